@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The trev ring buffer: per-thread writer buffers of kernel-format pages,
+ * merged readers, page reads and per-buffer statistics.
+ *
+ * A struct trev_rb is one trace buffer (the kernel's struct trace_buffer):
+ * every thread that writes to it gets a buffer of its own on its first
+ * event. Writers never lock, allocate or make a system call in the common
+ * case; readers merge the buffers by time stamp.
+ */
+#ifndef TREV_RING_BUFFER_H
+#define TREV_RING_BUFFER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <trev/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Page ("sub-buffer") size; the page layout is the kernel's (FORMATS.md §5). */
+#define TREV_RB_PAGE_SIZE	4096u
+/* Default size of each per-thread buffer (the kernel's default buffer_size_kb). */
+#define TREV_RB_DEFAULT_SIZE_KB	1408u
+/* Default cap on the memory of all buffers of one trev_rb. */
+#define TREV_RB_DEFAULT_CAP_KB	(256u * 1024u)
+/* Largest payload one record can carry. */
+#define TREV_RB_MAX_EVENT	(TREV_RB_PAGE_SIZE - 16u - 8u - 8u)
+
+enum trev_clock {
+	TREV_CLOCK_LOCAL,	/* TSC calibrated to ns (invariant TSC), else mono */
+	TREV_CLOCK_MONO,	/* CLOCK_MONOTONIC */
+	TREV_CLOCK_MONO_RAW,	/* CLOCK_MONOTONIC_RAW */
+	TREV_CLOCK_BOOT,	/* CLOCK_BOOTTIME */
+	TREV_CLOCK_COUNTER,	/* a process-wide counter, not a time */
+	TREV_CLOCK__COUNT
+};
+
+struct trev_rb_options {
+	unsigned int size_kb;	/* per-thread buffer size; 0 = default */
+	unsigned int cap_kb;	/* memory cap over all buffers; 0 = default */
+	int overwrite;		/* 1 = flight recorder, 0 = drop new events when full */
+	int clock;		/* enum trev_clock, or -1 for the default clock */
+};
+
+struct trev_rb;
+
+/* One event as a reader sees it. */
+struct trev_rb_event {
+	uint64_t ts;		/* time stamp in the buffer's clock (ns) */
+	uint64_t lost;		/* events of this buffer lost just before this one */
+	const void *data;	/* payload; valid until the next read call */
+	uint32_t len;		/* payload length, padded to 4 bytes */
+	int cpu;		/* CPU the event ran on */
+	pid_t tid;		/* thread that wrote it */
+	unsigned int buffer;	/* id of the per-thread buffer */
+};
+
+/* The kernel's per_cpu/cpuN/stats fields, for one per-thread buffer. */
+struct trev_rb_stats {
+	uint64_t entries;	/* events that can still be read */
+	uint64_t overrun;	/* events overwritten before they were read */
+	uint64_t commit_overrun; /* events dropped: nested writes wrapped the buffer */
+	uint64_t bytes;		/* bytes of unread data */
+	uint64_t oldest_event_ts; /* time stamp of the oldest unread event, 0 if none */
+	uint64_t now_ts;	/* the clock now */
+	uint64_t dropped_events; /* events refused: buffer full, recursion, paused */
+	uint64_t read_events;	/* events consumed by readers */
+	uint64_t written;	/* events committed (entries-written) */
+	pid_t tid;		/* owning thread */
+	int alive;		/* 1 while the thread lives */
+	unsigned int size_kb;	/* size of this buffer */
+	char comm[16];		/* thread name when the buffer was created */
+};
+
+/*
+ * trev_rb_create() - make a trace buffer
+ * @out: receives the buffer
+ * @opts: sizes, mode and clock; NULL for the defaults
+ *
+ * Context: any thread, not signal-safe (allocates, makes system calls).
+ * Return: 0 or a negative errno.
+ */
+TREV_API int trev_rb_create(struct trev_rb **out, const struct trev_rb_options *opts);
+
+/*
+ * trev_rb_destroy() - free a trace buffer
+ * Context: no thread may be writing to @rb or reading it any more.
+ */
+TREV_API void trev_rb_destroy(struct trev_rb *rb);
+
+/*
+ * trev_rb_reserve() - reserve space for one event in the caller's buffer
+ * @rb: the trace buffer
+ * @len: payload bytes, 1..TREV_RB_MAX_EVENT
+ *
+ * Creates the calling thread's buffer on its first event. Reservations nest
+ * (a signal handler may write while its thread is between reserve and
+ * commit); they must be committed or discarded in reverse order.
+ *
+ * Context: any thread, async-signal-safe.
+ * Return: a pointer to @len writable bytes, or NULL when the event is
+ * refused (recording off, buffer full, recursion too deep); refusals other
+ * than recording off are counted as dropped.
+ */
+TREV_API void *trev_rb_reserve(struct trev_rb *rb, uint32_t len);
+
+/*
+ * trev_rb_commit() - make the innermost reservation visible to readers
+ * @data: the pointer trev_rb_reserve() returned
+ *
+ * Events become visible when the outermost nested writer commits.
+ * Context: the thread that reserved, async-signal-safe.
+ */
+TREV_API void trev_rb_commit(struct trev_rb *rb, void *data);
+
+/*
+ * trev_rb_discard() - drop the innermost reservation; readers never see it
+ * Context: the thread that reserved, async-signal-safe.
+ */
+TREV_API void trev_rb_discard(struct trev_rb *rb, void *data);
+
+/*
+ * trev_rb_write() - reserve, copy and commit one event
+ * Return: 0, or -ENOSPC when the event was refused.
+ */
+TREV_API int trev_rb_write(struct trev_rb *rb, const void *data, uint32_t len);
+
+/* tracing_on: while off, writers refuse events at the cost of one load. */
+TREV_API void trev_rb_record_on(struct trev_rb *rb);
+TREV_API void trev_rb_record_off(struct trev_rb *rb);
+TREV_API int trev_rb_record_is_on(const struct trev_rb *rb);
+
+/*
+ * Run-time settings. Each returns 0 or a negative errno and leaves the old
+ * setting in force on error. Resizing keeps the newest data that fits (what
+ * is cut off counts as overrun); changing the clock clears the buffers, as
+ * the kernel does. Context: any thread but a writer's signal handler.
+ */
+TREV_API int trev_rb_resize(struct trev_rb *rb, unsigned int size_kb);
+TREV_API unsigned int trev_rb_size_kb(const struct trev_rb *rb);
+TREV_API int trev_rb_set_cap(struct trev_rb *rb, unsigned int cap_kb);
+TREV_API unsigned int trev_rb_cap_kb(const struct trev_rb *rb);
+TREV_API int trev_rb_set_overwrite(struct trev_rb *rb, int overwrite);
+TREV_API int trev_rb_overwrite(const struct trev_rb *rb);
+TREV_API int trev_rb_set_clock(struct trev_rb *rb, int clock);
+TREV_API int trev_rb_clock(const struct trev_rb *rb);
+TREV_API const char *trev_clock_name(int clock);
+TREV_API int trev_clock_from_name(const char *name);
+
+/* The buffer's clock now, in its units. Context: any, signal-safe. */
+TREV_API uint64_t trev_rb_clock_now(struct trev_rb *rb);
+
+/* Discard every event in every buffer and zero the counters (echo > trace). */
+TREV_API int trev_rb_reset(struct trev_rb *rb);
+
+/*
+ * trev_rb_consume() - read and remove the oldest event of all buffers
+ * @ev: receives the event; ev->data stays valid until the next call
+ * @timeout_ms: 0 = do not wait, -1 = wait for ever, else wait that long
+ *
+ * Context: any thread; consuming readers are serialised.
+ * Return: 1 with an event, 0 when none arrived in time, -EINTR when
+ * trev_rb_wake_readers() was called, or a negative errno.
+ */
+TREV_API int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms);
+
+/*
+ * trev_rb_wait() - block until some buffer has unread data
+ * Return: 1 when data is there, 0 on time-out, -EINTR when woken.
+ */
+TREV_API int trev_rb_wait(struct trev_rb *rb, int timeout_ms);
+
+/* Make every blocked consume/wait return -EINTR (used on shutdown). */
+TREV_API void trev_rb_wake_readers(struct trev_rb *rb);
+
+/*
+ * trev_rb_read_page() - consume one page of the buffer with the oldest data
+ * @page: TREV_RB_PAGE_SIZE bytes; receives a page in the kernel format, with
+ *        the lost-events flags and count where events were lost before it
+ * @buffer: if not NULL, receives the id of the buffer the page came from
+ *
+ * A partly consumed or still growing page is returned as a new page holding
+ * what is left, as the kernel's ring_buffer_read_page() does.
+ * Return: 1 with a page, 0 when nothing is unread, or a negative errno.
+ */
+TREV_API int trev_rb_read_page(struct trev_rb *rb, void *page, unsigned int *buffer);
+
+/*
+ * A non-consuming iterator (the `trace` file): shows what is unread at the
+ * moment it starts, merged by time, while writers go on writing. Events
+ * overwritten while it runs are skipped and counted in ->lost of the next
+ * event of that buffer.
+ */
+struct trev_rb_iter;
+TREV_API struct trev_rb_iter *trev_rb_iter_start(struct trev_rb *rb);
+TREV_API int trev_rb_iter_next(struct trev_rb_iter *it, struct trev_rb_event *ev);
+TREV_API void trev_rb_iter_finish(struct trev_rb_iter *it);
+
+/*
+ * trev_rb_buffers() - ids of the per-thread buffers that exist now
+ * Return: the number of buffers (may exceed @max; only @max are stored).
+ */
+TREV_API int trev_rb_buffers(struct trev_rb *rb, unsigned int *ids, int max);
+TREV_API int trev_rb_buffer_stats(struct trev_rb *rb, unsigned int id, struct trev_rb_stats *st);
+
+/* Events refused because no buffer could be made (memory cap reached). */
+TREV_API uint64_t trev_rb_nobuf_dropped(const struct trev_rb *rb);
+
+/* The memfd holding every page, for another process to map (read only). */
+TREV_API int trev_rb_memfd(const struct trev_rb *rb);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TREV_RING_BUFFER_H */

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Trace clocks. `local` reads the TSC and scales it to nanoseconds on the
+ * CLOCK_MONOTONIC time line (calibrated once per process); the others are
+ * the kernel's clock_gettime() clocks and a counter.
+ */
+#ifndef TREV_RB_CLOCK_H
+#define TREV_RB_CLOCK_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <trev/ring_buffer.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define RB_HAVE_TSC 1
+#endif
+
+/* ns = ns0 + ((tsc - tsc0) * mult) >> 32 */
+struct rb_tsc_calib {
+	uint64_t tsc0;		/* TSC at calibration */
+	uint64_t ns0;		/* CLOCK_MONOTONIC at calibration */
+	uint64_t mult;		/* ns per tick, 32.32 fixed point */
+	int usable;		/* invariant TSC, calibrated */
+};
+
+extern struct rb_tsc_calib trev__tsc;
+
+/* Calibrate once per process; safe to call again. */
+void trev__clock_init(void);
+/* Every clock but a usable `local`. */
+uint64_t trev__clock_slow(int clock, _Atomic uint64_t *counter);
+
+static inline uint64_t rb_clock_read(int clock, _Atomic uint64_t *counter)
+{
+#ifdef RB_HAVE_TSC
+	if (trev_likely(clock == TREV_CLOCK_LOCAL && trev__tsc.usable)) {
+		uint64_t d = __rdtsc() - trev__tsc.tsc0;
+
+		return trev__tsc.ns0 + (uint64_t)(((unsigned __int128)d * trev__tsc.mult) >> 32);
+	}
+#endif
+	return trev__clock_slow(clock, counter);
+}
+
+#endif /* TREV_RB_CLOCK_H */

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Ring buffer internals: the shared region, per-thread buffer descriptors,
+ * page slots, and the writer/reader protocol.
+ *
+ * ## Region (one memfd per trev_rb, mapped MAP_SHARED; offsets only)
+ *
+ *   OFFSET        SIZE                        MEANING
+ *   0             4096                        struct rb_region (header)
+ *   desc_off      RB_MAX_BUFFERS * desc size  struct rb_desc[]: one per buffer
+ *   slot_off      nr_pages * slot size        struct rb_slot[]: one per page
+ *   page_off      nr_pages * 4096             pages (FORMATS.md §5 layout)
+ *
+ * A buffer owns a run of nr_pages consecutive pages; page sequence number s
+ * lives in page first_page + s % nr_pages. Nothing in the region holds a
+ * pointer, so another process can map the memfd and read it.
+ *
+ * ## Writer (the owning thread and its signal handlers, nothing else)
+ *
+ *   reserve:  nesting++ ; if in_reserve: refuse (a handler interrupted the
+ *             reservation window) ; in_reserve = 1 ; time stamp ; claim
+ *             bytes at tail_off ; in_reserve = 0
+ *   commit:   outermost level only: publish page commits up to the tail
+ *             (release stores), then nesting--
+ *
+ * A signal handler that writes while its thread is between reserve and
+ * commit finds a consistent writer state (in_reserve == 0) and appends
+ * behind the interrupted reservation; its event becomes visible when the
+ * outermost level commits. A handler that lands inside the few instructions
+ * of a reservation is refused and counted: the writer state is in flux
+ * there. nesting and in_reserve are restored by every handler before it
+ * returns, so plain read-modify-write is safe for them; counters that a
+ * handler may bump use rb_local_inc(), one instruction, which a signal
+ * cannot split.
+ *
+ * ## Page slots: a seqlock per page
+ *
+ *   writer, starting page N in a slot:  slot.seq = BUSY ; release fence ;
+ *       init header and metadata ; slot.seq = N (release)
+ *   reader of page N:  seq1 = slot.seq (acquire) == N ? ; copy up to
+ *       commit ; acquire fence ; slot.seq == N ? else the copy is stale
+ *
+ * In overwrite mode the writer reuses the oldest page without waiting; a
+ * reader that finds its page gone skips to the oldest page still there and
+ * counts the skipped entries (page first_entry numbers) as overrun. In
+ * discard mode the writer never passes the consuming reader (read_seq).
+ *
+ * ## Pausing a buffer (reset, resize): the asymmetric Dekker
+ *
+ *   control: paused = 1 ; membarrier() ; wait until nesting == 0
+ *   writer:  nesting = n + 1 ; compiler barrier ; paused ? refuse
+ *
+ * membarrier(PRIVATE_EXPEDITED) puts a full barrier in every running
+ * thread, so either the writer sees paused or the control thread sees its
+ * nesting. The same pairing makes reader wake-ups reliable (waiters).
+ */
+#ifndef TREV_RB_INTERNAL_H
+#define TREV_RB_INTERNAL_H
+
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <trev/ring_buffer.h>
+
+#include "ring_buffer/rb_clock.h"
+#include "ring_buffer/rb_page.h"
+
+#define RB_MAGIC		0x62727674u	/* "tvrb" */
+#define RB_VERSION		1u
+#define RB_MAX_BUFFERS		1024u	/* per-thread buffers per trev_rb */
+#define RB_MAX_SETS		64u	/* trev_rb objects alive at once */
+#define RB_MAX_NEST		8u	/* nested writers per thread */
+#define RB_MIN_PAGES		2u
+#define RB_SEQ_NONE		UINT64_MAX	/* slot holds no page */
+#define RB_SEQ_BUSY		(UINT64_MAX - 1)	/* slot is being rewritten */
+
+enum rb_desc_state {
+	RB_DESC_FREE,		/* unused */
+	RB_DESC_LIVE,		/* owned by a running thread */
+	RB_DESC_DEAD,		/* its thread exited; data kept until read/reused */
+};
+
+/* Metadata of one page; indexed like the pages. */
+struct rb_slot {
+	_Atomic uint64_t seq;	/* page sequence number held, or RB_SEQ_* */
+	uint64_t first_entry;	/* entry number of the page's first event */
+	uint64_t lost;		/* events dropped just before this page */
+	uint32_t write_size;	/* data bytes, set when the writer leaves it */
+	uint32_t cpu;		/* CPU at the start of the page */
+};
+
+/* One outstanding reservation of a nesting level. */
+struct rb_resv {
+	uint32_t page;		/* region page number */
+	uint32_t off;		/* offset of the record in the data area */
+	uint32_t end;		/* offset after it */
+	uint32_t prev_off;	/* tail_off before the reservation */
+	uint64_t prev_ts;	/* last_ts before the reservation */
+	uint64_t prev_entry;	/* next_entry before the reservation */
+};
+
+/* Per-thread buffer descriptor, in the region. */
+struct rb_desc {
+	/* Lifecycle: changed under the set's pool lock. */
+	_Atomic uint32_t state;	/* enum rb_desc_state */
+	uint32_t first_page;	/* first page of the run */
+	uint32_t nr_pages;	/* pages in the run */
+	int32_t tid;		/* owning thread */
+	_Atomic uint64_t gen;	/* bumped on reuse, reset, resize */
+	char comm[16];		/* thread name at creation */
+
+	/* Writer-owned; read by others only through atomics. */
+	alignas(64) _Atomic uint32_t nesting; /* writers in progress */
+	uint32_t in_reserve;	/* a reservation is being made */
+	_Atomic uint64_t tail_seq; /* page being written, RB_SEQ_NONE if none */
+	uint32_t tail_page;	/* its region page number */
+	uint32_t tail_off;	/* data bytes used on it */
+	uint32_t tail_limit;	/* usable data bytes on it */
+	uint32_t cpu;		/* CPU of the last record */
+	uint64_t last_ts;	/* time of the last record */
+	uint64_t next_entry;	/* entry number of the next event */
+	uint64_t lost_seen;	/* lost_total when the current page began */
+	struct rb_resv resv[RB_MAX_NEST];
+	/* Counters: rb_local_inc() by writers, atomic loads by readers. */
+	_Atomic uint64_t lost_total; /* events refused, all reasons */
+	_Atomic uint64_t committed; /* events committed (entries-written) */
+	_Atomic uint64_t commit_overrun; /* refused: wrapped onto uncommitted data */
+	/* Published to readers. */
+	_Atomic uint64_t commit_seq; /* pages before it are final */
+
+	/* Control. */
+	alignas(64) _Atomic uint32_t paused; /* writers refuse while set */
+
+	/* Consuming reader's position (under the reader lock). */
+	alignas(64) _Atomic uint64_t read_seq; /* page being read; writer reads it */
+	uint32_t read_off;	/* next record on it */
+	uint32_t read_cpu;	/* CPU at read_off */
+	uint64_t read_ts;	/* time stamp at read_off */
+	uint64_t read_entry;	/* entry number at read_off */
+	_Atomic uint64_t overrun; /* entries skipped because overwritten */
+	_Atomic uint64_t read_events; /* events consumed */
+	uint64_t read_gen;	/* gen the position belongs to */
+};
+
+/* Region header. */
+struct rb_region {
+	uint32_t magic;		/* RB_MAGIC */
+	uint32_t version;	/* RB_VERSION */
+	uint32_t page_size;	/* TREV_RB_PAGE_SIZE */
+	uint32_t nr_pages;	/* pages in the region */
+	uint64_t desc_off;	/* offset of the descriptor table */
+	uint64_t slot_off;	/* offset of the slot table */
+	uint64_t page_off;	/* offset of the first page */
+	_Atomic uint32_t record_on; /* tracing_on */
+	_Atomic uint32_t overwrite; /* 1 = overwrite mode */
+	_Atomic uint32_t clock;	/* enum trev_clock */
+	_Atomic uint32_t size_pages; /* size of new buffers */
+	_Atomic uint32_t cap_pages; /* cap on pages handed out */
+	_Atomic uint32_t used_pages; /* pages handed out */
+	_Atomic uint32_t waiters; /* readers about to sleep */
+	_Atomic uint32_t wake_seq; /* futex word readers sleep on */
+	_Atomic uint64_t nobuf_dropped; /* events refused: no buffer */
+	_Atomic uint64_t reclaimed_lost; /* unread events of recycled dead buffers */
+	_Atomic uint64_t counter; /* the counter clock */
+};
+
+/* A read position in one buffer. */
+struct rb_pos {
+	uint64_t seq;		/* page sequence number */
+	uint32_t off;		/* offset of the next record in its data */
+	uint32_t cpu;		/* CPU at off */
+	uint64_t ts;		/* time stamp before the record at off */
+	uint64_t entry;		/* entry number of the record at off */
+	uint64_t lost;		/* lost events to report with the next event */
+	bool entered;		/* the page's own lost count is taken */
+	bool consumed;		/* an event of this page was consumed */
+};
+
+/* Process-local reader state of one buffer: a position and a page copy. */
+struct rb_cursor {
+	struct rb_pos pos;	/* consuming reader's position */
+	uint64_t gen;		/* desc gen the position belongs to */
+	uint8_t *copy;		/* private copy of page pos.seq */
+	uint64_t copy_seq;	/* which page; RB_SEQ_NONE if none */
+	uint32_t copy_size;	/* data bytes copied */
+	bool copy_final;	/* the page was complete when copied */
+	struct rb_slot meta;	/* its slot metadata at copy time */
+};
+
+struct trev_rb {
+	struct rb_region *hdr;	/* the mapped region */
+	uint8_t *base;		/* == (uint8_t *)hdr */
+	struct rb_desc *descs;	/* descriptor table in the region */
+	uint8_t *pages;		/* first page in the region */
+	size_t region_size;
+	int memfd;
+	unsigned int set;	/* index of this set's TLS slot */
+	uint64_t set_gen;	/* matches the TLS entries of this set */
+	_Atomic int pool_lock;	/* tid of the holder, 0 when free */
+	uint8_t *page_map;	/* 1 byte per region page: in use */
+	_Atomic uint64_t free_gen; /* bumped whenever pages are freed */
+	_Atomic uint32_t desc_hwm; /* descriptors [0, desc_hwm) were ever used */
+	pthread_mutex_t read_lock; /* serialises consumers and control */
+	struct rb_cursor cursor[RB_MAX_BUFFERS];
+	_Atomic uint32_t wake_all; /* bumped by trev_rb_wake_readers */
+	struct {		/* settings kept across fork() */
+		uint32_t nr_pages, size_pages, cap_pages, record_on;
+		int overwrite, clock;
+	} saved;
+};
+
+/* TLS entry: the calling thread's buffer in one set. */
+struct rb_tls {
+	struct rb_desc *desc;	/* NULL until the first event */
+	uint64_t set_gen;	/* trev_rb the entry belongs to */
+	uint64_t fail_gen;	/* free_gen when making a buffer last failed */
+};
+
+extern __thread struct rb_tls trev__rb_tls[RB_MAX_SETS];
+
+static inline struct rb_slot *rb_slot_of(const struct trev_rb *rb, uint32_t page)
+{
+	return (struct rb_slot *)(rb->base + rb->hdr->slot_off) + page;
+}
+
+static inline uint8_t *rb_page_ptr(const struct trev_rb *rb, uint32_t page)
+{
+	return rb->base + rb->hdr->page_off + (uint64_t)page * RB_PAGE_SIZE;
+}
+
+/* Region page number that holds page sequence @seq of @d. */
+static inline uint32_t rb_page_of_seq(const struct rb_desc *d, uint64_t seq)
+{
+	return d->first_page + (uint32_t)(seq % d->nr_pages);
+}
+
+/*
+ * Increment a counter that a signal handler of the same thread may also
+ * increment: one instruction (no lock prefix) on x86, so it cannot be split
+ * by a signal; readers on other threads see whole values.
+ */
+static inline void rb_local_add(_Atomic uint64_t *p, uint64_t v)
+{
+#if defined(__x86_64__) && !defined(TREV_TSAN)
+	__asm__ __volatile__("addq %1, %0" : "+m"(*(uint64_t *)p) : "er"(v));
+#else
+	atomic_fetch_add_explicit(p, v, memory_order_relaxed);
+#endif
+}
+
+static inline uint64_t rb_load(const _Atomic uint64_t *p)
+{
+	return atomic_load_explicit(p, memory_order_relaxed);
+}
+
+/* Internal entry points shared by the ring buffer's files. */
+int trev__rb_pool_lock(struct trev_rb *rb, bool may_wait);
+void trev__rb_pool_unlock(struct trev_rb *rb);
+void trev__rb_pause(struct trev_rb *rb, struct rb_desc *d);
+void trev__rb_resume(struct rb_desc *d);
+void trev__rb_desc_clear(struct trev_rb *rb, struct rb_desc *d);
+void trev__rb_free_desc(struct trev_rb *rb, struct rb_desc *d);
+int trev__rb_alloc_run(struct trev_rb *rb, uint32_t nr, uint32_t *first);
+void trev__rb_free_run(struct trev_rb *rb, uint32_t first, uint32_t nr);
+void trev__rb_wake(struct trev_rb *rb);
+void trev__rb_cursor_sync(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor *c);
+void trev__membarrier(void);
+int trev__gettid(void);
+
+#endif /* TREV_RB_INTERNAL_H */

@@ -1,0 +1,697 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Ring buffer readers: the consuming merged read (trace_pipe), blocking
+ * waits, whole-page reads (trace_pipe_raw), the non-consuming iterator
+ * (trace) and per-buffer statistics.
+ *
+ * Every reader works on private copies of pages, taken with the slot
+ * seqlock (rb_internal.h), so writers never wait for a reader.
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ring_buffer/rb_internal.h"
+
+/* ------------------------------------------------------------------ */
+/* Page copies                                                          */
+
+/*
+ * Copy bytes [from, to) of a page's data area. In overwrite mode the writer
+ * may be rewriting the page meanwhile; the caller then throws the copy away
+ * (seqlock), so this racy read is intended and hidden from ThreadSanitizer.
+ */
+#ifdef TREV_TSAN
+__attribute__((no_sanitize("thread"), noinline)) static void rb_copy_racy(uint8_t *dst,
+									 const uint8_t *src,
+									 uint32_t n)
+{
+	const volatile uint8_t *s = src;
+
+	for (uint32_t i = 0; i < n; i++)
+		dst[i] = s[i];
+}
+#else
+static void rb_copy_racy(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	memcpy(dst, src, n);
+}
+#endif
+
+/*
+ * Bring the copy of page @seq of @d up to date: the whole page if it is a
+ * new one, else only the bytes committed since the last copy.
+ * Return: 0, or -ESTALE when the page is not (or no longer) in the buffer.
+ */
+static int rb_copy_page(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor *c, uint64_t seq)
+{
+	uint32_t page = rb_page_of_seq(d, seq), size, from;
+	struct rb_slot *slot = rb_slot_of(rb, page);
+	const uint8_t *src = rb_page_ptr(rb, page);
+	uint64_t commit, cs;
+	struct rb_slot meta;
+
+	if (!c->copy) {
+		c->copy = malloc(RB_PAGE_SIZE);
+		if (!c->copy)
+			return -ENOMEM;
+	}
+	cs = atomic_load_explicit(&d->commit_seq, memory_order_acquire);
+	if (atomic_load_explicit(&slot->seq, memory_order_acquire) != seq)
+		return -ESTALE;
+	commit = atomic_load_explicit((_Atomic uint64_t *)(void *)(src + 8), memory_order_acquire);
+	size = (uint32_t)(commit & RB_COMMIT_MASK);
+	if (size > RB_DATA_SIZE)
+		return -ESTALE;
+	meta.first_entry = slot->first_entry;
+	meta.lost = slot->lost;
+	meta.cpu = slot->cpu;
+	from = c->copy_seq == seq ? c->copy_size : 0;
+	if (size > from)
+		rb_copy_racy(c->copy + RB_PAGE_HDR + from, src + RB_PAGE_HDR + from, size - from);
+	if (from == 0)
+		rb_put64(c->copy, rb_get64(src));
+	atomic_thread_fence(memory_order_acquire);
+	if (atomic_load_explicit(&slot->seq, memory_order_relaxed) != seq) {
+		c->copy_seq = RB_SEQ_NONE;
+		return -ESTALE;
+	}
+	if (size < from)	/* cannot shrink: a reset raced with us */
+		return -ESTALE;
+	rb_put64(c->copy + 8, commit);
+	c->copy_seq = seq;
+	c->copy_size = size;
+	c->copy_final = seq < cs;
+	c->meta = meta;
+	return 0;
+}
+
+/* Slot metadata of page @seq, validated like a page copy. */
+static int rb_read_meta(struct trev_rb *rb, struct rb_desc *d, uint64_t seq, struct rb_slot *out)
+{
+	struct rb_slot *slot = rb_slot_of(rb, rb_page_of_seq(d, seq));
+
+	if (atomic_load_explicit(&slot->seq, memory_order_acquire) != seq)
+		return -ESTALE;
+	out->first_entry = slot->first_entry;
+	out->lost = slot->lost;
+	out->cpu = slot->cpu;
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(&slot->seq, memory_order_relaxed) == seq ? 0 : -ESTALE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Positions                                                            */
+
+/*
+ * If the page at @p is gone (overwritten, or cut off by a resize), move @p
+ * to the oldest page still there and count what was skipped.
+ * Return: the number of entries skipped.
+ */
+static uint64_t rb_pos_catch_up(struct trev_rb *rb, struct rb_desc *d, struct rb_pos *p)
+{
+	for (;;) {
+		uint64_t tail = atomic_load_explicit(&d->tail_seq, memory_order_acquire);
+		uint64_t oldest;
+		struct rb_slot meta;
+
+		if (tail == RB_SEQ_NONE)
+			return 0;
+		oldest = tail + 1 >= d->nr_pages ? tail + 1 - d->nr_pages : 0;
+		if (p->seq >= oldest)
+			return 0;
+		if (rb_read_meta(rb, d, oldest, &meta) < 0)
+			continue;	/* overwritten again meanwhile */
+		uint64_t skipped = meta.first_entry > p->entry ? meta.first_entry - p->entry : 0;
+
+		p->seq = oldest;
+		p->off = 0;
+		p->entry = meta.first_entry;
+		p->lost += skipped;
+		p->entered = false;
+		return skipped;
+	}
+}
+
+/*
+ * rb_pos_peek() - find the next event at or after @p
+ * @end_seq, @end_off: stop there (the iterator's snapshot), or RB_SEQ_NONE
+ *
+ * Walks over markers, time records and padding, updating @p; stops at a
+ * data record without consuming it.
+ * Return: 1 with @r set, 0 when there is nothing (yet), -errno on error.
+ */
+static int rb_pos_peek(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor *c,
+		       struct rb_pos *p, struct rb_rec *r, uint64_t end_seq, uint32_t end_off,
+		       uint64_t *skipped)
+{
+	for (;;) {
+		int err;
+
+		if (end_seq != RB_SEQ_NONE &&
+		    (p->seq > end_seq || (p->seq == end_seq && p->off >= end_off)))
+			return 0;
+		*skipped += rb_pos_catch_up(rb, d, p);
+		if (c->copy_seq != p->seq || (!c->copy_final && p->off >= c->copy_size)) {
+			err = rb_copy_page(rb, d, c, p->seq);
+			if (err == -ESTALE) {
+				uint64_t tail = atomic_load_explicit(&d->tail_seq,
+								     memory_order_acquire);
+
+				if (tail == RB_SEQ_NONE || p->seq > tail)
+					return 0;	/* not written yet */
+				continue;		/* overwritten: catch up */
+			}
+			if (err < 0)
+				return err;
+		}
+		if (!p->entered) {
+			p->entered = true;
+			p->consumed = p->off != 0;
+			if (p->off == 0) {
+				p->ts = rb_get64(c->copy);
+				p->cpu = c->meta.cpu;
+				p->lost += c->meta.lost;
+				if (c->meta.first_entry > p->entry)
+					p->entry = c->meta.first_entry;
+			}
+		}
+		switch (rb_decode(c->copy + RB_PAGE_HDR, c->copy_size, p->off, p->ts, r)) {
+		case RB_REC_DATA:
+			return 1;
+		case RB_REC_CPU:
+			p->cpu = r->cpu;
+			break;
+		case RB_REC_TIME:
+			break;
+		case RB_REC_PADDING:
+		case RB_REC_DISCARD:
+			p->entry++;
+			break;
+		case RB_REC_END:
+		default:
+			if (!c->copy_final)
+				return 0;	/* the tail page: wait for more */
+			p->seq++;
+			p->off = 0;
+			p->entered = false;
+			continue;
+		}
+		p->ts = r->ts;
+		p->off += r->size;
+	}
+}
+
+static void rb_pos_advance(struct rb_pos *p, const struct rb_rec *r)
+{
+	p->ts = r->ts;
+	p->off += r->size;
+	p->entry++;
+	p->lost = 0;
+	p->consumed = true;
+}
+
+static void rb_fill_event(struct trev_rb_event *ev, const struct rb_desc *d, unsigned int id,
+			  const struct rb_pos *p, const struct rb_rec *r)
+{
+	ev->ts = r->ts;
+	ev->lost = p->lost;
+	ev->data = r->payload;
+	ev->len = r->len;
+	ev->cpu = (int)p->cpu;
+	ev->tid = d->tid;
+	ev->buffer = id;
+}
+
+/* Reset the consuming cursor of a buffer that was reused or cleared. */
+void trev__rb_cursor_sync(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor *c)
+{
+	uint64_t gen = atomic_load_explicit(&d->gen, memory_order_acquire);
+
+	(void)rb;
+	if (c->gen == gen)
+		return;
+	memset(&c->pos, 0, sizeof(c->pos));
+	c->copy_seq = RB_SEQ_NONE;
+	c->copy_size = 0;
+	c->copy_final = false;
+	c->gen = gen;
+}
+
+static bool rb_desc_in_use(const struct rb_desc *d)
+{
+	return atomic_load_explicit(&d->state, memory_order_acquire) != RB_DESC_FREE;
+}
+
+/* Publish the consuming position: the writer may now reuse older pages. */
+static void rb_publish_read(struct rb_desc *d, const struct rb_pos *p)
+{
+	if (atomic_load_explicit(&d->read_seq, memory_order_relaxed) != p->seq)
+		atomic_store_explicit(&d->read_seq, p->seq, memory_order_release);
+}
+
+/* The buffer whose next event is oldest; under read_lock. */
+static int rb_peek_oldest(struct trev_rb *rb, struct rb_rec *best_rec, int *best_id)
+{
+	uint64_t best_ts = UINT64_MAX;
+
+	uint32_t hwm = atomic_load_explicit(&rb->desc_hwm, memory_order_acquire);
+
+	*best_id = -1;
+	for (uint32_t i = 0; i < hwm; i++) {
+		struct rb_desc *d = &rb->descs[i];
+		struct rb_cursor *c = &rb->cursor[i];
+		uint64_t skipped = 0;
+		struct rb_rec r;
+		int ret;
+
+		if (!rb_desc_in_use(d))
+			continue;
+		trev__rb_cursor_sync(rb, d, c);
+		ret = rb_pos_peek(rb, d, c, &c->pos, &r, RB_SEQ_NONE, 0, &skipped);
+		if (skipped)
+			rb_local_add(&d->overrun, skipped);
+		rb_publish_read(d, &c->pos);
+		if (ret < 0)
+			return ret;
+		if (ret == 1 && r.ts < best_ts) {
+			best_ts = r.ts;
+			*best_rec = r;
+			*best_id = (int)i;
+		}
+	}
+	return *best_id >= 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Waiting                                                              */
+
+static int64_t rb_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Sleep until a writer commits, @deadline_ms passes (-1: never) or the
+ * readers are woken. Return: 0 to look again, -ETIMEDOUT, -EINTR.
+ */
+static int rb_sleep(struct trev_rb *rb, int64_t deadline_ms, uint32_t wake_all)
+{
+	struct rb_region *hdr = rb->hdr;
+	uint32_t seq = atomic_load_explicit(&hdr->wake_seq, memory_order_acquire);
+	struct timespec rel, *tsp = NULL;
+	struct rb_rec r;
+	int id, ret;
+
+	atomic_store_explicit(&hdr->waiters, 1, memory_order_relaxed);
+	/* Pairs with the waiters check after the writers' commit stores. */
+	trev__membarrier();
+	pthread_mutex_lock(&rb->read_lock);
+	ret = rb_peek_oldest(rb, &r, &id);
+	pthread_mutex_unlock(&rb->read_lock);
+	if (ret != 0)
+		return 0;
+	if (atomic_load(&rb->wake_all) != wake_all)
+		return -EINTR;
+	if (deadline_ms >= 0) {
+		int64_t left = deadline_ms - rb_now_ms();
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		rel.tv_sec = left / 1000;
+		rel.tv_nsec = (left % 1000) * 1000000;
+		tsp = &rel;
+	}
+	syscall(SYS_futex, &hdr->wake_seq, FUTEX_WAIT, seq, tsp, NULL, 0);
+	if (atomic_load(&rb->wake_all) != wake_all)
+		return -EINTR;
+	return 0;
+}
+
+void trev_rb_wake_readers(struct trev_rb *rb)
+{
+	atomic_fetch_add(&rb->wake_all, 1);
+	atomic_fetch_add_explicit(&rb->hdr->wake_seq, 1, memory_order_release);
+	syscall(SYS_futex, &rb->hdr->wake_seq, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+}
+
+int trev_rb_wait(struct trev_rb *rb, int timeout_ms)
+{
+	int64_t deadline = timeout_ms < 0 ? -1 : rb_now_ms() + timeout_ms;
+	uint32_t wake_all = atomic_load(&rb->wake_all);
+
+	for (;;) {
+		struct rb_rec r;
+		int id, ret;
+
+		pthread_mutex_lock(&rb->read_lock);
+		ret = rb_peek_oldest(rb, &r, &id);
+		pthread_mutex_unlock(&rb->read_lock);
+		if (ret != 0 || timeout_ms == 0)
+			return ret;
+		ret = rb_sleep(rb, deadline, wake_all);
+		if (ret == -ETIMEDOUT)
+			return 0;
+		if (ret < 0)
+			return ret;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Consuming reads                                                      */
+
+int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms)
+{
+	int64_t deadline = timeout_ms < 0 ? -1 : rb_now_ms() + timeout_ms;
+	uint32_t wake_all = atomic_load(&rb->wake_all);
+
+	for (;;) {
+		struct rb_rec r;
+		int id, ret;
+
+		pthread_mutex_lock(&rb->read_lock);
+		ret = rb_peek_oldest(rb, &r, &id);
+		if (ret == 1) {
+			struct rb_desc *d = &rb->descs[id];
+			struct rb_cursor *c = &rb->cursor[id];
+
+			rb_fill_event(ev, d, (unsigned int)id, &c->pos, &r);
+			rb_pos_advance(&c->pos, &r);
+			rb_local_add(&d->read_events, 1);
+		}
+		pthread_mutex_unlock(&rb->read_lock);
+		if (ret != 0 || timeout_ms == 0)
+			return ret;
+		ret = rb_sleep(rb, deadline, wake_all);
+		if (ret == -ETIMEDOUT)
+			return 0;
+		if (ret < 0)
+			return ret;
+	}
+}
+
+/*
+ * Build a page from the records left on the cursor's copy, starting at the
+ * position: its time stamp is the position's, so every copied record keeps
+ * its delta. A CPU marker first if the CPU changed since the page start;
+ * lost events go in the commit flags and after the data.
+ */
+static void rb_build_page(struct rb_cursor *c, struct rb_desc *d, uint8_t *out)
+{
+	struct rb_pos *p = &c->pos;
+	uint32_t limit = RB_DATA_SIZE - (p->lost ? 8u : 0u), len = 0;
+	uint8_t *data = out + RB_PAGE_HDR;
+	uint64_t commit;
+
+	memset(out, 0, RB_PAGE_SIZE);
+	rb_put64(out, p->ts);
+	if (p->cpu != c->meta.cpu) {
+		rb_put_cpu_mark(data, p->cpu);
+		len = RB_CPU_MARK_SIZE;
+	}
+	for (;;) {
+		struct rb_rec r;
+		int kind = rb_decode(c->copy + RB_PAGE_HDR, c->copy_size, p->off, p->ts, &r);
+
+		if (kind == RB_REC_END || len + r.size > limit)
+			break;
+		memcpy(data + len, c->copy + RB_PAGE_HDR + p->off, r.size);
+		len += r.size;
+		if (kind == RB_REC_DATA) {
+			rb_local_add(&d->read_events, 1);
+			p->entry++;
+		} else if (kind == RB_REC_PADDING || kind == RB_REC_DISCARD) {
+			p->entry++;
+		} else if (kind == RB_REC_CPU) {
+			p->cpu = r.cpu;
+		}
+		p->ts = r.ts;
+		p->off += r.size;
+	}
+	p->consumed = true;
+	commit = len;
+	if (p->lost) {
+		commit |= RB_MISSED_EVENTS | RB_MISSED_STORED;
+		rb_put64(data + len, p->lost);
+		p->lost = 0;
+	}
+	rb_put64(out + 8, commit);
+}
+
+/* Account for a page taken whole: its events are read. */
+static void rb_count_page(struct rb_cursor *c, struct rb_desc *d)
+{
+	uint64_t ts = rb_get64(c->copy), events = 0, entries = 0;
+	uint32_t off = 0;
+	struct rb_rec r;
+	int kind;
+
+	while ((kind = rb_decode(c->copy + RB_PAGE_HDR, c->copy_size, off, ts, &r)) !=
+	       RB_REC_END) {
+		if (kind == RB_REC_DATA)
+			events++;
+		if (kind == RB_REC_DATA || kind == RB_REC_PADDING || kind == RB_REC_DISCARD)
+			entries++;
+		ts = r.ts;
+		off += r.size;
+	}
+	c->pos.entry = c->meta.first_entry + entries;
+	rb_local_add(&d->read_events, events);
+}
+
+int trev_rb_read_page(struct trev_rb *rb, void *page, unsigned int *buffer)
+{
+	struct rb_cursor *c;
+	struct rb_desc *d;
+	struct rb_rec r;
+	int id, ret;
+
+	pthread_mutex_lock(&rb->read_lock);
+	ret = rb_peek_oldest(rb, &r, &id);
+	if (ret != 1)
+		goto out_unlock;
+	d = &rb->descs[id];
+	c = &rb->cursor[id];
+	if (buffer)
+		*buffer = (unsigned int)id;
+	/* A complete page nothing was read from goes out as it is. */
+	if (c->copy_final && !c->pos.consumed && c->pos.lost == c->meta.lost) {
+		memcpy(page, c->copy, RB_PAGE_HDR + c->copy_size +
+					      (c->meta.lost ? 8u : 0u));
+		memset((uint8_t *)page + RB_PAGE_HDR + c->copy_size + (c->meta.lost ? 8u : 0u), 0,
+		       RB_DATA_SIZE - c->copy_size - (c->meta.lost ? 8u : 0u));
+		if (c->meta.lost)
+			rb_put64((uint8_t *)page + RB_PAGE_HDR + c->copy_size, c->meta.lost);
+		rb_count_page(c, d);
+		c->pos.seq++;
+		c->pos.off = 0;
+		c->pos.lost = 0;
+		c->pos.entered = false;
+	} else {
+		rb_build_page(c, d, page);
+	}
+	rb_publish_read(d, &c->pos);
+out_unlock:
+	pthread_mutex_unlock(&rb->read_lock);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* The non-consuming iterator                                           */
+
+struct rb_iter_buf {
+	uint32_t id;		/* descriptor index */
+	uint64_t gen;		/* descriptor gen at start */
+	uint64_t end_seq;	/* stop at (end_seq, end_off): the snapshot */
+	uint32_t end_off;
+	bool done;		/* nothing (more) to show */
+	struct rb_cursor c;	/* own position and page copy */
+};
+
+struct trev_rb_iter {
+	struct trev_rb *rb;
+	uint32_t n;
+	struct rb_iter_buf bufs[];
+};
+
+/* Where the committed data of @d ends now. Return: false if it has none. */
+static bool rb_commit_end(struct trev_rb *rb, struct rb_desc *d, uint64_t *seq, uint32_t *off)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		uint64_t cs = atomic_load_explicit(&d->commit_seq, memory_order_acquire);
+		uint32_t page = rb_page_of_seq(d, cs);
+		struct rb_slot *slot = rb_slot_of(rb, page);
+		uint64_t commit;
+
+		if (atomic_load_explicit(&d->tail_seq, memory_order_acquire) == RB_SEQ_NONE)
+			return false;
+		if (atomic_load_explicit(&slot->seq, memory_order_acquire) != cs)
+			continue;
+		commit = atomic_load_explicit((_Atomic uint64_t *)(void *)(rb_page_ptr(rb, page) + 8),
+					      memory_order_acquire);
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&slot->seq, memory_order_relaxed) != cs)
+			continue;
+		*seq = cs;
+		*off = (uint32_t)(commit & RB_COMMIT_MASK);
+		return true;
+	}
+	return false;
+}
+
+struct trev_rb_iter *trev_rb_iter_start(struct trev_rb *rb)
+{
+	struct trev_rb_iter *it;
+
+	it = calloc(1, sizeof(*it) + RB_MAX_BUFFERS * sizeof(struct rb_iter_buf));
+	if (!it)
+		return NULL;
+	it->rb = rb;
+	pthread_mutex_lock(&rb->read_lock);
+	for (uint32_t i = 0; i < atomic_load(&rb->desc_hwm); i++) {
+		struct rb_desc *d = &rb->descs[i];
+		struct rb_iter_buf *b = &it->bufs[it->n];
+
+		if (!rb_desc_in_use(d))
+			continue;
+		trev__rb_cursor_sync(rb, d, &rb->cursor[i]);
+		if (!rb_commit_end(rb, d, &b->end_seq, &b->end_off))
+			continue;
+		b->id = i;
+		b->gen = rb->cursor[i].gen;
+		b->c.pos = rb->cursor[i].pos;
+		b->c.copy_seq = RB_SEQ_NONE;
+		it->n++;
+	}
+	pthread_mutex_unlock(&rb->read_lock);
+	return it;
+}
+
+int trev_rb_iter_next(struct trev_rb_iter *it, struct trev_rb_event *ev)
+{
+	struct trev_rb *rb = it->rb;
+	struct rb_iter_buf *best = NULL;
+	struct rb_rec best_rec;
+	int ret = 0;
+
+	pthread_mutex_lock(&rb->read_lock);
+	for (uint32_t k = 0; k < it->n; k++) {
+		struct rb_iter_buf *b = &it->bufs[k];
+		struct rb_desc *d = &rb->descs[b->id];
+		uint64_t skipped = 0;
+		struct rb_rec r;
+		int got;
+
+		if (b->done)
+			continue;
+		if (atomic_load_explicit(&d->gen, memory_order_acquire) != b->gen) {
+			b->done = true;	/* reset or reused meanwhile */
+			continue;
+		}
+		got = rb_pos_peek(rb, d, &b->c, &b->c.pos, &r, b->end_seq, b->end_off, &skipped);
+		if (got < 0) {
+			ret = got;
+			goto out_unlock;
+		}
+		if (got == 0) {
+			b->done = true;
+			continue;
+		}
+		if (!best || r.ts < best_rec.ts) {
+			best = b;
+			best_rec = r;
+		}
+	}
+	if (best) {
+		rb_fill_event(ev, &rb->descs[best->id], best->id, &best->c.pos, &best_rec);
+		rb_pos_advance(&best->c.pos, &best_rec);
+		ret = 1;
+	}
+out_unlock:
+	pthread_mutex_unlock(&rb->read_lock);
+	return ret;
+}
+
+void trev_rb_iter_finish(struct trev_rb_iter *it)
+{
+	if (!it)
+		return;
+	for (uint32_t k = 0; k < it->n; k++)
+		free(it->bufs[k].c.copy);
+	free(it);
+}
+
+/* ------------------------------------------------------------------ */
+/* Statistics                                                           */
+
+int trev_rb_buffers(struct trev_rb *rb, unsigned int *ids, int max)
+{
+	int n = 0;
+
+	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++) {
+		if (!rb_desc_in_use(&rb->descs[i]))
+			continue;
+		if (n < max)
+			ids[n] = i;
+		n++;
+	}
+	return n;
+}
+
+int trev_rb_buffer_stats(struct trev_rb *rb, unsigned int id, struct trev_rb_stats *st)
+{
+	struct rb_desc *d;
+	struct rb_cursor *c;
+	struct rb_rec r;
+	uint64_t skipped = 0, w, done, end_seq;
+	uint32_t end_off;
+	int got;
+
+	if (id >= RB_MAX_BUFFERS)
+		return -ENOENT;
+	d = &rb->descs[id];
+	c = &rb->cursor[id];
+	memset(st, 0, sizeof(*st));
+	pthread_mutex_lock(&rb->read_lock);
+	if (!rb_desc_in_use(d)) {
+		pthread_mutex_unlock(&rb->read_lock);
+		return -ENOENT;
+	}
+	trev__rb_cursor_sync(rb, d, c);
+	got = rb_pos_peek(rb, d, c, &c->pos, &r, RB_SEQ_NONE, 0, &skipped);
+	if (skipped)
+		rb_local_add(&d->overrun, skipped);
+	rb_publish_read(d, &c->pos);
+	if (got == 1)
+		st->oldest_event_ts = r.ts;
+
+	w = rb_load(&d->committed);
+	st->written = w;
+	st->read_events = rb_load(&d->read_events);
+	st->overrun = rb_load(&d->overrun);
+	done = st->read_events + st->overrun;
+	st->entries = w > done ? w - done : 0;
+	if (got != 1)
+		st->entries = 0;
+	st->commit_overrun = rb_load(&d->commit_overrun);
+	st->dropped_events = rb_load(&d->lost_total) - st->commit_overrun;
+	if (rb_commit_end(rb, d, &end_seq, &end_off) && end_seq >= c->pos.seq) {
+		uint64_t bytes = (end_seq - c->pos.seq) * RB_DATA_SIZE + end_off;
+
+		st->bytes = bytes > c->pos.off ? bytes - c->pos.off : 0;
+	}
+	st->now_ts = trev_rb_clock_now(rb);
+	st->tid = d->tid;
+	st->alive = atomic_load(&d->state) == RB_DESC_LIVE;
+	st->size_kb = d->nr_pages * (RB_PAGE_SIZE / 1024);
+	memcpy(st->comm, d->comm, sizeof(st->comm));
+	pthread_mutex_unlock(&rb->read_lock);
+	return 0;
+}

@@ -1,0 +1,1010 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Ring buffer writers and lifecycle: the region, the page pool, per-thread
+ * buffers, reserve/commit/discard, pausing, reset, resize and fork.
+ * The protocol is described in rb_internal.h.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/rseq.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ring_buffer/rb_internal.h"
+
+__thread struct rb_tls trev__rb_tls[RB_MAX_SETS] __attribute__((tls_model("initial-exec")));
+static __thread int rb_tid __attribute__((tls_model("initial-exec")));
+
+static pthread_mutex_t sets_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct trev_rb *sets[RB_MAX_SETS];
+static uint64_t sets_gen;
+static pthread_key_t exit_key;
+static pthread_once_t global_once = PTHREAD_ONCE_INIT;
+static int membarrier_ok;
+
+/* ------------------------------------------------------------------ */
+/* Small system helpers                                                */
+
+int trev__gettid(void)
+{
+	if (trev_unlikely(rb_tid == 0))
+		rb_tid = (int)syscall(SYS_gettid);
+	return rb_tid;
+}
+
+void trev__membarrier(void)
+{
+	if (membarrier_ok &&
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+		return;
+	/* Slow but correct: a barrier on every CPU of the system. */
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) != 0)
+		atomic_thread_fence(memory_order_seq_cst);
+}
+
+static inline uint32_t rb_cpu(void)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+	if (trev_likely(__rseq_size > 0)) {
+		const struct rseq *rs =
+			(const struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
+		int32_t cpu = *(volatile const int32_t *)&rs->cpu_id;
+
+		if (trev_likely(cpu >= 0))
+			return (uint32_t)cpu;
+	}
+#endif
+	return (uint32_t)sched_getcpu();
+}
+
+static _Atomic uint64_t *rb_commit_word(uint8_t *page)
+{
+	return (_Atomic uint64_t *)(void *)(page + 8);
+}
+
+/* ------------------------------------------------------------------ */
+/* The pool lock: a spin lock that knows its owner, so a signal handler */
+/* of the owning thread gives up instead of deadlocking.               */
+
+int trev__rb_pool_lock(struct trev_rb *rb, bool may_wait)
+{
+	int self = trev__gettid(), expected = 0;
+
+	while (!atomic_compare_exchange_weak_explicit(&rb->pool_lock, &expected, self,
+						      memory_order_acquire, memory_order_relaxed)) {
+		if (expected == self || !may_wait)
+			return -EDEADLK;
+		expected = 0;
+		sched_yield();
+	}
+	return 0;
+}
+
+void trev__rb_pool_unlock(struct trev_rb *rb)
+{
+	atomic_store_explicit(&rb->pool_lock, 0, memory_order_release);
+}
+
+int trev__rb_alloc_run(struct trev_rb *rb, uint32_t nr, uint32_t *first)
+{
+	struct rb_region *hdr = rb->hdr;
+	uint32_t total = hdr->nr_pages, run = 0;
+
+	if (atomic_load(&hdr->used_pages) + nr > atomic_load(&hdr->cap_pages))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < total; i++) {
+		run = rb->page_map[i] ? 0 : run + 1;
+		if (run == nr) {
+			*first = i + 1 - nr;
+			memset(rb->page_map + *first, 1, nr);
+			atomic_fetch_add(&hdr->used_pages, nr);
+			return 0;
+		}
+	}
+	return -ENOMEM;
+}
+
+void trev__rb_free_run(struct trev_rb *rb, uint32_t first, uint32_t nr)
+{
+	memset(rb->page_map + first, 0, nr);
+	atomic_fetch_sub(&rb->hdr->used_pages, nr);
+	/* Give the memory back; the pages read as zero next time. */
+	madvise(rb_page_ptr(rb, first), (size_t)nr * RB_PAGE_SIZE, MADV_REMOVE);
+	atomic_fetch_add_explicit(&rb->free_gen, 1, memory_order_release);
+}
+
+/* ------------------------------------------------------------------ */
+/* Descriptors                                                          */
+
+/* Empty a buffer: no pages, no data, counters zero. Caller has paused it. */
+void trev__rb_desc_clear(struct trev_rb *rb, struct rb_desc *d)
+{
+	for (uint32_t i = 0; i < d->nr_pages; i++)
+		atomic_store_explicit(&rb_slot_of(rb, d->first_page + i)->seq, RB_SEQ_NONE,
+				      memory_order_relaxed);
+	atomic_store_explicit(&d->tail_seq, RB_SEQ_NONE, memory_order_relaxed);
+	d->tail_page = d->first_page;
+	d->tail_off = 0;
+	d->tail_limit = 0;
+	d->cpu = UINT32_MAX;
+	d->last_ts = 0;
+	d->next_entry = 0;
+	d->lost_seen = 0;
+	atomic_store_explicit(&d->lost_total, 0, memory_order_relaxed);
+	atomic_store_explicit(&d->committed, 0, memory_order_relaxed);
+	atomic_store_explicit(&d->commit_overrun, 0, memory_order_relaxed);
+	atomic_store_explicit(&d->commit_seq, 0, memory_order_relaxed);
+	atomic_store_explicit(&d->read_seq, 0, memory_order_relaxed);
+	atomic_store_explicit(&d->overrun, 0, memory_order_relaxed);
+	atomic_store_explicit(&d->read_events, 0, memory_order_relaxed);
+	atomic_fetch_add_explicit(&d->gen, 1, memory_order_release);
+}
+
+/* Under the pool lock. */
+void trev__rb_free_desc(struct trev_rb *rb, struct rb_desc *d)
+{
+	trev__rb_free_run(rb, d->first_page, d->nr_pages);
+	atomic_fetch_add_explicit(&d->gen, 1, memory_order_relaxed);
+	atomic_store_explicit(&d->state, RB_DESC_FREE, memory_order_release);
+}
+
+/* Events a dead buffer still holds, for accounting when it is recycled. */
+static uint64_t rb_unread_estimate(struct rb_desc *d)
+{
+	uint64_t w = rb_load(&d->committed), r = rb_load(&d->read_events) + rb_load(&d->overrun);
+
+	return w > r ? w - r : 0;
+}
+
+/*
+ * Make room for a new buffer under the cap: free dead buffers that are
+ * empty; in overwrite mode also the dead buffer with the oldest data.
+ * Under the pool lock.
+ */
+static void rb_reclaim(struct trev_rb *rb)
+{
+	struct rb_desc *descs = rb->descs, *oldest = NULL;
+
+	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++) {
+		struct rb_desc *d = &descs[i];
+
+		if (atomic_load_explicit(&d->state, memory_order_acquire) != RB_DESC_DEAD)
+			continue;
+		if (rb_unread_estimate(d) == 0) {
+			trev__rb_free_desc(rb, d);
+			return;
+		}
+		if (!oldest || d->tid < oldest->tid)
+			oldest = d;
+	}
+	if (oldest && atomic_load(&rb->hdr->overwrite)) {
+		atomic_fetch_add(&rb->hdr->reclaimed_lost, rb_unread_estimate(oldest));
+		trev__rb_free_desc(rb, oldest);
+	}
+}
+
+static struct rb_desc *rb_desc_new(struct trev_rb *rb)
+{
+	uint32_t nr = atomic_load(&rb->hdr->size_pages), first = 0;
+	struct rb_desc *d = NULL;
+
+	if (trev__rb_pool_lock(rb, true) < 0)
+		return NULL;
+	for (int attempt = 0; attempt < 2 && !d; attempt++) {
+		for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++) {
+			if (atomic_load_explicit(&rb->descs[i].state, memory_order_acquire) ==
+			    RB_DESC_FREE) {
+				d = &rb->descs[i];
+				break;
+			}
+		}
+		if (d && trev__rb_alloc_run(rb, nr, &first) < 0)
+			d = NULL;
+		if (!d)
+			rb_reclaim(rb);
+	}
+	if (!d) {
+		trev__rb_pool_unlock(rb);
+		return NULL;
+	}
+	if (d - rb->descs >= (long)atomic_load(&rb->desc_hwm))
+		atomic_store_explicit(&rb->desc_hwm, (uint32_t)(d - rb->descs) + 1, memory_order_release);
+	d->first_page = first;
+	d->nr_pages = nr;
+	d->tid = trev__gettid();
+	memset(d->comm, 0, sizeof(d->comm));
+	prctl(PR_GET_NAME, d->comm);
+	d->in_reserve = 0;
+	atomic_store_explicit(&d->nesting, 0, memory_order_relaxed);
+	atomic_store_explicit(&d->paused, 0, memory_order_relaxed);
+	trev__rb_desc_clear(rb, d);
+	atomic_store_explicit(&d->state, RB_DESC_LIVE, memory_order_release);
+	trev__rb_pool_unlock(rb);
+	pthread_setspecific(exit_key, (void *)1);
+	return d;
+}
+
+/* Thread exit: the thread's buffers stay, marked dead, until read or reused. */
+static void rb_thread_exit(void *unused)
+{
+	(void)unused;
+	pthread_mutex_lock(&sets_lock);
+	for (unsigned int i = 0; i < RB_MAX_SETS; i++) {
+		struct rb_tls *t = &trev__rb_tls[i];
+		struct trev_rb *rb = sets[i];
+
+		if (!t->desc)
+			continue;
+		if (rb && rb->set_gen == t->set_gen) {
+			trev__rb_pool_lock(rb, true);
+			atomic_store_explicit(&t->desc->state, RB_DESC_DEAD, memory_order_release);
+			trev__rb_pool_unlock(rb);
+		}
+		t->desc = NULL;
+	}
+	pthread_mutex_unlock(&sets_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Writer: pages                                                        */
+
+/* Leave the current page: its final size, and the lost count behind it. */
+static void rb_finish_page(struct trev_rb *rb, struct rb_desc *d)
+{
+	struct rb_slot *slot = rb_slot_of(rb, d->tail_page);
+
+	slot->write_size = d->tail_off;
+	if (slot->lost)
+		rb_put64(rb_page_ptr(rb, d->tail_page) + RB_PAGE_HDR + d->tail_off, slot->lost);
+}
+
+/*
+ * Move the writer to a fresh page that starts at @ts on @cpu.
+ * Return: 0, or -ENOSPC (buffer full in discard mode) or -EBUSY (the page
+ * to reuse still holds an uncommitted event of an interrupted writer).
+ */
+static int rb_next_page(struct trev_rb *rb, struct rb_desc *d, uint64_t ts, uint32_t cpu)
+{
+	uint64_t cur = atomic_load_explicit(&d->tail_seq, memory_order_relaxed);
+	uint64_t next = cur == RB_SEQ_NONE ? 0 : cur + 1, lost, lost_total;
+	uint32_t page;
+	struct rb_slot *slot;
+	uint8_t *pg;
+
+	if (next >= d->nr_pages) {
+		uint64_t victim = next - d->nr_pages;
+
+		if (victim >= atomic_load_explicit(&d->commit_seq, memory_order_relaxed))
+			return -EBUSY;
+		if (!atomic_load_explicit(&rb->hdr->overwrite, memory_order_relaxed) &&
+		    victim >= atomic_load_explicit(&d->read_seq, memory_order_acquire))
+			return -ENOSPC;
+	}
+	if (cur != RB_SEQ_NONE)
+		rb_finish_page(rb, d);
+
+	page = rb_page_of_seq(d, next);
+	slot = rb_slot_of(rb, page);
+	pg = rb_page_ptr(rb, page);
+	lost_total = rb_load(&d->lost_total);
+	lost = lost_total - d->lost_seen;
+
+	/* Seqlock write side: readers of the old page see BUSY or a new seq. */
+	atomic_store_explicit(&slot->seq, RB_SEQ_BUSY, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	rb_put64(pg, ts);
+	atomic_store_explicit(rb_commit_word(pg), lost ? RB_MISSED_EVENTS | RB_MISSED_STORED : 0,
+			      memory_order_relaxed);
+	slot->first_entry = d->next_entry;
+	slot->lost = lost;
+	slot->write_size = 0;
+	slot->cpu = cpu;
+	atomic_store_explicit(&slot->seq, next, memory_order_release);
+
+	d->lost_seen = lost_total;
+	d->tail_page = page;
+	d->tail_off = 0;
+	d->tail_limit = RB_DATA_SIZE - (lost ? 8u : 0u);
+	d->last_ts = ts;
+	d->cpu = cpu;
+	atomic_store_explicit(&d->tail_seq, next, memory_order_relaxed);
+	return 0;
+}
+
+static void rb_refuse(struct rb_desc *d, int why)
+{
+	if (why == -EBUSY)
+		rb_local_add(&d->commit_overrun, 1);
+	rb_local_add(&d->lost_total, 1);
+}
+
+/*
+ * Everything the fast path does not handle: first page, page switch after
+ * losses, CPU change, time going backwards, deltas of 2^27 ns or more.
+ * Runs inside the reservation window (in_reserve set).
+ */
+static void *rb_claim_slow(struct trev_rb *rb, struct rb_desc *d, uint32_t len, uint64_t ts,
+			   uint32_t cpu, struct rb_resv *r)
+{
+	uint32_t size = rb_data_size(len), extra = 0, off;
+	uint8_t *data;
+	uint64_t delta;
+	bool new_page = atomic_load_explicit(&d->tail_seq, memory_order_relaxed) == RB_SEQ_NONE ||
+			rb_load(&d->lost_total) != d->lost_seen;
+
+	if ((int64_t)(ts - d->last_ts) < 0)
+		ts = d->last_ts;	/* never backwards within a buffer */
+	if (!new_page) {
+		if (cpu != d->cpu)
+			extra += RB_CPU_MARK_SIZE;
+		if (ts - d->last_ts > RB_DELTA_MAX)
+			extra += 8;
+		new_page = d->tail_off + extra + size > d->tail_limit;
+	}
+	if (new_page) {
+		int err = rb_next_page(rb, d, ts, cpu);
+
+		if (err < 0) {
+			rb_refuse(d, err);
+			return NULL;
+		}
+	}
+	data = rb_page_ptr(rb, d->tail_page) + RB_PAGE_HDR;
+	off = d->tail_off;
+	if (cpu != d->cpu) {
+		rb_put_cpu_mark(data + off, cpu);
+		off += RB_CPU_MARK_SIZE;
+		d->cpu = cpu;
+	}
+	delta = ts - d->last_ts;
+	if (delta > RB_DELTA_MAX) {
+		rb_put_time_extend(data + off, delta);
+		off += 8;
+		delta = 0;
+	}
+	r->page = d->tail_page;
+	r->off = off;
+	r->end = off + size;
+	r->prev_ts = ts - delta;
+	r->prev_entry = d->next_entry;
+	d->tail_off = off + size;
+	d->last_ts = ts;
+	d->next_entry++;
+	return rb_put_data_hdr(data + off, len, (uint32_t)delta);
+}
+
+static inline void *rb_claim(struct trev_rb *rb, struct rb_desc *d, uint32_t len,
+			     struct rb_resv *r)
+{
+	struct rb_region *hdr = rb->hdr;
+	uint32_t size = rb_data_size(len), off, cpu;
+	uint64_t ts, delta;
+	void *payload;
+
+	d->in_reserve = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	ts = rb_clock_read((int)atomic_load_explicit(&hdr->clock, memory_order_relaxed),
+			   &hdr->counter);
+	cpu = rb_cpu();
+	off = d->tail_off;
+	delta = ts - d->last_ts;
+	if (trev_unlikely(cpu != d->cpu || delta > RB_DELTA_MAX || off + size > d->tail_limit ||
+			  rb_load(&d->lost_total) != d->lost_seen)) {
+		payload = rb_claim_slow(rb, d, len, ts, cpu, r);
+	} else {
+		r->page = d->tail_page;
+		r->off = off;
+		r->end = off + size;
+		r->prev_ts = d->last_ts;
+		r->prev_entry = d->next_entry;
+		payload = rb_put_data_hdr(rb->pages + (uint64_t)d->tail_page * RB_PAGE_SIZE +
+						  RB_PAGE_HDR + off,
+					  len, (uint32_t)delta);
+		d->tail_off = off + size;
+		d->last_ts = ts;
+		d->next_entry++;
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	d->in_reserve = 0;
+	return payload;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writer: reserve / commit / discard                                   */
+
+static struct rb_desc *rb_writer_desc(struct trev_rb *rb)
+{
+	struct rb_tls *t = &trev__rb_tls[rb->set];
+
+	uint64_t free_gen = atomic_load_explicit(&rb->free_gen, memory_order_acquire);
+
+	if (trev_likely(t->desc && t->set_gen == rb->set_gen))
+		return t->desc;
+	/* Failed before and nothing was freed since: do not scan again. */
+	if (t->set_gen != rb->set_gen || t->fail_gen != free_gen) {
+		t->desc = rb_desc_new(rb);
+		t->set_gen = rb->set_gen;
+		if (t->desc)
+			return t->desc;
+		t->fail_gen = free_gen;
+	}
+	t->desc = NULL;
+	atomic_fetch_add_explicit(&rb->hdr->nobuf_dropped, 1, memory_order_relaxed);
+	return NULL;
+}
+
+void *trev_rb_reserve(struct trev_rb *rb, uint32_t len)
+{
+	struct rb_desc *d;
+	uint32_t n;
+	void *p;
+
+	if (trev_unlikely(!atomic_load_explicit(&rb->hdr->record_on, memory_order_relaxed)))
+		return NULL;
+	if (trev_unlikely(len == 0 || len > TREV_RB_MAX_EVENT))
+		return NULL;
+	d = rb_writer_desc(rb);
+	if (trev_unlikely(!d))
+		return NULL;
+	n = atomic_load_explicit(&d->nesting, memory_order_relaxed);
+	atomic_store_explicit(&d->nesting, n + 1, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	/* Pairs with membarrier() in trev__rb_pause(). */
+	if (trev_unlikely(atomic_load_explicit(&d->paused, memory_order_acquire) ||
+			  n >= RB_MAX_NEST || d->in_reserve)) {
+		rb_refuse(d, -ENOSPC);
+		atomic_store_explicit(&d->nesting, n, memory_order_release);
+		return NULL;
+	}
+	p = rb_claim(rb, d, len, &d->resv[n]);
+	if (trev_unlikely(!p))
+		atomic_store_explicit(&d->nesting, n, memory_order_release);
+	return p;
+}
+
+/* Publish every page commit up to the writer's tail; outermost level only. */
+static void rb_publish(struct trev_rb *rb, struct rb_desc *d)
+{
+	uint64_t tail = atomic_load_explicit(&d->tail_seq, memory_order_relaxed);
+	uint64_t cs = atomic_load_explicit(&d->commit_seq, memory_order_relaxed);
+	struct rb_slot *slot;
+
+	if (trev_unlikely(tail == RB_SEQ_NONE))
+		return;
+	for (; trev_unlikely(cs < tail); cs++) {
+		uint32_t page = rb_page_of_seq(d, cs);
+
+		slot = rb_slot_of(rb, page);
+		atomic_store_explicit(rb_commit_word(rb_page_ptr(rb, page)),
+				      slot->write_size |
+					      (slot->lost ? RB_MISSED_EVENTS | RB_MISSED_STORED : 0),
+				      memory_order_release);
+		atomic_store_explicit(&d->commit_seq, cs + 1, memory_order_release);
+	}
+	slot = rb_slot_of(rb, d->tail_page);
+	atomic_store_explicit(rb_commit_word(rb->pages + (uint64_t)d->tail_page * RB_PAGE_SIZE),
+			      d->tail_off | (slot->lost ? RB_MISSED_EVENTS | RB_MISSED_STORED : 0),
+			      memory_order_release);
+}
+
+/*
+ * Leave a nesting level. The outermost level publishes; a handler that
+ * wrote between that publish and the nesting store is caught by the
+ * re-check and published too.
+ */
+static inline void rb_leave(struct trev_rb *rb, struct rb_desc *d, uint32_t n)
+{
+	if (trev_likely(n == 1)) {
+		for (;;) {
+			uint32_t off = d->tail_off;
+			uint32_t page = d->tail_page;
+
+			rb_publish(rb, d);
+			atomic_store_explicit(&d->nesting, 0, memory_order_release);
+			atomic_signal_fence(memory_order_seq_cst);
+			if (trev_likely(d->tail_off == off && d->tail_page == page))
+				break;
+			atomic_store_explicit(&d->nesting, 1, memory_order_relaxed);
+			atomic_signal_fence(memory_order_seq_cst);
+		}
+		if (trev_unlikely(atomic_load_explicit(&rb->hdr->waiters, memory_order_relaxed)))
+			trev__rb_wake(rb);
+	} else {
+		atomic_store_explicit(&d->nesting, n - 1, memory_order_release);
+	}
+}
+
+void trev_rb_commit(struct trev_rb *rb, void *data)
+{
+	struct rb_desc *d = trev__rb_tls[rb->set].desc;
+
+	(void)data;
+	rb_local_add(&d->committed, 1);
+	rb_leave(rb, d, atomic_load_explicit(&d->nesting, memory_order_relaxed));
+}
+
+void trev_rb_discard(struct trev_rb *rb, void *data)
+{
+	struct rb_desc *d = trev__rb_tls[rb->set].desc;
+	uint32_t n = atomic_load_explicit(&d->nesting, memory_order_relaxed);
+	struct rb_resv *r = &d->resv[n - 1];
+
+	(void)data;
+	d->in_reserve = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (d->tail_page == r->page && d->tail_off == r->end) {
+		/* Nothing behind it: take the space back. */
+		d->tail_off = r->off;
+		d->last_ts = r->prev_ts;
+		d->next_entry = r->prev_entry;
+	} else {
+		/* A nested writer wrote behind it: turn it into padding. */
+		uint8_t *rec = rb_page_ptr(rb, r->page) + RB_PAGE_HDR + r->off;
+		uint32_t size = r->end - r->off;
+
+		rb_put32(rec, rb_hdr_word(RB_TYPE_PADDING, rb_get32(rec) >> 5));
+		rb_put32(rec + 4, size - 4);
+		if (size >= 12)
+			rb_put32(rec + 8, RB_MARK_DISCARD);
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	d->in_reserve = 0;
+	rb_leave(rb, d, n);
+}
+
+int trev_rb_write(struct trev_rb *rb, const void *data, uint32_t len)
+{
+	void *p = trev_rb_reserve(rb, len);
+
+	if (!p)
+		return -ENOSPC;
+	memcpy(p, data, len);
+	trev_rb_commit(rb, p);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Wake-ups                                                             */
+
+void trev__rb_wake(struct trev_rb *rb)
+{
+	struct rb_region *hdr = rb->hdr;
+
+	if (atomic_exchange_explicit(&hdr->waiters, 0, memory_order_relaxed)) {
+		atomic_fetch_add_explicit(&hdr->wake_seq, 1, memory_order_release);
+		syscall(SYS_futex, &hdr->wake_seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Control: pause, reset, resize, settings                              */
+
+void trev__rb_pause(struct trev_rb *rb, struct rb_desc *d)
+{
+	(void)rb;
+	atomic_store_explicit(&d->paused, 1, memory_order_release);
+	trev__membarrier();
+	while (atomic_load_explicit(&d->nesting, memory_order_acquire) != 0)
+		sched_yield();
+}
+
+void trev__rb_resume(struct rb_desc *d)
+{
+	atomic_store_explicit(&d->paused, 0, memory_order_release);
+}
+
+void trev_rb_record_on(struct trev_rb *rb)
+{
+	atomic_store_explicit(&rb->hdr->record_on, 1, memory_order_relaxed);
+}
+
+void trev_rb_record_off(struct trev_rb *rb)
+{
+	atomic_store_explicit(&rb->hdr->record_on, 0, memory_order_relaxed);
+}
+
+int trev_rb_record_is_on(const struct trev_rb *rb)
+{
+	return (int)atomic_load_explicit(&rb->hdr->record_on, memory_order_relaxed);
+}
+
+/* Pause every buffer in use; under read_lock and the pool lock. */
+static void rb_pause_all(struct trev_rb *rb)
+{
+	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
+		if (atomic_load(&rb->descs[i].state) != RB_DESC_FREE)
+			atomic_store_explicit(&rb->descs[i].paused, 1, memory_order_release);
+	trev__membarrier();
+	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
+		if (atomic_load(&rb->descs[i].state) != RB_DESC_FREE)
+			while (atomic_load_explicit(&rb->descs[i].nesting, memory_order_acquire))
+				sched_yield();
+}
+
+static void rb_resume_all(struct trev_rb *rb)
+{
+	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
+		if (atomic_load(&rb->descs[i].state) != RB_DESC_FREE)
+			trev__rb_resume(&rb->descs[i]);
+}
+
+static void rb_control_lock(struct trev_rb *rb)
+{
+	pthread_mutex_lock(&rb->read_lock);
+	trev__rb_pool_lock(rb, true);
+}
+
+static void rb_control_unlock(struct trev_rb *rb)
+{
+	trev__rb_pool_unlock(rb);
+	pthread_mutex_unlock(&rb->read_lock);
+}
+
+int trev_rb_reset(struct trev_rb *rb)
+{
+	rb_control_lock(rb);
+	rb_pause_all(rb);
+	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++) {
+		struct rb_desc *d = &rb->descs[i];
+		uint32_t state = atomic_load(&d->state);
+
+		if (state == RB_DESC_DEAD)
+			trev__rb_free_desc(rb, d);
+		else if (state == RB_DESC_LIVE)
+			trev__rb_desc_clear(rb, d);
+	}
+	atomic_store(&rb->hdr->nobuf_dropped, 0);
+	atomic_store(&rb->hdr->reclaimed_lost, 0);
+	rb_resume_all(rb);
+	rb_control_unlock(rb);
+	return 0;
+}
+
+/* Move a paused buffer's newest pages into a run of @nr pages at @first. */
+static void rb_move_pages(struct trev_rb *rb, struct rb_desc *d, uint32_t first, uint32_t nr)
+{
+	uint64_t tail = atomic_load_explicit(&d->tail_seq, memory_order_relaxed);
+	struct rb_desc moved = { .first_page = first, .nr_pages = nr };
+
+	for (uint32_t i = 0; i < nr; i++)
+		atomic_store_explicit(&rb_slot_of(rb, first + i)->seq, RB_SEQ_NONE,
+				      memory_order_relaxed);
+	if (tail != RB_SEQ_NONE) {
+		uint64_t oldest = tail + 1 >= d->nr_pages ? tail + 1 - d->nr_pages : 0;
+		uint64_t from = tail + 1 >= nr ? tail + 1 - nr : 0;
+
+		if (from < oldest)
+			from = oldest;
+		for (uint64_t s = from; s <= tail; s++) {
+			uint32_t src = rb_page_of_seq(d, s), dst = rb_page_of_seq(&moved, s);
+			struct rb_slot *ss = rb_slot_of(rb, src), *ds = rb_slot_of(rb, dst);
+
+			memcpy(rb_page_ptr(rb, dst), rb_page_ptr(rb, src), RB_PAGE_SIZE);
+			ds->first_entry = ss->first_entry;
+			ds->lost = ss->lost;
+			ds->write_size = ss->write_size;
+			ds->cpu = ss->cpu;
+			atomic_store_explicit(&ds->seq, s, memory_order_release);
+		}
+		d->tail_page = rb_page_of_seq(&moved, tail);
+	}
+	trev__rb_free_run(rb, d->first_page, d->nr_pages);
+	d->first_page = first;
+	d->nr_pages = nr;
+}
+
+int trev_rb_resize(struct trev_rb *rb, unsigned int size_kb)
+{
+	uint32_t nr = (uint32_t)(((uint64_t)size_kb * 1024 + RB_PAGE_SIZE - 1) / RB_PAGE_SIZE);
+	uint32_t firsts[RB_MAX_BUFFERS];
+	uint32_t freed = 0;
+	int err = 0;
+
+	if (size_kb == 0 || nr < RB_MIN_PAGES || nr > rb->hdr->nr_pages)
+		return -EINVAL;
+	rb_control_lock(rb);
+	/* Allocate every new run first, so a failure changes nothing. */
+	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++) {
+		struct rb_desc *d = &rb->descs[i];
+
+		firsts[i] = UINT32_MAX;
+		if (atomic_load(&d->state) == RB_DESC_FREE || d->nr_pages == nr)
+			continue;
+		freed += d->nr_pages;
+		atomic_fetch_add(&rb->hdr->cap_pages, d->nr_pages);	/* old runs go away */
+		err = trev__rb_alloc_run(rb, nr, &firsts[i]);
+		atomic_fetch_sub(&rb->hdr->cap_pages, d->nr_pages);
+		if (err < 0)
+			break;
+	}
+	if (err < 0) {
+		for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
+			if (firsts[i] != UINT32_MAX)
+				trev__rb_free_run(rb, firsts[i], nr);
+		rb_control_unlock(rb);
+		return err;
+	}
+	(void)freed;
+	rb_pause_all(rb);
+	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
+		if (firsts[i] != UINT32_MAX)
+			rb_move_pages(rb, &rb->descs[i], firsts[i], nr);
+	atomic_store(&rb->hdr->size_pages, nr);
+	rb_resume_all(rb);
+	rb_control_unlock(rb);
+	return 0;
+}
+
+unsigned int trev_rb_size_kb(const struct trev_rb *rb)
+{
+	return atomic_load(&rb->hdr->size_pages) * (RB_PAGE_SIZE / 1024);
+}
+
+int trev_rb_set_cap(struct trev_rb *rb, unsigned int cap_kb)
+{
+	uint64_t pages = (uint64_t)cap_kb * 1024 / RB_PAGE_SIZE;
+
+	if (pages < RB_MIN_PAGES || pages > rb->hdr->nr_pages)
+		return -EINVAL;
+	atomic_store(&rb->hdr->cap_pages, (uint32_t)pages);
+	return 0;
+}
+
+unsigned int trev_rb_cap_kb(const struct trev_rb *rb)
+{
+	return atomic_load(&rb->hdr->cap_pages) * (RB_PAGE_SIZE / 1024);
+}
+
+int trev_rb_set_overwrite(struct trev_rb *rb, int overwrite)
+{
+	if (overwrite != 0 && overwrite != 1)
+		return -EINVAL;
+	atomic_store(&rb->hdr->overwrite, (uint32_t)overwrite);
+	return 0;
+}
+
+int trev_rb_overwrite(const struct trev_rb *rb)
+{
+	return (int)atomic_load(&rb->hdr->overwrite);
+}
+
+int trev_rb_set_clock(struct trev_rb *rb, int clock)
+{
+	if (clock < 0 || clock >= TREV_CLOCK__COUNT)
+		return -EINVAL;
+	if ((int)atomic_load(&rb->hdr->clock) == clock)
+		return 0;
+	/* Time stamps of two clocks do not mix: clear, as the kernel does. */
+	rb_control_lock(rb);
+	rb_pause_all(rb);
+	atomic_store(&rb->hdr->clock, (uint32_t)clock);
+	rb_control_unlock(rb);
+	trev_rb_reset(rb);
+	return 0;
+}
+
+int trev_rb_clock(const struct trev_rb *rb)
+{
+	return (int)atomic_load(&rb->hdr->clock);
+}
+
+uint64_t trev_rb_clock_now(struct trev_rb *rb)
+{
+	return rb_clock_read((int)atomic_load(&rb->hdr->clock), &rb->hdr->counter);
+}
+
+uint64_t trev_rb_nobuf_dropped(const struct trev_rb *rb)
+{
+	return atomic_load(&rb->hdr->nobuf_dropped);
+}
+
+int trev_rb_memfd(const struct trev_rb *rb)
+{
+	return rb->memfd;
+}
+
+/* ------------------------------------------------------------------ */
+/* Creation, destruction, fork                                          */
+
+static size_t rb_round_page(size_t n)
+{
+	return (n + RB_PAGE_SIZE - 1) & ~(size_t)(RB_PAGE_SIZE - 1);
+}
+
+/* Map a fresh, zeroed region of rb->region_size at @addr (or anywhere). */
+static int rb_map_region(struct trev_rb *rb, void *addr)
+{
+	int fd = memfd_create("trev-ring-buffer", MFD_CLOEXEC);
+	void *p;
+
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)rb->region_size) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	p = mmap(addr, rb->region_size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_NORESERVE | (addr ? MAP_FIXED : 0), fd, 0);
+	if (p == MAP_FAILED) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	/* A child of fork() must not share the pages; it maps its own. */
+	madvise(p, rb->region_size, MADV_DONTFORK);
+	rb->memfd = fd;
+	rb->hdr = p;
+	rb->base = p;
+	return 0;
+}
+
+static void rb_init_region(struct trev_rb *rb, uint32_t nr_pages, uint32_t size_pages,
+			   uint32_t cap_pages, int overwrite, int clock)
+{
+	struct rb_region *hdr = rb->hdr;
+
+	hdr->magic = RB_MAGIC;
+	hdr->version = RB_VERSION;
+	hdr->page_size = RB_PAGE_SIZE;
+	hdr->nr_pages = nr_pages;
+	hdr->desc_off = RB_PAGE_SIZE;
+	hdr->slot_off = hdr->desc_off + rb_round_page(RB_MAX_BUFFERS * sizeof(struct rb_desc));
+	hdr->page_off = hdr->slot_off + rb_round_page((size_t)nr_pages * sizeof(struct rb_slot));
+	atomic_store(&hdr->record_on, 1);
+	atomic_store(&hdr->overwrite, (uint32_t)overwrite);
+	atomic_store(&hdr->clock, (uint32_t)clock);
+	atomic_store(&hdr->size_pages, size_pages);
+	atomic_store(&hdr->cap_pages, cap_pages);
+	rb->descs = (struct rb_desc *)(rb->base + hdr->desc_off);
+	rb->pages = rb->base + hdr->page_off;
+	memset(rb->page_map, 0, nr_pages);
+	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
+		rb->cursor[i].gen = UINT64_MAX;
+	pthread_mutex_init(&rb->read_lock, NULL);
+	atomic_store(&rb->pool_lock, 0);
+}
+
+/* In the child after fork(): fresh, empty buffers at the same addresses. */
+static void rb_atfork_child(void)
+{
+	rb_tid = 0;
+	for (unsigned int i = 0; i < RB_MAX_SETS; i++) {
+		struct trev_rb *rb = sets[i];
+
+		trev__rb_tls[i].desc = NULL;
+		if (!rb)
+			continue;
+		/* The parent's mapping was not inherited (MADV_DONTFORK). */
+		close(rb->memfd);
+		for (uint32_t k = 0; k < RB_MAX_BUFFERS; k++)
+			rb->cursor[k].gen = UINT64_MAX;
+		if (rb_map_region(rb, rb->base) < 0)
+			abort();	/* the child cannot trace; nothing sane remains */
+		rb_init_region(rb, rb->saved.nr_pages, rb->saved.size_pages, rb->saved.cap_pages,
+			       rb->saved.overwrite, rb->saved.clock);
+		atomic_store(&rb->hdr->record_on, rb->saved.record_on);
+	}
+	pthread_mutex_init(&sets_lock, NULL);
+}
+
+/* Keep what the child needs to rebuild each region, and stop changes. */
+static void rb_atfork_prepare(void)
+{
+	pthread_mutex_lock(&sets_lock);
+	for (unsigned int i = 0; i < RB_MAX_SETS; i++) {
+		struct trev_rb *rb = sets[i];
+
+		if (!rb)
+			continue;
+		rb->saved.nr_pages = rb->hdr->nr_pages;
+		rb->saved.size_pages = atomic_load(&rb->hdr->size_pages);
+		rb->saved.cap_pages = atomic_load(&rb->hdr->cap_pages);
+		rb->saved.overwrite = (int)atomic_load(&rb->hdr->overwrite);
+		rb->saved.clock = (int)atomic_load(&rb->hdr->clock);
+		rb->saved.record_on = atomic_load(&rb->hdr->record_on);
+	}
+}
+
+static void rb_atfork_parent(void)
+{
+	pthread_mutex_unlock(&sets_lock);
+}
+
+static void rb_global_init(void)
+{
+	pthread_key_create(&exit_key, rb_thread_exit);
+	pthread_atfork(rb_atfork_prepare, rb_atfork_parent, rb_atfork_child);
+	membarrier_ok = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+	trev__clock_init();
+}
+
+int trev_rb_create(struct trev_rb **out, const struct trev_rb_options *opts)
+{
+	struct trev_rb_options o = { 0 };
+	uint32_t size_pages, cap_pages;
+	struct trev_rb *rb;
+	int err;
+
+	pthread_once(&global_once, rb_global_init);
+	if (opts)
+		o = *opts;
+	if (o.size_kb == 0)
+		o.size_kb = TREV_RB_DEFAULT_SIZE_KB;
+	if (o.cap_kb == 0)
+		o.cap_kb = TREV_RB_DEFAULT_CAP_KB;
+	if (opts == NULL || opts->clock < 0)
+		o.clock = trev__tsc.usable ? TREV_CLOCK_LOCAL : TREV_CLOCK_MONO;
+	if (o.clock >= TREV_CLOCK__COUNT || (o.overwrite != 0 && o.overwrite != 1))
+		return -EINVAL;
+	size_pages = (uint32_t)(((uint64_t)o.size_kb * 1024 + RB_PAGE_SIZE - 1) / RB_PAGE_SIZE);
+	cap_pages = (uint32_t)((uint64_t)o.cap_kb * 1024 / RB_PAGE_SIZE);
+	if (size_pages < RB_MIN_PAGES || cap_pages < size_pages)
+		return -EINVAL;
+
+	rb = calloc(1, sizeof(*rb));
+	if (!rb)
+		return -ENOMEM;
+	atomic_store(&rb->free_gen, 1);
+	rb->page_map = calloc(cap_pages, 1);
+	if (!rb->page_map) {
+		err = -ENOMEM;
+		goto out_free_rb;
+	}
+	rb->region_size = RB_PAGE_SIZE + rb_round_page(RB_MAX_BUFFERS * sizeof(struct rb_desc)) +
+			  rb_round_page((size_t)cap_pages * sizeof(struct rb_slot)) +
+			  (size_t)cap_pages * RB_PAGE_SIZE;
+	err = rb_map_region(rb, NULL);
+	if (err < 0)
+		goto out_free_map;
+	rb_init_region(rb, cap_pages, size_pages, cap_pages, o.overwrite, o.clock);
+
+	pthread_mutex_lock(&sets_lock);
+	for (rb->set = 0; rb->set < RB_MAX_SETS && sets[rb->set]; rb->set++)
+		;
+	if (rb->set == RB_MAX_SETS) {
+		pthread_mutex_unlock(&sets_lock);
+		err = -EMFILE;
+		goto out_unmap;
+	}
+	rb->set_gen = ++sets_gen;
+	sets[rb->set] = rb;
+	pthread_mutex_unlock(&sets_lock);
+	*out = rb;
+	return 0;
+
+out_unmap:
+	munmap(rb->base, rb->region_size);
+	close(rb->memfd);
+out_free_map:
+	free(rb->page_map);
+out_free_rb:
+	free(rb);
+	return err;
+}
+
+void trev_rb_destroy(struct trev_rb *rb)
+{
+	if (!rb)
+		return;
+	pthread_mutex_lock(&sets_lock);
+	sets[rb->set] = NULL;
+	pthread_mutex_unlock(&sets_lock);
+	trev__rb_tls[rb->set].desc = NULL;
+	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
+		free(rb->cursor[i].copy);
+	pthread_mutex_destroy(&rb->read_lock);
+	munmap(rb->base, rb->region_size);
+	close(rb->memfd);
+	free(rb->page_map);
+	free(rb);
+}
