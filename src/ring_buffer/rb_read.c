@@ -8,6 +8,7 @@
  * seqlock (rb_internal.h), so writers never wait for a reader.
  */
 #include <errno.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,14 +68,12 @@ static int rb_copy_page(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor 
 	size = (uint32_t)(commit & RB_COMMIT_MASK);
 	if (size > RB_DATA_SIZE)
 		return -ESTALE;
-	meta.first_entry = slot->first_entry;
-	meta.lost = slot->lost;
-	meta.cpu = slot->cpu;
+	rb_copy_racy((uint8_t *)&meta, (const uint8_t *)slot, sizeof(meta));
 	from = c->copy_seq == seq ? c->copy_size : 0;
 	if (size > from)
 		rb_copy_racy(c->copy + RB_PAGE_HDR + from, src + RB_PAGE_HDR + from, size - from);
 	if (from == 0)
-		rb_put64(c->copy, rb_get64(src));
+		rb_copy_racy(c->copy, src, 8);
 	atomic_thread_fence(memory_order_acquire);
 	if (atomic_load_explicit(&slot->seq, memory_order_relaxed) != seq) {
 		c->copy_seq = RB_SEQ_NONE;
@@ -97,9 +96,7 @@ static int rb_read_meta(struct trev_rb *rb, struct rb_desc *d, uint64_t seq, str
 
 	if (atomic_load_explicit(&slot->seq, memory_order_acquire) != seq)
 		return -ESTALE;
-	out->first_entry = slot->first_entry;
-	out->lost = slot->lost;
-	out->cpu = slot->cpu;
+	rb_copy_racy((uint8_t *)out, (const uint8_t *)slot, sizeof(*out));
 	atomic_thread_fence(memory_order_acquire);
 	return atomic_load_explicit(&slot->seq, memory_order_relaxed) == seq ? 0 : -ESTALE;
 }
@@ -254,6 +251,35 @@ static void rb_publish_read(struct rb_desc *d, const struct rb_pos *p)
 		atomic_store_explicit(&d->read_seq, p->seq, memory_order_release);
 }
 
+/*
+ * Could a writer that is between its time stamp and its commit still add an
+ * event at or before @ts to another buffer? Its time stamp is at least its
+ * last_ts (read racily: a stale value is older, so the answer errs towards
+ * yes). The kernel avoids this by disabling preemption around a write;
+ * userspace cannot, so readers wait a little instead (rb_settle_ms).
+ */
+static bool rb_in_flight_before(struct trev_rb *rb, uint64_t ts, int except)
+{
+	uint32_t hwm = atomic_load_explicit(&rb->desc_hwm, memory_order_acquire);
+	int self = trev__gettid();
+
+	for (uint32_t i = 0; i < hwm; i++) {
+		struct rb_desc *d = &rb->descs[i];
+		uint64_t last;
+
+		if ((int)i == except || atomic_load(&d->state) != RB_DESC_LIVE || d->tid == self ||
+		    atomic_load_explicit(&d->nesting, memory_order_acquire) == 0)
+			continue;
+		rb_copy_racy((uint8_t *)&last, (const uint8_t *)&d->last_ts, sizeof(last));
+		if (last <= ts)
+			return true;
+	}
+	return false;
+}
+
+/* The longest a reader waits for a preempted writer before going on. */
+static const int64_t rb_settle_ms = 20;
+
 /* The buffer whose next event is oldest; under read_lock. */
 static int rb_peek_oldest(struct trev_rb *rb, struct rb_rec *best_rec, int *best_id)
 {
@@ -371,6 +397,7 @@ int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms
 {
 	int64_t deadline = timeout_ms < 0 ? -1 : rb_now_ms() + timeout_ms;
 	uint32_t wake_all = atomic_load(&rb->wake_all);
+	int64_t settle_until = -1;
 
 	for (;;) {
 		struct rb_rec r;
@@ -378,6 +405,17 @@ int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms
 
 		pthread_mutex_lock(&rb->read_lock);
 		ret = rb_peek_oldest(rb, &r, &id);
+		if (ret == 1 && rb_in_flight_before(rb, r.ts, id)) {
+			int64_t now = rb_now_ms();
+
+			if (settle_until < 0)
+				settle_until = now + rb_settle_ms;
+			if (now < settle_until) {
+				pthread_mutex_unlock(&rb->read_lock);
+				sched_yield();
+				continue;
+			}
+		}
 		if (ret == 1) {
 			struct rb_desc *d = &rb->descs[id];
 			struct rb_cursor *c = &rb->cursor[id];

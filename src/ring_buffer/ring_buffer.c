@@ -166,7 +166,7 @@ static uint64_t rb_unread_estimate(struct rb_desc *d)
 /*
  * Make room for a new buffer under the cap: free dead buffers that are
  * empty; in overwrite mode also the dead buffer with the oldest data.
- * Under the pool lock.
+ * Under the reader lock and the pool lock.
  */
 static void rb_reclaim(struct trev_rb *rb)
 {
@@ -181,7 +181,7 @@ static void rb_reclaim(struct trev_rb *rb)
 			trev__rb_free_desc(rb, d);
 			return;
 		}
-		if (!oldest || d->tid < oldest->tid)
+		if (!oldest || d->last_ts < oldest->last_ts)
 			oldest = d;
 	}
 	if (oldest && atomic_load(&rb->hdr->overwrite)) {
@@ -190,29 +190,57 @@ static void rb_reclaim(struct trev_rb *rb)
 	}
 }
 
+/* A free descriptor and a run of pages for it; under the pool lock. */
+static struct rb_desc *rb_desc_take(struct trev_rb *rb, uint32_t nr, uint32_t *first)
+{
+	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++) {
+		struct rb_desc *d = &rb->descs[i];
+
+		if (atomic_load_explicit(&d->state, memory_order_acquire) != RB_DESC_FREE)
+			continue;
+		return trev__rb_alloc_run(rb, nr, first) < 0 ? NULL : d;
+	}
+	return NULL;
+}
+
+/*
+ * Recycling a dead buffer changes what readers look at, so it needs the
+ * reader lock too. A writer cannot block on it (it may be a signal handler
+ * of a thread that holds it), so it tries a while and then gives up.
+ */
+static bool rb_reader_trylock(struct trev_rb *rb)
+{
+	for (int i = 0; i < 100; i++) {
+		if (pthread_mutex_trylock(&rb->read_lock) == 0)
+			return true;
+		sched_yield();
+	}
+	return false;
+}
+
 static struct rb_desc *rb_desc_new(struct trev_rb *rb)
 {
 	uint32_t nr = atomic_load(&rb->hdr->size_pages), first = 0;
-	struct rb_desc *d = NULL;
+	struct rb_desc *d;
 
 	if (trev__rb_pool_lock(rb, true) < 0)
 		return NULL;
-	for (int attempt = 0; attempt < 2 && !d; attempt++) {
-		for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++) {
-			if (atomic_load_explicit(&rb->descs[i].state, memory_order_acquire) ==
-			    RB_DESC_FREE) {
-				d = &rb->descs[i];
-				break;
-			}
-		}
-		if (d && trev__rb_alloc_run(rb, nr, &first) < 0)
-			d = NULL;
-		if (!d)
-			rb_reclaim(rb);
-	}
+	d = rb_desc_take(rb, nr, &first);
 	if (!d) {
 		trev__rb_pool_unlock(rb);
-		return NULL;
+		if (!rb_reader_trylock(rb))
+			return NULL;
+		if (trev__rb_pool_lock(rb, true) < 0) {
+			pthread_mutex_unlock(&rb->read_lock);
+			return NULL;
+		}
+		rb_reclaim(rb);
+		d = rb_desc_take(rb, nr, &first);
+		pthread_mutex_unlock(&rb->read_lock);
+		if (!d) {
+			trev__rb_pool_unlock(rb);
+			return NULL;
+		}
 	}
 	if (d - rb->descs >= (long)atomic_load(&rb->desc_hwm))
 		atomic_store_explicit(&rb->desc_hwm, (uint32_t)(d - rb->descs) + 1, memory_order_release);
@@ -704,26 +732,36 @@ int trev_rb_resize(struct trev_rb *rb, unsigned int size_kb)
 {
 	uint32_t nr = (uint32_t)(((uint64_t)size_kb * 1024 + RB_PAGE_SIZE - 1) / RB_PAGE_SIZE);
 	uint32_t firsts[RB_MAX_BUFFERS];
-	uint32_t freed = 0;
+	uint32_t old_pages = 0, new_pages = 0, cap;
 	int err = 0;
 
 	if (size_kb == 0 || nr < RB_MIN_PAGES || nr > rb->hdr->nr_pages)
 		return -EINVAL;
 	rb_control_lock(rb);
-	/* Allocate every new run first, so a failure changes nothing. */
+	/* Allocate every new run first, so a failure changes nothing. The cap
+	 * counts the old runs as gone; the region must hold both for a moment. */
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++) {
 		struct rb_desc *d = &rb->descs[i];
 
 		firsts[i] = UINT32_MAX;
-		if (atomic_load(&d->state) == RB_DESC_FREE || d->nr_pages == nr)
-			continue;
-		freed += d->nr_pages;
-		atomic_fetch_add(&rb->hdr->cap_pages, d->nr_pages);	/* old runs go away */
-		err = trev__rb_alloc_run(rb, nr, &firsts[i]);
-		atomic_fetch_sub(&rb->hdr->cap_pages, d->nr_pages);
-		if (err < 0)
-			break;
+		if (atomic_load(&d->state) != RB_DESC_FREE && d->nr_pages != nr) {
+			old_pages += d->nr_pages;
+			new_pages += nr;
+		}
 	}
+	cap = atomic_load(&rb->hdr->cap_pages);
+	if (atomic_load(&rb->hdr->used_pages) - old_pages + new_pages > cap) {
+		rb_control_unlock(rb);
+		return -ENOMEM;
+	}
+	atomic_store(&rb->hdr->cap_pages, UINT32_MAX);
+	for (uint32_t i = 0; i < RB_MAX_BUFFERS && err == 0; i++) {
+		struct rb_desc *d = &rb->descs[i];
+
+		if (atomic_load(&d->state) != RB_DESC_FREE && d->nr_pages != nr)
+			err = trev__rb_alloc_run(rb, nr, &firsts[i]);
+	}
+	atomic_store(&rb->hdr->cap_pages, cap);
 	if (err < 0) {
 		for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
 			if (firsts[i] != UINT32_MAX)
@@ -731,7 +769,6 @@ int trev_rb_resize(struct trev_rb *rb, unsigned int size_kb)
 		rb_control_unlock(rb);
 		return err;
 	}
-	(void)freed;
 	rb_pause_all(rb);
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
 		if (firsts[i] != UINT32_MAX)
@@ -867,6 +904,7 @@ static void rb_init_region(struct trev_rb *rb, uint32_t nr_pages, uint32_t size_
 	atomic_store(&hdr->cap_pages, cap_pages);
 	rb->descs = (struct rb_desc *)(rb->base + hdr->desc_off);
 	rb->pages = rb->base + hdr->page_off;
+	atomic_store(&rb->desc_hwm, 0);
 	memset(rb->page_map, 0, nr_pages);
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
 		rb->cursor[i].gen = UINT64_MAX;
