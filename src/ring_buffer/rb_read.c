@@ -438,8 +438,9 @@ int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms
 /*
  * Build a page from the records left on the cursor's copy, starting at the
  * position: its time stamp is the position's, so every copied record keeps
- * its delta. A CPU marker first if the CPU changed since the page start;
- * lost events go in the commit flags and after the data.
+ * its delta. A CPU marker first if the CPU changed since the page start
+ * (and no lost count must go first); lost events go in the commit flags
+ * and after the data.
  */
 static void rb_build_page(struct rb_cursor *c, struct rb_desc *d, uint8_t *out)
 {
@@ -450,7 +451,9 @@ static void rb_build_page(struct rb_cursor *c, struct rb_desc *d, uint8_t *out)
 
 	memset(out, 0, RB_PAGE_SIZE);
 	rb_put64(out, p->ts);
-	if (p->cpu != c->meta.cpu) {
+	/* kbuffer reports a lost count only if the first record is at offset 0,
+	 * so a page that carries one cannot start with a marker. */
+	if (p->cpu != c->meta.cpu && !p->lost) {
 		rb_put_cpu_mark(data, p->cpu);
 		len = RB_CPU_MARK_SIZE;
 	}
