@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Ring buffer demo: four named threads write events, a timer signal writes
- * more from inside the threads' handlers, a reader prints them as
+ * more from inside the threads' handlers, a reader prints some of them as
  * trace_pipe-style lines, and each buffer's stats are printed at the end.
  */
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include <trev/ring_buffer.h>
 
 #define NR_WORKERS	4
-#define EVENTS		2000
+#define EVENTS		20000
 
 /* What the demo stores per event. */
 struct demo_event {
@@ -57,7 +57,7 @@ static void *worker(void *arg)
 	pthread_setname_np(pthread_self(), name);
 	for (int32_t i = 0; i < EVENTS; i++) {
 		emit(i, 0, (uint64_t)i * i);
-		if (i % 256 == 0)
+		if (i % 512 == 0)
 			usleep(1000);
 	}
 	atomic_fetch_sub(&workers_left, 1);
@@ -109,7 +109,7 @@ int main(void)
 	struct trev_rb_options opts = { .size_kb = 64, .overwrite = 0, .clock = -1 };
 	pthread_t tids[NR_WORKERS];
 	struct trev_rb_event ev;
-	uint64_t shown = 0, total = 0;
+	uint64_t shown = 0, shown_signal = 0, total = 0;
 	sigset_t block;
 	int err;
 
@@ -135,9 +135,11 @@ int main(void)
 		if (trev_rb_consume(rb, &ev, 20) <= 0)
 			continue;
 		total++;
-		if (shown < 12 || ev.lost) {
+		if (((const struct demo_event *)ev.data)->from_signal) {
+			if (shown_signal++ < 4)
+				print_event(&ev);
+		} else if (shown++ < 8 || ev.lost) {
 			print_event(&ev);
-			shown++;
 		}
 	}
 	setitimer(ITIMER_REAL, &(struct itimerval){ 0 }, NULL);

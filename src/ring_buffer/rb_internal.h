@@ -47,8 +47,13 @@
  *
  * ## Pausing a buffer (reset, resize): the asymmetric Dekker
  *
- *   control: paused = 1 ; membarrier() ; wait until nesting == 0
+ *   control: paused = 1 ; membarrier() ; wait until nesting == 0 and
+ *            exiting == 0
  *   writer:  nesting = n + 1 ; compiler barrier ; paused ? refuse
+ *
+ * The outermost commit sets exiting around its last look at the tail (it
+ * publishes, sets nesting = 0, then checks that no handler wrote in
+ * between), so a paused buffer is one no writer is touching.
  *
  * membarrier(PRIVATE_EXPEDITED) puts a full barrier in every running
  * thread, so either the writer sees paused or the control thread sees its
@@ -114,8 +119,10 @@ struct rb_desc {
 
 	/* Writer-owned; read by others only through atomics. */
 	alignas(64) _Atomic uint32_t nesting; /* writers in progress */
+	_Atomic uint32_t exiting; /* outermost commit is re-checking the tail */
 	uint32_t in_reserve;	/* a reservation is being made */
 	_Atomic uint64_t tail_seq; /* page being written, RB_SEQ_NONE if none */
+	_Atomic uint64_t first_seq; /* no page before it exists any more */
 	uint32_t tail_page;	/* its region page number */
 	uint32_t tail_off;	/* data bytes used on it */
 	uint32_t tail_limit;	/* usable data bytes on it */
@@ -248,6 +255,21 @@ static inline void rb_local_add(_Atomic uint64_t *p, uint64_t v)
 	__asm__ __volatile__("addq %1, %0" : "+m"(*(uint64_t *)p) : "er"(v));
 #else
 	atomic_fetch_add_explicit(p, v, memory_order_relaxed);
+#endif
+}
+
+/*
+ * Seqlock read side: order the reads of a copy before the second look at
+ * the sequence number. ThreadSanitizer does not model fences, so its build
+ * uses a read-modify-write that orders the same way.
+ */
+static inline uint64_t rb_seq_recheck(_Atomic uint64_t *seq)
+{
+#ifdef TREV_TSAN
+	return atomic_fetch_add_explicit(seq, 0, memory_order_acq_rel);
+#else
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(seq, memory_order_relaxed);
 #endif
 }
 

@@ -74,8 +74,7 @@ static int rb_copy_page(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor 
 		rb_copy_racy(c->copy + RB_PAGE_HDR + from, src + RB_PAGE_HDR + from, size - from);
 	if (from == 0)
 		rb_copy_racy(c->copy, src, 8);
-	atomic_thread_fence(memory_order_acquire);
-	if (atomic_load_explicit(&slot->seq, memory_order_relaxed) != seq) {
+	if (rb_seq_recheck(&slot->seq) != seq) {
 		c->copy_seq = RB_SEQ_NONE;
 		return -ESTALE;
 	}
@@ -97,8 +96,7 @@ static int rb_read_meta(struct trev_rb *rb, struct rb_desc *d, uint64_t seq, str
 	if (atomic_load_explicit(&slot->seq, memory_order_acquire) != seq)
 		return -ESTALE;
 	rb_copy_racy((uint8_t *)out, (const uint8_t *)slot, sizeof(*out));
-	atomic_thread_fence(memory_order_acquire);
-	return atomic_load_explicit(&slot->seq, memory_order_relaxed) == seq ? 0 : -ESTALE;
+	return rb_seq_recheck(&slot->seq) == seq ? 0 : -ESTALE;
 }
 
 /* ------------------------------------------------------------------ */
@@ -118,7 +116,9 @@ static uint64_t rb_pos_catch_up(struct trev_rb *rb, struct rb_desc *d, struct rb
 
 		if (tail == RB_SEQ_NONE)
 			return 0;
-		oldest = tail + 1 >= d->nr_pages ? tail + 1 - d->nr_pages : 0;
+		oldest = atomic_load_explicit(&d->first_seq, memory_order_acquire);
+		if (tail + 1 >= d->nr_pages && oldest < tail + 1 - d->nr_pages)
+			oldest = tail + 1 - d->nr_pages;
 		if (p->seq >= oldest)
 			return 0;
 		if (rb_read_meta(rb, d, oldest, &meta) < 0)
@@ -577,8 +577,7 @@ static bool rb_commit_end(struct trev_rb *rb, struct rb_desc *d, uint64_t *seq, 
 			continue;
 		commit = atomic_load_explicit((_Atomic uint64_t *)(void *)(rb_page_ptr(rb, page) + 8),
 					      memory_order_acquire);
-		atomic_thread_fence(memory_order_acquire);
-		if (atomic_load_explicit(&slot->seq, memory_order_relaxed) != cs)
+		if (rb_seq_recheck(&slot->seq) != cs)
 			continue;
 		*seq = cs;
 		*off = (uint32_t)(commit & RB_COMMIT_MASK);

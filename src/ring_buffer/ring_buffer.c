@@ -130,6 +130,7 @@ void trev__rb_desc_clear(struct trev_rb *rb, struct rb_desc *d)
 		atomic_store_explicit(&rb_slot_of(rb, d->first_page + i)->seq, RB_SEQ_NONE,
 				      memory_order_relaxed);
 	atomic_store_explicit(&d->tail_seq, RB_SEQ_NONE, memory_order_relaxed);
+	atomic_store_explicit(&d->first_seq, 0, memory_order_relaxed);
 	d->tail_page = d->first_page;
 	d->tail_off = 0;
 	d->tail_limit = 0;
@@ -251,6 +252,7 @@ static struct rb_desc *rb_desc_new(struct trev_rb *rb)
 	prctl(PR_GET_NAME, d->comm);
 	d->in_reserve = 0;
 	atomic_store_explicit(&d->nesting, 0, memory_order_relaxed);
+	atomic_store_explicit(&d->exiting, 0, memory_order_relaxed);
 	atomic_store_explicit(&d->paused, 0, memory_order_relaxed);
 	trev__rb_desc_clear(rb, d);
 	atomic_store_explicit(&d->state, RB_DESC_LIVE, memory_order_release);
@@ -317,6 +319,9 @@ static int rb_next_page(struct trev_rb *rb, struct rb_desc *d, uint64_t ts, uint
 	}
 	if (cur != RB_SEQ_NONE)
 		rb_finish_page(rb, d);
+	if (next >= d->nr_pages &&
+	    atomic_load_explicit(&d->first_seq, memory_order_relaxed) <= next - d->nr_pages)
+		atomic_store_explicit(&d->first_seq, next - d->nr_pages + 1, memory_order_relaxed);
 
 	page = rb_page_of_seq(d, next);
 	slot = rb_slot_of(rb, page);
@@ -324,9 +329,9 @@ static int rb_next_page(struct trev_rb *rb, struct rb_desc *d, uint64_t ts, uint
 	lost_total = rb_load(&d->lost_total);
 	lost = lost_total - d->lost_seen;
 
-	/* Seqlock write side: readers of the old page see BUSY or a new seq. */
-	atomic_store_explicit(&slot->seq, RB_SEQ_BUSY, memory_order_relaxed);
-	atomic_thread_fence(memory_order_release);
+	/* Seqlock write side: readers of the old page see BUSY or a new seq.
+	 * The acquire half keeps the page stores below after the BUSY store. */
+	atomic_exchange_explicit(&slot->seq, RB_SEQ_BUSY, memory_order_acq_rel);
 	rb_put64(pg, ts);
 	atomic_store_explicit(rb_commit_word(pg), lost ? RB_MISSED_EVENTS | RB_MISSED_STORED : 0,
 			      memory_order_relaxed);
@@ -530,6 +535,7 @@ static void rb_publish(struct trev_rb *rb, struct rb_desc *d)
 static inline void rb_leave(struct trev_rb *rb, struct rb_desc *d, uint32_t n)
 {
 	if (trev_likely(n == 1)) {
+		atomic_store_explicit(&d->exiting, 1, memory_order_relaxed);
 		for (;;) {
 			uint32_t off = d->tail_off;
 			uint32_t page = d->tail_page;
@@ -542,6 +548,7 @@ static inline void rb_leave(struct trev_rb *rb, struct rb_desc *d, uint32_t n)
 			atomic_store_explicit(&d->nesting, 1, memory_order_relaxed);
 			atomic_signal_fence(memory_order_seq_cst);
 		}
+		atomic_store_explicit(&d->exiting, 0, memory_order_release);
 		if (trev_unlikely(atomic_load_explicit(&rb->hdr->waiters, memory_order_relaxed)))
 			trev__rb_wake(rb);
 	} else {
@@ -619,7 +626,8 @@ void trev__rb_pause(struct trev_rb *rb, struct rb_desc *d)
 	(void)rb;
 	atomic_store_explicit(&d->paused, 1, memory_order_release);
 	trev__membarrier();
-	while (atomic_load_explicit(&d->nesting, memory_order_acquire) != 0)
+	while (atomic_load_explicit(&d->nesting, memory_order_acquire) != 0 ||
+	       atomic_load_explicit(&d->exiting, memory_order_acquire) != 0)
 		sched_yield();
 }
 
@@ -652,7 +660,8 @@ static void rb_pause_all(struct trev_rb *rb)
 	trev__membarrier();
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
 		if (atomic_load(&rb->descs[i].state) != RB_DESC_FREE)
-			while (atomic_load_explicit(&rb->descs[i].nesting, memory_order_acquire))
+			while (atomic_load_explicit(&rb->descs[i].nesting, memory_order_acquire) ||
+			       atomic_load_explicit(&rb->descs[i].exiting, memory_order_acquire))
 				sched_yield();
 }
 
@@ -705,11 +714,14 @@ static void rb_move_pages(struct trev_rb *rb, struct rb_desc *d, uint32_t first,
 		atomic_store_explicit(&rb_slot_of(rb, first + i)->seq, RB_SEQ_NONE,
 				      memory_order_relaxed);
 	if (tail != RB_SEQ_NONE) {
-		uint64_t oldest = tail + 1 >= d->nr_pages ? tail + 1 - d->nr_pages : 0;
+		uint64_t oldest = atomic_load_explicit(&d->first_seq, memory_order_relaxed);
 		uint64_t from = tail + 1 >= nr ? tail + 1 - nr : 0;
 
+		if (tail + 1 >= d->nr_pages && oldest < tail + 1 - d->nr_pages)
+			oldest = tail + 1 - d->nr_pages;
 		if (from < oldest)
 			from = oldest;
+		atomic_store_explicit(&d->first_seq, from, memory_order_relaxed);
 		for (uint64_t s = from; s <= tail; s++) {
 			uint32_t src = rb_page_of_seq(d, s), dst = rb_page_of_seq(&moved, s);
 			struct rb_slot *ss = rb_slot_of(rb, src), *ds = rb_slot_of(rb, dst);
