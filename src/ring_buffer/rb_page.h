@@ -176,23 +176,24 @@ struct rb_rec {
 static inline int rb_decode(const uint8_t *data, uint32_t size, uint32_t off, uint64_t ts,
 			    struct rb_rec *r)
 {
-	uint32_t word, type_len, delta, len;
+	uint32_t word, type_len, delta, len, left;
 
 	r->kind = RB_REC_END;
 	r->off = off;
 	r->ts = ts;
-	if (off + 4 > size || (off & 3))
+	if (off > size || size - off < 4 || (off & 3))
 		return RB_REC_END;
+	left = size - off - 4;	/* bytes after the header word */
 	word = rb_get32(data + off);
 	type_len = word & 31u;
 	delta = word >> 5;
 	r->type_len = type_len;
 	switch (type_len) {
 	case RB_TYPE_PADDING:
-		if (off + 8 > size)
+		if (left < 4)
 			return RB_REC_END;
 		len = rb_get32(data + off + 4);
-		if (len < 4 || len > size - off - 4)
+		if (len < 4 || len > left || (len & 3))
 			return RB_REC_END;
 		r->size = 4 + len;
 		r->ts = ts + delta;
@@ -205,14 +206,14 @@ static inline int rb_decode(const uint8_t *data, uint32_t size, uint32_t off, ui
 		}
 		return (int)r->kind;
 	case RB_TYPE_TIME_EXTEND:
-		if (off + 8 > size)
+		if (left < 4)
 			return RB_REC_END;
 		r->size = 8;
 		r->ts = ts + (((uint64_t)rb_get32(data + off + 4) << RB_DELTA_BITS) | delta);
 		r->kind = RB_REC_TIME;
 		return RB_REC_TIME;
 	case RB_TYPE_TIME_STAMP:
-		if (off + 8 > size)
+		if (left < 4)
 			return RB_REC_END;
 		r->size = 8;
 		/* 59 bits are stored; the top 5 come from the current time. */
@@ -221,10 +222,10 @@ static inline int rb_decode(const uint8_t *data, uint32_t size, uint32_t off, ui
 		r->kind = RB_REC_TIME;
 		return RB_REC_TIME;
 	case 0:
-		if (off + 8 > size)
+		if (left < 4)
 			return RB_REC_END;
 		len = rb_get32(data + off + 4);
-		if (len < 4 || rb_align4(len - 4) > size - off - 8)
+		if (len < 4 || len - 4 > left - 4 || rb_align4(len - 4) > left - 4)
 			return RB_REC_END;
 		r->len = rb_align4(len - 4);
 		r->size = 8 + r->len;
@@ -232,7 +233,7 @@ static inline int rb_decode(const uint8_t *data, uint32_t size, uint32_t off, ui
 		break;
 	default:
 		r->len = type_len * 4u;
-		if (r->len > size - off - 4)
+		if (r->len > left)
 			return RB_REC_END;
 		r->size = 4 + r->len;
 		r->payload = data + off + 4;

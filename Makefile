@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+#   make demo    install what is missing (apt), build, run the ring-buffer demo
+#   make test    install what is missing, then build and run every test suite in three trees:
+#                build/ (normal), build-asan/ (ASan+UBSan), build-tsan/ (TSan)
+#   make bench   install what is missing, build, run every benchmark
+#
+# Helpers: deps, build, install (PREFIX=/usr/local), clean.
+
+SHELL := /bin/bash
+JOBS ?= 2
+PREFIX ?= /usr/local
+
+DEB_PACKAGES := build-essential cmake pkg-config libcmocka-dev liburcu-dev libtraceevent-dev libtraceevent-doc trace-cmd libtracecmd-dev clang libclang-rt-14-dev valgrind
+
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+APT_GET := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600
+
+BUILD_OPTS := -DCMAKE_BUILD_TYPE=RelWithDebInfo
+ASAN_OPTS := -DTREV_SANITIZE=address -DCMAKE_BUILD_TYPE=Debug
+TSAN_OPTS := -DTREV_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug
+
+# Every recipe runs cmake/ctest with its own -j; the targets themselves run in order.
+.NOTPARALLEL:
+.PHONY: demo test bench deps build install clean
+.DEFAULT_GOAL := build
+
+# $(call configure_build,DIR,CMAKE OPTIONS)
+define configure_build
+cmake -S . -B $(1) $(2)
+cmake --build $(1) -j$(JOBS)
+endef
+
+# $(call test_suite,DIR,CMAKE OPTIONS)
+define test_suite
+@echo "==== $(1): configure, build, test"
+$(call configure_build,$(1),$(2))
+ctest --test-dir $(1) --output-on-failure -j$(JOBS)
+endef
+
+deps:
+	@missing=""; \
+	for pkg in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' "$$pkg" 2>/dev/null | grep -q 'install ok installed' \
+			|| missing="$$missing $$pkg"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing:$$missing"; \
+		$(APT_GET) update -qq && \
+		$(APT_GET) install -y -qq --no-install-recommends $$missing; \
+	else \
+		echo "deps: all packages installed"; \
+	fi
+
+build:
+	$(call configure_build,build,$(BUILD_OPTS))
+
+test: deps
+	$(call test_suite,build,$(BUILD_OPTS))
+	$(call test_suite,build-asan,$(ASAN_OPTS))
+	$(call test_suite,build-tsan,$(TSAN_OPTS))
+	@echo "all test suites passed"
+
+demo: deps build
+	./build/examples/demo_rb
+
+bench: deps build
+	@found=0; \
+	for b in build/bench/bench_*; do \
+		[ -f "$$b" ] && [ -x "$$b" ] || continue; \
+		found=1; \
+		echo "==== $$b"; \
+		"$$b" || exit 1; \
+	done; \
+	[ $$found -eq 1 ] || echo "bench: no benchmarks in build/bench"
+
+install: build
+	$(SUDO) cmake --install build --prefix $(PREFIX)
+
+clean:
+	rm -rf build build-asan build-tsan
