@@ -8,6 +8,7 @@
 # Helpers: deps, build, install (PREFIX=/usr/local), clean.
 
 SHELL := /bin/bash
+MAKEFLAGS += --no-print-directory
 JOBS ?= 2
 PREFIX ?= /usr/local
 
