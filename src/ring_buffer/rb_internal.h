@@ -93,6 +93,7 @@ struct rb_slot {
 	_Atomic uint64_t seq;	/* page sequence number held, or RB_SEQ_* */
 	uint64_t first_entry;	/* entry number of the page's first event */
 	uint64_t lost;		/* events dropped just before this page */
+	uint64_t lost_cum;	/* events dropped before this page, in all */
 	uint32_t write_size;	/* data bytes, set when the writer leaves it */
 	uint32_t cpu;		/* CPU at the start of the page */
 };
@@ -182,6 +183,7 @@ struct rb_pos {
 	uint64_t ts;		/* time stamp before the record at off */
 	uint64_t entry;		/* entry number of the record at off */
 	uint64_t lost;		/* lost events to report with the next event */
+	uint64_t drops_seen;	/* the writer's drops accounted for so far */
 	bool entered;		/* the page's own lost count is taken */
 	bool consumed;		/* an event of this page was consumed */
 };

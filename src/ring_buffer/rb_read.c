@@ -172,7 +172,11 @@ static int rb_pos_peek(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor *
 			if (p->off == 0) {
 				p->ts = rb_get64(c->copy);
 				p->cpu = c->meta.cpu;
-				p->lost += c->meta.lost;
+				/* Drops before this page, including those noted on
+				 * pages that were overwritten before being read. */
+				if (c->meta.lost_cum > p->drops_seen)
+					p->lost += c->meta.lost_cum - p->drops_seen;
+				p->drops_seen = c->meta.lost_cum;
 				if (c->meta.first_entry > p->entry)
 					p->entry = c->meta.first_entry;
 			}
@@ -253,64 +257,108 @@ static void rb_publish_read(struct rb_desc *d, const struct rb_pos *p)
 
 /*
  * Could a writer that is between its time stamp and its commit still add an
- * event at or before @ts to another buffer? Its time stamp is at least its
- * last_ts (read racily: a stale value is older, so the answer errs towards
- * yes). The kernel avoids this by disabling preemption around a write;
- * userspace cannot, so readers wait a little instead (rb_settle_ms).
+ * event at or before @ts to another buffer? Whatever it has not published
+ * yet is no older than the last event it did publish, which is where the
+ * consuming cursor of that buffer stands when it has nothing unread
+ * (a signal handler's event can be published together with an older one of
+ * the write it interrupted, so the writer's last_ts is no bound). The kernel
+ * avoids all this by disabling preemption around a write; userspace cannot,
+ * so readers wait a little instead (rb_settle_ms).
  */
-static bool rb_in_flight_before(struct trev_rb *rb, uint64_t ts, int except)
+static bool rb_in_flight_before(struct trev_rb *rb, uint64_t ts, int except, uint64_t *write_id)
 {
 	uint32_t hwm = atomic_load_explicit(&rb->desc_hwm, memory_order_acquire);
 	int self = trev__gettid();
 
 	for (uint32_t i = 0; i < hwm; i++) {
 		struct rb_desc *d = &rb->descs[i];
-		uint64_t last;
 
 		if ((int)i == except || atomic_load(&d->state) != RB_DESC_LIVE || d->tid == self ||
 		    atomic_load_explicit(&d->nesting, memory_order_acquire) == 0)
 			continue;
-		rb_copy_racy((uint8_t *)&last, (const uint8_t *)&d->last_ts, sizeof(last));
-		if (last <= ts)
+		if (rb->cursor[i].gen != atomic_load(&d->gen) || rb->cursor[i].pos.ts <= ts) {
+			/* Names this write: buffer and how many events it committed. */
+			*write_id = ((uint64_t)(i + 1) << 48) ^ rb_load(&d->committed) ^
+				    (rb_load(&d->lost_total) << 24);
 			return true;
+		}
 	}
 	return false;
 }
 
-/* The longest a reader waits for a preempted writer before going on. */
+/* The longest a reader waits for one write in flight before going on. */
 static const int64_t rb_settle_ms = 20;
 
-/* The buffer whose next event is oldest; under read_lock. */
-static int rb_peek_oldest(struct trev_rb *rb, struct rb_rec *best_rec, int *best_id)
+/*
+ * Peek buffer @i; 1 with its next event in @r. Catches the position up
+ * and publishes it, so the writer may reuse what was read.
+ */
+static int rb_peek_buffer(struct trev_rb *rb, uint32_t i, struct rb_rec *r)
 {
-	uint64_t best_ts = UINT64_MAX;
+	struct rb_desc *d = &rb->descs[i];
+	struct rb_cursor *c = &rb->cursor[i];
+	uint64_t skipped = 0;
+	int ret;
 
+	if (!rb_desc_in_use(d))
+		return 0;
+	trev__rb_cursor_sync(rb, d, c);
+	ret = rb_pos_peek(rb, d, c, &c->pos, r, RB_SEQ_NONE, 0, &skipped);
+	if (skipped)
+		rb_local_add(&d->overrun, skipped);
+	rb_publish_read(d, &c->pos);
+	return ret;
+}
+
+/*
+ * The buffer whose next event is oldest; under read_lock.
+ *
+ * The scan is not atomic: while it runs (the reader may even be preempted)
+ * a buffer found empty can commit an event older than the one chosen. So
+ * once a candidate at time T is chosen: first, writers in the middle of a
+ * write that may be older than T are waited for (the caller does that when
+ * *in_flight, which names the write, is not 0); then the buffers that were empty are looked at again. An
+ * event older than T that is neither in flight during the first step nor
+ * visible in the second cannot exist: its time stamp would postdate the
+ * scan, and T was committed before it.
+ */
+static int rb_peek_oldest(struct trev_rb *rb, struct rb_rec *best_rec, int *best_id,
+			  uint64_t *in_flight)
+{
 	uint32_t hwm = atomic_load_explicit(&rb->desc_hwm, memory_order_acquire);
+	uint64_t empty[RB_MAX_BUFFERS / 64] = { 0 };
+	uint64_t best_ts = UINT64_MAX;
+	struct rb_rec r;
 
 	*best_id = -1;
 	for (uint32_t i = 0; i < hwm; i++) {
-		struct rb_desc *d = &rb->descs[i];
-		struct rb_cursor *c = &rb->cursor[i];
-		uint64_t skipped = 0;
-		struct rb_rec r;
-		int ret;
+		int ret = rb_peek_buffer(rb, i, &r);
 
-		if (!rb_desc_in_use(d))
-			continue;
-		trev__rb_cursor_sync(rb, d, c);
-		ret = rb_pos_peek(rb, d, c, &c->pos, &r, RB_SEQ_NONE, 0, &skipped);
-		if (skipped)
-			rb_local_add(&d->overrun, skipped);
-		rb_publish_read(d, &c->pos);
 		if (ret < 0)
 			return ret;
-		if (ret == 1 && r.ts < best_ts) {
+		if (ret == 0)
+			empty[i / 64] |= 1ull << (i % 64);
+		else if (r.ts < best_ts) {
 			best_ts = r.ts;
 			*best_rec = r;
 			*best_id = (int)i;
 		}
 	}
-	return *best_id >= 0;
+	if (*best_id < 0)
+		return 0;
+	*in_flight = 0;
+	if (rb_in_flight_before(rb, best_ts, *best_id, in_flight))
+		return 1;
+	for (uint32_t i = 0; i < hwm; i++) {
+		if (!(empty[i / 64] & (1ull << (i % 64))))
+			continue;
+		if (rb_peek_buffer(rb, i, &r) == 1 && r.ts < best_ts) {
+			best_ts = r.ts;
+			*best_rec = r;
+			*best_id = (int)i;
+		}
+	}
+	return 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -334,13 +382,14 @@ static int rb_sleep(struct trev_rb *rb, int64_t deadline_ms, uint32_t wake_all)
 	uint32_t seq = atomic_load_explicit(&hdr->wake_seq, memory_order_acquire);
 	struct timespec rel, *tsp = NULL;
 	struct rb_rec r;
+	uint64_t in_flight;
 	int id, ret;
 
 	atomic_store_explicit(&hdr->waiters, 1, memory_order_relaxed);
 	/* Pairs with the waiters check after the writers' commit stores. */
 	trev__membarrier();
 	pthread_mutex_lock(&rb->read_lock);
-	ret = rb_peek_oldest(rb, &r, &id);
+	ret = rb_peek_oldest(rb, &r, &id, &in_flight);
 	pthread_mutex_unlock(&rb->read_lock);
 	if (ret != 0)
 		return 0;
@@ -375,10 +424,11 @@ int trev_rb_wait(struct trev_rb *rb, int timeout_ms)
 
 	for (;;) {
 		struct rb_rec r;
+		uint64_t in_flight;
 		int id, ret;
 
 		pthread_mutex_lock(&rb->read_lock);
-		ret = rb_peek_oldest(rb, &r, &id);
+		ret = rb_peek_oldest(rb, &r, &id, &in_flight);
 		pthread_mutex_unlock(&rb->read_lock);
 		if (ret != 0 || timeout_ms == 0)
 			return ret;
@@ -398,18 +448,22 @@ int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms
 	int64_t deadline = timeout_ms < 0 ? -1 : rb_now_ms() + timeout_ms;
 	uint32_t wake_all = atomic_load(&rb->wake_all);
 	int64_t settle_until = -1;
+	uint64_t waited_for = 0;
 
 	for (;;) {
 		struct rb_rec r;
+		uint64_t in_flight = 0;
 		int id, ret;
 
 		pthread_mutex_lock(&rb->read_lock);
-		ret = rb_peek_oldest(rb, &r, &id);
-		if (ret == 1 && rb_in_flight_before(rb, r.ts, id)) {
+		ret = rb_peek_oldest(rb, &r, &id, &in_flight);
+		if (ret == 1 && in_flight) {
 			int64_t now = rb_now_ms();
 
-			if (settle_until < 0)
+			if (in_flight != waited_for) {
+				waited_for = in_flight;
 				settle_until = now + rb_settle_ms;
+			}
 			if (now < settle_until) {
 				pthread_mutex_unlock(&rb->read_lock);
 				sched_yield();
@@ -512,10 +566,11 @@ int trev_rb_read_page(struct trev_rb *rb, void *page, unsigned int *buffer)
 	struct rb_cursor *c;
 	struct rb_desc *d;
 	struct rb_rec r;
+	uint64_t in_flight;
 	int id, ret;
 
 	pthread_mutex_lock(&rb->read_lock);
-	ret = rb_peek_oldest(rb, &r, &id);
+	ret = rb_peek_oldest(rb, &r, &id, &in_flight);
 	if (ret != 1)
 		goto out_unlock;
 	d = &rb->descs[id];

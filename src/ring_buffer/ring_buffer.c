@@ -337,6 +337,7 @@ static int rb_next_page(struct trev_rb *rb, struct rb_desc *d, uint64_t ts, uint
 			      memory_order_relaxed);
 	slot->first_entry = d->next_entry;
 	slot->lost = lost;
+	slot->lost_cum = lost_total;
 	slot->write_size = 0;
 	slot->cpu = cpu;
 	atomic_store_explicit(&slot->seq, next, memory_order_release);
@@ -729,6 +730,7 @@ static void rb_move_pages(struct trev_rb *rb, struct rb_desc *d, uint32_t first,
 			memcpy(rb_page_ptr(rb, dst), rb_page_ptr(rb, src), RB_PAGE_SIZE);
 			ds->first_entry = ss->first_entry;
 			ds->lost = ss->lost;
+			ds->lost_cum = ss->lost_cum;
 			ds->write_size = ss->write_size;
 			ds->cpu = ss->cpu;
 			atomic_store_explicit(&ds->seq, s, memory_order_release);
