@@ -73,6 +73,9 @@
 #include "ring_buffer/rb_clock.h"
 #include "ring_buffer/rb_page.h"
 
+/* Slow paths stay out of line, away from the hot path's cache lines. */
+#define rb_cold			__attribute__((noinline, cold))
+
 #define RB_MAGIC		0x62727674u	/* "tvrb" */
 #define RB_VERSION		1u
 #define RB_MAX_BUFFERS		1024u	/* per-thread buffers per trev_rb */

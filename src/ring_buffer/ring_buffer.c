@@ -219,7 +219,7 @@ static bool rb_reader_trylock(struct trev_rb *rb)
 	return false;
 }
 
-static struct rb_desc *rb_desc_new(struct trev_rb *rb)
+static rb_cold struct rb_desc *rb_desc_new(struct trev_rb *rb)
 {
 	uint32_t nr = atomic_load(&rb->hdr->size_pages), first = 0;
 	struct rb_desc *d;
@@ -352,7 +352,7 @@ static int rb_next_page(struct trev_rb *rb, struct rb_desc *d, uint64_t ts, uint
 	return 0;
 }
 
-static void rb_refuse(struct rb_desc *d, int why)
+static rb_cold void rb_refuse(struct rb_desc *d, int why)
 {
 	if (why == -EBUSY)
 		rb_local_add(&d->commit_overrun, 1);
@@ -364,7 +364,7 @@ static void rb_refuse(struct rb_desc *d, int why)
  * losses, CPU change, time going backwards, deltas of 2^27 ns or more.
  * Runs inside the reservation window (in_reserve set).
  */
-static void *rb_claim_slow(struct trev_rb *rb, struct rb_desc *d, uint32_t len, uint64_t ts,
+static rb_cold void *rb_claim_slow(struct trev_rb *rb, struct rb_desc *d, uint32_t len, uint64_t ts,
 			   uint32_t cpu, struct rb_resv *r)
 {
 	uint32_t size = rb_data_size(len), extra = 0, off;
@@ -453,14 +453,12 @@ static inline void *rb_claim(struct trev_rb *rb, struct rb_desc *d, uint32_t len
 /* ------------------------------------------------------------------ */
 /* Writer: reserve / commit / discard                                   */
 
-static struct rb_desc *rb_writer_desc(struct trev_rb *rb)
+/* First event of this thread, or making a buffer failed before. */
+static rb_cold struct rb_desc *rb_writer_desc_slow(struct trev_rb *rb)
 {
 	struct rb_tls *t = &trev__rb_tls[rb->set];
-
 	uint64_t free_gen = atomic_load_explicit(&rb->free_gen, memory_order_acquire);
 
-	if (trev_likely(t->desc && t->set_gen == rb->set_gen))
-		return t->desc;
 	/* Failed before and nothing was freed since: do not scan again. */
 	if (t->set_gen != rb->set_gen || t->fail_gen != free_gen) {
 		t->desc = rb_desc_new(rb);
@@ -472,6 +470,16 @@ static struct rb_desc *rb_writer_desc(struct trev_rb *rb)
 	t->desc = NULL;
 	atomic_fetch_add_explicit(&rb->hdr->nobuf_dropped, 1, memory_order_relaxed);
 	return NULL;
+}
+
+/* The calling thread's buffer, made on its first event. */
+static inline struct rb_desc *rb_writer_desc(struct trev_rb *rb)
+{
+	struct rb_tls *t = &trev__rb_tls[rb->set];
+
+	if (trev_likely(t->desc && t->set_gen == rb->set_gen))
+		return t->desc;
+	return rb_writer_desc_slow(rb);
 }
 
 void *trev_rb_reserve(struct trev_rb *rb, uint32_t len)
@@ -609,7 +617,7 @@ int trev_rb_write(struct trev_rb *rb, const void *data, uint32_t len)
 /* ------------------------------------------------------------------ */
 /* Wake-ups                                                             */
 
-void trev__rb_wake(struct trev_rb *rb)
+rb_cold void trev__rb_wake(struct trev_rb *rb)
 {
 	struct rb_region *hdr = rb->hdr;
 
