@@ -5,7 +5,7 @@
 #                build/ (normal), build-asan/ (ASan+UBSan), build-tsan/ (TSan)
 #   make bench   install what is missing, build, run every benchmark
 #
-# Helpers: deps, build, install (PREFIX=/usr/local), clean.
+# Helpers: deps, build, fuzz (FUZZ_SECONDS=300 per target), install (PREFIX=/usr/local), clean.
 
 SHELL := /bin/bash
 MAKEFLAGS += --no-print-directory
@@ -20,10 +20,14 @@ APT_GET := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Tim
 BUILD_OPTS := -DCMAKE_BUILD_TYPE=RelWithDebInfo
 ASAN_OPTS := -DTREV_SANITIZE=address -DCMAKE_BUILD_TYPE=Debug
 TSAN_OPTS := -DTREV_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug
+# libFuzzer targets in a clang tree (ASan+UBSan); make test runs each briefly.
+FUZZ_SECONDS ?= 300
+FUZZ_OPTS = -DCMAKE_C_COMPILER=clang -DTREV_SANITIZE=address -DTREV_FUZZ=ON \
+	-DCMAKE_BUILD_TYPE=Debug -DTREV_FUZZ_SECONDS=$(1)
 
 # Every recipe runs cmake/ctest with its own -j; the targets themselves run in order.
 .NOTPARALLEL:
-.PHONY: demo test bench deps build install clean
+.PHONY: demo test bench fuzz deps build install clean
 .DEFAULT_GOAL := build
 
 # $(call configure_build,DIR,CMAKE OPTIONS)
@@ -60,6 +64,8 @@ test: deps
 	$(call test_suite,build,$(BUILD_OPTS))
 	$(call test_suite,build-asan,$(ASAN_OPTS))
 	$(call test_suite,build-tsan,$(TSAN_OPTS))
+	$(call configure_build,build-fuzz,$(call FUZZ_OPTS,10))
+	ctest --test-dir build-fuzz -R '^fuzz_' --output-on-failure -j$(JOBS)
 	@echo "all test suites passed"
 
 demo: deps build
@@ -75,8 +81,13 @@ bench: deps build
 	done; \
 	[ $$found -eq 1 ] || echo "bench: no benchmarks in build/bench"
 
+# The fuzz targets for longer (FUZZ_SECONDS each); the corpus stays in build-fuzz.
+fuzz: deps
+	$(call configure_build,build-fuzz,$(call FUZZ_OPTS,$(FUZZ_SECONDS)))
+	ctest --test-dir build-fuzz -R '^fuzz_' --output-on-failure -j$(JOBS)
+
 install: build
 	$(SUDO) cmake --install build --prefix $(PREFIX)
 
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz
