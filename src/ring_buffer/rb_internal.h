@@ -99,6 +99,8 @@ struct rb_slot {
 	uint64_t lost_cum;	/* events dropped before this page, in all */
 	uint32_t write_size;	/* data bytes, set when the writer leaves it */
 	uint32_t cpu;		/* CPU at the start of the page */
+	uint32_t entries;	/* entries on it, set when the writer leaves it */
+	uint32_t padded;	/* of which discarded (turned into padding) */
 };
 
 /* One outstanding reservation of a nesting level. */

@@ -543,22 +543,8 @@ static void rb_build_page(struct rb_cursor *c, struct rb_desc *d, uint8_t *out)
 /* Account for a page taken whole: its events are read. */
 static void rb_count_page(struct rb_cursor *c, struct rb_desc *d)
 {
-	uint64_t ts = rb_get64(c->copy), events = 0, entries = 0;
-	uint32_t off = 0;
-	struct rb_rec r;
-	int kind;
-
-	while ((kind = rb_decode(c->copy + RB_PAGE_HDR, c->copy_size, off, ts, &r)) !=
-	       RB_REC_END) {
-		if (kind == RB_REC_DATA)
-			events++;
-		if (kind == RB_REC_DATA || kind == RB_REC_PADDING || kind == RB_REC_DISCARD)
-			entries++;
-		ts = r.ts;
-		off += r.size;
-	}
-	c->pos.entry = c->meta.first_entry + entries;
-	rb_local_add(&d->read_events, events);
+	c->pos.entry = c->meta.first_entry + c->meta.entries;
+	rb_local_add(&d->read_events, c->meta.entries - c->meta.padded);
 }
 
 int trev_rb_read_page(struct trev_rb *rb, void *page, unsigned int *buffer)

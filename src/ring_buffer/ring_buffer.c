@@ -291,6 +291,7 @@ static void rb_finish_page(struct trev_rb *rb, struct rb_desc *d)
 	struct rb_slot *slot = rb_slot_of(rb, d->tail_page);
 
 	slot->write_size = d->tail_off;
+	slot->entries = (uint32_t)(d->next_entry - slot->first_entry);
 	if (slot->lost)
 		rb_put64(rb_page_ptr(rb, d->tail_page) + RB_PAGE_HDR + d->tail_off, slot->lost);
 }
@@ -339,6 +340,8 @@ static int rb_next_page(struct trev_rb *rb, struct rb_desc *d, uint64_t ts, uint
 	slot->lost = lost;
 	slot->lost_cum = lost_total;
 	slot->write_size = 0;
+	slot->entries = 0;
+	slot->padded = 0;
 	slot->cpu = cpu;
 	atomic_store_explicit(&slot->seq, next, memory_order_release);
 
@@ -597,6 +600,8 @@ void trev_rb_discard(struct trev_rb *rb, void *data)
 		rb_put32(rec + 4, size - 4);
 		if (size >= 12)
 			rb_put32(rec + 8, RB_MARK_DISCARD);
+		/* Not yet published: the outermost level has not committed. */
+		rb_slot_of(rb, r->page)->padded++;
 	}
 	atomic_signal_fence(memory_order_seq_cst);
 	d->in_reserve = 0;
@@ -741,6 +746,8 @@ static void rb_move_pages(struct trev_rb *rb, struct rb_desc *d, uint32_t first,
 			ds->lost_cum = ss->lost_cum;
 			ds->write_size = ss->write_size;
 			ds->cpu = ss->cpu;
+			ds->entries = ss->entries;
+			ds->padded = ss->padded;
 			atomic_store_explicit(&ds->seq, s, memory_order_release);
 		}
 		d->tail_page = rb_page_of_seq(&moved, tail);
