@@ -210,6 +210,12 @@ TREV_API int trev_rb_buffer_stats(struct trev_rb *rb, unsigned int id, struct tr
 /* Events refused because no buffer could be made (memory cap reached). */
 TREV_API uint64_t trev_rb_nobuf_dropped(const struct trev_rb *rb);
 
+/*
+ * Unread events lost when an exited thread's buffer was recycled to make
+ * room under the memory cap (overwrite mode only).
+ */
+TREV_API uint64_t trev_rb_recycled_lost(const struct trev_rb *rb);
+
 /* The memfd holding every page, for another process to map (read only). */
 TREV_API int trev_rb_memfd(const struct trev_rb *rb);
 

@@ -485,6 +485,23 @@ static inline struct rb_desc *rb_writer_desc(struct trev_rb *rb)
 	return rb_writer_desc_slow(rb);
 }
 
+static inline void rb_leave(struct trev_rb *rb, struct rb_desc *d, uint32_t n);
+
+/*
+ * Leave a reservation that found no room. At the outermost level a signal
+ * handler may have written and committed between our nesting store and the
+ * refusal; only the outermost level publishes, so do it here. We were not
+ * paused when we looked, so a pausing thread is still waiting for our
+ * nesting to drop.
+ */
+static rb_cold void rb_refused_leave(struct trev_rb *rb, struct rb_desc *d, uint32_t n)
+{
+	if (n == 0)
+		rb_leave(rb, d, 1);
+	else
+		atomic_store_explicit(&d->nesting, n, memory_order_release);
+}
+
 void *trev_rb_reserve(struct trev_rb *rb, uint32_t len)
 {
 	struct rb_desc *d;
@@ -504,13 +521,16 @@ void *trev_rb_reserve(struct trev_rb *rb, uint32_t len)
 	/* Pairs with membarrier() in trev__rb_pause(). */
 	if (trev_unlikely(atomic_load_explicit(&d->paused, memory_order_acquire) ||
 			  n >= RB_MAX_NEST || d->in_reserve)) {
+		/* Paused: the pausing thread may already be rewriting the tail, so
+		 * only step out; anything a handler committed meanwhile is in the
+		 * tail and goes out with the next outermost commit. */
 		rb_refuse(d, -ENOSPC);
 		atomic_store_explicit(&d->nesting, n, memory_order_release);
 		return NULL;
 	}
 	p = rb_claim(rb, d, len, &d->resv[n]);
 	if (trev_unlikely(!p))
-		atomic_store_explicit(&d->nesting, n, memory_order_release);
+		rb_refused_leave(rb, d, n);
 	return p;
 }
 
@@ -869,6 +889,11 @@ uint64_t trev_rb_clock_now(struct trev_rb *rb)
 uint64_t trev_rb_nobuf_dropped(const struct trev_rb *rb)
 {
 	return atomic_load(&rb->hdr->nobuf_dropped);
+}
+
+uint64_t trev_rb_recycled_lost(const struct trev_rb *rb)
+{
+	return atomic_load(&rb->hdr->reclaimed_lost);
 }
 
 int trev_rb_memfd(const struct trev_rb *rb)

@@ -1,0 +1,1174 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Ring buffer lifecycle: thread exit, fork, resize, mode changes, reset,
+ * tracing on/off, the memory cap, the iterator, blocking reads and nesting.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <trev/ring_buffer.h>
+
+#include "ring_buffer/rb_internal.h"	/* RB_MAX_NEST */
+
+#ifdef TREV_TSAN
+#define SCALE		4	/* ThreadSanitizer runs several times slower */
+#else
+#define SCALE		1
+#endif
+#define SLOW_MS		(1000 * SCALE)	/* generous bound for "promptly" */
+
+/*
+ * Payload of every event here, 16 bytes (or more, zero-padded):
+ *   OFFSET  SIZE  MEANING
+ *   0       4     EV_MAGIC
+ *   4       4     tag: which writer
+ *   8       4     sequence number
+ *   12      4     ~sequence number
+ */
+#define EV_MAGIC	0x7472ee01u
+#define EV_LEN		16u
+#define TAG_MAIN	0x4d41494eu	/* "MAIN" */
+#define TAG_PARENT	0x50415245u
+#define TAG_CHILD	0x4348494cu
+#define TAG_STREAM	0x53545245u
+#define TAG_SENTINEL	0x53454e54u
+
+static void ev_build(void *buf, uint32_t len, uint32_t tag, uint32_t seq)
+{
+	uint32_t w[4] = { EV_MAGIC, tag, seq, ~seq };
+
+	memset(buf, 0, len);
+	memcpy(buf, w, sizeof(w));
+}
+
+/* Return: 0 if @ev carries a well-formed payload; its tag and seq. */
+static int ev_parse(const struct trev_rb_event *ev, uint32_t *tag, uint32_t *seq)
+{
+	uint32_t w[4];
+
+	if (ev->len < EV_LEN)
+		return -1;
+	memcpy(w, ev->data, sizeof(w));
+	if (w[0] != EV_MAGIC || w[3] != ~w[2])
+		return -1;
+	*tag = w[1];
+	*seq = w[2];
+	return 0;
+}
+
+static int ev_write(struct trev_rb *rb, uint32_t tag, uint32_t seq)
+{
+	uint8_t buf[EV_LEN];
+
+	ev_build(buf, sizeof(buf), tag, seq);
+	return trev_rb_write(rb, buf, sizeof(buf));
+}
+
+/* Consume one event (cmocka asserts) and check its tag and seq. */
+static void expect_event(struct trev_rb *rb, uint32_t tag, uint32_t seq, struct trev_rb_event *ev)
+{
+	uint32_t t, s;
+
+	assert_int_equal(trev_rb_consume(rb, ev, 0), 1);
+	assert_int_equal(ev_parse(ev, &t, &s), 0);
+	assert_int_equal(t, tag);
+	assert_int_equal(s, seq);
+}
+
+static struct trev_rb *make_rb(unsigned int size_kb, int overwrite, unsigned int cap_kb)
+{
+	struct trev_rb_options opts = {
+		.size_kb = size_kb, .cap_kb = cap_kb, .overwrite = overwrite,
+		.clock = TREV_CLOCK_MONO,
+	};
+	struct trev_rb *rb = NULL;
+
+	assert_int_equal(trev_rb_create(&rb, &opts), 0);
+	assert_non_null(rb);
+	return rb;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* The ids of the buffers; asserts there are exactly @n. */
+static void get_buffers(struct trev_rb *rb, unsigned int *ids, int n)
+{
+	unsigned int all[64];
+
+	assert_int_equal(trev_rb_buffers(rb, all, 64), n);
+	memcpy(ids, all, (size_t)n * sizeof(*ids));
+}
+
+/* Stats of the one buffer owned by @tid. */
+static void stats_of_tid(struct trev_rb *rb, pid_t tid, struct trev_rb_stats *st)
+{
+	unsigned int ids[64];
+	int n = trev_rb_buffers(rb, ids, 64), found = 0;
+
+	assert_true(n >= 0 && n <= 64);
+	for (int i = 0; i < n; i++) {
+		struct trev_rb_stats s;
+
+		assert_int_equal(trev_rb_buffer_stats(rb, ids[i], &s), 0);
+		if (s.tid == tid) {
+			*st = s;
+			found++;
+		}
+	}
+	assert_int_equal(found, 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* A helper thread: writes @n events, then optionally waits to exit.   */
+
+struct helper {
+	struct trev_rb *rb;
+	pthread_t thread;
+	uint32_t tag;
+	unsigned int n;
+	unsigned int accepted, refused;
+	pid_t tid;
+	int hold;		/* wait for may_exit before returning */
+	sem_t written, may_exit;
+};
+
+static void *helper_main(void *arg)
+{
+	struct helper *h = arg;
+
+	h->tid = gettid();
+	for (unsigned int i = 0; i < h->n; i++) {
+		if (ev_write(h->rb, h->tag, i) == 0)
+			h->accepted++;
+		else
+			h->refused++;
+	}
+	sem_post(&h->written);
+	if (h->hold)
+		sem_wait(&h->may_exit);
+	return NULL;
+}
+
+static void helper_start(struct helper *h, struct trev_rb *rb, uint32_t tag, unsigned int n,
+			 int hold)
+{
+	memset(h, 0, sizeof(*h));
+	h->rb = rb;
+	h->tag = tag;
+	h->n = n;
+	h->hold = hold;
+	assert_int_equal(sem_init(&h->written, 0, 0), 0);
+	assert_int_equal(sem_init(&h->may_exit, 0, 0), 0);
+	assert_int_equal(pthread_create(&h->thread, NULL, helper_main, h), 0);
+	sem_wait(&h->written);	/* also orders h->tid and the counts */
+}
+
+static void helper_join(struct helper *h)
+{
+	if (h->hold)
+		sem_post(&h->may_exit);
+	assert_int_equal(pthread_join(h->thread, NULL), 0);
+	sem_destroy(&h->written);
+	sem_destroy(&h->may_exit);
+}
+
+/* ------------------------------------------------------------------ */
+/* A streaming writer: writes until told to stop, then parks; released,  */
+/* it writes one sentinel that carries any loss after its last read     */
+/* event, and exits.                                                    */
+
+struct stream {
+	struct trev_rb *rb;
+	pthread_t thread;
+	uint32_t len;		/* payload bytes */
+	int seq_on_success;	/* seq counts accepted events, not attempts */
+	uint64_t max_accepted;	/* then idle (0: no limit) */
+	atomic_int stop;
+	_Atomic uint64_t attempts, accepted, refused;
+	int sentinel_ret;
+	pid_t tid;
+	sem_t parked, release;
+};
+
+static void *stream_main(void *arg)
+{
+	struct stream *s = arg;
+	uint8_t buf[256];
+
+	s->tid = gettid();
+	while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
+		uint64_t att = atomic_load_explicit(&s->attempts, memory_order_relaxed);
+		uint64_t acc = atomic_load_explicit(&s->accepted, memory_order_relaxed);
+
+		if (s->max_accepted && acc >= s->max_accepted) {
+			sched_yield();
+			continue;
+		}
+		ev_build(buf, s->len, TAG_STREAM, (uint32_t)(s->seq_on_success ? acc : att));
+		if (trev_rb_write(s->rb, buf, s->len) == 0)
+			atomic_store_explicit(&s->accepted, acc + 1, memory_order_release);
+		else
+			atomic_fetch_add_explicit(&s->refused, 1, memory_order_release);
+		atomic_store_explicit(&s->attempts, att + 1, memory_order_release);
+	}
+	sem_post(&s->parked);
+	sem_wait(&s->release);
+	{
+		uint64_t att = atomic_load(&s->attempts);
+
+		ev_build(buf, s->len, TAG_SENTINEL,
+			 (uint32_t)(s->seq_on_success ? atomic_load(&s->accepted) : att));
+		s->sentinel_ret = trev_rb_write(s->rb, buf, s->len);
+		atomic_store(&s->attempts, att + 1);
+		if (s->sentinel_ret == 0)
+			atomic_fetch_add(&s->accepted, 1);
+		else
+			atomic_fetch_add(&s->refused, 1);
+	}
+	return NULL;
+}
+
+static void stream_start(struct stream *s, struct trev_rb *rb, uint32_t len, int seq_on_success,
+			 uint64_t max_accepted)
+{
+	memset(s, 0, sizeof(*s));
+	s->rb = rb;
+	s->len = len;
+	s->seq_on_success = seq_on_success;
+	s->max_accepted = max_accepted;
+	assert_int_equal(sem_init(&s->parked, 0, 0), 0);
+	assert_int_equal(sem_init(&s->release, 0, 0), 0);
+	assert_int_equal(pthread_create(&s->thread, NULL, stream_main, s), 0);
+}
+
+/* Wait until the writer has made @n more attempts than @from; bounded. */
+static int stream_wait_attempts(struct stream *s, uint64_t n)
+{
+	uint64_t from = atomic_load(&s->attempts), deadline = now_ns() + 10000000000ull * SCALE;
+
+	while (atomic_load(&s->attempts) - from < n) {
+		if (now_ns() > deadline)
+			return -1;
+		sched_yield();
+	}
+	return 0;
+}
+
+static void stream_park(struct stream *s)
+{
+	atomic_store(&s->stop, 1);
+	sem_wait(&s->parked);
+}
+
+static void stream_finish(struct stream *s)
+{
+	sem_post(&s->release);
+	assert_int_equal(pthread_join(s->thread, NULL), 0);
+	sem_destroy(&s->parked);
+	sem_destroy(&s->release);
+}
+
+/* What a reader saw of a stream, checked event by event. */
+struct stream_seen {
+	uint64_t read, lost, sentinels;
+	int64_t last_seq;
+	uint64_t last_ts;
+	int exact_gaps;		/* ev.lost must equal the gap in seq */
+	int bad;		/* first problem, or 0 */
+	char why[160];
+};
+
+static void seen_init(struct stream_seen *v, int exact_gaps)
+{
+	memset(v, 0, sizeof(*v));
+	v->last_seq = -1;
+	v->exact_gaps = exact_gaps;
+}
+
+static void seen_event(struct stream_seen *v, const struct trev_rb_event *ev)
+{
+	uint32_t tag = 0, seq = 0;
+
+	v->read++;
+	v->lost += ev->lost;
+	if (v->bad)
+		return;
+	if (ev_parse(ev, &tag, &seq) < 0 || (tag != TAG_STREAM && tag != TAG_SENTINEL)) {
+		v->bad = 1;
+		snprintf(v->why, sizeof(v->why), "event %llu: bad payload",
+			 (unsigned long long)v->read);
+	} else if ((int64_t)seq <= v->last_seq) {
+		v->bad = 1;
+		snprintf(v->why, sizeof(v->why), "seq %u after %lld", seq, (long long)v->last_seq);
+	} else if (v->exact_gaps && ev->lost != (uint64_t)((int64_t)seq - v->last_seq - 1)) {
+		v->bad = 1;
+		snprintf(v->why, sizeof(v->why),
+			 "seq %u after %lld: %lld events missing but ev.lost = %llu", seq,
+			 (long long)v->last_seq, (long long)((int64_t)seq - v->last_seq - 1),
+			 (unsigned long long)ev->lost);
+	} else if (ev->ts < v->last_ts) {
+		v->bad = 1;
+		snprintf(v->why, sizeof(v->why), "ts went back");
+	}
+	if (tag == TAG_SENTINEL)
+		v->sentinels++;
+	v->last_seq = seq;
+	v->last_ts = ev->ts;
+}
+
+static int drain(struct trev_rb *rb, struct stream_seen *v, unsigned int max)
+{
+	struct trev_rb_event ev;
+	unsigned int n = 0;
+	int ret = 0;
+
+	while ((max == 0 || n < max) && (ret = trev_rb_consume(rb, &ev, 0)) == 1) {
+		seen_event(v, &ev);
+		n++;
+	}
+	return ret < 0 ? ret : (int)n;
+}
+
+/*
+ * Park the stream, read everything, let it write its sentinel, read that:
+ * then attempted == read + sum(ev.lost) and the stats must agree exactly.
+ */
+static void stream_settle_and_check(struct trev_rb *rb, struct stream *s, struct stream_seen *v,
+				    struct trev_rb_stats *out)
+{
+	struct trev_rb_stats st;
+	uint64_t att, acc, ref;
+
+	stream_park(s);
+	assert_true(drain(rb, v, 0) >= 0);
+	stream_finish(s);
+	assert_true(drain(rb, v, 0) >= 0);
+	att = atomic_load(&s->attempts);
+	acc = atomic_load(&s->accepted);
+	ref = atomic_load(&s->refused);
+	stats_of_tid(rb, s->tid, &st);
+	print_message("  attempted %llu accepted %llu refused %llu read %llu sum(ev.lost) %llu | "
+		      "written %llu dropped %llu overrun %llu commit_overrun %llu entries %llu\n",
+		      (unsigned long long)att, (unsigned long long)acc, (unsigned long long)ref,
+		      (unsigned long long)v->read, (unsigned long long)v->lost,
+		      (unsigned long long)st.written, (unsigned long long)st.dropped_events,
+		      (unsigned long long)st.overrun, (unsigned long long)st.commit_overrun,
+		      (unsigned long long)st.entries);
+	if (v->bad)
+		fail_msg("%s", v->why);
+	assert_int_equal(s->sentinel_ret, 0);
+	assert_int_equal(v->sentinels, 1);
+	assert_int_equal(att, acc + ref);
+	assert_int_equal(st.written, acc);
+	assert_int_equal(st.dropped_events + st.commit_overrun, ref);
+	assert_int_equal(st.read_events, v->read);
+	assert_int_equal(st.entries, 0);
+	assert_int_equal(st.dropped_events + st.commit_overrun + st.overrun, att - v->read);
+	assert_int_equal(att, v->read + v->lost);
+	if (out)
+		*out = st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tests                                                                */
+
+/* A thread writes and exits: its data stays until read (discard mode). */
+static void test_thread_exit(void **state)
+{
+	struct trev_rb *rb = make_rb(64, 0, 0);
+	struct trev_rb_stats st;
+	struct trev_rb_event ev;
+	struct helper h;
+	unsigned int id;
+
+	(void)state;
+	helper_start(&h, rb, TAG_STREAM, 100, 0);
+	helper_join(&h);
+	assert_int_equal(h.accepted, 100);
+
+	get_buffers(rb, &id, 1);
+	assert_int_equal(trev_rb_buffer_stats(rb, id, &st), 0);
+	assert_int_equal(st.alive, 0);
+	assert_int_equal(st.tid, h.tid);
+	assert_int_equal(st.written, 100);
+	assert_int_equal(st.entries, 100);
+	assert_int_equal(st.dropped_events, 0);
+	assert_int_equal(st.read_events, 0);
+
+	for (uint32_t i = 0; i < 100; i++) {
+		expect_event(rb, TAG_STREAM, i, &ev);
+		assert_int_equal(ev.tid, h.tid);
+		assert_int_equal(ev.buffer, id);
+		assert_int_equal(ev.lost, 0);
+	}
+	assert_int_equal(trev_rb_consume(rb, &ev, 0), 0);
+	assert_int_equal(trev_rb_buffer_stats(rb, id, &st), 0);
+	assert_int_equal(st.entries, 0);
+	assert_int_equal(st.read_events, 100);
+	trev_rb_destroy(rb);
+}
+
+/* Exit codes of the child in test_fork. */
+enum {
+	CHILD_OK,
+	CHILD_SETTINGS = 10,
+	CHILD_WRITE,
+	CHILD_BUFFERS,
+	CHILD_SHORT,
+	CHILD_PAYLOAD,
+	CHILD_EXTRA,
+	CHILD_STATS,
+};
+
+/* In the child of fork(): no cmocka, only an exit code. */
+static int child_body(struct trev_rb *rb, unsigned int size_kb)
+{
+	struct trev_rb_event ev;
+	struct trev_rb_stats st;
+	unsigned int ids[8];
+	uint32_t tag, seq;
+
+	if (trev_rb_overwrite(rb) != 1 || trev_rb_size_kb(rb) != size_kb)
+		return CHILD_SETTINGS;
+	for (uint32_t i = 0; i < 5; i++)
+		if (ev_write(rb, TAG_CHILD, i) != 0)
+			return CHILD_WRITE;
+	if (trev_rb_buffers(rb, ids, 8) != 1)
+		return CHILD_BUFFERS;
+	for (uint32_t i = 0; i < 5; i++) {
+		if (trev_rb_consume(rb, &ev, 0) != 1)
+			return CHILD_SHORT;
+		if (ev_parse(&ev, &tag, &seq) < 0 || tag != TAG_CHILD || seq != i ||
+		    ev.tid != getpid() || ev.lost != 0)
+			return CHILD_PAYLOAD;
+	}
+	if (trev_rb_consume(rb, &ev, 0) != 0)
+		return CHILD_EXTRA;
+	if (trev_rb_buffer_stats(rb, ids[0], &st) != 0 || st.written != 5 || st.read_events != 5 ||
+	    st.dropped_events != 0 || st.tid != getpid())
+		return CHILD_STATS;
+	return CHILD_OK;
+}
+
+/* The child of fork() starts with fresh buffers; the parent keeps its own. */
+static void test_fork(void **state)
+{
+	struct trev_rb *rb = make_rb(64, 1, 0);
+	struct trev_rb_event ev;
+	unsigned int id;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	for (uint32_t i = 0; i < 10; i++)
+		assert_int_equal(ev_write(rb, TAG_PARENT, i), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(child_body(rb, 64));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), CHILD_OK);
+
+	get_buffers(rb, &id, 1);
+	for (uint32_t i = 0; i < 10; i++) {
+		expect_event(rb, TAG_PARENT, i, &ev);
+		assert_int_equal(ev.tid, gettid());
+		assert_int_equal(ev.lost, 0);
+	}
+	assert_int_equal(trev_rb_consume(rb, &ev, 0), 0);
+	trev_rb_destroy(rb);
+}
+
+/* Resize up and down while a thread writes: accounting stays exact. */
+static void test_resize(void **state)
+{
+	(void)state;
+	for (int overwrite = 0; overwrite <= 1; overwrite++) {
+		struct trev_rb *rb = make_rb(16, overwrite, 0);
+		struct stream_seen v;
+		struct trev_rb_stats st;
+		struct stream s;
+		int waits = 0;
+
+		print_message("  %s mode\n", overwrite ? "overwrite" : "discard");
+		seen_init(&v, 1);
+		stream_start(&s, rb, 40, 0, 0);
+		waits |= stream_wait_attempts(&s, 2000);
+		assert_int_equal(trev_rb_resize(rb, 64), 0);
+		assert_int_equal(trev_rb_size_kb(rb), 64);
+		assert_true(drain(rb, &v, 300) >= 0);
+		waits |= stream_wait_attempts(&s, 3000);
+
+		assert_int_equal(trev_rb_resize(rb, 8), 0);
+		assert_int_equal(trev_rb_size_kb(rb), 8);
+		/* Invalid sizes are refused; the size stays. */
+		assert_true(trev_rb_resize(rb, 0) < 0);
+		assert_int_equal(trev_rb_size_kb(rb), 8);
+		assert_true(trev_rb_resize(rb, 2 * TREV_RB_DEFAULT_CAP_KB) < 0);
+		assert_int_equal(trev_rb_size_kb(rb), 8);
+		assert_true(drain(rb, &v, 300) >= 0);
+		waits |= stream_wait_attempts(&s, 2000);
+
+		assert_int_equal(trev_rb_resize(rb, 32), 0);
+		assert_int_equal(trev_rb_size_kb(rb), 32);
+		waits |= stream_wait_attempts(&s, 2000);
+		assert_int_equal(waits, 0);
+
+		stream_settle_and_check(rb, &s, &v, &st);
+		assert_int_equal(st.size_kb, 32);
+		/* Cut off by the shrink (discard), or overwritten (overwrite). */
+		assert_true(st.overrun > 0);
+		trev_rb_destroy(rb);
+	}
+}
+
+/* Overwrite <-> discard while a thread writes: accounting stays exact. */
+static void test_mode_change(void **state)
+{
+	struct trev_rb *rb = make_rb(16, 0, 0);
+	struct stream_seen v;
+	struct trev_rb_stats st;
+	struct stream s;
+	int waits = 0, mode = 0;
+
+	(void)state;
+	seen_init(&v, 1);
+	stream_start(&s, rb, 60, 0, 0);
+	for (int k = 0; k < 9; k++) {
+		mode = !(k & 1);
+		assert_int_equal(trev_rb_set_overwrite(rb, mode), 0);
+		assert_int_equal(trev_rb_overwrite(rb), mode);
+		waits |= stream_wait_attempts(&s, 3000);
+		assert_true(drain(rb, &v, 100) >= 0);
+	}
+	assert_int_equal(waits, 0);
+	/* Not a mode: refused, the mode stays (overwrite, set last). */
+	assert_int_equal(mode, 1);
+	assert_int_equal(trev_rb_set_overwrite(rb, 2), -EINVAL);
+	assert_int_equal(trev_rb_overwrite(rb), 1);
+	assert_int_equal(trev_rb_set_overwrite(rb, -1), -EINVAL);
+	assert_int_equal(trev_rb_overwrite(rb), 1);
+
+	stream_settle_and_check(rb, &s, &v, &st);
+	assert_true(st.dropped_events > 0);	/* discard phases dropped */
+	assert_true(st.overrun > 0);		/* overwrite phases overwrote */
+	trev_rb_destroy(rb);
+}
+
+/* Reset discards everything and zeroes every counter. */
+static void test_reset(void **state)
+{
+	struct trev_rb *rb = make_rb(16, 0, 0);
+	struct trev_rb_event ev;
+	struct trev_rb_stats st;
+	struct trev_rb_iter *it;
+	unsigned int ids[8];
+	struct helper h;
+	int n;
+
+	(void)state;
+	for (uint32_t i = 0; i < 2000; i++)
+		ev_write(rb, TAG_MAIN, i);	/* overflows 16 KB: some dropped */
+	helper_start(&h, rb, TAG_STREAM, 10, 0);
+	helper_join(&h);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(trev_rb_consume(rb, &ev, 0), 1);
+	stats_of_tid(rb, gettid(), &st);
+	assert_true(st.dropped_events > 0);
+	assert_true(st.written > 0);
+
+	assert_int_equal(trev_rb_reset(rb), 0);
+	assert_int_equal(trev_rb_consume(rb, &ev, 0), 0);
+	it = trev_rb_iter_start(rb);
+	assert_non_null(it);
+	assert_int_equal(trev_rb_iter_next(it, &ev), 0);
+	trev_rb_iter_finish(it);
+	n = trev_rb_buffers(rb, ids, 8);
+	assert_true(n >= 0 && n <= 2);
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(trev_rb_buffer_stats(rb, ids[i], &st), 0);
+		assert_int_equal(st.entries, 0);
+		assert_int_equal(st.overrun, 0);
+		assert_int_equal(st.commit_overrun, 0);
+		assert_int_equal(st.bytes, 0);
+		assert_int_equal(st.oldest_event_ts, 0);
+		assert_int_equal(st.dropped_events, 0);
+		assert_int_equal(st.read_events, 0);
+		assert_int_equal(st.written, 0);
+	}
+	assert_int_equal(trev_rb_nobuf_dropped(rb), 0);
+
+	/* New events after the reset are read, and no old loss is reported. */
+	for (uint32_t i = 0; i < 50; i++)
+		assert_int_equal(ev_write(rb, TAG_MAIN, 1000 + i), 0);
+	for (uint32_t i = 0; i < 50; i++) {
+		expect_event(rb, TAG_MAIN, 1000 + i, &ev);
+		assert_int_equal(ev.lost, 0);
+		assert_int_equal(ev.tid, gettid());
+	}
+	assert_int_equal(trev_rb_consume(rb, &ev, 0), 0);
+	stats_of_tid(rb, gettid(), &st);
+	assert_int_equal(st.written, 50);
+	assert_int_equal(st.read_events, 50);
+	assert_int_equal(st.dropped_events, 0);
+	assert_int_equal(st.overrun, 0);
+	trev_rb_destroy(rb);
+}
+
+/* tracing_on: while off, writers refuse and nothing is counted as dropped. */
+static void test_record_on_off(void **state)
+{
+	struct trev_rb *rb = make_rb(4096, 0, 0);
+	uint64_t limit = 100000 / SCALE, off_refusals = 0;
+	struct trev_rb_event ev;
+	struct trev_rb_stats st;
+	struct stream_seen v;
+	struct stream s;
+	uint8_t buf[EV_LEN];
+	int waits = 0;
+
+	(void)state;
+	/* One thread, step by step. */
+	assert_int_equal(trev_rb_record_is_on(rb), 1);
+	for (uint32_t i = 0; i < 10; i++)
+		assert_int_equal(ev_write(rb, TAG_MAIN, i), 0);
+	trev_rb_record_off(rb);
+	assert_int_equal(trev_rb_record_is_on(rb), 0);
+	for (uint32_t i = 0; i < 10; i++) {
+		assert_null(trev_rb_reserve(rb, EV_LEN));
+		ev_build(buf, sizeof(buf), TAG_MAIN, 99);
+		assert_int_equal(trev_rb_write(rb, buf, sizeof(buf)), -ENOSPC);
+	}
+	trev_rb_record_on(rb);
+	assert_int_equal(trev_rb_record_is_on(rb), 1);
+	for (uint32_t i = 10; i < 20; i++)
+		assert_int_equal(ev_write(rb, TAG_MAIN, i), 0);
+	for (uint32_t i = 0; i < 20; i++) {
+		expect_event(rb, TAG_MAIN, i, &ev);
+		assert_int_equal(ev.lost, 0);
+	}
+	assert_int_equal(trev_rb_consume(rb, &ev, 0), 0);
+	stats_of_tid(rb, gettid(), &st);
+	assert_int_equal(st.dropped_events, 0);
+	assert_int_equal(st.written, 20);
+
+	/* A thread writing while tracing goes off and on. */
+	seen_init(&v, 1);
+	stream_start(&s, rb, EV_LEN, 1, limit);
+	for (int k = 0; k < 6; k++) {
+		uint64_t deadline = now_ns() + 10000000000ull * SCALE;
+		uint64_t r0 = atomic_load(&s.refused), a0 = atomic_load(&s.accepted);
+
+		trev_rb_record_off(rb);
+		while (atomic_load(&s.refused) == r0 && atomic_load(&s.accepted) < limit &&
+		       now_ns() < deadline)
+			sched_yield();
+		trev_rb_record_on(rb);
+		while (atomic_load(&s.accepted) < a0 + 200 && atomic_load(&s.accepted) < limit &&
+		       now_ns() < deadline)
+			sched_yield();
+		waits |= now_ns() >= deadline;
+		assert_true(drain(rb, &v, 500) >= 0);
+	}
+	assert_int_equal(waits, 0);
+	off_refusals = atomic_load(&s.refused);
+	stream_park(&s);
+	assert_true(drain(rb, &v, 0) >= 0);
+	stream_finish(&s);
+	assert_true(drain(rb, &v, 0) >= 0);
+	if (v.bad)
+		fail_msg("%s", v.why);
+	print_message("  %llu written while on, %llu refused while off\n",
+		      (unsigned long long)atomic_load(&s.accepted), (unsigned long long)off_refusals);
+	assert_true(off_refusals > 0);
+	assert_int_equal(s.sentinel_ret, 0);
+	assert_int_equal(v.read, atomic_load(&s.accepted));
+	assert_int_equal(v.lost, 0);
+	stats_of_tid(rb, s.tid, &st);
+	assert_int_equal(st.dropped_events, 0);
+	assert_int_equal(st.commit_overrun, 0);
+	assert_int_equal(st.overrun, 0);
+	assert_int_equal(st.written, atomic_load(&s.accepted));
+	trev_rb_destroy(rb);
+}
+
+/* A cap that fits two buffers: a third thread is refused until one is freed. */
+static void test_memory_cap(void **state)
+{
+	struct trev_rb *rb = make_rb(16, 0, 32);
+	struct helper a, b, c, d, e;
+	struct trev_rb_event ev;
+	struct trev_rb_stats st;
+	unsigned int ids[2];
+	unsigned int from_a = 0, from_b = 0;
+
+	(void)state;
+	assert_int_equal(trev_rb_cap_kb(rb), 32);
+	helper_start(&a, rb, 0xa, 10, 1);
+	helper_start(&b, rb, 0xb, 10, 1);
+	assert_int_equal(a.accepted, 10);
+	assert_int_equal(b.accepted, 10);
+	get_buffers(rb, ids, 2);
+
+	/* No room for a third buffer: every event refused and counted. */
+	helper_start(&c, rb, 0xc, 10, 0);
+	helper_join(&c);
+	assert_int_equal(c.accepted, 0);
+	assert_int_equal(c.refused, 10);
+	assert_int_equal(trev_rb_nobuf_dropped(rb), 10);
+	get_buffers(rb, ids, 2);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(trev_rb_buffer_stats(rb, ids[i], &st), 0);
+		assert_int_equal(st.dropped_events, 0);	/* not charged to others */
+		assert_int_equal(st.alive, 1);
+	}
+
+	/* Their threads exit; unread data keeps the buffers (discard mode). */
+	helper_join(&a);
+	helper_join(&b);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(trev_rb_buffer_stats(rb, ids[i], &st), 0);
+		assert_int_equal(st.alive, 0);
+		assert_int_equal(st.entries, 10);
+	}
+	helper_start(&d, rb, 0xd, 5, 0);
+	helper_join(&d);
+	assert_int_equal(d.accepted, 0);
+	assert_int_equal(trev_rb_nobuf_dropped(rb), 15);
+
+	/* Read the dead threads' data; then a new thread gets a buffer. */
+	for (int i = 0; i < 20; i++) {
+		uint32_t tag, seq;
+
+		assert_int_equal(trev_rb_consume(rb, &ev, 0), 1);
+		assert_int_equal(ev_parse(&ev, &tag, &seq), 0);
+		if (tag == 0xa) {
+			assert_int_equal(seq, from_a++);
+			assert_int_equal(ev.tid, a.tid);
+		} else {
+			assert_int_equal(tag, 0xb);
+			assert_int_equal(seq, from_b++);
+			assert_int_equal(ev.tid, b.tid);
+		}
+	}
+	assert_int_equal(trev_rb_consume(rb, &ev, 0), 0);
+	helper_start(&e, rb, 0xe, 10, 0);
+	helper_join(&e);
+	assert_int_equal(e.accepted, 10);
+	assert_int_equal(trev_rb_nobuf_dropped(rb), 15);
+	for (uint32_t i = 0; i < 10; i++) {
+		expect_event(rb, 0xe, i, &ev);
+		assert_int_equal(ev.tid, e.tid);
+		assert_int_equal(ev.lost, 0);
+	}
+	assert_int_equal(trev_rb_consume(rb, &ev, 0), 0);
+	trev_rb_destroy(rb);
+}
+
+/* Two threads take turns, so their events interleave in time. */
+struct pingpong {
+	struct trev_rb *rb;
+	sem_t turn[2];
+	int k;
+	unsigned int n;		/* events in all */
+};
+
+struct pp_arg {
+	struct pingpong *pp;
+	int k;
+};
+
+static void *pingpong_main(void *arg)
+{
+	struct pp_arg *a = arg;
+	struct pingpong *pp = a->pp;
+
+	for (unsigned int i = (unsigned int)a->k; i < pp->n; i += 2) {
+		sem_wait(&pp->turn[a->k]);
+		ev_write(pp->rb, TAG_STREAM, i);
+		sem_post(&pp->turn[!a->k]);
+	}
+	return NULL;
+}
+
+/* Walk an iterator; the events must be seq @first.. in order, @n of them. */
+static void iterate_expect(struct trev_rb *rb, uint32_t first, uint32_t n)
+{
+	struct trev_rb_iter *it = trev_rb_iter_start(rb);
+	struct trev_rb_event ev;
+	uint64_t last_ts = 0;
+	uint32_t tag, seq;
+
+	assert_non_null(it);
+	for (uint32_t i = 0; i < n; i++) {
+		assert_int_equal(trev_rb_iter_next(it, &ev), 1);
+		assert_int_equal(ev_parse(&ev, &tag, &seq), 0);
+		assert_int_equal(seq, first + i);
+		assert_true(ev.ts >= last_ts);
+		assert_int_equal(ev.lost, 0);
+		last_ts = ev.ts;
+	}
+	assert_int_equal(trev_rb_iter_next(it, &ev), 0);
+	assert_int_equal(trev_rb_iter_next(it, &ev), 0);
+	trev_rb_iter_finish(it);
+}
+
+/* The iterator shows what is unread, merged by time, and consumes nothing. */
+static void test_iterator(void **state)
+{
+	struct trev_rb *rb = make_rb(64, 0, 0);
+	struct pingpong pp = { .rb = rb, .n = 100 };
+	struct pp_arg args[2] = { { &pp, 0 }, { &pp, 1 } };
+	uint64_t limit = 400000 / SCALE, c0, c1, shown = 0, last_ts = 0;
+	pthread_t t[2];
+	struct trev_rb_event ev;
+	struct trev_rb_iter *it;
+	struct stream_seen v;
+	struct stream s;
+	int bad = 0, waits;
+
+	(void)state;
+	assert_int_equal(sem_init(&pp.turn[0], 0, 1), 0);
+	assert_int_equal(sem_init(&pp.turn[1], 0, 0), 0);
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(pthread_create(&t[k], NULL, pingpong_main, &args[k]), 0);
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(pthread_join(t[k], NULL), 0);
+	sem_destroy(&pp.turn[0]);
+	sem_destroy(&pp.turn[1]);
+
+	for (uint32_t i = 0; i < 5; i++)
+		expect_event(rb, TAG_STREAM, i, &ev);
+	iterate_expect(rb, 5, 95);
+	iterate_expect(rb, 5, 95);	/* the first walk consumed nothing */
+	for (uint32_t i = 5; i < 100; i++)
+		expect_event(rb, TAG_STREAM, i, &ev);
+	assert_int_equal(trev_rb_consume(rb, &ev, 0), 0);
+	iterate_expect(rb, 0, 0);
+	trev_rb_destroy(rb);
+
+	/* While a thread keeps writing: only what existed at the start. */
+	rb = make_rb(limit * 24 / 1024 + 256, 0, 0);
+	stream_start(&s, rb, EV_LEN, 0, limit);
+	waits = stream_wait_attempts(&s, limit / 20);
+	c0 = atomic_load(&s.accepted);
+	it = trev_rb_iter_start(rb);
+	c1 = atomic_load(&s.accepted);
+	assert_non_null(it);
+	while (trev_rb_iter_next(it, &ev) == 1) {
+		uint32_t tag, seq;
+
+		if (ev_parse(&ev, &tag, &seq) < 0 || seq != shown || ev.ts < last_ts)
+			bad = 1;
+		last_ts = ev.ts;
+		if (++shown > limit + 1)
+			break;
+	}
+	trev_rb_iter_finish(it);
+	print_message("  iterator: %llu events (%llu committed before it started, %llu when "
+		      "start returned, %llu when it ended)\n",
+		      (unsigned long long)shown, (unsigned long long)c0, (unsigned long long)c1,
+		      (unsigned long long)atomic_load(&s.accepted));
+	seen_init(&v, 1);
+	stream_settle_and_check(rb, &s, &v, NULL);
+	assert_int_equal(waits, 0);
+	assert_int_equal(bad, 0);
+	assert_true(shown >= c0);
+	assert_true(shown <= c1 + 1);
+	/* Nothing was lost, and the walk consumed nothing. */
+	assert_int_equal(atomic_load(&s.refused), 0);
+	assert_int_equal(v.read, atomic_load(&s.attempts));
+	trev_rb_destroy(rb);
+}
+
+/* Is thread @tid blocked in a system call (futex) now? */
+static int blocked_in_futex(pid_t tid)
+{
+	char path[64], buf[64];
+	FILE *f;
+	long nr = -1;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	if (sscanf(buf, "%ld", &nr) != 1)
+		return -1;
+	return nr == SYS_futex;
+}
+
+struct blocked_reader {
+	struct trev_rb *rb;
+	pthread_t thread;
+	int use_wait;		/* trev_rb_wait instead of trev_rb_consume */
+	atomic_int entered, returned;
+	_Atomic pid_t tid;
+	int ret;
+	uint32_t seq;
+	uint64_t t_return;
+};
+
+static void *blocked_reader_main(void *arg)
+{
+	struct blocked_reader *r = arg;
+	struct trev_rb_event ev;
+	uint32_t tag;
+
+	atomic_store(&r->tid, gettid());
+	atomic_store(&r->entered, 1);
+	if (r->use_wait) {
+		r->ret = trev_rb_wait(r->rb, -1);
+	} else {
+		r->ret = trev_rb_consume(r->rb, &ev, -1);
+		if (r->ret == 1 && ev_parse(&ev, &tag, &r->seq) < 0)
+			r->seq = UINT32_MAX;
+	}
+	r->t_return = now_ns();
+	atomic_store(&r->returned, 1);
+	return NULL;
+}
+
+/* Start a reader and wait until it sleeps in the kernel. */
+static void blocked_reader_start(struct blocked_reader *r, struct trev_rb *rb, int use_wait)
+{
+	uint64_t deadline;
+	int sure = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->rb = rb;
+	r->use_wait = use_wait;
+	assert_int_equal(pthread_create(&r->thread, NULL, blocked_reader_main, r), 0);
+	while (!atomic_load(&r->entered))
+		sched_yield();
+	deadline = now_ns() + 5000000000ull * SCALE;
+	while (sure < 5 && now_ns() < deadline) {
+		int b = blocked_in_futex(atomic_load(&r->tid));
+
+		if (b < 0) {		/* no /proc: give it time */
+			sleep_ms(200);
+			break;
+		}
+		sure = b ? sure + 1 : 0;
+		sleep_ms(2);
+	}
+	sleep_ms(20);
+}
+
+/* Wait for the reader to return, at most @ms. */
+static int blocked_reader_join(struct blocked_reader *r, unsigned int ms)
+{
+	uint64_t deadline = now_ns() + (uint64_t)ms * 1000000ull;
+
+	while (!atomic_load(&r->returned) && now_ns() < deadline)
+		sleep_ms(1);
+	if (!atomic_load(&r->returned)) {
+		/* Unstick it before failing, so the process can go on. */
+		while (!atomic_load(&r->returned)) {
+			trev_rb_wake_readers(r->rb);
+			sleep_ms(10);
+		}
+		pthread_join(r->thread, NULL);
+		return -1;
+	}
+	return pthread_join(r->thread, NULL);
+}
+
+/* consume(-1) wakes on a commit; consume(100) times out; wake_readers ends waits. */
+static void test_blocking_read(void **state)
+{
+	struct trev_rb *rb = make_rb(64, 0, 0);
+	struct blocked_reader r;
+	struct trev_rb_event ev;
+	uint64_t t0, t_write, elapsed;
+
+	(void)state;
+	/* A commit wakes a reader blocked for ever. */
+	blocked_reader_start(&r, rb, 0);
+	assert_int_equal(atomic_load(&r.returned), 0);
+	t_write = now_ns();
+	assert_int_equal(ev_write(rb, TAG_MAIN, 42), 0);
+	assert_int_equal(blocked_reader_join(&r, 5 * SLOW_MS), 0);
+	assert_int_equal(r.ret, 1);
+	assert_int_equal(r.seq, 42);
+	print_message("  woken %.3f ms after the commit\n", (r.t_return - t_write) / 1e6);
+	assert_true(r.t_return - t_write < (uint64_t)SLOW_MS * 1000000ull);
+
+	/* Nothing comes: 0 at once, or after the time-out. */
+	t0 = now_ns();
+	assert_int_equal(trev_rb_consume(rb, &ev, 0), 0);
+	assert_true(now_ns() - t0 < (uint64_t)SLOW_MS * 1000000ull);
+	t0 = now_ns();
+	assert_int_equal(trev_rb_consume(rb, &ev, 100), 0);
+	elapsed = now_ns() - t0;
+	print_message("  consume(100 ms) returned after %.3f ms\n", elapsed / 1e6);
+	assert_true(elapsed >= 95000000ull);
+	assert_true(elapsed < 100000000ull + (uint64_t)SLOW_MS * 1000000ull);
+	t0 = now_ns();
+	assert_int_equal(trev_rb_wait(rb, 100), 0);
+	elapsed = now_ns() - t0;
+	assert_true(elapsed >= 95000000ull);
+	assert_true(elapsed < 100000000ull + (uint64_t)SLOW_MS * 1000000ull);
+
+	/* trev_rb_wake_readers() makes blocked readers return -EINTR. */
+	blocked_reader_start(&r, rb, 0);
+	assert_int_equal(atomic_load(&r.returned), 0);
+	trev_rb_wake_readers(rb);
+	assert_int_equal(blocked_reader_join(&r, 5 * SLOW_MS), 0);
+	assert_int_equal(r.ret, -EINTR);
+	blocked_reader_start(&r, rb, 1);
+	assert_int_equal(atomic_load(&r.returned), 0);
+	trev_rb_wake_readers(rb);
+	assert_int_equal(blocked_reader_join(&r, 5 * SLOW_MS), 0);
+	assert_int_equal(r.ret, -EINTR);
+	/* Only readers blocked at the time: a later one waits normally. */
+	assert_int_equal(trev_rb_consume(rb, &ev, 20), 0);
+
+	/* trev_rb_wait() sees data without consuming it. */
+	assert_int_equal(ev_write(rb, TAG_MAIN, 43), 0);
+	assert_int_equal(trev_rb_wait(rb, 0), 1);
+	assert_int_equal(trev_rb_wait(rb, -1), 1);
+	expect_event(rb, TAG_MAIN, 43, &ev);
+	trev_rb_destroy(rb);
+}
+
+/* Reservations nest up to a limit; the outermost commit publishes them all. */
+static void test_nesting_limit(void **state)
+{
+	struct trev_rb *rb = make_rb(64, 0, 0);
+	void *p[RB_MAX_NEST + 1];
+	struct trev_rb_event ev;
+	struct trev_rb_stats st;
+	struct trev_rb_iter *it;
+	uint64_t last_ts = 0;
+	unsigned int depth = 0;
+
+	(void)state;
+	for (;;) {
+		p[depth] = trev_rb_reserve(rb, EV_LEN);
+		if (!p[depth])
+			break;
+		ev_build(p[depth], EV_LEN, TAG_MAIN, depth);
+		depth++;
+		assert_true(depth <= RB_MAX_NEST);
+	}
+	assert_int_equal(depth, RB_MAX_NEST);
+	stats_of_tid(rb, gettid(), &st);
+	assert_int_equal(st.dropped_events, 1);
+	assert_int_equal(st.written, 0);
+
+	/* Inner commits publish nothing. */
+	while (depth > 1) {
+		trev_rb_commit(rb, p[--depth]);
+		assert_int_equal(trev_rb_consume(rb, &ev, 0), 0);
+		assert_int_equal(trev_rb_wait(rb, 0), 0);
+		it = trev_rb_iter_start(rb);
+		assert_non_null(it);
+		assert_int_equal(trev_rb_iter_next(it, &ev), 0);
+		trev_rb_iter_finish(it);
+	}
+	trev_rb_commit(rb, p[0]);
+	for (uint32_t i = 0; i < RB_MAX_NEST; i++) {
+		expect_event(rb, TAG_MAIN, i, &ev);
+		assert_int_equal(ev.lost, 0);
+		assert_true(ev.ts >= last_ts);
+		last_ts = ev.ts;
+	}
+	assert_int_equal(trev_rb_consume(rb, &ev, 0), 0);
+
+	/* The refused one is reported before the next event. */
+	assert_int_equal(ev_write(rb, TAG_MAIN, 100), 0);
+	expect_event(rb, TAG_MAIN, 100, &ev);
+	assert_int_equal(ev.lost, 1);
+	stats_of_tid(rb, gettid(), &st);
+	assert_int_equal(st.written, RB_MAX_NEST + 1);
+	assert_int_equal(st.dropped_events, 1);
+	assert_int_equal(st.read_events, RB_MAX_NEST + 1);
+	trev_rb_destroy(rb);
+
+	/*
+	 * Overwrite mode: the refusal must still be reported when the page
+	 * that carried its count is overwritten before anyone reads it.
+	 */
+	rb = make_rb(8, 1, 0);
+	for (depth = 0; (p[depth] = trev_rb_reserve(rb, EV_LEN)) != NULL; depth++) {
+		ev_build(p[depth], EV_LEN, TAG_STREAM, depth);
+		assert_true(depth < RB_MAX_NEST);
+	}
+	assert_int_equal(depth, RB_MAX_NEST);
+	while (depth > 0)
+		trev_rb_commit(rb, p[--depth]);
+	for (uint32_t i = 0; i < 1000; i++)	/* wraps the two pages many times */
+		assert_int_equal(ev_write(rb, TAG_STREAM, RB_MAX_NEST + 1 + i), 0);
+	{
+		struct stream_seen v;
+
+		seen_init(&v, 0);
+		assert_true(drain(rb, &v, 0) > 0);
+		stats_of_tid(rb, gettid(), &st);
+		print_message("  overwrite: attempted %u read %llu sum(ev.lost) %llu | dropped %llu "
+			      "overrun %llu\n", RB_MAX_NEST + 1 + 1000,
+			      (unsigned long long)v.read, (unsigned long long)v.lost,
+			      (unsigned long long)st.dropped_events, (unsigned long long)st.overrun);
+		assert_int_equal(v.bad, 0);
+		assert_int_equal(st.dropped_events, 1);
+		assert_int_equal(st.written, RB_MAX_NEST + 1000);
+		assert_int_equal(st.overrun, RB_MAX_NEST + 1000 - v.read);
+		assert_int_equal(v.read + v.lost, RB_MAX_NEST + 1 + 1000);
+	}
+	trev_rb_destroy(rb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_thread_exit),
+		cmocka_unit_test(test_fork),
+		cmocka_unit_test(test_resize),
+		cmocka_unit_test(test_mode_change),
+		cmocka_unit_test(test_reset),
+		cmocka_unit_test(test_record_on_off),
+		cmocka_unit_test(test_memory_cap),
+		cmocka_unit_test(test_iterator),
+		cmocka_unit_test(test_blocking_read),
+		cmocka_unit_test(test_nesting_limit),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
