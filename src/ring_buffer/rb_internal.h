@@ -132,6 +132,7 @@ struct rb_desc {
 	uint32_t tail_page;	/* its region page number */
 	uint32_t tail_off;	/* data bytes used on it */
 	uint32_t tail_limit;	/* usable data bytes on it */
+	uint64_t tail_flags;	/* its commit-word flags (lost events) */
 	uint32_t cpu;		/* CPU of the last record */
 	uint64_t last_ts;	/* time of the last record */
 	uint64_t next_entry;	/* entry number of the next event */

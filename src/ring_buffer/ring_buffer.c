@@ -134,6 +134,7 @@ void trev__rb_desc_clear(struct trev_rb *rb, struct rb_desc *d)
 	d->tail_page = d->first_page;
 	d->tail_off = 0;
 	d->tail_limit = 0;
+	d->tail_flags = 0;
 	d->cpu = UINT32_MAX;
 	d->last_ts = 0;
 	d->next_entry = 0;
@@ -349,6 +350,7 @@ static int rb_next_page(struct trev_rb *rb, struct rb_desc *d, uint64_t ts, uint
 	d->tail_page = page;
 	d->tail_off = 0;
 	d->tail_limit = RB_DATA_SIZE - (lost ? 8u : 0u);
+	d->tail_flags = lost ? RB_MISSED_EVENTS | RB_MISSED_STORED : 0;
 	d->last_ts = ts;
 	d->cpu = cpu;
 	atomic_store_explicit(&d->tail_seq, next, memory_order_relaxed);
@@ -485,7 +487,8 @@ static inline struct rb_desc *rb_writer_desc(struct trev_rb *rb)
 	return rb_writer_desc_slow(rb);
 }
 
-static inline void rb_leave(struct trev_rb *rb, struct rb_desc *d, uint32_t n);
+static inline __attribute__((always_inline)) void rb_leave(struct trev_rb *rb, struct rb_desc *d,
+							    uint32_t n);
 
 /*
  * Leave a reservation that found no room. At the outermost level a signal
@@ -534,29 +537,34 @@ void *trev_rb_reserve(struct trev_rb *rb, uint32_t len)
 	return p;
 }
 
-/* Publish every page commit up to the writer's tail; outermost level only. */
-static void rb_publish(struct trev_rb *rb, struct rb_desc *d)
+/* Publish the final commits of pages the writer left since the last publish. */
+static rb_cold void rb_publish_pages(struct trev_rb *rb, struct rb_desc *d, uint64_t cs,
+				     uint64_t tail)
 {
-	uint64_t tail = atomic_load_explicit(&d->tail_seq, memory_order_relaxed);
-	uint64_t cs = atomic_load_explicit(&d->commit_seq, memory_order_relaxed);
-	struct rb_slot *slot;
-
-	if (trev_unlikely(tail == RB_SEQ_NONE))
-		return;
-	for (; trev_unlikely(cs < tail); cs++) {
+	for (; cs < tail; cs++) {
 		uint32_t page = rb_page_of_seq(d, cs);
+		struct rb_slot *slot = rb_slot_of(rb, page);
 
-		slot = rb_slot_of(rb, page);
 		atomic_store_explicit(rb_commit_word(rb_page_ptr(rb, page)),
 				      slot->write_size |
 					      (slot->lost ? RB_MISSED_EVENTS | RB_MISSED_STORED : 0),
 				      memory_order_release);
 		atomic_store_explicit(&d->commit_seq, cs + 1, memory_order_release);
 	}
-	slot = rb_slot_of(rb, d->tail_page);
+}
+
+/* Publish every page commit up to the writer's tail; outermost level only. */
+static inline void rb_publish(struct trev_rb *rb, struct rb_desc *d)
+{
+	uint64_t tail = atomic_load_explicit(&d->tail_seq, memory_order_relaxed);
+
+	if (trev_unlikely(tail == RB_SEQ_NONE))
+		return;
+	if (trev_unlikely(atomic_load_explicit(&d->commit_seq, memory_order_relaxed) != tail))
+		rb_publish_pages(rb, d,
+				 atomic_load_explicit(&d->commit_seq, memory_order_relaxed), tail);
 	atomic_store_explicit(rb_commit_word(rb->pages + (uint64_t)d->tail_page * RB_PAGE_SIZE),
-			      d->tail_off | (slot->lost ? RB_MISSED_EVENTS | RB_MISSED_STORED : 0),
-			      memory_order_release);
+			      d->tail_off | d->tail_flags, memory_order_release);
 }
 
 /*
@@ -564,7 +572,8 @@ static void rb_publish(struct trev_rb *rb, struct rb_desc *d)
  * wrote between that publish and the nesting store is caught by the
  * re-check and published too.
  */
-static inline void rb_leave(struct trev_rb *rb, struct rb_desc *d, uint32_t n)
+static inline __attribute__((always_inline)) void rb_leave(struct trev_rb *rb, struct rb_desc *d,
+							    uint32_t n)
 {
 	if (trev_likely(n == 1)) {
 		atomic_store_explicit(&d->exiting, 1, memory_order_relaxed);
