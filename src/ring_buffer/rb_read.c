@@ -277,9 +277,13 @@ static bool rb_in_flight_before(struct trev_rb *rb, uint64_t ts, int except, uin
 		    atomic_load_explicit(&d->nesting, memory_order_acquire) == 0)
 			continue;
 		if (rb->cursor[i].gen != atomic_load(&d->gen) || rb->cursor[i].pos.ts <= ts) {
-			/* Names this write: buffer and how many events it committed. */
+			uint64_t next;
+
+			/* Names this write: buffer, events committed and reserved. */
+			rb_copy_racy((uint8_t *)&next, (const uint8_t *)&d->next_entry,
+				     sizeof(next));
 			*write_id = ((uint64_t)(i + 1) << 48) ^ rb_load(&d->committed) ^
-				    (rb_load(&d->lost_total) << 24);
+				    (rb_load(&d->lost_total) << 24) ^ (next << 32);
 			return true;
 		}
 	}
@@ -347,8 +351,7 @@ static int rb_peek_oldest(struct trev_rb *rb, struct rb_rec *best_rec, int *best
 	if (*best_id < 0)
 		return 0;
 	*in_flight = 0;
-	if (rb_in_flight_before(rb, best_ts, *best_id, in_flight))
-		return 1;
+	rb_in_flight_before(rb, best_ts, *best_id, in_flight);
 	for (uint32_t i = 0; i < hwm; i++) {
 		if (!(empty[i / 64] & (1ull << (i % 64))))
 			continue;

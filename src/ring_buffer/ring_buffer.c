@@ -576,6 +576,9 @@ static inline __attribute__((always_inline)) void rb_leave(struct trev_rb *rb, s
 							    uint32_t n)
 {
 	if (trev_likely(n == 1)) {
+		/* A handler may run this inside our own re-check: restore. */
+		uint32_t was_exiting = atomic_load_explicit(&d->exiting, memory_order_relaxed);
+
 		atomic_store_explicit(&d->exiting, 1, memory_order_relaxed);
 		for (;;) {
 			uint32_t off = d->tail_off;
@@ -589,7 +592,7 @@ static inline __attribute__((always_inline)) void rb_leave(struct trev_rb *rb, s
 			atomic_store_explicit(&d->nesting, 1, memory_order_relaxed);
 			atomic_signal_fence(memory_order_seq_cst);
 		}
-		atomic_store_explicit(&d->exiting, 0, memory_order_release);
+		atomic_store_explicit(&d->exiting, was_exiting, memory_order_release);
 		if (trev_unlikely(atomic_load_explicit(&rb->hdr->waiters, memory_order_relaxed)))
 			trev__rb_wake(rb);
 	} else {
