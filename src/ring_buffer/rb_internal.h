@@ -108,7 +108,6 @@ struct rb_resv {
 	uint32_t page;		/* region page number */
 	uint32_t off;		/* offset of the record in the data area */
 	uint32_t end;		/* offset after it */
-	uint32_t prev_off;	/* tail_off before the reservation */
 	uint64_t prev_ts;	/* last_ts before the reservation */
 	uint64_t prev_entry;	/* next_entry before the reservation */
 };
@@ -289,8 +288,6 @@ static inline uint64_t rb_load(const _Atomic uint64_t *p)
 /* Internal entry points shared by the ring buffer's files. */
 int trev__rb_pool_lock(struct trev_rb *rb, bool may_wait);
 void trev__rb_pool_unlock(struct trev_rb *rb);
-void trev__rb_pause(struct trev_rb *rb, struct rb_desc *d);
-void trev__rb_resume(struct rb_desc *d);
 void trev__rb_desc_clear(struct trev_rb *rb, struct rb_desc *d);
 void trev__rb_free_desc(struct trev_rb *rb, struct rb_desc *d);
 int trev__rb_alloc_run(struct trev_rb *rb, uint32_t nr, uint32_t *first);

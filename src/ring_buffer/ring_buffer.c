@@ -521,7 +521,7 @@ void *trev_rb_reserve(struct trev_rb *rb, uint32_t len)
 	n = atomic_load_explicit(&d->nesting, memory_order_relaxed);
 	atomic_store_explicit(&d->nesting, n + 1, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
-	/* Pairs with membarrier() in trev__rb_pause(). */
+	/* Pairs with membarrier() in rb_pause_all(). */
 	if (trev_unlikely(atomic_load_explicit(&d->paused, memory_order_acquire) ||
 			  n >= RB_MAX_NEST || d->in_reserve)) {
 		/* Paused: the pausing thread may already be rewriting the tail, so
@@ -667,17 +667,7 @@ rb_cold void trev__rb_wake(struct trev_rb *rb)
 /* ------------------------------------------------------------------ */
 /* Control: pause, reset, resize, settings                              */
 
-void trev__rb_pause(struct trev_rb *rb, struct rb_desc *d)
-{
-	(void)rb;
-	atomic_store_explicit(&d->paused, 1, memory_order_release);
-	trev__membarrier();
-	while (atomic_load_explicit(&d->nesting, memory_order_acquire) != 0 ||
-	       atomic_load_explicit(&d->exiting, memory_order_acquire) != 0)
-		sched_yield();
-}
-
-void trev__rb_resume(struct rb_desc *d)
+static void rb_resume(struct rb_desc *d)
 {
 	atomic_store_explicit(&d->paused, 0, memory_order_release);
 }
@@ -697,15 +687,20 @@ int trev_rb_record_is_on(const struct trev_rb *rb)
 	return (int)atomic_load_explicit(&rb->hdr->record_on, memory_order_relaxed);
 }
 
-/* Pause every buffer in use; under read_lock and the pool lock. */
+/*
+ * Pause every buffer in use (under read_lock and the pool lock): set
+ * paused, membarrier(), then wait until no writer is inside; see the
+ * asymmetric Dekker in rb_internal.h.
+ */
 static void rb_pause_all(struct trev_rb *rb)
 {
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
 		if (atomic_load(&rb->descs[i].state) != RB_DESC_FREE)
 			atomic_store_explicit(&rb->descs[i].paused, 1, memory_order_release);
 	trev__membarrier();
+	/* Only live threads write; one that died inside a write never leaves. */
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
-		if (atomic_load(&rb->descs[i].state) != RB_DESC_FREE)
+		if (atomic_load(&rb->descs[i].state) == RB_DESC_LIVE)
 			while (atomic_load_explicit(&rb->descs[i].nesting, memory_order_acquire) ||
 			       atomic_load_explicit(&rb->descs[i].exiting, memory_order_acquire))
 				sched_yield();
@@ -715,7 +710,7 @@ static void rb_resume_all(struct trev_rb *rb)
 {
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
 		if (atomic_load(&rb->descs[i].state) != RB_DESC_FREE)
-			trev__rb_resume(&rb->descs[i]);
+			rb_resume(&rb->descs[i]);
 }
 
 static void rb_control_lock(struct trev_rb *rb)
