@@ -57,6 +57,12 @@
 #define RB_MARK_DISCARD		0x43534474u	/* "tDSC" */
 #define RB_CPU_MARK_SIZE	16u
 
+/* Commit-word flags of a page that follows @lost lost events. */
+static inline uint64_t rb_lost_flags(uint64_t lost)
+{
+	return lost ? RB_MISSED_EVENTS | RB_MISSED_STORED : 0;
+}
+
 static inline uint32_t rb_align4(uint32_t n)
 {
 	return (n + 3u) & ~3u;

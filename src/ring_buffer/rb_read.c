@@ -257,7 +257,8 @@ static void rb_publish_read(struct rb_desc *d, const struct rb_pos *p)
 
 /*
  * Could a writer that is between its time stamp and its commit still add an
- * event at or before @ts to another buffer? Whatever it has not published
+ * event at or before @ts to another buffer? If so, *write_id names that
+ * write (never 0); else it is 0. Whatever it has not published
  * yet is no older than the last event it did publish, which is where the
  * consuming cursor of that buffer stands when it has nothing unread
  * (a signal handler's event can be published together with an older one of
@@ -265,11 +266,12 @@ static void rb_publish_read(struct rb_desc *d, const struct rb_pos *p)
  * avoids all this by disabling preemption around a write; userspace cannot,
  * so readers wait a little instead (rb_settle_ms).
  */
-static bool rb_in_flight_before(struct trev_rb *rb, uint64_t ts, int except, uint64_t *write_id)
+static void rb_in_flight_before(struct trev_rb *rb, uint64_t ts, int except, uint64_t *write_id)
 {
 	uint32_t hwm = atomic_load_explicit(&rb->desc_hwm, memory_order_acquire);
 	int self = trev__gettid();
 
+	*write_id = 0;
 	for (uint32_t i = 0; i < hwm; i++) {
 		struct rb_desc *d = &rb->descs[i];
 
@@ -284,10 +286,10 @@ static bool rb_in_flight_before(struct trev_rb *rb, uint64_t ts, int except, uin
 				     sizeof(next));
 			*write_id = ((uint64_t)(i + 1) << 48) ^ rb_load(&d->committed) ^
 				    (rb_load(&d->lost_total) << 24) ^ (next << 32);
-			return true;
+			*write_id |= 1;	/* 0 means "none" */
+			return;
 		}
 	}
-	return false;
 }
 
 /* The longest a reader waits for one write in flight before going on. */
@@ -350,7 +352,6 @@ static int rb_peek_oldest(struct trev_rb *rb, struct rb_rec *best_rec, int *best
 	}
 	if (*best_id < 0)
 		return 0;
-	*in_flight = 0;
 	rb_in_flight_before(rb, best_ts, *best_id, in_flight);
 	for (uint32_t i = 0; i < hwm; i++) {
 		if (!(empty[i / 64] & (1ull << (i % 64))))

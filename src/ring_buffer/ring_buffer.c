@@ -335,7 +335,7 @@ static int rb_next_page(struct trev_rb *rb, struct rb_desc *d, uint64_t ts, uint
 	 * The acquire half keeps the page stores below after the BUSY store. */
 	atomic_exchange_explicit(&slot->seq, RB_SEQ_BUSY, memory_order_acq_rel);
 	rb_put64(pg, ts);
-	atomic_store_explicit(rb_commit_word(pg), lost ? RB_MISSED_EVENTS | RB_MISSED_STORED : 0,
+	atomic_store_explicit(rb_commit_word(pg), rb_lost_flags(lost),
 			      memory_order_relaxed);
 	slot->first_entry = d->next_entry;
 	slot->lost = lost;
@@ -350,7 +350,7 @@ static int rb_next_page(struct trev_rb *rb, struct rb_desc *d, uint64_t ts, uint
 	d->tail_page = page;
 	d->tail_off = 0;
 	d->tail_limit = RB_DATA_SIZE - (lost ? 8u : 0u);
-	d->tail_flags = lost ? RB_MISSED_EVENTS | RB_MISSED_STORED : 0;
+	d->tail_flags = rb_lost_flags(lost);
 	d->last_ts = ts;
 	d->cpu = cpu;
 	atomic_store_explicit(&d->tail_seq, next, memory_order_relaxed);
@@ -546,8 +546,7 @@ static rb_cold void rb_publish_pages(struct trev_rb *rb, struct rb_desc *d, uint
 		struct rb_slot *slot = rb_slot_of(rb, page);
 
 		atomic_store_explicit(rb_commit_word(rb_page_ptr(rb, page)),
-				      slot->write_size |
-					      (slot->lost ? RB_MISSED_EVENTS | RB_MISSED_STORED : 0),
+				      slot->write_size | rb_lost_flags(slot->lost),
 				      memory_order_release);
 		atomic_store_explicit(&d->commit_seq, cs + 1, memory_order_release);
 	}
