@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Stage 6: the event probe, registered on the tracepoint when the event is
+ * enabled; @__data is the event's file (the event in one trace instance).
+ *
+ *	static void trev_event_raw_event_<class>(void *__data, proto)
+ *	{
+ *		struct trev_event_data_offsets_<class> __data_offsets;
+ *		struct trev_event_raw_<class> *entry;
+ *		struct trev_event_buffer __fbuffer;
+ *		unsigned int __data_size;
+ *
+ *		__data_size = trev_event_get_offsets_<class>(&__data_offsets, args);
+ *		entry = trev_event_buffer_reserve(&__fbuffer, __data,
+ *						  sizeof(*entry) + __data_size);
+ *		if (!entry)
+ *			return;
+ *		entry->__data_loc_msg = __data_offsets.msg;	dynamic fields
+ *		{ TP_fast_assign }
+ *		trev_event_buffer_commit(&__fbuffer);
+ *	}
+ */
+#include <trev/stages/stage0_reset.h>
+
+#undef __entry
+#define __entry entry
+
+#include <trev/stages/getters.h>
+
+#undef __get_bitmask
+#define __get_bitmask(field)	((unsigned long *)__get_dynamic_array(field))
+
+#undef __assign_str
+#define __assign_str(dst, ...)							\
+	trev_assign_str(__get_str(dst), __data_offsets.dst##_ptr_,		\
+			(unsigned int)__get_dynamic_array_len(dst))
+#undef __assign_str_len
+#define __assign_str_len(dst, src, len)	__assign_str(dst)
+#undef __assign_bitmask
+#define __assign_bitmask(dst, src, nr_bits)					\
+	memcpy(__get_bitmask(dst), (src), trev_bitmask_size_in_bytes(nr_bits))
+
+#undef __dynamic_array
+#define __dynamic_array(type, item, len)					\
+	__entry->__data_loc_##item = __data_offsets.item;
+#undef __string
+#define __string(item, src)		__dynamic_array(char, item, -1)
+#undef __string_len
+#define __string_len(item, src, len)	__dynamic_array(char, item, -1)
+#undef __bitmask
+#define __bitmask(item, nr_bits)	__dynamic_array(unsigned long, item, -1)
+
+#undef DECLARE_EVENT_CLASS
+#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)		\
+	static __attribute__((unused)) void					\
+	trev_event_raw_event_##call(void *__data, proto)			\
+	{									\
+		struct trev_event_data_offsets_##call __data_offsets;		\
+		struct trev_event_raw_##call *entry;				\
+		struct trev_event_buffer __fbuffer;				\
+		unsigned int __data_size;					\
+										\
+		__data_size = trev_event_get_offsets_##call(&__data_offsets, args); \
+		entry = (struct trev_event_raw_##call *)trev_event_buffer_reserve( \
+			&__fbuffer, (struct trev_event_file *)__data,		\
+			(unsigned int)sizeof(*entry) + __data_size);		\
+		if (!entry)							\
+			return;							\
+		tstruct								\
+		{ assign; }							\
+		trev_event_buffer_commit(&__fbuffer);				\
+	}

@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The event registry: objects (the program and each shared object) announce
+ * their __trev_events section when loaded and withdraw it when unloaded;
+ * every event gets a process-unique id, its field list and its file in the
+ * top instance. Ids are never reused, so a record of an unloaded event can
+ * never be printed as another event.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core_internal.h"
+#include "events/events_internal.h"
+#include "tracepoint/tracepoint_internal.h"
+
+/* One object that registered its sections (a program or a shared object). */
+struct ev_module {
+	struct trev_event_call *const *start, *const *stop;
+	struct trev_tracepoint *const *tp_start, *const *tp_stop;
+	int refs;			/* CREATE_TRACE_POINTS files in it */
+	struct ev_module *next;
+};
+
+static pthread_rwlock_t events_lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct ev_module *modules;
+static struct trev_event_call **by_id;	/* by_id[id], NULL when free */
+static unsigned int by_id_len;
+static unsigned int next_id = TREV_FIRST_EVENT_ID;
+
+void trev__events_read_lock(void)
+{
+	pthread_rwlock_rdlock(&events_lock);
+}
+
+void trev__events_read_unlock(void)
+{
+	pthread_rwlock_unlock(&events_lock);
+}
+
+struct trev_event_call *trev__event_by_id(unsigned int id)
+{
+	return id < by_id_len ? by_id[id] : NULL;
+}
+
+int trev__events_for_each(int (*fn)(struct trev_event_call *call, void *arg), void *arg)
+{
+	for (unsigned int id = 0; id < by_id_len; id++) {
+		int ret;
+
+		if (!by_id[id])
+			continue;
+		ret = fn(by_id[id], arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fields                                                               */
+
+/* The kernel's filter_assign_type(): how filters will compare the field. */
+static int ev_filter_type(const char *type, int filter_type)
+{
+	if (filter_type != TREV_FILTER_OTHER)
+		return filter_type;
+	if (strstr(type, "__data_loc") && strstr(type, "char"))
+		return TREV_FILTER_DYN_STRING;
+	if (strchr(type, '[') && strstr(type, "char"))
+		return TREV_FILTER_STATIC_STRING;
+	if (strcmp(type, "char *") == 0 || strcmp(type, "const char *") == 0)
+		return TREV_FILTER_PTR_STRING;
+	return TREV_FILTER_OTHER;
+}
+
+int trev_event_define_field(struct trev_event_call *call, const char *type, const char *name,
+			    int offset, int size, int is_signed, int filter_type)
+{
+	struct trev_event_rt *rt = trev__event_rt(call);
+	struct trev_field *f;
+
+	if (rt->nr_fields == rt->fields_cap) {
+		int cap = rt->fields_cap ? rt->fields_cap * 2 : 8;
+		struct trev_field *n = realloc(rt->fields, (size_t)cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		rt->fields = n;
+		rt->fields_cap = cap;
+	}
+	f = &rt->fields[rt->nr_fields];
+	f->type = strdup(type);
+	f->name = strdup(name);
+	if (!f->type || !f->name) {
+		free(f->type);
+		free(f->name);
+		return -ENOMEM;
+	}
+	f->offset = offset;
+	f->size = size;
+	f->is_signed = is_signed;
+	f->filter_type = ev_filter_type(type, filter_type);
+	rt->nr_fields++;
+	return 0;
+}
+
+int trev_event_define_array(struct trev_event_call *call, const char *type, const char *name,
+			    int offset, int size, int elem_size, int is_signed)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s[%d]", type, elem_size ? size / elem_size : 0);
+	return trev_event_define_field(call, buf, name, offset, size, is_signed,
+				       TREV_FILTER_OTHER);
+}
+
+static void ev_free_rt(struct trev_event_call *call)
+{
+	struct trev_event_rt *rt = trev__event_rt(call);
+
+	if (!rt)
+		return;
+	for (int i = 0; i < rt->nr_fields; i++) {
+		free(rt->fields[i].type);
+		free(rt->fields[i].name);
+	}
+	free(rt->fields);
+	free(rt);
+	call->rt = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Registering events                                                   */
+
+static int ev_set_id(struct trev_event_call *call, unsigned int id)
+{
+	if (id >= by_id_len) {
+		unsigned int len = by_id_len ? by_id_len : 1024;
+		struct trev_event_call **n;
+
+		while (len <= id)
+			len *= 2;
+		n = realloc(by_id, len * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		memset(n + by_id_len, 0, (len - by_id_len) * sizeof(*n));
+		by_id = n;
+		by_id_len = len;
+	}
+	by_id[id] = call;
+	call->id = (unsigned short)id;
+	return 0;
+}
+
+/* Called with events_lock held for writing. */
+static int ev_register_call(struct trev_event_call *call, unsigned int id)
+{
+	struct trev_event_rt *rt;
+	int ret;
+
+	if (call->rt)
+		return -EEXIST;
+	if (id > TREV_MAX_EVENT_ID) {
+		trev__log(TREV_LOG_ERR, "event %s:%s: no event ids left\n",
+			  call->klass->system, call->name);
+		return -ENOSPC;
+	}
+	rt = calloc(1, sizeof(*rt));
+	if (!rt)
+		return -ENOMEM;
+	call->rt = rt;
+	rt->file.call = call;
+	ret = call->klass->define_fields ? call->klass->define_fields(call) : 0;
+	if (!ret)
+		ret = ev_set_id(call, id);
+	if (ret) {
+		trev__log(TREV_LOG_ERR, "event %s:%s: cannot register: %s\n",
+			  call->klass->system, call->name, strerror(-ret));
+		ev_free_rt(call);
+	}
+	return ret;
+}
+
+/* Called with events_lock held for writing; the event's probes are gone. */
+static void ev_unregister_call(struct trev_event_call *call)
+{
+	if (!call->rt)
+		return;
+	if (call->id < by_id_len && by_id[call->id] == call)
+		by_id[call->id] = NULL;
+	ev_free_rt(call);
+}
+
+void trev__ftrace_events_register(void)
+{
+	pthread_rwlock_wrlock(&events_lock);
+	ev_register_call(&trev__ftrace_event_print, TREV_TYPE_PRINT);
+	ev_register_call(&trev__ftrace_event_bprint, TREV_TYPE_BPRINT);
+	ev_register_call(&trev__ftrace_event_bputs, TREV_TYPE_BPUTS);
+	pthread_rwlock_unlock(&events_lock);
+}
+
+void trev_events_register_module(struct trev_event_call *const *start,
+				 struct trev_event_call *const *stop,
+				 struct trev_tracepoint *const *tp_start,
+				 struct trev_tracepoint *const *tp_stop)
+{
+	struct ev_module *m;
+	unsigned int first_id;
+
+	trev__library_init();
+	pthread_rwlock_wrlock(&events_lock);
+	for (m = modules; m; m = m->next) {
+		if (m->start == start && m->tp_start == tp_start) {
+			m->refs++;
+			goto out_unlock;
+		}
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		trev__log(TREV_LOG_ERR, "cannot register events: %s\n", strerror(ENOMEM));
+		goto out_unlock;
+	}
+	*m = (struct ev_module){ start, stop, tp_start, tp_stop, 1, modules };
+	modules = m;
+	first_id = next_id;
+	for (struct trev_event_call *const *p = start; p && p < stop; p++)
+		if (*p && ev_register_call(*p, next_id) == 0)
+			next_id++;
+	pthread_rwlock_unlock(&events_lock);
+	/* Start-up enables (TREV_EVENTS) apply to objects loaded later too. */
+	trev__env_apply_events(first_id);
+	trev__env_at_exit();
+	return;
+
+out_unlock:
+	pthread_rwlock_unlock(&events_lock);
+}
+
+void trev_events_unregister_module(struct trev_event_call *const *start,
+				   struct trev_event_call *const *stop,
+				   struct trev_tracepoint *const *tp_start,
+				   struct trev_tracepoint *const *tp_stop)
+{
+	struct ev_module **pm, *m;
+
+	pthread_rwlock_wrlock(&events_lock);
+	for (pm = &modules; *pm; pm = &(*pm)->next)
+		if ((*pm)->start == start && (*pm)->tp_start == tp_start)
+			break;
+	m = *pm;
+	if (!m || --m->refs > 0)
+		goto out_unlock;
+	*pm = m->next;
+	/*
+	 * Every probe of the object's tracepoints goes (ours and the user's),
+	 * and a grace period passes, before the object's memory does.
+	 */
+	for (struct trev_tracepoint *const *t = tp_start; t && t < tp_stop; t++)
+		if (*t)
+			trev__tp_remove_all(*t);
+	for (struct trev_event_call *const *p = start; p && p < stop; p++)
+		if (*p)
+			ev_unregister_call(*p);
+	free(m);
+out_unlock:
+	pthread_rwlock_unlock(&events_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Enabling                                                             */
+
+/* Called with events_lock held for writing. */
+static int ev_enable_locked(struct trev_event_call *call, bool enable)
+{
+	struct trev_event_rt *rt = trev__event_rt(call);
+	struct trev_event_file *file = &rt->file;
+	unsigned int flags = atomic_load(&file->flags);
+	int ret = 0;
+
+	if (call->flags & TREV_EVENT_FL_FTRACE)
+		return 0;
+	if (enable && !(flags & TREV_FILE_FL_ENABLED)) {
+		if (!file->tr) {
+			file->tr = trev__top_instance();
+			if (!file->tr)
+				return -ENOMEM;
+		}
+		ret = trev_tracepoint_probe_register(call->tp, call->klass->probe, file);
+		if (ret == 0)
+			atomic_fetch_or(&file->flags, TREV_FILE_FL_ENABLED);
+	} else if (!enable && (flags & TREV_FILE_FL_ENABLED)) {
+		/* Soft mode (triggers) keeps the probe; only recording stops. */
+		if (file->sm_ref > 0) {
+			atomic_fetch_or(&file->flags, TREV_FILE_FL_SOFT_DISABLED);
+			return 0;
+		}
+		ret = trev_tracepoint_probe_unregister(call->tp, call->klass->probe, file);
+		if (ret == 0)
+			atomic_fetch_and(&file->flags, ~TREV_FILE_FL_ENABLED);
+	}
+	if (enable && ret == 0)
+		atomic_fetch_and(&file->flags, ~TREV_FILE_FL_SOFT_DISABLED);
+	return ret;
+}
+
+int trev__event_enable(struct trev_event_call *call, bool enable)
+{
+	int ret;
+
+	pthread_rwlock_wrlock(&events_lock);
+	ret = call->rt ? ev_enable_locked(call, enable) : -ENOENT;
+	pthread_rwlock_unlock(&events_lock);
+	return ret;
+}
+
+/*
+ * The kernel's __ftrace_set_clr_event(): @match is a bare word (an event
+ * or a system name), or @sub:@event with "*" or "" meaning any.
+ */
+static int ev_set_clr(const char *match, const char *sub, const char *event, bool set,
+		      unsigned int min_id)
+{
+	int matched = 0, ret = 0;
+
+	pthread_rwlock_wrlock(&events_lock);
+	for (unsigned int id = min_id; id < by_id_len; id++) {
+		struct trev_event_call *call = by_id[id];
+		int r;
+
+		if (!call || (call->flags & TREV_EVENT_FL_FTRACE))
+			continue;
+		if (match && strcmp(match, call->name) && strcmp(match, call->klass->system))
+			continue;
+		if (sub && strcmp(sub, call->klass->system))
+			continue;
+		if (event && strcmp(event, call->name))
+			continue;
+		r = ev_enable_locked(call, set);
+		if (r)
+			ret = r;
+		matched++;
+	}
+	pthread_rwlock_unlock(&events_lock);
+	if (!matched)
+		return -EINVAL;
+	return ret;
+}
+
+int trev__set_event_from(const char *spec, unsigned int min_id)
+{
+	char *buf, *colon, *sub = NULL, *event = NULL, *match = NULL;
+	bool set = true;
+	int ret;
+
+	while (*spec == ' ' || *spec == '\t')
+		spec++;
+	if (*spec == '!') {
+		set = false;
+		spec++;
+	}
+	buf = strdup(spec);
+	if (!buf)
+		return -ENOMEM;
+	buf[strcspn(buf, " \t\n")] = '\0';
+	if (!*buf) {
+		free(buf);
+		return -EINVAL;
+	}
+	colon = strchr(buf, ':');
+	if (colon) {
+		*colon = '\0';
+		sub = buf;
+		event = colon + 1;
+		if (!*sub || strcmp(sub, "*") == 0)
+			sub = NULL;
+		if (!*event || strcmp(event, "*") == 0)
+			event = NULL;
+	} else {
+		match = buf;
+		if (strcmp(match, "*") == 0)
+			match = NULL;
+	}
+	ret = ev_set_clr(match, sub, event, set, min_id);
+	free(buf);
+	return ret;
+}
+
+int trev__set_event(const char *spec)
+{
+	return trev__set_event_from(spec, 0);
+}

@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * trace_printk(), trace_puts() and their built-in events ftrace:print,
+ * ftrace:bprint and ftrace:bputs (the kernel's trace_printk.c and the
+ * FTRACE_ENTRY()s of trace_entries.h), with printk_formats.
+ *
+ * A constant format is interned on its call site's first use: records point
+ * to the copy, which is never freed, so they stay printable after the
+ * caller's object is unloaded (the kernel does the same for modules).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <trev/trace_printk.h>
+
+#include "core/core_internal.h"
+#include "events/events_internal.h"
+#include "output/bprint.h"
+#include "output/symbols.h"
+
+_Static_assert(TREV_PRINTK_SPEC_SIZE >= TREV_BPRINT_SPEC_SIZE,
+	       "struct trev_printk_site cannot hold a compiled format");
+
+/* Record layouts (FORMATS.md: the kernel's print/bprint/bputs entries). */
+struct print_entry {
+	struct trev_entry ent;
+	unsigned long ip;
+	char buf[];
+};
+
+struct bprint_entry {
+	struct trev_entry ent;
+	unsigned long ip;
+	const char *fmt;
+	uint32_t buf[];
+};
+
+struct bputs_entry {
+	struct trev_entry ent;
+	unsigned long ip;
+	const char *str;
+};
+
+/* The kernel's TRACE_BUF_SIZE: the longest trace_printk() text. */
+#define PRINTK_BUF_SIZE	1024
+
+/* Interned formats: a list that only grows, readable without the lock. */
+struct printk_fmt {
+	struct printk_fmt *next;
+	char fmt[];
+};
+
+static pthread_mutex_t fmt_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct printk_fmt *_Atomic fmts;
+
+/* Called with fmt_lock held. */
+static const char *printk_intern(const char *fmt)
+{
+	struct printk_fmt *f;
+	size_t len = strlen(fmt);
+
+	for (f = atomic_load(&fmts); f; f = f->next)
+		if (strcmp(f->fmt, fmt) == 0)
+			return f->fmt;
+	f = malloc(sizeof(*f) + len + 1);
+	if (!f)
+		return NULL;
+	memcpy(f->fmt, fmt, len + 1);
+	f->next = atomic_load(&fmts);
+	atomic_store_explicit(&fmts, f, memory_order_release);
+	return f->fmt;
+}
+
+/*
+ * A call site's first use: intern and compile. Return: its state (1 binary,
+ * -1 text), or 0 when the lock is busy (a signal handler interrupted the
+ * setup of another site: format this one as text, this time).
+ */
+static __attribute__((cold, noinline)) int printk_site_setup(struct trev_printk_site *site, bool binary)
+{
+	int state;
+
+	if (pthread_mutex_trylock(&fmt_lock) != 0)
+		return 0;
+	state = __atomic_load_n(&site->state, __ATOMIC_RELAXED);
+	if (state == 0) {
+		site->interned = printk_intern(site->fmt);
+		if (!site->interned)
+			state = -1;
+		else if (!binary)
+			state = 1;
+		else
+			state = trev__bprint_compile(site->fmt, site->spec) == 0 ? 1 : -1;
+		__atomic_store_n(&site->state, state, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&fmt_lock);
+	return state;
+}
+
+static struct trev_trace_array *printk_instance(void)
+{
+	struct trev_trace_array *tr = trev__top_instance_if_made();
+
+	return trev_likely(tr) ? tr : trev__top_instance();
+}
+
+/* Reserve a record of a built-in event and fill its common fields. */
+static void *printk_reserve(struct trev_trace_array *tr, struct trev_event_call *call,
+			    unsigned int len, struct trev_event_buffer *fb)
+{
+	struct trev_event_rt *rt = trev__event_rt(call);
+
+	if (!rt->file.tr)
+		rt->file.tr = tr;
+	return trev_event_buffer_reserve(fb, &rt->file, len);
+}
+
+static int printk_string(unsigned long ip, const char *fmt, va_list ap)
+{
+	struct trev_trace_array *tr = printk_instance();
+	struct trev_event_buffer fb;
+	struct print_entry *e;
+	char buf[PRINTK_BUF_SIZE];
+	int len;
+
+	if (!tr)
+		return 0;
+	len = vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (len < 0)
+		return 0;
+	if (len >= (int)sizeof(buf))
+		len = sizeof(buf) - 1;
+	e = printk_reserve(tr, &trev__ftrace_event_print, sizeof(*e) + (unsigned int)len + 1, &fb);
+	if (!e)
+		return 0;
+	e->ip = ip;
+	memcpy(e->buf, buf, (size_t)len + 1);
+	trev_event_buffer_commit(&fb);
+	return len;
+}
+
+int trev_trace_printk(unsigned long ip, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = printk_string(ip, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int trev_trace_bprintk(struct trev_printk_site *site, unsigned long ip, ...)
+{
+	struct trev_trace_array *tr = printk_instance();
+	uint32_t args[TREV_BPRINT_MAX_WORDS];
+	struct trev_event_buffer fb;
+	struct bprint_entry *e;
+	size_t words;
+	va_list ap;
+	int state;
+
+	if (trev_unlikely(!tr))
+		return 0;
+	state = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
+	if (trev_unlikely(state == 0))
+		state = printk_site_setup(site, true);
+	if (trev_unlikely(state <= 0)) {
+		va_start(ap, ip);
+		state = printk_string(ip, site->fmt, ap);
+		va_end(ap);
+		return state;
+	}
+	va_start(ap, ip);
+	words = trev__bprint_save(args, TREV_BPRINT_MAX_WORDS, site->spec, ap);
+	va_end(ap);
+	e = printk_reserve(tr, &trev__ftrace_event_bprint,
+			   (unsigned int)(sizeof(*e) + words * sizeof(uint32_t)), &fb);
+	if (!e)
+		return 0;
+	e->ip = ip;
+	e->fmt = site->interned;
+	memcpy(e->buf, args, words * sizeof(uint32_t));
+	trev_event_buffer_commit(&fb);
+	return (int)(words * sizeof(uint32_t));
+}
+
+int trev_trace_bputs(struct trev_printk_site *site, unsigned long ip)
+{
+	struct trev_trace_array *tr = printk_instance();
+	struct trev_event_buffer fb;
+	struct bputs_entry *e;
+	int state;
+
+	if (trev_unlikely(!tr))
+		return 0;
+	state = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
+	if (trev_unlikely(state == 0))
+		state = printk_site_setup(site, false);
+	if (trev_unlikely(state <= 0))
+		return trev_trace_puts(ip, site->fmt, strlen(site->fmt));
+	e = printk_reserve(tr, &trev__ftrace_event_bputs, sizeof(*e), &fb);
+	if (!e)
+		return 0;
+	e->ip = ip;
+	e->str = site->interned;
+	trev_event_buffer_commit(&fb);
+	return 1;
+}
+
+/* As the kernel's __trace_puts(): the text, with a newline added if missing. */
+int trev_trace_puts(unsigned long ip, const char *str, size_t size)
+{
+	struct trev_trace_array *tr = printk_instance();
+	struct trev_event_buffer fb;
+	struct print_entry *e;
+	size_t alloc;
+
+	if (!tr)
+		return 0;
+	if (size > PRINTK_BUF_SIZE - 2)
+		size = PRINTK_BUF_SIZE - 2;
+	alloc = sizeof(*e) + size + 2;
+	e = printk_reserve(tr, &trev__ftrace_event_print, (unsigned int)alloc, &fb);
+	if (!e)
+		return 0;
+	e->ip = ip;
+	memcpy(e->buf, str, size);
+	if (size == 0 || e->buf[size - 1] != '\n')
+		e->buf[size++] = '\n';
+	e->buf[size] = '\0';
+	trev_event_buffer_commit(&fb);
+	return (int)size;
+}
+
+/* ------------------------------------------------------------------ */
+/* printk_formats                                                       */
+
+int trev__printk_formats_text(char **text)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return -ENOMEM;
+	for (struct printk_fmt *p = atomic_load_explicit(&fmts, memory_order_acquire); p;
+	     p = p->next) {
+		/* The kernel's t_show(): escapes for \n, \t, \\ and \". */
+		fprintf(f, "0x%lx : \"", (unsigned long)p->fmt);
+		for (const char *c = p->fmt; *c; c++) {
+			switch (*c) {
+			case '\n': fputs("\\n", f); break;
+			case '\t': fputs("\\t", f); break;
+			case '\\': fputs("\\\\", f); break;
+			case '"': fputs("\\\"", f); break;
+			default: fputc(*c, f); break;
+			}
+		}
+		fputs("\"\n", f);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return -ENOMEM;
+	}
+	*text = buf;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The built-in events                                                  */
+
+/* seq_print_ip_sym(): the function that made the record. */
+static void printk_ip(struct trev_trace_iter *iter, unsigned long ip)
+{
+	if (!ip) {
+		trev_seq_putc(&iter->seq, '0');
+		return;
+	}
+	trev__sym_print(&iter->seq, ip, !!(iter->trace_flags & TREV_ITER_SYM_OFFSET));
+	if (iter->trace_flags & TREV_ITER_SYM_ADDR)
+		trev_seq_printf(&iter->seq, " <%016lx>", ip);
+}
+
+static int print_output(struct trev_trace_iter *iter, struct trev_event_call *call)
+{
+	struct print_entry *e = (struct print_entry *)(void *)iter->ent;
+	int max = (int)(iter->ent_size - sizeof(*e));
+
+	(void)call;
+	if (iter->ent_size < sizeof(*e))
+		return -1;
+	printk_ip(iter, e->ip);
+	return trev_seq_printf(&iter->seq, ": %.*s", max, e->buf);
+}
+
+static int bprint_output(struct trev_trace_iter *iter, struct trev_event_call *call)
+{
+	struct bprint_entry *e = (struct bprint_entry *)(void *)iter->ent;
+
+	(void)call;
+	if (iter->ent_size < sizeof(*e))
+		return -1;
+	printk_ip(iter, e->ip);
+	trev_seq_puts(&iter->seq, ": ");
+	return trev__bprint_format(&iter->seq, e->fmt, e->buf, iter->ent_size - sizeof(*e));
+}
+
+static int bputs_output(struct trev_trace_iter *iter, struct trev_event_call *call)
+{
+	struct bputs_entry *e = (struct bputs_entry *)(void *)iter->ent;
+
+	(void)call;
+	if (iter->ent_size < sizeof(*e))
+		return -1;
+	printk_ip(iter, e->ip);
+	trev_seq_puts(&iter->seq, ": ");
+	return trev_seq_puts(&iter->seq, e->str);
+}
+
+#define FIELD(call, type, st, member, sign)						\
+	trev_event_define_field(call, type, #member, (int)offsetof(struct st, member),	\
+				(int)sizeof(((struct st *)0)->member), sign,		\
+				TREV_FILTER_OTHER)
+
+static int print_fields(struct trev_event_call *call)
+{
+	return FIELD(call, "unsigned long", print_entry, ip, 0) ?:
+	       trev_event_define_field(call, "char[]", "buf", (int)offsetof(struct print_entry, buf),
+				       0, 1, TREV_FILTER_OTHER);
+}
+
+static int bprint_fields(struct trev_event_call *call)
+{
+	return FIELD(call, "unsigned long", bprint_entry, ip, 0) ?:
+	       FIELD(call, "const char *", bprint_entry, fmt, 0) ?:
+	       trev_event_define_field(call, "u32[]", "buf", (int)offsetof(struct bprint_entry, buf),
+				       0, 0, TREV_FILTER_OTHER);
+}
+
+static int bputs_fields(struct trev_event_call *call)
+{
+	return FIELD(call, "unsigned long", bputs_entry, ip, 0) ?:
+	       FIELD(call, "const char *", bputs_entry, str, 0);
+}
+
+static const struct trev_event_class print_class = { "ftrace", NULL, print_fields,
+						     sizeof(struct print_entry) };
+static const struct trev_event_class bprint_class = { "ftrace", NULL, bprint_fields,
+						      sizeof(struct bprint_entry) };
+static const struct trev_event_class bputs_class = { "ftrace", NULL, bputs_fields,
+						     sizeof(struct bputs_entry) };
+
+struct trev_event_call trev__ftrace_event_print = {
+	&print_class, "print", NULL, "\"%ps: %s\", (void *)REC->ip, REC->buf",
+	print_output, TREV_EVENT_FL_FTRACE, 0, NULL
+};
+struct trev_event_call trev__ftrace_event_bprint = {
+	&bprint_class, "bprint", NULL, "\"%ps: %s\", (void *)REC->ip, REC->fmt",
+	bprint_output, TREV_EVENT_FL_FTRACE, 0, NULL
+};
+struct trev_event_call trev__ftrace_event_bputs = {
+	&bputs_class, "bputs", NULL, "\"%ps: %s\", (void *)REC->ip, REC->str",
+	bputs_output, TREV_EVENT_FL_FTRACE, 0, NULL
+};

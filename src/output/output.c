@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The text of `trace` and `trace_pipe` (the kernel's trace_output.c and the
+ * printing half of trace.c): the header, the line prefix
+ * ("TASK-PID [CPU] FLAGS TIMESTAMP: "), each event's own text, lost-event
+ * lines, and the raw/hex/bin variants.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/core_internal.h"
+#include "events/events_internal.h"
+#include "output/bprint.h"
+
+/* ------------------------------------------------------------------ */
+/* Task names                                                           */
+
+/*
+ * Buffer id -> thread name. A live thread's name is read now (it may have
+ * been set after its first event); an exited thread's is the one its
+ * buffer recorded.
+ */
+struct comm_cache {
+	struct trev_rb *rb;
+	unsigned int len;
+	char (*comm)[17];	/* comm[id][0] == 0: not looked up yet */
+};
+
+static const char *comm_lookup(struct comm_cache *cc, unsigned int id, pid_t tid)
+{
+	struct trev_rb_stats st;
+	char path[64], *c;
+
+	if (id >= cc->len) {
+		unsigned int len = cc->len ? cc->len : 64;
+		char (*n)[17];
+
+		while (len <= id)
+			len *= 2;
+		n = realloc(cc->comm, len * sizeof(*n));
+		if (!n)
+			return "<...>";
+		memset(n + cc->len, 0, (len - cc->len) * sizeof(*n));
+		cc->comm = n;
+		cc->len = len;
+	}
+	c = cc->comm[id];
+	if (c[0])
+		return c;
+	if (trev_rb_buffer_stats(cc->rb, id, &st) == 0) {
+		memcpy(c, st.comm, 16);
+		c[16] = '\0';
+		if (st.alive) {
+			int fd;
+			ssize_t n;
+
+			snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)tid);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				n = read(fd, c, 16);
+				if (n > 0) {
+					c[n] = '\0';
+					c[strcspn(c, "\n")] = '\0';
+				}
+				close(fd);
+			}
+		}
+	}
+	if (!c[0])
+		strcpy(c, "<...>");
+	return c;
+}
+
+/* ------------------------------------------------------------------ */
+/* One line                                                             */
+
+int trev_event_output_prep(struct trev_trace_iter *iter, struct trev_event_call *call)
+{
+	trev_seq_init(&iter->tmp_seq);
+	trev_seq_printf(&iter->seq, "%s: ", call->name);
+	return 0;
+}
+
+/* Every __data_loc of the record must lie inside it; strings must end in it. */
+static bool out_record_sane(struct trev_event_call *call, const struct trev_trace_iter *iter)
+{
+	const struct trev_event_rt *rt = trev__event_rt(call);
+	const unsigned char *rec = (const unsigned char *)iter->ent;
+
+	if (iter->ent_size < call->klass->entry_size)
+		return false;
+	for (int i = 0; i < rt->nr_fields; i++) {
+		const struct trev_field *f = &rt->fields[i];
+		uint32_t loc, off, len;
+
+		if (strncmp(f->type, "__data_loc", 10) != 0)
+			continue;
+		memcpy(&loc, rec + f->offset, sizeof(loc));
+		off = loc & 0xffff;
+		len = loc >> 16;
+		if (off + len > iter->ent_size)
+			return false;
+		if (f->filter_type == TREV_FILTER_DYN_STRING && len && rec[off + len - 1] != '\0')
+			return false;
+	}
+	return true;
+}
+
+/* The kernel's trace_print_lat_fmt(): irqs-off, need-resched, irq, preempt-depth. */
+static void out_lat_fmt(struct trev_seq *s, const struct trev_entry *ent)
+{
+	char irq = (ent->flags & TREV_FLAG_HARDIRQ) ? 'h' : '.';
+
+	trev_seq_printf(s, "%c%c%c", '.', '.', irq);
+	if (ent->preempt_count & 0xf)
+		trev_seq_printf(s, "%x", ent->preempt_count & 0xf);
+	else
+		trev_seq_putc(s, '.');
+}
+
+/* trace_print_context(): "            comm-pid   [cpu] .... secs.usecs: " */
+static void out_context(struct trev_trace_iter *iter, const char *comm)
+{
+	struct trev_seq *s = &iter->seq;
+	unsigned long long usecs = iter->ts / 1000;
+
+	trev_seq_printf(s, "%16s-%-5d ", comm, iter->ent->pid);
+	if (iter->trace_flags & TREV_ITER_RECORD_TGID)
+		trev_seq_printf(s, "(%7d) ", (int)getpid());
+	trev_seq_printf(s, "[%03d] ", iter->cpu);
+	if (iter->trace_flags & TREV_ITER_IRQ_INFO)
+		out_lat_fmt(s, iter->ent);
+	trev_seq_printf(s, " %5llu.%06llu: ", usecs / 1000000, usecs % 1000000);
+}
+
+/* raw/hex/bin of an event that has no such printer: the kernel's trace_nop_print(). */
+static void out_nop(struct trev_trace_iter *iter)
+{
+	trev_seq_printf(&iter->seq, "type: %d\n", iter->ent->type);
+}
+
+/* trace_seq_putmem_hex(): the value's bytes, most significant first, then a space. */
+static void out_hex_field(struct trev_seq *s, const void *v, size_t size)
+{
+	const unsigned char *b = v;
+
+	for (size_t i = size; i-- > 0;)
+		trev_seq_printf(s, "%02x", b[i]);
+	trev_seq_putc(s, ' ');
+}
+
+static void out_raw_ftrace(struct trev_trace_iter *iter, struct trev_event_call *call);
+
+void trev__print_line(struct trev_trace_array *tr, struct trev_trace_iter *iter,
+		      const struct trev_rb_event *ev, const char *comm)
+{
+	struct trev_seq *s = &iter->seq;
+	struct trev_event_call *call;
+	unsigned long flags = tr->trace_flags;
+
+	trev_seq_init(s);
+	iter->ent = (struct trev_entry *)(uintptr_t)ev->data;
+	iter->ent_size = ev->len;
+	iter->cpu = ev->cpu;
+	iter->ts = ev->ts;
+	iter->lost = ev->lost;
+	iter->buffer = ev->buffer;
+	iter->trace_flags = flags;
+	if (ev->lost)
+		trev_seq_printf(s, "CPU:%d [LOST %llu EVENTS]\n", ev->cpu,
+				(unsigned long long)ev->lost);
+	if (ev->len < sizeof(struct trev_entry)) {
+		trev_seq_printf(s, "[short record: %u bytes]\n", ev->len);
+		return;
+	}
+	trev__events_read_lock();
+	call = trev__event_by_id(iter->ent->type);
+	if (call && !out_record_sane(call, iter)) {
+		trev_seq_printf(s, "[corrupt record of %s:%s]\n", call->klass->system, call->name);
+		goto out_unlock;
+	}
+	if (flags & TREV_ITER_RAW) {
+		if (flags & TREV_ITER_CONTEXT_INFO)
+			trev_seq_printf(s, "%d %d %llu ", iter->ent->pid, iter->cpu,
+					(unsigned long long)iter->ts);
+		if (!call)
+			trev_seq_printf(s, "%d ?\n", iter->ent->type);
+		else if (call->flags & TREV_EVENT_FL_FTRACE)
+			out_raw_ftrace(iter, call);
+		else
+			out_nop(iter);
+	} else if (flags & (TREV_ITER_HEX | TREV_ITER_BIN)) {
+		int pid = iter->ent->pid, cpu = iter->cpu;
+		unsigned long long ts = iter->ts;
+
+		if (flags & TREV_ITER_CONTEXT_INFO) {
+			if (flags & TREV_ITER_HEX) {
+				out_hex_field(s, &pid, sizeof(pid));
+				out_hex_field(s, &cpu, sizeof(cpu));
+				out_hex_field(s, &ts, sizeof(ts));
+			} else {
+				trev_seq_putmem(s, &pid, sizeof(pid));
+				trev_seq_putmem(s, &cpu, sizeof(cpu));
+				trev_seq_putmem(s, &ts, sizeof(ts));
+			}
+		}
+		if (call)
+			out_nop(iter);
+		if (flags & TREV_ITER_HEX)
+			trev_seq_putc(s, '\n');
+	} else {
+		if (flags & TREV_ITER_CONTEXT_INFO)
+			out_context(iter, comm);
+		if (!call) {
+			trev_seq_printf(s, "Unknown type %d\n", iter->ent->type);
+		} else if (call->output(iter, call) < 0 && !s->full) {
+			trev_seq_printf(s, "[malformed %s:%s record]\n", call->klass->system,
+					call->name);
+		}
+	}
+out_unlock:
+	trev__events_read_unlock();
+	/* A line that did not fit still ends its line. */
+	if (s->full && s->len > 0 && s->buffer[s->len - 1] != '\n') {
+		s->buffer[s->len - 1] = '\n';
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The trace file                                                       */
+
+static void out_header(struct trev_trace_array *tr, FILE *out)
+{
+	unsigned long long entries = 0, written = 0;
+	unsigned int ids[1024];
+	int n = trev_rb_buffers(tr->rb, ids, 1024);
+
+	for (int i = 0; i < n && i < 1024; i++) {
+		struct trev_rb_stats st;
+
+		if (trev_rb_buffer_stats(tr->rb, ids[i], &st) == 0) {
+			entries += st.entries;
+			written += st.written;
+		}
+	}
+	fprintf(out, "# tracer: nop\n#\n");
+	fprintf(out, "# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n#\n", entries,
+		written, sysconf(_SC_NPROCESSORS_ONLN));
+	if (!(tr->trace_flags & TREV_ITER_CONTEXT_INFO))
+		return;
+	if (tr->trace_flags & TREV_ITER_IRQ_INFO) {
+		fputs("#                              _-----=> irqs-off\n"
+		      "#                             / _----=> need-resched\n"
+		      "#                            | / _---=> hardirq/softirq\n"
+		      "#                            || / _--=> preempt-depth\n"
+		      "#                            ||| /     delay\n"
+		      "#           TASK-PID   CPU#  ||||    TIMESTAMP  FUNCTION\n"
+		      "#              | |       |   ||||       |         |\n", out);
+	} else {
+		fputs("#           TASK-PID   CPU#   TIMESTAMP  FUNCTION\n"
+		      "#              | |       |       |         |\n", out);
+	}
+}
+
+int trev__trace_print(struct trev_trace_array *tr, FILE *out)
+{
+	struct comm_cache cc = { tr->rb, 0, NULL };
+	struct trev_trace_iter *iter;
+	struct trev_rb_iter *it;
+	struct trev_rb_event ev;
+	int ret = 0;
+
+	iter = malloc(sizeof(*iter));
+	if (!iter)
+		return -ENOMEM;
+	it = trev_rb_iter_start(tr->rb);
+	if (!it) {
+		free(iter);
+		return -ENOMEM;
+	}
+	if (!(tr->trace_flags & (TREV_ITER_RAW | TREV_ITER_HEX | TREV_ITER_BIN)))
+		out_header(tr, out);
+	while ((ret = trev_rb_iter_next(it, &ev)) > 0) {
+		trev__print_line(tr, iter, &ev, comm_lookup(&cc, ev.buffer, ev.tid));
+		fwrite(iter->seq.buffer, 1, iter->seq.len, out);
+	}
+	trev_rb_iter_finish(it);
+	free(cc.comm);
+	free(iter);
+	return ret < 0 ? ret : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* raw output of the built-in events                                    */
+
+/* The records of ftrace:print, bprint and bputs share their first fields. */
+struct out_ftrace_entry {
+	struct trev_entry ent;
+	unsigned long ip;
+	union {
+		const char *ptr;	/* bprint: fmt; bputs: str */
+		char buf[8];		/* print: the text */
+	};
+};
+
+static void out_raw_ftrace(struct trev_trace_iter *iter, struct trev_event_call *call)
+{
+	struct out_ftrace_entry *e = (struct out_ftrace_entry *)(void *)iter->ent;
+	struct trev_seq *s = &iter->seq;
+	size_t fixed = offsetof(struct out_ftrace_entry, ptr) + sizeof(e->ptr);
+
+	if (call->id == TREV_TYPE_PRINT) {
+		int max = (int)(iter->ent_size - offsetof(struct out_ftrace_entry, buf));
+
+		trev_seq_printf(s, "# %lx %.*s", e->ip, max, e->buf);
+	} else if (call->id == TREV_TYPE_BPUTS) {
+		trev_seq_printf(s, ": %lx : %s", e->ip, e->ptr);
+	} else {
+		trev_seq_printf(s, ": %lx : ", e->ip);
+		trev__bprint_format(s, e->ptr, (const char *)iter->ent + fixed,
+				    iter->ent_size - fixed);
+	}
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Tracepoint probe registration: the RCU-protected probe arrays behind
+ * trace_<name>(), and the static key that guards them.
+ *
+ * Updaters copy the array, insert or remove one probe, publish the copy with
+ * rcu_assign_pointer() and free the old array after a grace period. Readers
+ * (__traceiter_<name>, generated in the user's CREATE_TRACE_POINTS file) walk
+ * whatever array they loaded inside urcu_bp_read_lock(): they never block
+ * and never see a half-built array. All updaters hold tp_mutex.
+ */
+#define _LGPL_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <urcu/urcu-bp.h>
+#include <urcu/pointer.h>
+
+#include <trev/tracepoint.h>
+
+#include "tracepoint/tracepoint_internal.h"
+
+static pthread_mutex_t tp_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t tp_once = PTHREAD_ONCE_INIT;
+
+/* urcu-bp keeps a registry of reader threads; fork must leave it consistent. */
+static void tp_init(void)
+{
+	pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent,
+		       urcu_bp_after_fork_child);
+}
+
+static int tp_nr_funcs(const struct trev_tracepoint_func *funcs)
+{
+	int n = 0;
+
+	while (funcs && funcs[n].func)
+		n++;
+	return n;
+}
+
+/* Publish @new as @tp's array and free @old once no reader can hold it. */
+static void tp_publish(struct trev_tracepoint *tp, struct trev_tracepoint_func *old,
+		       struct trev_tracepoint_func *new)
+{
+	int n = tp_nr_funcs(new);
+
+	rcu_assign_pointer(tp->funcs, new);
+	/*
+	 * The key goes on after the array is there and off before it goes; a
+	 * reader that sees the key on with a NULL array just does nothing.
+	 */
+	__atomic_store_n(&tp->key.enabled, n, __ATOMIC_RELEASE);
+	if (old) {
+		urcu_bp_synchronize_rcu();
+		free(old);
+	}
+}
+
+int trev_tracepoint_probe_register_prio(struct trev_tracepoint *tp, void *probe, void *data,
+					int prio)
+{
+	struct trev_tracepoint_func *old, *new;
+	int n, pos, ret = 0;
+
+	if (!tp || !probe)
+		return -EINVAL;
+	pthread_once(&tp_once, tp_init);
+	pthread_mutex_lock(&tp_mutex);
+	old = tp->funcs;
+	n = tp_nr_funcs(old);
+	for (int i = 0; i < n; i++) {
+		if (old[i].func == probe && old[i].data == data) {
+			ret = -EEXIST;
+			goto out_unlock;
+		}
+	}
+	if (n == 0 && tp->regfunc) {
+		ret = tp->regfunc();
+		if (ret)
+			goto out_unlock;
+	}
+	new = calloc((size_t)n + 2, sizeof(*new));
+	if (!new) {
+		ret = -ENOMEM;
+		goto out_unreg;
+	}
+	/* Higher priority first; among equals, the older probe first. */
+	for (pos = 0; pos < n && old[pos].prio >= prio; pos++)
+		;
+	memcpy(new, old, (size_t)pos * sizeof(*new));
+	new[pos] = (struct trev_tracepoint_func){ probe, data, prio };
+	memcpy(new + pos + 1, old + pos, (size_t)(n - pos) * sizeof(*new));
+	tp_publish(tp, old, new);
+	pthread_mutex_unlock(&tp_mutex);
+	return 0;
+
+out_unreg:
+	if (n == 0 && tp->unregfunc)
+		tp->unregfunc();
+out_unlock:
+	pthread_mutex_unlock(&tp_mutex);
+	return ret;
+}
+
+int trev_tracepoint_probe_register(struct trev_tracepoint *tp, void *probe, void *data)
+{
+	return trev_tracepoint_probe_register_prio(tp, probe, data,
+						   TREV_TRACEPOINT_DEFAULT_PRIO);
+}
+
+int trev_tracepoint_probe_unregister(struct trev_tracepoint *tp, void *probe, void *data)
+{
+	struct trev_tracepoint_func *old, *new = NULL;
+	int n, at = -1;
+
+	if (!tp || !probe)
+		return -EINVAL;
+	pthread_mutex_lock(&tp_mutex);
+	old = tp->funcs;
+	n = tp_nr_funcs(old);
+	for (int i = 0; i < n && at < 0; i++)
+		if (old[i].func == probe && old[i].data == data)
+			at = i;
+	if (at < 0) {
+		pthread_mutex_unlock(&tp_mutex);
+		return -ENOENT;
+	}
+	if (n > 1) {
+		new = calloc((size_t)n, sizeof(*new));
+		if (!new) {
+			/*
+			 * No memory for the smaller copy: stub the probe out in
+			 * place instead (the kernel does the same with tp_stub_func).
+			 */
+			__atomic_store_n(&old[at].func, (void *)trev__tp_stub_func,
+					 __ATOMIC_RELEASE);
+			pthread_mutex_unlock(&tp_mutex);
+			return 0;
+		}
+		for (int i = 0, j = 0; i < n; i++)
+			if (i != at)
+				new[j++] = old[i];
+	}
+	tp_publish(tp, old, new);
+	if (!new && tp->unregfunc)
+		tp->unregfunc();
+	pthread_mutex_unlock(&tp_mutex);
+	return 0;
+}
+
+void trev__tp_stub_func(void)
+{
+}
+
+void trev_tracepoint_synchronize_unregister(void)
+{
+	urcu_bp_synchronize_rcu();
+}
+
+int trev_tracepoint_probe_count(struct trev_tracepoint *tp)
+{
+	return __atomic_load_n(&tp->key.enabled, __ATOMIC_ACQUIRE);
+}
+
+void trev__tp_remove_all(struct trev_tracepoint *tp)
+{
+	struct trev_tracepoint_func *old;
+
+	pthread_mutex_lock(&tp_mutex);
+	old = tp->funcs;
+	if (old) {
+		tp_publish(tp, old, NULL);
+		if (tp->unregfunc)
+			tp->unregfunc();
+	}
+	pthread_mutex_unlock(&tp_mutex);
+}
