@@ -103,7 +103,7 @@ static bool out_record_sane(struct trev_event_call *call, const struct trev_trac
 		len = loc >> 16;
 		if (off + len > iter->ent_size)
 			return false;
-		if (f->filter_type == TREV_FILTER_DYN_STRING && len && rec[off + len - 1] != '\0')
+		if (strcmp(f->type, "__data_loc char[]") == 0 && len && rec[off + len - 1] != '\0')
 			return false;
 	}
 	return true;
@@ -179,6 +179,9 @@ void trev__print_line(struct trev_trace_array *tr, struct trev_trace_iter *iter,
 	trev__events_read_lock();
 	call = trev__event_by_id(iter->ent->type);
 	if (call && !out_record_sane(call, iter)) {
+		if (!(flags & (TREV_ITER_RAW | TREV_ITER_HEX | TREV_ITER_BIN)) &&
+		    (flags & TREV_ITER_CONTEXT_INFO))
+			out_context(iter, comm);
 		trev_seq_printf(s, "[corrupt record of %s:%s]\n", call->klass->system, call->name);
 		goto out_unlock;
 	}
