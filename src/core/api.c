@@ -79,7 +79,7 @@ ssize_t trev_trace_pipe_read(char *buf, size_t len, int timeout_ms)
 		return -ENOMEM;
 	pthread_mutex_lock(&pipe_lock);
 	if (!pipe_iter)
-		pipe_iter = malloc(sizeof(*pipe_iter));
+		pipe_iter = calloc(1, sizeof(*pipe_iter));
 	if (!pipe_iter) {
 		pthread_mutex_unlock(&pipe_lock);
 		return -ENOMEM;

@@ -28,8 +28,15 @@
 				      trev_is_signed_type(_type), _filter_type);	\
 	if (ret)								\
 		return ret;
+/* Each macro stringifies its own arguments: forwarding would expand them (bool -> _Bool). */
 #undef __field
-#define __field(type, item)	__field_ext(type, item, TREV_FILTER_OTHER)
+#define __field(_type, _item)							\
+	ret = trev_event_define_field(event_call, #_type, #_item,		\
+				      (int)offsetof(__typeof__(field), _item),	\
+				      (int)sizeof(field._item),			\
+				      trev_is_signed_type(_type), TREV_FILTER_OTHER); \
+	if (ret)								\
+		return ret;
 #undef __field_struct_ext
 #define __field_struct_ext(_type, _item, _filter_type)				\
 	ret = trev_event_define_field(event_call, #_type, #_item,		\
@@ -38,7 +45,12 @@
 	if (ret)								\
 		return ret;
 #undef __field_struct
-#define __field_struct(type, item)	__field_struct_ext(type, item, TREV_FILTER_OTHER)
+#define __field_struct(_type, _item)						\
+	ret = trev_event_define_field(event_call, #_type, #_item,		\
+				      (int)offsetof(__typeof__(field), _item),	\
+				      (int)sizeof(field._item), 0, TREV_FILTER_OTHER); \
+	if (ret)								\
+		return ret;
 #undef __array
 #define __array(_type, _item, _len)						\
 	ret = trev_event_define_array(event_call, #_type, #_item,		\

@@ -1,0 +1,477 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * TRACE_EVENT end to end: format texts and output lines (golden), enabling
+ * per event, system and globally, conditions, TRACE_EVENT_FN hooks, several
+ * probes with priorities, probes coming and going while the tracepoint fires,
+ * trace_printk conversions, trace_pipe and the raw option.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <regex.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <trev/trev.h>
+
+#define CREATE_TRACE_POINTS
+#include "trev_test_events.h"
+
+static int reg_calls, unreg_calls;
+
+int tt_reg(void)
+{
+	reg_calls++;
+	return 0;
+}
+
+void tt_unreg(void)
+{
+	unreg_calls++;
+}
+
+/* The trace text, with everything before each line's "TIMESTAMP: " cut. */
+static char *trace_events_text(void)
+{
+	char *buf = NULL, *out = NULL;
+	size_t len = 0, olen = 0;
+	FILE *f = open_memstream(&buf, &len);
+	FILE *o = open_memstream(&out, &olen);
+	regex_t re;
+	regmatch_t m;
+
+	assert_non_null(f);
+	assert_non_null(o);
+	assert_int_equal(trev_trace_print(f), 0);
+	fclose(f);
+	/* FORMATS.md §1: "%16s-%-5d [%03d] %c%c%c%c %5lu.%06lu: " */
+	assert_int_equal(regcomp(&re, "^ *[^ ].{0,15}-[0-9]+ +\\[[0-9]{3}\\] [.h][.][.h][.0-9a-f] "
+				  " *[0-9]+\\.[0-9]{6}: ", REG_EXTENDED), 0);
+	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		if (line[0] == '#')
+			continue;
+		if (regexec(&re, line, 1, &m, 0) != 0)
+			fail_msg("line without the ftrace prefix: '%s'", line);
+		fprintf(o, "%s\n", line + m.rm_eo);
+	}
+	fclose(o);
+	regfree(&re);
+	free(buf);
+	return out;
+}
+
+static void reset(void)
+{
+	trev_set_event("!*:*");
+	assert_int_equal(trev_trace_reset(), 0);
+}
+
+static unsigned int event_id(const char *event)
+{
+	char *text;
+	unsigned int id = 0;
+
+	assert_int_equal(trev_event_format("trev_test", event, &text), 0);
+	assert_int_equal(sscanf(strstr(text, "ID: "), "ID: %u", &id), 1);
+	free(text);
+	return id;
+}
+
+#define COMMON_FIELDS								\
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"	\
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"	\
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+static void check_format(const char *event, const char *fields_and_fmt)
+{
+	char *text, expect[4096];
+
+	snprintf(expect, sizeof(expect), "name: %s\nID: %u\nformat:\n" COMMON_FIELDS "%s", event,
+		 event_id(event), fields_and_fmt);
+	assert_int_equal(trev_event_format("trev_test", event, &text), 0);
+	assert_string_equal(text, expect);
+	free(text);
+}
+
+static void test_format_texts(void **state)
+{
+	char *text;
+
+	(void)state;
+	check_format("tt_ints",
+		     "\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n"
+		     "\tfield:unsigned int b;\toffset:12;\tsize:4;\tsigned:0;\n"
+		     "\tfield:long long c;\toffset:16;\tsize:8;\tsigned:1;\n"
+		     "\nprint fmt: \"a=%d b=%u c=%lld\", REC->a, REC->b, REC->c\n");
+	check_format("tt_types",
+		     "\tfield:char c;\toffset:8;\tsize:1;\tsigned:1;\n"
+		     "\tfield:short s;\toffset:10;\tsize:2;\tsigned:1;\n"
+		     "\tfield:unsigned char uc;\toffset:12;\tsize:1;\tsigned:0;\n"
+		     "\tfield:unsigned long ul;\toffset:16;\tsize:8;\tsigned:0;\n"
+		     "\tfield:void * p;\toffset:24;\tsize:8;\tsigned:0;\n"
+		     "\tfield:bool flag;\toffset:32;\tsize:1;\tsigned:0;\n"
+		     "\tfield:struct tt_pair pair;\toffset:36;\tsize:8;\tsigned:0;\n"
+		     "\nprint fmt: \"c=%d s=%d uc=%u ul=%lu p=%p flag=%d pair=%d/%d\", REC->c, "
+		     "REC->s, REC->uc, REC->ul, REC->p, REC->flag, REC->pair.a, REC->pair.b\n");
+	check_format("tt_strings",
+		     "\tfield:__data_loc char[] name;\toffset:8;\tsize:4;\tsigned:1;\n"
+		     "\tfield:__data_loc char[] msg;\toffset:12;\tsize:4;\tsigned:1;\n"
+		     "\tfield:char tag[8];\toffset:16;\tsize:8;\tsigned:1;\n"
+		     "\nprint fmt: \"name=%s msg=%s tag=%s\", __get_str(name), __get_str(msg), "
+		     "REC->tag\n");
+	check_format("tt_arrays",
+		     "\tfield:int fixed[3];\toffset:8;\tsize:12;\tsigned:1;\n"
+		     "\tfield:__data_loc unsigned short[] v;\toffset:20;\tsize:4;\tsigned:0;\n"
+		     "\tfield:__data_loc unsigned char[] bytes;\toffset:24;\tsize:4;\tsigned:0;\n"
+		     "\nprint fmt: \"fixed=%s v=%s n=%d hex=%s hexstr=%s\", "
+		     "__print_array(REC->fixed, 3, 4), "
+		     "__print_array(__get_dynamic_array(v), __get_dynamic_array_len(v) / 2, 2), "
+		     "__get_dynamic_array_len(v) / 2, "
+		     "__print_hex(__get_dynamic_array(bytes), __get_dynamic_array_len(bytes)), "
+		     "__print_hex_str(__get_dynamic_array(bytes), __get_dynamic_array_len(bytes))\n");
+	check_format("tt_flags",
+		     "\tfield:unsigned long flags;\toffset:8;\tsize:8;\tsigned:0;\n"
+		     "\tfield:int state;\toffset:16;\tsize:4;\tsigned:1;\n"
+		     "\tfield:unsigned long long big;\toffset:24;\tsize:8;\tsigned:0;\n"
+		     "\tfield:__data_loc unsigned long[] mask;\toffset:32;\tsize:4;\tsigned:0;\n"
+		     "\nprint fmt: \"flags=%s state=%s big=%s mask=%s\", "
+		     "__print_flags(REC->flags, \"|\", { 0x1, \"READ\" }, { 0x2, \"WRITE\" }, "
+		     "{ 0x4, \"EXEC\" }), "
+		     "__print_symbolic(REC->state, { 0, \"IDLE\" }, { 1, \"RUNNING\" }, "
+		     "{ 2, \"BLOCKED\" }), "
+		     "__print_flags_u64(REC->big, \",\", { 0x100000000ULL, \"HIGH\" }, "
+		     "{ 0x1ULL, \"LOW\" }), __get_bitmask(mask)\n");
+	/* DEFINE_EVENT shares the class's print fmt, DEFINE_EVENT_PRINT has its own. */
+	check_format("tt_open",
+		     "\tfield:int id;\toffset:8;\tsize:4;\tsigned:1;\n"
+		     "\tfield:__data_loc char[] what;\toffset:12;\tsize:4;\tsigned:1;\n"
+		     "\nprint fmt: \"id=%d what=%s\", REC->id, __get_str(what)\n");
+	check_format("tt_close",
+		     "\tfield:int id;\toffset:8;\tsize:4;\tsigned:1;\n"
+		     "\tfield:__data_loc char[] what;\toffset:12;\tsize:4;\tsigned:1;\n"
+		     "\nprint fmt: \"closed %s (%d)\", __get_str(what), REC->id\n");
+	/* The built-in ftrace events, as the kernel's events/ftrace/.../format. */
+	assert_int_equal(trev_event_format("ftrace", "bprint", &text), 0);
+	assert_string_equal(text, "name: bprint\nID: 6\nformat:\n" COMMON_FIELDS
+			    "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+			    "\tfield:const char * fmt;\toffset:16;\tsize:8;\tsigned:0;\n"
+			    "\tfield:u32 buf[];\toffset:24;\tsize:0;\tsigned:0;\n"
+			    "\nprint fmt: \"%ps: %s\", (void *)REC->ip, REC->fmt\n");
+	free(text);
+	assert_int_equal(trev_event_format("trev_test", "no_such_event", &text), -ENOENT);
+	assert_non_null(strstr(trev_header_page(), "\tfield: local_t commit;\toffset:8;\tsize:8;"));
+	assert_non_null(strstr(trev_header_event(), "\ttime_extend : type == 30\n"));
+}
+
+static void test_output_lines(void **state)
+{
+	unsigned short v[3] = { 1, 2, 300 };
+	unsigned char bytes[3] = { 0x01, 0xab, 0xff };
+	unsigned long mask[1] = { 0x5 };
+	struct tt_pair pair = { 3, 4 };
+	char *text;
+
+	(void)state;
+	reset();
+	assert_int_equal(trev_set_event("trev_test:*"), 0);
+	trace_tt_ints(-1, 2, 1LL << 40);
+	trace_tt_types(-5, -300, 200, 123456789UL, (void *)0x1234, true, pair);
+	trace_tt_strings("alpha", "hello world", 5, "tagtagtagtag");
+	trace_tt_strings(NULL, NULL, 0, "");
+	trace_tt_arrays(v, 3, bytes, 3);
+	trace_tt_flags(0x17, 1, 0x100000001ULL, mask, 40);
+	trace_tt_flags(0, 9, 0, mask, 8);
+	trace_tt_open(1, "file");
+	trace_tt_close(2, "file");
+	trace_tt_odd(3, "odd");
+	trace_tt_odd(4, "even");	/* TP_CONDITION(id & 1): not recorded */
+	trace_tt_positive(-1);		/* TP_CONDITION(v > 0): not recorded */
+	trace_tt_positive(5);
+	trace_tt_hooked(7);
+	text = trace_events_text();
+	assert_string_equal(text,
+		"tt_ints: a=-1 b=2 c=1099511627776\n"
+		"tt_types: c=-5 s=-300 uc=200 ul=123456789 p=0x1234 flag=1 pair=3/4\n"
+		"tt_strings: name=alpha msg=hello tag=tagtagt\n"
+		"tt_strings: name=(null) msg= tag=\n"
+		"tt_arrays: fixed={0x3,0x3,0xffffffff} v={0x1,0x2,0x12c} n=3 hex=01 ab ff "
+		"hexstr=01abff\n"
+		"tt_flags: flags=READ|WRITE|EXEC|0x10 state=RUNNING big=HIGH,LOW "
+		"mask=00000000,00000005\n"
+		"tt_flags: flags= state=0x9 big= mask=00000000,00000005\n"
+		"tt_open: id=1 what=file\n"
+		"tt_close: closed file (2)\n"
+		"tt_odd: id=3 what=odd\n"
+		"tt_positive: v=5\n"
+		"tt_hooked: v=7\n");
+	free(text);
+}
+
+static void test_enable_levels(void **state)
+{
+	char *text;
+
+	(void)state;
+	reset();
+	assert_false(trace_tt_ints_enabled());
+	/* One event. */
+	assert_int_equal(trev_set_event("trev_test:tt_ints"), 0);
+	assert_true(trace_tt_ints_enabled());
+	assert_false(trace_tt_open_enabled());
+	/* A bare word matches an event name or a system name. */
+	assert_int_equal(trev_set_event("tt_open"), 0);
+	assert_true(trace_tt_open_enabled());
+	assert_int_equal(trev_set_event("!trev_test:*"), 0);
+	assert_false(trace_tt_ints_enabled());
+	assert_false(trace_tt_open_enabled());
+	/* A system. */
+	assert_int_equal(trev_set_event("trev_test"), 0);
+	assert_true(trace_tt_ints_enabled());
+	assert_true(trace_tt_close_enabled());
+	assert_int_equal(trev_set_event("!trev_test:tt_close"), 0);
+	assert_false(trace_tt_close_enabled());
+	assert_true(trace_tt_open_enabled());
+	/* All, then none. */
+	assert_int_equal(trev_set_event("*:*"), 0);
+	assert_true(trace_tt_close_enabled());
+	assert_int_equal(trev_set_event("!*:*"), 0);
+	assert_false(trace_tt_ints_enabled());
+	/* Nothing matched: -EINVAL, nothing changes. */
+	assert_int_equal(trev_set_event("trev_test:nope"), -EINVAL);
+	assert_int_equal(trev_set_event("nosys:*"), -EINVAL);
+	assert_false(trace_tt_ints_enabled());
+	/* Several terms at once, as TREV_EVENTS gives them. */
+	assert_int_equal(trev_set_event("trev_test:tt_ints,trev_test:tt_open"), 0);
+	assert_true(trace_tt_ints_enabled());
+	assert_true(trace_tt_open_enabled());
+	assert_false(trace_tt_close_enabled());
+	/* Disabled events record nothing. */
+	trace_tt_close(1, "x");
+	trace_tt_open(2, "y");
+	text = trace_events_text();
+	assert_string_equal(text, "tt_open: id=2 what=y\n");
+	free(text);
+	reset();
+}
+
+static void test_fn_hooks(void **state)
+{
+	(void)state;
+	reset();
+	reg_calls = unreg_calls = 0;
+	assert_int_equal(trev_set_event("trev_test:tt_hooked"), 0);
+	assert_int_equal(reg_calls, 1);
+	assert_int_equal(unreg_calls, 0);
+	/* Enabling again changes nothing. */
+	assert_int_equal(trev_set_event("trev_test:tt_hooked"), 0);
+	assert_int_equal(reg_calls, 1);
+	assert_int_equal(trev_set_event("!trev_test:tt_hooked"), 0);
+	assert_int_equal(unreg_calls, 1);
+}
+
+/* Probes on the bare tracepoint record their order here. */
+static char probe_log[64];
+static size_t probe_log_len;
+
+static void probe_a(void *data, int v, const char *s)
+{
+	(void)v;
+	(void)s;
+	probe_log[probe_log_len++] = *(const char *)data;
+}
+
+static void test_probe_priorities(void **state)
+{
+	static const char a = 'a', b = 'b', c = 'c', d = 'd';
+
+	(void)state;
+	probe_log_len = 0;
+	assert_false(trace_tt_bare_enabled());
+	assert_int_equal(register_trace_prio_tt_bare(probe_a, (void *)&a, 10), 0);
+	assert_int_equal(register_trace_prio_tt_bare(probe_a, (void *)&b, 30), 0);
+	assert_int_equal(register_trace_prio_tt_bare(probe_a, (void *)&c, 20), 0);
+	assert_int_equal(register_trace_tt_bare(probe_a, (void *)&d), 0);	/* prio 10 */
+	assert_int_equal(register_trace_tt_bare(probe_a, (void *)&d), -EEXIST);
+	assert_true(trace_tt_bare_enabled());
+	trace_tt_bare(1, "x");
+	/* Highest priority first; equal priorities in the order registered. */
+	assert_int_equal(probe_log_len, 4);
+	assert_memory_equal(probe_log, "bcad", 4);
+	assert_int_equal(unregister_trace_tt_bare(probe_a, (void *)&c), 0);
+	assert_int_equal(unregister_trace_tt_bare(probe_a, (void *)&c), -ENOENT);
+	probe_log_len = 0;
+	trace_tt_bare(2, "y");
+	assert_memory_equal(probe_log, "bad", 3);
+	assert_int_equal(unregister_trace_tt_bare(probe_a, (void *)&a), 0);
+	assert_int_equal(unregister_trace_tt_bare(probe_a, (void *)&b), 0);
+	assert_int_equal(unregister_trace_tt_bare(probe_a, (void *)&d), 0);
+	assert_false(trace_tt_bare_enabled());
+	probe_log_len = 0;
+	trace_tt_bare(3, "z");
+	assert_int_equal(probe_log_len, 0);
+}
+
+/* Probes come and go while another thread fires the tracepoint. */
+static _Atomic long fired_a, fired_b;
+static _Atomic int stop_firing;
+
+static void count_a(void *data, int v, const char *s)
+{
+	(void)data;
+	(void)v;
+	(void)s;
+	fired_a++;
+}
+
+static void count_b(void *data, int v, const char *s)
+{
+	(void)data;
+	(void)v;
+	(void)s;
+	fired_b++;
+}
+
+static void *firing_thread(void *arg)
+{
+	(void)arg;
+	while (!stop_firing)
+		trace_tt_bare(1, "fire");
+	return NULL;
+}
+
+static void test_register_while_firing(void **state)
+{
+	pthread_t t;
+	long before;
+
+	(void)state;
+	stop_firing = 0;
+	assert_int_equal(register_trace_tt_bare(count_a, NULL), 0);
+	assert_int_equal(pthread_create(&t, NULL, firing_thread, NULL), 0);
+	for (int i = 0; i < 300; i++) {
+		assert_int_equal(register_trace_prio_tt_bare(count_b, NULL, i % 3 * 10), 0);
+		assert_int_equal(unregister_trace_tt_bare(count_b, NULL), 0);
+	}
+	assert_int_equal(unregister_trace_tt_bare(count_a, NULL), 0);
+	tracepoint_synchronize_unregister();
+	/* After the grace period no thread can be in the removed probes. */
+	before = fired_a + fired_b;
+	for (int i = 0; i < 1000 && before == fired_a + fired_b; i++)
+		;
+	assert_int_equal(before, fired_a + fired_b);
+	stop_firing = 1;
+	pthread_join(t, NULL);
+	assert_true(fired_a > 0);
+}
+
+struct printk_case {
+	const char *expect;
+};
+
+static void test_trace_printk(void **state)
+{
+	char *text, expect[2048];
+	int n = 0;
+
+	(void)state;
+	reset();
+	/* Binary (constant format with arguments): every conversion bprint saves. */
+	trace_printk("d=%d i=%i u=%u x=%x X=%X o=%o c=%c\n", -12, 34, 56u, 0xbeefu, 0xbeefu, 8u,
+		     'q');
+	n += snprintf(expect + n, sizeof(expect) - (size_t)n,
+		      "d=%d i=%i u=%u x=%x X=%X o=%o c=%c\n", -12, 34, 56u, 0xbeefu, 0xbeefu, 8u,
+		      'q');
+	trace_printk("s=%s s2=%.3s s3=%-6s| s4=%6s|\n", "string", "abcdef", "ab", "cd");
+	n += snprintf(expect + n, sizeof(expect) - (size_t)n,
+		      "s=%s s2=%.3s s3=%-6s| s4=%6s|\n", "string", "abcdef", "ab", "cd");
+	trace_printk("l=%ld ll=%lld lu=%lu llx=%llx z=%zu hh=%hhd h=%hd\n", -1L, -2LL, 3UL,
+		     0x1122334455667788ULL, (size_t)42, (signed char)-3, (short)-4);
+	n += snprintf(expect + n, sizeof(expect) - (size_t)n,
+		      "l=%ld ll=%lld lu=%lu llx=%llx z=%zu hh=%hhd h=%hd\n", -1L, -2LL, 3UL,
+		      0x1122334455667788ULL, (size_t)42, (signed char)-3, (short)-4);
+	trace_printk("w=%5d|%-5d|%05d|%+d|% d|%#x|%#o|%*d|%.*d|%%\n", 1, 2, 3, 4, 5, 255u, 8u, 4,
+		     7, 3, 9);
+	n += snprintf(expect + n, sizeof(expect) - (size_t)n,
+		      "w=%5d|%-5d|%05d|%+d|% d|%#x|%#o|%*d|%.*d|%%\n", 1, 2, 3, 4, 5, 255u, 8u, 4,
+		      7, 3, 9);
+	trace_printk("p=%p\n", (void *)0xdead0);
+	n += snprintf(expect + n, sizeof(expect) - (size_t)n, "p=%p\n", (void *)0xdead0);
+	/* Constant string: bputs; non-constant format: print. */
+	trace_puts("just a string\n");
+	n += snprintf(expect + n, sizeof(expect) - (size_t)n, "just a string\n");
+	{
+		const char *volatile fmt = "runtime %d\n";
+
+		trace_printk(fmt, 5);
+	}
+	n += snprintf(expect + n, sizeof(expect) - (size_t)n, "runtime 5\n");
+	text = trace_events_text();
+	/* Each line is "function: message"; the function is this test. */
+	{
+		char *stripped = calloc(1, strlen(text) + 1), *o = stripped;
+
+		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+			assert_true(strncmp(line, "test_trace_printk: ", 19) == 0);
+			o += sprintf(o, "%s\n", line + 19);
+		}
+		assert_string_equal(stripped, expect);
+		free(stripped);
+	}
+	free(text);
+	/* The interned formats are listed in printk_formats. */
+	assert_int_equal(trev_printk_formats(&text), 0);
+	assert_non_null(strstr(text, " : \"p=%p\\n\"\n"));
+	free(text);
+}
+
+static void test_trace_pipe_and_raw(void **state)
+{
+	char buf[4096], expect[128];
+	ssize_t n;
+
+	(void)state;
+	reset();
+	assert_int_equal(trev_set_event("trev_test:tt_ints"), 0);
+	trace_tt_ints(1, 2, 3);
+	trace_tt_ints(4, 5, 6);
+	n = trev_trace_pipe_read(buf, sizeof(buf) - 1, 0);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_non_null(strstr(buf, "tt_ints: a=1 b=2 c=3\n"));
+	assert_non_null(strstr(buf, "tt_ints: a=4 b=5 c=6\n"));
+	/* Consumed: nothing left, and no waiting with a zero time-out. */
+	assert_int_equal(trev_trace_pipe_read(buf, sizeof(buf), 0), 0);
+	/* raw: "pid cpu ts " and, for a TRACE_EVENT, the kernel's "type: ID". */
+	trace_tt_ints(7, 8, 9);
+	assert_int_equal(trev_trace_option("raw"), 0);
+	n = trev_trace_pipe_read(buf, sizeof(buf) - 1, 0);
+	assert_int_equal(trev_trace_option("noraw"), 0);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	snprintf(expect, sizeof(expect), " type: %u\n", event_id("tt_ints"));
+	assert_non_null(strstr(buf, expect));
+	assert_int_equal(trev_trace_option("no-such-option"), -EINVAL);
+	reset();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_texts),
+		cmocka_unit_test(test_output_lines),
+		cmocka_unit_test(test_enable_levels),
+		cmocka_unit_test(test_fn_hooks),
+		cmocka_unit_test(test_probe_priorities),
+		cmocka_unit_test(test_register_while_firing),
+		cmocka_unit_test(test_trace_printk),
+		cmocka_unit_test(test_trace_pipe_and_raw),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

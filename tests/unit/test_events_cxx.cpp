@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The event macros in a C++ translation unit: every public header and the
+ * test event header (every field kind and helper) compile as C++, and the
+ * events record and print as they do from C.
+ */
+#include <cerrno>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <csetjmp>
+
+extern "C" {
+#include <cmocka.h>
+}
+
+#include <trev/ring_buffer.h>
+#include <trev/trace_event.h>
+#include <trev/trace_seq.h>
+#include <trev/trev.h>
+
+#define CREATE_TRACE_POINTS
+#include "trev_test_events.h"
+
+int tt_reg(void)
+{
+	return 0;
+}
+
+void tt_unreg(void)
+{
+}
+
+static void test_cxx_events(void **state)
+{
+	unsigned short v[2] = { 7, 8 };
+	unsigned char bytes[2] = { 0xca, 0xfe };
+	unsigned long mask[1] = { 0x3 };
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(trev_set_event("trev_test:*"), 0);
+	trace_tt_strings("cxx", "hello", 5, "tag");
+	trace_tt_arrays(v, 2, bytes, 2);
+	trace_tt_flags(0x3, 2, 0x1, mask, 8);
+	trace_tt_close(9, "cxx");
+	trace_printk("from C++ %d %s\n", 42, "ok");
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(trev_trace_print(f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, ": tt_strings: name=cxx msg=hello tag=tag\n"));
+	assert_non_null(strstr(buf, ": tt_arrays: fixed={0x2,0x2,0xffffffff} v={0x7,0x8} n=2 "
+				    "hex=ca fe hexstr=cafe\n"));
+	assert_non_null(strstr(buf, ": tt_flags: flags=READ|WRITE state=BLOCKED big=LOW "
+				    "mask=00000000,00000003\n"));
+	assert_non_null(strstr(buf, ": tt_close: closed cxx (9)\n"));
+	assert_non_null(strstr(buf, "from C++ 42 ok\n"));
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cxx_events),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
