@@ -54,12 +54,17 @@ static inline __attribute__((format(printf, 1, 2))) void trev_printk_check_forma
 		static struct trev_printk_site __trev_site = {			\
 			__builtin_constant_p(fmt) ? (fmt) : NULL, NULL, 0, { 0 } }; \
 										\
+		/* A run-time format is allowed, as in the kernel. */		\
+		_Pragma("GCC diagnostic push")					\
+		_Pragma("GCC diagnostic ignored \"-Wformat-nonliteral\"")	\
+		_Pragma("GCC diagnostic ignored \"-Wformat-security\"")	\
 		if (0)								\
 			trev_printk_check_format(fmt, ##args);			\
 		if (__builtin_constant_p(fmt))					\
 			trev_trace_bprintk(&__trev_site, TREV_THIS_IP, ##args); \
 		else								\
 			trev_trace_printk(TREV_THIS_IP, fmt, ##args);		\
+		_Pragma("GCC diagnostic pop")					\
 	} while (0)
 
 /*

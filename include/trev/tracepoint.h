@@ -228,5 +228,11 @@ TREV_API int trev_tracepoint_probe_count(struct trev_tracepoint *tp);
 	DECLARE_TRACE_CONDITION(name, PARAMS(proto), PARAMS(args), PARAMS(cond))
 #define TRACE_EVENT_FLAGS(event, flag)
 #define TRACE_EVENT_PERF_PERM(event, expr...)
+/*
+ * Accepted so that kernel headers compile; the kernel uses them to replace
+ * enum names by values in print fmt, which trev does not do yet.
+ */
+#define TRACE_DEFINE_ENUM(a)
+#define TRACE_DEFINE_SIZEOF(a)
 
 #endif /* TRACE_EVENT */
