@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-#   make demo    install what is missing (apt), build, run the ring-buffer demo
+#   make demo    install what is missing (apt), build, run the event demos (ftrace text output)
 #   make test    install what is missing, then build and run every test suite in three trees:
 #                build/ (normal), build-asan/ (ASan+UBSan), build-tsan/ (TSan)
 #   make bench   install what is missing, build, run every benchmark
@@ -12,7 +12,8 @@ MAKEFLAGS += --no-print-directory
 JOBS ?= 2
 PREFIX ?= /usr/local
 
-DEB_PACKAGES := build-essential cmake pkg-config libcmocka-dev liburcu-dev libtraceevent-dev libtraceevent-doc trace-cmd libtracecmd-dev clang libclang-rt-14-dev valgrind
+DEB_PACKAGES := build-essential cmake pkg-config libcmocka-dev liburcu-dev libtraceevent-dev libtraceevent-doc trace-cmd libtracecmd-dev clang libclang-rt-14-dev valgrind libelf-dev \
+	liblttng-ust-dev lttng-tools babeltrace2
 
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 APT_GET := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600
@@ -68,8 +69,14 @@ test: deps
 	ctest --test-dir build-fuzz -R '^fuzz_' --output-on-failure -j$(JOBS)
 	@echo "all test suites passed"
 
+# Seed 004's te_test as a program, then a multi-threaded program with every kind of field;
+# events enabled through TREV_EVENTS, the trace printed at exit through TREV_OUTPUT.
 demo: deps build
-	./build/examples/demo_rb
+	@echo "==== TREV_EVENTS='xhr_test:*' TREV_OUTPUT=stdout ./build/examples/te_test"
+	@TREV_EVENTS='xhr_test:*' TREV_OUTPUT=stdout ./build/examples/te_test
+	@echo
+	@echo "==== TREV_EVENTS='demo:*' TREV_OUTPUT=stdout ./build/examples/demo_events"
+	@TREV_EVENTS='demo:*' TREV_OUTPUT=stdout ./build/examples/demo_events
 
 bench: deps build
 	@found=0; \

@@ -40,16 +40,13 @@
 
 #include <trev/ring_buffer.h>
 
+#include "bench_common.h"
+
 #define BENCH_RUNS		5
-#define REC_LEN			24u		/* payload: 3 x u64 */
-#define REC_SIZE		(4u + REC_LEN)	/* with its header word */
-#define DELTA_MAX		((1u << 27) - 1)
-#define FLOOR_RING_SIZE		(1u << 20)
 #define COMMIT_MASK		((1ull << 27) - 1)
 #define FILL_PER_CYCLE		40000u		/* fits a default-size buffer */
 #define DEFAULT_EVENTS		4000000ull
 
-#define noinline		__attribute__((noinline))
 
 static uint64_t nr_events;	/* per timed run and thread */
 static uint64_t nr_warm;	/* warm-up events per case and thread */
@@ -58,53 +55,6 @@ static bool verbose;		/* BENCH_RB_VERBOSE: every run to stderr */
 static double floor_ns;		/* 0 until measured */
 static double floor_cpu_ns;	/* the same in CPU time */
 static double floor2_ns;	/* the floor with 2 threads */
-static __thread volatile uint64_t sink;	/* per thread: no data race */
-
-static void die(const char *what, int err)
-{
-	fprintf(stderr, "bench_rb: %s: %s\n", what, strerror(err < 0 ? -err : err));
-	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* CPU time of the calling thread: shows when a run was not on a CPU. */
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static inline uint64_t bench_tsc(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	return __rdtsc();
-#else
-	return now_ns();
-#endif
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Median of @v[0..n); sorts @v. */
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static void show_runs(const char *key, const double *v)
 {
@@ -140,67 +90,6 @@ static bool want(const char *key)
 		p = end ? end + 1 : NULL;
 	}
 	return false;
-}
-
-/* ------------------------------------------------------------------ */
-/* The floor: a hand-written per-thread ring write                      */
-
-static __thread uint8_t *floor_ring;
-static __thread uint32_t floor_off;
-static __thread uint64_t floor_last_tsc;
-static __thread _Atomic uint32_t floor_commit;	/* what a reader would load */
-
-static inline void floor_write(const uint64_t v[3])
-{
-	uint64_t tsc = bench_tsc();
-	uint64_t delta = tsc - floor_last_tsc;
-	uint32_t off = floor_off, hdr;
-
-	if (delta > DELTA_MAX)
-		delta = DELTA_MAX;
-	floor_last_tsc = tsc;
-	hdr = (REC_LEN / 4) | ((uint32_t)delta << 5);
-	if (off + REC_SIZE > FLOOR_RING_SIZE)
-		off = 0;
-	memcpy(floor_ring + off, &hdr, 4);
-	memcpy(floor_ring + off + 4, v, REC_LEN);
-	off += REC_SIZE;
-	floor_off = off;
-	atomic_store_explicit(&floor_commit, off, memory_order_release);
-}
-
-static noinline uint64_t floor_loop(uint64_t n)
-{
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t v[3] = { i, i * 3, ~i };
-
-		floor_write(v);
-	}
-	return 0;
-}
-
-static void floor_setup(void)
-{
-	floor_ring = malloc(FLOOR_RING_SIZE);
-	if (!floor_ring)
-		die("malloc", ENOMEM);
-	memset(floor_ring, 0, FLOOR_RING_SIZE);
-	floor_off = 0;
-	floor_last_tsc = bench_tsc();
-}
-
-/* Read the ring back through a volatile sink, so no store is dead. */
-static void floor_teardown(void)
-{
-	uint64_t sum = atomic_load_explicit(&floor_commit, memory_order_acquire), w;
-
-	for (uint32_t off = 0; off < FLOOR_RING_SIZE; off += 64) {
-		memcpy(&w, floor_ring + off, 8);
-		sum += w;
-	}
-	sink += sum;
-	free(floor_ring);
-	floor_ring = NULL;
 }
 
 /* ------------------------------------------------------------------ */

@@ -43,23 +43,12 @@ struct trev_trace_array *trev__top_instance(void)
 	return trev__top_instance_if_made();
 }
 
-/*
- * The writer's signal-handler depth: 0 for an ordinary event, 1 inside a
- * handler that interrupted an event, ... (the ring buffer's nesting count
- * after this reservation, minus one).
- */
-static inline unsigned int ev_depth(struct trev_rb *rb)
-{
-	struct rb_desc *d = trev__rb_tls[rb->set].desc;
-
-	return atomic_load_explicit(&d->nesting, memory_order_relaxed) - 1;
-}
-
 void *trev_event_buffer_reserve(struct trev_event_buffer *fb, struct trev_event_file *file,
 				unsigned int len)
 {
 	struct trev_rb *rb = file->tr->rb;
 	struct trev_entry *ent;
+	struct rb_desc *d;
 	unsigned int depth;
 
 	if (trev_unlikely(atomic_load_explicit(&file->flags, memory_order_relaxed) &
@@ -68,11 +57,16 @@ void *trev_event_buffer_reserve(struct trev_event_buffer *fb, struct trev_event_
 	ent = trev_rb_reserve(rb, len);
 	if (trev_unlikely(!ent))
 		return NULL;
-	depth = ev_depth(rb);
+	/*
+	 * The reservation succeeded, so this thread's buffer exists: it holds
+	 * the thread id, and its nesting count is our signal-handler depth + 1.
+	 */
+	d = trev__rb_tls[rb->set].desc;
+	depth = atomic_load_explicit(&d->nesting, memory_order_relaxed) - 1;
 	ent->type = file->call->id;
 	ent->flags = depth ? TREV_FLAG_HARDIRQ : 0;
 	ent->preempt_count = (unsigned char)depth;
-	ent->pid = trev__gettid();
+	ent->pid = d->tid;
 	fb->file = file;
 	fb->entry = ent;
 	return ent;

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * bench_events: the cost of a tracepoint, disabled and enabled, of an event
+ * with a string and of trace_printk(), against the floor (bench_common.h)
+ * and against the same events through LTTng-UST, all in one run.
+ *
+ * Environment: BENCH_EVENTS_N events per timed run (default 2000000).
+ * Prints a table and exits 0: no thresholds, no pass/fail.
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <trev/trev.h>
+
+#include "bench_common.h"
+#include "lttng/bench_lttng.h"
+
+#define CREATE_TRACE_POINTS
+#include "bench_events_trace.h"
+
+#define RUNS	5
+
+static uint64_t nr_events;
+static const char bench_string[] = "GET /api/v1/items";
+
+typedef void (*bench_fn)(uint64_t n);
+
+static noinline void run_floor(uint64_t n)
+{
+	floor_loop(n);
+}
+
+static noinline void run_ints3(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		trace_be_ints3((int)i, (int)(i * 3), (int)~i);
+}
+
+static noinline void run_str(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		trace_be_str(bench_string);
+}
+
+static noinline void run_printk3(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		trace_printk("%d %d %d\n", (int)i, (int)(i * 3), (int)~i);
+}
+
+static noinline void run_lttng_ints3(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		lttng_bench_ints3((int)i, (int)(i * 3), (int)~i);
+}
+
+static noinline void run_lttng_str(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		lttng_bench_str(bench_string);
+}
+
+static noinline void run_lttng_tracef3(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		lttng_bench_tracef3((int)i, (int)(i * 3), (int)~i);
+}
+
+/* ns per event of one timed run on this thread (the floor's ring set up around it). */
+static double time_run(bench_fn fn, uint64_t n)
+{
+	uint64_t t0, t1;
+
+	floor_setup();
+	fn(n / 10);		/* warm up */
+	t0 = now_ns();
+	fn(n);
+	t1 = now_ns();
+	floor_teardown();
+	return (double)(t1 - t0) / (double)n;
+}
+
+static double measure(bench_fn fn)
+{
+	double v[RUNS];
+
+	for (int r = 0; r < RUNS; r++)
+		v[r] = time_run(fn, nr_events);
+	return median(v, RUNS);
+}
+
+struct two {
+	bench_fn fn;
+	double ns;
+};
+
+static void *two_thread(void *arg)
+{
+	struct two *t = arg;
+
+	t->ns = time_run(t->fn, nr_events);
+	return NULL;
+}
+
+/* Per-thread cost with two threads running @fn at once (median of runs). */
+static double measure2(bench_fn fn)
+{
+	double v[RUNS];
+
+	for (int r = 0; r < RUNS; r++) {
+		struct two a = { fn, 0 }, b = { fn, 0 };
+		pthread_t ta, tb;
+
+		pthread_create(&ta, NULL, two_thread, &a);
+		pthread_create(&tb, NULL, two_thread, &b);
+		pthread_join(ta, NULL);
+		pthread_join(tb, NULL);
+		v[r] = (a.ns + b.ns) / 2;
+	}
+	return median(v, RUNS);
+}
+
+static void row(const char *name, double ns, double floor_ns, double lttng_ns)
+{
+	printf("| %-34s | %8.2f | %6.2f |", name, ns, ns / floor_ns);
+	if (lttng_ns > 0)
+		printf(" %9.2f | %6.1f |\n", lttng_ns, lttng_ns / ns);
+	else
+		printf(" %9s | %6s |\n", "n/a", "n/a");
+}
+
+int main(void)
+{
+	const char *env = getenv("BENCH_EVENTS_N");
+	double floor_ns, floor2_ns, disabled, ints3, str, printk3, ints3_2t;
+	double l_ints3 = -1, l_str = -1, l_tracef = -1;
+	unsigned long long recorded = 0, discarded = 0;
+	char err[256] = "";
+	bool lttng;
+
+	nr_events = env ? strtoull(env, NULL, 10) : 2000000ull;
+	if (nr_events < 1000)
+		nr_events = 1000;
+
+	floor_ns = measure(run_floor);
+	floor2_ns = measure2(run_floor);
+	disabled = measure(run_ints3);		/* no event enabled yet */
+	if (trev_set_event("bench:*"))
+		die("trev_set_event", EINVAL);
+	ints3 = measure(run_ints3);
+	str = measure(run_str);
+	printk3 = measure(run_printk3);
+	ints3_2t = measure2(run_ints3);
+	trev_set_event("!bench:*");
+
+	lttng = lttng_bench_start(err, sizeof(err)) == 0;
+	if (lttng) {
+		l_ints3 = measure(run_lttng_ints3);
+		l_str = measure(run_lttng_str);
+		l_tracef = measure(run_lttng_tracef3);
+		lttng_bench_stop(&recorded, &discarded);
+	}
+
+	printf("bench_events: %llu events per run, median of %d runs; floor = hand-written "
+	       "per-thread ring write + rdtsc, same run\n\n", (unsigned long long)nr_events, RUNS);
+	printf("| %-34s | %8s | %6s | %9s | %6s |\n", "case", "ns/event", "x floor", "LTTng ns",
+	       "LTTng/trev");
+	printf("|%s|%s|%s|%s|%s|\n", "------------------------------------", "----------",
+	       "--------", "-----------", "--------");
+	row("floor (1 thread)", floor_ns, floor_ns, -1);
+	row("disabled tracepoint", disabled, floor_ns, -1);
+	row("enabled, 3 ints", ints3, floor_ns, l_ints3);
+	row("enabled, string (17 chars)", str, floor_ns, l_str);
+	row("trace_printk, 3 ints", printk3, floor_ns, l_tracef);
+	row("enabled, 3 ints, 2 threads (each)", ints3_2t, floor_ns, -1);
+	printf("\n2-thread floor %.2f ns/thread; 2-thread event / 1-thread event = %.2f\n",
+	       floor2_ns, ints3_2t / ints3);
+	if (lttng)
+		printf("LTTng-UST (%s): %llu events recorded, %llu discarded\n",
+		       lttng_bench_config(), recorded, discarded);
+	else
+		printf("LTTng-UST: n/a (%s)\n", err);
+	return 0;
+}
