@@ -117,7 +117,8 @@ static void *printk_reserve(struct trev_trace_array *tr, struct trev_event_call 
 	return trev_event_buffer_reserve(fb, &rt->file, len);
 }
 
-static int printk_string(unsigned long ip, const char *fmt, va_list ap)
+static __attribute__((format(printf, 2, 0))) int printk_string(unsigned long ip, const char *fmt,
+								    va_list ap)
 {
 	struct trev_trace_array *tr = printk_instance();
 	struct trev_event_buffer fb;
@@ -168,8 +169,12 @@ int trev_trace_bprintk(struct trev_printk_site *site, unsigned long ip, ...)
 	if (trev_unlikely(state == 0))
 		state = printk_site_setup(site, true);
 	if (trev_unlikely(state <= 0)) {
+		/* The call site's format, checked by the compiler there. */
 		va_start(ap, ip);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
 		state = printk_string(ip, site->fmt, ap);
+#pragma GCC diagnostic pop
 		va_end(ap);
 		return state;
 	}

@@ -90,9 +90,11 @@ int trev_tracepoint_probe_register_prio(struct trev_tracepoint *tp, void *probe,
 	/* Higher priority first; among equals, the older probe first. */
 	for (pos = 0; pos < n && old[pos].prio >= prio; pos++)
 		;
-	memcpy(new, old, (size_t)pos * sizeof(*new));
+	if (n)
+		memcpy(new, old, (size_t)pos * sizeof(*new));
 	new[pos] = (struct trev_tracepoint_func){ probe, data, prio };
-	memcpy(new + pos + 1, old + pos, (size_t)(n - pos) * sizeof(*new));
+	if (n)
+		memcpy(new + pos + 1, old + pos, (size_t)(n - pos) * sizeof(*new));
 	tp_publish(tp, old, new);
 	pthread_mutex_unlock(&tp_mutex);
 	return 0;
