@@ -391,3 +391,47 @@ int trev__set_event(const char *spec)
 {
 	return trev__set_event_from(spec, 0);
 }
+
+/*
+ * trev__event_soft_mode() - take or drop a soft-mode reference (the
+ * kernel's trace_event_enable_disable() with soft_disable = 1): while any
+ * is held the probe stays registered so that triggers run, but nothing is
+ * recorded unless the event is also enabled.
+ */
+int trev__event_soft_mode(struct trev_event_call *call, bool take)
+{
+	struct trev_event_file *file;
+	int ret = 0;
+
+	pthread_rwlock_wrlock(&events_lock);
+	if (!call->rt || (call->flags & TREV_EVENT_FL_FTRACE)) {
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	file = &trev__event_rt(call)->file;
+	if (take) {
+		if (file->sm_ref++ == 0) {
+			unsigned int flags = atomic_load(&file->flags);
+
+			if (!(flags & TREV_FILE_FL_ENABLED)) {
+				atomic_fetch_or(&file->flags, TREV_FILE_FL_SOFT_DISABLED);
+				ret = ev_enable_locked(call, true);
+				/* ev_enable_locked() clears SOFT_DISABLED for a real enable. */
+				atomic_fetch_or(&file->flags, TREV_FILE_FL_SOFT_DISABLED);
+				if (ret)
+					file->sm_ref--;
+			}
+			if (!ret)
+				atomic_fetch_or(&file->flags, TREV_FILE_FL_SOFT_MODE);
+		}
+	} else if (file->sm_ref > 0 && --file->sm_ref == 0) {
+		unsigned int flags = atomic_fetch_and(&file->flags, ~TREV_FILE_FL_SOFT_MODE);
+
+		/* Soft-disabled means nobody enabled it for real: remove the probe. */
+		if (flags & TREV_FILE_FL_SOFT_DISABLED)
+			ret = ev_enable_locked(call, false);
+	}
+out_unlock:
+	pthread_rwlock_unlock(&events_lock);
+	return ret;
+}

@@ -20,6 +20,8 @@
 
 #include <trev/trev.h>
 
+#include "events/events_internal.h"
+
 #define CREATE_TRACE_POINTS
 #include "trev_test_events.h"
 
@@ -467,6 +469,34 @@ static void test_trace_pipe_and_raw(void **state)
 	reset();
 }
 
+/* Soft mode (for triggers): probe on, nothing recorded until really enabled. */
+static void test_soft_mode(void **state)
+{
+	struct trev_event_call *call;
+	char *text;
+
+	(void)state;
+	reset();
+	trev__events_read_lock();
+	call = trev__event_by_id(event_id("tt_ints"));
+	trev__events_read_unlock();
+	assert_non_null(call);
+	assert_int_equal(trev__event_soft_mode(call, true), 0);
+	assert_true(trace_tt_ints_enabled());		/* the probe runs */
+	trace_tt_ints(1, 1, 1);				/* but records nothing */
+	assert_int_equal(trev_set_event("trev_test:tt_ints"), 0);
+	trace_tt_ints(2, 2, 2);				/* enabled: recorded */
+	assert_int_equal(trev_set_event("!trev_test:tt_ints"), 0);
+	assert_true(trace_tt_ints_enabled());		/* soft mode keeps the probe */
+	trace_tt_ints(3, 3, 3);				/* soft-disabled again */
+	assert_int_equal(trev__event_soft_mode(call, false), 0);
+	assert_false(trace_tt_ints_enabled());
+	text = trace_events_text();
+	assert_string_equal(text, "tt_ints: a=2 b=2 c=2\n");
+	free(text);
+	reset();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -478,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_register_while_firing),
 		cmocka_unit_test(test_trace_printk),
 		cmocka_unit_test(test_trace_pipe_and_raw),
+		cmocka_unit_test(test_soft_mode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
