@@ -192,6 +192,8 @@ static void __attribute__((destructor)) trev_module_exit(void)
 #undef __get_dynamic_array_len
 #undef __get_str
 #undef __get_bitmask
+#undef __print_flags_u64
+#undef __print_symbolic_u64
 #undef __assign_str
 #undef __assign_str_len
 #undef __assign_bitmask

@@ -181,6 +181,9 @@ int trev_trace_bprintk(struct trev_printk_site *site, unsigned long ip, ...)
 	va_start(ap, ip);
 	words = trev__bprint_save(args, TREV_BPRINT_MAX_WORDS, site->spec, ap);
 	va_end(ap);
+	/* More than fits: the kernel's trace_vbprintk() drops the event too. */
+	if (trev_unlikely(words > TREV_BPRINT_MAX_WORDS))
+		return 0;
 	e = printk_reserve(tr, &trev__ftrace_event_bprint,
 			   (unsigned int)(sizeof(*e) + words * sizeof(uint32_t)), &fb);
 	if (!e)

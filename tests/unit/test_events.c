@@ -148,7 +148,7 @@ static void test_format_texts(void **state)
 		     "{ 0x4, \"EXEC\" }), "
 		     "__print_symbolic(REC->state, { 0, \"IDLE\" }, { 1, \"RUNNING\" }, "
 		     "{ 2, \"BLOCKED\" }), "
-		     "__print_flags_u64(REC->big, \",\", { 0x100000000ULL, \"HIGH\" }, "
+		     "__print_flags(REC->big, \",\", { 0x100000000ULL, \"HIGH\" }, "
 		     "{ 0x1ULL, \"LOW\" }), __get_bitmask(mask)\n");
 	/* DEFINE_EVENT shares the class's print fmt, DEFINE_EVENT_PRINT has its own. */
 	check_format("tt_open",

@@ -31,8 +31,13 @@
 #undef __get_bitmask
 #undef __print_flags
 #undef __print_symbolic
+/* As the kernel: on 64-bit, the _u64 forms are the plain ones in print fmt. */
 #undef __print_flags_u64
 #undef __print_symbolic_u64
+#if __SIZEOF_LONG__ == 8
+#define __print_flags_u64(flag, delim, flag_array...)	__print_flags(flag, delim, flag_array)
+#define __print_symbolic_u64(value, symbol_array...)	__print_symbolic(value, symbol_array)
+#endif
 #undef __print_hex
 #undef __print_hex_str
 #undef __print_array

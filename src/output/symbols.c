@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Code addresses to symbol names (the kernel's kallsyms, for %ps/%pS/%pB and
+ * the ip of trace_printk): dladdr() first, then the ELF .symtab of the object
+ * that holds the address, read once with libelf and kept for the process.
+ *
+ * Differences from the kernel:
+ *  - the size in "name+0x1a/0x40" is the symbol's ELF st_size (the function
+ *    itself); kallsyms reports the distance to the next symbol, which also
+ *    counts the alignment padding after the function. A symbol without a size
+ *    gets the distance to the next symbol, as in kallsyms.
+ *  - an address past the end of the symbol before it (padding, PLT stubs,
+ *    code with no symbol) is unknown here; kallsyms would name the symbol
+ *    before it.
+ *  - no " [module]" suffix: every object of the process is "the kernel".
+ *
+ * A table is kept for the life of the process, keyed by path and load
+ * address: an object unloaded and another loaded in its place under the same
+ * name at the same address would be named from the old table.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "output/symbols.h"
+
+/* One symbol of a cached table: its st_value, size and name. */
+struct sym_ent {
+	uintptr_t value;	/* st_value: the link-time address */
+	uintptr_t size;		/* st_size, or the distance to the next symbol */
+	uint32_t name;		/* offset in sym_obj.names */
+	uint8_t rank;		/* preference among symbols at one address */
+};
+
+/* The symbols of one loaded object, sorted by value; never freed. */
+struct sym_obj {
+	struct sym_obj *next;
+	uintptr_t bias;		/* run-time address - link-time address */
+	char *path;		/* as the dynamic loader names it ("" for the executable) */
+	struct sym_ent *syms;	/* sorted by value; NULL when the object has no .symtab */
+	size_t nsyms;
+	char *names;		/* every name, NUL-terminated, one after another */
+};
+
+static pthread_mutex_t sym_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sym_obj *sym_objs;	/* every object looked at; under sym_lock */
+
+/* dl_iterate_phdr() search: the object whose PT_LOAD segments hold addr. */
+struct sym_find {
+	uintptr_t addr;
+	uintptr_t bias;
+	const char *path;
+	int found;
+};
+
+static int sym_find_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct sym_find *f = data;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (f->addr >= start && f->addr - start < ph->p_memsz) {
+			f->bias = info->dlpi_addr;
+			f->path = info->dlpi_name;
+			f->found = 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Symbols worth naming an address after: defined code and data. */
+static int sym_rank(const GElf_Sym *sym)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+	int bind = GELF_ST_BIND(sym->st_info);
+	int rank;
+
+	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx == SHN_ABS)
+		return -1;
+	switch (type) {
+	case STT_FUNC:
+	case STT_GNU_IFUNC:
+		rank = 4;
+		break;
+	case STT_OBJECT:
+		rank = 2;
+		break;
+	case STT_NOTYPE:
+		rank = 0;
+		break;
+	default:
+		return -1;
+	}
+	return rank + (bind != STB_LOCAL);
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym_ent *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	/* Best first at one address: global functions over local, over data. */
+	if (x->rank != y->rank)
+		return (int)y->rank - (int)x->rank;
+	/* Then the first in the table, whatever qsort's order. */
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+/*
+ * Read the .symtab (or, lacking one, the .dynsym) of @path into @obj.
+ * Called with sym_lock held.
+ */
+static void sym_load(struct sym_obj *obj, const char *path)
+{
+	Elf_Scn *scn = NULL, *symscn = NULL;
+	GElf_Shdr shdr, symshdr = { 0 };
+	size_t nsyms = 0, n = 0, k = 0, names_len = 0, names_cap = 0;
+	struct sym_ent *syms = NULL;
+	char *names = NULL;
+	Elf_Data *data;
+	Elf *elf;
+	int fd;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf)
+		goto out_close;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		if (shdr.sh_type == SHT_SYMTAB ||
+		    (shdr.sh_type == SHT_DYNSYM && !symscn)) {
+			symscn = scn;
+			symshdr = shdr;
+		}
+	}
+	if (!symscn || !symshdr.sh_entsize)
+		goto out_end;
+	data = elf_getdata(symscn, NULL);
+	if (!data)
+		goto out_end;
+	nsyms = symshdr.sh_size / symshdr.sh_entsize;
+	syms = calloc(nsyms ? nsyms : 1, sizeof(*syms));
+	if (!syms)
+		goto out_end;
+	for (size_t i = 0; i < nsyms; i++) {
+		GElf_Sym sym;
+		const char *name;
+		size_t len;
+		int rank;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			continue;
+		rank = sym_rank(&sym);
+		if (rank < 0 || !sym.st_value)
+			continue;
+		name = elf_strptr(elf, symshdr.sh_link, sym.st_name);
+		/* Skip unnamed symbols and ARM/AArch64 mapping symbols ($x, $d). */
+		if (!name || !*name || name[0] == '$')
+			continue;
+		len = strlen(name) + 1;
+		if (names_len + len > UINT32_MAX)
+			break;
+		if (names_len + len > names_cap) {
+			size_t cap = names_cap ? names_cap * 2 : 4096;
+			char *p;
+
+			while (cap < names_len + len)
+				cap *= 2;
+			p = realloc(names, cap);
+			if (!p)
+				break;
+			names = p;
+			names_cap = cap;
+		}
+		memcpy(names + names_len, name, len);
+		syms[n].value = (uintptr_t)sym.st_value;
+		syms[n].size = (uintptr_t)sym.st_size;
+		syms[n].name = (uint32_t)names_len;
+		syms[n].rank = (uint8_t)rank;
+		names_len += len;
+		n++;
+	}
+	qsort(syms, n, sizeof(*syms), sym_cmp);
+	/* Keep the best symbol per address; give sizeless ones the gap to the next. */
+	for (size_t i = 0; i < n; i++) {
+		if (k && syms[k - 1].value == syms[i].value)
+			continue;
+		syms[k++] = syms[i];
+	}
+	for (size_t i = 0; i < k; i++)
+		if (!syms[i].size && i + 1 < k)
+			syms[i].size = syms[i + 1].value - syms[i].value;
+	if (k) {
+		obj->syms = syms;
+		obj->nsyms = k;
+		obj->names = names;
+		syms = NULL;
+		names = NULL;
+	}
+out_end:
+	free(syms);
+	free(names);
+	elf_end(elf);
+out_close:
+	close(fd);
+}
+
+/* The cached table of the object at @bias named @path; NULL without memory. */
+static struct sym_obj *sym_obj_get(const char *path, uintptr_t bias)
+{
+	struct sym_obj *obj;
+
+	pthread_mutex_lock(&sym_lock);
+	for (obj = sym_objs; obj; obj = obj->next)
+		if (obj->bias == bias && strcmp(obj->path, path) == 0)
+			goto out_unlock;
+	obj = calloc(1, sizeof(*obj));
+	if (!obj)
+		goto out_unlock;
+	obj->bias = bias;
+	obj->path = strdup(path);
+	if (!obj->path) {
+		free(obj);
+		obj = NULL;
+		goto out_unlock;
+	}
+	/* The executable is "" to the loader; /proc/self/exe is its file. */
+	sym_load(obj, *path ? path : "/proc/self/exe");
+	obj->next = sym_objs;
+	sym_objs = obj;
+out_unlock:
+	pthread_mutex_unlock(&sym_lock);
+	return obj;
+}
+
+/* Binary search: the symbol that holds link-time address @rel. */
+static const struct sym_ent *sym_obj_find(const struct sym_obj *obj, uintptr_t rel)
+{
+	size_t lo = 0, hi = obj->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (obj->syms[mid].value <= rel)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	if (rel - obj->syms[lo - 1].value >= obj->syms[lo - 1].size &&
+	    obj->syms[lo - 1].value != rel)
+		return NULL;
+	return &obj->syms[lo - 1];
+}
+
+/**
+ * trev__sym_lookup() - the symbol that holds an address
+ * @addr: a run-time code or data address
+ * @sym: filled in when found
+ *
+ * dladdr() when it names a symbol that holds @addr; otherwise the .symtab of
+ * the object that holds @addr (static functions, executables linked without
+ * -rdynamic), read on first use and kept.
+ *
+ * Context: any thread, not from a signal handler (takes the loader's lock and
+ * a mutex; the first lookup in an object reads its file).
+ * Return: 0, or -ENOENT when no symbol holds @addr.
+ */
+int trev__sym_lookup(unsigned long addr, struct trev_sym *sym)
+{
+	struct sym_find f = { .addr = addr };
+	const struct sym_ent *e;
+	const ElfW(Sym) *dsym = NULL;
+	struct sym_obj *obj;
+	Dl_info info;
+
+	if (dladdr1((void *)addr, &info, (void **)&dsym, RTLD_DL_SYMENT) && info.dli_sname &&
+	    info.dli_saddr && dsym && dsym->st_size &&
+	    addr - (unsigned long)info.dli_saddr < dsym->st_size) {
+		sym->name = info.dli_sname;
+		sym->start = (unsigned long)info.dli_saddr;
+		sym->size = dsym->st_size;
+		sym->object = info.dli_fname ? info.dli_fname : "";
+		return 0;
+	}
+	dl_iterate_phdr(sym_find_cb, &f);
+	if (!f.found)
+		return -ENOENT;
+	obj = sym_obj_get(f.path ? f.path : "", f.bias);
+	if (!obj || !obj->nsyms)
+		return -ENOENT;
+	e = sym_obj_find(obj, addr - f.bias);
+	if (!e)
+		return -ENOENT;
+	sym->name = obj->names + e->name;
+	sym->start = e->value + f.bias;
+	sym->size = e->size;
+	sym->object = obj->path;
+	return 0;
+}
+
+/**
+ * trev__sym_snprint() - print an address as %ps, %pS or %pB print it
+ * @buf: where to write
+ * @size: its size; the text is cut to fit and always NUL-terminated
+ * @addr: the address
+ * @mode: TREV_SYM_NAME "name", TREV_SYM_OFFSET "name+0x1a/0x40",
+ *	  TREV_SYM_BACKTRACE as TREV_SYM_OFFSET for the call before a return
+ *	  address (looks up @addr - 1, prints its offset + 1)
+ *
+ * An address no symbol holds prints as "0x%lx", as the kernel's
+ * sprint_symbol() does.
+ *
+ * Context: as trev__sym_lookup().
+ * Return: the length of the whole text (as snprintf: may be >= @size).
+ */
+int trev__sym_snprint(char *buf, size_t size, unsigned long addr, enum trev_sym_mode mode)
+{
+	unsigned long look = mode == TREV_SYM_BACKTRACE ? addr - 1 : addr;
+	struct trev_sym sym;
+
+	if (trev__sym_lookup(look, &sym) < 0)
+		return snprintf(buf, size, "0x%lx", addr);
+	if (mode == TREV_SYM_NAME)
+		return snprintf(buf, size, "%s", sym.name);
+	/* The kernel's "+%#lx/%#lx": its %#x prints 0 as "0x0". */
+	return snprintf(buf, size, "%s+0x%lx/0x%lx", sym.name,
+			look - sym.start + (mode == TREV_SYM_BACKTRACE), sym.size);
+}
+
+/**
+ * trev__sym_print() - append the function holding an address, as the kernel's
+ * trace_seq_print_sym()
+ * @s: the sequence
+ * @addr: the address
+ * @with_offset: print "name+0x1a/0x40" (the sym-offset trace option), else "name"
+ *
+ * An unknown address prints as the kernel prints it there: "0x%lx" with
+ * @with_offset (sprint_symbol's text), "0x%08lx" without.
+ *
+ * Context: as trev__sym_lookup().
+ * Return: 0, or -1 if @s is full.
+ */
+int trev__sym_print(struct trev_seq *s, unsigned long addr, int with_offset)
+{
+	struct trev_sym sym;
+
+	if (trev__sym_lookup(addr, &sym) < 0) {
+		if (with_offset)
+			return trev_seq_printf(s, "0x%lx", addr);
+		return trev_seq_printf(s, "0x%08lx", addr);
+	}
+	if (!with_offset)
+		return trev_seq_puts(s, sym.name);
+	return trev_seq_printf(s, "%s+0x%lx/0x%lx", sym.name, addr - sym.start, sym.size);
+}
