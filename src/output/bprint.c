@@ -1032,11 +1032,11 @@ static int get_bytes(struct bp_args *a, size_t align, void *v, size_t n)
 /* A NUL-terminated string at the current offset; NULL if it runs past the end. */
 static const char *get_str(struct bp_args *a, size_t *n)
 {
-	const unsigned char *s = a->buf + a->off;
-	const unsigned char *nul;
+	const unsigned char *s, *nul;
 
 	if (a->off >= a->len)
 		return NULL;
+	s = a->buf + a->off;
 	nul = memchr(s, '\0', a->len - a->off);
 	if (!nul)
 		return NULL;
