@@ -4,6 +4,7 @@
  * trace_printk(). `make demo` runs it with
  * TREV_EVENTS='demo:*' TREV_OUTPUT=stdout: the trace is printed at exit.
  */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>

@@ -4,6 +4,7 @@
  * te_test once per tick. Run with TREV_EVENTS=xhr_test:te_test
  * TREV_OUTPUT=stdout to see the trace text at exit.
  */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
