@@ -124,6 +124,39 @@ static double measure2(bench_fn fn)
 	return median(v, RUNS);
 }
 
+/* The `trace` text of a full buffer of 3-int events, formatted to /dev/null: events/s. */
+static double text_rate(void)
+{
+	struct trev_rb *rb = trev_trace_buffer();
+	unsigned long long entries = 0;
+	unsigned int ids[64];
+	double v[RUNS];
+	FILE *null = fopen("/dev/null", "w");
+	int n;
+
+	if (!null)
+		die("fopen /dev/null", errno);
+	for (int r = 0; r < RUNS; r++) {
+		uint64_t t0;
+
+		trev_trace_reset();
+		run_ints3(nr_events);
+		entries = 0;
+		n = trev_rb_buffers(rb, ids, 64);
+		for (int i = 0; i < n && i < 64; i++) {
+			struct trev_rb_stats st;
+
+			if (trev_rb_buffer_stats(rb, ids[i], &st) == 0)
+				entries += st.entries;
+		}
+		t0 = now_ns();
+		trev_trace_print(null);
+		v[r] = (double)entries / ((double)(now_ns() - t0) / 1e9);
+	}
+	fclose(null);
+	return median(v, RUNS);
+}
+
 static void row(const char *name, double ns, double floor_ns, double lttng_ns)
 {
 	printf("| %-34s | %8.2f | %6.2f |", name, ns, ns / floor_ns);
@@ -136,7 +169,7 @@ static void row(const char *name, double ns, double floor_ns, double lttng_ns)
 int main(void)
 {
 	const char *env = getenv("BENCH_EVENTS_N");
-	double floor_ns, floor2_ns, disabled, ints3, str, printk3, ints3_2t;
+	double floor_ns, floor2_ns, disabled, ints3, str, printk3, ints3_2t, text;
 	double l_ints3 = -1, l_str = -1, l_tracef = -1;
 	unsigned long long recorded = 0, discarded = 0;
 	char err[256] = "";
@@ -155,6 +188,7 @@ int main(void)
 	str = measure(run_str);
 	printk3 = measure(run_printk3);
 	ints3_2t = measure2(run_ints3);
+	text = text_rate();
 	trev_set_event("!bench:*");
 
 	lttng = lttng_bench_start(err, sizeof(err)) == 0;
@@ -179,6 +213,7 @@ int main(void)
 	row("enabled, 3 ints, 2 threads (each)", ints3_2t, floor_ns, -1);
 	printf("\n2-thread floor %.2f ns/thread; 2-thread event / 1-thread event = %.2f\n",
 	       floor2_ns, ints3_2t / ints3);
+	printf("reader: `trace` text of 3-int events, formatted: %.2f M events/s\n", text / 1e6);
 	if (lttng)
 		printf("LTTng-UST (%s): %llu events recorded, %llu discarded\n",
 		       lttng_bench_config(), recorded, discarded);

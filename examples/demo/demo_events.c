@@ -4,7 +4,9 @@
  * trace_printk(). `make demo` runs it with
  * TREV_EVENTS='demo:*' TREV_OUTPUT=stdout: the trace is printed at exit.
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE		/* pthread_setname_np */
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>

@@ -4,7 +4,9 @@
  * te_test once per tick. Run with TREV_EVENTS=xhr_test:te_test
  * TREV_OUTPUT=stdout to see the trace text at exit.
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE		/* pthread_setname_np */
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

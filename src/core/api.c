@@ -115,7 +115,9 @@ ssize_t trev_trace_pipe_read(char *buf, size_t len, int timeout_ms)
 			break;
 		}
 		pipe_comm(tr->rb, &ev, comm);
+		trev__events_read_lock();
 		trev__print_line(tr, pipe_iter, &ev, comm);
+		trev__events_read_unlock();
 	}
 	pthread_mutex_unlock(&pipe_lock);
 	return (ssize_t)used;

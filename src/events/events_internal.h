@@ -125,7 +125,7 @@ extern const char trev__header_page_text[];
 extern const char trev__header_event_text[];
 int trev__printk_formats_text(char **text);
 
-/* Text output of the trace (output.c). */
+/* Text output of the trace (output.c). trev__print_line(): under trev__events_read_lock(). */
 int trev__trace_print(struct trev_trace_array *tr, FILE *out);
 void trev__print_line(struct trev_trace_array *tr, struct trev_trace_iter *iter,
 		      const struct trev_rb_event *ev, const char *comm);
