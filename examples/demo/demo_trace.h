@@ -76,8 +76,7 @@ DECLARE_EVENT_CLASS(demo_worker,
 		__field(int, id)
 	),
 	TP_fast_assign(
-		strncpy(__entry->name, name, 16);
-		__entry->name[15] = '\0';
+		snprintf(__entry->name, sizeof(__entry->name), "%s", name);
 		__entry->id = id;
 	),
 	TP_printk("name=%s id=%d", __entry->name, __entry->id)

@@ -25,7 +25,6 @@
 #define TREV_UNDEF_LGPL_SOURCE
 #endif
 #include <urcu/urcu-bp.h>
-#include <urcu/pointer.h>
 #ifdef TREV_UNDEF_LGPL_SOURCE
 #undef _LGPL_SOURCE
 #undef TREV_UNDEF_LGPL_SOURCE

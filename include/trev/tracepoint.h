@@ -89,6 +89,27 @@ TREV_API int trev_tracepoint_probe_count(struct trev_tracepoint *tp);
 }
 #endif
 
+/*
+ * ThreadSanitizer does not see liburcu's grace periods: a reader's end of
+ * section releases, and an updater acquires after synchronize_rcu(), so
+ * that freeing an old probe array is ordered after its last reader.
+ */
+#if defined(__SANITIZE_THREAD__)
+#ifdef __cplusplus
+extern "C" {
+#endif
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#ifdef __cplusplus
+}
+#endif
+#define trev_tsan_release(addr)	__tsan_release((void *)(addr))
+#define trev_tsan_acquire(addr)	__tsan_acquire((void *)(addr))
+#else
+#define trev_tsan_release(addr)	do { } while (0)
+#define trev_tsan_acquire(addr)	do { } while (0)
+#endif
+
 #define PARAMS(args...)		args
 #define TP_PROTO(args...)	args
 #define TP_ARGS(args...)	args
@@ -177,7 +198,9 @@ TREV_API int trev_tracepoint_probe_count(struct trev_tracepoint *tp);
 		struct trev_tracepoint_func *it_func_ptr;				\
 											\
 		urcu_bp_read_lock();							\
-		it_func_ptr = rcu_dereference(__tracepoint_##_name.funcs);		\
+		/* rcu_dereference(), spelt so that TSan sees the pairing. */		\
+		it_func_ptr = __atomic_load_n(&__tracepoint_##_name.funcs,		\
+					      __ATOMIC_ACQUIRE);			\
 		if (it_func_ptr) {							\
 			do {								\
 				void *it_func = it_func_ptr->func;			\
@@ -186,6 +209,7 @@ TREV_API int trev_tracepoint_probe_count(struct trev_tracepoint *tp);
 				((void (*)(void *, proto))(it_func))(__data, args);	\
 			} while ((++it_func_ptr)->func);				\
 		}									\
+		trev_tsan_release(&__tracepoint_##_name);				\
 		urcu_bp_read_unlock();							\
 	}
 

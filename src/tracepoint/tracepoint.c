@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include <urcu/urcu-bp.h>
-#include <urcu/pointer.h>
 
 #include <trev/tracepoint.h>
 
@@ -47,7 +46,7 @@ static void tp_publish(struct trev_tracepoint *tp, struct trev_tracepoint_func *
 {
 	int n = tp_nr_funcs(new);
 
-	rcu_assign_pointer(tp->funcs, new);
+	__atomic_store_n(&tp->funcs, new, __ATOMIC_RELEASE);	/* rcu_assign_pointer() */
 	/*
 	 * The key goes on after the array is there and off before it goes; a
 	 * reader that sees the key on with a NULL array just does nothing.
@@ -55,6 +54,7 @@ static void tp_publish(struct trev_tracepoint *tp, struct trev_tracepoint_func *
 	__atomic_store_n(&tp->key.enabled, n, __ATOMIC_RELEASE);
 	if (old) {
 		urcu_bp_synchronize_rcu();
+		trev_tsan_acquire(tp);
 		free(old);
 	}
 }
