@@ -179,6 +179,8 @@ int main(void)
 	if (nr_events < 1000)
 		nr_events = 1000;
 
+	/* Warm the CPU up first; the floor is measured again at the end and the lower kept. */
+	measure(run_floor);
 	floor_ns = measure(run_floor);
 	floor2_ns = measure2(run_floor);
 	disabled = measure(run_ints3);		/* no event enabled yet */
@@ -191,6 +193,13 @@ int main(void)
 	text = text_rate();
 	trev_set_event("!bench:*");
 
+	{
+		double again = measure(run_floor);
+
+		if (again < floor_ns)
+			floor_ns = again;
+	}
+
 	lttng = lttng_bench_start(err, sizeof(err)) == 0;
 	if (lttng) {
 		l_ints3 = measure(run_lttng_ints3);
@@ -200,7 +209,8 @@ int main(void)
 	}
 
 	printf("bench_events: %llu events per run, median of %d runs; floor = hand-written "
-	       "per-thread ring write + rdtsc, same run\n\n", (unsigned long long)nr_events, RUNS);
+	       "per-thread ring write + rdtsc, same run (the lower of its medians before and after "
+	       "the trev cases)\n\n", (unsigned long long)nr_events, RUNS);
 	printf("| %-34s | %8s | %6s | %9s | %6s |\n", "case", "ns/event", "x floor", "LTTng ns",
 	       "LTTng/trev");
 	printf("|%s|%s|%s|%s|%s|\n", "------------------------------------", "----------",
