@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <trev/trev.h>
@@ -465,6 +466,36 @@ static void test_trace_pipe_and_raw(void **state)
 	buf[n] = '\0';
 	snprintf(expect, sizeof(expect), " type: %u\n", event_id("tt_ints"));
 	assert_non_null(strstr(buf, expect));
+	/* hex: pid, cpu and ts as hex fields (the kernel's SEQ_PUT_HEX_FIELD), then "type: ID", an empty line. */
+	trace_tt_ints(10, 11, 12);
+	assert_int_equal(trev_trace_option("hex"), 0);
+	n = trev_trace_pipe_read(buf, sizeof(buf) - 1, 0);
+	assert_int_equal(trev_trace_option("nohex"), 0);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	{
+		unsigned int pid, cpu;
+		unsigned long long ts;
+		char tail[64];
+
+		assert_int_equal(sscanf(buf, "%8x %8x %16llx %63[^\n]", &pid, &cpu, &ts, tail), 4);
+		assert_int_equal((int)pid, (int)gettid());
+		snprintf(expect, sizeof(expect), "type: %u", event_id("tt_ints"));
+		assert_string_equal(tail, expect);
+		assert_non_null(strstr(buf, "\n\n"));
+	}
+	/* bin: the same three fields as raw bytes. */
+	trace_tt_ints(13, 14, 15);
+	assert_int_equal(trev_trace_option("bin"), 0);
+	n = trev_trace_pipe_read(buf, sizeof(buf) - 1, 0);
+	assert_int_equal(trev_trace_option("nobin"), 0);
+	assert_true(n > 16);
+	{
+		int pid;
+
+		memcpy(&pid, buf, sizeof(pid));
+		assert_int_equal(pid, (int)gettid());
+	}
 	assert_int_equal(trev_trace_option("no-such-option"), -EINVAL);
 	reset();
 }
