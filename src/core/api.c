@@ -17,6 +17,8 @@ int trev_set_event(const char *spec)
 	int ret = 0;
 
 	trev__library_init();
+	if (!spec)
+		return -EINVAL;
 	copy = strdup(spec);
 	if (!copy)
 		return -ENOMEM;
@@ -157,8 +159,11 @@ static const struct {
 int trev_trace_option(const char *name)
 {
 	struct trev_trace_array *tr = trev__top_instance();
-	bool clear = strncmp(name, "no", 2) == 0;
+	bool clear;
 
+	if (!name)
+		return -EINVAL;
+	clear = strncmp(name, "no", 2) == 0;
 	if (!tr)
 		return -ENOMEM;
 	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
@@ -193,6 +198,8 @@ int trev_event_format(const char *system, const char *event, char **text)
 	struct format_find f = { system, event, NULL };
 	int ret = -ENOENT;
 
+	if (!system || !event || !text)
+		return -EINVAL;
 	trev__library_init();
 	trev__events_read_lock();
 	if (trev__events_for_each(format_match, &f))
