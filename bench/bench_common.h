@@ -2,7 +2,8 @@
 /*
  * What every benchmark shares: clocks, the median, and the floor — a
  * hand-written per-thread ring write of a 24-byte record with an rdtsc time
- * stamp, which each benchmark measures in its own run (DESIGN.md).
+ * stamp, which each benchmark measures in its own run (DESIGN.md). Everything
+ * is static inline: each benchmark uses what it needs.
  */
 #ifndef TREV_BENCH_COMMON_H
 #define TREV_BENCH_COMMON_H
@@ -28,13 +29,14 @@
 
 static __thread volatile uint64_t sink;	/* per thread: no data race */
 
-static void die(const char *what, int err)
+static inline void die(const char *what, int err)
 {
-	fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what, strerror(err < 0 ? -err : err));
+	fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what,
+		strerror(err < 0 ? -err : err));
 	exit(1);
 }
 
-static uint64_t now_ns(void)
+static inline uint64_t now_ns(void)
 {
 	struct timespec ts;
 
@@ -43,7 +45,7 @@ static uint64_t now_ns(void)
 }
 
 /* CPU time of the calling thread: shows when a run was not on a CPU. */
-static __attribute__((unused)) uint64_t cpu_ns(void)
+static inline uint64_t cpu_ns(void)
 {
 	struct timespec ts;
 
@@ -60,7 +62,7 @@ static inline uint64_t bench_tsc(void)
 #endif
 }
 
-static int cmp_double(const void *a, const void *b)
+static inline int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -68,7 +70,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Median of @v[0..n); sorts @v. */
-static double median(double *v, int n)
+static inline double median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof(*v), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -101,7 +103,7 @@ static inline void floor_write(const uint64_t v[3])
 	atomic_store_explicit(&floor_commit, off, memory_order_release);
 }
 
-static noinline uint64_t floor_loop(uint64_t n)
+static __attribute__((unused)) noinline uint64_t floor_loop(uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t v[3] = { i, i * 3, ~i };
@@ -111,7 +113,7 @@ static noinline uint64_t floor_loop(uint64_t n)
 	return 0;
 }
 
-static void floor_setup(void)
+static inline void floor_setup(void)
 {
 	floor_ring = malloc(FLOOR_RING_SIZE);
 	if (!floor_ring)
@@ -122,7 +124,7 @@ static void floor_setup(void)
 }
 
 /* Read the ring back through a volatile sink, so no store is dead. */
-static void floor_teardown(void)
+static inline void floor_teardown(void)
 {
 	uint64_t sum = atomic_load_explicit(&floor_commit, memory_order_acquire), w;
 

@@ -5,7 +5,7 @@
  * of TRY_LTTNG_EVENTS (default 1000000) events of each kind, timing each
  * run with clock_gettime(), stops, and prints the median ns/event and what
  * LTTng recorded and discarded. For scale, the same loop over a floor: a
- * hand-written per-thread ring write of 3 ints with an rdtsc time stamp,
+ * hand-written per-thread ring write (bench_common.h) with an rdtsc time stamp,
  * called out of line like the LTTng emitters; and over clock_gettime()
  * alone, which LTTng-UST calls for every event's time stamp.
  *
@@ -14,78 +14,31 @@
  *
  * Prints n/a and exits 0 when LTTng is unavailable.
  */
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
-
+#include "bench_common.h"
 #include "bench_lttng.h"
-
-#define noinline		__attribute__((noinline))
 
 #define WARM_EVENTS		10000ull
 #define MAX_RUNS		15
-#define FLOOR_RING_SIZE		(1u << 20)
-#define FLOOR_REC_LEN		12u		/* 3 x int */
-#define FLOOR_REC_SIZE		(4u + FLOOR_REC_LEN)
-#define FLOOR_DELTA_MAX		((1u << 27) - 1)
 
 static const char str_arg[] = "trev benchmark";	/* 14 characters */
 
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static inline uint64_t tsc(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	return __rdtsc();
-#else
-	return now_ns(CLOCK_MONOTONIC);
-#endif
-}
-
-/* ---- the floor ---------------------------------------------------------- */
-
-static __thread uint8_t floor_ring[FLOOR_RING_SIZE];
-static __thread uint32_t floor_off;
-static __thread uint64_t floor_last_tsc;
-static __thread _Atomic uint32_t floor_commit;	/* what a reader would load */
-
+/* The floor (bench_common.h), called out of line like the LTTng emitters. */
 static noinline void floor_ints3(int a, int b, int c)
 {
-	int v[3] = { a, b, c };
-	uint64_t t = tsc(), delta = t - floor_last_tsc;
-	uint32_t off = floor_off, hdr;
+	uint64_t v[3] = { (uint64_t)a, (uint64_t)b, (uint64_t)c };
 
-	if (delta > FLOOR_DELTA_MAX)
-		delta = FLOOR_DELTA_MAX;
-	floor_last_tsc = t;
-	hdr = (FLOOR_REC_LEN / 4) | ((uint32_t)delta << 5);
-	if (off + FLOOR_REC_SIZE > FLOOR_RING_SIZE)
-		off = 0;
-	memcpy(floor_ring + off, &hdr, 4);
-	memcpy(floor_ring + off + 4, v, FLOOR_REC_LEN);
-	off += FLOOR_REC_SIZE;
-	floor_off = off;
-	atomic_store_explicit(&floor_commit, off, memory_order_release);
+	floor_write(v);
 }
 
 /* ---- timing --------------------------------------------------------------- */
 
 enum ev { EV_FLOOR, EV_CLOCK, EV_INTS3, EV_STR, EV_TRACEF };
-
-static volatile uint64_t sink;
 
 static noinline void emit(enum ev ev, uint64_t n)
 {
@@ -97,7 +50,7 @@ static noinline void emit(enum ev ev, uint64_t n)
 			floor_ints3(a, b, c);
 			break;
 		case EV_CLOCK:	/* what LTTng-UST's time stamps cost */
-			sink = now_ns(CLOCK_MONOTONIC);
+			sink = now_ns();
 			break;
 		case EV_INTS3:
 			lttng_bench_ints3(a, b, c);
@@ -118,19 +71,6 @@ struct result {
 	double min_ns, max_ns;
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* @runs timed runs of @n events after a warm-up; medians. */
 static struct result time_one(const char *name, enum ev ev, uint64_t n, int runs)
 {
@@ -141,11 +81,11 @@ static struct result time_one(const char *name, enum ev ev, uint64_t n, int runs
 	for (int i = 0; i < runs; i++) {
 		uint64_t t0, t1, c0, c1;
 
-		t0 = now_ns(CLOCK_MONOTONIC);
-		c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		t0 = now_ns();
+		c0 = cpu_ns();
 		emit(ev, n);
-		c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-		t1 = now_ns(CLOCK_MONOTONIC);
+		c1 = cpu_ns();
+		t1 = now_ns();
 		ns[i] = (double)(t1 - t0) / (double)n;
 		cpu[i] = (double)(c1 - c0) / (double)n;
 	}
@@ -191,10 +131,12 @@ int main(void)
 		n = 1;
 	if (runs < 1 || runs > MAX_RUNS)
 		runs = 3;
+	floor_setup();
 	floor = time_one("floor: per-thread ring, 3 ints + rdtsc", EV_FLOOR, n, runs);
+	floor_teardown();
 	clk = time_one("clock_gettime(CLOCK_MONOTONIC) alone", EV_CLOCK, n, runs);
 
-	t0 = now_ns(CLOCK_MONOTONIC);
+	t0 = now_ns();
 	ret = lttng_bench_start(err, sizeof(err));
 	printf("# bench_lttng_try: %d runs x %llu events per case (+%llu warm-up), median\n",
 	       runs, (unsigned long long)n, WARM_EVENTS);
@@ -206,14 +148,14 @@ int main(void)
 		return 0;
 	}
 	printf("# lttng: %s; start %.0f ms\n", lttng_bench_config(),
-	       (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e6);
+	       (double)(now_ns() - t0) / 1e6);
 
 	r[0] = time_one("lttng-ust trev_bench:ints3", EV_INTS3, n, runs);
 	r[1] = time_one("lttng-ust trev_bench:str (14 chars)", EV_STR, n, runs);
 	r[2] = time_one("lttng_ust_tracef(\"%d %d %d\")", EV_TRACEF, n, runs);
 	emitted = 3 * ((unsigned long long)n * (unsigned long long)runs + WARM_EVENTS);
 
-	t0 = now_ns(CLOCK_MONOTONIC);
+	t0 = now_ns();
 	ret = lttng_bench_stop(&recorded, &discarded);
 
 	print_header();
@@ -221,7 +163,7 @@ int main(void)
 	print_result(&clk, floor.ns);
 	for (int i = 0; i < 3; i++)
 		print_result(&r[i], floor.ns);
-	printf("# lttng stop %.0f ms%s\n", (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e6,
+	printf("# lttng stop %.0f ms%s\n", (double)(now_ns() - t0) / 1e6,
 	       ret ? " (with errors)" : "");
 	print_count("emitted", emitted);
 	print_count("recorded", recorded);
