@@ -200,6 +200,7 @@ static void __attribute__((destructor)) trev_module_exit(void)
 #undef TP_fast_assign
 #undef TP_printk
 #undef TREV_SYSTEM_STRING
+#undef __TREV_RAW_OUTPUT
 #undef TRACE_HEADER_MULTI_READ
 
 /* Only undef what we defined in this file */

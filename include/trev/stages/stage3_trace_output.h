@@ -71,16 +71,17 @@
 		trev_print_array_seq(p, array, count, el_size);			\
 	})
 
-#undef DECLARE_EVENT_CLASS
-#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)		\
+/* One output function: @name's, reading records laid out as @layout's. */
+#undef __TREV_RAW_OUTPUT
+#define __TREV_RAW_OUTPUT(name, layout, print)					\
 	static __attribute__((unused)) int					\
-	trev_raw_output_##call(struct trev_trace_iter *iter,			\
+	trev_raw_output_##name(struct trev_trace_iter *iter,			\
 			       struct trev_event_call *trev_call)		\
 	{									\
 		struct trev_seq *s = &iter->seq;				\
 		struct trev_seq *p = &iter->tmp_seq;				\
-		struct trev_event_raw_##call *field =				\
-			(struct trev_event_raw_##call *)(void *)iter->ent;	\
+		struct trev_event_raw_##layout *field =				\
+			(struct trev_event_raw_##layout *)(void *)iter->ent;	\
 										\
 		(void)p;							\
 		(void)field;							\
@@ -89,20 +90,10 @@
 		return trev_seq_putc(s, '\n');					\
 	}
 
+#undef DECLARE_EVENT_CLASS
+#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)		\
+	__TREV_RAW_OUTPUT(call, call, PARAMS(print))
+
 #undef DEFINE_EVENT_PRINT
 #define DEFINE_EVENT_PRINT(template, call, proto, args, print)			\
-	static __attribute__((unused)) int					\
-	trev_raw_output_##call(struct trev_trace_iter *iter,			\
-			       struct trev_event_call *trev_call)		\
-	{									\
-		struct trev_seq *s = &iter->seq;				\
-		struct trev_seq *p = &iter->tmp_seq;				\
-		struct trev_event_raw_##template *field =			\
-			(struct trev_event_raw_##template *)(void *)iter->ent;	\
-										\
-		(void)p;							\
-		(void)field;							\
-		trev_event_output_prep(iter, trev_call);			\
-		trev_seq_printf(s, print);					\
-		return trev_seq_putc(s, '\n');					\
-	}
+	__TREV_RAW_OUTPUT(call, template, PARAMS(print))
