@@ -109,7 +109,6 @@ int trev__events_for_each(int (*fn)(struct trev_event_call *call, void *arg), vo
 int trev__set_event(const char *spec);
 /* The same, only for events with ids from @min_id on. */
 int trev__set_event_from(const char *spec, unsigned int min_id);
-int trev__event_enable(struct trev_event_call *call, bool enable);
 /* Soft mode for triggers: probe registered, records only while enabled. */
 int trev__event_soft_mode(struct trev_event_call *call, bool take);
 

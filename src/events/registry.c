@@ -305,16 +305,6 @@ static int ev_enable_locked(struct trev_event_call *call, bool enable)
 	return ret;
 }
 
-int trev__event_enable(struct trev_event_call *call, bool enable)
-{
-	int ret;
-
-	pthread_rwlock_wrlock(&events_lock);
-	ret = call->rt ? ev_enable_locked(call, enable) : -ENOENT;
-	pthread_rwlock_unlock(&events_lock);
-	return ret;
-}
-
 /*
  * The kernel's __ftrace_set_clr_event(): @match is a bare word (an event
  * or a system name), or @sub:@event with "*" or "" meaning any.
