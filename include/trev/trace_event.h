@@ -123,8 +123,11 @@ static inline void trev_assign_str(char *dst, const void *src, unsigned int len)
 }
 
 /* One event being written: what reserve found, for commit. */
+struct trev_rb;
+
 struct trev_event_buffer {
 	struct trev_event_file *file;
+	struct trev_rb *rb;		/* the buffer reserved in */
 	void *entry;
 };
 

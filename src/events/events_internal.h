@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <trev/ring_buffer.h>
@@ -40,11 +41,39 @@
 /* common_flags bits (the kernel's TRACE_FLAG_*). */
 #define TREV_FLAG_HARDIRQ	0x08	/* written by a signal handler */
 
-/* A trace instance: one ring buffer and its settings. */
+struct trev_event_file;
+
+/* One error_log entry (the kernel's struct tracing_log_err). */
+struct trev_err_entry {
+	uint64_t ts;			/* trace clock, ns */
+	char *loc;			/* "set_event", "hist:sched:sched_switch", ... */
+	char *msg;			/* the error text */
+	char *cmd;			/* the command written */
+	int pos;			/* column of the error in @cmd */
+};
+#define TREV_ERR_LOG_MAX	16	/* the kernel keeps the last 16 */
+
+/* A trace instance (the kernel's struct trace_array); see instance.c. */
 struct trev_trace_array {
-	const char *name;		/* "" for the top instance */
-	struct trev_rb *rb;		/* where its records go */
+	char *name;			/* "" for the top instance */
+	struct trev_rb *rb;		/* where its records go; swapped by snapshot */
+	struct trev_rb *snapshot;	/* the snapshot buffer, NULL until allocated */
+	pthread_rwlock_t buf_lock;	/* readers of rb vs. a snapshot swap */
 	unsigned long trace_flags;	/* TREV_ITER_* */
+	struct trev_event_file **files;	/* by event id (named instances only) */
+	unsigned int nr_files;
+	int ref;			/* open control files (tracefs lock) */
+	struct trev_err_entry errs[TREV_ERR_LOG_MAX]; /* error_log ring (tracefs lock) */
+	unsigned int nr_errs;		/* entries ever logged */
+	struct trev_sys_filter *sys_filters; /* events/<sys>/filter texts */
+	struct trev_trace_array *next;	/* named instances list */
+};
+
+/* The text last written to events/<system>/filter of an instance. */
+struct trev_sys_filter {
+	char *system;
+	char *text;
+	struct trev_sys_filter *next;
 };
 
 /* Flags of struct trev_event_file (the kernel's EVENT_FILE_FL_*). */
@@ -58,6 +87,8 @@ struct trev_event_file {
 	struct trev_trace_array *tr;
 	_Atomic unsigned int flags;	/* TREV_FILE_FL_* */
 	int sm_ref;			/* soft-mode users; under events_lock */
+	char *filter_text;		/* as written to filter; NULL = none */
+	char *trigger_text;		/* trigger lines, '\n'-terminated; NULL = none */
 };
 
 /* One field of an event's records. */
@@ -89,6 +120,32 @@ struct trev_trace_array *trev__top_instance(void);
 struct trev_trace_array *trev__top_instance_if_made(void);
 
 /*
+ * Named instances (instance.c). All under the registry lock: lookup and
+ * for_each for reading, create and remove for writing. "" names the top.
+ */
+struct trev_trace_array *trev__instance_lookup(const char *name);
+int trev__instance_for_each(int (*fn)(struct trev_trace_array *tr, void *arg), void *arg);
+int trev__instance_create_locked(const char *name);
+int trev__instance_remove_locked(struct trev_trace_array *tr);
+/* The instance's file of @call (made when @create); under the registry lock. */
+struct trev_event_file *trev__event_file(struct trev_trace_array *tr,
+					 struct trev_event_call *call, bool create);
+/* @call is going away: free its files in the named instances. */
+void trev__event_files_drop(struct trev_event_call *call);
+
+/*
+ * The snapshot file (echo 1/0/2 > snapshot): swap the main and snapshot
+ * buffers (allocating it), free it, clear it. Context: the tracefs lock.
+ */
+int trev__snapshot_take(struct trev_trace_array *tr);
+int trev__snapshot_free(struct trev_trace_array *tr);
+int trev__snapshot_clear(struct trev_trace_array *tr);
+
+/* The registry lock for writing (instance create/remove, control writes). */
+void trev__events_write_lock(void);
+void trev__events_write_unlock(void);
+
+/*
  * The registry lock: held for reading while a record is printed (its
  * event's code and text must stay mapped), for writing while events come
  * and go.
@@ -103,14 +160,28 @@ int trev__events_for_each(int (*fn)(struct trev_event_call *call, void *arg), vo
 
 /*
  * trev__set_event() - set_event syntax: "[!][system:]event", "system:*",
- * "*:*"; "!" disables. Return: 0, -EINVAL when nothing matched, -ENOMEM.
+ * "*:*"; "!" disables; in the top instance.
+ * Return: 0, -EINVAL when nothing matched, -ENOMEM.
  * Context: not under the registry lock.
  */
 int trev__set_event(const char *spec);
 /* The same, only for events with ids from @min_id on. */
 int trev__set_event_from(const char *spec, unsigned int min_id);
-/* Soft mode for triggers: probe registered, records only while enabled. */
+/* The same in instance @tr; @min_id 0 for all events. */
+int trev__set_event_tr(struct trev_trace_array *tr, const char *spec, unsigned int min_id);
+/*
+ * Enable or disable one event in @tr, or every event of a system (@event
+ * NULL), or all (@system and @event NULL), as the events/.../enable files
+ * do. Return: 0, -ENOENT when nothing matched, or a negative errno.
+ */
+int trev__event_enable(struct trev_trace_array *tr, const char *system, const char *event,
+		       bool enable);
+/* Disable every event of @tr (removing an instance, opening set_event with O_TRUNC). */
+void trev__events_disable_all(struct trev_trace_array *tr);
+/* Soft mode for triggers: probe registered, records only while enabled (top instance). */
 int trev__event_soft_mode(struct trev_event_call *call, bool take);
+/* The same for one instance's file; under the registry lock for writing. */
+int trev__file_soft_mode_locked(struct trev_event_file *file, bool take);
 
 /* Built-in ftrace events (ftrace:print, bprint, bputs), registered at start. */
 extern struct trev_event_call trev__ftrace_event_print;

@@ -38,6 +38,16 @@ void trev__events_read_unlock(void)
 	pthread_rwlock_unlock(&events_lock);
 }
 
+void trev__events_write_lock(void)
+{
+	pthread_rwlock_wrlock(&events_lock);
+}
+
+void trev__events_write_unlock(void)
+{
+	pthread_rwlock_unlock(&events_lock);
+}
+
 struct trev_event_call *trev__event_by_id(unsigned int id)
 {
 	return id < by_id_len ? by_id[id] : NULL;
@@ -121,6 +131,8 @@ static void ev_free_rt(struct trev_event_call *call)
 
 	if (!rt)
 		return;
+	free(rt->file.filter_text);
+	free(rt->file.trigger_text);
 	for (int i = 0; i < rt->nr_fields; i++) {
 		free(rt->fields[i].type);
 		free(rt->fields[i].name);
@@ -189,6 +201,7 @@ static void ev_unregister_call(struct trev_event_call *call)
 		return;
 	if (call->id < by_id_len && by_id[call->id] == call)
 		by_id[call->id] = NULL;
+	trev__event_files_drop(call);
 	ev_free_rt(call);
 }
 
@@ -272,21 +285,15 @@ out_unlock:
 /* Enabling                                                             */
 
 /* Called with events_lock held for writing. */
-static int ev_enable_locked(struct trev_event_call *call, bool enable)
+static int ev_enable_locked(struct trev_event_file *file, bool enable)
 {
-	struct trev_event_rt *rt = trev__event_rt(call);
-	struct trev_event_file *file = &rt->file;
+	struct trev_event_call *call = file->call;
 	unsigned int flags = atomic_load(&file->flags);
 	int ret = 0;
 
 	if (call->flags & TREV_EVENT_FL_FTRACE)
 		return 0;
 	if (enable && !(flags & TREV_FILE_FL_ENABLED)) {
-		if (!file->tr) {
-			file->tr = trev__top_instance();
-			if (!file->tr)
-				return -ENOMEM;
-		}
 		ret = trev_tracepoint_probe_register(call->tp, call->klass->probe, file);
 		if (ret == 0)
 			atomic_fetch_or(&file->flags, TREV_FILE_FL_ENABLED);
@@ -305,12 +312,23 @@ static int ev_enable_locked(struct trev_event_call *call, bool enable)
 	return ret;
 }
 
+/* Called with events_lock held for writing. */
+static int ev_call_enable_locked(struct trev_trace_array *tr, struct trev_event_call *call,
+				 bool enable)
+{
+	struct trev_event_file *file = trev__event_file(tr, call, enable);
+
+	if (!file)
+		return enable ? -ENOMEM : 0;
+	return ev_enable_locked(file, enable);
+}
+
 /*
  * The kernel's __ftrace_set_clr_event(): @match is a bare word (an event
  * or a system name), or @sub:@event with "*" or "" meaning any.
  */
-static int ev_set_clr(const char *match, const char *sub, const char *event, bool set,
-		      unsigned int min_id)
+static int ev_set_clr(struct trev_trace_array *tr, const char *match, const char *sub,
+		      const char *event, bool set, unsigned int min_id)
 {
 	int matched = 0, ret = 0;
 
@@ -327,7 +345,7 @@ static int ev_set_clr(const char *match, const char *sub, const char *event, boo
 			continue;
 		if (event && strcmp(event, call->name))
 			continue;
-		r = ev_enable_locked(call, set);
+		r = ev_call_enable_locked(tr, call, set);
 		if (r)
 			ret = r;
 		matched++;
@@ -338,7 +356,7 @@ static int ev_set_clr(const char *match, const char *sub, const char *event, boo
 	return ret;
 }
 
-int trev__set_event_from(const char *spec, unsigned int min_id)
+int trev__set_event_tr(struct trev_trace_array *tr, const char *spec, unsigned int min_id)
 {
 	char *buf, *colon, *sub = NULL, *event = NULL, *match = NULL;
 	bool set = true;
@@ -372,9 +390,45 @@ int trev__set_event_from(const char *spec, unsigned int min_id)
 		if (strcmp(match, "*") == 0)
 			match = NULL;
 	}
-	ret = ev_set_clr(match, sub, event, set, min_id);
+	ret = ev_set_clr(tr, match, sub, event, set, min_id);
 	free(buf);
 	return ret;
+}
+
+int trev__set_event_from(const char *spec, unsigned int min_id)
+{
+	struct trev_trace_array *tr = trev__top_instance();
+
+	return tr ? trev__set_event_tr(tr, spec, min_id) : -ENOMEM;
+}
+
+int trev__event_enable(struct trev_trace_array *tr, const char *system, const char *event,
+		       bool enable)
+{
+	int matched = 0, ret = 0;
+
+	pthread_rwlock_wrlock(&events_lock);
+	for (unsigned int id = 0; id < by_id_len; id++) {
+		struct trev_event_call *call = by_id[id];
+		int r;
+
+		if (!call || (call->flags & TREV_EVENT_FL_FTRACE))
+			continue;
+		if ((system && strcmp(system, call->klass->system)) ||
+		    (event && strcmp(event, call->name)))
+			continue;
+		r = ev_call_enable_locked(tr, call, enable);
+		if (r && !ret)
+			ret = r;
+		matched++;
+	}
+	pthread_rwlock_unlock(&events_lock);
+	return matched ? ret : -ENOENT;
+}
+
+void trev__events_disable_all(struct trev_trace_array *tr)
+{
+	trev__event_enable(tr, NULL, NULL, false);
 }
 
 int trev__set_event(const char *spec)
@@ -383,29 +437,24 @@ int trev__set_event(const char *spec)
 }
 
 /*
- * trev__event_soft_mode() - take or drop a soft-mode reference (the
+ * trev__file_soft_mode_locked() - take or drop a soft-mode reference (the
  * kernel's trace_event_enable_disable() with soft_disable = 1): while any
  * is held the probe stays registered so that triggers run, but nothing is
  * recorded unless the event is also enabled.
  */
-int trev__event_soft_mode(struct trev_event_call *call, bool take)
+int trev__file_soft_mode_locked(struct trev_event_file *file, bool take)
 {
-	struct trev_event_file *file;
 	int ret = 0;
 
-	pthread_rwlock_wrlock(&events_lock);
-	if (!call->rt || (call->flags & TREV_EVENT_FL_FTRACE)) {
-		ret = -ENOENT;
-		goto out_unlock;
-	}
-	file = &trev__event_rt(call)->file;
+	if (file->call->flags & TREV_EVENT_FL_FTRACE)
+		return -ENOENT;
 	if (take) {
 		if (file->sm_ref++ == 0) {
 			unsigned int flags = atomic_load(&file->flags);
 
 			if (!(flags & TREV_FILE_FL_ENABLED)) {
 				atomic_fetch_or(&file->flags, TREV_FILE_FL_SOFT_DISABLED);
-				ret = ev_enable_locked(call, true);
+				ret = ev_enable_locked(file, true);
 				/* ev_enable_locked() clears SOFT_DISABLED for a real enable. */
 				atomic_fetch_or(&file->flags, TREV_FILE_FL_SOFT_DISABLED);
 				if (ret)
@@ -419,9 +468,24 @@ int trev__event_soft_mode(struct trev_event_call *call, bool take)
 
 		/* Soft-disabled means nobody enabled it for real: remove the probe. */
 		if (flags & TREV_FILE_FL_SOFT_DISABLED)
-			ret = ev_enable_locked(call, false);
+			ret = ev_enable_locked(file, false);
 	}
-out_unlock:
+	return ret;
+}
+
+int trev__event_soft_mode(struct trev_event_call *call, bool take)
+{
+	struct trev_trace_array *tr = trev__top_instance();
+	struct trev_event_file *file;
+	int ret = -ENOENT;
+
+	if (!tr)
+		return -ENOMEM;
+	pthread_rwlock_wrlock(&events_lock);
+	if (call->rt && !(call->flags & TREV_EVENT_FL_FTRACE)) {
+		file = trev__event_file(tr, call, true);
+		ret = file ? trev__file_soft_mode_locked(file, take) : -ENOMEM;
+	}
 	pthread_rwlock_unlock(&events_lock);
 	return ret;
 }

@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define _LGPL_SOURCE
+#include <urcu-bp.h>
+
 #include <trev/trace_printk.h>
 
 #include "core/core_internal.h"
@@ -106,15 +109,30 @@ static struct trev_trace_array *printk_instance(void)
 	return trev_likely(tr) ? tr : trev__top_instance();
 }
 
-/* Reserve a record of a built-in event and fill its common fields. */
+/*
+ * Reserve a record of a built-in event and fill its common fields. Reserve
+ * to commit is an RCU read section, as a tracepoint's probes run in one: a
+ * snapshot swap waits for it before the old buffer is read or freed.
+ */
 static void *printk_reserve(struct trev_trace_array *tr, struct trev_event_call *call,
 			    unsigned int len, struct trev_event_buffer *fb)
 {
 	struct trev_event_rt *rt = trev__event_rt(call);
+	void *rec;
 
 	if (!rt->file.tr)
 		rt->file.tr = tr;
-	return trev_event_buffer_reserve(fb, &rt->file, len);
+	urcu_bp_read_lock();
+	rec = trev_event_buffer_reserve(fb, &rt->file, len);
+	if (!rec)
+		urcu_bp_read_unlock();
+	return rec;
+}
+
+static void printk_commit(struct trev_event_buffer *fb)
+{
+	trev_event_buffer_commit(fb);
+	urcu_bp_read_unlock();
 }
 
 static __attribute__((format(printf, 2, 0))) int printk_string(unsigned long ip, const char *fmt,
@@ -138,7 +156,7 @@ static __attribute__((format(printf, 2, 0))) int printk_string(unsigned long ip,
 		return 0;
 	e->ip = ip;
 	memcpy(e->buf, buf, (size_t)len + 1);
-	trev_event_buffer_commit(&fb);
+	printk_commit(&fb);
 	return len;
 }
 
@@ -191,7 +209,7 @@ int trev_trace_bprintk(struct trev_printk_site *site, unsigned long ip, ...)
 	e->ip = ip;
 	e->fmt = site->interned;
 	memcpy(e->buf, args, words * sizeof(uint32_t));
-	trev_event_buffer_commit(&fb);
+	printk_commit(&fb);
 	return (int)(words * sizeof(uint32_t));
 }
 
@@ -214,7 +232,7 @@ int trev_trace_bputs(struct trev_printk_site *site, unsigned long ip)
 		return 0;
 	e->ip = ip;
 	e->str = site->interned;
-	trev_event_buffer_commit(&fb);
+	printk_commit(&fb);
 	return 1;
 }
 
@@ -239,7 +257,7 @@ int trev_trace_puts(unsigned long ip, const char *str, size_t size)
 	if (size == 0 || e->buf[size - 1] != '\n')
 		e->buf[size++] = '\n';
 	e->buf[size] = '\0';
-	trev_event_buffer_commit(&fb);
+	printk_commit(&fb);
 	return (int)size;
 }
 

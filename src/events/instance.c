@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Trace instances (the kernel's struct trace_array): the top instance, the
+ * named ones under instances/, each with its main buffer, its snapshot
+ * buffer and one event file per event it has touched.
+ *
+ * Who changes what:
+ *   - the list of named instances and every instance's files[] change with
+ *     the registry lock held for writing (registry.c), so the enable paths
+ *     and dlclose see one consistent set;
+ *   - tr->rb changes only by a snapshot swap, with tr->buf_lock held for
+ *     writing; readers hold it for reading around each use of tr->rb;
+ *     writers (event probes, trace_printk, trace_marker) load tr->rb inside
+ *     an RCU read section, so a buffer swapped out is freed only after a
+ *     grace period.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define _LGPL_SOURCE
+#include <urcu-bp.h>
+
+#include "core/core_internal.h"
+#include "events/events_internal.h"
+
+static struct trev_trace_array top = {
+	.name = "",
+	.trace_flags = TREV_ITER_DEFAULT,
+	.buf_lock = PTHREAD_RWLOCK_INITIALIZER,
+};
+static struct trev_trace_array *_Atomic top_made;
+static pthread_mutex_t top_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Named instances, newest first; under the registry lock. */
+static struct trev_trace_array *named;
+
+static void tr_default_options(struct trev_rb_options *opts)
+{
+	const char *kb = getenv("TREV_BUFFER_KB");
+
+	*opts = (struct trev_rb_options){ .overwrite = 1, .clock = -1 };
+	if (kb && *kb)
+		opts->size_kb = (unsigned int)strtoul(kb, NULL, 10);
+}
+
+struct trev_trace_array *trev__top_instance_if_made(void)
+{
+	return atomic_load_explicit(&top_made, memory_order_acquire);
+}
+
+struct trev_trace_array *trev__top_instance(void)
+{
+	struct trev_trace_array *tr = trev__top_instance_if_made();
+	struct trev_rb_options opts;
+	int ret;
+
+	if (tr)
+		return tr;
+	pthread_mutex_lock(&top_lock);
+	if (!atomic_load_explicit(&top_made, memory_order_relaxed)) {
+		tr_default_options(&opts);
+		ret = trev_rb_create(&top.rb, &opts);
+		if (ret)
+			trev__log(TREV_LOG_ERR, "cannot make the trace buffer: %s\n", strerror(-ret));
+		else
+			atomic_store_explicit(&top_made, &top, memory_order_release);
+	}
+	pthread_mutex_unlock(&top_lock);
+	return trev__top_instance_if_made();
+}
+
+/* ------------------------------------------------------------------ */
+/* Named instances (mkdir/rmdir under instances/)                       */
+
+struct trev_trace_array *trev__instance_lookup(const char *name)
+{
+	if (!name || !*name)
+		return trev__top_instance();
+	for (struct trev_trace_array *tr = named; tr; tr = tr->next)
+		if (strcmp(tr->name, name) == 0)
+			return tr;
+	return NULL;
+}
+
+int trev__instance_for_each(int (*fn)(struct trev_trace_array *tr, void *arg), void *arg)
+{
+	for (struct trev_trace_array *tr = named; tr; tr = tr->next) {
+		int ret = fn(tr, arg);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void tr_file_free(struct trev_event_file *file)
+{
+	if (!file)
+		return;
+	free(file->filter_text);
+	free(file->trigger_text);
+	free(file);
+}
+
+int trev__instance_create_locked(const char *name)
+{
+	struct trev_trace_array *tr;
+	struct trev_rb_options opts;
+	int ret;
+
+	if (trev__instance_lookup(name))
+		return -EEXIST;
+	tr = calloc(1, sizeof(*tr));
+	if (!tr)
+		return -ENOMEM;
+	tr->name = strdup(name);
+	tr->trace_flags = TREV_ITER_DEFAULT;
+	pthread_rwlock_init(&tr->buf_lock, NULL);
+	tr_default_options(&opts);
+	ret = tr->name ? trev_rb_create(&tr->rb, &opts) : -ENOMEM;
+	if (ret) {
+		free(tr->name);
+		free(tr);
+		return ret;
+	}
+	tr->next = named;
+	named = tr;
+	return 0;
+}
+
+/*
+ * The caller has disabled every event of @tr (their probes are gone after a
+ * grace period) and checked that no file of it is open.
+ */
+int trev__instance_remove_locked(struct trev_trace_array *tr)
+{
+	struct trev_trace_array **p;
+
+	for (p = &named; *p && *p != tr; p = &(*p)->next)
+		;
+	if (!*p)
+		return -ENOENT;
+	*p = tr->next;
+	for (unsigned int i = 0; i < tr->nr_files; i++)
+		tr_file_free(tr->files[i]);
+	while (tr->sys_filters) {
+		struct trev_sys_filter *f = tr->sys_filters;
+
+		tr->sys_filters = f->next;
+		free(f->system);
+		free(f->text);
+		free(f);
+	}
+	for (unsigned int i = 0; i < TREV_ERR_LOG_MAX; i++) {
+		free(tr->errs[i].loc);
+		free(tr->errs[i].msg);
+		free(tr->errs[i].cmd);
+	}
+	free(tr->files);
+	trev_rb_destroy(tr->rb);
+	if (tr->snapshot)
+		trev_rb_destroy(tr->snapshot);
+	pthread_rwlock_destroy(&tr->buf_lock);
+	free(tr->name);
+	free(tr);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Event files                                                          */
+
+struct trev_event_file *trev__event_file(struct trev_trace_array *tr,
+					 struct trev_event_call *call, bool create)
+{
+	struct trev_event_rt *rt = trev__event_rt(call);
+	struct trev_event_file *file;
+
+	if (!rt)
+		return NULL;
+	if (tr == &top) {
+		if (!rt->file.tr)
+			rt->file.tr = tr;
+		return &rt->file;
+	}
+	if (call->id < tr->nr_files && tr->files[call->id])
+		return tr->files[call->id];
+	if (!create)
+		return NULL;
+	if (call->id >= tr->nr_files) {
+		unsigned int n = tr->nr_files ? tr->nr_files : 64;
+		struct trev_event_file **files;
+
+		while (n <= call->id)
+			n *= 2;
+		files = realloc(tr->files, n * sizeof(*files));
+		if (!files)
+			return NULL;
+		memset(files + tr->nr_files, 0, (n - tr->nr_files) * sizeof(*files));
+		tr->files = files;
+		tr->nr_files = n;
+	}
+	file = calloc(1, sizeof(*file));
+	if (!file)
+		return NULL;
+	file->call = call;
+	file->tr = tr;
+	tr->files[call->id] = file;
+	return file;
+}
+
+void trev__event_files_drop(struct trev_event_call *call)
+{
+	for (struct trev_trace_array *tr = named; tr; tr = tr->next) {
+		if (call->id < tr->nr_files) {
+			tr_file_free(tr->files[call->id]);
+			tr->files[call->id] = NULL;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The snapshot buffer                                                  */
+
+static int tr_snapshot_alloc(struct trev_trace_array *tr)
+{
+	struct trev_rb_options opts;
+
+	if (tr->snapshot)
+		return 0;
+	tr_default_options(&opts);
+	opts.size_kb = trev_rb_size_kb(tr->rb);
+	opts.overwrite = trev_rb_overwrite(tr->rb);
+	opts.clock = trev_rb_clock(tr->rb);
+	return trev_rb_create(&tr->snapshot, &opts);
+}
+
+int trev__snapshot_take(struct trev_trace_array *tr)
+{
+	struct trev_rb *old;
+	int ret = tr_snapshot_alloc(tr);
+
+	if (ret)
+		return ret;
+	/* The spare buffer starts empty and recording, as the kernel's does. */
+	trev_rb_reset(tr->snapshot);
+	if (trev_rb_record_is_on(tr->rb))
+		trev_rb_record_on(tr->snapshot);
+	else
+		trev_rb_record_off(tr->snapshot);
+	pthread_rwlock_wrlock(&tr->buf_lock);
+	old = tr->rb;
+	__atomic_store_n(&tr->rb, tr->snapshot, __ATOMIC_RELEASE);
+	tr->snapshot = old;
+	pthread_rwlock_unlock(&tr->buf_lock);
+	/* Writers that loaded the old pointer finish before anyone reads it as a snapshot. */
+	urcu_bp_synchronize_rcu();
+	return 0;
+}
+
+int trev__snapshot_free(struct trev_trace_array *tr)
+{
+	struct trev_rb *snap = tr->snapshot;
+
+	if (!snap)
+		return 0;
+	tr->snapshot = NULL;
+	urcu_bp_synchronize_rcu();
+	trev_rb_destroy(snap);
+	return 0;
+}
+
+int trev__snapshot_clear(struct trev_trace_array *tr)
+{
+	return tr->snapshot ? trev_rb_reset(tr->snapshot) : 0;
+}
