@@ -8,6 +8,10 @@
  *	TREV_EVENTS	set_event syntax, comma-separated ("myapp:*,!myapp:noisy")
  *	TREV_OUTPUT	a file path, or "stderr"/"stdout": the trace text at exit
  *	TREV_BUFFER_KB	size of each per-thread buffer (buffer_size_kb)
+ *	TREV_CLOCK	trace_clock
+ *	TREV_OPTIONS	trace_options words, comma-separated ("raw,nocontext-info")
+ *	TREV_WRITE	"path=value;path=value": trev_write() each, in order
+ *	TREV_MOUNT	a directory: trev_mount() it
  */
 #ifndef TREV_TREV_H
 #define TREV_TREV_H
@@ -89,6 +93,114 @@ TREV_API int trev_printk_formats(char **text);
 
 /* The top instance's ring buffer (trace_pipe_raw, stats), made on first use. */
 TREV_API struct trev_rb *trev_trace_buffer(void);
+
+/*
+ * The tracefs tree: every file of /sys/kernel/tracing, with the kernel's
+ * semantics, as paths relative to the tracing root ("trace",
+ * "events/sched/enable", "instances/foo/trace_pipe"; a leading '/' is
+ * ignored). docs/tracefs.md lists the files. The C calls below, the FUSE
+ * mount and the control socket all reach the same handlers.
+ *
+ * Errors are negative errnos as the kernel's file operations return them
+ * (-ENOENT no such file, -EACCES wrong access mode, -EINVAL bad input, with
+ * the reason in error_log, -EBUSY, -EAGAIN for O_NONBLOCK, -EINTR when a
+ * blocked read was woken by trev_file_wake()).
+ */
+struct trev_file;
+
+/*
+ * trev_file_open() - open a file of the tree
+ * @path: its path, e.g. "instances/foo/trace"
+ * @flags: O_RDONLY, O_WRONLY or O_RDWR, with O_TRUNC, O_APPEND, O_NONBLOCK
+ *         as open(2) takes them; O_TRUNC on `trace` clears the buffer, on
+ *         set_event disables every event, as on tracefs
+ * @file: receives the open file
+ *
+ * Context: any thread, not in a signal handler or a probe.
+ * Return: 0, -ENOENT, -EISDIR, -EACCES, -ENOMEM.
+ */
+TREV_API int trev_file_open(const char *path, int flags, struct trev_file **file);
+
+/*
+ * trev_file_read() - read the next bytes of an open file
+ *
+ * Text files are generated when first read and then read in order, as a
+ * seq_file is. Pipe files (trace_pipe, trace_pipe_raw) consume and block
+ * until data comes unless opened with O_NONBLOCK.
+ * Return: bytes read, 0 at the end, or a negative errno.
+ */
+TREV_API ssize_t trev_file_read(struct trev_file *file, void *buf, size_t size);
+
+/*
+ * trev_file_write() - write to an open file; each call is parsed on its
+ * own, as the kernel's write handlers do.
+ * Return: @size when accepted, or a negative errno (the old state stays).
+ */
+TREV_API ssize_t trev_file_write(struct trev_file *file, const void *buf, size_t size);
+
+/*
+ * trev_file_poll() - wait until the file is readable
+ * @timeout_ms: -1 waits for ever, 0 only looks
+ * Return: POLLIN | POLLRDNORM when reading will not block (always for
+ * plain files), 0 on time-out, -EINTR when woken by trev_file_wake().
+ */
+TREV_API int trev_file_poll(struct trev_file *file, int timeout_ms);
+
+/* trev_file_wake() - make a read or poll blocked on @file return -EINTR. Context: any thread. */
+TREV_API void trev_file_wake(struct trev_file *file);
+
+/* trev_file_close() - close an open file. Return: 0 or a negative errno. */
+TREV_API int trev_file_close(struct trev_file *file);
+
+/* What trev_stat() tells of a path. */
+struct trev_stat {
+	int is_dir;		/* 1 for a directory */
+	unsigned int mode;	/* permission bits, as tracefs shows them */
+};
+
+TREV_API int trev_stat(const char *path, struct trev_stat *st);
+
+/*
+ * trev_readdir() - list a directory: @fn is called for each entry, in the
+ * order `ls -f` would show them; a non-zero return from @fn stops the walk
+ * and is returned. Return: 0, -ENOENT, -ENOTDIR, or what @fn returned.
+ */
+typedef int (*trev_readdir_fn)(const char *name, const struct trev_stat *st, void *arg);
+TREV_API int trev_readdir(const char *path, trev_readdir_fn fn, void *arg);
+
+/*
+ * trev_mkdir() / trev_rmdir() - make or remove an instance: only
+ * "instances/<name>". rmdir is refused with -EBUSY while a file of the
+ * instance is open. Return: 0, -EEXIST, -ENOENT, -EBUSY, -EPERM, -EINVAL.
+ */
+TREV_API int trev_mkdir(const char *path);
+TREV_API int trev_rmdir(const char *path);
+
+/*
+ * trev_write() - `echo -n @text > @path`: open for writing with O_TRUNC,
+ * write @text, close. trev_write("trace", "") clears the buffer.
+ * Return: 0 or a negative errno.
+ */
+TREV_API int trev_write(const char *path, const char *text);
+
+/* trev_append() - `echo -n @text >> @path` (set_event, trigger keep what is there). */
+TREV_API int trev_append(const char *path, const char *text);
+
+/*
+ * trev_read() - read a whole file (without blocking) into @buf, NUL-terminated
+ * Return: the length (which may exceed @size - 1: the text was cut), or a
+ * negative errno.
+ */
+TREV_API ssize_t trev_read(const char *path, char *buf, size_t size);
+
+/*
+ * trev_mount() - serve the tree as a FUSE file system at @dir (libfuse3,
+ * from a background thread), until trev_unmount() or exit. Never
+ * allow_other: only the process's own user can use it.
+ * Return: 0, -EBUSY (already mounted), or a negative errno.
+ */
+TREV_API int trev_mount(const char *dir);
+TREV_API int trev_unmount(void);
 
 #ifdef __cplusplus
 }
