@@ -152,13 +152,13 @@ TREV_API void trev_file_wake(struct trev_file *file);
 /* trev_file_close() - close an open file. Return: 0 or a negative errno. */
 TREV_API int trev_file_close(struct trev_file *file);
 
-/* What trev_stat() tells of a path. */
+/* What trev_path_stat() tells of a path. */
 struct trev_stat {
 	int is_dir;		/* 1 for a directory */
 	unsigned int mode;	/* permission bits, as tracefs shows them */
 };
 
-TREV_API int trev_stat(const char *path, struct trev_stat *st);
+TREV_API int trev_path_stat(const char *path, struct trev_stat *st);
 
 /*
  * trev_readdir() - list a directory: @fn is called for each entry, in the

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <trev/ring_buffer.h>
 #include <trev/trace_event.h>
@@ -20,6 +21,7 @@
 #define TREV_TYPE_PRINT		5
 #define TREV_TYPE_BPRINT	6
 #define TREV_TYPE_BPUTS		14
+#define TREV_TYPE_RAW_DATA	18
 /* Events defined with TRACE_EVENT() get ids from here on, never reused. */
 #define TREV_FIRST_EVENT_ID	1000
 #define TREV_MAX_EVENT_ID	65535
@@ -187,7 +189,18 @@ int trev__file_soft_mode_locked(struct trev_event_file *file, bool take);
 extern struct trev_event_call trev__ftrace_event_print;
 extern struct trev_event_call trev__ftrace_event_bprint;
 extern struct trev_event_call trev__ftrace_event_bputs;
+extern struct trev_event_call trev__ftrace_event_raw_data;
 void trev__ftrace_events_register(void);
+
+/*
+ * trace_marker and trace_marker_raw: one record in @tr's buffer (raw: an
+ * unsigned int id, then bytes). Return: bytes taken (a marker longer than
+ * TREV_MARKER_MAX is cut there, so a writer's retry makes a second
+ * record), -EBADF when the buffer refused (tracing off), -EINVAL.
+ */
+#define TREV_MARKER_MAX		1024u
+ssize_t trev__marker_write(struct trev_trace_array *tr, const char *text, size_t size);
+ssize_t trev__marker_raw_write(struct trev_trace_array *tr, const void *data, size_t size);
 
 /* Format texts. Return: 0 and a malloc'd string, or -errno. */
 int trev__event_format_text(struct trev_event_call *call, char **text);
@@ -197,6 +210,14 @@ int trev__printk_formats_text(char **text);
 
 /* Text output of the trace (output.c). trev__print_line(): under trev__events_read_lock(). */
 int trev__trace_print(struct trev_trace_array *tr, FILE *out);
+/*
+ * The same for buffer @rb of @tr (its main or snapshot buffer; NULL: a
+ * freed snapshot), only CPU @cpu's events when @cpu >= 0; @what
+ * TREV_PRINT_SNAPSHOT prints the snapshot help when empty.
+ */
+#define TREV_PRINT_SNAPSHOT	0x1u
+int trev__trace_print_rb(struct trev_trace_array *tr, struct trev_rb *rb, int cpu,
+			 unsigned int what, FILE *out);
 void trev__print_line(struct trev_trace_array *tr, struct trev_trace_iter *iter,
 		      const struct trev_rb_event *ev, const char *comm);
 

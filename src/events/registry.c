@@ -211,6 +211,7 @@ void trev__ftrace_events_register(void)
 	ev_register_call(&trev__ftrace_event_print, TREV_TYPE_PRINT);
 	ev_register_call(&trev__ftrace_event_bprint, TREV_TYPE_BPRINT);
 	ev_register_call(&trev__ftrace_event_bputs, TREV_TYPE_BPUTS);
+	ev_register_call(&trev__ftrace_event_raw_data, TREV_TYPE_RAW_DATA);
 	pthread_rwlock_unlock(&events_lock);
 }
 

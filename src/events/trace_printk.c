@@ -27,6 +27,13 @@ _Static_assert(TREV_PRINTK_SPEC_SIZE >= TREV_BPRINT_SPEC_SIZE,
 	       "struct trev_printk_site cannot hold a compiled format");
 
 /* Record layouts (FORMATS.md: the kernel's print/bprint/bputs entries). */
+/* trace_marker_raw's record: an id the writer chose, then its bytes. */
+struct raw_data_entry {
+	struct trev_entry ent;
+	unsigned int id;
+	char buf[];
+};
+
 struct print_entry {
 	struct trev_entry ent;
 	unsigned long ip;
@@ -296,11 +303,83 @@ int trev__printk_formats_text(char **text)
 }
 
 /* ------------------------------------------------------------------ */
+/* trace_marker and trace_marker_raw                                    */
+
+/* Marks trace_marker's records: their ip prints as the kernel's writer. */
+static const char marker_ip_tag;
+#define MARKER_IP	((unsigned long)&marker_ip_tag)
+
+/*
+ * Write one record of @call into @tr's buffer, outside any probe. The
+ * record goes through a file of the instance made up on the stack: only
+ * its instance and event are read by the reserve.
+ */
+static void *marker_reserve(struct trev_trace_array *tr, struct trev_event_call *call,
+			    unsigned int len, struct trev_event_file *file,
+			    struct trev_event_buffer *fb)
+{
+	void *rec;
+
+	*file = (struct trev_event_file){ .call = call, .tr = tr };
+	urcu_bp_read_lock();
+	rec = trev_event_buffer_reserve(fb, file, len);
+	if (!rec)
+		urcu_bp_read_unlock();
+	return rec;
+}
+
+ssize_t trev__marker_write(struct trev_trace_array *tr, const char *text, size_t size)
+{
+	struct trev_event_file file;
+	struct trev_event_buffer fb;
+	struct print_entry *e;
+	size_t max = TREV_MARKER_MAX;
+
+	if (size > max)
+		size = max;
+	e = marker_reserve(tr, &trev__ftrace_event_print, (unsigned int)(sizeof(*e) + size + 2),
+			   &file, &fb);
+	if (!e)
+		return -EBADF;	/* as the kernel when the buffer refuses (tracing off) */
+	e->ip = MARKER_IP;
+	memcpy(e->buf, text, size);
+	e->buf[size] = '\0';
+	if (size == 0 || text[size - 1] != '\n')
+		memcpy(e->buf + size, "\n", 2);
+	printk_commit(&fb);
+	return (ssize_t)size;
+}
+
+ssize_t trev__marker_raw_write(struct trev_trace_array *tr, const void *data, size_t size)
+{
+	struct trev_event_file file;
+	struct trev_event_buffer fb;
+	struct raw_data_entry *e;
+	size_t len;
+
+	if (size < sizeof(unsigned int) || size > TREV_MARKER_MAX)
+		return -EINVAL;
+	len = size - sizeof(unsigned int);
+	e = marker_reserve(tr, &trev__ftrace_event_raw_data,
+			   (unsigned int)(sizeof(*e) + len), &file, &fb);
+	if (!e)
+		return -EBADF;
+	memcpy(&e->id, data, sizeof(e->id));
+	memcpy(e->buf, (const char *)data + sizeof(unsigned int), len);
+	printk_commit(&fb);
+	return (ssize_t)size;
+}
+
+/* ------------------------------------------------------------------ */
 /* The built-in events                                                  */
 
 /* seq_print_ip_sym(): the function that made the record. */
 static void printk_ip(struct trev_trace_iter *iter, unsigned long ip)
 {
+	if (ip == MARKER_IP) {
+		trev_seq_puts(&iter->seq, "tracing_mark_write");
+		return;
+	}
 	if (!ip) {
 		trev_seq_putc(&iter->seq, '0');
 		return;
@@ -346,6 +425,20 @@ static int bputs_output(struct trev_trace_iter *iter, struct trev_event_call *ca
 	return trev_seq_puts(&iter->seq, e->str);
 }
 
+/* The kernel's trace_raw_data(): "# <id> buf: <bytes in hex>". */
+static int raw_data_output(struct trev_trace_iter *iter, struct trev_event_call *call)
+{
+	struct raw_data_entry *e = (struct raw_data_entry *)(void *)iter->ent;
+
+	(void)call;
+	if (iter->ent_size < sizeof(*e))
+		return -1;
+	trev_seq_printf(&iter->seq, "# %x buf:", e->id);
+	for (size_t i = 0; i < iter->ent_size - sizeof(*e); i++)
+		trev_seq_printf(&iter->seq, " %02x", (unsigned char)e->buf[i]);
+	return trev_seq_putc(&iter->seq, '\n');
+}
+
 #define FIELD(call, type, st, member, sign)						\
 	trev_event_define_field(call, type, #member, (int)offsetof(struct st, member),	\
 				(int)sizeof(((struct st *)0)->member), sign,		\
@@ -372,12 +465,23 @@ static int bputs_fields(struct trev_event_call *call)
 	       FIELD(call, "const char *", bputs_entry, str, 0);
 }
 
+static int raw_data_fields(struct trev_event_call *call)
+{
+	return FIELD(call, "unsigned int", raw_data_entry, id, 0) ?:
+	       trev_event_define_field(call, "char[]", "buf",
+				       (int)offsetof(struct raw_data_entry, buf), 0, 1,
+				       TREV_FILTER_OTHER);
+}
+
 static const struct trev_event_class print_class = { "ftrace", NULL, print_fields,
 						     sizeof(struct print_entry) };
 static const struct trev_event_class bprint_class = { "ftrace", NULL, bprint_fields,
 						      sizeof(struct bprint_entry) };
 static const struct trev_event_class bputs_class = { "ftrace", NULL, bputs_fields,
 						     sizeof(struct bputs_entry) };
+
+static const struct trev_event_class raw_data_class = { "ftrace", NULL, raw_data_fields,
+							sizeof(struct raw_data_entry) };
 
 struct trev_event_call trev__ftrace_event_print = {
 	&print_class, "print", NULL, "\"%ps: %s\", (void *)REC->ip, REC->buf",
@@ -390,4 +494,8 @@ struct trev_event_call trev__ftrace_event_bprint = {
 struct trev_event_call trev__ftrace_event_bputs = {
 	&bputs_class, "bputs", NULL, "\"%ps: %s\", (void *)REC->ip, REC->str",
 	bputs_output, TREV_EVENT_FL_FTRACE, 0, NULL
+};
+struct trev_event_call trev__ftrace_event_raw_data = {
+	&raw_data_class, "raw_data", NULL, "\"id:%04x %08x\", REC->id, (int)REC->buf[0]",
+	raw_data_output, TREV_EVENT_FL_FTRACE, 0, NULL
 };

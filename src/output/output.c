@@ -235,6 +235,8 @@ void trev__print_line(struct trev_trace_array *tr, struct trev_trace_iter *iter,
 					(unsigned long long)iter->ts);
 		if (!call)
 			trev_seq_printf(s, "%d ?\n", iter->ent->type);
+		else if (call->id == TREV_TYPE_RAW_DATA)
+			call->output(iter, call);	/* the kernel prints it one way */
 		else if (call->flags & TREV_EVENT_FL_FTRACE)
 			out_raw_ftrace(iter, call);
 		else
@@ -278,21 +280,40 @@ out_unlock:
 /* ------------------------------------------------------------------ */
 /* The trace file                                                       */
 
-static void out_header(struct trev_trace_array *tr, FILE *out)
+/* The kernel's print_snapshot_help(), for a snapshot file with nothing in it. */
+static void out_snapshot_help(bool allocated, FILE *out)
+{
+	fputs(allocated ? "#\n# * Snapshot is allocated *\n#\n" : "#\n# * Snapshot is freed *\n#\n",
+	      out);
+	fputs("# Snapshot commands:\n"
+	      "# echo 0 > snapshot : Clears and frees snapshot buffer\n"
+	      "# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated.\n"
+	      "#                      Takes a snapshot of the main buffer.\n"
+	      "# echo 2 > snapshot : Clears snapshot buffer (but does not allocate or free)\n"
+	      "#                      (Doesn't have to be '2' works with any number that\n"
+	      "#                       is not a '0' or '1')\n", out);
+}
+
+static void out_header(struct trev_trace_array *tr, struct trev_rb *rb, unsigned int what,
+		       FILE *out)
 {
 	unsigned long long entries = 0, written = 0;
 	unsigned int ids[1024];
-	int n = trev_rb_buffers(tr->rb, ids, 1024);
+	int n = rb ? trev_rb_buffers(rb, ids, 1024) : 0;
 
 	for (int i = 0; i < n && i < 1024; i++) {
 		struct trev_rb_stats st;
 
-		if (trev_rb_buffer_stats(tr->rb, ids[i], &st) == 0) {
+		if (trev_rb_buffer_stats(rb, ids[i], &st) == 0) {
 			entries += st.entries;
 			written += st.written;
 		}
 	}
 	fprintf(out, "# tracer: nop\n#\n");
+	if ((what & TREV_PRINT_SNAPSHOT) && entries == 0) {
+		out_snapshot_help(rb != NULL, out);
+		return;
+	}
 	fprintf(out, "# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n#\n", entries,
 		written, sysconf(_SC_NPROCESSORS_ONLN));
 	if (!(tr->trace_flags & TREV_ITER_CONTEXT_INFO))
@@ -313,25 +334,43 @@ static void out_header(struct trev_trace_array *tr, FILE *out)
 
 int trev__trace_print(struct trev_trace_array *tr, FILE *out)
 {
-	struct comm_cache cc = { tr->rb, 0, NULL };
+	int ret;
+
+	pthread_rwlock_rdlock(&tr->buf_lock);
+	ret = trev__trace_print_rb(tr, tr->rb, -1, 0, out);
+	pthread_rwlock_unlock(&tr->buf_lock);
+	return ret;
+}
+
+int trev__trace_print_rb(struct trev_trace_array *tr, struct trev_rb *rb, int cpu,
+			 unsigned int what, FILE *out)
+{
+	struct comm_cache cc = { rb, 0, NULL };
 	struct trev_trace_iter *iter;
 	struct trev_rb_iter *it;
 	struct trev_rb_event ev;
 	int ret = 0;
 
+	if (!rb) {
+		if (!(tr->trace_flags & (TREV_ITER_RAW | TREV_ITER_HEX | TREV_ITER_BIN)))
+			out_header(tr, NULL, what, out);
+		return 0;
+	}
 	iter = malloc(sizeof(*iter));
 	if (!iter)
 		return -ENOMEM;
-	it = trev_rb_iter_start(tr->rb);
+	it = trev_rb_iter_start(rb);
 	if (!it) {
 		free(iter);
 		return -ENOMEM;
 	}
 	if (!(tr->trace_flags & (TREV_ITER_RAW | TREV_ITER_HEX | TREV_ITER_BIN)))
-		out_header(tr, out);
+		out_header(tr, rb, what, out);
 	/* The registry lock is held in batches: events may come and go between them. */
 	trev__events_read_lock();
 	for (unsigned int n = 1; (ret = trev_rb_iter_next(it, &ev)) > 0; n++) {
+		if (cpu >= 0 && ev.cpu != cpu)
+			continue;
 		trev__print_line(tr, iter, &ev, comm_lookup(&cc, ev.buffer, ev.tid));
 		fwrite(iter->seq.buffer, 1, iter->seq.len, out);
 		if (n % 256 == 0) {

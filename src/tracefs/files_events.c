@@ -1,0 +1,633 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * events/ and the event lists (the kernel's trace_events.c files):
+ * available_events, set_event, events/{enable,header_page,header_event},
+ * events/<system>/{enable,filter} and events/<system>/<event>/{enable,
+ * filter,trigger,format,id}.
+ *
+ * Filters and triggers are kept as text here; the filter and trigger
+ * languages (their parsers) come with the filters-and-triggers work.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core_internal.h"
+#include "tracefs/tracefs_internal.h"
+
+/* ------------------------------------------------------------------ */
+/* Finding events (under the registry read lock)                        */
+
+/* Events that have an enable file: not the built-in ftrace ones. */
+static bool ev_switchable(const struct trev_event_call *call)
+{
+	return !(call->flags & TREV_EVENT_FL_FTRACE);
+}
+
+struct ev_find {
+	const char *system, *event;
+	struct trev_event_call *call;
+};
+
+static int ev_find_one(struct trev_event_call *call, void *arg)
+{
+	struct ev_find *f = arg;
+
+	if (strcmp(call->klass->system, f->system) || (f->event && strcmp(call->name, f->event)))
+		return 0;
+	f->call = call;
+	return 1;
+}
+
+/* The event @system:@event, or with @event NULL any event of @system. */
+static struct trev_event_call *ev_find(const char *system, const char *event)
+{
+	struct ev_find f = { system, event, NULL };
+
+	trev__events_for_each(ev_find_one, &f);
+	return f.call;
+}
+
+/* ------------------------------------------------------------------ */
+/* available_events, set_event                                          */
+
+struct ev_list {
+	struct trev_trace_array *tr;
+	struct tfs_text *out;
+	bool enabled_only;
+};
+
+static int ev_list_one(struct trev_event_call *call, void *arg)
+{
+	struct ev_list *l = arg;
+
+	if (!ev_switchable(call))
+		return 0;
+	if (l->enabled_only) {
+		struct trev_event_file *file = trev__event_file(l->tr, call, false);
+		unsigned int flags = file ? atomic_load(&file->flags) : 0;
+
+		if (!(flags & TREV_FILE_FL_ENABLED) || (flags & TREV_FILE_FL_SOFT_DISABLED))
+			return 0;
+	}
+	return trev__text_printf(l->out, "%s:%s\n", call->klass->system, call->name);
+}
+
+static int ev_list_show(struct trev_file *f, struct tfs_text *out, bool enabled_only)
+{
+	struct ev_list l = { f->loc.tr, out, enabled_only };
+	int ret;
+
+	trev__events_read_lock();
+	ret = trev__events_for_each(ev_list_one, &l);
+	trev__events_read_unlock();
+	return ret;
+}
+
+static int available_events_show(struct trev_file *f, struct tfs_text *out)
+{
+	return ev_list_show(f, out, false);
+}
+
+const struct tfs_fops trev__available_events_fops = {
+	.show = available_events_show,
+};
+
+static int set_event_open(struct trev_file *f)
+{
+	/* `echo x > set_event` starts from nothing; `>>` adds. */
+	if (tfs_writable(f) && (f->flags & O_TRUNC) && !(f->flags & O_APPEND))
+		trev__events_disable_all(f->loc.tr);
+	return 0;
+}
+
+static int set_event_show(struct trev_file *f, struct tfs_text *out)
+{
+	return ev_list_show(f, out, true);
+}
+
+/* Each whitespace-separated word is one set_event term. */
+static ssize_t set_event_write(struct trev_file *f, const char *buf, size_t size)
+{
+	char *copy = strndup(buf, size), *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+		int r = trev__set_event_tr(f->loc.tr, w, 0);
+
+		if (r == -EINVAL)
+			trev__tfs_error(f->loc.tr, "set_event", w, *w == '!', "No such event");
+		if (r && !ret)
+			ret = r;
+	}
+	free(copy);
+	return ret ? ret : (ssize_t)size;
+}
+
+const struct tfs_fops trev__set_event_fops = {
+	.open = set_event_open,
+	.show = set_event_show,
+	.write = set_event_write,
+};
+
+/* ------------------------------------------------------------------ */
+/* enable files                                                         */
+
+struct ev_state {
+	struct trev_trace_array *tr;
+	const char *system;		/* NULL: every system */
+	unsigned int set;		/* bit 0: some disabled, bit 1: some enabled */
+};
+
+static int ev_state_one(struct trev_event_call *call, void *arg)
+{
+	struct ev_state *st = arg;
+	struct trev_event_file *file;
+
+	if (!ev_switchable(call) || (st->system && strcmp(st->system, call->klass->system)))
+		return 0;
+	file = trev__event_file(st->tr, call, false);
+	st->set |= 1u << !!(file && (atomic_load(&file->flags) & TREV_FILE_FL_ENABLED));
+	return st->set == 3;
+}
+
+/* events/enable and events/<system>/enable: 0, 1, X when mixed, ? when empty. */
+static int group_enable_show(struct trev_file *f, struct tfs_text *out)
+{
+	struct ev_state st = { f->loc.tr, *f->loc.system ? f->loc.system : NULL, 0 };
+
+	trev__events_read_lock();
+	trev__events_for_each(ev_state_one, &st);
+	trev__events_read_unlock();
+	return trev__text_printf(out, "%c\n", "?01X"[st.set]);
+}
+
+static ssize_t enable_write(struct trev_file *f, const char *buf, size_t size)
+{
+	const char *system = *f->loc.system ? f->loc.system : NULL;
+	const char *event = *f->loc.event ? f->loc.event : NULL;
+	unsigned long v;
+	int ret;
+
+	if (trev__parse_ulong(buf, size, &v) || v > 1) {
+		char *cmd = trev__strip(buf, size);
+
+		trev__tfs_error(f->loc.tr, "enable", cmd ? cmd : "", 0, "Invalid value (0 or 1)");
+		free(cmd);
+		return -EINVAL;
+	}
+	ret = trev__event_enable(f->loc.tr, system, event, v);
+	if (ret == -ENOENT)
+		ret = event ? -ENODEV : -EINVAL;	/* the event went away meanwhile */
+	return ret ? ret : (ssize_t)size;
+}
+
+static const struct tfs_fops group_enable_fops = {
+	.show = group_enable_show,
+	.write = enable_write,
+};
+
+/* events/<system>/<event>/enable: 0 or 1, with '*' in soft mode. */
+static int event_enable_show(struct trev_file *f, struct tfs_text *out)
+{
+	struct trev_event_call *call;
+	struct trev_event_file *file;
+	unsigned int flags = 0;
+	int ret = -ENODEV;
+
+	trev__events_read_lock();
+	call = ev_find(f->loc.system, f->loc.event);
+	if (call) {
+		file = trev__event_file(f->loc.tr, call, false);
+		flags = file ? atomic_load(&file->flags) : 0;
+		ret = 0;
+	}
+	trev__events_read_unlock();
+	if (ret)
+		return ret;
+	return trev__text_printf(out, "%c%s\n",
+				 (flags & TREV_FILE_FL_ENABLED) &&
+				 !(flags & TREV_FILE_FL_SOFT_DISABLED) ? '1' : '0',
+				 flags & (TREV_FILE_FL_SOFT_DISABLED | TREV_FILE_FL_SOFT_MODE) ?
+				 "*" : "");
+}
+
+static const struct tfs_fops event_enable_fops = {
+	.show = event_enable_show,
+	.write = enable_write,
+};
+
+/* ------------------------------------------------------------------ */
+/* filter, trigger                                                      */
+
+/* Replace *@slot by a copy of @text, or by NULL. */
+static int set_text(char **slot, const char *text)
+{
+	char *n = NULL;
+
+	if (text && !(n = strdup(text)))
+		return -ENOMEM;
+	free(*slot);
+	*slot = n;
+	return 0;
+}
+
+static int event_filter_show(struct trev_file *f, struct tfs_text *out)
+{
+	struct trev_event_call *call;
+	struct trev_event_file *file;
+	int ret = -ENODEV;
+
+	trev__events_read_lock();
+	call = ev_find(f->loc.system, f->loc.event);
+	if (call) {
+		file = trev__event_file(f->loc.tr, call, false);
+		ret = trev__text_printf(out, "%s\n",
+					file && file->filter_text ? file->filter_text : "none");
+	}
+	trev__events_read_unlock();
+	return ret;
+}
+
+struct filter_set {
+	struct trev_trace_array *tr;
+	const char *system, *event, *text;
+	int matched, ret;
+};
+
+static int filter_set_one(struct trev_event_call *call, void *arg)
+{
+	struct filter_set *fs = arg;
+	struct trev_event_file *file;
+
+	if (!ev_switchable(call) || strcmp(call->klass->system, fs->system) ||
+	    (fs->event && strcmp(call->name, fs->event)))
+		return 0;
+	file = trev__event_file(fs->tr, call, true);
+	fs->ret = file ? set_text(&file->filter_text, fs->text) : -ENOMEM;
+	fs->matched++;
+	return fs->ret;
+}
+
+/* Store @text (NULL clears) as the filter of one event, or of every event of a system. */
+static int filter_store(struct trev_trace_array *tr, const char *system, const char *event,
+			const char *text)
+{
+	struct filter_set fs = { tr, system, event, text, 0, 0 };
+
+	trev__events_write_lock();
+	trev__events_for_each(filter_set_one, &fs);
+	trev__events_write_unlock();
+	return fs.matched ? fs.ret : -ENODEV;
+}
+
+static ssize_t filter_write(struct trev_file *f, const char *buf, size_t size)
+{
+	const char *event = *f->loc.event ? f->loc.event : NULL;
+	char *text = trev__strip(buf, size);
+	int ret;
+
+	if (!text)
+		return -ENOMEM;
+	ret = filter_store(f->loc.tr, f->loc.system, event, strcmp(text, "0") ? text : NULL);
+	if (!ret && !event) {
+		struct trev_sys_filter *sf;
+
+		for (sf = f->loc.tr->sys_filters; sf; sf = sf->next)
+			if (strcmp(sf->system, f->loc.system) == 0)
+				break;
+		if (!sf && (sf = calloc(1, sizeof(*sf))) != NULL) {
+			sf->system = strdup(f->loc.system);
+			sf->next = f->loc.tr->sys_filters;
+			f->loc.tr->sys_filters = sf;
+		}
+		if (sf)
+			ret = set_text(&sf->text, strcmp(text, "0") ? text : NULL);
+	}
+	free(text);
+	return ret ? ret : (ssize_t)size;
+}
+
+static const struct tfs_fops event_filter_fops = {
+	.show = event_filter_show,
+	.write = filter_write,
+};
+
+/* The kernel's DEFAULT_SYS_FILTER_MESSAGE. */
+static const char sys_filter_default[] =
+	"### global filter ###\n"
+	"# Use this to set filters for multiple events.\n"
+	"# Only events with the given fields will be affected.\n"
+	"# If no events are modified, an error message will be displayed here\n";
+
+static int system_filter_show(struct trev_file *f, struct tfs_text *out)
+{
+	for (struct trev_sys_filter *sf = f->loc.tr->sys_filters; sf; sf = sf->next)
+		if (strcmp(sf->system, f->loc.system) == 0 && sf->text)
+			return trev__text_printf(out, "%s\n", sf->text);
+	return trev__text_puts(out, sys_filter_default);
+}
+
+static const struct tfs_fops system_filter_fops = {
+	.show = system_filter_show,
+	.write = filter_write,
+};
+
+/* The trigger commands the kernel knows (event_trigger_cmd names). */
+static const char *const trigger_cmds[] = {
+	"traceon", "traceoff", "snapshot", "stacktrace", "enable_event", "disable_event",
+	"enable_hist", "disable_hist", "hist",
+};
+
+static bool trigger_cmd_known(const char *line)
+{
+	size_t len = strcspn(line, ":");
+
+	for (size_t i = 0; i < sizeof(trigger_cmds) / sizeof(trigger_cmds[0]); i++)
+		if (strlen(trigger_cmds[i]) == len && strncmp(trigger_cmds[i], line, len) == 0)
+			return true;
+	return false;
+}
+
+/* Under the registry lock: the event's file in the open file's instance. */
+static struct trev_event_file *trigger_file(struct trev_file *f, bool create)
+{
+	struct trev_event_call *call = ev_find(f->loc.system, f->loc.event);
+
+	return call ? trev__event_file(f->loc.tr, call, create) : NULL;
+}
+
+static int trigger_open(struct trev_file *f)
+{
+	struct trev_event_file *file;
+
+	/* The kernel drops every trigger when the file is opened with O_TRUNC. */
+	if (!tfs_writable(f) || !(f->flags & O_TRUNC) || (f->flags & O_APPEND))
+		return 0;
+	trev__events_write_lock();
+	file = trigger_file(f, false);
+	if (file)
+		set_text(&file->trigger_text, NULL);
+	trev__events_write_unlock();
+	return 0;
+}
+
+static int trigger_show(struct trev_file *f, struct tfs_text *out)
+{
+	struct trev_event_file *file;
+	int ret;
+
+	trev__events_read_lock();
+	file = trigger_file(f, false);
+	if (file && file->trigger_text)
+		ret = trev__text_puts(out, file->trigger_text);
+	else
+		ret = trev__text_puts(out, "# Available triggers:\n"
+				      "# traceon traceoff snapshot stacktrace enable_event "
+				      "disable_event enable_hist disable_hist hist\n");
+	trev__events_read_unlock();
+	return ret;
+}
+
+/* Remove line @line (without '!') from @text. Return 0 or -ENOENT. */
+static int trigger_remove(char **text, const char *line)
+{
+	size_t len = strlen(line);
+
+	for (char *p = *text; p && *p; p += strcspn(p, "\n") + 1) {
+		if (strncmp(p, line, len) == 0 && p[len] == '\n') {
+			memmove(p, p + len + 1, strlen(p + len + 1) + 1);
+			if (!**text)
+				set_text(text, NULL);
+			return 0;
+		}
+		if (!p[strcspn(p, "\n")])
+			break;
+	}
+	return -ENOENT;
+}
+
+static ssize_t trigger_write(struct trev_file *f, const char *buf, size_t size)
+{
+	char *line = trev__strip(buf, size);
+	struct trev_event_file *file;
+	bool remove;
+	int ret = 0;
+
+	if (!line)
+		return -ENOMEM;
+	remove = line[0] == '!';
+	if (!line[remove] || !trigger_cmd_known(line + remove)) {
+		trev__tfs_error(f->loc.tr, "trigger", line, remove, "Unknown trigger command");
+		free(line);
+		return -EINVAL;
+	}
+	trev__events_write_lock();
+	file = trigger_file(f, true);
+	if (!file) {
+		ret = -ENODEV;
+	} else if (remove) {
+		ret = trigger_remove(&file->trigger_text, line + 1);
+	} else {
+		size_t old = file->trigger_text ? strlen(file->trigger_text) : 0;
+		char *n = realloc(file->trigger_text, old + strlen(line) + 2);
+
+		if (!n) {
+			ret = -ENOMEM;
+		} else {
+			sprintf(n + old, "%s\n", line);
+			file->trigger_text = n;
+		}
+	}
+	trev__events_write_unlock();
+	free(line);
+	return ret ? ret : (ssize_t)size;
+}
+
+static const struct tfs_fops trigger_fops = {
+	.open = trigger_open,
+	.show = trigger_show,
+	.write = trigger_write,
+};
+
+/* ------------------------------------------------------------------ */
+/* format, id, header_page, header_event                                */
+
+static int format_show(struct trev_file *f, struct tfs_text *out)
+{
+	struct trev_event_call *call;
+	char *text = NULL;
+	int ret = -ENODEV;
+
+	trev__events_read_lock();
+	call = ev_find(f->loc.system, f->loc.event);
+	if (call)
+		ret = trev__event_format_text(call, &text);
+	trev__events_read_unlock();
+	if (!ret)
+		ret = trev__text_puts(out, text);
+	free(text);
+	return ret;
+}
+
+static const struct tfs_fops format_fops = {
+	.show = format_show,
+};
+
+static int id_show(struct trev_file *f, struct tfs_text *out)
+{
+	struct trev_event_call *call;
+	int ret = -ENODEV;
+
+	trev__events_read_lock();
+	call = ev_find(f->loc.system, f->loc.event);
+	if (call)
+		ret = trev__text_printf(out, "%u\n", (unsigned int)call->id);
+	trev__events_read_unlock();
+	return ret;
+}
+
+static const struct tfs_fops id_fops = {
+	.show = id_show,
+};
+
+static int header_page_show(struct trev_file *f, struct tfs_text *out)
+{
+	(void)f;
+	return trev__text_puts(out, trev__header_page_text);
+}
+
+static int header_event_show(struct trev_file *f, struct tfs_text *out)
+{
+	(void)f;
+	return trev__text_puts(out, trev__header_event_text);
+}
+
+static const struct tfs_fops header_page_fops = { .show = header_page_show };
+static const struct tfs_fops header_event_fops = { .show = header_event_show };
+
+/* ------------------------------------------------------------------ */
+/* The directories                                                      */
+
+static const struct tfs_node event_entries[] = {
+	{ "enable", 0640, &event_enable_fops, NULL, false },
+	{ "filter", 0640, &event_filter_fops, NULL, false },
+	{ "format", 0440, &format_fops, NULL, false },
+	{ "id", 0440, &id_fops, NULL, false },
+	{ "trigger", 0640, &trigger_fops, NULL, false },
+	{ NULL, 0, NULL, NULL, false },
+};
+
+/* The built-in ftrace events cannot be switched: only their format and id. */
+static const struct tfs_node ftrace_event_entries[] = {
+	{ "format", 0440, &format_fops, NULL, false },
+	{ "id", 0440, &id_fops, NULL, false },
+	{ NULL, 0, NULL, NULL, false },
+};
+
+static const struct tfs_dir event_dir = { .entries = event_entries };
+static const struct tfs_dir ftrace_event_dir = { .entries = ftrace_event_entries };
+static const struct tfs_node event_node = { "", 0750, NULL, &event_dir, false };
+static const struct tfs_node ftrace_event_node = { "", 0750, NULL, &ftrace_event_dir, false };
+
+struct dir_walk {
+	const char *system;		/* list this system's events; NULL: systems */
+	trev_readdir_fn fn;
+	void *arg;
+	char **seen;			/* systems listed so far */
+	int nr_seen;
+};
+
+static int dir_walk_one(struct trev_event_call *call, void *arg)
+{
+	struct dir_walk *w = arg;
+	struct trev_stat st = { 1, 0750 };
+	char **n;
+
+	if (w->system)
+		return strcmp(call->klass->system, w->system) ? 0 : w->fn(call->name, &st, w->arg);
+	for (int i = 0; i < w->nr_seen; i++)
+		if (strcmp(w->seen[i], call->klass->system) == 0)
+			return 0;
+	n = realloc(w->seen, (size_t)(w->nr_seen + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	w->seen = n;
+	w->seen[w->nr_seen++] = (char *)call->klass->system;
+	return w->fn(call->klass->system, &st, w->arg);
+}
+
+static int system_list(const struct tfs_loc *loc, trev_readdir_fn fn, void *arg)
+{
+	struct dir_walk w = { loc->system, fn, arg, NULL, 0 };
+
+	return trev__events_for_each(dir_walk_one, &w);
+}
+
+static int system_lookup(struct tfs_loc *loc, const char *name)
+{
+	struct trev_event_call *call = ev_find(loc->system, name);
+
+	if (!call || strlen(name) >= sizeof(loc->event))
+		return -ENOENT;
+	strcpy(loc->event, name);
+	loc->node = ev_switchable(call) ? &event_node : &ftrace_event_node;
+	return 0;
+}
+
+static const struct tfs_node system_entries[] = {
+	{ "enable", 0640, &group_enable_fops, NULL, false },
+	{ "filter", 0640, &system_filter_fops, NULL, false },
+	{ NULL, 0, NULL, NULL, false },
+};
+
+static const struct tfs_dir system_dir = {
+	.entries = system_entries,
+	.list = system_list,
+	.lookup = system_lookup,
+};
+
+static const struct tfs_dir ftrace_system_dir = {
+	.list = system_list,
+	.lookup = system_lookup,
+};
+
+static const struct tfs_node system_node = { "", 0750, NULL, &system_dir, false };
+static const struct tfs_node ftrace_system_node = { "", 0750, NULL, &ftrace_system_dir, false };
+
+static int events_list(const struct tfs_loc *loc, trev_readdir_fn fn, void *arg)
+{
+	struct dir_walk w = { NULL, fn, arg, NULL, 0 };
+	int ret;
+
+	(void)loc;
+	ret = trev__events_for_each(dir_walk_one, &w);
+	free(w.seen);
+	return ret;
+}
+
+static int events_lookup(struct tfs_loc *loc, const char *name)
+{
+	struct trev_event_call *call = ev_find(name, NULL);
+
+	if (!call || strlen(name) >= sizeof(loc->system))
+		return -ENOENT;
+	strcpy(loc->system, name);
+	loc->node = ev_switchable(call) ? &system_node : &ftrace_system_node;
+	return 0;
+}
+
+static const struct tfs_node events_entries[] = {
+	{ "enable", 0640, &group_enable_fops, NULL, false },
+	{ "header_event", 0440, &header_event_fops, NULL, false },
+	{ "header_page", 0440, &header_page_fops, NULL, false },
+	{ NULL, 0, NULL, NULL, false },
+};
+
+const struct tfs_dir trev__events_dir = {
+	.entries = events_entries,
+	.list = events_list,
+	.lookup = events_lookup,
+};

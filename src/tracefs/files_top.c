@@ -1,0 +1,694 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The files at the root of every instance (the kernel's trace.c files):
+ * tracing_on, trace, trace_pipe, trace_marker(_raw), trace_clock,
+ * trace_options and options/, buffer sizes, saved_cmdlines, printk_formats,
+ * error_log, snapshot, the tracers, set_event and available_events.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/core_internal.h"
+#include "tracefs/tracefs_internal.h"
+
+/* Show a number and a newline. */
+static int show_ulong(struct tfs_text *out, unsigned long v)
+{
+	return trev__text_printf(out, "%lu\n", v);
+}
+
+/* A bad number or word: the kernel's errno, and an error_log entry. */
+static ssize_t bad_value(struct trev_file *f, const char *file, const char *buf, size_t size,
+			 const char *why)
+{
+	char *cmd = trev__strip(buf, size);
+
+	trev__tfs_error(f->loc.tr, file, cmd ? cmd : "", 0, "%s", why);
+	free(cmd);
+	return -EINVAL;
+}
+
+/* ------------------------------------------------------------------ */
+/* tracing_on                                                           */
+
+static int tracing_on_show(struct trev_file *f, struct tfs_text *out)
+{
+	return show_ulong(out, (unsigned long)trev_rb_record_is_on(f->loc.tr->rb));
+}
+
+static ssize_t tracing_on_write(struct trev_file *f, const char *buf, size_t size)
+{
+	struct trev_trace_array *tr = f->loc.tr;
+	unsigned long v;
+
+	if (trev__parse_ulong(buf, size, &v))
+		return bad_value(f, "tracing_on", buf, size, "Invalid number");
+	pthread_rwlock_rdlock(&tr->buf_lock);
+	if (v)
+		trev_rb_record_on(tr->rb);
+	else
+		trev_rb_record_off(tr->rb);
+	pthread_rwlock_unlock(&tr->buf_lock);
+	return (ssize_t)size;
+}
+
+static const struct tfs_fops tracing_on_fops = {
+	.show = tracing_on_show,
+	.write = tracing_on_write,
+};
+
+/* ------------------------------------------------------------------ */
+/* trace, snapshot                                                      */
+
+static int trace_text(struct trev_trace_array *tr, struct trev_rb *rb, int cpu,
+		      unsigned int what, struct tfs_text *out)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	int ret;
+
+	if (!mem)
+		return -ENOMEM;
+	ret = trev__trace_print_rb(tr, rb, cpu, what, mem);
+	if (fclose(mem) && !ret)
+		ret = -ENOMEM;
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	free(out->buf);
+	out->buf = buf;
+	out->len = len;
+	out->cap = len + 1;
+	return 0;
+}
+
+static int trace_open(struct trev_file *f)
+{
+	struct trev_trace_array *tr = f->loc.tr;
+	int ret = 0;
+
+	/* Opening `trace` for writing with O_TRUNC clears the buffer (echo > trace). */
+	if (tfs_writable(f) && (f->flags & O_TRUNC)) {
+		pthread_rwlock_rdlock(&tr->buf_lock);
+		ret = trev_rb_reset(tr->rb);
+		pthread_rwlock_unlock(&tr->buf_lock);
+	}
+	return ret;
+}
+
+static int trace_show(struct trev_file *f, struct tfs_text *out)
+{
+	struct trev_trace_array *tr = f->loc.tr;
+	int ret;
+
+	pthread_rwlock_rdlock(&tr->buf_lock);
+	ret = trace_text(tr, tr->rb, f->loc.cpu, 0, out);
+	pthread_rwlock_unlock(&tr->buf_lock);
+	return ret;
+}
+
+/* Writes to `trace` are accepted and ignored, as tracefs does. */
+static ssize_t write_ignored(struct trev_file *f, const char *buf, size_t size)
+{
+	(void)f;
+	(void)buf;
+	return (ssize_t)size;
+}
+
+const struct tfs_fops trev__trace_fops = {
+	.open = trace_open,
+	.show = trace_show,
+	.write = write_ignored,
+};
+
+static int snapshot_show(struct trev_file *f, struct tfs_text *out)
+{
+	return trace_text(f->loc.tr, f->loc.tr->snapshot, f->loc.cpu, TREV_PRINT_SNAPSHOT, out);
+}
+
+/* The kernel's tracing_snapshot_write(): 0 frees, 1 swaps, anything else clears. */
+static ssize_t snapshot_write(struct trev_file *f, const char *buf, size_t size)
+{
+	struct trev_trace_array *tr = f->loc.tr;
+	unsigned long v;
+	int ret;
+
+	if (trev__parse_ulong(buf, size, &v))
+		return bad_value(f, "snapshot", buf, size, "Invalid number");
+	switch (v) {
+	case 0:
+		ret = trev__snapshot_free(tr);
+		break;
+	case 1:
+		ret = trev__snapshot_take(tr);
+		break;
+	default:
+		ret = trev__snapshot_clear(tr);
+		break;
+	}
+	return ret ? ret : (ssize_t)size;
+}
+
+static const struct tfs_fops snapshot_fops = {
+	.show = snapshot_show,
+	.write = snapshot_write,
+};
+
+/* ------------------------------------------------------------------ */
+/* trace_pipe                                                           */
+
+/* How long a blocked reader holds the buffer lock before looking around. */
+#define PIPE_SLICE_MS	100
+
+struct pipe_state {
+	struct trev_trace_iter iter;	/* the line being handed out, and the rest */
+};
+
+static int pipe_open(struct trev_file *f)
+{
+	f->priv = calloc(1, sizeof(struct pipe_state));
+	return f->priv ? 0 : -ENOMEM;
+}
+
+static void pipe_release(struct trev_file *f)
+{
+	free(f->priv);
+}
+
+/* comm for trace_pipe: the buffer's recorded name, else "<...>". */
+static void pipe_comm(struct trev_rb *rb, const struct trev_rb_event *ev, char comm[17])
+{
+	struct trev_rb_stats st;
+
+	strcpy(comm, "<...>");
+	if (trev_rb_buffer_stats(rb, ev->buffer, &st) == 0 && st.comm[0]) {
+		memcpy(comm, st.comm, 16);
+		comm[16] = '\0';
+	}
+}
+
+/* Hand out what was formatted; Return: bytes now in @buf. */
+static size_t pipe_drain(struct trev_seq *s, char *buf, size_t size, size_t used)
+{
+	if (!s->len)
+		return used;
+	if (s->len <= size - used) {
+		memcpy(buf + used, s->buffer, s->len);
+		used += s->len;
+		s->len = 0;
+	} else if (used == 0) {
+		/* A line longer than the whole read: hand out what fits. */
+		memcpy(buf, s->buffer, size);
+		memmove(s->buffer, s->buffer + size, s->len - size + 1);
+		s->len -= (unsigned int)size;
+		used = size;
+	}
+	return used;
+}
+
+/* Consume one event into the iterator's line. Return 1, 0 (none in time), -errno. */
+static int pipe_consume_one(struct trev_file *f, struct pipe_state *ps, int timeout_ms)
+{
+	struct trev_trace_array *tr = f->loc.tr;
+	struct trev_rb_event ev;
+	char comm[17];
+	int ret;
+
+	pthread_rwlock_rdlock(&tr->buf_lock);
+	ret = trev_rb_consume(tr->rb, &ev, timeout_ms);
+	if (ret == 1) {
+		pipe_comm(tr->rb, &ev, comm);
+		trev__events_read_lock();
+		trev__print_line(tr, &ps->iter, &ev, comm);
+		trev__events_read_unlock();
+	}
+	pthread_rwlock_unlock(&tr->buf_lock);
+	return ret;
+}
+
+static ssize_t pipe_read(struct trev_file *f, char *buf, size_t size)
+{
+	struct pipe_state *ps = f->priv;
+	struct trev_seq *s = &ps->iter.seq;
+	size_t used = 0;
+
+	if (size == 0)
+		return 0;
+	for (;;) {
+		size_t before = used;
+		int ret;
+
+		used = pipe_drain(s, buf, size, used);
+		if (s->len)
+			break;		/* the next line does not fit */
+		if (used != before && used == size)
+			break;
+		/* Block only while nothing has been read (the kernel's trace_pipe). */
+		if (used || (f->flags & O_NONBLOCK)) {
+			ret = pipe_consume_one(f, ps, 0);
+		} else {
+			if (atomic_exchange(&f->woken, false))
+				return -EINTR;
+			ret = pipe_consume_one(f, ps, PIPE_SLICE_MS);
+			if (ret == 0 || ret == -EINTR)
+				continue;
+		}
+		if (ret < 0 && ret != -EINTR)
+			return used ? (ssize_t)used : ret;
+		if (ret <= 0)
+			break;
+	}
+	if (!used && (f->flags & O_NONBLOCK))
+		return -EAGAIN;
+	return (ssize_t)used;
+}
+
+static int pipe_poll(struct trev_file *f, int timeout_ms)
+{
+	struct trev_trace_array *tr = f->loc.tr;
+	struct pipe_state *ps = f->priv;
+	int waited = 0;
+
+	if (ps && ps->iter.seq.len)
+		return POLLIN | POLLRDNORM;
+	for (;;) {
+		int slice = timeout_ms < 0 ? PIPE_SLICE_MS : timeout_ms - waited;
+		int ret;
+
+		if (slice > PIPE_SLICE_MS)
+			slice = PIPE_SLICE_MS;
+		if (atomic_exchange(&f->woken, false))
+			return -EINTR;
+		pthread_rwlock_rdlock(&tr->buf_lock);
+		ret = trev_rb_wait(tr->rb, slice);
+		pthread_rwlock_unlock(&tr->buf_lock);
+		if (ret > 0)
+			return POLLIN | POLLRDNORM;
+		if (ret < 0 && ret != -EINTR)
+			return ret;
+		waited += slice;
+		if (timeout_ms >= 0 && waited >= timeout_ms)
+			return 0;
+	}
+}
+
+static void pipe_wake(struct trev_file *f)
+{
+	struct trev_trace_array *tr = f->loc.tr;
+
+	/* Wakes every reader of the buffer; the others see no flag and go on waiting. */
+	pthread_rwlock_rdlock(&tr->buf_lock);
+	trev_rb_wake_readers(tr->rb);
+	pthread_rwlock_unlock(&tr->buf_lock);
+}
+
+const struct tfs_fops trev__trace_pipe_fops = {
+	.open = pipe_open,
+	.read = pipe_read,
+	.poll = pipe_poll,
+	.wake = pipe_wake,
+	.release = pipe_release,
+};
+
+/* ------------------------------------------------------------------ */
+/* trace_marker, trace_marker_raw                                       */
+
+static ssize_t marker_write(struct trev_file *f, const char *buf, size_t size)
+{
+	return trev__marker_write(f->loc.tr, buf, size);
+}
+
+static const struct tfs_fops marker_fops = {
+	.write = marker_write,
+};
+
+static ssize_t marker_raw_write(struct trev_file *f, const char *buf, size_t size)
+{
+	return trev__marker_raw_write(f->loc.tr, buf, size);
+}
+
+static const struct tfs_fops marker_raw_fops = {
+	.write = marker_raw_write,
+};
+
+/* ------------------------------------------------------------------ */
+/* trace_clock                                                          */
+
+static int clock_show(struct trev_file *f, struct tfs_text *out)
+{
+	int cur = trev_rb_clock(f->loc.tr->rb);
+
+	for (int i = 0; i < TREV_CLOCK__COUNT; i++)
+		if (trev__text_printf(out, "%s%s%s%s", i ? " " : "", i == cur ? "[" : "",
+				      trev_clock_name(i), i == cur ? "]" : ""))
+			return -ENOMEM;
+	return trev__text_puts(out, "\n");
+}
+
+static ssize_t clock_write(struct trev_file *f, const char *buf, size_t size)
+{
+	struct trev_trace_array *tr = f->loc.tr;
+	char *name = trev__strip(buf, size);
+	int clock, ret;
+
+	if (!name)
+		return -ENOMEM;
+	clock = trev_clock_from_name(name);
+	free(name);
+	if (clock < 0)
+		return bad_value(f, "trace_clock", buf, size, "Unknown clock");
+	pthread_rwlock_rdlock(&tr->buf_lock);
+	ret = trev_rb_set_clock(tr->rb, clock);
+	if (!ret && tr->snapshot)
+		ret = trev_rb_set_clock(tr->snapshot, clock);
+	pthread_rwlock_unlock(&tr->buf_lock);
+	return ret ? ret : (ssize_t)size;
+}
+
+static const struct tfs_fops clock_fops = {
+	.show = clock_show,
+	.write = clock_write,
+};
+
+/* ------------------------------------------------------------------ */
+/* trace_options, options/                                              */
+
+const struct tfs_option trev__options[] = {
+	{ "print-parent", TREV_ITER_PRINT_PARENT },
+	{ "sym-offset", TREV_ITER_SYM_OFFSET },
+	{ "sym-addr", TREV_ITER_SYM_ADDR },
+	{ "raw", TREV_ITER_RAW },
+	{ "hex", TREV_ITER_HEX },
+	{ "bin", TREV_ITER_BIN },
+	{ "context-info", TREV_ITER_CONTEXT_INFO },
+	{ "latency-format", TREV_ITER_LATENCY_FMT },
+	{ "record-tgid", TREV_ITER_RECORD_TGID },
+	{ "overwrite", 0 },
+	{ "irq-info", TREV_ITER_IRQ_INFO },
+};
+const int trev__nr_options = (int)(sizeof(trev__options) / sizeof(trev__options[0]));
+
+int trev__option_get(struct trev_trace_array *tr, int i)
+{
+	if (!trev__options[i].bit)
+		return trev_rb_overwrite(tr->rb);
+	return !!(tr->trace_flags & trev__options[i].bit);
+}
+
+int trev__option_set(struct trev_trace_array *tr, int i, bool on)
+{
+	int ret = 0;
+
+	if (!trev__options[i].bit) {
+		pthread_rwlock_rdlock(&tr->buf_lock);
+		ret = trev_rb_set_overwrite(tr->rb, on);
+		if (!ret && tr->snapshot)
+			ret = trev_rb_set_overwrite(tr->snapshot, on);
+		pthread_rwlock_unlock(&tr->buf_lock);
+	} else if (on) {
+		tr->trace_flags |= trev__options[i].bit;
+	} else {
+		tr->trace_flags &= ~trev__options[i].bit;
+	}
+	return ret;
+}
+
+static int options_show(struct trev_file *f, struct tfs_text *out)
+{
+	for (int i = 0; i < trev__nr_options; i++)
+		if (trev__text_printf(out, "%s%s\n", trev__option_get(f->loc.tr, i) ? "" : "no",
+				      trev__options[i].name))
+			return -ENOMEM;
+	return 0;
+}
+
+static ssize_t options_write(struct trev_file *f, const char *buf, size_t size)
+{
+	char *word = trev__strip(buf, size);
+	bool on = true;
+	const char *name;
+	int ret = -EINVAL;
+
+	if (!word)
+		return -ENOMEM;
+	name = word;
+	if (strncmp(name, "no", 2) == 0) {
+		on = false;
+		name += 2;
+	}
+	for (int i = 0; i < trev__nr_options; i++) {
+		if (strcmp(name, trev__options[i].name) == 0) {
+			ret = trev__option_set(f->loc.tr, i, on);
+			break;
+		}
+	}
+	free(word);
+	if (ret == -EINVAL)
+		return bad_value(f, "trace_options", buf, size, "Unknown option");
+	return ret ? ret : (ssize_t)size;
+}
+
+static const struct tfs_fops trace_options_fops = {
+	.show = options_show,
+	.write = options_write,
+};
+
+static int option_show(struct trev_file *f, struct tfs_text *out)
+{
+	return show_ulong(out, (unsigned long)trev__option_get(f->loc.tr, f->loc.option));
+}
+
+static ssize_t option_write(struct trev_file *f, const char *buf, size_t size)
+{
+	unsigned long v;
+	int ret;
+
+	if (trev__parse_ulong(buf, size, &v) || v > 1)
+		return bad_value(f, trev__options[f->loc.option].name, buf, size,
+				 "Invalid value (0 or 1)");
+	ret = trev__option_set(f->loc.tr, f->loc.option, v);
+	return ret ? ret : (ssize_t)size;
+}
+
+static const struct tfs_fops option_fops = {
+	.show = option_show,
+	.write = option_write,
+};
+
+static const struct tfs_node option_node = { "option", 0640, &option_fops, NULL, false };
+
+static int options_list(const struct tfs_loc *loc, trev_readdir_fn fn, void *arg)
+{
+	(void)loc;
+	for (int i = 0; i < trev__nr_options; i++) {
+		struct trev_stat st = { 0, option_node.mode };
+		int ret = fn(trev__options[i].name, &st, arg);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int options_lookup(struct tfs_loc *loc, const char *name)
+{
+	for (int i = 0; i < trev__nr_options; i++) {
+		if (strcmp(name, trev__options[i].name) == 0) {
+			loc->option = i;
+			loc->node = &option_node;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+const struct tfs_dir trev__options_dir = {
+	.list = options_list,
+	.lookup = options_lookup,
+};
+
+/* ------------------------------------------------------------------ */
+/* Buffer sizes                                                         */
+
+static int buffer_size_show(struct trev_file *f, struct tfs_text *out)
+{
+	return show_ulong(out, trev_rb_size_kb(f->loc.tr->rb));
+}
+
+static ssize_t buffer_size_write(struct trev_file *f, const char *buf, size_t size)
+{
+	struct trev_trace_array *tr = f->loc.tr;
+	unsigned long kb;
+	int ret;
+
+	if (trev__parse_ulong(buf, size, &kb) || kb == 0 || kb > 4u * 1024 * 1024)
+		return bad_value(f, "buffer_size_kb", buf, size, "Invalid size");
+	pthread_rwlock_rdlock(&tr->buf_lock);
+	ret = trev_rb_resize(tr->rb, (unsigned int)kb);
+	if (!ret && tr->snapshot)
+		ret = trev_rb_resize(tr->snapshot, (unsigned int)kb);
+	pthread_rwlock_unlock(&tr->buf_lock);
+	return ret ? ret : (ssize_t)size;
+}
+
+const struct tfs_fops trev__buffer_size_fops = {
+	.show = buffer_size_show,
+	.write = buffer_size_write,
+};
+
+/* Each thread that wrote has a buffer of buffer_size_kb. */
+static int buffer_total_show(struct trev_file *f, struct tfs_text *out)
+{
+	struct trev_rb *rb = f->loc.tr->rb;
+	int n = trev_rb_buffers(rb, NULL, 0);
+
+	return show_ulong(out, (unsigned long)n * trev_rb_size_kb(rb));
+}
+
+static const struct tfs_fops buffer_total_fops = {
+	.show = buffer_total_show,
+};
+
+/* ------------------------------------------------------------------ */
+/* saved_cmdlines, printk_formats, error_log                            */
+
+static int cmdlines_show(struct trev_file *f, struct tfs_text *out)
+{
+	struct trev_rb *rb = f->loc.tr->rb;
+	int n = trev_rb_buffers(rb, NULL, 0);
+	unsigned int *ids;
+	int ret = 0;
+
+	if (n <= 0)
+		return 0;
+	ids = calloc((size_t)n, sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	{
+		int m = trev_rb_buffers(rb, ids, n);
+
+		if (m < n)
+			n = m;
+	}
+	for (int i = 0; i < n && !ret; i++) {
+		struct trev_rb_stats st;
+		char comm[17];
+
+		if (trev_rb_buffer_stats(rb, ids[i], &st) || !st.tid)
+			continue;
+		memcpy(comm, st.comm, 16);
+		comm[16] = '\0';
+		ret = trev__text_printf(out, "%d %s\n", (int)st.tid, comm[0] ? comm : "<...>");
+	}
+	free(ids);
+	return ret;
+}
+
+static const struct tfs_fops cmdlines_fops = {
+	.show = cmdlines_show,
+};
+
+static int printk_formats_show(struct trev_file *f, struct tfs_text *out)
+{
+	char *text;
+	int ret = trev__printk_formats_text(&text);
+
+	(void)f;
+	if (ret)
+		return ret;
+	ret = trev__text_puts(out, text);
+	free(text);
+	return ret;
+}
+
+static const struct tfs_fops printk_formats_fops = {
+	.show = printk_formats_show,
+};
+
+static int error_log_open(struct trev_file *f)
+{
+	if (tfs_writable(f) && (f->flags & O_TRUNC))
+		trev__error_log_clear(f->loc.tr);
+	return 0;
+}
+
+static int error_log_show(struct trev_file *f, struct tfs_text *out)
+{
+	return trev__error_log_show(f->loc.tr, out);
+}
+
+static const struct tfs_fops error_log_fops = {
+	.open = error_log_open,
+	.show = error_log_show,
+	.write = write_ignored,
+};
+
+/* ------------------------------------------------------------------ */
+/* Tracers                                                              */
+
+static int tracers_show(struct trev_file *f, struct tfs_text *out)
+{
+	(void)f;
+	return trev__text_puts(out, "nop\n");
+}
+
+static const struct tfs_fops available_tracers_fops = {
+	.show = tracers_show,
+};
+
+static ssize_t current_tracer_write(struct trev_file *f, const char *buf, size_t size)
+{
+	char *name = trev__strip(buf, size);
+	bool ok = name && strcmp(name, "nop") == 0;
+
+	free(name);
+	if (!ok)
+		return bad_value(f, "current_tracer", buf, size, "No such tracer");
+	return (ssize_t)size;
+}
+
+static const struct tfs_fops current_tracer_fops = {
+	.show = tracers_show,
+	.write = current_tracer_write,
+};
+
+/* ------------------------------------------------------------------ */
+/* The directory                                                        */
+
+extern const struct tfs_fops trev__available_events_fops;
+extern const struct tfs_fops trev__set_event_fops;
+
+static const struct tfs_node instance_entries[] = {
+	{ "available_events", 0440, &trev__available_events_fops, NULL, false },
+	{ "available_tracers", 0440, &available_tracers_fops, NULL, false },
+	{ "buffer_size_kb", 0640, &trev__buffer_size_fops, NULL, false },
+	{ "buffer_total_size_kb", 0440, &buffer_total_fops, NULL, false },
+	{ "current_tracer", 0640, &current_tracer_fops, NULL, false },
+	{ "error_log", 0640, &error_log_fops, NULL, false },
+	{ "events", 0750, NULL, &trev__events_dir, false },
+	{ "instances", 0750, NULL, &trev__instances_dir, true },
+	{ "options", 0750, NULL, &trev__options_dir, false },
+	{ "per_cpu", 0750, NULL, &trev__per_cpu_dir, false },
+	{ "printk_formats", 0440, &printk_formats_fops, NULL, true },
+	{ "saved_cmdlines", 0440, &cmdlines_fops, NULL, true },
+	{ "set_event", 0640, &trev__set_event_fops, NULL, false },
+	{ "snapshot", 0640, &snapshot_fops, NULL, false },
+	{ "trace", 0640, &trev__trace_fops, NULL, false },
+	{ "trace_clock", 0640, &clock_fops, NULL, false },
+	{ "trace_marker", 0220, &marker_fops, NULL, false },
+	{ "trace_marker_raw", 0220, &marker_raw_fops, NULL, false },
+	{ "trace_options", 0640, &trace_options_fops, NULL, false },
+	{ "trace_pipe", 0440, &trev__trace_pipe_fops, NULL, false },
+	{ "tracing_on", 0640, &tracing_on_fops, NULL, false },
+	{ NULL, 0, NULL, NULL, false },
+};
+
+const struct tfs_dir trev__instance_dir = {
+	.entries = instance_entries,
+};

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The tracefs object model: directories and files with open/show/read/
+ * write/poll handlers, like the kernel's tracefs file_operations. The C
+ * API, the FUSE mount and the control socket translate onto these; nothing
+ * about a control file is written twice.
+ *
+ * The tree is mostly virtual: a path resolves to a struct tfs_loc (the
+ * instance, the system and event, the CPU, the option it names) and the
+ * static node that gives its handlers. Events and instances come and go, so
+ * nothing holds a pointer to them across calls: an event file names its
+ * event and looks it up again under the registry lock each time.
+ *
+ * Locking: tfs_lock (the kernel's event_mutex and trace_types_lock in one)
+ * serialises resolution, open/close, every write and every show; a
+ * blocking read (trace_pipe) runs without it.
+ */
+#ifndef TREV_TRACEFS_INTERNAL_H
+#define TREV_TRACEFS_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <trev/trev.h>
+
+#include "events/events_internal.h"
+
+#define TFS_NAME_MAX	128
+
+/* Where a path points. */
+struct tfs_loc {
+	struct trev_trace_array *tr;	/* the instance */
+	const struct tfs_node *node;	/* the file or directory */
+	char system[TFS_NAME_MAX];	/* events/<system>/... */
+	char event[TFS_NAME_MAX];	/* events/<system>/<event>/... */
+	int cpu;			/* per_cpu/cpu<N>/..., else -1 */
+	int option;			/* options/<name>, else -1 */
+};
+
+/* Text a file shows, built once by ->show and then read in order. */
+struct tfs_text {
+	char *buf;
+	size_t len, cap;
+};
+
+int trev__text_printf(struct tfs_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int trev__text_puts(struct tfs_text *t, const char *s);
+
+struct tfs_fops {
+	/* Set up per-open state; O_TRUNC effects (clear the buffer) happen here. */
+	int (*open)(struct trev_file *f);
+	/* Build the whole text of the file (tfs_lock held). */
+	int (*show)(struct trev_file *f, struct tfs_text *out);
+	/* Stream instead of show (pipes); called without tfs_lock. */
+	ssize_t (*read)(struct trev_file *f, char *buf, size_t size);
+	/* Parse one write (tfs_lock held). Return bytes taken or -errno. */
+	ssize_t (*write)(struct trev_file *f, const char *buf, size_t size);
+	/* Readiness, for files that can block; without tfs_lock. */
+	int (*poll)(struct trev_file *f, int timeout_ms);
+	/* Make a blocked read or poll return -EINTR. */
+	void (*wake)(struct trev_file *f);
+	void (*release)(struct trev_file *f);
+};
+
+struct tfs_dir;
+
+/* A node: a file (fops) or a directory (dir). */
+struct tfs_node {
+	const char *name;		/* NULL ends a table */
+	unsigned int mode;		/* permission bits */
+	const struct tfs_fops *fops;
+	const struct tfs_dir *dir;
+	bool top_only;			/* only in the top instance (instances/) */
+};
+
+/* A directory: fixed entries, then entries that depend on the state. */
+struct tfs_dir {
+	const struct tfs_node *entries;
+	/* List the variable entries; each gets st for trev_readdir. */
+	int (*list)(const struct tfs_loc *loc, trev_readdir_fn fn, void *arg);
+	/* Resolve variable entry @name below @loc: fill @loc (node, ...) or -ENOENT. */
+	int (*lookup)(struct tfs_loc *loc, const char *name);
+};
+
+/* An open file (struct trev_file of the public API). */
+struct trev_file {
+	struct tfs_loc loc;
+	const struct tfs_fops *fops;
+	int flags;			/* open(2) flags */
+	pthread_mutex_t lock;		/* one read or write at a time */
+	struct tfs_text text;		/* what ->show built */
+	size_t pos;			/* read position in text */
+	bool shown;
+	void *priv;			/* the handler's per-open state */
+	atomic_bool woken;		/* trev_file_wake() was called */
+};
+
+static inline bool tfs_readable(const struct trev_file *f)
+{
+	return (f->flags & O_ACCMODE) != O_WRONLY;
+}
+
+static inline bool tfs_writable(const struct trev_file *f)
+{
+	return (f->flags & O_ACCMODE) != O_RDONLY;
+}
+
+/* The directories; trev__instance_dir is the root of every instance. */
+extern const struct tfs_dir trev__instance_dir;
+extern const struct tfs_dir trev__events_dir;
+extern const struct tfs_dir trev__options_dir;
+extern const struct tfs_dir trev__per_cpu_dir;
+extern const struct tfs_dir trev__instances_dir;
+
+/*
+ * trev__tfs_error() - add an error_log entry in the kernel's shape and keep it:
+ *   [   12.345678] @loc: error: @msg
+ *     Command: @cmd
+ *                ^ (under column @pos)
+ * Context: tfs_lock held.
+ */
+void trev__tfs_error(struct trev_trace_array *tr, const char *loc, const char *cmd, int pos,
+	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int trev__error_log_show(struct trev_trace_array *tr, struct tfs_text *out);
+void trev__error_log_clear(struct trev_trace_array *tr);
+
+/* Parse an unsigned number as kstrtoul does (one trailing newline allowed). */
+int trev__parse_ulong(const char *buf, size_t size, unsigned long *val);
+/* Copy @buf without the trailing whitespace into a NUL-terminated string. */
+char *trev__strip(const char *buf, size_t size);
+
+/* The trace_options names (also options/<name>). */
+struct tfs_option {
+	const char *name;
+	unsigned long bit;		/* TREV_ITER_*, 0 for overwrite */
+};
+extern const struct tfs_option trev__options[];
+extern const int trev__nr_options;
+int trev__option_get(struct trev_trace_array *tr, int i);
+int trev__option_set(struct trev_trace_array *tr, int i, bool on);
+
+#endif /* TREV_TRACEFS_INTERNAL_H */

@@ -1,0 +1,581 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The tracefs tree's public C API: path resolution, open files (generated
+ * text read in order, or streamed by the file's handler), directories, and
+ * instances/ (mkdir and rmdir).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core_internal.h"
+#include "tracefs/tracefs_internal.h"
+
+static pthread_mutex_t tfs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ------------------------------------------------------------------ */
+/* Text helpers                                                         */
+
+static int text_reserve(struct tfs_text *t, size_t more)
+{
+	size_t cap = t->cap ? t->cap : 256;
+	char *n;
+
+	if (t->len + more + 1 <= t->cap)
+		return 0;
+	while (cap < t->len + more + 1)
+		cap *= 2;
+	n = realloc(t->buf, cap);
+	if (!n)
+		return -ENOMEM;
+	t->buf = n;
+	t->cap = cap;
+	return 0;
+}
+
+int trev__text_printf(struct tfs_text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || text_reserve(t, (size_t)n))
+		return -ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(t->buf + t->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	t->len += (size_t)n;
+	return 0;
+}
+
+int trev__text_puts(struct tfs_text *t, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (text_reserve(t, n))
+		return -ENOMEM;
+	memcpy(t->buf + t->len, s, n + 1);
+	t->len += n;
+	return 0;
+}
+
+int trev__parse_ulong(const char *buf, size_t size, unsigned long *val)
+{
+	char tmp[32], *end;
+
+	if (size && buf[size - 1] == '\n')
+		size--;
+	if (size == 0 || size >= sizeof(tmp))
+		return -EINVAL;
+	memcpy(tmp, buf, size);
+	tmp[size] = '\0';
+	if (tmp[0] == '-' || tmp[0] == ' ' || tmp[0] == '+')
+		return -EINVAL;
+	errno = 0;
+	*val = strtoul(tmp, &end, 0);
+	if (errno || *end)
+		return -EINVAL;
+	return 0;
+}
+
+char *trev__strip(const char *buf, size_t size)
+{
+	while (size && (buf[size - 1] == '\n' || buf[size - 1] == ' ' || buf[size - 1] == '\t'))
+		size--;
+	while (size && (*buf == ' ' || *buf == '\t')) {
+		buf++;
+		size--;
+	}
+	return strndup(buf, size);
+}
+
+/* ------------------------------------------------------------------ */
+/* error_log                                                            */
+
+void trev__tfs_error(struct trev_trace_array *tr, const char *loc, const char *cmd, int pos,
+		     const char *fmt, ...)
+{
+	struct trev_err_entry *e = &tr->errs[tr->nr_errs % TREV_ERR_LOG_MAX];
+	char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	free(e->loc);
+	free(e->msg);
+	free(e->cmd);
+	e->ts = trev_rb_clock_now(tr->rb);
+	e->loc = strdup(loc);
+	e->msg = msg;
+	e->cmd = strdup(cmd);
+	e->pos = pos < 0 ? 0 : pos;
+	tr->nr_errs++;
+	trev__log(TREV_LOG_DEBUG, "%s: error: %s\n", loc, msg ? msg : "");
+}
+
+int trev__error_log_show(struct trev_trace_array *tr, struct tfs_text *out)
+{
+	unsigned int n = tr->nr_errs < TREV_ERR_LOG_MAX ? tr->nr_errs : TREV_ERR_LOG_MAX;
+
+	for (unsigned int i = tr->nr_errs - n; i < tr->nr_errs; i++) {
+		const struct trev_err_entry *e = &tr->errs[i % TREV_ERR_LOG_MAX];
+
+		/* "  Command: " is 11 columns; the caret goes under the error. */
+		if (trev__text_printf(out, "[%5llu.%06llu] %s: error: %s\n  Command: %s\n%*s^\n",
+				      (unsigned long long)(e->ts / 1000000000ull),
+				      (unsigned long long)(e->ts % 1000000000ull / 1000),
+				      e->loc ? e->loc : "", e->msg ? e->msg : "",
+				      e->cmd ? e->cmd : "", 11 + e->pos, ""))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void trev__error_log_clear(struct trev_trace_array *tr)
+{
+	for (unsigned int i = 0; i < TREV_ERR_LOG_MAX; i++) {
+		free(tr->errs[i].loc);
+		free(tr->errs[i].msg);
+		free(tr->errs[i].cmd);
+		tr->errs[i] = (struct trev_err_entry){ 0 };
+	}
+	tr->nr_errs = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Resolution                                                           */
+
+static const struct tfs_node root_node = { "", 0755, NULL, &trev__instance_dir, false };
+
+/* Under tfs_lock and the registry read lock. */
+static int tfs_resolve(const char *path, struct tfs_loc *loc)
+{
+	char name[TFS_NAME_MAX];
+
+	*loc = (struct tfs_loc){ .tr = trev__top_instance(), .node = &root_node,
+				 .cpu = -1, .option = -1 };
+	if (!loc->tr)
+		return -ENOMEM;
+	while (*path) {
+		const struct tfs_dir *dir = loc->node->dir;
+		const struct tfs_node *n;
+		size_t len;
+
+		while (*path == '/')
+			path++;
+		len = strcspn(path, "/");
+		if (len == 0)
+			break;
+		if (!dir)
+			return -ENOTDIR;
+		if (len >= sizeof(name))
+			return -ENAMETOOLONG;
+		memcpy(name, path, len);
+		name[len] = '\0';
+		path += len;
+		if (strcmp(name, ".") == 0)
+			continue;
+		for (n = dir->entries; n && n->name; n++) {
+			if (n->top_only && *loc->tr->name)
+				continue;
+			if (strcmp(n->name, name) == 0)
+				break;
+		}
+		if (n && n->name) {
+			loc->node = n;
+			continue;
+		}
+		if (!dir->lookup || dir->lookup(loc, name))
+			return -ENOENT;
+	}
+	return 0;
+}
+
+static int tfs_resolve_locked(const char *path, struct tfs_loc *loc)
+{
+	int ret;
+
+	if (!path)
+		return -EINVAL;
+	trev__library_init();
+	trev__events_read_lock();
+	ret = tfs_resolve(path, loc);
+	trev__events_read_unlock();
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Open files                                                           */
+
+int trev_file_open(const char *path, int flags, struct trev_file **out)
+{
+	struct trev_file *f;
+	int ret;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	pthread_mutex_lock(&tfs_lock);
+	ret = tfs_resolve_locked(path, &f->loc);
+	if (ret)
+		goto out_free;
+	if (f->loc.node->dir) {
+		ret = -EISDIR;
+		goto out_free;
+	}
+	f->fops = f->loc.node->fops;
+	f->flags = flags;
+	ret = -EACCES;
+	if ((tfs_readable(f) && !(f->loc.node->mode & 0444)) ||
+	    (tfs_writable(f) && !(f->loc.node->mode & 0222)))
+		goto out_free;
+	pthread_mutex_init(&f->lock, NULL);
+	ret = f->fops->open ? f->fops->open(f) : 0;
+	if (ret) {
+		pthread_mutex_destroy(&f->lock);
+		goto out_free;
+	}
+	f->loc.tr->ref++;
+	pthread_mutex_unlock(&tfs_lock);
+	*out = f;
+	return 0;
+
+out_free:
+	pthread_mutex_unlock(&tfs_lock);
+	free(f);
+	return ret;
+}
+
+ssize_t trev_file_read(struct trev_file *f, void *buf, size_t size)
+{
+	ssize_t ret;
+
+	if (!f || (!buf && size))
+		return -EINVAL;
+	if (!tfs_readable(f))
+		return -EBADF;
+	pthread_mutex_lock(&f->lock);
+	if (f->fops->read) {
+		ret = f->fops->read(f, buf, size);
+		goto out_unlock;
+	}
+	if (!f->shown) {
+		if (!f->fops->show) {
+			ret = -EINVAL;
+			goto out_unlock;
+		}
+		pthread_mutex_lock(&tfs_lock);
+		ret = f->fops->show(f, &f->text);
+		pthread_mutex_unlock(&tfs_lock);
+		if (ret)
+			goto out_unlock;
+		f->shown = true;
+	}
+	ret = (ssize_t)(f->text.len - f->pos < size ? f->text.len - f->pos : size);
+	memcpy(buf, f->text.buf + f->pos, (size_t)ret);
+	f->pos += (size_t)ret;
+out_unlock:
+	pthread_mutex_unlock(&f->lock);
+	return ret;
+}
+
+ssize_t trev_file_write(struct trev_file *f, const void *buf, size_t size)
+{
+	ssize_t ret;
+
+	if (!f || (!buf && size))
+		return -EINVAL;
+	if (!tfs_writable(f))
+		return -EBADF;
+	if (!f->fops->write)
+		return -EINVAL;
+	if (size == 0)
+		return 0;
+	pthread_mutex_lock(&f->lock);
+	pthread_mutex_lock(&tfs_lock);
+	ret = f->fops->write(f, buf, size);
+	pthread_mutex_unlock(&tfs_lock);
+	pthread_mutex_unlock(&f->lock);
+	return ret;
+}
+
+int trev_file_poll(struct trev_file *f, int timeout_ms)
+{
+	if (!f)
+		return -EINVAL;
+	if (f->fops->poll)
+		return f->fops->poll(f, timeout_ms);
+	return POLLIN | POLLRDNORM;
+}
+
+void trev_file_wake(struct trev_file *f)
+{
+	if (!f)
+		return;
+	atomic_store(&f->woken, true);
+	if (f->fops->wake)
+		f->fops->wake(f);
+}
+
+int trev_file_close(struct trev_file *f)
+{
+	if (!f)
+		return -EINVAL;
+	pthread_mutex_lock(&tfs_lock);
+	if (f->fops->release)
+		f->fops->release(f);
+	f->loc.tr->ref--;
+	pthread_mutex_unlock(&tfs_lock);
+	pthread_mutex_destroy(&f->lock);
+	free(f->text.buf);
+	free(f);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Directories                                                          */
+
+int trev_path_stat(const char *path, struct trev_stat *st)
+{
+	struct tfs_loc loc;
+	int ret;
+
+	if (!st)
+		return -EINVAL;
+	pthread_mutex_lock(&tfs_lock);
+	ret = tfs_resolve_locked(path, &loc);
+	pthread_mutex_unlock(&tfs_lock);
+	if (ret)
+		return ret;
+	st->is_dir = loc.node->dir != NULL;
+	st->mode = loc.node->mode;
+	return 0;
+}
+
+int trev_readdir(const char *path, trev_readdir_fn fn, void *arg)
+{
+	const struct tfs_dir *dir;
+	struct tfs_loc loc;
+	int ret;
+
+	if (!fn)
+		return -EINVAL;
+	pthread_mutex_lock(&tfs_lock);
+	trev__library_init();
+	trev__events_read_lock();
+	ret = path ? tfs_resolve(path, &loc) : -EINVAL;
+	if (ret)
+		goto out_unlock;
+	dir = loc.node->dir;
+	if (!dir) {
+		ret = -ENOTDIR;
+		goto out_unlock;
+	}
+	for (const struct tfs_node *n = dir->entries; n && n->name; n++) {
+		struct trev_stat st = { n->dir != NULL, n->mode };
+
+		if (n->top_only && *loc.tr->name)
+			continue;
+		ret = fn(n->name, &st, arg);
+		if (ret)
+			goto out_unlock;
+	}
+	if (dir->list)
+		ret = dir->list(&loc, fn, arg);
+out_unlock:
+	trev__events_read_unlock();
+	pthread_mutex_unlock(&tfs_lock);
+	return ret;
+}
+
+/* "instances/<name>" → <name>, or NULL. */
+static const char *instance_name(const char *path, char *name, size_t size)
+{
+	size_t len;
+
+	while (*path == '/')
+		path++;
+	if (strncmp(path, "instances/", 10) != 0)
+		return NULL;
+	path += 10;
+	len = strcspn(path, "/");
+	if (len == 0 || len >= size || path[len + strspn(path + len, "/")] != '\0')
+		return NULL;
+	memcpy(name, path, len);
+	name[len] = '\0';
+	return name;
+}
+
+int trev_mkdir(const char *path)
+{
+	char name[TFS_NAME_MAX];
+	struct trev_stat st;
+	int ret;
+
+	if (!path)
+		return -EINVAL;
+	if (trev_path_stat(path, &st) == 0)
+		return -EEXIST;
+	if (!instance_name(path, name, sizeof(name)))
+		return -EPERM;	/* tracefs makes directories only under instances/ */
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return -EINVAL;
+	pthread_mutex_lock(&tfs_lock);
+	trev__events_write_lock();
+	ret = trev__instance_create_locked(name);
+	trev__events_write_unlock();
+	pthread_mutex_unlock(&tfs_lock);
+	return ret;
+}
+
+int trev_rmdir(const char *path)
+{
+	struct trev_trace_array *tr;
+	char name[TFS_NAME_MAX];
+	int ret;
+
+	if (!path)
+		return -EINVAL;
+	if (!instance_name(path, name, sizeof(name)))
+		return trev_path_stat(path, &(struct trev_stat){ 0 }) ? -ENOENT : -EPERM;
+	pthread_mutex_lock(&tfs_lock);
+	trev__events_read_lock();
+	tr = trev__instance_lookup(name);
+	trev__events_read_unlock();
+	if (!tr) {
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	/* The kernel refuses while a file of the instance is open. */
+	if (tr->ref) {
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	trev__events_disable_all(tr);
+	trev__events_write_lock();
+	ret = trev__instance_remove_locked(tr);
+	trev__events_write_unlock();
+out_unlock:
+	pthread_mutex_unlock(&tfs_lock);
+	return ret;
+}
+
+static int instances_list(const struct tfs_loc *loc, trev_readdir_fn fn, void *arg);
+
+struct instances_walk {
+	trev_readdir_fn fn;
+	void *arg;
+};
+
+static int instances_visit(struct trev_trace_array *tr, void *arg)
+{
+	struct instances_walk *w = arg;
+	struct trev_stat st = { 1, 0750 };
+
+	return w->fn(tr->name, &st, w->arg);
+}
+
+static int instances_list(const struct tfs_loc *loc, trev_readdir_fn fn, void *arg)
+{
+	struct instances_walk w = { fn, arg };
+
+	(void)loc;
+	return trev__instance_for_each(instances_visit, &w);
+}
+
+static const struct tfs_node instance_root = { "", 0750, NULL, &trev__instance_dir, false };
+
+static int instances_lookup(struct tfs_loc *loc, const char *name)
+{
+	struct trev_trace_array *tr = trev__instance_lookup(name);
+
+	if (!tr || !*name)
+		return -ENOENT;
+	loc->tr = tr;
+	loc->node = &instance_root;
+	return 0;
+}
+
+const struct tfs_dir trev__instances_dir = {
+	.list = instances_list,
+	.lookup = instances_lookup,
+};
+
+/* ------------------------------------------------------------------ */
+/* One-call helpers                                                     */
+
+static int tfs_write_text(const char *path, const char *text, int flags)
+{
+	struct trev_file *f;
+	size_t len, done = 0;
+	int ret;
+
+	if (!text)
+		return -EINVAL;
+	ret = trev_file_open(path, O_WRONLY | flags, &f);
+	if (ret)
+		return ret;
+	len = strlen(text);
+	while (done < len) {
+		ssize_t n = trev_file_write(f, text + done, len - done);
+
+		if (n <= 0) {
+			ret = n < 0 ? (int)n : -EIO;
+			break;
+		}
+		done += (size_t)n;
+	}
+	trev_file_close(f);
+	return ret;
+}
+
+int trev_write(const char *path, const char *text)
+{
+	return tfs_write_text(path, text, O_TRUNC);
+}
+
+int trev_append(const char *path, const char *text)
+{
+	return tfs_write_text(path, text, O_APPEND);
+}
+
+ssize_t trev_read(const char *path, char *buf, size_t size)
+{
+	struct trev_file *f;
+	char scratch[4096];
+	size_t used = 0, total = 0;
+	int ret;
+
+	if (!buf || size == 0)
+		return -EINVAL;
+	ret = trev_file_open(path, O_RDONLY | O_NONBLOCK, &f);
+	if (ret)
+		return ret;
+	for (;;) {
+		char *dst = used < size - 1 ? buf + used : scratch;
+		size_t room = used < size - 1 ? size - 1 - used : sizeof(scratch);
+		ssize_t n = trev_file_read(f, dst, room);
+
+		if (n == -EAGAIN || n == 0)
+			break;
+		if (n < 0) {
+			trev_file_close(f);
+			return n;
+		}
+		if (dst != scratch)
+			used += (size_t)n;
+		total += (size_t)n;
+	}
+	buf[used] = '\0';
+	trev_file_close(f);
+	return (ssize_t)total;
+}
