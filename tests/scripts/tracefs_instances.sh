@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# instances/: mkdir makes an instance with its own buffer, enables, options and files; rmdir
+# frees it, refused while one of its files is open.
+source "$TREV_SOURCE_DIR/tests/tracefs/lib.sh"
+
+checks() {
+	is "" ls instances
+	ok mkdir instances/foo
+	is $'foo\n' ls instances
+	is $'d 750\n' stat instances/foo
+	err EEXIST mkdir instances/foo
+	err EPERM mkdir events/mine
+	ok ls instances/foo
+	has '^trace_pipe$'
+	has '^events$'
+	hasnt '^instances$'
+	hasnt '^saved_cmdlines$'
+	err ENOENT ls instances/foo/instances
+
+	# Its own enables: the event records into the instance only.
+	ok write trace ""
+	ok write instances/foo/events/trev_test/tt_ints/enable 1
+	is $'0\n' read events/trev_test/tt_ints/enable
+	is $'trev_test:tt_ints\n' read instances/foo/set_event
+	is "" read set_event
+	ok fire 2
+	ok read instances/foo/trace
+	[ "$(printf '%s' "$TFS_OUT" | grep -c 'tt_ints: a=')" -eq 2 ] || fail "instance holds 2"
+	ok read trace
+	hasnt 'tt_ints'
+
+	# Both instances at once: each gets its copy.
+	ok write events/trev_test/tt_ints/enable 1
+	ok fire 1
+	ok read trace
+	[ "$(printf '%s' "$TFS_OUT" | grep -c 'tt_ints: a=')" -eq 1 ] || fail "top holds 1"
+	ok read instances/foo/trace
+	[ "$(printf '%s' "$TFS_OUT" | grep -c 'tt_ints: a=')" -eq 3 ] || fail "instance holds 3"
+	ok write events/trev_test/tt_ints/enable 0
+
+	# Its own options, clock, size, tracing_on, marker and error_log.
+	ok write instances/foo/options/raw 1
+	is $'0\n' read options/raw
+	ok read instances/foo/trace
+	has '^[0-9]+ [0-9]+ [0-9]+ [0-9]+ a=|^ *[0-9]+ [0-9]+ [0-9]+ '
+	ok write instances/foo/options/raw 0
+	ok write instances/foo/trace_clock mono
+	is $'[local] mono mono_raw boot counter\n' read trace_clock
+	ok write instances/foo/buffer_size_kb 128
+	is $'1408\n' read buffer_size_kb
+	is $'128\n' read instances/foo/buffer_size_kb
+	ok write instances/foo/tracing_on 0
+	is $'1\n' read tracing_on
+	ok write instances/foo/tracing_on 1
+	ok write instances/foo/trace_marker "only in foo"
+	ok read instances/foo/trace
+	has 'tracing_mark_write: only in foo$'
+	ok read trace
+	hasnt 'only in foo'
+	ok write error_log ""
+	err EINVAL write instances/foo/tracing_on x
+	is "" read error_log
+	TFS_ROOT=instances/foo/ errlog_last 'tracing_on: error: Invalid number$' 0
+
+	# A second instance, then removal: refused while a file is open.
+	ok mkdir instances/bar
+	ok ls instances
+	[ "$(printf '%s' "$TFS_OUT" | sort | tr '\n' ' ')" = "bar foo " ] || fail "two instances"
+	ok hold instances/foo/trace_pipe
+	err EBUSY rmdir instances/foo
+	ok release
+	ok rmdir instances/foo
+	err ENOENT ls instances/foo
+	err ENOENT rmdir instances/foo
+	err ENOENT rmdir instances/nosuch
+	# The top instance's event stayed as it was; events still work.
+	ok write events/trev_test/tt_ints/enable 1
+	ok fire 1
+	ok write events/trev_test/tt_ints/enable 0
+	ok read trace
+	[ "$(printf '%s' "$TFS_OUT" | grep -c 'tt_ints: a=')" -eq 2 ] || fail "top holds 2"
+	ok rmdir instances/bar
+	is "" ls instances
+}
+
+tfs_main
