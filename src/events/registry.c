@@ -245,6 +245,7 @@ void trev_events_register_module(struct trev_event_call *const *start,
 	pthread_rwlock_unlock(&events_lock);
 	/* Start-up enables (TREV_EVENTS) apply to objects loaded later too. */
 	trev__env_apply_events(first_id);
+	trev__env_control();
 	trev__env_at_exit();
 	return;
 

@@ -82,17 +82,18 @@ tfs_start() {
 	else
 		coproc TFS { exec "$TFS_DRIVER" api; }
 	fi
-	TFS_PID=$TFS_PID
+	TFS_DPID=$TFS_PID
 	local first
 	read -r first <&"${TFS[0]}" || first="died"
 	[ "$first" = ready ] || { TFS_WHY=$first; return 1; }
 }
 
 tfs_stop() {
-	if [ -n "${TFS_PID:-}" ]; then
-		exec {TFS[1]}>&- 2>/dev/null || true
-		wait "$TFS_PID" 2>/dev/null || true
-		TFS_PID=""
+	if [ -n "${TFS_DPID:-}" ]; then
+		[ -z "${TFS[1]:-}" ] || eval "exec ${TFS[1]}>&-"
+		[ -z "${TFS[0]:-}" ] || eval "exec ${TFS[0]}<&-"
+		wait "$TFS_DPID" 2>/dev/null || true
+		TFS_DPID=""
 	fi
 	if [ -n "$TFS_MNT" ]; then
 		if grep -q " $TFS_MNT " /proc/mounts; then
