@@ -92,7 +92,8 @@ tfs_stop() {
 	if [ -n "${TFS_DPID:-}" ]; then
 		[ -z "${TFS[1]:-}" ] || eval "exec ${TFS[1]}>&-"
 		[ -z "${TFS[0]:-}" ] || eval "exec ${TFS[0]}<&-"
-		wait "$TFS_DPID" 2>/dev/null || true
+		TFS_RC=0
+		wait "$TFS_DPID" 2>/dev/null || TFS_RC=$?
 		TFS_DPID=""
 	fi
 	if [ -n "$TFS_MNT" ]; then
@@ -109,10 +110,12 @@ tfs_main() {
 	tfs_start api || fail "driver did not start: $TFS_WHY"
 	checks
 	tfs_stop
+	[ "$TFS_RC" -eq 0 ] || fail "the driver exited with status $TFS_RC (a sanitizer report?)"
 	echo "api: passed"
 	if tfs_start mount; then
 		checks
 		tfs_stop
+		[ "$TFS_RC" -eq 0 ] || fail "the driver exited with status $TFS_RC"
 		echo "mount: passed"
 	else
 		tfs_stop
