@@ -57,21 +57,23 @@ is() {
 }
 
 has() {
-	printf '%s\n' "$TFS_OUT" | grep -qE -- "$1" || fail "no line matches /$1/"
+	grep -qE -- "$1" <<<"$TFS_OUT" || fail "no line matches /$1/"
 }
 
 hasnt() {
-	if printf '%s\n' "$TFS_OUT" | grep -qE -- "$1"; then fail "a line matches /$1/"; fi
+	if grep -qE -- "$1" <<<"$TFS_OUT"; then fail "a line matches /$1/"; fi
 }
 
 # The last error_log entry (3 lines) matches REGEX, with the caret under column COL of the command.
 errlog_last() {
-	local regex=$1 col=$2 caret
+	local regex=$1 col=$2 lines n
 	ok read "${TFS_ROOT:-}error_log"
-	printf '%s' "$TFS_OUT" | tail -n 3 | head -n 1 | grep -qE -- "$regex" ||
-		fail "last error_log entry does not match /$regex/"
-	caret=$(printf '%s' "$TFS_OUT" | tail -n 1)
-	[ "$caret" = "$(printf '%*s^' $((11 + col)) '')" ] || fail "caret not at column $col: [$caret]"
+	mapfile -t lines <<<"${TFS_OUT%$'\n'}"
+	n=${#lines[@]}
+	[ "$n" -ge 3 ] || fail "error_log has no entry"
+	grep -qE -- "$regex" <<<"${lines[n - 3]}" || fail "last error_log entry does not match /$regex/"
+	[ "${lines[n - 1]}" = "$(printf '%*s^' $((11 + col)) '')" ] ||
+		fail "caret not at column $col: [${lines[n - 1]}]"
 }
 
 tfs_start() {
