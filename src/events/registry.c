@@ -307,7 +307,8 @@ static int ev_enable_locked(struct trev_event_file *file, bool enable)
 		}
 		ret = trev_tracepoint_probe_unregister(call->tp, call->klass->probe, file);
 		if (ret == 0)
-			atomic_fetch_and(&file->flags, ~TREV_FILE_FL_ENABLED);
+			atomic_fetch_and(&file->flags,
+					 ~(TREV_FILE_FL_ENABLED | TREV_FILE_FL_SOFT_DISABLED));
 	}
 	if (enable && ret == 0)
 		atomic_fetch_and(&file->flags, ~TREV_FILE_FL_SOFT_DISABLED);
