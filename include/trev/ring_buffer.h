@@ -161,6 +161,9 @@ TREV_API int trev_rb_reset(struct trev_rb *rb);
 /*
  * trev_rb_consume() - read and remove the oldest event of all buffers
  * @ev: receives the event; ev->data stays valid until the next call
+ *
+ * Events that per-CPU readers staged are merged by time stamp; losses a
+ * staging queue noted go in ev->lost of the next event of that CPU.
  * @timeout_ms: 0 = do not wait, -1 = wait for ever, else wait that long
  *
  * Context: any thread; consuming readers are serialised.
@@ -170,7 +173,7 @@ TREV_API int trev_rb_reset(struct trev_rb *rb);
 TREV_API int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms);
 
 /*
- * trev_rb_wait() - block until some buffer has unread data
+ * trev_rb_wait() - block until some buffer or staging queue has unread data
  * Return: 1 when data is there, 0 on time-out, -EINTR when woken.
  */
 TREV_API int trev_rb_wait(struct trev_rb *rb, int timeout_ms);
