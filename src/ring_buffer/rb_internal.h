@@ -77,7 +77,7 @@
 #define rb_cold			__attribute__((noinline, cold))
 
 #define RB_MAGIC		0x62727674u	/* "tvrb" */
-#define RB_VERSION		1u
+#define RB_VERSION		2u
 #define RB_MAX_BUFFERS		1024u	/* per-thread buffers per trev_rb */
 #define RB_MAX_SETS		64u	/* trev_rb objects alive at once */
 #define RB_MAX_NEST		8u	/* nested writers per thread */
@@ -101,6 +101,7 @@ struct rb_slot {
 	uint32_t cpu;		/* CPU at the start of the page */
 	uint32_t entries;	/* entries on it, set when the writer leaves it */
 	uint32_t padded;	/* of which discarded (turned into padding) */
+	uint32_t cpu_marks;	/* CPU markers on it (the writer's slow path) */
 };
 
 /* One outstanding reservation of a nesting level. */

@@ -838,6 +838,10 @@ static void rb_count_page(struct trev_rb *rb, struct rb_cursor *c, struct rb_des
 
 	c->pos.entry = c->meta.first_entry + c->meta.entries;
 	rb_local_add(&d->read_events, c->meta.entries - c->meta.padded);
+	if (!c->meta.cpu_marks) {	/* one CPU: no need to walk the page */
+		rb->stage[rb_view(rb, cpu)].read_events += c->meta.entries - c->meta.padded;
+		return;
+	}
 	while ((kind = rb_decode(c->copy + RB_PAGE_HDR, c->copy_size, off, ts, &r)) != RB_REC_END) {
 		if (kind == RB_REC_DATA)
 			rb->stage[rb_view(rb, cpu)].read_events++;

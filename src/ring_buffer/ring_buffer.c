@@ -343,6 +343,7 @@ static int rb_next_page(struct trev_rb *rb, struct rb_desc *d, uint64_t ts, uint
 	slot->write_size = 0;
 	slot->entries = 0;
 	slot->padded = 0;
+	slot->cpu_marks = 0;
 	slot->cpu = cpu;
 	atomic_store_explicit(&slot->seq, next, memory_order_release);
 
@@ -412,6 +413,7 @@ static rb_cold void *rb_claim_slow(struct trev_rb *rb, struct rb_desc *d, uint32
 		rb_put_cpu_mark(data + off, cpu);
 		off += RB_CPU_MARK_SIZE;
 		d->cpu = cpu;
+		rb_slot_of(rb, d->tail_page)->cpu_marks++;
 	}
 	delta = ts - d->last_ts;
 	if (delta > RB_DELTA_MAX) {
@@ -786,6 +788,7 @@ static void rb_move_pages(struct trev_rb *rb, struct rb_desc *d, uint32_t first,
 			ds->cpu = ss->cpu;
 			ds->entries = ss->entries;
 			ds->padded = ss->padded;
+			ds->cpu_marks = ss->cpu_marks;
 			atomic_store_explicit(&ds->seq, s, memory_order_release);
 		}
 		d->tail_page = rb_page_of_seq(&moved, tail);
