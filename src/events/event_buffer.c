@@ -8,7 +8,7 @@
 
 #include "core/core_internal.h"
 #include "events/events_internal.h"
-#include "ring_buffer/rb_internal.h"
+#include "ring_buffer/rb_api.h"
 
 static struct trev_trace_array top = { .name = "", .trace_flags = TREV_ITER_DEFAULT };
 static struct trev_trace_array *_Atomic top_made;
@@ -48,31 +48,30 @@ void *trev_event_buffer_reserve(struct trev_event_buffer *fb, struct trev_event_
 {
 	struct trev_rb *rb = file->tr->rb;
 	struct trev_entry *ent;
-	struct rb_desc *d;
-	unsigned int depth;
+	struct rb_wr w;
 
 	if (trev_unlikely(atomic_load_explicit(&file->flags, memory_order_relaxed) &
 			  TREV_FILE_FL_SOFT_DISABLED))
 		return NULL;
-	ent = trev_rb_reserve(rb, len);
+	ent = rb_reserve(rb, len, &w);
 	if (trev_unlikely(!ent))
 		return NULL;
-	/*
-	 * The reservation succeeded, so this thread's buffer exists: it holds
-	 * the thread id, and its nesting count is our signal-handler depth + 1.
-	 */
-	d = trev__rb_tls[rb->set].desc;
-	depth = atomic_load_explicit(&d->nesting, memory_order_relaxed) - 1;
+	/* The nesting level is our signal-handler depth. */
 	ent->type = file->call->id;
-	ent->flags = depth ? TREV_FLAG_HARDIRQ : 0;
-	ent->preempt_count = (unsigned char)depth;
-	ent->pid = d->tid;
+	ent->flags = w.n ? TREV_FLAG_HARDIRQ : 0;
+	ent->preempt_count = (unsigned char)w.n;
+	ent->pid = w.d->tid;
 	fb->file = file;
 	fb->entry = ent;
+	fb->rb = rb;
+	fb->writer = w.d;
+	fb->level = w.n;
 	return ent;
 }
 
 void trev_event_buffer_commit(struct trev_event_buffer *fb)
 {
-	trev_rb_commit(fb->file->tr->rb, fb->entry);
+	struct rb_wr w = { .d = fb->writer, .n = fb->level };
+
+	rb_commit(fb->rb, &w);
 }

@@ -32,14 +32,21 @@ void trev__clock_init(void);
 /* Every clock but a usable `local`. */
 uint64_t trev__clock_slow(int clock, _Atomic uint64_t *counter);
 
+#ifdef RB_HAVE_TSC
+/* `local` when trev__tsc.usable. */
+static inline uint64_t rb_tsc_ns(void)
+{
+	uint64_t d = __rdtsc() - trev__tsc.tsc0;
+
+	return trev__tsc.ns0 + (uint64_t)(((unsigned __int128)d * trev__tsc.mult) >> 32);
+}
+#endif
+
 static inline uint64_t rb_clock_read(int clock, _Atomic uint64_t *counter)
 {
 #ifdef RB_HAVE_TSC
-	if (trev_likely(clock == TREV_CLOCK_LOCAL && trev__tsc.usable)) {
-		uint64_t d = __rdtsc() - trev__tsc.tsc0;
-
-		return trev__tsc.ns0 + (uint64_t)(((unsigned __int128)d * trev__tsc.mult) >> 32);
-	}
+	if (trev_likely(clock == TREV_CLOCK_LOCAL && trev__tsc.usable))
+		return rb_tsc_ns();
 #endif
 	return trev__clock_slow(clock, counter);
 }
