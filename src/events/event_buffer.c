@@ -43,6 +43,35 @@ struct trev_trace_array *trev__top_instance(void)
 	return trev__top_instance_if_made();
 }
 
+/* The common fields, and what the commit needs; fb->file and fb->rb are set. */
+static inline __attribute__((always_inline)) void *
+event_fill(struct trev_event_buffer *fb, struct trev_entry *ent, unsigned short type,
+	   struct rb_desc *d, uint32_t n)
+{
+	/* The nesting level is our signal-handler depth. */
+	ent->type = type;
+	ent->flags = n ? TREV_FLAG_HARDIRQ : 0;
+	ent->preempt_count = (unsigned char)n;
+	ent->pid = d->tid;
+	fb->entry = ent;
+	fb->writer = d;
+	fb->level = n;
+	return ent;
+}
+
+static rb_cold void *event_reserve_slow(struct trev_event_buffer *fb, unsigned int len,
+					struct rb_desc *d, uint32_t n)
+{
+	struct trev_rb *rb = fb->rb;
+	void *ent = trev__rb_reserve_slow(rb, len, d, n);
+
+	if (!ent)
+		return NULL;
+	d = trev__rb_tls[rb->set].desc;
+	n = atomic_load_explicit(&d->nesting, memory_order_relaxed) - 1;
+	return event_fill(fb, ent, fb->file->call->id, d, n);
+}
+
 void *trev_event_buffer_reserve(struct trev_event_buffer *fb, struct trev_event_file *file,
 				unsigned int len)
 {
@@ -53,20 +82,12 @@ void *trev_event_buffer_reserve(struct trev_event_buffer *fb, struct trev_event_
 	if (trev_unlikely(atomic_load_explicit(&file->flags, memory_order_relaxed) &
 			  TREV_FILE_FL_SOFT_DISABLED))
 		return NULL;
-	ent = rb_reserve(rb, len, &w);
-	if (trev_unlikely(!ent))
-		return NULL;
-	/* The nesting level is our signal-handler depth. */
-	ent->type = file->call->id;
-	ent->flags = w.n ? TREV_FLAG_HARDIRQ : 0;
-	ent->preempt_count = (unsigned char)w.n;
-	ent->pid = w.d->tid;
 	fb->file = file;
-	fb->entry = ent;
 	fb->rb = rb;
-	fb->writer = w.d;
-	fb->level = w.n;
-	return ent;
+	ent = rb_reserve_fast(rb, len, &w);
+	if (trev_unlikely(!ent))
+		return event_reserve_slow(fb, len, w.d, w.n);
+	return event_fill(fb, ent, file->call->id, w.d, w.n);
 }
 
 void trev_event_buffer_commit(struct trev_event_buffer *fb)

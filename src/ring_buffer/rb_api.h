@@ -19,11 +19,8 @@ struct rb_wr {
 
 /* Cold paths, in ring_buffer.c. */
 struct rb_desc *trev__rb_writer_desc_slow(struct trev_rb *rb);
-void *trev__rb_refused(struct rb_desc *d, uint32_t n);
-void *trev__rb_reserve_slow(struct trev_rb *rb, struct rb_desc *d, uint32_t len, uint64_t ts,
-			    uint32_t cpu, uint32_t n);
+void *trev__rb_reserve_slow(struct trev_rb *rb, uint32_t len, struct rb_desc *d, uint32_t n);
 void trev__rb_leave_slow(struct trev_rb *rb, struct rb_desc *d, bool published, uint64_t seen);
-uint32_t trev__rb_cpu_slow(void);
 
 static inline _Atomic uint64_t *rb_commit_word(uint8_t *page)
 {
@@ -41,38 +38,60 @@ static inline uint64_t rb_now(struct trev_rb *rb)
 				&rb->hdr->counter);
 }
 
-/* The CPU the caller runs on; glibc's rseq area, else a system call. */
-static inline uint32_t rb_cpu_now(void)
+/*
+ * rb_claim_fast() - claim @len bytes on the tail page at @ts on @cpu
+ * Return: the payload, or NULL when rb_claim_slow() must do it: another
+ * CPU, a time extend, no room, or a payload above RB_SMALL_MAX bytes.
+ * Context: inside the claim (nesting holds @n + 1 + RB_NEST_CLAIM).
+ */
+static inline __attribute__((always_inline)) void *rb_claim_fast(struct trev_rb *rb,
+								  struct rb_desc *d, uint32_t len,
+								  uint64_t ts, uint32_t cpu,
+								  uint32_t n)
 {
-	int32_t cpu = *trev__rb_cpu_id;
+	uint32_t words = (len + 3) / 4, off = d->tail_off;
+	uint64_t delta = ts - d->last_ts;
+	uint8_t *rec;
 
-	if (trev_likely(cpu >= 0))
-		return (uint32_t)cpu;
-	return trev__rb_cpu_slow();
+	/* A CPU of -1 (no rseq) never matches: d->cpu is a real CPU. */
+	if (trev_unlikely(cpu != d->cpu || delta > RB_DELTA_MAX || words > RB_TYPE_DATA_MAX ||
+			  off + 4 + words * 4 >
+				  atomic_load_explicit(&d->tail_limit, memory_order_relaxed)))
+		return NULL;
+	d->resv_off[n] = off;
+	d->tail_off = off + 4 + words * 4;
+	d->last_ts = ts;
+	d->next_entry++;
+	rec = rb->pages + (uint64_t)d->tail_page * RB_PAGE_SIZE + RB_PAGE_HDR + off;
+	rb_put32(rec, rb_hdr_word(words, (uint32_t)delta));
+	return rec + 4;
 }
 
 /*
- * rb_reserve() - trev_rb_reserve(), and what its commit needs in @w
+ * rb_reserve_fast() - the common case of trev_rb_reserve()
+ *
+ * Return: the payload, with what the commit needs in @w; or NULL, and the
+ * caller returns trev__rb_reserve_slow(rb, len, w->d, w->n), which goes on
+ * from where this stopped (w->d NULL: from the start; else nesting holds
+ * w->n + 1 + RB_NEST_CLAIM). Nothing here calls out of line, so callers
+ * need no stack frame.
  * Context: any thread, async-signal-safe.
  */
-static inline __attribute__((always_inline)) void *rb_reserve(struct trev_rb *rb, uint32_t len,
-							       struct rb_wr *w)
+static inline __attribute__((always_inline)) void *rb_reserve_fast(struct trev_rb *rb,
+								    uint32_t len,
+								    struct rb_wr *w)
 {
 	struct rb_tls *t = &trev__rb_tls[rb->set];
 	struct rb_desc *d = t->desc;
-	uint32_t n, off, size, cpu;
-	uint64_t ts, delta;
+	uint32_t n;
+	uint64_t ts;
 	void *payload;
 
-	if (trev_unlikely(!atomic_load_explicit(&rb->hdr->record_on, memory_order_relaxed)))
+	w->d = NULL;
+	w->n = 0;
+	if (trev_unlikely(!atomic_load_explicit(&rb->record_on, memory_order_relaxed) ||
+			  len - 1 >= TREV_RB_MAX_EVENT || !d || t->set_gen != rb->set_gen))
 		return NULL;
-	if (trev_unlikely(len - 1 >= TREV_RB_MAX_EVENT))
-		return NULL;
-	if (trev_unlikely(!d || t->set_gen != rb->set_gen)) {
-		d = trev__rb_writer_desc_slow(rb);
-		if (!d)
-			return NULL;
-	}
 	n = atomic_load_explicit(&d->nesting, memory_order_relaxed);
 	w->d = d;
 	w->n = n;
@@ -80,24 +99,17 @@ static inline __attribute__((always_inline)) void *rb_reserve(struct trev_rb *rb
 	atomic_signal_fence(memory_order_seq_cst);
 	/* Pairs with membarrier() in rb_pause_all(). n >= RB_MAX_NEST also
 	 * catches a CLAIM bit: we interrupted our own thread's claim. */
-	if (trev_unlikely(atomic_load_explicit(&d->paused, memory_order_acquire) ||
-			  n >= RB_MAX_NEST))
-		return trev__rb_refused(d, n);
+	if (trev_unlikely((atomic_load_explicit(&d->gate, memory_order_acquire) | n) >=
+			  RB_MAX_NEST))
+		return NULL;
+#ifdef RB_HAVE_TSC
+	ts = rb_tsc_ns();	/* RB_GATE_CLOCK is clear */
+#else
 	ts = rb_now(rb);
-	cpu = rb_cpu_now();
-	size = rb_data_size(len);
-	off = d->tail_off;
-	delta = ts - d->last_ts;
-	if (trev_unlikely(cpu != d->cpu || delta > RB_DELTA_MAX ||
-			  off + size > atomic_load_explicit(&d->tail_limit, memory_order_relaxed)))
-		return trev__rb_reserve_slow(rb, d, len, ts, cpu, n);
-	d->resv_off[n] = off;
-	d->tail_off = off + size;
-	d->last_ts = ts;
-	d->next_entry++;
-	payload = rb_put_data_hdr(rb->pages + (uint64_t)d->tail_page * RB_PAGE_SIZE + RB_PAGE_HDR +
-					  off,
-				  len, (uint32_t)delta);
+#endif
+	payload = rb_claim_fast(rb, d, len, ts, (uint32_t)*trev__rb_cpu_id, n);
+	if (trev_unlikely(!payload))
+		return NULL;
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(&d->nesting, n + 1, memory_order_relaxed);
 	return payload;

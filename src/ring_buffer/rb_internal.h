@@ -19,10 +19,11 @@
  *
  * The fast path is static inline in rb_api.h; everything else is cold.
  *
- *   reserve:  n = nesting ; nesting = n + 1 + CLAIM ; paused or n >= MAX
- *             (which includes a CLAIM bit: a handler interrupted the
- *             claim of its thread) ? refuse ; time stamp ; claim bytes at
- *             tail_off, resv_off[n] = their offset ; nesting = n + 1
+ *   reserve:  n = nesting ; nesting = n + 1 + CLAIM ; gate | n >= MAX ?
+ *             slow path (paused or n >= MAX, which includes a CLAIM bit:
+ *             a handler interrupted the claim of its thread ? refuse) ;
+ *             time stamp ; claim bytes at tail_off, resv_off[n] = their
+ *             offset ; nesting = n + 1
  *   commit:   committed++ ; inner levels: nesting = n ; the outermost
  *             level: c = committed ; publish the page commit (release) ;
  *             nesting = 0 ; committed != c ? (a handler wrote after the
@@ -43,8 +44,13 @@
  * read-modify-write is safe for it; counters that a handler may bump use
  * rb_local_add(), one instruction, which a signal cannot split.
  *
- * Invariants the fast path relies on, so that it tests three things only
- * (same CPU, delta below 2^27, room below tail_limit):
+ * The gate word (RB_GATE_*) sends writers to the slow path: a control
+ * operation (PAUSED: refuse there) or a clock the fast path cannot read
+ * (CLOCK). Its values are above RB_MAX_NEST, so one compare of gate | n
+ * tests both the gate and the nesting limit.
+ *
+ * Invariants the fast path relies on, so that it tests four things only
+ * (same CPU, delta below 2^27, a compact record, room below tail_limit):
  * - tail_limit is 0 whenever an event was refused since the page began
  *   (rb_refuse() zeroes it; the slow claim re-checks lost_total at its
  *   end), so the next event takes the slow path and starts a page that
@@ -69,16 +75,16 @@
  *
  * ## Pausing a buffer (reset, resize): the asymmetric Dekker
  *
- *   control: paused = 1 ; membarrier() ; wait until nesting == 0
- *   writer:  nesting = n + 1 ; compiler barrier ; paused ? refuse
+ *   control: gate |= PAUSED ; membarrier() ; wait until nesting == 0
+ *   writer:  nesting = n + 1 ; compiler barrier ; gate & PAUSED ? refuse
  *
  * The outermost commit's second publish (a handler wrote between its
  * publish and its nesting = 0) enters the same way: nesting = 1, then
- * paused ? leave the handler's event in the tail for the next outermost
+ * PAUSED ? leave the handler's event in the tail for the next outermost
  * commit. So a paused buffer is one no writer is touching.
  *
  * membarrier(PRIVATE_EXPEDITED) puts a full barrier in every running
- * thread, so either the writer sees paused or the control thread sees its
+ * thread, so either the writer sees PAUSED or the control thread sees its
  * nesting. The same pairing makes reader wake-ups reliable (waiters).
  */
 #ifndef TREV_RB_INTERNAL_H
@@ -108,6 +114,8 @@
 #define RB_SEQ_BUSY		(UINT64_MAX - 1)	/* slot is being rewritten */
 #define RB_NEST_CLAIM		0x100u	/* nesting: the innermost level is claiming */
 #define RB_TAIL_PENDING		(1ull << 62)	/* tail_flags: left pages unpublished */
+#define RB_GATE_PAUSED		0x10000u	/* gate: a control operation runs; refuse */
+#define RB_GATE_CLOCK		0x20000u	/* gate: the clock is not the TSC; slow path */
 
 enum rb_desc_state {
 	RB_DESC_FREE,		/* unused */
@@ -129,16 +137,9 @@ struct rb_slot {
 
 /* Per-thread buffer descriptor, in the region. */
 struct rb_desc {
-	/* Lifecycle: changed under the set's pool lock. */
-	_Atomic uint32_t state;	/* enum rb_desc_state */
-	uint32_t first_page;	/* first page of the run */
-	uint32_t nr_pages;	/* pages in the run */
-	int32_t tid;		/* owning thread */
-	_Atomic uint64_t gen;	/* bumped on reuse, reset, resize */
-	char comm[16];		/* thread name at creation */
-
 	/* Writer-owned; read by others only through atomics. */
-	alignas(64) _Atomic uint32_t nesting; /* levels in progress | RB_NEST_CLAIM */
+	alignas(64) _Atomic uint32_t nesting; /* levels in progress | RB_NEST_CLAIM; first,
+						 * so that its address is the descriptor's */
 	uint32_t tail_off;	/* data bytes used on the tail page */
 	_Atomic uint32_t tail_limit; /* usable data bytes on it; 0 after a refusal */
 	uint32_t tail_page;	/* its region page number */
@@ -157,8 +158,16 @@ struct rb_desc {
 	/* Published to readers. */
 	_Atomic uint64_t commit_seq; /* pages before it are final */
 
-	/* Control. */
-	alignas(64) _Atomic uint32_t paused; /* writers refuse while set */
+	/* Control: the fast path runs only while it is 0. */
+	alignas(64) _Atomic uint32_t gate; /* RB_GATE_* */
+
+	/* Lifecycle: changed under the set's pool lock. */
+	_Atomic uint32_t state;	/* enum rb_desc_state */
+	uint32_t first_page;	/* first page of the run */
+	uint32_t nr_pages;	/* pages in the run */
+	int32_t tid;		/* owning thread */
+	_Atomic uint64_t gen;	/* bumped on reuse, reset, resize */
+	char comm[16];		/* thread name at creation */
 
 	/* Consuming reader's position (under the reader lock). */
 	alignas(64) _Atomic uint64_t read_seq; /* page being read; writer reads it */
@@ -226,6 +235,7 @@ struct trev_rb {
 	int memfd;
 	unsigned int set;	/* index of this set's TLS slot */
 	uint64_t set_gen;	/* matches the TLS entries of this set */
+	_Atomic uint32_t record_on; /* hdr->record_on, one load nearer */
 	_Atomic uint32_t tsc_clock; /* clock is `local` on a usable TSC; set while paused */
 	_Atomic int pool_lock;	/* tid of the holder, 0 when free */
 	uint8_t *page_map;	/* 1 byte per region page: in use */
@@ -247,9 +257,15 @@ struct rb_tls {
 	uint64_t fail_gen;	/* free_gen when making a buffer last failed */
 };
 
-extern __thread struct rb_tls trev__rb_tls[RB_MAX_SETS];
+/*
+ * The model must be on the declarations too: without it, code in other
+ * files (the event layer) reaches them through __tls_get_addr() calls.
+ */
+#define RB_TLS			__thread __attribute__((tls_model("initial-exec")))
+
+extern RB_TLS struct rb_tls trev__rb_tls[RB_MAX_SETS];
 /* The calling thread's rseq cpu_id (or a -1 without rseq); set with its first buffer. */
-extern __thread const volatile int32_t *trev__rb_cpu_id;
+extern RB_TLS const volatile int32_t *trev__rb_cpu_id;
 
 static inline struct rb_slot *rb_slot_of(const struct trev_rb *rb, uint32_t page)
 {

@@ -67,8 +67,13 @@ static void rb_cpu_id_init(void)
 	trev__rb_cpu_id = &no_cpu_id;
 }
 
-rb_cold uint32_t trev__rb_cpu_slow(void)
+/* The CPU the caller runs on; glibc's rseq area, else a system call. */
+static inline uint32_t rb_cpu_now(void)
 {
+	int32_t cpu = *trev__rb_cpu_id;
+
+	if (trev_likely(cpu >= 0))
+		return (uint32_t)cpu;
 	return (uint32_t)sched_getcpu();
 }
 
@@ -125,6 +130,17 @@ void trev__rb_free_run(struct trev_rb *rb, uint32_t first, uint32_t nr)
 
 /* ------------------------------------------------------------------ */
 /* Descriptors                                                          */
+
+/* The gate bit of a buffer whose clock the fast path cannot read. */
+static uint32_t rb_gate_clock(struct trev_rb *rb)
+{
+#ifdef RB_HAVE_TSC
+	return atomic_load(&rb->tsc_clock) ? 0 : RB_GATE_CLOCK;
+#else
+	(void)rb;
+	return 0;
+#endif
+}
 
 /* Empty a buffer: no pages, no data, counters zero. Caller has paused it. */
 void trev__rb_desc_clear(struct trev_rb *rb, struct rb_desc *d)
@@ -255,7 +271,7 @@ static rb_cold struct rb_desc *rb_desc_new(struct trev_rb *rb)
 	memset(d->comm, 0, sizeof(d->comm));
 	prctl(PR_GET_NAME, d->comm);
 	atomic_store_explicit(&d->nesting, 0, memory_order_relaxed);
-	atomic_store_explicit(&d->paused, 0, memory_order_relaxed);
+	atomic_store_explicit(&d->gate, rb_gate_clock(rb), memory_order_relaxed);
 	trev__rb_desc_clear(rb, d);
 	atomic_store_explicit(&d->state, RB_DESC_LIVE, memory_order_release);
 	trev__rb_pool_unlock(rb);
@@ -500,7 +516,7 @@ rb_cold void trev__rb_leave_slow(struct trev_rb *rb, struct rb_desc *d, bool pub
 			atomic_signal_fence(memory_order_seq_cst);
 			/* Paused: the handler's event goes out with the next outermost
 			 * commit after the control operation. Pairs with membarrier(). */
-			if (atomic_load_explicit(&d->paused, memory_order_acquire)) {
+			if (atomic_load_explicit(&d->gate, memory_order_acquire) & RB_GATE_PAUSED) {
 				atomic_store_explicit(&d->nesting, 0, memory_order_release);
 				break;
 			}
@@ -516,28 +532,48 @@ rb_cold void trev__rb_leave_slow(struct trev_rb *rb, struct rb_desc *d, bool pub
 		trev__rb_wake(rb);
 }
 
-/* Refused before claiming (paused, nested too deep): count and step out. */
-rb_cold void *trev__rb_refused(struct rb_desc *d, uint32_t n)
-{
-	/* Paused: the pausing thread may already be rewriting the tail, so
-	 * only step out; anything a handler committed meanwhile is in the
-	 * tail and goes out with the next outermost commit. */
-	rb_refuse(d, -ENOSPC);
-	atomic_store_explicit(&d->nesting, n, memory_order_release);
-	return NULL;
-}
-
 /*
- * The claim rb_reserve() does not do inline. On a refusal at the outermost
- * level, publish what a handler may have written since the last publish:
- * only the outermost level publishes. We were not paused when we looked,
- * so a pausing thread is still waiting for our nesting to drop.
+ * Everything rb_reserve_fast() does not do, from where it stopped: from
+ * the start when @d is NULL, else after its nesting store (nesting holds
+ * @n + 1 + RB_NEST_CLAIM). On a refusal at the outermost level, publish
+ * what a handler may have written since the last publish: only the
+ * outermost level publishes. We were not paused when we looked, so a
+ * pausing thread is still waiting for our nesting to drop.
  */
-rb_cold void *trev__rb_reserve_slow(struct trev_rb *rb, struct rb_desc *d, uint32_t len, uint64_t ts,
-				    uint32_t cpu, uint32_t n)
+rb_cold void *trev__rb_reserve_slow(struct trev_rb *rb, uint32_t len, struct rb_desc *d, uint32_t n)
 {
-	void *payload = rb_claim_slow(rb, d, len, ts, cpu, n);
+	uint32_t cpu;
+	uint64_t ts;
+	void *payload;
 
+	if (!d) {
+		if (!atomic_load_explicit(&rb->record_on, memory_order_relaxed) ||
+		    len == 0 || len > TREV_RB_MAX_EVENT)
+			return NULL;
+		d = trev__rb_tls[rb->set].desc;
+		if (!d || trev__rb_tls[rb->set].set_gen != rb->set_gen)
+			d = trev__rb_writer_desc_slow(rb);
+		if (!d)
+			return NULL;
+		n = atomic_load_explicit(&d->nesting, memory_order_relaxed);
+		atomic_store_explicit(&d->nesting, n + 1 + RB_NEST_CLAIM, memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst);
+	}
+	/* Pairs with membarrier() in rb_pause_all(). */
+	if ((atomic_load_explicit(&d->gate, memory_order_acquire) & RB_GATE_PAUSED) ||
+	    n >= RB_MAX_NEST) {
+		/* Paused: the pausing thread may already be rewriting the tail, so
+		 * only step out; anything a handler committed meanwhile is in the
+		 * tail and goes out with the next outermost commit. */
+		rb_refuse(d, -ENOSPC);
+		atomic_store_explicit(&d->nesting, n, memory_order_release);
+		return NULL;
+	}
+	ts = rb_now(rb);
+	cpu = rb_cpu_now();
+	payload = rb_claim_fast(rb, d, len, ts, cpu, n);
+	if (!payload)
+		payload = rb_claim_slow(rb, d, len, ts, cpu, n);
 	/* A handler refused during the claim may have zeroed tail_limit
 	 * before the claim set it: keep the invariant of rb_internal.h. */
 	atomic_signal_fence(memory_order_seq_cst);
@@ -557,8 +593,11 @@ rb_cold void *trev__rb_reserve_slow(struct trev_rb *rb, struct rb_desc *d, uint3
 void *trev_rb_reserve(struct trev_rb *rb, uint32_t len)
 {
 	struct rb_wr w;
+	void *payload = rb_reserve_fast(rb, len, &w);
 
-	return rb_reserve(rb, len, &w);
+	if (trev_unlikely(!payload))
+		return trev__rb_reserve_slow(rb, len, w.d, w.n);
+	return payload;
 }
 
 void trev_rb_commit(struct trev_rb *rb, void *data)
@@ -635,17 +674,19 @@ rb_cold void trev__rb_wake(struct trev_rb *rb)
 
 static void rb_resume(struct rb_desc *d)
 {
-	atomic_store_explicit(&d->paused, 0, memory_order_release);
+	atomic_fetch_and_explicit(&d->gate, ~RB_GATE_PAUSED, memory_order_release);
 }
 
 void trev_rb_record_on(struct trev_rb *rb)
 {
 	atomic_store_explicit(&rb->hdr->record_on, 1, memory_order_relaxed);
+	atomic_store_explicit(&rb->record_on, 1, memory_order_relaxed);
 }
 
 void trev_rb_record_off(struct trev_rb *rb)
 {
 	atomic_store_explicit(&rb->hdr->record_on, 0, memory_order_relaxed);
+	atomic_store_explicit(&rb->record_on, 0, memory_order_relaxed);
 }
 
 int trev_rb_record_is_on(const struct trev_rb *rb)
@@ -662,7 +703,8 @@ static void rb_pause_all(struct trev_rb *rb)
 {
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
 		if (atomic_load(&rb->descs[i].state) != RB_DESC_FREE)
-			atomic_store_explicit(&rb->descs[i].paused, 1, memory_order_release);
+			atomic_fetch_or_explicit(&rb->descs[i].gate, RB_GATE_PAUSED,
+						 memory_order_release);
 	trev__membarrier();
 	/* Only live threads write; one that died inside a write never leaves. */
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
@@ -844,6 +886,13 @@ int trev_rb_set_clock(struct trev_rb *rb, int clock)
 	rb_pause_all(rb);
 	atomic_store(&rb->hdr->clock, (uint32_t)clock);
 	atomic_store(&rb->tsc_clock, clock == TREV_CLOCK_LOCAL && trev__tsc.usable);
+	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++) {
+		struct rb_desc *d = &rb->descs[i];
+
+		if (atomic_load(&d->state) != RB_DESC_FREE)
+			atomic_store(&d->gate, (atomic_load(&d->gate) & ~RB_GATE_CLOCK) |
+						       rb_gate_clock(rb));
+	}
 	rb_control_unlock(rb);
 	trev_rb_reset(rb);
 	return 0;
@@ -925,6 +974,7 @@ static void rb_init_region(struct trev_rb *rb, uint32_t nr_pages, uint32_t size_
 	hdr->slot_off = hdr->desc_off + rb_round_page(RB_MAX_BUFFERS * sizeof(struct rb_desc));
 	hdr->page_off = hdr->slot_off + rb_round_page((size_t)nr_pages * sizeof(struct rb_slot));
 	atomic_store(&hdr->record_on, 1);
+	atomic_store(&rb->record_on, 1);
 	atomic_store(&hdr->overwrite, (uint32_t)overwrite);
 	atomic_store(&hdr->clock, (uint32_t)clock);
 	atomic_store(&rb->tsc_clock, clock == TREV_CLOCK_LOCAL && trev__tsc.usable);
@@ -959,6 +1009,7 @@ static void rb_atfork_child(void)
 		rb_init_region(rb, rb->saved.nr_pages, rb->saved.size_pages, rb->saved.cap_pages,
 			       rb->saved.overwrite, rb->saved.clock);
 		atomic_store(&rb->hdr->record_on, rb->saved.record_on);
+		atomic_store(&rb->record_on, rb->saved.record_on);
 	}
 	pthread_mutex_init(&sets_lock, NULL);
 }
