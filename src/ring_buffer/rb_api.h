@@ -17,6 +17,18 @@ struct rb_wr {
 	uint32_t n;		/* nesting level of the reservation, 0 = outermost */
 };
 
+/*
+ * The calling thread's TLS entry of @rb: with static TLS its distance from
+ * the thread pointer is the same in every thread, so x86-64 reads it
+ * through %fs at rb->tls_off (the sanitizers do not follow %fs).
+ */
+#if defined(__x86_64__) && defined(__SEG_FS) && !defined(TREV_TSAN) && \
+	!defined(__SANITIZE_ADDRESS__)
+#define RB_TLS_OF(rb)	((const struct rb_tls __seg_fs *)(rb)->tls_off)
+#else
+#define RB_TLS_OF(rb)	(&trev__rb_tls[(rb)->set])
+#endif
+
 /* Cold paths, in ring_buffer.c. */
 struct rb_desc *trev__rb_writer_desc_slow(struct trev_rb *rb);
 void *trev__rb_reserve_slow(struct trev_rb *rb, uint32_t len, struct rb_desc *d, uint32_t n);
@@ -53,8 +65,9 @@ static inline __attribute__((always_inline)) void *rb_claim_fast(struct trev_rb 
 	uint64_t delta = ts - d->last_ts;
 	uint8_t *rec;
 
-	/* A CPU of -1 (no rseq) never matches: d->cpu is a real CPU. */
-	if (trev_unlikely(cpu != d->cpu || delta > RB_DELTA_MAX || words > RB_TYPE_DATA_MAX ||
+	/* A CPU of -1 (no rseq) never matches: d->cpu is a real CPU. The
+	 * caller has checked 1 <= len <= RB_SMALL_MAX. */
+	if (trev_unlikely(cpu != d->cpu || delta > RB_DELTA_MAX ||
 			  off + 4 + words * 4 >
 				  atomic_load_explicit(&d->tail_limit, memory_order_relaxed)))
 		return NULL;
@@ -81,16 +94,16 @@ static inline __attribute__((always_inline)) void *rb_reserve_fast(struct trev_r
 								    uint32_t len,
 								    struct rb_wr *w)
 {
-	struct rb_tls *t = &trev__rb_tls[rb->set];
-	struct rb_desc *d = t->desc;
+	struct rb_desc *d = RB_TLS_OF(rb)->desc;
 	uint32_t n;
 	uint64_t ts;
 	void *payload;
 
 	w->d = NULL;
 	w->n = 0;
+	/* Long records (and len 0, which wraps) go the slow way. */
 	if (trev_unlikely(!atomic_load_explicit(&rb->record_on, memory_order_relaxed) ||
-			  len - 1 >= TREV_RB_MAX_EVENT || !d || t->set_gen != rb->set_gen))
+			  len - 1 >= RB_SMALL_MAX || RB_TLS_OF(rb)->set_gen != rb->set_gen))
 		return NULL;
 	n = atomic_load_explicit(&d->nesting, memory_order_relaxed);
 	w->d = d;

@@ -234,6 +234,7 @@ struct trev_rb {
 	size_t region_size;
 	int memfd;
 	unsigned int set;	/* index of this set's TLS slot */
+	uintptr_t tls_off;	/* &trev__rb_tls[set] - thread pointer, the same in every thread */
 	uint64_t set_gen;	/* matches the TLS entries of this set */
 	_Atomic uint32_t record_on; /* hdr->record_on, one load nearer */
 	_Atomic uint32_t tsc_clock; /* clock is `local` on a usable TSC; set while paused */
@@ -252,9 +253,10 @@ struct trev_rb {
 
 /* TLS entry: the calling thread's buffer in one set. */
 struct rb_tls {
-	struct rb_desc *desc;	/* NULL until the first event */
-	uint64_t set_gen;	/* trev_rb the entry belongs to */
-	uint64_t fail_gen;	/* free_gen when making a buffer last failed */
+	struct rb_desc *desc;	/* valid when set_gen is the set's */
+	uint64_t set_gen;	/* trev_rb the entry belongs to; 0 when desc is NULL */
+	uint64_t fail_set;	/* set_gen of the set where making a buffer last failed */
+	uint64_t fail_gen;	/* its free_gen then */
 };
 
 /*

@@ -296,6 +296,7 @@ static void rb_thread_exit(void *unused)
 			trev__rb_pool_unlock(rb);
 		}
 		t->desc = NULL;
+		t->set_gen = 0;
 	}
 	pthread_mutex_unlock(&sets_lock);
 }
@@ -449,14 +450,20 @@ rb_cold struct rb_desc *trev__rb_writer_desc_slow(struct trev_rb *rb)
 	if (!trev__rb_cpu_id)
 		rb_cpu_id_init();
 	/* Failed before and nothing was freed since: do not scan again. */
-	if (t->set_gen != rb->set_gen || t->fail_gen != free_gen) {
-		t->desc = rb_desc_new(rb);
-		t->set_gen = rb->set_gen;
-		if (t->desc)
-			return t->desc;
+	if (t->fail_set != rb->set_gen || t->fail_gen != free_gen) {
+		struct rb_desc *d = rb_desc_new(rb);
+
+		if (d) {
+			t->desc = d;
+			t->set_gen = rb->set_gen;
+			return d;
+		}
+		t->fail_set = rb->set_gen;
 		t->fail_gen = free_gen;
 	}
+	/* The fast path trusts desc whenever set_gen matches. */
 	t->desc = NULL;
+	t->set_gen = 0;
 	atomic_fetch_add_explicit(&rb->hdr->nobuf_dropped, 1, memory_order_relaxed);
 	return NULL;
 }
@@ -551,7 +558,7 @@ rb_cold void *trev__rb_reserve_slow(struct trev_rb *rb, uint32_t len, struct rb_
 		    len == 0 || len > TREV_RB_MAX_EVENT)
 			return NULL;
 		d = trev__rb_tls[rb->set].desc;
-		if (!d || trev__rb_tls[rb->set].set_gen != rb->set_gen)
+		if (trev__rb_tls[rb->set].set_gen != rb->set_gen)
 			d = trev__rb_writer_desc_slow(rb);
 		if (!d)
 			return NULL;
@@ -571,7 +578,7 @@ rb_cold void *trev__rb_reserve_slow(struct trev_rb *rb, uint32_t len, struct rb_
 	}
 	ts = rb_now(rb);
 	cpu = rb_cpu_now();
-	payload = rb_claim_fast(rb, d, len, ts, cpu, n);
+	payload = len <= RB_SMALL_MAX ? rb_claim_fast(rb, d, len, ts, cpu, n) : NULL;
 	if (!payload)
 		payload = rb_claim_slow(rb, d, len, ts, cpu, n);
 	/* A handler refused during the claim may have zeroed tail_limit
@@ -998,6 +1005,7 @@ static void rb_atfork_child(void)
 		struct trev_rb *rb = sets[i];
 
 		trev__rb_tls[i].desc = NULL;
+		trev__rb_tls[i].set_gen = 0;
 		if (!rb)
 			continue;
 		/* The parent's mapping was not inherited (MADV_DONTFORK). */
@@ -1094,6 +1102,7 @@ int trev_rb_create(struct trev_rb **out, const struct trev_rb_options *opts)
 		goto out_unmap;
 	}
 	rb->set_gen = ++sets_gen;
+	rb->tls_off = (uintptr_t)&trev__rb_tls[rb->set] - (uintptr_t)__builtin_thread_pointer();
 	sets[rb->set] = rb;
 	pthread_mutex_unlock(&sets_lock);
 	*out = rb;
@@ -1117,6 +1126,7 @@ void trev_rb_destroy(struct trev_rb *rb)
 	sets[rb->set] = NULL;
 	pthread_mutex_unlock(&sets_lock);
 	trev__rb_tls[rb->set].desc = NULL;
+	trev__rb_tls[rb->set].set_gen = 0;
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
 		free(rb->cursor[i].copy);
 	pthread_mutex_destroy(&rb->read_lock);
