@@ -115,8 +115,9 @@ static void *printk_reserve(struct trev_trace_array *tr, struct trev_event_call 
 {
 	struct trev_event_rt *rt = trev__event_rt(call);
 
-	if (!rt->file.tr)
-		rt->file.tr = tr;
+	/* First use, maybe in several threads at once: all store the same. */
+	if (!__atomic_load_n(&rt->file.rb, __ATOMIC_ACQUIRE))
+		trev__event_file_bind(&rt->file, tr);
 	return trev_event_buffer_reserve(fb, &rt->file, len);
 }
 

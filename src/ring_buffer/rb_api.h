@@ -24,9 +24,9 @@ struct rb_wr {
  */
 #if defined(__x86_64__) && defined(__SEG_FS) && !defined(TREV_TSAN) && \
 	!defined(__SANITIZE_ADDRESS__)
-#define RB_TLS_OF(rb)	((const struct rb_tls __seg_fs *)(rb)->tls_off)
+#define RB_TLS_AT(rb, off)	((const struct rb_tls __seg_fs *)(off))
 #else
-#define RB_TLS_OF(rb)	(&trev__rb_tls[(rb)->set])
+#define RB_TLS_AT(rb, off)	(&trev__rb_tls[(rb)->set])
 #endif
 
 /* Cold paths, in ring_buffer.c. */
@@ -81,7 +81,9 @@ static inline __attribute__((always_inline)) void *rb_claim_fast(struct trev_rb 
 }
 
 /*
- * rb_reserve_fast() - the common case of trev_rb_reserve()
+ * rb_reserve_fast_at() - the common case of trev_rb_reserve()
+ * @tls_off, @set_gen: rb->tls_off and rb->set_gen, which a caller may keep
+ *	nearer at hand than @rb (the event layer does)
  *
  * Return: the payload, with what the commit needs in @w; or NULL, and the
  * caller returns trev__rb_reserve_slow(rb, len, w->d, w->n), which goes on
@@ -90,11 +92,11 @@ static inline __attribute__((always_inline)) void *rb_claim_fast(struct trev_rb 
  * need no stack frame.
  * Context: any thread, async-signal-safe.
  */
-static inline __attribute__((always_inline)) void *rb_reserve_fast(struct trev_rb *rb,
-								    uint32_t len,
-								    struct rb_wr *w)
+static inline __attribute__((always_inline)) void *
+rb_reserve_fast_at(struct trev_rb *rb, uintptr_t tls_off, uint64_t set_gen, uint32_t len,
+		   struct rb_wr *w)
 {
-	struct rb_desc *d = RB_TLS_OF(rb)->desc;
+	struct rb_desc *d = RB_TLS_AT(rb, tls_off)->desc;
 	uint32_t n;
 	uint64_t ts;
 	void *payload;
@@ -103,7 +105,7 @@ static inline __attribute__((always_inline)) void *rb_reserve_fast(struct trev_r
 	w->n = 0;
 	/* Long records (and len 0, which wraps) go the slow way. */
 	if (trev_unlikely(!atomic_load_explicit(&rb->record_on, memory_order_relaxed) ||
-			  len - 1 >= RB_SMALL_MAX || RB_TLS_OF(rb)->set_gen != rb->set_gen))
+			  len - 1 >= RB_SMALL_MAX || RB_TLS_AT(rb, tls_off)->set_gen != set_gen))
 		return NULL;
 	n = atomic_load_explicit(&d->nesting, memory_order_relaxed);
 	w->d = d;
@@ -126,6 +128,13 @@ static inline __attribute__((always_inline)) void *rb_reserve_fast(struct trev_r
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(&d->nesting, n + 1, memory_order_relaxed);
 	return payload;
+}
+
+static inline __attribute__((always_inline)) void *rb_reserve_fast(struct trev_rb *rb,
+								    uint32_t len,
+								    struct rb_wr *w)
+{
+	return rb_reserve_fast_at(rb, rb->tls_off, rb->set_gen, len, w);
 }
 
 /*
