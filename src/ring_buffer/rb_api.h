@@ -30,7 +30,6 @@ struct rb_wr {
 #endif
 
 /* Cold paths, in ring_buffer.c. */
-struct rb_desc *trev__rb_writer_desc_slow(struct trev_rb *rb);
 void *trev__rb_reserve_slow(struct trev_rb *rb, uint32_t len, struct rb_desc *d, uint32_t n);
 void trev__rb_leave_slow(struct trev_rb *rb, struct rb_desc *d, bool published, uint64_t seen);
 
@@ -53,8 +52,9 @@ static inline uint64_t rb_now(struct trev_rb *rb)
 /*
  * rb_claim_fast() - claim @len bytes on the tail page at @ts on @cpu
  * Return: the payload, or NULL when rb_claim_slow() must do it: another
- * CPU, a time extend, no room, or a payload above RB_SMALL_MAX bytes.
- * Context: inside the claim (nesting holds @n + 1 + RB_NEST_CLAIM).
+ * CPU, a time extend, no room.
+ * Context: inside the claim (nesting holds @n + 1 + RB_NEST_CLAIM); @len
+ * is 1..RB_SMALL_MAX (a compact record).
  */
 static inline __attribute__((always_inline)) void *rb_claim_fast(struct trev_rb *rb,
 								  struct rb_desc *d, uint32_t len,

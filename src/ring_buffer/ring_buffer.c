@@ -442,7 +442,7 @@ static void *rb_claim_slow(struct trev_rb *rb, struct rb_desc *d, uint32_t len, 
 /* Writer: reserve / commit / discard                                   */
 
 /* First event of this thread, or making a buffer failed before. */
-rb_cold struct rb_desc *trev__rb_writer_desc_slow(struct trev_rb *rb)
+static rb_cold struct rb_desc *rb_writer_desc_slow(struct trev_rb *rb)
 {
 	struct rb_tls *t = &trev__rb_tls[rb->set];
 	uint64_t free_gen = atomic_load_explicit(&rb->free_gen, memory_order_acquire);
@@ -559,7 +559,7 @@ rb_cold void *trev__rb_reserve_slow(struct trev_rb *rb, uint32_t len, struct rb_
 			return NULL;
 		d = trev__rb_tls[rb->set].desc;
 		if (trev__rb_tls[rb->set].set_gen != rb->set_gen)
-			d = trev__rb_writer_desc_slow(rb);
+			d = rb_writer_desc_slow(rb);
 		if (!d)
 			return NULL;
 		n = atomic_load_explicit(&d->nesting, memory_order_relaxed);
