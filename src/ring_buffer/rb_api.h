@@ -26,7 +26,7 @@ struct rb_wr {
 	!defined(__SANITIZE_ADDRESS__)
 #define RB_TLS_AT(rb, off)	((const struct rb_tls __seg_fs *)(off))
 #else
-#define RB_TLS_AT(rb, off)	(&trev__rb_tls[(rb)->set])
+#define RB_TLS_AT(rb, off)	((void)(off), &trev__rb_tls[(rb)->set])
 #endif
 
 /* Cold paths, in ring_buffer.c. */
