@@ -654,12 +654,18 @@ void trev_rb_discard(struct trev_rb *rb, void *data)
 
 int trev_rb_write(struct trev_rb *rb, const void *data, uint32_t len)
 {
-	void *p = trev_rb_reserve(rb, len);
+	struct rb_wr w;
+	void *p = rb_reserve_fast(rb, len, &w);
 
-	if (!p)
-		return -ENOSPC;
+	if (trev_unlikely(!p)) {
+		p = trev__rb_reserve_slow(rb, len, w.d, w.n);
+		if (!p)
+			return -ENOSPC;
+		w.d = trev__rb_tls[rb->set].desc;
+		w.n = atomic_load_explicit(&w.d->nesting, memory_order_relaxed) - 1;
+	}
 	memcpy(p, data, len);
-	trev_rb_commit(rb, p);
+	rb_commit(rb, &w);
 	return 0;
 }
 
