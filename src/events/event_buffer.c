@@ -43,16 +43,6 @@ struct trev_trace_array *trev__top_instance(void)
 	return trev__top_instance_if_made();
 }
 
-void trev__event_file_bind(struct trev_event_file *file, struct trev_trace_array *tr)
-{
-	file->type = file->call->id;
-	file->rb_tls_off = tr->rb->tls_off;
-	file->rb_set_gen = tr->rb->set_gen;
-	file->tr = tr;
-	/* Last: trace_printk's first use tests it (acquire). */
-	__atomic_store_n(&file->rb, tr->rb, __ATOMIC_RELEASE);
-}
-
 /* The common fields, and what the commit needs; fb->file and fb->rb are set. */
 static inline __attribute__((always_inline)) void *
 event_fill(struct trev_event_buffer *fb, struct trev_entry *ent, unsigned short type,
@@ -79,13 +69,13 @@ static rb_cold void *event_reserve_slow(struct trev_event_buffer *fb, unsigned i
 		return NULL;
 	d = trev__rb_tls[rb->set].desc;
 	n = atomic_load_explicit(&d->nesting, memory_order_relaxed) - 1;
-	return event_fill(fb, ent, fb->file->type, d, n);
+	return event_fill(fb, ent, fb->file->call->id, d, n);
 }
 
 void *trev_event_buffer_reserve(struct trev_event_buffer *fb, struct trev_event_file *file,
 				unsigned int len)
 {
-	struct trev_rb *rb = file->rb;
+	struct trev_rb *rb = file->tr->rb;
 	struct trev_entry *ent;
 	struct rb_wr w;
 
@@ -94,10 +84,10 @@ void *trev_event_buffer_reserve(struct trev_event_buffer *fb, struct trev_event_
 		return NULL;
 	fb->file = file;
 	fb->rb = rb;
-	ent = rb_reserve_fast_at(rb, file->rb_tls_off, file->rb_set_gen, len, &w);
+	ent = rb_reserve_fast(rb, len, &w);
 	if (trev_unlikely(!ent))
 		return event_reserve_slow(fb, len, w.d, w.n);
-	return event_fill(fb, ent, file->type, w.d, w.n);
+	return event_fill(fb, ent, file->call->id, w.d, w.n);
 }
 
 void trev_event_buffer_commit(struct trev_event_buffer *fb)

@@ -58,17 +58,7 @@ struct trev_event_file {
 	struct trev_trace_array *tr;
 	_Atomic unsigned int flags;	/* TREV_FILE_FL_* */
 	int sm_ref;			/* soft-mode users; under events_lock */
-	/* Set by trev__event_file_bind(), before the probe is registered: the
-	 * probe's reserve starts from these, fewer loads in a row. */
-	struct trev_rb *rb;		/* tr->rb */
-	uintptr_t rb_tls_off;		/* where the writer's TLS entry of rb is */
-	uint64_t rb_set_gen;		/* what that entry must hold */
-	unsigned short type;		/* call->id */
 };
-
-/* Point @file at instance @tr. Context: before its probe can run, or racing
- * only with binds of the same values (trace_printk's first use). */
-void trev__event_file_bind(struct trev_event_file *file, struct trev_trace_array *tr);
 
 /* One field of an event's records. */
 struct trev_field {

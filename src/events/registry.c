@@ -283,11 +283,9 @@ static int ev_enable_locked(struct trev_event_call *call, bool enable)
 		return 0;
 	if (enable && !(flags & TREV_FILE_FL_ENABLED)) {
 		if (!file->tr) {
-			struct trev_trace_array *tr = trev__top_instance();
-
-			if (!tr)
+			file->tr = trev__top_instance();
+			if (!file->tr)
 				return -ENOMEM;
-			trev__event_file_bind(file, tr);
 		}
 		ret = trev_tracepoint_probe_register(call->tp, call->klass->probe, file);
 		if (ret == 0)

@@ -115,9 +115,8 @@ static void *printk_reserve(struct trev_trace_array *tr, struct trev_event_call 
 {
 	struct trev_event_rt *rt = trev__event_rt(call);
 
-	/* First use, maybe in several threads at once: all store the same. */
-	if (!__atomic_load_n(&rt->file.rb, __ATOMIC_ACQUIRE))
-		trev__event_file_bind(&rt->file, tr);
+	if (!rt->file.tr)
+		rt->file.tr = tr;
 	return trev_event_buffer_reserve(fb, &rt->file, len);
 }
 
