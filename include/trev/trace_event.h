@@ -122,13 +122,15 @@ static inline void trev_assign_str(char *dst, const void *src, unsigned int len)
 	dst[len - 1] = '\0';
 }
 
-/* One event being written: what reserve found, for commit. */
 struct trev_rb;
 
+/* One event being written: what reserve found, for commit. */
 struct trev_event_buffer {
-	struct trev_event_file *file;
-	struct trev_rb *rb;		/* the buffer reserved in */
-	void *entry;
+	struct trev_event_file *file;	/* the event in one instance */
+	void *entry;			/* the record */
+	struct trev_rb *rb;		/* the buffer it is reserved in */
+	void *writer;			/* the thread's part of it (library internal) */
+	unsigned int level;		/* signal-handler nesting level of the write */
 };
 
 /*

@@ -28,7 +28,7 @@ extern "C" {
 struct trev_printk_site {
 	const char *fmt;		/* as written at the call site */
 	const char *interned;		/* what records point to; set once */
-	int state;			/* 0 new, 1 binary, -1 format as text */
+	int state;			/* 0 new, 1 binary, 2 + n: n int arguments, -1 text */
 	unsigned char spec[TREV_PRINTK_SPEC_SIZE] __attribute__((aligned(8)));
 };
 

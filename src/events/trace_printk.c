@@ -85,8 +85,9 @@ static const char *printk_intern(const char *fmt)
 
 /*
  * A call site's first use: intern and compile. Return: its state (1 binary,
- * -1 text), or 0 when the lock is busy (a signal handler interrupted the
- * setup of another site: format this one as text, this time).
+ * 2 + n binary with n int arguments and nothing else, -1 text), or 0 when
+ * the lock is busy (a signal handler interrupted the setup of another
+ * site: format this one as text, this time).
  */
 static __attribute__((cold, noinline)) int printk_site_setup(struct trev_printk_site *site, bool binary)
 {
@@ -103,6 +104,8 @@ static __attribute__((cold, noinline)) int printk_site_setup(struct trev_printk_
 			state = 1;
 		else
 			state = trev__bprint_compile(site->fmt, site->spec) == 0 ? 1 : -1;
+		if (state == 1 && binary && trev__bprint_int_args(site->spec) >= 0)
+			state = 2 + trev__bprint_int_args(site->spec);
 		__atomic_store_n(&site->state, state, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&fmt_lock);
@@ -193,6 +196,22 @@ int trev_trace_bprintk(struct trev_printk_site *site, unsigned long ip, ...)
 	state = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
 	if (trev_unlikely(state == 0))
 		state = printk_site_setup(site, true);
+	if (trev_likely(state >= 2)) {
+		/* Only ints: the record's size is known, save straight into it. */
+		words = (size_t)state - 2;
+		e = printk_reserve(tr, &trev__ftrace_event_bprint,
+				   (unsigned int)(sizeof(*e) + words * sizeof(uint32_t)), &fb);
+		if (!e)
+			return 0;
+		e->ip = ip;
+		e->fmt = site->interned;
+		va_start(ap, ip);
+		for (size_t i = 0; i < words; i++)
+			e->buf[i] = (uint32_t)va_arg(ap, int);
+		va_end(ap);
+		printk_commit(&fb);
+		return (int)(words * sizeof(uint32_t));
+	}
 	if (trev_unlikely(state <= 0)) {
 		/* The call site's format, checked by the compiler there. */
 		va_start(ap, ip);

@@ -976,6 +976,13 @@ static void bp_save_slow(struct bp_save *w, const char *fmt, va_list *ap)
  * means they did not fit: @buf is then not a valid record and the record is
  * to be dropped, as the kernel's trace_vbprintk() drops it.
  */
+int trev__bprint_int_args(const void *spec)
+{
+	const struct bp_spec *sp = spec;
+
+	return sp->all_int && !sp->slow ? (int)sp->nargs : -1;
+}
+
 size_t trev__bprint_save(uint32_t *buf, size_t words, const void *spec, va_list ap)
 {
 	const struct bp_spec *sp = spec;

@@ -20,6 +20,8 @@
 
 int trev__bprint_compile(const char *fmt, void *spec);
 size_t trev__bprint_save(uint32_t *buf, size_t words, const void *spec, va_list ap);
+/* The number of arguments of @spec when each is saved as one int (u32), else -1. */
+int trev__bprint_int_args(const void *spec);
 int trev__bprint_format(struct trev_seq *s, const char *fmt, const void *buf, size_t len);
 
 #endif /* TREV_BPRINT_H */

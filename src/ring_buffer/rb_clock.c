@@ -100,7 +100,9 @@ static void tsc_calibrate(void)
 	trev__tsc.tsc0 = tsc0;
 	trev__tsc.ns0 = ns0;
 	trev__tsc.mult = (uint64_t)((((unsigned __int128)(ns1 - ns0)) << 32) / (tsc1 - tsc0));
-	trev__tsc.usable = trev__tsc.mult != 0;
+	trev__tsc.offset = ns0 - (uint64_t)(((unsigned __int128)tsc0 * trev__tsc.mult) >> 32);
+	/* (tsc * mult) >> 32 fits 64 bits while tsc < 2^60 (decades at GHz rates) */
+	trev__tsc.usable = trev__tsc.mult != 0 && trev__tsc.mult < (1ull << 36);
 }
 #endif
 

@@ -17,11 +17,17 @@
 #define RB_HAVE_TSC 1
 #endif
 
-/* ns = ns0 + ((tsc - tsc0) * mult) >> 32 */
+/*
+ * ns = ns0 + ((tsc - tsc0) * mult) >> 32, computed as (tsc * mult) >> 32
+ * + offset: the subtraction folds into the offset (the two differ by
+ * under 1 ns, the same for every reading), and the shifted product fits
+ * 64 bits while tsc < 2^60 (mult < 2^36 is checked at calibration).
+ */
 struct rb_tsc_calib {
+	uint64_t mult;		/* ns per tick, 32.32 fixed point */
+	uint64_t offset;	/* ns0 - (tsc0 * mult) >> 32, modulo 2^64 */
 	uint64_t tsc0;		/* TSC at calibration */
 	uint64_t ns0;		/* CLOCK_MONOTONIC at calibration */
-	uint64_t mult;		/* ns per tick, 32.32 fixed point */
 	int usable;		/* invariant TSC, calibrated */
 };
 
@@ -32,14 +38,19 @@ void trev__clock_init(void);
 /* Every clock but a usable `local`. */
 uint64_t trev__clock_slow(int clock, _Atomic uint64_t *counter);
 
+#ifdef RB_HAVE_TSC
+/* `local` when trev__tsc.usable. */
+static inline uint64_t rb_tsc_ns(void)
+{
+	return (uint64_t)(((unsigned __int128)__rdtsc() * trev__tsc.mult) >> 32) + trev__tsc.offset;
+}
+#endif
+
 static inline uint64_t rb_clock_read(int clock, _Atomic uint64_t *counter)
 {
 #ifdef RB_HAVE_TSC
-	if (trev_likely(clock == TREV_CLOCK_LOCAL && trev__tsc.usable)) {
-		uint64_t d = __rdtsc() - trev__tsc.tsc0;
-
-		return trev__tsc.ns0 + (uint64_t)(((unsigned __int128)d * trev__tsc.mult) >> 32);
-	}
+	if (trev_likely(clock == TREV_CLOCK_LOCAL && trev__tsc.usable))
+		return rb_tsc_ns();
 #endif
 	return trev__clock_slow(clock, counter);
 }

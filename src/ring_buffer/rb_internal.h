@@ -17,21 +17,49 @@
  *
  * ## Writer (the owning thread and its signal handlers, nothing else)
  *
- *   reserve:  nesting++ ; if in_reserve: refuse (a handler interrupted the
- *             reservation window) ; in_reserve = 1 ; time stamp ; claim
- *             bytes at tail_off ; in_reserve = 0
- *   commit:   outermost level only: publish page commits up to the tail
- *             (release stores), then nesting--
+ * The fast path is static inline in rb_api.h; everything else is cold.
+ *
+ *   reserve:  n = nesting ; nesting = n + 1 + CLAIM ; gate | n >= MAX ?
+ *             slow path (paused or n >= MAX, which includes a CLAIM bit:
+ *             a handler interrupted the claim of its thread ? refuse) ;
+ *             time stamp ; claim bytes at tail_off, resv_off[n] = their
+ *             offset ; nesting = n + 1
+ *   commit:   committed++ ; inner levels: nesting = n ; the outermost
+ *             level: c = committed ; publish the page commit (release) ;
+ *             nesting = 0 ; committed != c ? (a handler wrote after the
+ *             publish) re-enter as a reserve does, and publish again
+ *
+ *   nesting word:   bits 0..7 levels in progress | RB_NEST_CLAIM
+ *
+ *        0 --reserve--> n+1+CLAIM --claimed--> n+1 --commit--> n
+ *                          |                              (n == 0: publish
+ *                          +--refused--> n                 first, then 0)
  *
  * A signal handler that writes while its thread is between reserve and
- * commit finds a consistent writer state (in_reserve == 0) and appends
+ * commit finds a consistent writer state (no CLAIM bit) and appends
  * behind the interrupted reservation; its event becomes visible when the
- * outermost level commits. A handler that lands inside the few instructions
- * of a reservation is refused and counted: the writer state is in flux
- * there. nesting and in_reserve are restored by every handler before it
- * returns, so plain read-modify-write is safe for them; counters that a
- * handler may bump use rb_local_inc(), one instruction, which a signal
- * cannot split.
+ * outermost level commits. A handler that lands inside the few
+ * instructions of a claim is refused and counted: the writer state is in
+ * flux there. Every handler restores nesting before it returns, so plain
+ * read-modify-write is safe for it; counters that a handler may bump use
+ * rb_local_add(), one instruction, which a signal cannot split.
+ *
+ * The gate word (RB_GATE_*) sends writers to the slow path: a control
+ * operation (PAUSED: refuse there) or a clock the fast path cannot read
+ * (CLOCK). Its values are above RB_MAX_NEST, so one compare of gate | n
+ * tests both the gate and the nesting limit.
+ *
+ * Invariants the fast path relies on, so that it tests four things only
+ * (same CPU, delta below 2^27, a compact record, room below tail_limit):
+ * - tail_limit is 0 whenever an event was refused since the page began
+ *   (rb_refuse() zeroes it; the slow claim re-checks lost_total at its
+ *   end), so the next event takes the slow path and starts a page that
+ *   carries the lost count;
+ * - tail_flags has RB_TAIL_PENDING while pages the writer left are not
+ *   yet published, so the commit takes the slow publish only then;
+ * - resv_off[n] is the offset of level n's record in its page; the page
+ *   is the one the payload pointer lies in, and the record's own header
+ *   gives its size and time delta, which is all trev_rb_discard() needs.
  *
  * ## Page slots: a seqlock per page
  *
@@ -47,16 +75,16 @@
  *
  * ## Pausing a buffer (reset, resize): the asymmetric Dekker
  *
- *   control: paused = 1 ; membarrier() ; wait until nesting == 0 and
- *            exiting == 0
- *   writer:  nesting = n + 1 ; compiler barrier ; paused ? refuse
+ *   control: gate |= PAUSED ; membarrier() ; wait until nesting == 0
+ *   writer:  nesting = n + 1 ; compiler barrier ; gate & PAUSED ? refuse
  *
- * The outermost commit sets exiting around its last look at the tail (it
- * publishes, sets nesting = 0, then checks that no handler wrote in
- * between), so a paused buffer is one no writer is touching.
+ * The outermost commit's second publish (a handler wrote between its
+ * publish and its nesting = 0) enters the same way: nesting = 1, then
+ * PAUSED ? leave the handler's event in the tail for the next outermost
+ * commit. So a paused buffer is one no writer is touching.
  *
  * membarrier(PRIVATE_EXPEDITED) puts a full barrier in every running
- * thread, so either the writer sees paused or the control thread sees its
+ * thread, so either the writer sees PAUSED or the control thread sees its
  * nesting. The same pairing makes reader wake-ups reliable (waiters).
  */
 #ifndef TREV_RB_INTERNAL_H
@@ -84,6 +112,10 @@
 #define RB_MIN_PAGES		2u
 #define RB_SEQ_NONE		UINT64_MAX	/* slot holds no page */
 #define RB_SEQ_BUSY		(UINT64_MAX - 1)	/* slot is being rewritten */
+#define RB_NEST_CLAIM		0x100u	/* nesting: the innermost level is claiming */
+#define RB_TAIL_PENDING		(1ull << 62)	/* tail_flags: left pages unpublished */
+#define RB_GATE_PAUSED		0x10000u	/* gate: a control operation runs; refuse */
+#define RB_GATE_CLOCK		0x20000u	/* gate: the clock is not the TSC; slow path */
 
 enum rb_desc_state {
 	RB_DESC_FREE,		/* unused */
@@ -104,40 +136,22 @@ struct rb_slot {
 	uint32_t cpu_marks;	/* CPU markers on it (the writer's slow path) */
 };
 
-/* One outstanding reservation of a nesting level. */
-struct rb_resv {
-	uint32_t page;		/* region page number */
-	uint32_t off;		/* offset of the record in the data area */
-	uint32_t end;		/* offset after it */
-	uint64_t prev_ts;	/* last_ts before the reservation */
-	uint64_t prev_entry;	/* next_entry before the reservation */
-};
-
 /* Per-thread buffer descriptor, in the region. */
 struct rb_desc {
-	/* Lifecycle: changed under the set's pool lock. */
-	_Atomic uint32_t state;	/* enum rb_desc_state */
-	uint32_t first_page;	/* first page of the run */
-	uint32_t nr_pages;	/* pages in the run */
-	int32_t tid;		/* owning thread */
-	_Atomic uint64_t gen;	/* bumped on reuse, reset, resize */
-	char comm[16];		/* thread name at creation */
-
 	/* Writer-owned; read by others only through atomics. */
-	alignas(64) _Atomic uint32_t nesting; /* writers in progress */
-	_Atomic uint32_t exiting; /* outermost commit is re-checking the tail */
-	uint32_t in_reserve;	/* a reservation is being made */
-	_Atomic uint64_t tail_seq; /* page being written, RB_SEQ_NONE if none */
-	_Atomic uint64_t first_seq; /* no page before it exists any more */
+	alignas(64) _Atomic uint32_t nesting; /* levels in progress | RB_NEST_CLAIM; first,
+						 * so that its address is the descriptor's */
+	uint32_t tail_off;	/* data bytes used on the tail page */
+	_Atomic uint32_t tail_limit; /* usable data bytes on it; 0 after a refusal */
 	uint32_t tail_page;	/* its region page number */
-	uint32_t tail_off;	/* data bytes used on it */
-	uint32_t tail_limit;	/* usable data bytes on it */
-	uint64_t tail_flags;	/* its commit-word flags (lost events) */
 	uint32_t cpu;		/* CPU of the last record */
 	uint64_t last_ts;	/* time of the last record */
 	uint64_t next_entry;	/* entry number of the next event */
+	uint64_t tail_flags;	/* its commit-word flags (lost events) | RB_TAIL_PENDING */
+	uint32_t resv_off[RB_MAX_NEST]; /* record offset of each level's reservation */
+	_Atomic uint64_t tail_seq; /* page being written, RB_SEQ_NONE if none */
+	_Atomic uint64_t first_seq; /* no page before it exists any more */
 	uint64_t lost_seen;	/* lost_total when the current page began */
-	struct rb_resv resv[RB_MAX_NEST];
 	/* Counters: rb_local_inc() by writers, atomic loads by readers. */
 	_Atomic uint64_t lost_total; /* events refused, all reasons */
 	_Atomic uint64_t committed; /* events committed (entries-written) */
@@ -145,8 +159,16 @@ struct rb_desc {
 	/* Published to readers. */
 	_Atomic uint64_t commit_seq; /* pages before it are final */
 
-	/* Control. */
-	alignas(64) _Atomic uint32_t paused; /* writers refuse while set */
+	/* Control: the fast path runs only while it is 0. */
+	alignas(64) _Atomic uint32_t gate; /* RB_GATE_* */
+
+	/* Lifecycle: changed under the set's pool lock. */
+	_Atomic uint32_t state;	/* enum rb_desc_state */
+	uint32_t first_page;	/* first page of the run */
+	uint32_t nr_pages;	/* pages in the run */
+	int32_t tid;		/* owning thread */
+	_Atomic uint64_t gen;	/* bumped on reuse, reset, resize */
+	char comm[16];		/* thread name at creation */
 
 	/* Consuming reader's position (under the reader lock). */
 	alignas(64) _Atomic uint64_t read_seq; /* page being read; writer reads it */
@@ -263,7 +285,10 @@ struct trev_rb {
 	size_t region_size;
 	int memfd;
 	unsigned int set;	/* index of this set's TLS slot */
+	uintptr_t tls_off;	/* &trev__rb_tls[set] - thread pointer, the same in every thread */
 	uint64_t set_gen;	/* matches the TLS entries of this set */
+	_Atomic uint32_t record_on; /* hdr->record_on, one load nearer */
+	_Atomic uint32_t tsc_clock; /* clock is `local` on a usable TSC; set while paused */
 	_Atomic int pool_lock;	/* tid of the holder, 0 when free */
 	uint8_t *page_map;	/* 1 byte per region page: in use */
 	_Atomic uint64_t free_gen; /* bumped whenever pages are freed */
@@ -286,12 +311,21 @@ struct trev_rb {
 
 /* TLS entry: the calling thread's buffer in one set. */
 struct rb_tls {
-	struct rb_desc *desc;	/* NULL until the first event */
-	uint64_t set_gen;	/* trev_rb the entry belongs to */
-	uint64_t fail_gen;	/* free_gen when making a buffer last failed */
+	struct rb_desc *desc;	/* valid when set_gen is the set's */
+	uint64_t set_gen;	/* trev_rb the entry belongs to; 0 when desc is NULL */
+	uint64_t fail_set;	/* set_gen of the set where making a buffer last failed */
+	uint64_t fail_gen;	/* its free_gen then */
 };
 
-extern __thread struct rb_tls trev__rb_tls[RB_MAX_SETS];
+/*
+ * The model must be on the declarations too: without it, code in other
+ * files (the event layer) reaches them through __tls_get_addr() calls.
+ */
+#define RB_TLS			__thread __attribute__((tls_model("initial-exec")))
+
+extern RB_TLS struct rb_tls trev__rb_tls[RB_MAX_SETS];
+/* The calling thread's rseq cpu_id (or a -1 without rseq); set with its first buffer. */
+extern RB_TLS const volatile int32_t *trev__rb_cpu_id;
 
 static inline struct rb_slot *rb_slot_of(const struct trev_rb *rb, uint32_t page)
 {
@@ -320,6 +354,16 @@ static inline void rb_local_add(_Atomic uint64_t *p, uint64_t v)
 	__asm__ __volatile__("addq %1, %0" : "+m"(*(uint64_t *)p) : "er"(v));
 #else
 	atomic_fetch_add_explicit(p, v, memory_order_relaxed);
+#endif
+}
+
+/* Clear @bits of a writer-owned word, in one instruction as rb_local_add(). */
+static inline void rb_local_clear(uint64_t *p, uint64_t bits)
+{
+#if defined(__x86_64__) && !defined(TREV_TSAN)
+	__asm__ __volatile__("andq %1, %0" : "+m"(*p) : "r"(~bits));
+#else
+	__atomic_fetch_and(p, ~bits, __ATOMIC_RELAXED);
 #endif
 }
 

@@ -17,9 +17,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "ring_buffer/rb_internal.h"
+#include "ring_buffer/rb_api.h"
 
 __thread struct rb_tls trev__rb_tls[RB_MAX_SETS] __attribute__((tls_model("initial-exec")));
+__thread const volatile int32_t *trev__rb_cpu_id __attribute__((tls_model("initial-exec")));
 static __thread int rb_tid __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t sets_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -49,24 +50,31 @@ void trev__membarrier(void)
 		atomic_thread_fence(memory_order_seq_cst);
 }
 
-static inline uint32_t rb_cpu(void)
+/* Where rb_cpu_now() reads the CPU: glibc's rseq area, if registered. */
+static void rb_cpu_id_init(void)
 {
+	static const int32_t no_cpu_id = -1;
+
 #if defined(__x86_64__) || defined(__aarch64__)
-	if (trev_likely(__rseq_size > 0)) {
+	if (__rseq_size > 0) {
 		const struct rseq *rs =
 			(const struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
-		int32_t cpu = *(volatile const int32_t *)&rs->cpu_id;
 
-		if (trev_likely(cpu >= 0))
-			return (uint32_t)cpu;
+		trev__rb_cpu_id = (const volatile int32_t *)&rs->cpu_id;
+		return;
 	}
 #endif
-	return (uint32_t)sched_getcpu();
+	trev__rb_cpu_id = &no_cpu_id;
 }
 
-static _Atomic uint64_t *rb_commit_word(uint8_t *page)
+/* The CPU the caller runs on; glibc's rseq area, else a system call. */
+static inline uint32_t rb_cpu_now(void)
 {
-	return (_Atomic uint64_t *)(void *)(page + 8);
+	int32_t cpu = *trev__rb_cpu_id;
+
+	if (trev_likely(cpu >= 0))
+		return (uint32_t)cpu;
+	return (uint32_t)sched_getcpu();
 }
 
 /* ------------------------------------------------------------------ */
@@ -123,6 +131,17 @@ void trev__rb_free_run(struct trev_rb *rb, uint32_t first, uint32_t nr)
 /* ------------------------------------------------------------------ */
 /* Descriptors                                                          */
 
+/* The gate bit of a buffer whose clock the fast path cannot read. */
+static uint32_t rb_gate_clock(struct trev_rb *rb)
+{
+#ifdef RB_HAVE_TSC
+	return atomic_load(&rb->tsc_clock) ? 0 : RB_GATE_CLOCK;
+#else
+	(void)rb;
+	return 0;
+#endif
+}
+
 /* Empty a buffer: no pages, no data, counters zero. Caller has paused it. */
 void trev__rb_desc_clear(struct trev_rb *rb, struct rb_desc *d)
 {
@@ -133,7 +152,7 @@ void trev__rb_desc_clear(struct trev_rb *rb, struct rb_desc *d)
 	atomic_store_explicit(&d->first_seq, 0, memory_order_relaxed);
 	d->tail_page = d->first_page;
 	d->tail_off = 0;
-	d->tail_limit = 0;
+	atomic_store_explicit(&d->tail_limit, 0, memory_order_relaxed);
 	d->tail_flags = 0;
 	d->cpu = UINT32_MAX;
 	d->last_ts = 0;
@@ -251,10 +270,8 @@ static rb_cold struct rb_desc *rb_desc_new(struct trev_rb *rb)
 	d->tid = trev__gettid();
 	memset(d->comm, 0, sizeof(d->comm));
 	prctl(PR_GET_NAME, d->comm);
-	d->in_reserve = 0;
 	atomic_store_explicit(&d->nesting, 0, memory_order_relaxed);
-	atomic_store_explicit(&d->exiting, 0, memory_order_relaxed);
-	atomic_store_explicit(&d->paused, 0, memory_order_relaxed);
+	atomic_store_explicit(&d->gate, rb_gate_clock(rb), memory_order_relaxed);
 	trev__rb_desc_clear(rb, d);
 	atomic_store_explicit(&d->state, RB_DESC_LIVE, memory_order_release);
 	trev__rb_pool_unlock(rb);
@@ -279,6 +296,7 @@ static void rb_thread_exit(void *unused)
 			trev__rb_pool_unlock(rb);
 		}
 		t->desc = NULL;
+		t->set_gen = 0;
 	}
 	pthread_mutex_unlock(&sets_lock);
 }
@@ -350,8 +368,11 @@ static int rb_next_page(struct trev_rb *rb, struct rb_desc *d, uint64_t ts, uint
 	d->lost_seen = lost_total;
 	d->tail_page = page;
 	d->tail_off = 0;
-	d->tail_limit = RB_DATA_SIZE - (lost ? 8u : 0u);
-	d->tail_flags = rb_lost_flags(lost);
+	atomic_store_explicit(&d->tail_limit, RB_DATA_SIZE - (lost ? 8u : 0u), memory_order_relaxed);
+	/* The pages before it get their final commit from the next publish. */
+	d->tail_flags = rb_lost_flags(lost) |
+			(atomic_load_explicit(&d->commit_seq, memory_order_relaxed) != next ?
+				 RB_TAIL_PENDING : 0);
 	d->last_ts = ts;
 	d->cpu = cpu;
 	atomic_store_explicit(&d->tail_seq, next, memory_order_relaxed);
@@ -360,12 +381,14 @@ static int rb_next_page(struct trev_rb *rb, struct rb_desc *d, uint64_t ts, uint
 
 /*
  * Count a refused event: in the buffer, and for the CPU the writer is on
- * (per_cpu/cpuN/stats). The per-CPU counters are shared by every thread
- * that runs there, so they take a locked add; refusals are the slow path.
+ * (per_cpu/cpuN/stats); the next event takes the slow path and a new page.
+ * The per-CPU counters are shared by every thread that runs there, so they
+ * take a locked add; refusals are the slow path.
  */
 static rb_cold void rb_refuse(struct trev_rb *rb, struct rb_desc *d, int why)
 {
-	struct rb_cpu_lost *cl = &rb->cpu_lost[rb_view(rb, rb_cpu())];
+	uint32_t cpu = trev__rb_cpu_id ? rb_cpu_now() : (uint32_t)sched_getcpu();
+	struct rb_cpu_lost *cl = &rb->cpu_lost[rb_view(rb, cpu)];
 
 	if (why == -EBUSY) {
 		rb_local_add(&d->commit_overrun, 1);
@@ -374,15 +397,16 @@ static rb_cold void rb_refuse(struct trev_rb *rb, struct rb_desc *d, int why)
 		atomic_fetch_add_explicit(&cl->dropped, 1, memory_order_relaxed);
 	}
 	rb_local_add(&d->lost_total, 1);
+	atomic_store_explicit(&d->tail_limit, 0, memory_order_relaxed);
 }
 
 /*
  * Everything the fast path does not handle: first page, page switch after
  * losses, CPU change, time going backwards, deltas of 2^27 ns or more.
- * Runs inside the reservation window (in_reserve set).
+ * Runs inside the claim (nesting has RB_NEST_CLAIM).
  */
-static rb_cold void *rb_claim_slow(struct trev_rb *rb, struct rb_desc *d, uint32_t len, uint64_t ts,
-			   uint32_t cpu, struct rb_resv *r)
+static void *rb_claim_slow(struct trev_rb *rb, struct rb_desc *d, uint32_t len, uint64_t ts,
+			   uint32_t cpu, uint32_t n)
 {
 	uint32_t size = rb_data_size(len), extra = 0, off;
 	uint8_t *data;
@@ -421,51 +445,11 @@ static rb_cold void *rb_claim_slow(struct trev_rb *rb, struct rb_desc *d, uint32
 		off += 8;
 		delta = 0;
 	}
-	r->page = d->tail_page;
-	r->off = off;
-	r->end = off + size;
-	r->prev_ts = ts - delta;
-	r->prev_entry = d->next_entry;
+	d->resv_off[n] = off;
 	d->tail_off = off + size;
 	d->last_ts = ts;
 	d->next_entry++;
 	return rb_put_data_hdr(data + off, len, (uint32_t)delta);
-}
-
-static inline void *rb_claim(struct trev_rb *rb, struct rb_desc *d, uint32_t len,
-			     struct rb_resv *r)
-{
-	struct rb_region *hdr = rb->hdr;
-	uint32_t size = rb_data_size(len), off, cpu;
-	uint64_t ts, delta;
-	void *payload;
-
-	d->in_reserve = 1;
-	atomic_signal_fence(memory_order_seq_cst);
-	ts = rb_clock_read((int)atomic_load_explicit(&hdr->clock, memory_order_relaxed),
-			   &hdr->counter);
-	cpu = rb_cpu();
-	off = d->tail_off;
-	delta = ts - d->last_ts;
-	if (trev_unlikely(cpu != d->cpu || delta > RB_DELTA_MAX || off + size > d->tail_limit ||
-			  rb_load(&d->lost_total) != d->lost_seen)) {
-		payload = rb_claim_slow(rb, d, len, ts, cpu, r);
-	} else {
-		r->page = d->tail_page;
-		r->off = off;
-		r->end = off + size;
-		r->prev_ts = d->last_ts;
-		r->prev_entry = d->next_entry;
-		payload = rb_put_data_hdr(rb->pages + (uint64_t)d->tail_page * RB_PAGE_SIZE +
-						  RB_PAGE_HDR + off,
-					  len, (uint32_t)delta);
-		d->tail_off = off + size;
-		d->last_ts = ts;
-		d->next_entry++;
-	}
-	atomic_signal_fence(memory_order_seq_cst);
-	d->in_reserve = 0;
-	return payload;
 }
 
 /* ------------------------------------------------------------------ */
@@ -477,82 +461,29 @@ static rb_cold struct rb_desc *rb_writer_desc_slow(struct trev_rb *rb)
 	struct rb_tls *t = &trev__rb_tls[rb->set];
 	uint64_t free_gen = atomic_load_explicit(&rb->free_gen, memory_order_acquire);
 
+	if (!trev__rb_cpu_id)
+		rb_cpu_id_init();
 	/* Failed before and nothing was freed since: do not scan again. */
-	if (t->set_gen != rb->set_gen || t->fail_gen != free_gen) {
-		t->desc = rb_desc_new(rb);
-		t->set_gen = rb->set_gen;
-		if (t->desc)
-			return t->desc;
+	if (t->fail_set != rb->set_gen || t->fail_gen != free_gen) {
+		struct rb_desc *d = rb_desc_new(rb);
+
+		if (d) {
+			t->desc = d;
+			t->set_gen = rb->set_gen;
+			return d;
+		}
+		t->fail_set = rb->set_gen;
 		t->fail_gen = free_gen;
 	}
+	/* The fast path trusts desc whenever set_gen matches. */
 	t->desc = NULL;
+	t->set_gen = 0;
 	atomic_fetch_add_explicit(&rb->hdr->nobuf_dropped, 1, memory_order_relaxed);
 	return NULL;
 }
 
-/* The calling thread's buffer, made on its first event. */
-static inline struct rb_desc *rb_writer_desc(struct trev_rb *rb)
-{
-	struct rb_tls *t = &trev__rb_tls[rb->set];
-
-	if (trev_likely(t->desc && t->set_gen == rb->set_gen))
-		return t->desc;
-	return rb_writer_desc_slow(rb);
-}
-
-static inline __attribute__((always_inline)) void rb_leave(struct trev_rb *rb, struct rb_desc *d,
-							    uint32_t n);
-
-/*
- * Leave a reservation that found no room. At the outermost level a signal
- * handler may have written and committed between our nesting store and the
- * refusal; only the outermost level publishes, so do it here. We were not
- * paused when we looked, so a pausing thread is still waiting for our
- * nesting to drop.
- */
-static rb_cold void rb_refused_leave(struct trev_rb *rb, struct rb_desc *d, uint32_t n)
-{
-	if (n == 0)
-		rb_leave(rb, d, 1);
-	else
-		atomic_store_explicit(&d->nesting, n, memory_order_release);
-}
-
-void *trev_rb_reserve(struct trev_rb *rb, uint32_t len)
-{
-	struct rb_desc *d;
-	uint32_t n;
-	void *p;
-
-	if (trev_unlikely(!atomic_load_explicit(&rb->hdr->record_on, memory_order_relaxed)))
-		return NULL;
-	if (trev_unlikely(len == 0 || len > TREV_RB_MAX_EVENT))
-		return NULL;
-	d = rb_writer_desc(rb);
-	if (trev_unlikely(!d))
-		return NULL;
-	n = atomic_load_explicit(&d->nesting, memory_order_relaxed);
-	atomic_store_explicit(&d->nesting, n + 1, memory_order_relaxed);
-	atomic_signal_fence(memory_order_seq_cst);
-	/* Pairs with membarrier() in rb_pause_all(). */
-	if (trev_unlikely(atomic_load_explicit(&d->paused, memory_order_acquire) ||
-			  n >= RB_MAX_NEST || d->in_reserve)) {
-		/* Paused: the pausing thread may already be rewriting the tail, so
-		 * only step out; anything a handler committed meanwhile is in the
-		 * tail and goes out with the next outermost commit. */
-		rb_refuse(rb, d, -ENOSPC);
-		atomic_store_explicit(&d->nesting, n, memory_order_release);
-		return NULL;
-	}
-	p = rb_claim(rb, d, len, &d->resv[n]);
-	if (trev_unlikely(!p))
-		rb_refused_leave(rb, d, n);
-	return p;
-}
-
 /* Publish the final commits of pages the writer left since the last publish. */
-static rb_cold void rb_publish_pages(struct trev_rb *rb, struct rb_desc *d, uint64_t cs,
-				     uint64_t tail)
+static void rb_publish_pages(struct trev_rb *rb, struct rb_desc *d, uint64_t cs, uint64_t tail)
 {
 	for (; cs < tail; cs++) {
 		uint32_t page = rb_page_of_seq(d, cs);
@@ -565,101 +496,190 @@ static rb_cold void rb_publish_pages(struct trev_rb *rb, struct rb_desc *d, uint
 	}
 }
 
-/* Publish every page commit up to the writer's tail; outermost level only. */
-static inline void rb_publish(struct trev_rb *rb, struct rb_desc *d)
+/*
+ * Publish every page commit up to the writer's tail; outermost level only.
+ * RB_TAIL_PENDING goes first: a handler that leaves a page after that sets
+ * it again, for the next publish.
+ */
+static void rb_publish(struct trev_rb *rb, struct rb_desc *d)
 {
-	uint64_t tail = atomic_load_explicit(&d->tail_seq, memory_order_relaxed);
+	uint64_t tail, cs;
 
-	if (trev_unlikely(tail == RB_SEQ_NONE))
+	rb_local_clear(&d->tail_flags, RB_TAIL_PENDING);
+	atomic_signal_fence(memory_order_seq_cst);
+	tail = atomic_load_explicit(&d->tail_seq, memory_order_relaxed);
+	if (tail == RB_SEQ_NONE)
 		return;
-	if (trev_unlikely(atomic_load_explicit(&d->commit_seq, memory_order_relaxed) != tail))
-		rb_publish_pages(rb, d,
-				 atomic_load_explicit(&d->commit_seq, memory_order_relaxed), tail);
-	atomic_store_explicit(rb_commit_word(rb->pages + (uint64_t)d->tail_page * RB_PAGE_SIZE),
-			      d->tail_off | d->tail_flags, memory_order_release);
+	cs = atomic_load_explicit(&d->commit_seq, memory_order_relaxed);
+	if (cs != tail)
+		rb_publish_pages(rb, d, cs, tail);
+	atomic_store_explicit(rb_commit_word(rb_page_ptr(rb, d->tail_page)),
+			      d->tail_off | (d->tail_flags & ~RB_TAIL_PENDING),
+			      memory_order_release);
 }
 
 /*
- * Leave a nesting level. The outermost level publishes; a handler that
- * wrote between that publish and the nesting store is caught by the
- * re-check and published too.
+ * The outermost level's leave when rb_leave() cannot finish it: pages to
+ * publish (@published false: nesting is still 1), or a handler committed
+ * after our publish (@published: nesting is 0 and committed moved from
+ * @seen), or a reader waits. A handler that writes between a publish and
+ * the nesting store is caught by the re-check of committed; publishing
+ * again means entering again, with the pause check of a reserve.
  */
-static inline __attribute__((always_inline)) void rb_leave(struct trev_rb *rb, struct rb_desc *d,
-							    uint32_t n)
+rb_cold void trev__rb_leave_slow(struct trev_rb *rb, struct rb_desc *d, bool published,
+				 uint64_t seen)
 {
-	if (trev_likely(n == 1)) {
-		/* A handler may run this inside our own re-check: restore. */
-		uint32_t was_exiting = atomic_load_explicit(&d->exiting, memory_order_relaxed);
-
-		atomic_store_explicit(&d->exiting, 1, memory_order_relaxed);
-		for (;;) {
-			uint32_t off = d->tail_off;
-			uint32_t page = d->tail_page;
-
-			rb_publish(rb, d);
-			atomic_store_explicit(&d->nesting, 0, memory_order_release);
-			atomic_signal_fence(memory_order_seq_cst);
-			if (trev_likely(d->tail_off == off && d->tail_page == page))
+	for (;;) {
+		if (published) {
+			if (rb_load(&d->committed) == seen)
 				break;
 			atomic_store_explicit(&d->nesting, 1, memory_order_relaxed);
 			atomic_signal_fence(memory_order_seq_cst);
+			/* Paused: the handler's event goes out with the next outermost
+			 * commit after the control operation. Pairs with membarrier(). */
+			if (atomic_load_explicit(&d->gate, memory_order_acquire) & RB_GATE_PAUSED) {
+				atomic_store_explicit(&d->nesting, 0, memory_order_release);
+				break;
+			}
+			seen = rb_load(&d->committed);
+			atomic_signal_fence(memory_order_seq_cst);
 		}
-		atomic_store_explicit(&d->exiting, was_exiting, memory_order_release);
-		if (trev_unlikely(atomic_load_explicit(&rb->hdr->waiters, memory_order_relaxed)))
-			trev__rb_wake(rb);
-	} else {
-		atomic_store_explicit(&d->nesting, n - 1, memory_order_release);
+		rb_publish(rb, d);
+		atomic_store_explicit(&d->nesting, 0, memory_order_release);
+		atomic_signal_fence(memory_order_seq_cst);
+		published = true;
 	}
+	if (trev_unlikely(atomic_load_explicit(&rb->hdr->waiters, memory_order_relaxed)))
+		trev__rb_wake(rb);
+}
+
+/*
+ * Everything rb_reserve_fast() does not do, from where it stopped: from
+ * the start when @d is NULL, else after its nesting store (nesting holds
+ * @n + 1 + RB_NEST_CLAIM). On a refusal at the outermost level, publish
+ * what a handler may have written since the last publish: only the
+ * outermost level publishes. We were not paused when we looked, so a
+ * pausing thread is still waiting for our nesting to drop.
+ */
+rb_cold void *trev__rb_reserve_slow(struct trev_rb *rb, uint32_t len, struct rb_desc *d, uint32_t n)
+{
+	uint32_t cpu;
+	uint64_t ts;
+	void *payload;
+
+	if (!d) {
+		if (!atomic_load_explicit(&rb->record_on, memory_order_relaxed) ||
+		    len == 0 || len > TREV_RB_MAX_EVENT)
+			return NULL;
+		d = trev__rb_tls[rb->set].desc;
+		if (trev__rb_tls[rb->set].set_gen != rb->set_gen)
+			d = rb_writer_desc_slow(rb);
+		if (!d)
+			return NULL;
+		n = atomic_load_explicit(&d->nesting, memory_order_relaxed);
+		atomic_store_explicit(&d->nesting, n + 1 + RB_NEST_CLAIM, memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst);
+	}
+	/* Pairs with membarrier() in rb_pause_all(). */
+	if ((atomic_load_explicit(&d->gate, memory_order_acquire) & RB_GATE_PAUSED) ||
+	    n >= RB_MAX_NEST) {
+		/* Paused: the pausing thread may already be rewriting the tail, so
+		 * only step out; anything a handler committed meanwhile is in the
+		 * tail and goes out with the next outermost commit. */
+		rb_refuse(rb, d, -ENOSPC);
+		atomic_store_explicit(&d->nesting, n, memory_order_release);
+		return NULL;
+	}
+	ts = rb_now(rb);
+	cpu = rb_cpu_now();
+	payload = len <= RB_SMALL_MAX ? rb_claim_fast(rb, d, len, ts, cpu, n) : NULL;
+	if (!payload)
+		payload = rb_claim_slow(rb, d, len, ts, cpu, n);
+	/* A handler refused during the claim may have zeroed tail_limit
+	 * before the claim set it: keep the invariant of rb_internal.h. */
+	atomic_signal_fence(memory_order_seq_cst);
+	if (rb_load(&d->lost_total) != d->lost_seen)
+		atomic_store_explicit(&d->tail_limit, 0, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&d->nesting, n + 1, memory_order_relaxed);
+	if (trev_unlikely(!payload)) {
+		if (n == 0)
+			trev__rb_leave_slow(rb, d, false, rb_load(&d->committed));
+		else
+			atomic_store_explicit(&d->nesting, n, memory_order_release);
+	}
+	return payload;
+}
+
+void *trev_rb_reserve(struct trev_rb *rb, uint32_t len)
+{
+	struct rb_wr w;
+	void *payload = rb_reserve_fast(rb, len, &w);
+
+	if (trev_unlikely(!payload))
+		return trev__rb_reserve_slow(rb, len, w.d, w.n);
+	return payload;
 }
 
 void trev_rb_commit(struct trev_rb *rb, void *data)
 {
-	struct rb_desc *d = trev__rb_tls[rb->set].desc;
+	struct rb_wr w;
 
 	(void)data;
-	rb_local_add(&d->committed, 1);
-	rb_leave(rb, d, atomic_load_explicit(&d->nesting, memory_order_relaxed));
+	w.d = trev__rb_tls[rb->set].desc;
+	w.n = atomic_load_explicit(&w.d->nesting, memory_order_relaxed) - 1;
+	rb_commit(rb, &w);
 }
 
+/*
+ * The record of the innermost reservation lies in the page @data points
+ * into, at resv_off[level]; its header gives its size and time delta.
+ */
 void trev_rb_discard(struct trev_rb *rb, void *data)
 {
 	struct rb_desc *d = trev__rb_tls[rb->set].desc;
-	uint32_t n = atomic_load_explicit(&d->nesting, memory_order_relaxed);
-	struct rb_resv *r = &d->resv[n - 1];
+	uint32_t n = atomic_load_explicit(&d->nesting, memory_order_relaxed) - 1;
+	uint32_t page = (uint32_t)(((uint8_t *)data - rb->pages) / RB_PAGE_SIZE);
+	uint32_t off = d->resv_off[n], word, size;
+	uint8_t *rec = rb_page_ptr(rb, page) + RB_PAGE_HDR + off;
 
-	(void)data;
-	d->in_reserve = 1;
+	word = rb_get32(rec);
+	size = (word & 31u) ? 4u + (word & 31u) * 4u : 4u + rb_get32(rec + 4);
+	atomic_store_explicit(&d->nesting, n + 1 + RB_NEST_CLAIM, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
-	if (d->tail_page == r->page && d->tail_off == r->end) {
+	if (d->tail_page == page && d->tail_off == off + size) {
 		/* Nothing behind it: take the space back. */
-		d->tail_off = r->off;
-		d->last_ts = r->prev_ts;
-		d->next_entry = r->prev_entry;
+		d->tail_off = off;
+		d->last_ts -= word >> 5;
+		d->next_entry--;
 	} else {
 		/* A nested writer wrote behind it: turn it into padding. */
-		uint8_t *rec = rb_page_ptr(rb, r->page) + RB_PAGE_HDR + r->off;
-		uint32_t size = r->end - r->off;
-
-		rb_put32(rec, rb_hdr_word(RB_TYPE_PADDING, rb_get32(rec) >> 5));
+		rb_put32(rec, rb_hdr_word(RB_TYPE_PADDING, word >> 5));
 		rb_put32(rec + 4, size - 4);
 		if (size >= 12)
 			rb_put32(rec + 8, RB_MARK_DISCARD);
 		/* Not yet published: the outermost level has not committed. */
-		rb_slot_of(rb, r->page)->padded++;
+		rb_slot_of(rb, page)->padded++;
 	}
 	atomic_signal_fence(memory_order_seq_cst);
-	d->in_reserve = 0;
+	atomic_store_explicit(&d->nesting, n + 1, memory_order_relaxed);
 	rb_leave(rb, d, n);
 }
 
 int trev_rb_write(struct trev_rb *rb, const void *data, uint32_t len)
 {
-	void *p = trev_rb_reserve(rb, len);
+	struct rb_wr w;
+	void *p = rb_reserve_fast(rb, len, &w);
 
-	if (!p)
-		return -ENOSPC;
+	if (trev_unlikely(!p)) {
+		p = trev__rb_reserve_slow(rb, len, w.d, w.n);
+		if (!p)
+			return -ENOSPC;
+		w.d = trev__rb_tls[rb->set].desc;
+		w.n = atomic_load_explicit(&w.d->nesting, memory_order_relaxed) - 1;
+	}
 	memcpy(p, data, len);
-	trev_rb_commit(rb, p);
+	rb_commit(rb, &w);
 	return 0;
 }
 
@@ -681,17 +701,19 @@ rb_cold void trev__rb_wake(struct trev_rb *rb)
 
 static void rb_resume(struct rb_desc *d)
 {
-	atomic_store_explicit(&d->paused, 0, memory_order_release);
+	atomic_fetch_and_explicit(&d->gate, ~RB_GATE_PAUSED, memory_order_release);
 }
 
 void trev_rb_record_on(struct trev_rb *rb)
 {
 	atomic_store_explicit(&rb->hdr->record_on, 1, memory_order_relaxed);
+	atomic_store_explicit(&rb->record_on, 1, memory_order_relaxed);
 }
 
 void trev_rb_record_off(struct trev_rb *rb)
 {
 	atomic_store_explicit(&rb->hdr->record_on, 0, memory_order_relaxed);
+	atomic_store_explicit(&rb->record_on, 0, memory_order_relaxed);
 }
 
 int trev_rb_record_is_on(const struct trev_rb *rb)
@@ -708,13 +730,13 @@ static void rb_pause_all(struct trev_rb *rb)
 {
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
 		if (atomic_load(&rb->descs[i].state) != RB_DESC_FREE)
-			atomic_store_explicit(&rb->descs[i].paused, 1, memory_order_release);
+			atomic_fetch_or_explicit(&rb->descs[i].gate, RB_GATE_PAUSED,
+						 memory_order_release);
 	trev__membarrier();
 	/* Only live threads write; one that died inside a write never leaves. */
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
 		if (atomic_load(&rb->descs[i].state) == RB_DESC_LIVE)
-			while (atomic_load_explicit(&rb->descs[i].nesting, memory_order_acquire) ||
-			       atomic_load_explicit(&rb->descs[i].exiting, memory_order_acquire))
+			while (atomic_load_explicit(&rb->descs[i].nesting, memory_order_acquire))
 				sched_yield();
 }
 
@@ -892,6 +914,14 @@ int trev_rb_set_clock(struct trev_rb *rb, int clock)
 	rb_control_lock(rb);
 	rb_pause_all(rb);
 	atomic_store(&rb->hdr->clock, (uint32_t)clock);
+	atomic_store(&rb->tsc_clock, clock == TREV_CLOCK_LOCAL && trev__tsc.usable);
+	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++) {
+		struct rb_desc *d = &rb->descs[i];
+
+		if (atomic_load(&d->state) != RB_DESC_FREE)
+			atomic_store(&d->gate, (atomic_load(&d->gate) & ~RB_GATE_CLOCK) |
+						       rb_gate_clock(rb));
+	}
 	rb_control_unlock(rb);
 	trev_rb_reset(rb);
 	return 0;
@@ -973,8 +1003,10 @@ static void rb_init_region(struct trev_rb *rb, uint32_t nr_pages, uint32_t size_
 	hdr->slot_off = hdr->desc_off + rb_round_page(RB_MAX_BUFFERS * sizeof(struct rb_desc));
 	hdr->page_off = hdr->slot_off + rb_round_page((size_t)nr_pages * sizeof(struct rb_slot));
 	atomic_store(&hdr->record_on, 1);
+	atomic_store(&rb->record_on, 1);
 	atomic_store(&hdr->overwrite, (uint32_t)overwrite);
 	atomic_store(&hdr->clock, (uint32_t)clock);
+	atomic_store(&rb->tsc_clock, clock == TREV_CLOCK_LOCAL && trev__tsc.usable);
 	atomic_store(&hdr->size_pages, size_pages);
 	atomic_store(&hdr->cap_pages, cap_pages);
 	rb->descs = (struct rb_desc *)(rb->base + hdr->desc_off);
@@ -995,6 +1027,7 @@ static void rb_atfork_child(void)
 		struct trev_rb *rb = sets[i];
 
 		trev__rb_tls[i].desc = NULL;
+		trev__rb_tls[i].set_gen = 0;
 		if (!rb)
 			continue;
 		/* The parent's mapping was not inherited (MADV_DONTFORK). */
@@ -1008,6 +1041,7 @@ static void rb_atfork_child(void)
 		rb_init_region(rb, rb->saved.nr_pages, rb->saved.size_pages, rb->saved.cap_pages,
 			       rb->saved.overwrite, rb->saved.clock);
 		atomic_store(&rb->hdr->record_on, rb->saved.record_on);
+		atomic_store(&rb->record_on, rb->saved.record_on);
 	}
 	pthread_mutex_init(&sets_lock, NULL);
 }
@@ -1095,6 +1129,7 @@ int trev_rb_create(struct trev_rb **out, const struct trev_rb_options *opts)
 		goto out_unmap;
 	}
 	rb->set_gen = ++sets_gen;
+	rb->tls_off = (uintptr_t)&trev__rb_tls[rb->set] - (uintptr_t)__builtin_thread_pointer();
 	sets[rb->set] = rb;
 	pthread_mutex_unlock(&sets_lock);
 	*out = rb;
@@ -1120,6 +1155,7 @@ void trev_rb_destroy(struct trev_rb *rb)
 	sets[rb->set] = NULL;
 	pthread_mutex_unlock(&sets_lock);
 	trev__rb_tls[rb->set].desc = NULL;
+	trev__rb_tls[rb->set].set_gen = 0;
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
 		free(rb->cursor[i].copy);
 	trev__rb_stage_fini(rb);

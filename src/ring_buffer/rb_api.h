@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The writer's fast path, static inline for the ring buffer's API and for
+ * the event layer: reserve and commit when the event fits on the tail page
+ * on the same CPU without a time extend. Everything else falls back to the
+ * cold trev__rb_*_slow() functions of ring_buffer.c. The protocol is in
+ * rb_internal.h.
+ */
+#ifndef TREV_RB_API_H
+#define TREV_RB_API_H
+
+#include "ring_buffer/rb_internal.h"
+
+/* What a reservation hands its commit: no second TLS lookup. */
+struct rb_wr {
+	struct rb_desc *d;	/* the writer's buffer */
+	uint32_t n;		/* nesting level of the reservation, 0 = outermost */
+};
+
+/*
+ * The calling thread's TLS entry of @rb: with static TLS its distance from
+ * the thread pointer is the same in every thread, so x86-64 reads it
+ * through %fs at rb->tls_off (the sanitizers do not follow %fs).
+ */
+#if defined(__x86_64__) && defined(__SEG_FS) && !defined(TREV_TSAN) && \
+	!defined(__SANITIZE_ADDRESS__)
+#define RB_TLS_AT(rb, off)	((const struct rb_tls __seg_fs *)(off))
+#else
+#define RB_TLS_AT(rb, off)	((void)(off), &trev__rb_tls[(rb)->set])
+#endif
+
+/* Cold paths, in ring_buffer.c. */
+void *trev__rb_reserve_slow(struct trev_rb *rb, uint32_t len, struct rb_desc *d, uint32_t n);
+void trev__rb_leave_slow(struct trev_rb *rb, struct rb_desc *d, bool published, uint64_t seen);
+
+static inline _Atomic uint64_t *rb_commit_word(uint8_t *page)
+{
+	return (_Atomic uint64_t *)(void *)(page + 8);
+}
+
+/* The buffer's clock now. Context: a writer that passed the pause check. */
+static inline uint64_t rb_now(struct trev_rb *rb)
+{
+#ifdef RB_HAVE_TSC
+	if (trev_likely(atomic_load_explicit(&rb->tsc_clock, memory_order_relaxed)))
+		return rb_tsc_ns();
+#endif
+	return trev__clock_slow((int)atomic_load_explicit(&rb->hdr->clock, memory_order_relaxed),
+				&rb->hdr->counter);
+}
+
+/*
+ * rb_claim_fast() - claim @len bytes on the tail page at @ts on @cpu
+ * Return: the payload, or NULL when rb_claim_slow() must do it: another
+ * CPU, a time extend, no room.
+ * Context: inside the claim (nesting holds @n + 1 + RB_NEST_CLAIM); @len
+ * is 1..RB_SMALL_MAX (a compact record).
+ */
+static inline __attribute__((always_inline)) void *rb_claim_fast(struct trev_rb *rb,
+								  struct rb_desc *d, uint32_t len,
+								  uint64_t ts, uint32_t cpu,
+								  uint32_t n)
+{
+	uint32_t words = (len + 3) / 4, off = d->tail_off;
+	uint64_t delta = ts - d->last_ts;
+	uint8_t *rec;
+
+	/* A CPU of -1 (no rseq) never matches: d->cpu is a real CPU. The
+	 * caller has checked 1 <= len <= RB_SMALL_MAX. */
+	if (trev_unlikely(cpu != d->cpu || delta > RB_DELTA_MAX ||
+			  off + 4 + words * 4 >
+				  atomic_load_explicit(&d->tail_limit, memory_order_relaxed)))
+		return NULL;
+	d->resv_off[n] = off;
+	d->tail_off = off + 4 + words * 4;
+	d->last_ts = ts;
+	d->next_entry++;
+	rec = rb->pages + (uint64_t)d->tail_page * RB_PAGE_SIZE + RB_PAGE_HDR + off;
+	rb_put32(rec, rb_hdr_word(words, (uint32_t)delta));
+	return rec + 4;
+}
+
+/*
+ * rb_reserve_fast_at() - the common case of trev_rb_reserve()
+ * @tls_off, @set_gen: rb->tls_off and rb->set_gen, which a caller may keep
+ *	nearer at hand than @rb (the event layer does)
+ *
+ * Return: the payload, with what the commit needs in @w; or NULL, and the
+ * caller returns trev__rb_reserve_slow(rb, len, w->d, w->n), which goes on
+ * from where this stopped (w->d NULL: from the start; else nesting holds
+ * w->n + 1 + RB_NEST_CLAIM). Nothing here calls out of line, so callers
+ * need no stack frame.
+ * Context: any thread, async-signal-safe.
+ */
+static inline __attribute__((always_inline)) void *
+rb_reserve_fast_at(struct trev_rb *rb, uintptr_t tls_off, uint64_t set_gen, uint32_t len,
+		   struct rb_wr *w)
+{
+	struct rb_desc *d = RB_TLS_AT(rb, tls_off)->desc;
+	uint32_t n;
+	uint64_t ts;
+	void *payload;
+
+	w->d = NULL;
+	w->n = 0;
+	/* Long records (and len 0, which wraps) go the slow way. */
+	if (trev_unlikely(!atomic_load_explicit(&rb->record_on, memory_order_relaxed) ||
+			  len - 1 >= RB_SMALL_MAX || RB_TLS_AT(rb, tls_off)->set_gen != set_gen))
+		return NULL;
+	n = atomic_load_explicit(&d->nesting, memory_order_relaxed);
+	w->d = d;
+	w->n = n;
+	atomic_store_explicit(&d->nesting, n + 1 + RB_NEST_CLAIM, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	/* Pairs with membarrier() in rb_pause_all(). n >= RB_MAX_NEST also
+	 * catches a CLAIM bit: we interrupted our own thread's claim. */
+	if (trev_unlikely((atomic_load_explicit(&d->gate, memory_order_acquire) | n) >=
+			  RB_MAX_NEST))
+		return NULL;
+#ifdef RB_HAVE_TSC
+	ts = rb_tsc_ns();	/* RB_GATE_CLOCK is clear */
+#else
+	ts = rb_now(rb);
+#endif
+	payload = rb_claim_fast(rb, d, len, ts, (uint32_t)*trev__rb_cpu_id, n);
+	if (trev_unlikely(!payload))
+		return NULL;
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&d->nesting, n + 1, memory_order_relaxed);
+	return payload;
+}
+
+static inline __attribute__((always_inline)) void *rb_reserve_fast(struct trev_rb *rb,
+								    uint32_t len,
+								    struct rb_wr *w)
+{
+	return rb_reserve_fast_at(rb, rb->tls_off, rb->set_gen, len, w);
+}
+
+/*
+ * rb_leave() - step out of level @n of @d; the outermost level publishes
+ * Context: the writer, after a reservation at level @n.
+ */
+static inline __attribute__((always_inline)) void rb_leave(struct trev_rb *rb, struct rb_desc *d,
+							    uint32_t n)
+{
+	uint64_t seen, word;
+
+	if (trev_unlikely(n != 0)) {
+		atomic_store_explicit(&d->nesting, n, memory_order_release);
+		return;
+	}
+	/* Before the tail is read: a handler that commits after this load
+	 * is seen by the re-check below. */
+	seen = rb_load(&d->committed);
+	atomic_signal_fence(memory_order_seq_cst);
+	word = d->tail_off | d->tail_flags;
+	if (trev_unlikely(word & RB_TAIL_PENDING)) {
+		trev__rb_leave_slow(rb, d, false, seen);
+		return;
+	}
+	atomic_store_explicit(rb_commit_word(rb->pages + (uint64_t)d->tail_page * RB_PAGE_SIZE),
+			      word, memory_order_release);
+	atomic_store_explicit(&d->nesting, 0, memory_order_release);
+	atomic_signal_fence(memory_order_seq_cst);
+	if (trev_unlikely(rb_load(&d->committed) != seen ||
+			  atomic_load_explicit(&rb->hdr->waiters, memory_order_relaxed)))
+		trev__rb_leave_slow(rb, d, true, seen);
+}
+
+/*
+ * rb_commit() - trev_rb_commit() of the reservation @w describes
+ * Context: the writer, async-signal-safe.
+ */
+static inline __attribute__((always_inline)) void rb_commit(struct trev_rb *rb,
+							     const struct rb_wr *w)
+{
+	rb_local_add(&w->d->committed, 1);
+	rb_leave(rb, w->d, w->n);
+}
+
+#endif /* TREV_RB_API_H */
