@@ -478,6 +478,30 @@ static void fillers_stop(struct fillers *f)
 		pthread_setaffinity_np(pthread_self(), sizeof(f->main_cpus), &f->main_cpus);
 }
 
+/*
+ * How consume_all() reads: trev_rb_consume(), or the per-CPU reader of the
+ * fillers' CPU, or first the reader of another CPU (which stages every
+ * event, returning none) and then the fillers' CPU (from its staging queue).
+ */
+enum consume_mode { C_ALL, C_CPU, C_CPU_STAGED };
+static enum consume_mode consume_mode;
+
+static int fill_cpu(void)
+{
+	static int cpu = -2;
+
+	if (cpu == -2)	/* sysconf() reads /sys each time */
+		cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	return cpu;
+}
+
+static int consume_next(struct trev_rb *rb, struct trev_rb_event *ev)
+{
+	if (consume_mode == C_ALL)
+		return trev_rb_consume(rb, ev, 0);
+	return trev_rb_consume_cpu(rb, fill_cpu(), ev, 0);
+}
+
 /* Consume everything there is; returns the events, adds the time to *@ns. */
 static noinline uint64_t consume_all(struct trev_rb *rb, uint64_t *ns, uint64_t *cpu,
 				    uint64_t *bad)
@@ -488,7 +512,9 @@ static noinline uint64_t consume_all(struct trev_rb *rb, uint64_t *ns, uint64_t 
 
 	t0 = now_ns();
 	c0 = cpu_ns();
-	while ((ret = trev_rb_consume(rb, &ev, 0)) == 1) {
+	if (consume_mode == C_CPU_STAGED && trev_rb_consume_cpu(rb, 0, &ev, 0) != 0)
+		die("trev_rb_consume_cpu (other CPU)", EPROTO);
+	while ((ret = consume_next(rb, &ev)) == 1) {
 		memcpy(&w, ev.data, 8);
 		sum += w + ev.ts;
 		if (ev.len != REC_LEN)
@@ -504,7 +530,7 @@ static noinline uint64_t consume_all(struct trev_rb *rb, uint64_t *ns, uint64_t 
 	return got;
 }
 
-static void consume_case(const char *name, const char *key, int buffers)
+static void consume_case(const char *name, const char *key, int buffers, enum consume_mode mode)
 {
 	struct fillers f;
 	double ns[BENCH_RUNS], evs[BENCH_RUNS], cpu[BENCH_RUNS], med_evs, med_ns, med_cpu;
@@ -512,6 +538,11 @@ static void consume_case(const char *name, const char *key, int buffers)
 
 	if (!want(key))
 		return;
+	if (mode != C_ALL && fill_cpu() < 1) {
+		printf("%-50s skipped: needs 2 CPUs\n", name);
+		return;
+	}
+	consume_mode = mode;
 	fillers_start(&f, buffers);
 	fillers_fill(&f);		/* warm-up: buffers made, pages touched */
 	consume_all(f.rb, &dummy, &dummy_cpu, &bad);
@@ -699,8 +730,11 @@ int main(void)
 
 	printf("\n%-50s %13s %8s %5s %6s  %s\n", "reader (pre-filled, reads timed)", "events/s",
 	       "ns/event", "cpu%", "spread", "key / notes");
-	consume_case("trev_rb_consume, 1 buffer", "consume-1", 1);
-	consume_case("trev_rb_consume, 2 buffers", "consume-2", 2);
+	consume_case("trev_rb_consume, 1 buffer", "consume-1", 1, C_ALL);
+	consume_case("trev_rb_consume, 2 buffers", "consume-2", 2, C_ALL);
+	consume_case("trev_rb_consume_cpu, 2 buffers, nothing staged", "consume-cpu-2", 2, C_CPU);
+	consume_case("trev_rb_consume_cpu, 1 buffer, all staged first", "consume-cpu-staged", 1,
+		     C_CPU_STAGED);
 	printf("\n");
 	read_page_case("trev_rb_read_page, 1 buffer", "read-page-1", 1);
 	read_page_case("trev_rb_read_page, 2 buffers", "read-page-2", 2);

@@ -154,12 +154,16 @@ TREV_API int trev_clock_from_name(const char *name);
 /* The buffer's clock now, in its units. Context: any, signal-safe. */
 TREV_API uint64_t trev_rb_clock_now(struct trev_rb *rb);
 
-/* Discard every event in every buffer and zero the counters (echo > trace). */
+/* Discard every event in every buffer and in the staging queues of the
+ * per-CPU readers, and zero the counters (echo > trace). */
 TREV_API int trev_rb_reset(struct trev_rb *rb);
 
 /*
  * trev_rb_consume() - read and remove the oldest event of all buffers
  * @ev: receives the event; ev->data stays valid until the next call
+ *
+ * Events that per-CPU readers staged are merged by time stamp; losses a
+ * staging queue noted go in ev->lost of the next event of that CPU.
  * @timeout_ms: 0 = do not wait, -1 = wait for ever, else wait that long
  *
  * Context: any thread; consuming readers are serialised.
@@ -169,7 +173,7 @@ TREV_API int trev_rb_reset(struct trev_rb *rb);
 TREV_API int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms);
 
 /*
- * trev_rb_wait() - block until some buffer has unread data
+ * trev_rb_wait() - block until some buffer or staging queue has unread data
  * Return: 1 when data is there, 0 on time-out, -EINTR when woken.
  */
 TREV_API int trev_rb_wait(struct trev_rb *rb, int timeout_ms);
@@ -184,10 +188,85 @@ TREV_API void trev_rb_wake_readers(struct trev_rb *rb);
  * @buffer: if not NULL, receives the id of the buffer the page came from
  *
  * A partly consumed or still growing page is returned as a new page holding
- * what is left, as the kernel's ring_buffer_read_page() does.
+ * what is left, as the kernel's ring_buffer_read_page() does. Pages of
+ * events a per-CPU reader staged (see trev_rb_consume_cpu()) are handed out
+ * too, when their first event is the oldest; *@buffer is TREV_RB_STAGED for
+ * them. Losses noted in staging go in the lost count of the next page.
  * Return: 1 with a page, 0 when nothing is unread, or a negative errno.
  */
 TREV_API int trev_rb_read_page(struct trev_rb *rb, void *page, unsigned int *buffer);
+
+/* trev_rb_read_page()'s buffer id of a page of staged events (one CPU's). */
+#define TREV_RB_STAGED		(~0u)
+
+/*
+ * Per-CPU views (the kernel's per_cpu/cpuN/ files). The buffers are per
+ * thread, so a consuming reader of CPU N takes the globally oldest event of
+ * all buffers, returns it if it ran on CPU N, and otherwise moves it into a
+ * private staging queue of its CPU, where the readers of that CPU (and all
+ * other readers) find it. Each CPU's stream stays in time order. A staging
+ * queue holds at most trev_rb_size_kb() of pages; when it is full, overwrite
+ * mode drops its oldest page and discard mode the new event, and either
+ * loss is reported like any other: in ev.lost, in the page's lost count and
+ * in trev_rb_cpu_stats(). Events on CPUs numbered trev_rb_nr_cpus() or
+ * higher (hot-plugged later) are shown in view cpu % trev_rb_nr_cpus().
+ * docs/ring-buffer.md has the details.
+ */
+
+/*
+ * trev_rb_nr_cpus() - number of CPU views
+ *
+ * sysconf(_SC_NPROCESSORS_CONF) when @rb was made, at least 1.
+ * Context: any thread.
+ * Return: the number of CPUs, or -EINVAL when @rb is NULL.
+ */
+TREV_API int trev_rb_nr_cpus(const struct trev_rb *rb);
+
+/*
+ * trev_rb_consume_cpu() - read and remove the oldest event of one CPU
+ * @cpu: 0 .. trev_rb_nr_cpus() - 1
+ * @ev: receives the event; ev->data is a copy that stays valid until the
+ *      next trev_rb_consume_cpu() call for the same @cpu; ev->lost counts
+ *      the events lost just before it in this CPU's stream (losses of its
+ *      buffer, which go with the next event of that buffer, and losses of
+ *      the CPU's staging queue)
+ * @timeout_ms: 0 = do not wait, -1 = wait for ever, else wait that long
+ *
+ * Other CPUs' events met on the way are staged for their readers.
+ * Context: any thread; consuming readers are serialised (one reader per CPU
+ * may run in parallel with the others, each is briefly under one lock).
+ * Return: 1 with an event, 0 when none arrived in time, -EINTR when
+ * trev_rb_wake_readers() was called, -EINVAL for a bad @cpu, or a negative
+ * errno.
+ */
+TREV_API int trev_rb_consume_cpu(struct trev_rb *rb, int cpu, struct trev_rb_event *ev,
+				 int timeout_ms);
+
+/*
+ * trev_rb_read_page_cpu() - consume one page of one CPU's events
+ * @page: TREV_RB_PAGE_SIZE bytes; receives a page in the kernel format
+ *        holding only events of @cpu, with the lost-events flags and count
+ *        (FORMATS.md §5) where events of that CPU were lost before it
+ *
+ * Other CPUs' events met on the way are staged. The page is as full as the
+ * unread data allows (trace_pipe_raw).
+ * Context: any thread; consuming readers are serialised.
+ * Return: 1 with a page, 0 when @cpu has nothing unread, -EINVAL for a bad
+ * @cpu, or a negative errno.
+ */
+TREV_API int trev_rb_read_page_cpu(struct trev_rb *rb, int cpu, void *page);
+
+/*
+ * trev_rb_wait_cpu() - block until one CPU has unread data
+ *
+ * Exact, not "maybe": to find out, it stages other CPUs' events that are
+ * older than the next event of @cpu, as a read would. It returns as soon as
+ * an event of @cpu is staged or heads a buffer.
+ * Context: any thread.
+ * Return: 1 when @cpu has unread data, 0 on time-out, -EINTR when woken by
+ * trev_rb_wake_readers(), -EINVAL for a bad @cpu.
+ */
+TREV_API int trev_rb_wait_cpu(struct trev_rb *rb, int cpu, int timeout_ms);
 
 /*
  * A non-consuming iterator (the `trace` file): shows what is unread at the
@@ -201,11 +280,58 @@ TREV_API int trev_rb_iter_next(struct trev_rb_iter *it, struct trev_rb_event *ev
 TREV_API void trev_rb_iter_finish(struct trev_rb_iter *it);
 
 /*
+ * trev_rb_iter_start_cpu() - the iterator restricted to one CPU
+ * @cpu: 0 .. trev_rb_nr_cpus() - 1, or -1 for all (trev_rb_iter_start())
+ *
+ * Shows the CPU's staged events and its events still in the buffers,
+ * merged by time (per_cpu/cpuN/trace).
+ * Context: any thread.
+ * Return: the iterator, or NULL with errno set (EINVAL for a bad @cpu,
+ * ENOMEM).
+ */
+TREV_API struct trev_rb_iter *trev_rb_iter_start_cpu(struct trev_rb *rb, int cpu);
+
+/*
  * trev_rb_buffers() - ids of the per-thread buffers that exist now
  * Return: the number of buffers (may exceed @max; only @max are stored).
  */
 TREV_API int trev_rb_buffers(struct trev_rb *rb, unsigned int *ids, int max);
+/*
+ * trev_rb_buffer_stats() - the stats of one per-thread buffer
+ *
+ * Events a per-CPU reader staged have left the buffer: they count as read
+ * here, and as entries of their CPU in trev_rb_cpu_stats().
+ */
 TREV_API int trev_rb_buffer_stats(struct trev_rb *rb, unsigned int id, struct trev_rb_stats *st);
+
+/*
+ * trev_rb_cpu_stats() - the kernel's per_cpu/cpuN/stats for one CPU
+ * @st: receives, for the events of @cpu:
+ *   entries, bytes    unread events, staged or in buffers, and their record
+ *                     bytes (header and payload; no time or CPU records)
+ *   oldest_event_ts   time stamp of the oldest of them, 0 if none
+ *   now_ts            the clock now
+ *   read_events       events of @cpu consumed by any reader
+ *   overrun           events overwritten in a buffer, attributed to the CPU
+ *                     of the first event after them in that buffer, plus
+ *                     staged events of @cpu dropped to make room (overwrite)
+ *   commit_overrun    writer refusals (nested writes wrapped the buffer) on
+ *                     @cpu: the CPU the writer was on when it refused
+ *   dropped_events    other writer refusals on @cpu (buffer full, recursion,
+ *                     paused), plus events of @cpu a full staging queue
+ *                     refused (discard mode)
+ *   written           entries + read_events + overrun + events the staging
+ *                     queue refused: the events of @cpu that got this far
+ *   tid, alive, size_kb, comm  0 / empty
+ *
+ * entries, bytes, oldest_event_ts and read_events are exact when no writer
+ * or reader runs meanwhile. Events refused because no buffer could be made
+ * (trev_rb_nobuf_dropped()) and unread events of recycled buffers
+ * (trev_rb_recycled_lost()) are not attributed to a CPU.
+ * Context: any thread (walks the unread data: not for a hot loop).
+ * Return: 0, -EINVAL for a bad @cpu, or a negative errno.
+ */
+TREV_API int trev_rb_cpu_stats(struct trev_rb *rb, int cpu, struct trev_rb_stats *st);
 
 /* Events refused because no buffer could be made (memory cap reached). */
 TREV_API uint64_t trev_rb_nobuf_dropped(const struct trev_rb *rb);

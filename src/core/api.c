@@ -5,6 +5,7 @@
  * trace_options, events/.../format, printk_formats).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,83 +55,38 @@ int trev_trace_print(FILE *out)
 	return tr ? trev__trace_print(tr, out) : -ENOMEM;
 }
 
-static struct trev_trace_iter *pipe_iter;
+/* trev_trace_pipe_read() reads one trace_pipe file of the tree, opened on first use. */
+static struct trev_file *pipe_file;
 static pthread_mutex_t pipe_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* comm for trace_pipe: the buffer's recorded name, else "<...>". */
-static void pipe_comm(struct trev_rb *rb, const struct trev_rb_event *ev, char comm[17])
-{
-	struct trev_rb_stats st;
-
-	strcpy(comm, "<...>");
-	if (trev_rb_buffer_stats(rb, ev->buffer, &st) == 0 && st.comm[0]) {
-		memcpy(comm, st.comm, 16);
-		comm[16] = '\0';
-	}
-}
 
 ssize_t trev_trace_pipe_read(char *buf, size_t len, int timeout_ms)
 {
-	struct trev_trace_array *tr = trev__top_instance();
-	struct trev_rb_event ev;
-	size_t used = 0;
-	char comm[17];
-	int ret;
+	ssize_t ret;
 
-	if (!tr)
-		return -ENOMEM;
 	pthread_mutex_lock(&pipe_lock);
-	if (!pipe_iter)
-		pipe_iter = calloc(1, sizeof(*pipe_iter));
-	if (!pipe_iter) {
-		pthread_mutex_unlock(&pipe_lock);
-		return -ENOMEM;
-	}
-	/*
-	 * A line already formatted but not yet returned (it did not fit the
-	 * caller's buffer last time) goes first, as trace_pipe keeps it.
-	 */
-	for (;;) {
-		struct trev_seq *s = &pipe_iter->seq;
-
-		if (s->len) {
-			if (s->len > len - used) {
-				if (used == 0 && s->len > len) {
-					/* Cannot fit at all: hand out what fits. */
-					memcpy(buf, s->buffer, len);
-					memmove(s->buffer, s->buffer + len, s->len - len + 1);
-					s->len -= len;
-					used = len;
-				}
-				break;
-			}
-			memcpy(buf + used, s->buffer, s->len);
-			used += s->len;
-			s->len = 0;
+	if (!pipe_file) {
+		ret = trev_file_open("trace_pipe", O_RDONLY | O_NONBLOCK, &pipe_file);
+		if (ret) {
+			pthread_mutex_unlock(&pipe_lock);
+			return ret;
 		}
-		ret = trev_rb_consume(tr->rb, &ev, used ? 0 : timeout_ms);
-		if (ret <= 0) {
-			if (used == 0 && ret < 0) {
-				pthread_mutex_unlock(&pipe_lock);
-				return ret;
-			}
-			break;
-		}
-		pipe_comm(tr->rb, &ev, comm);
-		trev__events_read_lock();
-		trev__print_line(tr, pipe_iter, &ev, comm);
-		trev__events_read_unlock();
 	}
 	pthread_mutex_unlock(&pipe_lock);
-	return (ssize_t)used;
+	ret = trev_file_read(pipe_file, buf, len);
+	if (ret == -EAGAIN && timeout_ms != 0) {
+		ret = trev_file_poll(pipe_file, timeout_ms);
+		if (ret > 0)
+			ret = trev_file_read(pipe_file, buf, len);
+	}
+	return ret == -EAGAIN ? 0 : ret;
 }
 
 void trev_trace_pipe_wake(void)
 {
-	struct trev_trace_array *tr = trev__top_instance_if_made();
-
-	if (tr)
-		trev_rb_wake_readers(tr->rb);
+	pthread_mutex_lock(&pipe_lock);
+	if (pipe_file)
+		trev_file_wake(pipe_file);
+	pthread_mutex_unlock(&pipe_lock);
 }
 
 int trev_trace_reset(void)
@@ -140,42 +96,9 @@ int trev_trace_reset(void)
 	return tr ? trev_rb_reset(tr->rb) : -ENOMEM;
 }
 
-static const struct {
-	const char *name;
-	unsigned long bit;
-} options[] = {
-	{ "print-parent", TREV_ITER_PRINT_PARENT },
-	{ "sym-offset", TREV_ITER_SYM_OFFSET },
-	{ "sym-addr", TREV_ITER_SYM_ADDR },
-	{ "raw", TREV_ITER_RAW },
-	{ "hex", TREV_ITER_HEX },
-	{ "bin", TREV_ITER_BIN },
-	{ "context-info", TREV_ITER_CONTEXT_INFO },
-	{ "latency-format", TREV_ITER_LATENCY_FMT },
-	{ "irq-info", TREV_ITER_IRQ_INFO },
-	{ "record-tgid", TREV_ITER_RECORD_TGID },
-};
-
 int trev_trace_option(const char *name)
 {
-	struct trev_trace_array *tr = trev__top_instance();
-	bool clear;
-
-	if (!name)
-		return -EINVAL;
-	clear = strncmp(name, "no", 2) == 0;
-	if (!tr)
-		return -ENOMEM;
-	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
-		if (strcmp(clear ? name + 2 : name, options[i].name) != 0)
-			continue;
-		if (clear)
-			tr->trace_flags &= ~options[i].bit;
-		else
-			tr->trace_flags |= options[i].bit;
-		return 0;
-	}
-	return -EINVAL;
+	return name ? trev_write("trace_options", name) : -EINVAL;
 }
 
 struct format_find {

@@ -16,5 +16,7 @@ void trev__env_apply_events(unsigned int min_id);
 void trev__env_at_exit(void);
 /* Read TREV_* at start-up. */
 void trev__env_init(void);
+/* Apply the settings that go through the tree (TREV_CLOCK, ...); again after new events. */
+void trev__env_control(void);
 
 #endif /* TREV_CORE_INTERNAL_H */

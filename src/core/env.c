@@ -2,9 +2,13 @@
 /*
  * The start-up environment: TREV_EVENTS enables events (set_event syntax,
  * comma-separated) in the program and in every object loaded later;
- * TREV_OUTPUT receives the `trace` text when the program exits.
+ * TREV_OUTPUT receives the `trace` text when the program exits;
+ * TREV_CLOCK, TREV_OPTIONS, TREV_WRITE and TREV_MOUNT go through the
+ * tracefs tree as writes would. A bad value gets one warning and is
+ * ignored; the program runs on.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +29,13 @@ static char *output_path;
 
 static bool exit_done;
 
+/* TREV_WRITE "path=value" pairs whose file does not exist yet (its events not loaded). */
+struct env_write {
+	char *path, *value;
+};
+static struct env_write *pending;
+static int nr_pending;
+
 static void env_at_exit(void)
 {
 	FILE *out;
@@ -42,6 +53,9 @@ static void env_at_exit(void)
 		if (!terms[i].matched)
 			trev__log(TREV_LOG_WARN, "TREV_EVENTS: '%s' matched no event\n",
 				  terms[i].spec);
+	for (int i = 0; i < nr_pending; i++)
+		if (pending[i].path)
+			trev__log(TREV_LOG_WARN, "TREV_WRITE: %s: no such file\n", pending[i].path);
 	if (!output_path)
 		return;
 	tr = trev__top_instance();
@@ -107,8 +121,114 @@ void trev__env_init(void)
  */
 void trev__env_at_exit(void)
 {
-	if (nr_terms || output_path)
+	if (nr_terms || output_path || nr_pending)
 		atexit(env_at_exit);
+}
+
+static void env_warn_write(const char *var, const char *path, const char *value, int err)
+{
+	trev__log(TREV_LOG_WARN, "%s: '%s' to %s refused: %s (ignored)\n", var, value, path,
+		  strerror(-err));
+}
+
+/* Each TREV_WRITE pair; those whose file does not exist yet wait for more events. */
+static void env_parse_writes(const char *spec)
+{
+	char *copy = strdup(spec), *save = NULL;
+
+	for (char *t = copy ? strtok_r(copy, ";", &save) : NULL; t; t = strtok_r(NULL, ";", &save)) {
+		char *eq = strchr(t, '=');
+		struct env_write *n;
+
+		t += strspn(t, " \t\n");
+		if (!*t)
+			continue;
+		if (!eq) {
+			trev__log(TREV_LOG_WARN, "TREV_WRITE: '%s' is not path=value (ignored)\n", t);
+			continue;
+		}
+		*eq = '\0';
+		n = realloc(pending, (size_t)(nr_pending + 1) * sizeof(*n));
+		if (!n)
+			break;
+		pending = n;
+		pending[nr_pending].path = strdup(t);
+		pending[nr_pending].value = strdup(eq + 1);
+		nr_pending++;
+	}
+	free(copy);
+}
+
+/* Apply the TREV_WRITE pairs still waiting, in order. Context: env_lock held. */
+static void env_apply_writes(void)
+{
+	for (int i = 0; i < nr_pending; i++) {
+		struct env_write *w = &pending[i];
+		int ret;
+
+		if (!w->path)
+			continue;
+		ret = trev_write(w->path, w->value);
+		if (ret == -ENOENT)
+			continue;
+		if (ret)
+			env_warn_write("TREV_WRITE", w->path, w->value, ret);
+		free(w->path);
+		free(w->value);
+		w->path = w->value = NULL;
+	}
+}
+
+static atomic_bool control_done;
+
+/*
+ * The settings that go through the tree. Runs once, after the library's
+ * start-up (the tree needs it), and TREV_WRITE again each time an object
+ * brings new events.
+ */
+void trev__env_control(void)
+{
+	const char *clock = getenv("TREV_CLOCK");
+	const char *options = getenv("TREV_OPTIONS");
+	const char *kb = getenv("TREV_BUFFER_KB");
+	const char *writes = getenv("TREV_WRITE");
+	const char *mount = getenv("TREV_MOUNT");
+	int ret;
+
+	pthread_mutex_lock(&env_lock);
+	if (atomic_exchange(&control_done, true)) {
+		env_apply_writes();
+		pthread_mutex_unlock(&env_lock);
+		return;
+	}
+	if (kb && *kb) {
+		char *end;
+		unsigned long v = strtoul(kb, &end, 10);
+
+		if (*end || v == 0 || kb[0] == '-')
+			trev__log(TREV_LOG_WARN, "TREV_BUFFER_KB: '%s' is not a size in KiB (ignored)\n",
+				  kb);
+	}
+	if (clock && *clock && (ret = trev_write("trace_clock", clock)))
+		env_warn_write("TREV_CLOCK", "trace_clock", clock, ret);
+	if (options && *options) {
+		char *copy = strdup(options), *save = NULL;
+
+		for (char *t = copy ? strtok_r(copy, ", ", &save) : NULL; t;
+		     t = strtok_r(NULL, ", ", &save))
+			if ((ret = trev_write("trace_options", t)))
+				env_warn_write("TREV_OPTIONS", "trace_options", t, ret);
+		free(copy);
+	}
+	if (writes && *writes) {
+		env_parse_writes(writes);
+		env_apply_writes();
+	}
+	pthread_mutex_unlock(&env_lock);
+	if (mount && *mount && (ret = trev_mount(mount)))
+		trev__log(TREV_LOG_WARN, "TREV_MOUNT: cannot mount the tree at %s: %s (ignored)\n",
+			  mount, strerror(-ret));
+	trev__env_at_exit();
 }
 
 void trev__env_apply_events(unsigned int min_id)

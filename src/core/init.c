@@ -22,4 +22,5 @@ void trev__library_init(void)
 static void __attribute__((constructor)) trev_constructor(void)
 {
 	trev__library_init();
+	trev__env_control();
 }

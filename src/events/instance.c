@@ -21,6 +21,8 @@
 #define _LGPL_SOURCE
 #include <urcu-bp.h>
 
+#include <trev/tracepoint.h>
+
 #include "core/core_internal.h"
 #include "events/events_internal.h"
 
@@ -178,8 +180,8 @@ struct trev_event_file *trev__event_file(struct trev_trace_array *tr,
 	if (!rt)
 		return NULL;
 	if (tr == &top) {
-		if (!rt->file.tr)
-			rt->file.tr = tr;
+		if (!__atomic_load_n(&rt->file.tr, __ATOMIC_RELAXED))
+			__atomic_store_n(&rt->file.tr, tr, __ATOMIC_RELAXED);
 		return &rt->file;
 	}
 	if (call->id < tr->nr_files && tr->files[call->id])
@@ -254,6 +256,7 @@ int trev__snapshot_take(struct trev_trace_array *tr)
 	pthread_rwlock_unlock(&tr->buf_lock);
 	/* Writers that loaded the old pointer finish before anyone reads it as a snapshot. */
 	urcu_bp_synchronize_rcu();
+	trev_tsan_acquire(tr);
 	return 0;
 }
 
@@ -265,6 +268,7 @@ int trev__snapshot_free(struct trev_trace_array *tr)
 		return 0;
 	tr->snapshot = NULL;
 	urcu_bp_synchronize_rcu();
+	trev_tsan_acquire(tr);
 	trev_rb_destroy(snap);
 	return 0;
 }

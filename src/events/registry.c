@@ -245,6 +245,7 @@ void trev_events_register_module(struct trev_event_call *const *start,
 	pthread_rwlock_unlock(&events_lock);
 	/* Start-up enables (TREV_EVENTS) apply to objects loaded later too. */
 	trev__env_apply_events(first_id);
+	trev__env_control();
 	trev__env_at_exit();
 	return;
 
@@ -306,7 +307,8 @@ static int ev_enable_locked(struct trev_event_file *file, bool enable)
 		}
 		ret = trev_tracepoint_probe_unregister(call->tp, call->klass->probe, file);
 		if (ret == 0)
-			atomic_fetch_and(&file->flags, ~TREV_FILE_FL_ENABLED);
+			atomic_fetch_and(&file->flags,
+					 ~(TREV_FILE_FL_ENABLED | TREV_FILE_FL_SOFT_DISABLED));
 	}
 	if (enable && ret == 0)
 		atomic_fetch_and(&file->flags, ~TREV_FILE_FL_SOFT_DISABLED);

@@ -127,8 +127,8 @@ static void *printk_reserve(struct trev_trace_array *tr, struct trev_event_call 
 	struct trev_event_rt *rt = trev__event_rt(call);
 	void *rec;
 
-	if (!rt->file.tr)
-		rt->file.tr = tr;
+	if (!__atomic_load_n(&rt->file.tr, __ATOMIC_RELAXED))
+		__atomic_store_n(&rt->file.tr, tr, __ATOMIC_RELAXED);
 	urcu_bp_read_lock();
 	rec = trev_event_buffer_reserve(fb, &rt->file, len);
 	if (!rec)

@@ -294,13 +294,18 @@ static void out_snapshot_help(bool allocated, FILE *out)
 	      "#                       is not a '0' or '1')\n", out);
 }
 
-static void out_header(struct trev_trace_array *tr, struct trev_rb *rb, unsigned int what,
-		       FILE *out)
+static void out_header(struct trev_trace_array *tr, struct trev_rb *rb, int cpu,
+		       unsigned int what, FILE *out)
 {
 	unsigned long long entries = 0, written = 0;
 	unsigned int ids[1024];
-	int n = rb ? trev_rb_buffers(rb, ids, 1024) : 0;
+	int n = rb && cpu < 0 ? trev_rb_buffers(rb, ids, 1024) : 0;
+	struct trev_rb_stats cst;
 
+	if (rb && cpu >= 0 && trev_rb_cpu_stats(rb, cpu, &cst) == 0) {
+		entries = cst.entries;
+		written = cst.written;
+	}
 	for (int i = 0; i < n && i < 1024; i++) {
 		struct trev_rb_stats st;
 
@@ -353,24 +358,22 @@ int trev__trace_print_rb(struct trev_trace_array *tr, struct trev_rb *rb, int cp
 
 	if (!rb) {
 		if (!(tr->trace_flags & (TREV_ITER_RAW | TREV_ITER_HEX | TREV_ITER_BIN)))
-			out_header(tr, NULL, what, out);
+			out_header(tr, NULL, cpu, what, out);
 		return 0;
 	}
 	iter = malloc(sizeof(*iter));
 	if (!iter)
 		return -ENOMEM;
-	it = trev_rb_iter_start(rb);
+	it = trev_rb_iter_start_cpu(rb, cpu);
 	if (!it) {
 		free(iter);
 		return -ENOMEM;
 	}
 	if (!(tr->trace_flags & (TREV_ITER_RAW | TREV_ITER_HEX | TREV_ITER_BIN)))
-		out_header(tr, rb, what, out);
+		out_header(tr, rb, cpu, what, out);
 	/* The registry lock is held in batches: events may come and go between them. */
 	trev__events_read_lock();
 	for (unsigned int n = 1; (ret = trev_rb_iter_next(it, &ev)) > 0; n++) {
-		if (cpu >= 0 && ev.cpu != cpu)
-			continue;
 		trev__print_line(tr, iter, &ev, comm_lookup(&cc, ev.buffer, ev.tid));
 		fwrite(iter->seq.buffer, 1, iter->seq.len, out);
 		if (n % 256 == 0) {

@@ -77,7 +77,7 @@
 #define rb_cold			__attribute__((noinline, cold))
 
 #define RB_MAGIC		0x62727674u	/* "tvrb" */
-#define RB_VERSION		1u
+#define RB_VERSION		2u
 #define RB_MAX_BUFFERS		1024u	/* per-thread buffers per trev_rb */
 #define RB_MAX_SETS		64u	/* trev_rb objects alive at once */
 #define RB_MAX_NEST		8u	/* nested writers per thread */
@@ -101,6 +101,7 @@ struct rb_slot {
 	uint32_t cpu;		/* CPU at the start of the page */
 	uint32_t entries;	/* entries on it, set when the writer leaves it */
 	uint32_t padded;	/* of which discarded (turned into padding) */
+	uint32_t cpu_marks;	/* CPU markers on it (the writer's slow path) */
 };
 
 /* One outstanding reservation of a nesting level. */
@@ -204,6 +205,56 @@ struct rb_cursor {
 	struct rb_slot meta;	/* its slot metadata at copy time */
 };
 
+/*
+ * Per-CPU views (rb_stage.c has the design): a queue of staged pages per
+ * CPU, process-private, under read_lock.
+ */
+#define RB_STAGE_MAX_EVENTS	(RB_DATA_SIZE / 8u)	/* smallest record: 8 bytes */
+/* Staged pages keep room for a lost-event count, as the writer's pages do. */
+#define RB_STAGE_LIMIT		(RB_DATA_SIZE - 8u)
+
+/* What a staged event keeps beside its page. */
+struct rb_smeta {
+	int32_t tid;		/* thread that wrote it */
+	uint16_t buffer;	/* id of the per-thread buffer it came from */
+	uint16_t cpu;		/* CPU it ran on (the view, unless >= nr_cpus) */
+};
+
+/* One staged page: a kernel-format page of one CPU's events. */
+struct rb_spage {
+	struct rb_spage *next;	/* newer page, NULL for the tail */
+	uint32_t size;		/* data bytes written */
+	uint32_t nr;		/* events on it */
+	uint32_t rd;		/* of which consumed */
+	uint32_t rd_off;	/* offset of the next unread record */
+	uint64_t rd_ts;		/* time stamp before the record at rd_off */
+	uint64_t last_ts;	/* time stamp of the last record */
+	uint64_t lost;		/* events lost before its first unread event */
+	struct rb_smeta meta[RB_STAGE_MAX_EVENTS]; /* per event, in page order */
+	uint8_t page[RB_PAGE_SIZE]; /* header (filled when handed out) and data */
+};
+
+/* The staging queue and counters of one CPU view. */
+struct rb_stage {
+	struct rb_spage *head;	/* oldest page, NULL when empty */
+	struct rb_spage *tail;	/* newest page */
+	uint32_t nr_pages;	/* pages queued */
+	uint64_t entries;	/* unread events queued */
+	uint64_t pending;	/* lost events not reported yet: they go with the
+				 * next event of this CPU, staged or not */
+	uint64_t overrun;	/* staged events dropped to make room (overwrite) */
+	uint64_t dropped;	/* events refused by a full queue (discard) */
+	uint64_t buf_overrun;	/* buffer overruns attributed to this CPU */
+	uint64_t read_events;	/* events of this CPU consumed, by any reader */
+	uint8_t *out;		/* payload copy for trev_rb_consume_cpu() */
+};
+
+/* Writer refusals by the CPU the writer was on; one cache line each. */
+struct rb_cpu_lost {
+	alignas(64) _Atomic uint64_t dropped; /* refused: full, recursion, paused */
+	_Atomic uint64_t commit_overrun; /* refused: nested writes wrapped */
+};
+
 struct trev_rb {
 	struct rb_region *hdr;	/* the mapped region */
 	uint8_t *base;		/* == (uint8_t *)hdr */
@@ -220,6 +271,13 @@ struct trev_rb {
 	pthread_mutex_t read_lock; /* serialises consumers and control */
 	struct rb_cursor cursor[RB_MAX_BUFFERS];
 	_Atomic uint32_t wake_all; /* bumped by trev_rb_wake_readers */
+	int nr_cpus;		/* CPU views (sysconf(_SC_NPROCESSORS_CONF)) */
+	struct rb_stage *stage;	/* [nr_cpus], under read_lock */
+	struct rb_spage *stage_free; /* pages to reuse, under read_lock */
+	uint32_t stage_nr_free;	/* pages on it */
+	uint8_t *stage_out;	/* payload copy of staged events for trev_rb_consume() */
+	struct rb_cpu_lost *cpu_lost; /* [nr_cpus], written by refusing writers */
+	_Atomic uint32_t sleepers; /* readers asleep that staging must wake */
 	struct {		/* settings kept across fork() */
 		uint32_t nr_pages, size_pages, cap_pages, record_on;
 		int overwrite, clock;
@@ -295,6 +353,32 @@ void trev__rb_free_run(struct trev_rb *rb, uint32_t first, uint32_t nr);
 void trev__rb_wake(struct trev_rb *rb);
 void trev__rb_cursor_sync(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor *c);
 void trev__membarrier(void);
+
+/* The CPU view an event of @cpu belongs to. */
+static inline int rb_view(const struct trev_rb *rb, uint32_t cpu)
+{
+	return cpu < (uint32_t)rb->nr_cpus ? (int)cpu : (int)(cpu % (uint32_t)rb->nr_cpus);
+}
+
+/* Staging queues (rb_stage.c); every call but init/fini under read_lock. */
+int trev__rb_stage_init(struct trev_rb *rb);
+void trev__rb_stage_fini(struct trev_rb *rb);
+void trev__rb_stage_clear(struct trev_rb *rb, bool may_free);
+void trev__rb_stage_push(struct trev_rb *rb, const struct rb_rec *r, uint64_t lost,
+			 uint32_t cpu, uint32_t buffer, int32_t tid);
+bool trev__rb_stage_peek(struct trev_rb *rb, int view, struct rb_rec *r);
+void trev__rb_stage_pop(struct trev_rb *rb, int view, struct trev_rb_event *ev, uint8_t *out);
+void trev__rb_stage_take_page(struct trev_rb *rb, int view, uint8_t *page);
+
+/* A private copy of staged pages, for the iterator. */
+struct rb_stage_snap {
+	struct rb_spage *head;	/* copies, oldest first */
+	int view;		/* their CPU view */
+};
+int trev__rb_stage_snap(struct trev_rb *rb, int view, struct rb_stage_snap *snap);
+bool trev__rb_stage_snap_peek(struct rb_stage_snap *snap, struct rb_rec *r);
+void trev__rb_stage_snap_next(struct rb_stage_snap *snap, struct trev_rb_event *ev);
+void trev__rb_stage_snap_free(struct rb_stage_snap *snap);
 int trev__gettid(void);
 
 #endif /* TREV_RB_INTERNAL_H */

@@ -5,7 +5,9 @@
  * (trace) and per-buffer statistics.
  *
  * Every reader works on private copies of pages, taken with the slot
- * seqlock (rb_internal.h), so writers never wait for a reader.
+ * seqlock (rb_internal.h), so writers never wait for a reader. The per-CPU
+ * readers (per_cpu/cpuN/) move other CPUs' events into staging queues as
+ * they go; rb_stage.c has that design.
  */
 #include <errno.h>
 #include <sched.h>
@@ -310,10 +312,31 @@ static int rb_peek_buffer(struct trev_rb *rb, uint32_t i, struct rb_rec *r)
 		return 0;
 	trev__rb_cursor_sync(rb, d, c);
 	ret = rb_pos_peek(rb, d, c, &c->pos, r, RB_SEQ_NONE, 0, &skipped);
-	if (skipped)
+	if (skipped) {
 		rb_local_add(&d->overrun, skipped);
+		/* Per CPU: the CPU of the first event after the hole. */
+		rb->stage[rb_view(rb, c->pos.cpu)].buf_overrun += skipped;
+	}
 	rb_publish_read(d, &c->pos);
 	return ret;
+}
+
+/*
+ * The staging queue whose head event is oldest (ties: the lower CPU), or
+ * -1 when every queue is empty; under read_lock.
+ */
+static int rb_oldest_staged(struct trev_rb *rb, struct rb_rec *r)
+{
+	int best = -1;
+	struct rb_rec sr;
+
+	for (int i = 0; i < rb->nr_cpus; i++) {
+		if (trev__rb_stage_peek(rb, i, &sr) && (best < 0 || sr.ts < r->ts)) {
+			best = i;
+			*r = sr;
+		}
+	}
+	return best;
 }
 
 /*
@@ -376,42 +399,74 @@ static int64_t rb_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Is there something for a reader of @cpu (-1: any CPU) to look at? */
+static bool rb_has_data(struct trev_rb *rb, int cpu)
+{
+	struct rb_rec r;
+	uint64_t in_flight;
+	int id;
+
+	if (cpu >= 0 ? rb->stage[cpu].head != NULL : rb_oldest_staged(rb, &r) >= 0)
+		return true;
+	return rb_peek_oldest(rb, &r, &id, &in_flight) != 0;
+}
+
 /*
- * Sleep until a writer commits, @deadline_ms passes (-1: never) or the
- * readers are woken. Return: 0 to look again, -ETIMEDOUT, -EINTR.
+ * Sleep until a writer commits, a reader stages events, @deadline_ms passes
+ * (-1: never) or the readers are woken. @cpu: the view the caller reads,
+ * -1 for all. Return: 0 to look again, -ETIMEDOUT, -EINTR.
+ *
+ * Writers wake sleepers through hdr->waiters (rb_internal.h). A reader that
+ * stages events wakes them through rb->sleepers: a sleeper counts itself
+ * before it looks at the queues under read_lock, and a stager looks at the
+ * count after it unlocked, so either the sleeper saw the staged events or
+ * the stager sees the sleeper and bumps wake_seq, which makes the futex
+ * wait return.
  */
-static int rb_sleep(struct trev_rb *rb, int64_t deadline_ms, uint32_t wake_all)
+static int rb_sleep(struct trev_rb *rb, int cpu, int64_t deadline_ms, uint32_t wake_all)
 {
 	struct rb_region *hdr = rb->hdr;
 	uint32_t seq = atomic_load_explicit(&hdr->wake_seq, memory_order_acquire);
 	struct timespec rel, *tsp = NULL;
-	struct rb_rec r;
-	uint64_t in_flight;
-	int id, ret;
+	int ret = 0;
+	bool data;
 
+	atomic_fetch_add(&rb->sleepers, 1);
 	atomic_store_explicit(&hdr->waiters, 1, memory_order_relaxed);
 	/* Pairs with the waiters check after the writers' commit stores. */
 	trev__membarrier();
 	pthread_mutex_lock(&rb->read_lock);
-	ret = rb_peek_oldest(rb, &r, &id, &in_flight);
+	data = rb_has_data(rb, cpu);
 	pthread_mutex_unlock(&rb->read_lock);
-	if (ret != 0)
-		return 0;
+	if (data)
+		goto out;
+	ret = -EINTR;
 	if (atomic_load(&rb->wake_all) != wake_all)
-		return -EINTR;
+		goto out;
 	if (deadline_ms >= 0) {
 		int64_t left = deadline_ms - rb_now_ms();
 
+		ret = -ETIMEDOUT;
 		if (left <= 0)
-			return -ETIMEDOUT;
+			goto out;
 		rel.tv_sec = left / 1000;
 		rel.tv_nsec = (left % 1000) * 1000000;
 		tsp = &rel;
 	}
 	syscall(SYS_futex, &hdr->wake_seq, FUTEX_WAIT, seq, tsp, NULL, 0);
-	if (atomic_load(&rb->wake_all) != wake_all)
-		return -EINTR;
-	return 0;
+	ret = atomic_load(&rb->wake_all) != wake_all ? -EINTR : 0;
+out:
+	atomic_fetch_sub(&rb->sleepers, 1);
+	return ret;
+}
+
+/* After staging: wake sleeping readers, one of them may read those events. */
+static void rb_wake_sleepers(struct trev_rb *rb)
+{
+	if (atomic_load(&rb->sleepers)) {
+		atomic_fetch_add_explicit(&rb->hdr->wake_seq, 1, memory_order_release);
+		syscall(SYS_futex, &rb->hdr->wake_seq, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+	}
 }
 
 void trev_rb_wake_readers(struct trev_rb *rb)
@@ -427,16 +482,17 @@ int trev_rb_wait(struct trev_rb *rb, int timeout_ms)
 	uint32_t wake_all = atomic_load(&rb->wake_all);
 
 	for (;;) {
-		struct rb_rec r;
-		uint64_t in_flight;
-		int id, ret;
+		bool data;
+		int ret;
 
 		pthread_mutex_lock(&rb->read_lock);
-		ret = rb_peek_oldest(rb, &r, &id, &in_flight);
+		data = rb_has_data(rb, -1);
 		pthread_mutex_unlock(&rb->read_lock);
-		if (ret != 0 || timeout_ms == 0)
-			return ret;
-		ret = rb_sleep(rb, deadline, wake_all);
+		if (data)
+			return 1;
+		if (timeout_ms == 0)
+			return 0;
+		ret = rb_sleep(rb, -1, deadline, wake_all);
 		if (ret == -ETIMEDOUT)
 			return 0;
 		if (ret < 0)
@@ -447,49 +503,276 @@ int trev_rb_wait(struct trev_rb *rb, int timeout_ms)
 /* ------------------------------------------------------------------ */
 /* Consuming reads                                                      */
 
+/* Waiting for a write in flight that may be older than the chosen event. */
+struct rb_settle {
+	int64_t until;		/* give up waiting then (ms) */
+	uint64_t waited_for;	/* the write waited for, 0 for none */
+	bool yield;		/* RB_PULL_AGAIN: yield before looking again */
+};
+
+/* Should the caller let write @in_flight commit before it takes an event? */
+static bool rb_settle_wait(struct rb_settle *s, uint64_t in_flight)
+{
+	int64_t now;
+
+	if (!in_flight)
+		return false;
+	now = rb_now_ms();
+	if (in_flight != s->waited_for) {
+		s->waited_for = in_flight;
+		s->until = now + rb_settle_ms;
+	}
+	return now < s->until;
+}
+
+/*
+ * Consume the head event of buffer @id, peeked into @r: fill @ev (payload
+ * in the cursor's page copy) and count it read, for the buffer and its CPU.
+ * Losses still pending in its CPU's staging queue go with it.
+ */
+static void rb_take_event(struct trev_rb *rb, int id, const struct rb_rec *r,
+			  struct trev_rb_event *ev)
+{
+	struct rb_desc *d = &rb->descs[id];
+	struct rb_cursor *c = &rb->cursor[id];
+	struct rb_stage *s = &rb->stage[rb_view(rb, c->pos.cpu)];
+
+	rb_fill_event(ev, d, (unsigned int)id, &c->pos, r);
+	ev->lost += s->pending;
+	s->pending = 0;
+	s->read_events++;
+	rb_pos_advance(&c->pos, r);
+	rb_local_add(&d->read_events, 1);
+}
+
+/* Move the head event of buffer @id, peeked into @r, to its CPU's queue. */
+static void rb_stage_event(struct trev_rb *rb, int id, const struct rb_rec *r)
+{
+	struct rb_desc *d = &rb->descs[id];
+	struct rb_cursor *c = &rb->cursor[id];
+
+	trev__rb_stage_push(rb, r, c->pos.lost, c->pos.cpu, (uint32_t)id, d->tid);
+	rb_pos_advance(&c->pos, r);
+	rb_local_add(&d->read_events, 1);
+}
+
 int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms)
 {
 	int64_t deadline = timeout_ms < 0 ? -1 : rb_now_ms() + timeout_ms;
 	uint32_t wake_all = atomic_load(&rb->wake_all);
-	int64_t settle_until = -1;
-	uint64_t waited_for = 0;
+	struct rb_settle settle = { 0 };
 
 	for (;;) {
-		struct rb_rec r;
+		struct rb_rec r, sr;
 		uint64_t in_flight = 0;
-		int id, ret;
+		int id, view, ret;
 
 		pthread_mutex_lock(&rb->read_lock);
 		ret = rb_peek_oldest(rb, &r, &id, &in_flight);
-		if (ret == 1 && in_flight) {
-			int64_t now = rb_now_ms();
-
-			if (in_flight != waited_for) {
-				waited_for = in_flight;
-				settle_until = now + rb_settle_ms;
-			}
-			if (now < settle_until) {
+		view = ret >= 0 ? rb_oldest_staged(rb, &sr) : -1;
+		if (view >= 0 && (ret == 0 || sr.ts <= r.ts)) {
+			/* Staged events left the buffers before any event still
+			 * there: no write in flight can be older. */
+			trev__rb_stage_pop(rb, view, ev, rb->stage_out);
+			ret = 1;
+		} else if (ret == 1) {
+			if (rb_settle_wait(&settle, in_flight)) {
 				pthread_mutex_unlock(&rb->read_lock);
 				sched_yield();
 				continue;
 			}
-		}
-		if (ret == 1) {
-			struct rb_desc *d = &rb->descs[id];
-			struct rb_cursor *c = &rb->cursor[id];
-
-			rb_fill_event(ev, d, (unsigned int)id, &c->pos, &r);
-			rb_pos_advance(&c->pos, &r);
-			rb_local_add(&d->read_events, 1);
+			rb_take_event(rb, id, &r, ev);
 		}
 		pthread_mutex_unlock(&rb->read_lock);
 		if (ret != 0 || timeout_ms == 0)
 			return ret;
-		ret = rb_sleep(rb, deadline, wake_all);
+		ret = rb_sleep(rb, -1, deadline, wake_all);
 		if (ret == -ETIMEDOUT)
 			return 0;
 		if (ret < 0)
 			return ret;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Per-CPU consuming reads                                              */
+
+enum {
+	RB_PULL_NONE,		/* no event of the CPU anywhere */
+	RB_PULL_STAGED,		/* the CPU's staging queue has what is asked */
+	RB_PULL_BUFFER,		/* the CPU's next event heads a buffer */
+	RB_PULL_AGAIN,		/* drop read_lock and call again */
+};
+
+/* Events staged in one hold of read_lock, so other readers get a turn. */
+#define RB_PULL_BATCH	256u
+
+/*
+ * rb_pull() - bring the next event of CPU view @cpu to the front
+ * @own: stage @cpu's own events too, until its head page is complete
+ *       (trace_pipe_raw hands out staged pages)
+ * @r, @id: with RB_PULL_BUFFER, the event and its buffer
+ * @staged: set when events were staged (the caller wakes sleepers)
+ *
+ * Takes the globally oldest events, as trev_rb_consume() does, and stages
+ * those of other CPUs. Under read_lock.
+ * Return: RB_PULL_* or a negative errno.
+ */
+static int rb_pull(struct trev_rb *rb, int cpu, bool own, struct rb_rec *r, int *id,
+		   struct rb_settle *settle, bool *staged)
+{
+	struct rb_stage *s = &rb->stage[cpu];
+
+	for (unsigned int n = 0;; n++) {
+		uint64_t in_flight = 0;
+		int ret;
+
+		if (s->head && (!own || s->nr_pages > 1))
+			return RB_PULL_STAGED;
+		if (n == RB_PULL_BATCH) {
+			settle->yield = false;
+			return RB_PULL_AGAIN;
+		}
+		ret = rb_peek_oldest(rb, r, id, &in_flight);
+		if (ret < 0)
+			return ret;
+		if (ret == 0)
+			return s->head ? RB_PULL_STAGED : RB_PULL_NONE;
+		if (rb_settle_wait(settle, in_flight)) {
+			settle->yield = true;
+			return RB_PULL_AGAIN;
+		}
+		if (!own && rb_view(rb, rb->cursor[*id].pos.cpu) == cpu)
+			return RB_PULL_BUFFER;
+		rb_stage_event(rb, *id, r);
+		*staged = true;
+	}
+}
+
+static bool rb_cpu_ok(const struct trev_rb *rb, int cpu)
+{
+	return rb && cpu >= 0 && cpu < rb->nr_cpus;
+}
+
+int trev_rb_nr_cpus(const struct trev_rb *rb)
+{
+	return rb ? rb->nr_cpus : -EINVAL;
+}
+
+int trev_rb_consume_cpu(struct trev_rb *rb, int cpu, struct trev_rb_event *ev, int timeout_ms)
+{
+	int64_t deadline;
+	uint32_t wake_all;
+	struct rb_settle settle = { 0 };
+
+	if (!rb_cpu_ok(rb, cpu) || !ev)
+		return -EINVAL;
+	deadline = timeout_ms < 0 ? -1 : rb_now_ms() + timeout_ms;
+	wake_all = atomic_load(&rb->wake_all);
+	for (;;) {
+		struct rb_stage *s = &rb->stage[cpu];
+		bool staged = false;
+		struct rb_rec r;
+		int id, ret;
+
+		pthread_mutex_lock(&rb->read_lock);
+		ret = rb_pull(rb, cpu, false, &r, &id, &settle, &staged);
+		if ((ret == RB_PULL_STAGED || ret == RB_PULL_BUFFER) && !s->out) {
+			s->out = malloc(RB_PAGE_SIZE);
+			if (!s->out)
+				ret = -ENOMEM;
+		}
+		if (ret == RB_PULL_STAGED) {
+			trev__rb_stage_pop(rb, cpu, ev, s->out);
+			ret = 1;
+		} else if (ret == RB_PULL_BUFFER) {
+			/* Copied: another CPU's reader may refresh the page copy. */
+			rb_take_event(rb, id, &r, ev);
+			memcpy(s->out, ev->data, ev->len);
+			ev->data = s->out;
+			ret = 1;
+		}
+		pthread_mutex_unlock(&rb->read_lock);
+		if (staged)
+			rb_wake_sleepers(rb);
+		if (ret == RB_PULL_AGAIN) {
+			if (settle.yield)
+				sched_yield();
+			continue;
+		}
+		if (ret != 0 || timeout_ms == 0)
+			return ret;
+		ret = rb_sleep(rb, cpu, deadline, wake_all);
+		if (ret == -ETIMEDOUT)
+			return 0;
+		if (ret < 0)
+			return ret;
+	}
+}
+
+int trev_rb_wait_cpu(struct trev_rb *rb, int cpu, int timeout_ms)
+{
+	int64_t deadline;
+	uint32_t wake_all;
+	struct rb_settle settle = { 0 };
+
+	if (!rb_cpu_ok(rb, cpu))
+		return -EINVAL;
+	deadline = timeout_ms < 0 ? -1 : rb_now_ms() + timeout_ms;
+	wake_all = atomic_load(&rb->wake_all);
+	for (;;) {
+		bool staged = false;
+		struct rb_rec r;
+		int id, ret;
+
+		pthread_mutex_lock(&rb->read_lock);
+		ret = rb_pull(rb, cpu, false, &r, &id, &settle, &staged);
+		pthread_mutex_unlock(&rb->read_lock);
+		if (staged)
+			rb_wake_sleepers(rb);
+		if (ret == RB_PULL_AGAIN) {
+			if (settle.yield)
+				sched_yield();
+			continue;
+		}
+		if (ret < 0)
+			return ret;
+		if (ret != RB_PULL_NONE)
+			return 1;
+		if (timeout_ms == 0)
+			return 0;
+		ret = rb_sleep(rb, cpu, deadline, wake_all);
+		if (ret == -ETIMEDOUT)
+			return 0;
+		if (ret < 0)
+			return ret;
+	}
+}
+
+int trev_rb_read_page_cpu(struct trev_rb *rb, int cpu, void *page)
+{
+	struct rb_settle settle = { 0 };
+
+	if (!rb_cpu_ok(rb, cpu) || !page)
+		return -EINVAL;
+	for (;;) {
+		bool staged = false;
+		struct rb_rec r;
+		int id, ret;
+
+		pthread_mutex_lock(&rb->read_lock);
+		ret = rb_pull(rb, cpu, true, &r, &id, &settle, &staged);
+		if (ret == RB_PULL_STAGED) {
+			trev__rb_stage_take_page(rb, cpu, page);
+			ret = 1;
+		}
+		pthread_mutex_unlock(&rb->read_lock);
+		if (staged)
+			rb_wake_sleepers(rb);
+		if (ret != RB_PULL_AGAIN)
+			return ret;
+		if (settle.yield)
+			sched_yield();
 	}
 }
 
@@ -500,7 +783,7 @@ int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms
  * (and no lost count must go first); lost events go in the commit flags
  * and after the data.
  */
-static void rb_build_page(struct rb_cursor *c, struct rb_desc *d, uint8_t *out)
+static void rb_build_page(struct trev_rb *rb, struct rb_cursor *c, struct rb_desc *d, uint8_t *out)
 {
 	struct rb_pos *p = &c->pos;
 	uint32_t limit = RB_DATA_SIZE - (p->lost ? 8u : 0u), len = 0;
@@ -525,6 +808,7 @@ static void rb_build_page(struct rb_cursor *c, struct rb_desc *d, uint8_t *out)
 		len += r.size;
 		if (kind == RB_REC_DATA) {
 			rb_local_add(&d->read_events, 1);
+			rb->stage[rb_view(rb, p->cpu)].read_events++;
 			p->entry++;
 		} else if (kind == RB_REC_PADDING || kind == RB_REC_DISCARD) {
 			p->entry++;
@@ -544,29 +828,62 @@ static void rb_build_page(struct rb_cursor *c, struct rb_desc *d, uint8_t *out)
 	rb_put64(out + 8, commit);
 }
 
-/* Account for a page taken whole: its events are read. */
-static void rb_count_page(struct rb_cursor *c, struct rb_desc *d)
+/* Account for a page taken whole: its events are read, per CPU too. */
+static void rb_count_page(struct trev_rb *rb, struct rb_cursor *c, struct rb_desc *d)
 {
+	uint32_t cpu = c->meta.cpu, off = 0;
+	uint64_t ts = rb_get64(c->copy);
+	struct rb_rec r;
+	int kind;
+
 	c->pos.entry = c->meta.first_entry + c->meta.entries;
 	rb_local_add(&d->read_events, c->meta.entries - c->meta.padded);
+	if (!c->meta.cpu_marks) {	/* one CPU: no need to walk the page */
+		rb->stage[rb_view(rb, cpu)].read_events += c->meta.entries - c->meta.padded;
+		return;
+	}
+	while ((kind = rb_decode(c->copy + RB_PAGE_HDR, c->copy_size, off, ts, &r)) != RB_REC_END) {
+		if (kind == RB_REC_DATA)
+			rb->stage[rb_view(rb, cpu)].read_events++;
+		else if (kind == RB_REC_CPU)
+			cpu = r.cpu;
+		off += r.size;
+		ts = r.ts;
+	}
 }
 
 int trev_rb_read_page(struct trev_rb *rb, void *page, unsigned int *buffer)
 {
 	struct rb_cursor *c;
 	struct rb_desc *d;
-	struct rb_rec r;
-	uint64_t in_flight;
-	int id, ret;
+	struct rb_rec r, sr;
+	uint64_t in_flight, pending = 0;
+	int id, view, ret;
 
 	pthread_mutex_lock(&rb->read_lock);
 	ret = rb_peek_oldest(rb, &r, &id, &in_flight);
+	if (ret < 0)
+		goto out_unlock;
+	view = rb_oldest_staged(rb, &sr);
+	if (view >= 0 && (ret == 0 || sr.ts <= r.ts)) {
+		trev__rb_stage_take_page(rb, view, page);
+		if (buffer)
+			*buffer = TREV_RB_STAGED;
+		ret = 1;
+		goto out_unlock;
+	}
 	if (ret != 1)
 		goto out_unlock;
 	d = &rb->descs[id];
 	c = &rb->cursor[id];
 	if (buffer)
 		*buffer = (unsigned int)id;
+	/* Losses of staging queues not reported yet: this page carries them. */
+	for (int i = 0; i < rb->nr_cpus; i++) {
+		pending += rb->stage[i].pending;
+		rb->stage[i].pending = 0;
+	}
+	c->pos.lost += pending;
 	/* A complete page nothing was read from goes out as it is. */
 	if (c->copy_final && !c->pos.consumed && c->pos.lost == c->meta.lost) {
 		memcpy(page, c->copy, RB_PAGE_HDR + c->copy_size +
@@ -575,13 +892,13 @@ int trev_rb_read_page(struct trev_rb *rb, void *page, unsigned int *buffer)
 		       RB_DATA_SIZE - c->copy_size - (c->meta.lost ? 8u : 0u));
 		if (c->meta.lost)
 			rb_put64((uint8_t *)page + RB_PAGE_HDR + c->copy_size, c->meta.lost);
-		rb_count_page(c, d);
+		rb_count_page(rb, c, d);
 		c->pos.seq++;
 		c->pos.off = 0;
 		c->pos.lost = 0;
 		c->pos.entered = false;
 	} else {
-		rb_build_page(c, d, page);
+		rb_build_page(rb, c, d, page);
 	}
 	rb_publish_read(d, &c->pos);
 out_unlock:
@@ -603,6 +920,9 @@ struct rb_iter_buf {
 
 struct trev_rb_iter {
 	struct trev_rb *rb;
+	int cpu;		/* the CPU view shown, -1 for all */
+	int nsnap;		/* staging queue copies */
+	struct rb_stage_snap *snap; /* [nsnap] */
 	uint32_t n;
 	struct rb_iter_buf bufs[];
 };
@@ -631,15 +951,36 @@ static bool rb_commit_end(struct trev_rb *rb, struct rb_desc *d, uint64_t *seq, 
 	return false;
 }
 
-struct trev_rb_iter *trev_rb_iter_start(struct trev_rb *rb)
+struct trev_rb_iter *trev_rb_iter_start_cpu(struct trev_rb *rb, int cpu)
 {
 	struct trev_rb_iter *it;
 
+	if (!rb || cpu < -1 || cpu >= rb->nr_cpus) {
+		errno = EINVAL;
+		return NULL;
+	}
 	it = calloc(1, sizeof(*it) + RB_MAX_BUFFERS * sizeof(struct rb_iter_buf));
 	if (!it)
 		return NULL;
 	it->rb = rb;
+	it->cpu = cpu;
+	it->snap = calloc(cpu < 0 ? (size_t)rb->nr_cpus : 1, sizeof(*it->snap));
+	if (!it->snap) {
+		free(it);
+		return NULL;
+	}
 	pthread_mutex_lock(&rb->read_lock);
+	/* Staged events and buffer positions in one hold of the lock: an
+	 * event is in exactly one of the two. */
+	for (int v = cpu < 0 ? 0 : cpu; v < (cpu < 0 ? rb->nr_cpus : cpu + 1); v++) {
+		if (trev__rb_stage_snap(rb, v, &it->snap[it->nsnap]) < 0) {
+			pthread_mutex_unlock(&rb->read_lock);
+			trev_rb_iter_finish(it);
+			errno = ENOMEM;
+			return NULL;
+		}
+		it->nsnap++;
+	}
 	for (uint32_t i = 0; i < atomic_load(&rb->desc_hwm); i++) {
 		struct rb_desc *d = &rb->descs[i];
 		struct rb_iter_buf *b = &it->bufs[it->n];
@@ -659,42 +1000,71 @@ struct trev_rb_iter *trev_rb_iter_start(struct trev_rb *rb)
 	return it;
 }
 
+struct trev_rb_iter *trev_rb_iter_start(struct trev_rb *rb)
+{
+	return trev_rb_iter_start_cpu(rb, -1);
+}
+
+/* The next event of buffer @b the iterator shows; 1 with @r. */
+static int rb_iter_peek(struct trev_rb_iter *it, struct rb_iter_buf *b, struct rb_rec *r)
+{
+	struct trev_rb *rb = it->rb;
+	struct rb_desc *d = &rb->descs[b->id];
+
+	for (;;) {
+		uint64_t skipped = 0;
+		int got;
+
+		if (atomic_load_explicit(&d->gen, memory_order_acquire) != b->gen) {
+			b->done = true;	/* reset or reused meanwhile */
+			return 0;
+		}
+		got = rb_pos_peek(rb, d, &b->c, &b->c.pos, r, b->end_seq, b->end_off, &skipped);
+		if (got == 0)
+			b->done = true;
+		if (got != 1 || it->cpu < 0 || rb_view(rb, b->c.pos.cpu) == it->cpu)
+			return got;
+		rb_pos_advance(&b->c.pos, r);	/* another CPU's event */
+	}
+}
+
 int trev_rb_iter_next(struct trev_rb_iter *it, struct trev_rb_event *ev)
 {
 	struct trev_rb *rb = it->rb;
 	struct rb_iter_buf *best = NULL;
-	struct rb_rec best_rec;
-	int ret = 0;
+	struct rb_rec best_rec = { 0 }, r;
+	int best_snap = -1, ret = 0;
 
 	pthread_mutex_lock(&rb->read_lock);
 	for (uint32_t k = 0; k < it->n; k++) {
 		struct rb_iter_buf *b = &it->bufs[k];
-		struct rb_desc *d = &rb->descs[b->id];
-		uint64_t skipped = 0;
-		struct rb_rec r;
 		int got;
 
 		if (b->done)
 			continue;
-		if (atomic_load_explicit(&d->gen, memory_order_acquire) != b->gen) {
-			b->done = true;	/* reset or reused meanwhile */
-			continue;
-		}
-		got = rb_pos_peek(rb, d, &b->c, &b->c.pos, &r, b->end_seq, b->end_off, &skipped);
+		got = rb_iter_peek(it, b, &r);
 		if (got < 0) {
 			ret = got;
 			goto out_unlock;
 		}
-		if (got == 0) {
-			b->done = true;
-			continue;
-		}
-		if (!best || r.ts < best_rec.ts) {
+		if (got == 1 && (!best || r.ts < best_rec.ts)) {
 			best = b;
 			best_rec = r;
 		}
 	}
-	if (best) {
+	/* Staged events left the buffers first: they win a tie. */
+	for (int k = 0; k < it->nsnap; k++) {
+		if (!trev__rb_stage_snap_peek(&it->snap[k], &r))
+			continue;
+		if ((!best && best_snap < 0) || r.ts <= best_rec.ts) {
+			best_snap = k;
+			best_rec = r;
+		}
+	}
+	if (best_snap >= 0) {
+		trev__rb_stage_snap_next(&it->snap[best_snap], ev);
+		ret = 1;
+	} else if (best) {
 		rb_fill_event(ev, &rb->descs[best->id], best->id, &best->c.pos, &best_rec);
 		rb_pos_advance(&best->c.pos, &best_rec);
 		ret = 1;
@@ -710,6 +1080,9 @@ void trev_rb_iter_finish(struct trev_rb_iter *it)
 		return;
 	for (uint32_t k = 0; k < it->n; k++)
 		free(it->bufs[k].c.copy);
+	for (int k = 0; k < it->nsnap; k++)
+		trev__rb_stage_snap_free(&it->snap[k]);
+	free(it->snap);
 	free(it);
 }
 
@@ -735,7 +1108,7 @@ int trev_rb_buffer_stats(struct trev_rb *rb, unsigned int id, struct trev_rb_sta
 	struct rb_desc *d;
 	struct rb_cursor *c;
 	struct rb_rec r;
-	uint64_t skipped = 0, w, done, end_seq;
+	uint64_t w, done, end_seq;
 	uint32_t end_off;
 	int got;
 
@@ -749,11 +1122,7 @@ int trev_rb_buffer_stats(struct trev_rb *rb, unsigned int id, struct trev_rb_sta
 		pthread_mutex_unlock(&rb->read_lock);
 		return -ENOENT;
 	}
-	trev__rb_cursor_sync(rb, d, c);
-	got = rb_pos_peek(rb, d, c, &c->pos, &r, RB_SEQ_NONE, 0, &skipped);
-	if (skipped)
-		rb_local_add(&d->overrun, skipped);
-	rb_publish_read(d, &c->pos);
+	got = rb_peek_buffer(rb, id, &r);
 	if (got == 1)
 		st->oldest_event_ts = r.ts;
 
@@ -778,5 +1147,53 @@ int trev_rb_buffer_stats(struct trev_rb *rb, unsigned int id, struct trev_rb_sta
 	st->size_kb = d->nr_pages * (RB_PAGE_SIZE / 1024);
 	memcpy(st->comm, d->comm, sizeof(st->comm));
 	pthread_mutex_unlock(&rb->read_lock);
+	return 0;
+}
+
+int trev_rb_cpu_stats(struct trev_rb *rb, int cpu, struct trev_rb_stats *st)
+{
+	struct trev_rb_iter *it;
+	struct trev_rb_event ev;
+	struct rb_stage *s;
+	struct rb_rec r;
+	int ret;
+
+	if (!rb_cpu_ok(rb, cpu) || !st)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	/* Catch every consuming position up, so overruns are counted. */
+	pthread_mutex_lock(&rb->read_lock);
+	for (uint32_t i = 0; i < atomic_load(&rb->desc_hwm); i++) {
+		ret = rb_peek_buffer(rb, i, &r);
+		if (ret < 0) {
+			pthread_mutex_unlock(&rb->read_lock);
+			return ret;
+		}
+	}
+	pthread_mutex_unlock(&rb->read_lock);
+
+	it = trev_rb_iter_start_cpu(rb, cpu);
+	if (!it)
+		return -errno;
+	while ((ret = trev_rb_iter_next(it, &ev)) == 1) {
+		if (st->entries++ == 0)
+			st->oldest_event_ts = ev.ts;
+		st->bytes += rb_data_size(ev.len);
+	}
+	trev_rb_iter_finish(it);
+	if (ret < 0)
+		return ret;
+
+	pthread_mutex_lock(&rb->read_lock);
+	s = &rb->stage[cpu];
+	st->read_events = s->read_events;
+	st->overrun = s->buf_overrun + s->overrun;
+	st->commit_overrun = atomic_load_explicit(&rb->cpu_lost[cpu].commit_overrun,
+						  memory_order_relaxed);
+	st->dropped_events = atomic_load_explicit(&rb->cpu_lost[cpu].dropped,
+						  memory_order_relaxed) + s->dropped;
+	st->written = st->entries + st->read_events + st->overrun + s->dropped;
+	pthread_mutex_unlock(&rb->read_lock);
+	st->now_ts = trev_rb_clock_now(rb);
 	return 0;
 }

@@ -343,6 +343,7 @@ static int rb_next_page(struct trev_rb *rb, struct rb_desc *d, uint64_t ts, uint
 	slot->write_size = 0;
 	slot->entries = 0;
 	slot->padded = 0;
+	slot->cpu_marks = 0;
 	slot->cpu = cpu;
 	atomic_store_explicit(&slot->seq, next, memory_order_release);
 
@@ -357,10 +358,21 @@ static int rb_next_page(struct trev_rb *rb, struct rb_desc *d, uint64_t ts, uint
 	return 0;
 }
 
-static rb_cold void rb_refuse(struct rb_desc *d, int why)
+/*
+ * Count a refused event: in the buffer, and for the CPU the writer is on
+ * (per_cpu/cpuN/stats). The per-CPU counters are shared by every thread
+ * that runs there, so they take a locked add; refusals are the slow path.
+ */
+static rb_cold void rb_refuse(struct trev_rb *rb, struct rb_desc *d, int why)
 {
-	if (why == -EBUSY)
+	struct rb_cpu_lost *cl = &rb->cpu_lost[rb_view(rb, rb_cpu())];
+
+	if (why == -EBUSY) {
 		rb_local_add(&d->commit_overrun, 1);
+		atomic_fetch_add_explicit(&cl->commit_overrun, 1, memory_order_relaxed);
+	} else {
+		atomic_fetch_add_explicit(&cl->dropped, 1, memory_order_relaxed);
+	}
 	rb_local_add(&d->lost_total, 1);
 }
 
@@ -391,7 +403,7 @@ static rb_cold void *rb_claim_slow(struct trev_rb *rb, struct rb_desc *d, uint32
 		int err = rb_next_page(rb, d, ts, cpu);
 
 		if (err < 0) {
-			rb_refuse(d, err);
+			rb_refuse(rb, d, err);
 			return NULL;
 		}
 	}
@@ -401,6 +413,7 @@ static rb_cold void *rb_claim_slow(struct trev_rb *rb, struct rb_desc *d, uint32
 		rb_put_cpu_mark(data + off, cpu);
 		off += RB_CPU_MARK_SIZE;
 		d->cpu = cpu;
+		rb_slot_of(rb, d->tail_page)->cpu_marks++;
 	}
 	delta = ts - d->last_ts;
 	if (delta > RB_DELTA_MAX) {
@@ -527,7 +540,7 @@ void *trev_rb_reserve(struct trev_rb *rb, uint32_t len)
 		/* Paused: the pausing thread may already be rewriting the tail, so
 		 * only step out; anything a handler committed meanwhile is in the
 		 * tail and goes out with the next outermost commit. */
-		rb_refuse(d, -ENOSPC);
+		rb_refuse(rb, d, -ENOSPC);
 		atomic_store_explicit(&d->nesting, n, memory_order_release);
 		return NULL;
 	}
@@ -739,6 +752,7 @@ int trev_rb_reset(struct trev_rb *rb)
 	}
 	atomic_store(&rb->hdr->nobuf_dropped, 0);
 	atomic_store(&rb->hdr->reclaimed_lost, 0);
+	trev__rb_stage_clear(rb, true);
 	rb_resume_all(rb);
 	rb_control_unlock(rb);
 	return 0;
@@ -774,6 +788,7 @@ static void rb_move_pages(struct trev_rb *rb, struct rb_desc *d, uint32_t first,
 			ds->cpu = ss->cpu;
 			ds->entries = ss->entries;
 			ds->padded = ss->padded;
+			ds->cpu_marks = ss->cpu_marks;
 			atomic_store_explicit(&ds->seq, s, memory_order_release);
 		}
 		d->tail_page = rb_page_of_seq(&moved, tail);
@@ -986,6 +1001,8 @@ static void rb_atfork_child(void)
 		close(rb->memfd);
 		for (uint32_t k = 0; k < RB_MAX_BUFFERS; k++)
 			rb->cursor[k].gen = UINT64_MAX;
+		trev__rb_stage_clear(rb, false);
+		atomic_store(&rb->sleepers, 0);
 		if (rb_map_region(rb, rb->base) < 0)
 			abort();	/* the child cannot trace; nothing sane remains */
 		rb_init_region(rb, rb->saved.nr_pages, rb->saved.size_pages, rb->saved.cap_pages,
@@ -1053,10 +1070,13 @@ int trev_rb_create(struct trev_rb **out, const struct trev_rb_options *opts)
 	if (!rb)
 		return -ENOMEM;
 	atomic_store(&rb->free_gen, 1);
+	err = trev__rb_stage_init(rb);
+	if (err < 0)
+		goto out_free_rb;
 	rb->page_map = calloc(cap_pages, 1);
 	if (!rb->page_map) {
 		err = -ENOMEM;
-		goto out_free_rb;
+		goto out_free_stage;
 	}
 	rb->region_size = RB_PAGE_SIZE + rb_round_page(RB_MAX_BUFFERS * sizeof(struct rb_desc)) +
 			  rb_round_page((size_t)cap_pages * sizeof(struct rb_slot)) +
@@ -1085,6 +1105,8 @@ out_unmap:
 	close(rb->memfd);
 out_free_map:
 	free(rb->page_map);
+out_free_stage:
+	trev__rb_stage_fini(rb);
 out_free_rb:
 	free(rb);
 	return err;
@@ -1100,6 +1122,7 @@ void trev_rb_destroy(struct trev_rb *rb)
 	trev__rb_tls[rb->set].desc = NULL;
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
 		free(rb->cursor[i].copy);
+	trev__rb_stage_fini(rb);
 	pthread_mutex_destroy(&rb->read_lock);
 	munmap(rb->base, rb->region_size);
 	close(rb->memfd);

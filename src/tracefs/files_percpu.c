@@ -1,39 +1,185 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * per_cpu/cpu<N>/: per-CPU views of the per-thread buffers. Every record
- * holds the CPU it ran on, so a CPU's view is the records of that CPU.
+ * holds the CPU it ran on; the ring buffer's per-CPU readers hand out one
+ * CPU's records in time order (docs/ring-buffer.md, "per-CPU views").
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "tracefs/tracefs_internal.h"
 
 extern const struct tfs_fops trev__trace_fops;
+extern const struct tfs_fops trev__trace_pipe_fops;
 extern const struct tfs_fops trev__buffer_size_fops;
+
+/* ------------------------------------------------------------------ */
+/* trace_pipe_raw: whole pages of one CPU, in the kernel's page format   */
+
+#define RAW_SLICE_MS	100
+
+struct raw_state {
+	unsigned char page[TREV_RB_PAGE_SIZE];
+	size_t pos, len;		/* what is left of the page being read */
+};
+
+static int raw_open(struct trev_file *f)
+{
+	f->priv = calloc(1, sizeof(struct raw_state));
+	return f->priv ? 0 : -ENOMEM;
+}
+
+static void raw_release(struct trev_file *f)
+{
+	free(f->priv);
+}
+
+/* One page (or what is left of it, for a short read), as the kernel's trace_pipe_raw. */
+static ssize_t raw_read(struct trev_file *f, char *buf, size_t size)
+{
+	struct trev_trace_array *tr = f->loc.tr;
+	struct raw_state *rs = f->priv;
+	size_t n;
+
+	while (rs->pos == rs->len) {
+		int ret;
+
+		pthread_rwlock_rdlock(&tr->buf_lock);
+		ret = trev_rb_read_page_cpu(tr->rb, f->loc.cpu, rs->page);
+		pthread_rwlock_unlock(&tr->buf_lock);
+		if (ret < 0)
+			return ret;
+		if (ret > 0) {
+			rs->pos = 0;
+			rs->len = sizeof(rs->page);
+			break;
+		}
+		if (f->flags & O_NONBLOCK)
+			return -EAGAIN;
+		if (atomic_exchange(&f->woken, false))
+			return -EINTR;
+		pthread_rwlock_rdlock(&tr->buf_lock);
+		ret = trev_rb_wait_cpu(tr->rb, f->loc.cpu, RAW_SLICE_MS);
+		pthread_rwlock_unlock(&tr->buf_lock);
+		if (ret < 0 && ret != -EINTR)
+			return ret;
+	}
+	n = rs->len - rs->pos < size ? rs->len - rs->pos : size;
+	memcpy(buf, rs->page + rs->pos, n);
+	rs->pos += n;
+	return (ssize_t)n;
+}
+
+static int raw_poll(struct trev_file *f, int timeout_ms)
+{
+	struct trev_trace_array *tr = f->loc.tr;
+	struct raw_state *rs = f->priv;
+	int waited = 0;
+
+	if (rs->pos < rs->len)
+		return POLLIN | POLLRDNORM;
+	for (;;) {
+		int slice = timeout_ms < 0 || timeout_ms - waited > RAW_SLICE_MS ?
+			    RAW_SLICE_MS : timeout_ms - waited;
+		int ret;
+
+		if (atomic_exchange(&f->woken, false))
+			return -EINTR;
+		pthread_rwlock_rdlock(&tr->buf_lock);
+		ret = trev_rb_wait_cpu(tr->rb, f->loc.cpu, slice);
+		pthread_rwlock_unlock(&tr->buf_lock);
+		if (ret > 0)
+			return POLLIN | POLLRDNORM;
+		if (ret < 0 && ret != -EINTR)
+			return ret;
+		waited += slice;
+		if (timeout_ms >= 0 && waited >= timeout_ms)
+			return 0;
+	}
+}
+
+static void raw_wake(struct trev_file *f)
+{
+	struct trev_trace_array *tr = f->loc.tr;
+
+	pthread_rwlock_rdlock(&tr->buf_lock);
+	trev_rb_wake_readers(tr->rb);
+	pthread_rwlock_unlock(&tr->buf_lock);
+}
+
+static const struct tfs_fops trace_pipe_raw_fops = {
+	.open = raw_open,
+	.read = raw_read,
+	.poll = raw_poll,
+	.wake = raw_wake,
+	.release = raw_release,
+};
+
+/* ------------------------------------------------------------------ */
+/* stats                                                                */
+
+/* A time stamp as the kernel's stats file shows it: seconds.usecs for ns clocks. */
+static int stats_ts(struct tfs_text *out, const char *name, uint64_t ts, bool in_ns)
+{
+	if (!in_ns)
+		return trev__text_printf(out, "%s: %llu\n", name, (unsigned long long)ts);
+	return trev__text_printf(out, "%s: %5llu.%06llu\n", name,
+				 (unsigned long long)(ts / 1000000000ull),
+				 (unsigned long long)(ts % 1000000000ull / 1000));
+}
+
+static int stats_show(struct trev_file *f, struct tfs_text *out)
+{
+	struct trev_trace_array *tr = f->loc.tr;
+	struct trev_rb_stats st;
+	bool in_ns;
+	int ret;
+
+	pthread_rwlock_rdlock(&tr->buf_lock);
+	ret = trev_rb_cpu_stats(tr->rb, f->loc.cpu, &st);
+	in_ns = trev_rb_clock(tr->rb) != TREV_CLOCK_COUNTER;
+	pthread_rwlock_unlock(&tr->buf_lock);
+	if (ret)
+		return ret;
+	return trev__text_printf(out, "entries: %llu\noverrun: %llu\ncommit overrun: %llu\n"
+				 "bytes: %llu\n", (unsigned long long)st.entries,
+				 (unsigned long long)st.overrun,
+				 (unsigned long long)st.commit_overrun,
+				 (unsigned long long)st.bytes) ?:
+	       stats_ts(out, "oldest event ts", st.oldest_event_ts, in_ns) ?:
+	       stats_ts(out, "now ts", st.now_ts, in_ns) ?:
+	       trev__text_printf(out, "dropped events: %llu\nread events: %llu\n",
+				 (unsigned long long)st.dropped_events,
+				 (unsigned long long)st.read_events);
+}
+
+static const struct tfs_fops stats_fops = {
+	.show = stats_show,
+};
+
+/* ------------------------------------------------------------------ */
+/* The directories                                                      */
 
 static const struct tfs_node cpu_entries[] = {
 	{ "buffer_size_kb", 0640, &trev__buffer_size_fops, NULL, false },
+	{ "stats", 0440, &stats_fops, NULL, false },
 	{ "trace", 0640, &trev__trace_fops, NULL, false },
+	{ "trace_pipe", 0440, &trev__trace_pipe_fops, NULL, false },
+	{ "trace_pipe_raw", 0440, &trace_pipe_raw_fops, NULL, false },
 	{ NULL, 0, NULL, NULL, false },
 };
 
 static const struct tfs_dir cpu_dir = { .entries = cpu_entries };
 static const struct tfs_node cpu_node = { "", 0750, NULL, &cpu_dir, false };
 
-static int nr_cpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_CONF);
-
-	return n > 0 ? (int)n : 1;
-}
-
 static int per_cpu_list(const struct tfs_loc *loc, trev_readdir_fn fn, void *arg)
 {
-	(void)loc;
-	for (int cpu = 0; cpu < nr_cpus(); cpu++) {
+	int n = trev_rb_nr_cpus(loc->tr->rb);
+
+	for (int cpu = 0; cpu < n; cpu++) {
 		struct trev_stat st = { 1, cpu_node.mode };
 		char name[32];
 		int ret;
@@ -51,10 +197,11 @@ static int per_cpu_lookup(struct tfs_loc *loc, const char *name)
 	char *end;
 	long cpu;
 
-	if (strncmp(name, "cpu", 3) || !name[3] || name[3] == '-' || name[3] == '+')
+	if (strncmp(name, "cpu", 3) || name[3] < '0' || name[3] > '9' ||
+	    (name[3] == '0' && name[4]))
 		return -ENOENT;
 	cpu = strtol(name + 3, &end, 10);
-	if (*end || cpu < 0 || cpu >= nr_cpus() || (name[3] == '0' && name[4]))
+	if (*end || cpu >= trev_rb_nr_cpus(loc->tr->rb))
 		return -ENOENT;
 	loc->cpu = (int)cpu;
 	loc->node = &cpu_node;

@@ -221,7 +221,10 @@ static int pipe_consume_one(struct trev_file *f, struct pipe_state *ps, int time
 	int ret;
 
 	pthread_rwlock_rdlock(&tr->buf_lock);
-	ret = trev_rb_consume(tr->rb, &ev, timeout_ms);
+	if (f->loc.cpu >= 0)
+		ret = trev_rb_consume_cpu(tr->rb, f->loc.cpu, &ev, timeout_ms);
+	else
+		ret = trev_rb_consume(tr->rb, &ev, timeout_ms);
 	if (ret == 1) {
 		pipe_comm(tr->rb, &ev, comm);
 		trev__events_read_lock();
@@ -286,7 +289,10 @@ static int pipe_poll(struct trev_file *f, int timeout_ms)
 		if (atomic_exchange(&f->woken, false))
 			return -EINTR;
 		pthread_rwlock_rdlock(&tr->buf_lock);
-		ret = trev_rb_wait(tr->rb, slice);
+		if (f->loc.cpu >= 0)
+			ret = trev_rb_wait_cpu(tr->rb, f->loc.cpu, slice);
+		else
+			ret = trev_rb_wait(tr->rb, slice);
 		pthread_rwlock_unlock(&tr->buf_lock);
 		if (ret > 0)
 			return POLLIN | POLLRDNORM;

@@ -281,7 +281,8 @@ ssize_t trev_file_read(struct trev_file *f, void *buf, size_t size)
 		f->shown = true;
 	}
 	ret = (ssize_t)(f->text.len - f->pos < size ? f->text.len - f->pos : size);
-	memcpy(buf, f->text.buf + f->pos, (size_t)ret);
+	if (ret > 0)
+		memcpy(buf, f->text.buf + f->pos, (size_t)ret);
 	f->pos += (size_t)ret;
 out_unlock:
 	pthread_mutex_unlock(&f->lock);

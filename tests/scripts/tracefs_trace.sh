@@ -112,6 +112,37 @@ checks() {
 		total=$((total + $(printf '%s' "$TFS_OUT" | grep -c 'tt_ints: ' || true)))
 	done
 	[ "$total" -eq 1 ] || fail "per-CPU traces hold $total events, expected 1"
+
+	# per_cpu/cpuN/trace_pipe consumes that CPU's events; stats count them.
+	ok write trace ""
+	ok fire 50
+	ok ls per_cpu
+	cpus=$(printf '%s' "$TFS_OUT")
+	total=0
+	for d in $cpus; do
+		ok read "per_cpu/$d/stats"
+		has '^entries: [0-9]+$'
+		has '^commit overrun: 0$'
+		has '^oldest event ts: +[0-9]+\.[0-9]{6}$'
+		has '^read events: 0$'
+		n=$(sed -n 's/^entries: //p' <<<"$TFS_OUT")
+		ok read "per_cpu/$d/trace_pipe"
+		[ "$(grep -c 'tt_ints: ' <<<"$TFS_OUT" || true)" -eq "$n" ] || fail "$d: $n entries"
+		total=$((total + n))
+		ok read "per_cpu/$d/stats"
+		has "^read events: $n\$"
+		has '^entries: 0$'
+	done
+	[ "$total" -eq 50 ] || fail "per-CPU trace_pipes gave $total events, expected 50"
+
+	# per_cpu/cpuN/trace_pipe_raw: whole kernel pages holding that CPU's records.
+	ok fire 300
+	total=0
+	for d in $cpus; do
+		ok pages "per_cpu/$d/trace_pipe_raw"
+		total=$((total + $(sed -n 's/^[0-9]* pages, \([0-9]*\) events$/\1/p' <<<"$TFS_OUT")))
+	done
+	[ "$total" -eq 300 ] || fail "trace_pipe_raw pages held $total events, expected 300"
 	ok write events/trev_test/tt_ints/enable 0
 }
 

@@ -57,21 +57,23 @@ is() {
 }
 
 has() {
-	printf '%s\n' "$TFS_OUT" | grep -qE -- "$1" || fail "no line matches /$1/"
+	grep -qE -- "$1" <<<"$TFS_OUT" || fail "no line matches /$1/"
 }
 
 hasnt() {
-	if printf '%s\n' "$TFS_OUT" | grep -qE -- "$1"; then fail "a line matches /$1/"; fi
+	if grep -qE -- "$1" <<<"$TFS_OUT"; then fail "a line matches /$1/"; fi
 }
 
 # The last error_log entry (3 lines) matches REGEX, with the caret under column COL of the command.
 errlog_last() {
-	local regex=$1 col=$2 caret
+	local regex=$1 col=$2 lines n
 	ok read "${TFS_ROOT:-}error_log"
-	printf '%s' "$TFS_OUT" | tail -n 3 | head -n 1 | grep -qE -- "$regex" ||
-		fail "last error_log entry does not match /$regex/"
-	caret=$(printf '%s' "$TFS_OUT" | tail -n 1)
-	[ "$caret" = "$(printf '%*s^' $((11 + col)) '')" ] || fail "caret not at column $col: [$caret]"
+	mapfile -t lines <<<"${TFS_OUT%$'\n'}"
+	n=${#lines[@]}
+	[ "$n" -ge 3 ] || fail "error_log has no entry"
+	grep -qE -- "$regex" <<<"${lines[n - 3]}" || fail "last error_log entry does not match /$regex/"
+	[ "${lines[n - 1]}" = "$(printf '%*s^' $((11 + col)) '')" ] ||
+		fail "caret not at column $col: [${lines[n - 1]}]"
 }
 
 tfs_start() {
@@ -82,17 +84,19 @@ tfs_start() {
 	else
 		coproc TFS { exec "$TFS_DRIVER" api; }
 	fi
-	TFS_PID=$TFS_PID
+	TFS_DPID=$TFS_PID
 	local first
 	read -r first <&"${TFS[0]}" || first="died"
 	[ "$first" = ready ] || { TFS_WHY=$first; return 1; }
 }
 
 tfs_stop() {
-	if [ -n "${TFS_PID:-}" ]; then
-		exec {TFS[1]}>&- 2>/dev/null || true
-		wait "$TFS_PID" 2>/dev/null || true
-		TFS_PID=""
+	if [ -n "${TFS_DPID:-}" ]; then
+		[ -z "${TFS[1]:-}" ] || eval "exec ${TFS[1]}>&-"
+		[ -z "${TFS[0]:-}" ] || eval "exec ${TFS[0]}<&-"
+		TFS_RC=0
+		wait "$TFS_DPID" 2>/dev/null || TFS_RC=$?
+		TFS_DPID=""
 	fi
 	if [ -n "$TFS_MNT" ]; then
 		if grep -q " $TFS_MNT " /proc/mounts; then
@@ -108,10 +112,12 @@ tfs_main() {
 	tfs_start api || fail "driver did not start: $TFS_WHY"
 	checks
 	tfs_stop
+	[ "$TFS_RC" -eq 0 ] || fail "the driver exited with status $TFS_RC (a sanitizer report?)"
 	echo "api: passed"
 	if tfs_start mount; then
 		checks
 		tfs_stop
+		[ "$TFS_RC" -eq 0 ] || fail "the driver exited with status $TFS_RC"
 		echo "mount: passed"
 	else
 		tfs_stop

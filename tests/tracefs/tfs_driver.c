@@ -11,6 +11,8 @@
  *   rawwrite PATH HEX   write the bytes HEX (pairs of hex digits) to PATH
  *   read PATH           cat PATH (without blocking)
  *   pipe PATH MS        one blocking read of PATH, given up after MS
+ *   pages PATH          read kernel pages from PATH until none is left: "N pages,
+ *                       E events" (records counted by walking each page's commit)
  *   ls PATH / stat PATH / mkdir PATH / rmdir PATH
  *   hold PATH / release keep PATH open (one at a time), then close it
  *   fire N              fire trev_test:tt_ints N times (a=i b=2i c=-i)
@@ -23,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +223,68 @@ static int do_pipe(const char *path, int ms)
 	return err;
 }
 
+/* Count the data records of a kernel-format page (FORMATS.md §5). */
+static unsigned int page_events(const unsigned char *page)
+{
+	uint64_t commit;
+	unsigned int n = 0;
+	size_t off = 16;
+
+	memcpy(&commit, page + 8, sizeof(commit));
+	commit &= 0xfffff;
+	while (off + 4 <= 16 + commit) {
+		uint32_t hdr, len;
+		unsigned int type_len;
+
+		memcpy(&hdr, page + off, 4);
+		type_len = hdr & 0x1f;
+		if (type_len == 0) {		/* length in the next word */
+			memcpy(&len, page + off + 4, 4);
+			off += 8 + len - 4;
+			n++;
+		} else if (type_len <= 28) {
+			off += 4 + 4 * type_len;
+			n++;
+		} else if (type_len == 29) {	/* padding */
+			memcpy(&len, page + off + 4, 4);
+			off += len ? 4 + len : 4;
+			if (!len)
+				break;
+		} else {			/* time extend, time stamp */
+			off += 8;
+		}
+	}
+	return n;
+}
+
+static int do_pages(const char *path)
+{
+	unsigned char page[4096];
+	unsigned int pages = 0, events = 0;
+	struct file f;
+	char line[64];
+	int err = f_open(path, O_RDONLY | O_NONBLOCK, &f);
+
+	if (err)
+		return err;
+	for (;;) {
+		ssize_t n = f_read(&f, page, sizeof(page));
+
+		if (n == 0 || n == -EAGAIN)
+			break;
+		if (n != (ssize_t)sizeof(page)) {
+			err = n < 0 ? (int)-n : EIO;
+			break;
+		}
+		pages++;
+		events += page_events(page);
+	}
+	f_close(&f);
+	snprintf(line, sizeof(line), "%u pages, %u events\n", pages, events);
+	out_add(line, strlen(line));
+	return err;
+}
+
 static int ls_one(const char *name, const struct trev_stat *st, void *arg)
 {
 	(void)st;
@@ -350,6 +415,8 @@ int main(int argc, char **argv)
 			err = do_read(path);
 		} else if (strcmp(cmd, "pipe") == 0) {
 			err = do_pipe(path, atoi(text));
+		} else if (strcmp(cmd, "pages") == 0) {
+			err = do_pages(path);
 		} else if (strcmp(cmd, "ls") == 0) {
 			err = do_ls(path);
 		} else if (strcmp(cmd, "stat") == 0) {

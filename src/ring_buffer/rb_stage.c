@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Per-CPU views of per-thread buffers: the staging queues behind
+ * per_cpu/cpuN/{trace,trace_pipe,trace_pipe_raw,stats}.
+ *
+ * ## Why staging
+ *
+ * The kernel has one buffer per CPU, so a per-CPU reader reads one buffer.
+ * trev has one buffer per thread, and a thread's events are on whatever CPU
+ * it ran on (rb_internal.h: CPU markers). A consuming reader of CPU N
+ * therefore takes the globally oldest unread event over all buffers, as
+ * trev_rb_consume() does (same merge, same wait for writes in flight):
+ *
+ *   event of CPU N   -> returned (or put in the page being built)
+ *   event of CPU M   -> copied into staging[M], the reader goes on
+ *
+ * Reading CPU M later drains staging[M] first. Events leave the buffers
+ * globally oldest first, so every staged event is older than every event
+ * still in a buffer, and each CPU's stream (staging[M], then the buffers)
+ * stays in time order. All readers see staged events: trev_rb_consume()
+ * merges staging heads with buffer heads by time stamp (a staged event wins
+ * a tie: it left the buffers first), trev_rb_read_page() hands out a staged
+ * page when its first event is the oldest, the iterator merges a copy of
+ * the queues, and stats count staged events as entries.
+ *
+ * ## Layout (process-private memory, under rb->read_lock)
+ *
+ *   rb->stage[M]:  head -> [rb_spage] -> [rb_spage] -> ... -> tail
+ *
+ *   rb_spage:  page[4096]   kernel-format page of CPU M's events
+ *                           (FORMATS.md §5), no CPU markers, no padding;
+ *                           time extends where deltas need them
+ *              meta[i]      tid, buffer id and CPU of the i-th event: what
+ *                           the page cannot hold (the time stamp, payload
+ *                           and length are in the page)
+ *              rd, rd_off   the consumed prefix (trace_pipe reads events
+ *                           off the head page one at a time)
+ *              lost         events lost before the first unread event
+ *
+ * A page is handed out (trace_pipe_raw) by copying its unread records
+ * behind a header whose time stamp is the one before them, with the
+ * MISSED_EVENTS | MISSED_STORED flags and the count after the data when
+ * lost != 0. Every staged page keeps 8 bytes free for that count, so a
+ * count moved onto a page later (overwrite, below) always fits.
+ *
+ * A new page is started when the event does not fit, when the event comes
+ * with a lost count (the kernel format has one count per page, before its
+ * first event), or when its time stamp is older than the page's last one
+ * (a write that stalled longer than the readers wait; the page header then
+ * carries the older time and no delta goes negative).
+ *
+ * ## Bound and losses
+ *
+ * A queue holds at most size_pages pages: the per-thread buffer size
+ * (buffer_size_kb), the amount a kernel per-CPU buffer of that size holds.
+ * When a new page is needed and the queue is full:
+ *
+ *   overwrite mode  the head page is dropped: its unread events count as
+ *                   overrun of CPU M, and they and the head's own lost
+ *                   count are added to the next page's lost count
+ *   discard mode    the new event is dropped: counted as dropped of CPU M
+ *                   and, with the lost count it carried, kept in pending
+ *
+ * pending holds losses no page holds yet: the next event of CPU M carries
+ * them, whether it is staged (it starts a new page with lost = pending) or
+ * taken straight from a buffer by any consuming reader (ev.lost, or the
+ * page's lost count). So a loss is reported exactly once: in ev.lost for
+ * trev_rb_consume{,_cpu}(), in the page for trev_rb_read_page{,_cpu}(), and
+ * always in trev_rb_cpu_stats().
+ *
+ * Staging consumes events from the per-thread buffers: they count there as
+ * read (trev_rb_buffer_stats()), and the buffer's own losses (overrun,
+ * drops) travel with the next event of that buffer, to whichever CPU that
+ * event belongs. This is a userspace adaptation of the kernel's per-CPU
+ * buffers, not a copy of them: the kernel never moves an event.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ring_buffer/rb_internal.h"
+
+/* Pages kept for reuse after they are read; more are freed. */
+#define RB_STAGE_KEEP	16u
+
+static struct rb_spage *rb_spage_alloc(struct trev_rb *rb)
+{
+	struct rb_spage *p = rb->stage_free;
+
+	if (p) {
+		rb->stage_free = p->next;
+		rb->stage_nr_free--;
+		return p;
+	}
+	return malloc(sizeof(*p));
+}
+
+static void rb_spage_release(struct trev_rb *rb, struct rb_spage *p, bool may_free)
+{
+	if (may_free && rb->stage_nr_free >= RB_STAGE_KEEP) {
+		free(p);
+		return;
+	}
+	p->next = rb->stage_free;
+	rb->stage_free = p;
+	rb->stage_nr_free++;
+}
+
+/* Remove the head page of @s. */
+static void rb_stage_unlink_head(struct trev_rb *rb, struct rb_stage *s)
+{
+	struct rb_spage *h = s->head;
+
+	s->head = h->next;
+	if (!s->head)
+		s->tail = NULL;
+	s->nr_pages--;
+	rb_spage_release(rb, h, true);
+}
+
+int trev__rb_stage_init(struct trev_rb *rb)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	rb->nr_cpus = n < 1 ? 1 : n > 65536 ? 65536 : (int)n;
+	rb->stage = calloc((size_t)rb->nr_cpus, sizeof(*rb->stage));
+	rb->cpu_lost = aligned_alloc(64, (size_t)rb->nr_cpus * sizeof(*rb->cpu_lost));
+	rb->stage_out = malloc(RB_PAGE_SIZE);
+	if (!rb->stage || !rb->cpu_lost || !rb->stage_out) {
+		trev__rb_stage_fini(rb);
+		return -ENOMEM;
+	}
+	memset(rb->cpu_lost, 0, (size_t)rb->nr_cpus * sizeof(*rb->cpu_lost));
+	return 0;
+}
+
+void trev__rb_stage_fini(struct trev_rb *rb)
+{
+	if (rb->stage) {
+		trev__rb_stage_clear(rb, true);
+		for (int i = 0; i < rb->nr_cpus; i++)
+			free(rb->stage[i].out);
+	}
+	while (rb->stage_free) {
+		struct rb_spage *p = rb->stage_free;
+
+		rb->stage_free = p->next;
+		free(p);
+	}
+	rb->stage_nr_free = 0;
+	free(rb->stage);
+	free(rb->cpu_lost);
+	free(rb->stage_out);
+	rb->stage = NULL;
+	rb->cpu_lost = NULL;
+	rb->stage_out = NULL;
+}
+
+/*
+ * Empty every queue and zero the per-CPU counters. @may_free is false in
+ * the child after fork(), which must not call free(): pages go to the
+ * free list.
+ */
+void trev__rb_stage_clear(struct trev_rb *rb, bool may_free)
+{
+	for (int i = 0; i < rb->nr_cpus; i++) {
+		struct rb_stage *s = &rb->stage[i];
+		uint8_t *out = s->out;
+
+		while (s->head) {
+			struct rb_spage *h = s->head;
+
+			s->head = h->next;
+			rb_spage_release(rb, h, may_free);
+		}
+		memset(s, 0, sizeof(*s));
+		s->out = out;
+		atomic_store_explicit(&rb->cpu_lost[i].dropped, 0, memory_order_relaxed);
+		atomic_store_explicit(&rb->cpu_lost[i].commit_overrun, 0, memory_order_relaxed);
+	}
+}
+
+/* Make room for a new page of @s; false if the event must be dropped. */
+static bool rb_stage_make_room(struct trev_rb *rb, struct rb_stage *s, uint64_t *lost)
+{
+	uint32_t bound = atomic_load_explicit(&rb->hdr->size_pages, memory_order_relaxed);
+
+	if (bound < RB_MIN_PAGES)
+		bound = RB_MIN_PAGES;
+	if (s->nr_pages < bound)
+		return true;
+	if (!atomic_load_explicit(&rb->hdr->overwrite, memory_order_relaxed))
+		return false;
+	while (s->nr_pages >= bound) {
+		struct rb_spage *h = s->head;
+		uint64_t unread = h->nr - h->rd, carry = h->lost + unread;
+
+		s->overrun += unread;
+		s->entries -= unread;
+		rb_stage_unlink_head(rb, s);
+		if (s->head)
+			s->head->lost += carry;
+		else
+			*lost += carry;
+	}
+	return true;
+}
+
+/*
+ * trev__rb_stage_push() - stage one event taken from a buffer
+ * @r: the data record (payload, padded length, time stamp)
+ * @lost: events of its buffer lost just before it
+ * @cpu: the CPU it ran on; the queue is rb_view(@cpu)
+ */
+void trev__rb_stage_push(struct trev_rb *rb, const struct rb_rec *r, uint64_t lost,
+			 uint32_t cpu, uint32_t buffer, int32_t tid)
+{
+	struct rb_stage *s = &rb->stage[rb_view(rb, cpu)];
+	struct rb_spage *t = s->tail;
+	uint32_t size = rb_data_size(r->len), extra = 0;
+	uint64_t delta = 0;
+	uint8_t *data, *payload;
+	bool fresh;
+
+	lost += s->pending;
+	fresh = !t || lost || r->ts < t->last_ts || t->nr == RB_STAGE_MAX_EVENTS;
+	if (!fresh) {
+		delta = r->ts - t->last_ts;
+		if (delta > RB_DELTA_MAX)
+			extra = 8;
+		fresh = t->size + extra + size > RB_STAGE_LIMIT;
+	}
+	if (fresh) {
+		struct rb_spage *p = NULL;
+
+		if (rb_stage_make_room(rb, s, &lost))
+			p = rb_spage_alloc(rb);
+		if (!p) {
+			/* Discard mode (or no memory): the new event goes. */
+			s->dropped++;
+			s->pending = lost + 1;
+			return;
+		}
+		p->next = NULL;
+		p->size = 0;
+		p->nr = 0;
+		p->rd = 0;
+		p->rd_off = 0;
+		p->rd_ts = r->ts;
+		p->last_ts = r->ts;
+		p->lost = lost;
+		rb_put64(p->page, r->ts);
+		if (s->tail)
+			s->tail->next = p;
+		else
+			s->head = p;
+		s->tail = p;
+		s->nr_pages++;
+		t = p;
+		delta = 0;
+		extra = 0;
+	}
+	data = t->page + RB_PAGE_HDR;
+	if (extra) {
+		rb_put_time_extend(data + t->size, delta);
+		t->size += 8;
+		delta = 0;
+	}
+	payload = rb_put_data_hdr(data + t->size, r->len, (uint32_t)delta);
+	memcpy(payload, r->payload, r->len);
+	t->size += size;
+	t->meta[t->nr].tid = tid;
+	t->meta[t->nr].buffer = (uint16_t)buffer;
+	t->meta[t->nr].cpu = (uint16_t)cpu;
+	t->nr++;
+	t->last_ts = r->ts;
+	s->entries++;
+	s->pending = 0;
+}
+
+/* The next unread event of a staged page; time records are stepped over. */
+static bool rb_spage_next(struct rb_spage *p, struct rb_rec *r)
+{
+	for (;;) {
+		switch (rb_decode(p->page + RB_PAGE_HDR, p->size, p->rd_off, p->rd_ts, r)) {
+		case RB_REC_DATA:
+			return true;
+		case RB_REC_END:
+			return false;	/* cannot happen while rd < nr */
+		default:
+			p->rd_off += r->size;
+			p->rd_ts = r->ts;
+			break;
+		}
+	}
+}
+
+/* Fill @ev from the record @r at the read position of @p, and step over it. */
+static void rb_spage_take(struct rb_spage *p, const struct rb_rec *r, struct trev_rb_event *ev)
+{
+	const struct rb_smeta *m = &p->meta[p->rd];
+
+	ev->ts = r->ts;
+	ev->lost = p->lost;
+	ev->data = r->payload;
+	ev->len = r->len;
+	ev->cpu = m->cpu;
+	ev->tid = m->tid;
+	ev->buffer = m->buffer;
+	p->lost = 0;
+	p->rd++;
+	p->rd_off += r->size;
+	p->rd_ts = r->ts;
+}
+
+bool trev__rb_stage_peek(struct trev_rb *rb, int view, struct rb_rec *r)
+{
+	struct rb_spage *h = rb->stage[view].head;
+
+	return h && rb_spage_next(h, r);
+}
+
+/* Consume the oldest staged event of @view; its payload is copied to @out. */
+void trev__rb_stage_pop(struct trev_rb *rb, int view, struct trev_rb_event *ev, uint8_t *out)
+{
+	struct rb_stage *s = &rb->stage[view];
+	struct rb_spage *h = s->head;
+	struct rb_rec r;
+
+	if (!rb_spage_next(h, &r))
+		return;
+	rb_spage_take(h, &r, ev);
+	memcpy(out, r.payload, r.len);
+	ev->data = out;
+	s->entries--;
+	s->read_events++;
+	if (h->rd == h->nr)
+		rb_stage_unlink_head(rb, s);
+}
+
+/*
+ * Hand out the head page of @view: its unread records behind a fresh
+ * header, with the lost flags and count; the page leaves the queue.
+ */
+void trev__rb_stage_take_page(struct trev_rb *rb, int view, uint8_t *page)
+{
+	struct rb_stage *s = &rb->stage[view];
+	struct rb_spage *h = s->head;
+	uint32_t len = h->size - h->rd_off;
+	uint64_t commit = len;
+
+	rb_put64(page, h->rd_ts);
+	memcpy(page + RB_PAGE_HDR, h->page + RB_PAGE_HDR + h->rd_off, len);
+	memset(page + RB_PAGE_HDR + len, 0, RB_DATA_SIZE - len);
+	if (h->lost) {
+		commit |= RB_MISSED_EVENTS | RB_MISSED_STORED;
+		rb_put64(page + RB_PAGE_HDR + len, h->lost);
+	}
+	rb_put64(page + 8, commit);
+	s->entries -= h->nr - h->rd;
+	s->read_events += h->nr - h->rd;
+	rb_stage_unlink_head(rb, s);
+}
+
+/* ------------------------------------------------------------------ */
+/* Copies for the iterator                                              */
+
+int trev__rb_stage_snap(struct trev_rb *rb, int view, struct rb_stage_snap *snap)
+{
+	struct rb_spage **link = &snap->head;
+
+	snap->head = NULL;
+	snap->view = view;
+	for (struct rb_spage *p = rb->stage[view].head; p; p = p->next) {
+		struct rb_spage *c = malloc(sizeof(*c));
+
+		if (!c) {
+			trev__rb_stage_snap_free(snap);
+			return -ENOMEM;
+		}
+		memcpy(c, p, offsetof(struct rb_spage, meta) + p->nr * sizeof(p->meta[0]));
+		memcpy(c->page, p->page, RB_PAGE_HDR + p->size);
+		c->next = NULL;
+		*link = c;
+		link = &c->next;
+	}
+	return 0;
+}
+
+bool trev__rb_stage_snap_peek(struct rb_stage_snap *snap, struct rb_rec *r)
+{
+	/* Pages are freed here, not when their last event is taken: that
+	 * event's payload stays valid until the next call. */
+	while (snap->head && snap->head->rd == snap->head->nr) {
+		struct rb_spage *h = snap->head;
+
+		snap->head = h->next;
+		free(h);
+	}
+	return snap->head && rb_spage_next(snap->head, r);
+}
+
+void trev__rb_stage_snap_next(struct rb_stage_snap *snap, struct trev_rb_event *ev)
+{
+	struct rb_rec r;
+
+	if (trev__rb_stage_snap_peek(snap, &r))
+		rb_spage_take(snap->head, &r, ev);
+}
+
+void trev__rb_stage_snap_free(struct rb_stage_snap *snap)
+{
+	while (snap->head) {
+		struct rb_spage *h = snap->head;
+
+		snap->head = h->next;
+		free(h);
+	}
+}

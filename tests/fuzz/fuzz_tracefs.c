@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libFuzzer target for the tracefs write handlers: the first byte picks a
+ * control file, the rest is written to it (split in two writes at the
+ * second byte's offset). A write is taken or refused with an errno; a
+ * refused write leaves the file reading as before.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <trev/trev.h>
+
+#define CREATE_TRACE_POINTS
+#include "trev_test_events.h"
+
+int tt_reg(void)
+{
+	return 0;
+}
+
+void tt_unreg(void)
+{
+}
+
+static const char *const files[] = {
+	"tracing_on", "trace_clock", "trace_options", "options/raw", "buffer_size_kb",
+	"current_tracer", "set_event", "snapshot", "trace_marker", "trace_marker_raw",
+	"events/enable", "events/trev_test/enable", "events/trev_test/filter",
+	"events/trev_test/tt_ints/enable", "events/trev_test/tt_ints/filter",
+	"events/trev_test/tt_ints/trigger", "instances/f/set_event", "instances/f/trace_clock",
+	"error_log", "trace",
+};
+#define NR_FILES (sizeof(files) / sizeof(files[0]))
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static char before[8192], after[8192];
+	const char *path;
+	struct trev_file *f;
+	size_t split;
+	ssize_t r1, r2 = 0;
+	int flags;
+
+	if (size < 2)
+		return 0;
+	trev_set_log(NULL, NULL, 0);
+	trev_mkdir("instances/f");
+	path = files[data[0] % NR_FILES];
+	flags = O_WRONLY | (data[0] & 0x80 ? O_APPEND : O_TRUNC);
+	split = data[1] % (size - 1);
+	data += 2;
+	size -= 2;
+	if (trev_read(path, before, sizeof(before)) < 0)
+		before[0] = '\0';
+	if (trev_file_open(path, flags, &f))
+		abort();
+	r1 = trev_file_write(f, data, split);
+	if (r1 >= 0)
+		r2 = trev_file_write(f, data + split, size - split);
+	trev_file_close(f);
+	if ((r1 < 0 && r1 != -EINVAL && r1 != -EBADF && r1 != -ENODEV) ||
+	    (r2 < 0 && r2 != -EINVAL && r2 != -EBADF && r2 != -ENODEV))
+		abort();
+	/*
+	 * A refused first write changed nothing: not for files whose text moves
+	 * on its own, nor set_event, which takes the terms before the bad one
+	 * (the kernel parses one term per write).
+	 */
+	if (r1 < 0 && strcmp(path, "trace") && strcmp(path, "error_log") &&
+	    !strstr(path, "set_event") &&
+	    !(flags & O_TRUNC) && trev_read(path, after, sizeof(after)) >= 0 &&
+	    strcmp(before, after))
+		abort();
+	trace_tt_ints(1, 2, 3);
+	trev_write("set_event", "");
+	trev_write("snapshot", "0");
+	trev_write("tracing_on", "1");
+	trev_write("buffer_size_kb", "64");
+	return 0;
+}

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The tracefs tree through its C API, for what the scripts cannot reach:
+ * soft mode in the enable files, a blocked trace_pipe read woken from
+ * another thread and fed by a writer, a snapshot swap under writers,
+ * trev_read() of a text larger than the buffer, split writes, bad
+ * arguments.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdatomic.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <trev/trev.h>
+
+#include "events/events_internal.h"
+
+#define CREATE_TRACE_POINTS
+#include "trev_test_events.h"
+
+int tt_reg(void)
+{
+	return 0;
+}
+
+void tt_unreg(void)
+{
+}
+
+static char buf[1 << 16];
+
+static const char *read_text(const char *path)
+{
+	ssize_t n = trev_read(path, buf, sizeof(buf));
+
+	assert_true(n >= 0);
+	return buf;
+}
+
+static struct trev_event_call *find_call(const char *name)
+{
+	struct trev_event_call *found = NULL;
+
+	trev__events_read_lock();
+	for (unsigned int id = TREV_FIRST_EVENT_ID; id < TREV_FIRST_EVENT_ID + 64; id++) {
+		struct trev_event_call *call = trev__event_by_id(id);
+
+		if (call && strcmp(call->name, name) == 0)
+			found = call;
+	}
+	trev__events_read_unlock();
+	return found;
+}
+
+/* enable shows 0* while soft-disabled and 1* while enabled in soft mode. */
+static void test_soft_mode_enable_file(void **state)
+{
+	struct trev_event_call *call = find_call("tt_ints");
+
+	(void)state;
+	assert_non_null(call);
+	assert_string_equal(read_text("events/trev_test/tt_ints/enable"), "0\n");
+	assert_int_equal(trev__event_soft_mode(call, true), 0);
+	assert_string_equal(read_text("events/trev_test/tt_ints/enable"), "0*\n");
+	assert_string_equal(read_text("events/trev_test/enable"), "X\n");	/* the probe is on */
+	assert_string_equal(read_text("set_event"), "");
+	assert_int_equal(trev_write("events/trev_test/tt_ints/enable", "1"), 0);
+	assert_string_equal(read_text("events/trev_test/tt_ints/enable"), "1*\n");
+	assert_int_equal(trev_write("events/trev_test/tt_ints/enable", "0"), 0);
+	assert_string_equal(read_text("events/trev_test/tt_ints/enable"), "0*\n");
+	assert_int_equal(trev__event_soft_mode(call, false), 0);
+	assert_string_equal(read_text("events/trev_test/tt_ints/enable"), "0\n");
+	assert_false(trace_tt_ints_enabled());
+}
+
+struct reader {
+	struct trev_file *f;
+	ssize_t ret;
+	char text[4096];
+};
+
+static void *blocked_read(void *arg)
+{
+	struct reader *r = arg;
+
+	r->ret = trev_file_read(r->f, r->text, sizeof(r->text) - 1);
+	if (r->ret > 0)
+		r->text[r->ret] = '\0';
+	return NULL;
+}
+
+/* A blocked read returns -EINTR when woken, and the line when an event comes. */
+static void test_trace_pipe_blocking(void **state)
+{
+	struct reader r = { 0 };
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(trev_write("trace", ""), 0);
+	assert_int_equal(trev_file_open("trace_pipe", O_RDONLY, &r.f), 0);
+	assert_int_equal(trev_file_poll(r.f, 0), 0);
+
+	assert_int_equal(pthread_create(&t, NULL, blocked_read, &r), 0);
+	usleep(50 * 1000);
+	trev_file_wake(r.f);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(r.ret, -EINTR);
+
+	assert_int_equal(trev_write("events/trev_test/tt_ints/enable", "1"), 0);
+	assert_int_equal(pthread_create(&t, NULL, blocked_read, &r), 0);
+	usleep(50 * 1000);
+	trace_tt_ints(7, 8, 9);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_true(r.ret > 0);
+	assert_non_null(strstr(r.text, "tt_ints: a=7 b=8 c=9\n"));
+	assert_int_equal(trev_file_poll(r.f, 0), 0);
+
+	trace_tt_ints(1, 2, 3);
+	assert_true(trev_file_poll(r.f, 1000) > 0);
+	assert_int_equal(trev_file_close(r.f), 0);
+	assert_int_equal(trev_write("events/trev_test/tt_ints/enable", "0"), 0);
+}
+
+static atomic_bool stop_writers;
+
+static void *writer(void *arg)
+{
+	(void)arg;
+	for (int i = 0; !atomic_load(&stop_writers); i++) {
+		trace_tt_ints(i, 0, 0);
+		trace_printk("w %d\n", i);
+	}
+	return NULL;
+}
+
+/* Swapping and freeing the snapshot while two threads write: nothing breaks, both keep data. */
+static void test_snapshot_under_writers(void **state)
+{
+	pthread_t t[2];
+
+	(void)state;
+	assert_int_equal(trev_write("events/trev_test/tt_ints/enable", "1"), 0);
+	atomic_store(&stop_writers, false);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, writer, NULL), 0);
+	for (int i = 0; i < 20; i++) {
+		assert_int_equal(trev_write("snapshot", "1"), 0);
+		if (i % 5 == 4)
+			assert_int_equal(trev_write("snapshot", "0"), 0);
+	}
+	assert_int_equal(trev_write("snapshot", "1"), 0);
+	atomic_store(&stop_writers, true);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_join(t[i], NULL), 0);
+	assert_non_null(strstr(read_text("snapshot"), "tt_ints: a="));
+	assert_non_null(strstr(read_text("trace"), "# entries-in-buffer/entries-written: "));
+	assert_int_equal(trev_write("snapshot", "0"), 0);
+	assert_int_equal(trev_write("events/trev_test/tt_ints/enable", "0"), 0);
+	assert_int_equal(trev_write("trace", ""), 0);
+}
+
+/* trev_read() returns the whole length and keeps what fits, NUL-terminated. */
+static void test_read_truncated(void **state)
+{
+	char small[8];
+	ssize_t full;
+
+	(void)state;
+	full = trev_read("events/trev_test/tt_ints/format", buf, sizeof(buf));
+	assert_true(full > 100);
+	assert_int_equal(trev_read("events/trev_test/tt_ints/format", small, sizeof(small)), full);
+	assert_memory_equal(small, buf, sizeof(small) - 1);
+	assert_int_equal(small[sizeof(small) - 1], '\0');
+}
+
+/* Each write is parsed on its own, as the kernel's handlers do. */
+static void test_split_writes(void **state)
+{
+	struct trev_file *f;
+
+	(void)state;
+	assert_int_equal(trev_file_open("set_event", O_WRONLY | O_TRUNC, &f), 0);
+	assert_int_equal(trev_file_write(f, "trev_test:tt_ints ", 18), 18);
+	assert_int_equal(trev_file_write(f, "trev_test:tt_open\n", 18), 18);
+	assert_int_equal(trev_file_close(f), 0);
+	read_text("set_event");		/* in id order */
+	assert_int_equal(strlen(buf), 36);
+	assert_non_null(strstr(buf, "trev_test:tt_ints\n"));
+	assert_non_null(strstr(buf, "trev_test:tt_open\n"));
+	/* A read-only file refuses writes; a write-only one refuses reads. */
+	assert_int_equal(trev_file_open("available_events", O_RDONLY, &f), 0);
+	assert_int_equal(trev_file_write(f, "x", 1), -EBADF);
+	assert_int_equal(trev_file_close(f), 0);
+	assert_int_equal(trev_file_open("trace_marker", O_WRONLY, &f), 0);
+	assert_int_equal(trev_file_read(f, buf, 10), -EBADF);
+	assert_int_equal(trev_file_close(f), 0);
+	assert_int_equal(trev_write("set_event", ""), 0);
+}
+
+static int count_entry(const char *name, const struct trev_stat *st, void *arg)
+{
+	(void)name;
+	(void)st;
+	(*(int *)arg)++;
+	return 0;
+}
+
+static void test_bad_arguments(void **state)
+{
+	struct trev_file *f = NULL;
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(trev_file_open(NULL, O_RDONLY, &f), -EINVAL);
+	assert_int_equal(trev_file_open("trace", O_RDONLY, NULL), -EINVAL);
+	assert_int_equal(trev_write(NULL, "1"), -EINVAL);
+	assert_int_equal(trev_write("tracing_on", NULL), -EINVAL);
+	assert_int_equal(trev_read("trace", NULL, 10), -EINVAL);
+	assert_int_equal(trev_readdir("events", NULL, NULL), -EINVAL);
+	assert_int_equal(trev_readdir("tracing_on", count_entry, &n), -ENOTDIR);
+	assert_int_equal(trev_path_stat("nosuch", &(struct trev_stat){ 0 }), -ENOENT);
+	assert_int_equal(trev_mkdir("instances/a/b"), -EPERM);
+	assert_int_equal(trev_mkdir("instances/"), -EEXIST);
+	assert_int_equal(trev_rmdir("events"), -EPERM);
+	assert_int_equal(trev_file_close(NULL), -EINVAL);
+	assert_int_equal(trev_readdir("/", count_entry, &n), 0);
+	assert_int_equal(n, 21);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_soft_mode_enable_file),
+		cmocka_unit_test(test_trace_pipe_blocking),
+		cmocka_unit_test(test_snapshot_under_writers),
+		cmocka_unit_test(test_read_truncated),
+		cmocka_unit_test(test_split_writes),
+		cmocka_unit_test(test_bad_arguments),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
