@@ -136,7 +136,7 @@ struct fdir {
 	size_t nr, cap;
 	const char *path;		/* the directory (for the entries' paths) */
 	struct fmnt *m;
-	int err;			/* first error while listing */
+	struct fdir *prev, *next;	/* m->dirs (guarded by m->lock) */
 };
 
 /* The mount. */
@@ -154,6 +154,7 @@ struct fmnt {
 	int abandoned;			/* trev_unmount() gave up waiting: the loop thread frees */
 	unsigned int waiters;		/* waiter threads alive */
 	struct ffile *files;		/* open files */
+	struct fdir *dirs;		/* open directories */
 
 	pthread_mutex_t ino_lock;	/* guards the inode table */
 	char **paths;			/* paths[ino - 1]; paths[0] is "" (root) */
@@ -574,6 +575,18 @@ static void dir_free(struct fdir *d)
 	free(d);
 }
 
+/* Take @d off m->dirs and free it. Called with m->lock held. */
+static void dir_release(struct fmnt *m, struct fdir *d)
+{
+	if (d->prev)
+		d->prev->next = d->next;
+	else
+		m->dirs = d->next;
+	if (d->next)
+		d->next->prev = d->prev;
+	dir_free(d);
+}
+
 /* The listing is taken once per OPENDIR, so offsets stay valid while it is read in pages. */
 static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
@@ -621,10 +634,20 @@ static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		goto out_free_dir;
 	d->path = NULL;
 	free(path);
+	/* Listed so that the loop's end frees it when no RELEASEDIR comes (unmount). */
+	pthread_mutex_lock(&m->lock);
+	d->next = m->dirs;
+	if (m->dirs)
+		m->dirs->prev = d;
+	m->dirs = d;
+	pthread_mutex_unlock(&m->lock);
 	fi->fh = (uintptr_t)d;
 	fi->cache_readdir = 0;
-	if (fuse_reply_open(req, fi) == -ENOENT)	/* the opener was interrupted */
-		dir_free(d);
+	if (fuse_reply_open(req, fi) == -ENOENT) {	/* the opener was interrupted */
+		pthread_mutex_lock(&m->lock);
+		dir_release(m, d);
+		pthread_mutex_unlock(&m->lock);
+	}
 	return;
 out_free_dir:
 	dir_free(d);
@@ -663,8 +686,12 @@ static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 static void fs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct fmnt *m = req_mnt(req);
+
 	(void)ino;
-	dir_free((struct fdir *)(uintptr_t)fi->fh);
+	pthread_mutex_lock(&m->lock);
+	dir_release(m, (struct fdir *)(uintptr_t)fi->fh);
+	pthread_mutex_unlock(&m->lock);
 	fuse_reply_err(req, 0);
 }
 
@@ -1211,6 +1238,8 @@ static void *loop_thread(void *arg)
 		file_close(f);
 		pthread_mutex_lock(&m->lock);
 	}
+	while (m->dirs)
+		dir_release(m, m->dirs);
 	pthread_mutex_unlock(&m->lock);
 	/* The connection is gone: this only closes the device (or unmounts after an error). */
 	fuse_session_unmount(m->se);
