@@ -78,7 +78,8 @@
  * instance, dlclose of a library with events) still has its number, but
  * LOOKUP and GETATTR ask the tree and answer ENOENT.
  */
-#define FUSE_USE_VERSION 34
+/* 3.12: fuse_session_loop_mt() takes the fuse_loop_cfg_*() object (before, an older struct). */
+#define FUSE_USE_VERSION 312
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1104,6 +1105,7 @@ static const struct fuse_lowlevel_ops fs_ops = {
 static char sig_dir[PATH_MAX];
 static char fusermount_path[64];
 static volatile sig_atomic_t sig_armed;
+static volatile sig_atomic_t sig_fuse_fd = -1;	/* the session's /dev/fuse descriptor */
 static const int term_signals[] = { SIGTERM, SIGINT, SIGHUP };
 static int sig_installed[3];		/* guarded by mount_lock */
 
@@ -1142,6 +1144,16 @@ static void on_term_signal(int sig)
 	if (sig_armed) {
 		sig_armed = 0;
 		mnt_detach(sig_dir);
+		/*
+		 * A thread of this process blocked reading its own mount would
+		 * otherwise keep the process from ever ending: its request waits
+		 * for an answer only the dying process could give, and the device
+		 * closes only when that thread is gone. Without our descriptor the
+		 * device is released when the killed workers leave their read(),
+		 * which ends the connection and fails the waiting request.
+		 */
+		if (sig_fuse_fd >= 0)
+			close(sig_fuse_fd);
 	}
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
@@ -1151,7 +1163,7 @@ static void on_term_signal(int sig)
 }
 
 /* Called with mount_lock held. */
-static void signals_arm(const char *dir)
+static void signals_arm(const char *dir, int fuse_fd)
 {
 	static const char *const fusermounts[] = { "/usr/bin/fusermount3", "/bin/fusermount3",
 						    "/usr/local/bin/fusermount3" };
@@ -1163,6 +1175,7 @@ static void signals_arm(const char *dir)
 			break;
 		}
 	strcpy(sig_dir, dir);	/* dir is shorter than PATH_MAX: realpath() made it */
+	sig_fuse_fd = fuse_fd;
 	sig_armed = 1;
 	for (size_t i = 0; i < sizeof(term_signals) / sizeof(term_signals[0]); i++) {
 		struct sigaction old, act;
@@ -1182,6 +1195,7 @@ static void signals_arm(const char *dir)
 static void signals_disarm(void)
 {
 	sig_armed = 0;
+	sig_fuse_fd = -1;
 	for (size_t i = 0; i < sizeof(term_signals) / sizeof(term_signals[0]); i++) {
 		struct sigaction old, dfl;
 
@@ -1214,7 +1228,9 @@ static void *loop_thread(void *arg)
 
 	if (cfg) {
 		fuse_loop_cfg_set_max_threads(cfg, LOOP_MAX_THREADS);
-		fuse_loop_cfg_set_idle_threads(cfg, 2);
+		/* One device descriptor, which the signal handler can close (libfuse
+		 * 3.14's default gives each worker a clone of its own). */
+		fuse_loop_cfg_set_clone_fd(cfg, 0);
 		ret = fuse_session_loop_mt(m->se, cfg);
 		fuse_loop_cfg_destroy(cfg);
 	} else {
@@ -1325,7 +1341,7 @@ int trev_mount(const char *dir)
 		goto out_destroy_session;
 	}
 	mounted = m;
-	signals_arm(m->dir);
+	signals_arm(m->dir, fuse_session_fd(m->se));
 	if (!atexit_done)
 		atexit_done = atexit(unmount_at_exit) == 0;
 	trev__log(TREV_LOG_INFO, "fuse: tracefs tree mounted at %s\n", m->dir);

@@ -52,7 +52,7 @@ fail() {
 
 # Start fuse_app on $mnt; skip if it cannot mount at all.
 start_app() {
-	"$bin" "$mnt" 20 >"$log" 2>&1 &
+	"$bin" "$mnt" 20 "$@" >"$log" 2>&1 &
 	app=$!
 	for _ in $(seq 100); do
 		grep -q '^mounted$' "$log" && return 0
@@ -244,6 +244,14 @@ wait_gone "$app" 3 || fail "fuse_app survived SIGTERM"
 app=""
 mounted && fail "SIGTERM left the mount in /proc/mounts"
 wait_gone "$reader" 2 || fail "the reader of trace_pipe outlived the mount"
+
+# A thread of the program itself blocked in its own trace_pipe: SIGTERM still ends it.
+start_app selfread
+sleep 0.2
+kill -TERM "$app"
+wait_gone "$app" 3 || fail "fuse_app reading its own mount survived SIGTERM (see docs/fuse.md)"
+app=""
+mounted && fail "SIGTERM (selfread) left the mount in /proc/mounts"
 
 start_app
 kill -KILL "$app"

@@ -5,8 +5,12 @@
  * thread, until a signal ends the process. Leaves every signal's action as
  * it found it, so that SIGTERM meets trev's unmount-and-re-raise handler.
  *
- *	fuse_app DIR [MS]	prints "mounted" or "mount <errno text>"
+ *	fuse_app DIR [MS [selfread]]	prints "mounted" or "mount <errno text>"
+ *
+ * selfread: a thread of the program also reads DIR/trace_pipe (a process
+ * reading its own mount must still die of SIGTERM).
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,8 +45,19 @@ static void *emitter(void *arg)
 	return NULL;
 }
 
+static void *self_reader(void *arg)
+{
+	char buf[4096];
+	int fd = open(arg, O_RDONLY);
+
+	while (fd >= 0 && read(fd, buf, sizeof(buf)) > 0)
+		;
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
+	static char pipe_path[4096];
 	pthread_t thread;
 	int ret;
 
@@ -61,6 +76,11 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (pthread_create(&thread, NULL, emitter, NULL))
 		return 1;
+	if (argc > 3 && strcmp(argv[3], "selfread") == 0) {
+		snprintf(pipe_path, sizeof(pipe_path), "%s/trace_pipe", argv[1]);
+		if (pthread_create(&thread, NULL, self_reader, pipe_path))
+			return 1;
+	}
 	for (;;)
 		pause();
 }
