@@ -124,19 +124,26 @@ static struct trev_trace_array *printk_instance(void)
  * to commit is an RCU read section, as a tracepoint's probes run in one: a
  * snapshot swap waits for it before the old buffer is read or freed.
  */
+static void *printk_reserve_file(struct trev_event_buffer *fb, struct trev_event_file *file,
+				 unsigned int len)
+{
+	void *rec;
+
+	urcu_bp_read_lock();
+	rec = trev_event_buffer_reserve(fb, file, len);
+	if (!rec)
+		urcu_bp_read_unlock();
+	return rec;
+}
+
 static void *printk_reserve(struct trev_trace_array *tr, struct trev_event_call *call,
 			    unsigned int len, struct trev_event_buffer *fb)
 {
 	struct trev_event_rt *rt = trev__event_rt(call);
-	void *rec;
 
 	if (!__atomic_load_n(&rt->file.tr, __ATOMIC_RELAXED))
 		__atomic_store_n(&rt->file.tr, tr, __ATOMIC_RELAXED);
-	urcu_bp_read_lock();
-	rec = trev_event_buffer_reserve(fb, &rt->file, len);
-	if (!rec)
-		urcu_bp_read_unlock();
-	return rec;
+	return printk_reserve_file(fb, &rt->file, len);
 }
 
 static void printk_commit(struct trev_event_buffer *fb)
@@ -337,14 +344,8 @@ static void *marker_reserve(struct trev_trace_array *tr, struct trev_event_call 
 			    unsigned int len, struct trev_event_file *file,
 			    struct trev_event_buffer *fb)
 {
-	void *rec;
-
 	*file = (struct trev_event_file){ .call = call, .tr = tr };
-	urcu_bp_read_lock();
-	rec = trev_event_buffer_reserve(fb, file, len);
-	if (!rec)
-		urcu_bp_read_unlock();
-	return rec;
+	return printk_reserve_file(fb, file, len);
 }
 
 ssize_t trev__marker_write(struct trev_trace_array *tr, const char *text, size_t size)

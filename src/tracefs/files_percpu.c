@@ -19,8 +19,6 @@ extern const struct tfs_fops trev__buffer_size_fops;
 /* ------------------------------------------------------------------ */
 /* trace_pipe_raw: whole pages of one CPU, in the kernel's page format   */
 
-#define RAW_SLICE_MS	100
-
 struct raw_state {
 	unsigned char page[TREV_RB_PAGE_SIZE];
 	size_t pos, len;		/* what is left of the page being read */
@@ -59,12 +57,8 @@ static ssize_t raw_read(struct trev_file *f, char *buf, size_t size)
 		}
 		if (f->flags & O_NONBLOCK)
 			return -EAGAIN;
-		if (atomic_exchange(&f->woken, false))
-			return -EINTR;
-		pthread_rwlock_rdlock(&tr->buf_lock);
-		ret = trev_rb_wait_cpu(tr->rb, f->loc.cpu, RAW_SLICE_MS);
-		pthread_rwlock_unlock(&tr->buf_lock);
-		if (ret < 0 && ret != -EINTR)
+		ret = trev__tfs_wait_data(f, -1);
+		if (ret < 0)
 			return ret;
 	}
 	n = rs->len - rs->pos < size ? rs->len - rs->pos : size;
@@ -75,46 +69,20 @@ static ssize_t raw_read(struct trev_file *f, char *buf, size_t size)
 
 static int raw_poll(struct trev_file *f, int timeout_ms)
 {
-	struct trev_trace_array *tr = f->loc.tr;
 	struct raw_state *rs = f->priv;
-	int waited = 0;
+	int ret;
 
 	if (rs->pos < rs->len)
 		return POLLIN | POLLRDNORM;
-	for (;;) {
-		int slice = timeout_ms < 0 || timeout_ms - waited > RAW_SLICE_MS ?
-			    RAW_SLICE_MS : timeout_ms - waited;
-		int ret;
-
-		if (atomic_exchange(&f->woken, false))
-			return -EINTR;
-		pthread_rwlock_rdlock(&tr->buf_lock);
-		ret = trev_rb_wait_cpu(tr->rb, f->loc.cpu, slice);
-		pthread_rwlock_unlock(&tr->buf_lock);
-		if (ret > 0)
-			return POLLIN | POLLRDNORM;
-		if (ret < 0 && ret != -EINTR)
-			return ret;
-		waited += slice;
-		if (timeout_ms >= 0 && waited >= timeout_ms)
-			return 0;
-	}
-}
-
-static void raw_wake(struct trev_file *f)
-{
-	struct trev_trace_array *tr = f->loc.tr;
-
-	pthread_rwlock_rdlock(&tr->buf_lock);
-	trev_rb_wake_readers(tr->rb);
-	pthread_rwlock_unlock(&tr->buf_lock);
+	ret = trev__tfs_wait_data(f, timeout_ms);
+	return ret > 0 ? POLLIN | POLLRDNORM : ret;
 }
 
 static const struct tfs_fops trace_pipe_raw_fops = {
 	.open = raw_open,
 	.read = raw_read,
 	.poll = raw_poll,
-	.wake = raw_wake,
+	.wake = trev__tfs_wake_readers,
 	.release = raw_release,
 };
 

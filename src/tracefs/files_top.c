@@ -272,14 +272,11 @@ static ssize_t pipe_read(struct trev_file *f, char *buf, size_t size)
 	return (ssize_t)used;
 }
 
-static int pipe_poll(struct trev_file *f, int timeout_ms)
+int trev__tfs_wait_data(struct trev_file *f, int timeout_ms)
 {
 	struct trev_trace_array *tr = f->loc.tr;
-	struct pipe_state *ps = f->priv;
 	int waited = 0;
 
-	if (ps && ps->iter.seq.len)
-		return POLLIN | POLLRDNORM;
 	for (;;) {
 		int slice = timeout_ms < 0 ? PIPE_SLICE_MS : timeout_ms - waited;
 		int ret;
@@ -295,7 +292,7 @@ static int pipe_poll(struct trev_file *f, int timeout_ms)
 			ret = trev_rb_wait(tr->rb, slice);
 		pthread_rwlock_unlock(&tr->buf_lock);
 		if (ret > 0)
-			return POLLIN | POLLRDNORM;
+			return 1;
 		if (ret < 0 && ret != -EINTR)
 			return ret;
 		waited += slice;
@@ -304,7 +301,7 @@ static int pipe_poll(struct trev_file *f, int timeout_ms)
 	}
 }
 
-static void pipe_wake(struct trev_file *f)
+void trev__tfs_wake_readers(struct trev_file *f)
 {
 	struct trev_trace_array *tr = f->loc.tr;
 
@@ -314,11 +311,22 @@ static void pipe_wake(struct trev_file *f)
 	pthread_rwlock_unlock(&tr->buf_lock);
 }
 
+static int pipe_poll(struct trev_file *f, int timeout_ms)
+{
+	struct pipe_state *ps = f->priv;
+	int ret;
+
+	if (ps && ps->iter.seq.len)
+		return POLLIN | POLLRDNORM;
+	ret = trev__tfs_wait_data(f, timeout_ms);
+	return ret > 0 ? POLLIN | POLLRDNORM : ret;
+}
+
 const struct tfs_fops trev__trace_pipe_fops = {
 	.open = pipe_open,
 	.read = pipe_read,
 	.poll = pipe_poll,
-	.wake = pipe_wake,
+	.wake = trev__tfs_wake_readers,
 	.release = pipe_release,
 };
 

@@ -321,6 +321,41 @@ static int mnt_exiting(struct fmnt *m)
 	return exiting;
 }
 
+/*
+ * The path of @ino, or NULL when the request is already answered: ENODEV
+ * while unmounting, ENOENT for an inode we never gave out.
+ */
+static char *req_path(fuse_req_t req, struct fmnt *m, fuse_ino_t ino)
+{
+	char *path;
+
+	if (mnt_exiting(m)) {
+		fuse_reply_err(req, ENODEV);
+		return NULL;
+	}
+	path = ino_path(m, ino);
+	if (!path)
+		fuse_reply_err(req, ENOENT);
+	return path;
+}
+
+/* The path of @name in directory @parent, or NULL when the request is already answered. */
+static char *req_child_path(fuse_req_t req, struct fmnt *m, fuse_ino_t parent, const char *name)
+{
+	char *dir, *path;
+
+	if (mnt_exiting(m)) {
+		fuse_reply_err(req, ENODEV);
+		return NULL;
+	}
+	dir = ino_path(m, parent);
+	path = dir ? path_join(dir, name) : NULL;
+	if (!path)
+		fuse_reply_err(req, dir ? ENOMEM : ENOENT);
+	free(dir);
+	return path;
+}
+
 /* Reply to LOOKUP or MKDIR with the entry of @path. */
 static void reply_entry(fuse_req_t req, struct fmnt *m, const char *path)
 {
@@ -349,20 +384,11 @@ static void reply_entry(fuse_req_t req, struct fmnt *m, const char *path)
 static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fmnt *m = req_mnt(req);
-	char *dir, *path;
+	char *path = req_child_path(req, m, parent, name);
 
-	if (mnt_exiting(m)) {
-		fuse_reply_err(req, ENODEV);
-		return;
-	}
-	dir = ino_path(m, parent);
-	path = dir ? path_join(dir, name) : NULL;
 	if (path)
 		reply_entry(req, m, path);
-	else
-		fuse_reply_err(req, dir ? ENOMEM : ENOENT);
 	free(path);
-	free(dir);
 }
 
 static void fs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -374,15 +400,9 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	int ret;
 
 	(void)fi;
-	if (mnt_exiting(m)) {
-		fuse_reply_err(req, ENODEV);
+	path = req_path(req, m, ino);
+	if (!path)
 		return;
-	}
-	path = ino_path(m, ino);
-	if (!path) {
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
 	ret = tree_stat(path, &ts);
 	free(path);
 	if (ret) {
@@ -416,11 +436,9 @@ static void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		fuse_reply_err(req, EPERM);
 		return;
 	}
-	path = ino_path(m, ino);
-	if (!path) {
-		fuse_reply_err(req, ENOENT);
+	path = req_path(req, m, ino);
+	if (!path)
 		return;
-	}
 	if (to_set & FUSE_SET_ATTR_SIZE) {
 		if (attr->st_size != 0) {
 			ret = -EINVAL;
@@ -444,47 +462,29 @@ out_reply:
 static void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
 	struct fmnt *m = req_mnt(req);
-	char *dir, *path;
+	char *path;
 	int ret;
 
 	(void)mode;
-	if (mnt_exiting(m)) {
-		fuse_reply_err(req, ENODEV);
+	path = req_child_path(req, m, parent, name);
+	if (!path)
 		return;
-	}
-	dir = ino_path(m, parent);
-	path = dir ? path_join(dir, name) : NULL;
-	if (!path) {
-		fuse_reply_err(req, dir ? ENOMEM : ENOENT);
-		goto out_free;
-	}
 	ret = trev_mkdir(path);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
 		reply_entry(req, m, path);
-out_free:
 	free(path);
-	free(dir);
 }
 
 static void fs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fmnt *m = req_mnt(req);
-	char *dir, *path;
+	char *path = req_child_path(req, m, parent, name);
 
-	if (mnt_exiting(m)) {
-		fuse_reply_err(req, ENODEV);
-		return;
-	}
-	dir = ino_path(m, parent);
-	path = dir ? path_join(dir, name) : NULL;
 	if (path)
 		fuse_reply_err(req, -trev_rmdir(path));
-	else
-		fuse_reply_err(req, dir ? ENOMEM : ENOENT);
 	free(path);
-	free(dir);
 }
 
 /* New files cannot be made, nor names changed: the errors tracefs's missing inode operations give. */
@@ -598,15 +598,9 @@ static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	char *path;
 	int ret;
 
-	if (mnt_exiting(m)) {
-		fuse_reply_err(req, ENODEV);
+	path = req_path(req, m, ino);
+	if (!path)
 		return;
-	}
-	path = ino_path(m, ino);
-	if (!path) {
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
 	d = calloc(1, sizeof(*d));
 	if (!d) {
 		ret = -ENOMEM;
@@ -728,15 +722,9 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	char *path;
 	int ret;
 
-	if (mnt_exiting(m)) {
-		fuse_reply_err(req, ENODEV);
+	path = req_path(req, m, ino);
+	if (!path)
 		return;
-	}
-	path = ino_path(m, ino);
-	if (!path) {
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
 	f = calloc(1, sizeof(*f));
 	if (!f) {
 		ret = -ENOMEM;

@@ -129,6 +129,16 @@ void trev__tfs_error(struct trev_trace_array *tr, const char *loc, const char *c
 int trev__error_log_show(struct trev_trace_array *tr, struct tfs_text *out);
 void trev__error_log_clear(struct trev_trace_array *tr);
 
+/*
+ * trev__tfs_wait_data() - wait until @f's buffer (its CPU's view for a
+ * per_cpu file) has data to consume. The buffer lock is held in slices of
+ * 100 ms, so a snapshot swap waits for a blocked reader at most that long.
+ * Return: 1, 0 on time-out, -EINTR when woken by trev_file_wake().
+ */
+int trev__tfs_wait_data(struct trev_file *f, int timeout_ms);
+/* Wake every reader blocked on @f's buffer (the ->wake of the pipe files). */
+void trev__tfs_wake_readers(struct trev_file *f);
+
 /* Parse an unsigned number as kstrtoul does (one trailing newline allowed). */
 int trev__parse_ulong(const char *buf, size_t size, unsigned long *val);
 /* Copy @buf without the trailing whitespace into a NUL-terminated string. */
