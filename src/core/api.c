@@ -37,15 +37,7 @@ int trev_set_event(const char *spec)
 
 int trev_tracing_on(int on)
 {
-	struct trev_trace_array *tr = trev__top_instance();
-
-	if (!tr)
-		return -ENOMEM;
-	if (on)
-		trev_rb_record_on(tr->rb);
-	else
-		trev_rb_record_off(tr->rb);
-	return 0;
+	return trev_write("tracing_on", on ? "1" : "0");
 }
 
 int trev_trace_print(FILE *out)
@@ -91,9 +83,7 @@ void trev_trace_pipe_wake(void)
 
 int trev_trace_reset(void)
 {
-	struct trev_trace_array *tr = trev__top_instance();
-
-	return tr ? trev_rb_reset(tr->rb) : -ENOMEM;
+	return trev_write("trace", "");
 }
 
 int trev_trace_option(const char *name)
