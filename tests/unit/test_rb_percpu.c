@@ -415,13 +415,23 @@ static void test_all_after_partial(void **state)
 		rb = make_rb(256, 0, TREV_CLOCK_COUNTER);
 		write_mix(rb, 2000, written);
 		memset(taken, 0, sizeof(taken));
+		/*
+		 * CPU 0 is read at least until writer 2's third segment (CPU 0
+		 * again): its second segment, 500 CPU 1 events, must then sit in
+		 * CPU 1's staging queue, however the writers were scheduled.
+		 * Reading 300 of CPU 1 leaves at least 200 of them staged.
+		 */
 		for (int cpu = 0; cpu < 2; cpu++) {
-			for (unsigned int j = 0; j < (cpu ? 300u : 500u); j++) {
+			bool past_seg2 = cpu == 1;
+
+			for (unsigned int j = 0; j < (cpu ? 300u : 500u) || !past_seg2; j++) {
 				struct seen s;
 
 				assert_int_equal(trev_rb_consume_cpu(rb, cpu, &ev, 0), 1);
 				check_payload(&ev, &s);
 				taken[snap_find(&s)] = true;
+				if (s.writer == 2 && s.seq >= 1000)
+					past_seg2 = true;
 				n++;
 			}
 		}
