@@ -2,6 +2,7 @@
 /* Library start-up: the built-in events and the start-up environment. */
 #include <pthread.h>
 
+#include "control/control.h"
 #include "core/core_internal.h"
 #include "events/events_internal.h"
 
@@ -23,4 +24,5 @@ static void __attribute__((constructor)) trev_constructor(void)
 {
 	trev__library_init();
 	trev__env_control();
+	trev__control_start();
 }

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The control socket (server.c): the tree served to `trev -p PID`. */
+#ifndef TREV_CONTROL_H
+#define TREV_CONTROL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * trev__control_start() - serve the tree on <dir>/<pid>.sock, unless
+ * TREV_SOCKET=0. Return: 0, or a negative errno (a warning was logged;
+ * the program runs on without the socket).
+ * Context: library start-up, or a forked child.
+ */
+int trev__control_start(void);
+
+/* The socket directory for this environment (see server.c). Return: 0 or -ENAMETOOLONG. */
+int trev__control_dir(char *dir, size_t size);
+
+/* The socket being served. Return: its length, or -ENOENT when none. */
+ssize_t trev__control_path(char *buf, size_t size);
+
+/* Answer protocol requests on connected socket @fd until the peer leaves. */
+void trev__control_serve(int fd);
+
+#endif /* TREV_CONTROL_H */

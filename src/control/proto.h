@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The control socket's wire protocol: the tree's operations (open, read,
+ * write, poll, close, stat, readdir, mkdir, rmdir) carried between the
+ * `trev` command and a traced process. Shared by the server
+ * (src/control/server.c) and the client (tools/trev/remote.c);
+ * docs/control-socket.md describes it for other clients.
+ */
+#ifndef TREV_CONTROL_PROTO_H
+#define TREV_CONTROL_PROTO_H
+
+#include <stdint.h>
+
+/*
+ * Every message, request or reply, is a header and @len payload bytes,
+ * in the host's byte order (both ends are on one machine):
+ *
+ *	OFFSET	SIZE	MEANING
+ *	0	4	magic, TREV_PROTO_MAGIC
+ *	4	2	op: a TREV_OP_* in a request; the same | TREV_OP_REPLY in its reply
+ *	6	2	reserved, 0
+ *	8	4	handle: an open file (OPEN's reply gives it), else 0
+ *	12	4	arg (signed): request: open flags, read size, time-out;
+ *			reply: the result, >= 0 or a negative errno
+ *	16	4	len: payload bytes that follow, <= TREV_PROTO_MAX_PAYLOAD
+ *
+ * A connection carries one request at a time; each request gets exactly
+ * one reply, in order. A message the server cannot parse gets a reply
+ * with -EPROTO and the connection is closed.
+ */
+struct trev_proto_hdr {
+	uint32_t magic;		/* TREV_PROTO_MAGIC */
+	uint16_t op;		/* TREV_OP_* (| TREV_OP_REPLY) */
+	uint16_t reserved;	/* 0 */
+	uint32_t handle;	/* open file, or 0 */
+	int32_t arg;		/* see above */
+	uint32_t len;		/* payload bytes */
+};
+
+#define TREV_PROTO_MAGIC	0x31565254u	/* "TRV1" in memory on little-endian */
+#define TREV_PROTO_VERSION	1u
+#define TREV_PROTO_MAX_PAYLOAD	(1u << 20)	/* 1 MiB, both ways */
+#define TREV_PROTO_MAX_PATH	4096u
+#define TREV_PROTO_MAX_HANDLES	64u		/* open files per connection */
+#define TREV_OP_REPLY		0x8000u
+
+/*
+ * The operations. Payloads (request → reply):
+ *
+ *	HELLO	u32 client version → arg: server version; text "trev <ver> pid <pid>\n"
+ *	OPEN	path, arg: TREV_PO_* flags → arg: handle (> 0)
+ *	READ	handle, arg: max bytes (<= MAX_PAYLOAD); a u32 time-out in ms
+ *		(-1 = until data, 0 = never block) → the bytes; arg: their
+ *		count, 0 at the end, -EAGAIN when nothing came in time
+ *	WRITE	handle, the bytes → arg: bytes taken
+ *	POLL	handle, arg: time-out ms → arg: POLLIN bits or 0
+ *	CLOSE	handle → arg: 0
+ *	STAT	path → u32 is_dir, u32 mode
+ *	READDIR	path → entries, each: u32 is_dir, u32 mode, NUL-terminated name
+ *	MKDIR	path → arg: 0
+ *	RMDIR	path → arg: 0
+ *
+ * Paths are relative to the tree's root, as trev_file_open() takes them,
+ * without a terminating NUL in the payload.
+ */
+#define TREV_PROTO_OPS(C)	\
+	C(HELLO, 1)		\
+	C(OPEN, 2)		\
+	C(READ, 3)		\
+	C(WRITE, 4)		\
+	C(POLL, 5)		\
+	C(CLOSE, 6)		\
+	C(STAT, 7)		\
+	C(READDIR, 8)		\
+	C(MKDIR, 9)		\
+	C(RMDIR, 10)
+
+#define TREV_PROTO_OP_ENUM(name, nr)	TREV_OP_##name = nr,
+enum trev_proto_op { TREV_PROTO_OPS(TREV_PROTO_OP_ENUM) };
+#undef TREV_PROTO_OP_ENUM
+
+/* OPEN flags: fixed values, independent of the O_* of either end. */
+#define TREV_PO_READ		0x01u
+#define TREV_PO_WRITE		0x02u
+#define TREV_PO_TRUNC		0x04u
+#define TREV_PO_APPEND		0x08u
+#define TREV_PO_NONBLOCK	0x10u
+#define TREV_PO_ALL		0x1fu
+
+#endif /* TREV_CONTROL_PROTO_H */

@@ -1,0 +1,695 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The control socket: the process's tree served on a Unix socket,
+ * <dir>/<pid>.sock (mode 0600, in a 0700 directory of the user), so that
+ * the `trev` command can attach by pid. One thread accepts, one thread per
+ * connection answers; the program's own threads never touch the socket.
+ * The protocol is in proto.h; docs/control-socket.md explains it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "control/control.h"
+#include "control/proto.h"
+#include "core/core_internal.h"
+
+#define CTL_MAX_CONNS	16	/* connections served at once; more are refused */
+#define CTL_WAIT_SLICE	100	/* ms between checks that a blocked reader's peer is there */
+
+/* One client. */
+struct ctl_conn {
+	int fd;					/* the accepted socket */
+	struct trev_file *files[TREV_PROTO_MAX_HANDLES]; /* handle - 1 → open file */
+	uint8_t *in;				/* request payload (+1 for a NUL) */
+	uint8_t *out;				/* reply payload */
+	uint32_t in_cap, out_cap;		/* their sizes: grown on demand */
+	struct ctl_conn *next;			/* ctl.conns */
+};
+
+static struct {
+	pthread_mutex_t lock;		/* the fields below */
+	int listen_fd;			/* -1: not serving */
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)]; /* the socket, for unlink */
+	pid_t pid;			/* the process that made it */
+	int nr_conns;
+	struct ctl_conn *conns;		/* open connections (closed by a forked child) */
+	bool atexit_done;
+} ctl = { PTHREAD_MUTEX_INITIALIZER, -1, "", 0, 0, NULL, false };
+
+/* ------------------------------------------------------------------ */
+/* Where the socket lives                                               */
+
+/*
+ * trev__control_dir() - the directory of the sockets of processes run with
+ * this environment: $TREV_SOCKET_DIR, else $XDG_RUNTIME_DIR/trev, else
+ * /tmp/trev-<uid>. Return: 0, or -ENAMETOOLONG.
+ */
+int trev__control_dir(char *dir, size_t size)
+{
+	const char *env = getenv("TREV_SOCKET_DIR");
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	int n;
+
+	if (env && *env)
+		n = snprintf(dir, size, "%s", env);
+	else if (xdg && *xdg)
+		n = snprintf(dir, size, "%s/trev", xdg);
+	else
+		n = snprintf(dir, size, "/tmp/trev-%u", (unsigned int)geteuid());
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* Make @dir if needed; it must be ours, a real directory, closed to others. */
+static int ctl_dir_check(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
+		return -EPERM;
+	return 0;
+}
+
+/* False for a process that is gone or a zombie: it serves no socket any more. */
+static bool ctl_pid_alive(pid_t pid)
+{
+	char path[64], buf[256], *paren;
+	ssize_t n;
+	int fd;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno != ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	/* "pid (comm) S ...": the state follows the last ')'. */
+	paren = strrchr(buf, ')');
+	return !(paren && paren[1] == ' ' && paren[2] == 'Z');
+}
+
+/* Remove the sockets of processes that are gone (a killed process leaves its own). */
+static void ctl_dir_sweep(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *end, path[PATH_MAX];
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (pid <= 0 || strcmp(end, ".sock") != 0 || pid == getpid())
+			continue;
+		if (ctl_pid_alive((pid_t)pid))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) < (int)sizeof(path))
+			unlink(path);
+	}
+	closedir(d);
+}
+
+/* ------------------------------------------------------------------ */
+/* Messages                                                             */
+
+/* Read exactly @size bytes. Return: 0, -EPIPE at the peer's end, or -errno. */
+static int ctl_recv_all(int fd, void *buf, size_t size)
+{
+	uint8_t *p = buf;
+
+	while (size) {
+		ssize_t n = recv(fd, p, size, 0);
+
+		if (n == 0)
+			return -EPIPE;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		size -= (size_t)n;
+	}
+	return 0;
+}
+
+static int ctl_send_all(int fd, const void *buf, size_t size)
+{
+	const uint8_t *p = buf;
+
+	while (size) {
+		ssize_t n = send(fd, p, size, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		size -= (size_t)n;
+	}
+	return 0;
+}
+
+static int ctl_reply(struct ctl_conn *c, const struct trev_proto_hdr *req, int32_t result,
+		     const void *data, uint32_t len)
+{
+	struct trev_proto_hdr h = {
+		.magic = TREV_PROTO_MAGIC,
+		.op = (uint16_t)(req->op | TREV_OP_REPLY),
+		.handle = req->handle,
+		.arg = result,
+		.len = len,
+	};
+	int ret = ctl_send_all(c->fd, &h, sizeof(h));
+
+	if (!ret && len)
+		ret = ctl_send_all(c->fd, data, len);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Operations                                                           */
+
+/* Make *@buf hold @size bytes. Return: 0 or -ENOMEM. */
+static int ctl_room(uint8_t **buf, uint32_t *cap, uint32_t size)
+{
+	uint8_t *p;
+
+	if (size <= *cap)
+		return 0;
+	p = realloc(*buf, size);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*cap = size;
+	return 0;
+}
+
+/* The request's payload as a path (NUL-terminated in place). Return: it, or NULL. */
+static const char *ctl_path(struct ctl_conn *c, const struct trev_proto_hdr *h)
+{
+	/* An empty path is the root: only a directory operation may name it. */
+	bool root_ok = h->op == TREV_OP_READDIR || h->op == TREV_OP_STAT;
+
+	if ((h->len == 0 && !root_ok) || h->len > TREV_PROTO_MAX_PATH ||
+	    memchr(c->in, '\0', h->len))
+		return NULL;
+	c->in[h->len] = '\0';
+	return (const char *)c->in;
+}
+
+static struct trev_file *ctl_file(struct ctl_conn *c, uint32_t handle)
+{
+	if (handle == 0 || handle > TREV_PROTO_MAX_HANDLES)
+		return NULL;
+	return c->files[handle - 1];
+}
+
+static int32_t ctl_open(struct ctl_conn *c, const char *path, int32_t po)
+{
+	int flags, ret;
+	unsigned int slot;
+
+	if (po & ~(int32_t)TREV_PO_ALL || !(po & (TREV_PO_READ | TREV_PO_WRITE)))
+		return -EINVAL;
+	for (slot = 0; slot < TREV_PROTO_MAX_HANDLES && c->files[slot]; slot++)
+		;
+	if (slot == TREV_PROTO_MAX_HANDLES)
+		return -EMFILE;
+	flags = (po & TREV_PO_READ) && (po & TREV_PO_WRITE) ? O_RDWR :
+		(po & TREV_PO_WRITE)			   ? O_WRONLY :
+							     O_RDONLY;
+	if (po & TREV_PO_TRUNC)
+		flags |= O_TRUNC;
+	if (po & TREV_PO_APPEND)
+		flags |= O_APPEND;
+	/* Always non-blocking here: READ and POLL wait in slices (ctl_wait()). */
+	ret = trev_file_open(path, flags | O_NONBLOCK, &c->files[slot]);
+	return ret < 0 ? ret : (int32_t)slot + 1;
+}
+
+/* 1 while the client is still connected and has sent nothing new. */
+static bool ctl_peer_waiting(struct ctl_conn *c)
+{
+	struct pollfd p = { .fd = c->fd, .events = POLLIN | POLLRDHUP };
+
+	return poll(&p, 1, 0) == 0;
+}
+
+static int64_t ctl_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Wait until @file is readable, for up to @timeout_ms (-1: for ever), in
+ * slices, giving up when the client goes away. Return: > 0 readable, 0 on
+ * time-out, -ECONNRESET when the client left.
+ */
+static int ctl_wait(struct ctl_conn *c, struct trev_file *file, int32_t timeout_ms)
+{
+	int64_t end = timeout_ms < 0 ? INT64_MAX : ctl_now_ms() + timeout_ms;
+
+	for (;;) {
+		int64_t left = end - ctl_now_ms();
+		int ret;
+
+		if (left <= 0)
+			return 0;
+		if (!ctl_peer_waiting(c))
+			return -ECONNRESET;
+		ret = trev_file_poll(file, left < CTL_WAIT_SLICE ? (int)left : CTL_WAIT_SLICE);
+		if (ret > 0)
+			return ret;
+		if (ret < 0 && ret != -EINTR)
+			return ret;
+	}
+}
+
+static int ctl_read(struct ctl_conn *c, const struct trev_proto_hdr *h)
+{
+	struct trev_file *file = ctl_file(c, h->handle);
+	int32_t timeout;
+	ssize_t n;
+
+	if (!file)
+		return ctl_reply(c, h, -EBADF, NULL, 0);
+	if (h->len != sizeof(timeout) || h->arg < 0 || (uint32_t)h->arg > TREV_PROTO_MAX_PAYLOAD)
+		return ctl_reply(c, h, -EINVAL, NULL, 0);
+	memcpy(&timeout, c->in, sizeof(timeout));
+	if (ctl_room(&c->out, &c->out_cap, (uint32_t)h->arg) < 0)
+		return ctl_reply(c, h, -ENOMEM, NULL, 0);
+	for (;;) {
+		int ret;
+
+		n = trev_file_read(file, c->out, (size_t)h->arg);
+		if (n != -EAGAIN || timeout == 0)
+			break;
+		ret = ctl_wait(c, file, timeout);
+		if (ret == -ECONNRESET)
+			return ret;
+		if (ret <= 0)
+			break;
+	}
+	if (n < 0)
+		return ctl_reply(c, h, (int32_t)n, NULL, 0);
+	return ctl_reply(c, h, (int32_t)n, c->out, (uint32_t)n);
+}
+
+static int ctl_poll(struct ctl_conn *c, const struct trev_proto_hdr *h)
+{
+	struct trev_file *file = ctl_file(c, h->handle);
+	int ret;
+
+	if (!file)
+		return ctl_reply(c, h, -EBADF, NULL, 0);
+	ret = trev_file_poll(file, 0);
+	if (ret == 0 && h->arg != 0)
+		ret = ctl_wait(c, file, h->arg);
+	if (ret == -ECONNRESET)
+		return ret;
+	return ctl_reply(c, h, ret, NULL, 0);
+}
+
+struct ctl_dirbuf {
+	uint8_t *p;
+	uint32_t len;
+};
+
+static int ctl_readdir_one(const char *name, const struct trev_stat *st, void *arg)
+{
+	struct ctl_dirbuf *d = arg;
+	uint32_t is_dir = (uint32_t)st->is_dir, mode = st->mode;
+	size_t n = strlen(name) + 1;
+
+	if (d->len + 8 + n > TREV_PROTO_MAX_PAYLOAD)
+		return -E2BIG;
+	memcpy(d->p + d->len, &is_dir, 4);
+	memcpy(d->p + d->len + 4, &mode, 4);
+	memcpy(d->p + d->len + 8, name, n);
+	d->len += 8 + (uint32_t)n;
+	return 0;
+}
+
+/* Answer one request. Return: 0 to go on, < 0 to close the connection. */
+static int ctl_handle(struct ctl_conn *c, const struct trev_proto_hdr *h)
+{
+	const char *path = NULL;
+	struct trev_file *file;
+	int ret;
+
+	switch (h->op) {
+	case TREV_OP_HELLO: {
+		char text[64];
+		int n = snprintf(text, sizeof(text), "trev %s pid %d\n", TREV_VERSION_STRING,
+				 (int)getpid());
+
+		return ctl_reply(c, h, TREV_PROTO_VERSION, text, (uint32_t)n);
+	}
+	case TREV_OP_OPEN:
+	case TREV_OP_STAT:
+	case TREV_OP_READDIR:
+	case TREV_OP_MKDIR:
+	case TREV_OP_RMDIR:
+		path = ctl_path(c, h);
+		if (!path)
+			return ctl_reply(c, h, -EINVAL, NULL, 0);
+		break;
+	default:
+		break;
+	}
+	switch (h->op) {
+	case TREV_OP_OPEN:
+		return ctl_reply(c, h, ctl_open(c, path, h->arg), NULL, 0);
+	case TREV_OP_READ:
+		return ctl_read(c, h);
+	case TREV_OP_WRITE:
+		file = ctl_file(c, h->handle);
+		if (!file)
+			return ctl_reply(c, h, -EBADF, NULL, 0);
+		return ctl_reply(c, h, (int32_t)trev_file_write(file, c->in, h->len), NULL, 0);
+	case TREV_OP_POLL:
+		return ctl_poll(c, h);
+	case TREV_OP_CLOSE:
+		file = ctl_file(c, h->handle);
+		if (!file)
+			return ctl_reply(c, h, -EBADF, NULL, 0);
+		c->files[h->handle - 1] = NULL;
+		return ctl_reply(c, h, trev_file_close(file), NULL, 0);
+	case TREV_OP_STAT: {
+		struct trev_stat st;
+		uint32_t out[2];
+
+		ret = trev_path_stat(path, &st);
+		if (ret < 0)
+			return ctl_reply(c, h, ret, NULL, 0);
+		out[0] = (uint32_t)st.is_dir;
+		out[1] = st.mode;
+		return ctl_reply(c, h, 0, out, sizeof(out));
+	}
+	case TREV_OP_READDIR: {
+		struct ctl_dirbuf d = { NULL, 0 };
+
+		if (ctl_room(&c->out, &c->out_cap, TREV_PROTO_MAX_PAYLOAD) < 0)
+			return ctl_reply(c, h, -ENOMEM, NULL, 0);
+		d.p = c->out;
+		ret = trev_readdir(path, ctl_readdir_one, &d);
+		return ctl_reply(c, h, ret, d.p, ret < 0 ? 0 : d.len);
+	}
+	case TREV_OP_MKDIR:
+		return ctl_reply(c, h, trev_mkdir(path), NULL, 0);
+	case TREV_OP_RMDIR:
+		return ctl_reply(c, h, trev_rmdir(path), NULL, 0);
+	default:
+		return ctl_reply(c, h, -EOPNOTSUPP, NULL, 0);
+	}
+}
+
+/*
+ * trev__control_serve() - answer requests on @fd until the client leaves
+ * or breaks the protocol; closes what the client left open.
+ * Context: a connection thread, or a test/fuzz driver with a socketpair.
+ */
+void trev__control_serve(int fd)
+{
+	struct ctl_conn c = { .fd = fd };
+	struct trev_proto_hdr h;
+
+	for (;;) {
+		int ret = ctl_recv_all(fd, &h, sizeof(h));
+
+		if (ret < 0)
+			break;
+		if (h.magic != TREV_PROTO_MAGIC || h.reserved || h.op & TREV_OP_REPLY ||
+		    h.len > TREV_PROTO_MAX_PAYLOAD) {
+			/* We cannot find the next message: say why and hang up. */
+			ctl_reply(&c, &h, -EPROTO, NULL, 0);
+			break;
+		}
+		if (ctl_room(&c.in, &c.in_cap, h.len + 1) < 0) {
+			ctl_reply(&c, &h, -ENOMEM, NULL, 0);
+			break;
+		}
+		if (h.len && ctl_recv_all(fd, c.in, h.len) < 0)
+			break;
+		if (ctl_handle(&c, &h) < 0)
+			break;
+	}
+	for (unsigned int i = 0; i < TREV_PROTO_MAX_HANDLES; i++)
+		if (c.files[i])
+			trev_file_close(c.files[i]);
+	free(c.in);
+	free(c.out);
+}
+
+/* ------------------------------------------------------------------ */
+/* Threads                                                              */
+
+/* Only the process's user, or root, may attach. */
+static bool ctl_peer_allowed(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return false;
+	return cred.uid == geteuid() || cred.uid == 0;
+}
+
+static void ctl_refuse(int fd, int err)
+{
+	struct trev_proto_hdr h = { .magic = TREV_PROTO_MAGIC, .op = TREV_OP_REPLY, .arg = err };
+
+	ctl_send_all(fd, &h, sizeof(h));
+	close(fd);
+}
+
+static void *ctl_conn_main(void *arg)
+{
+	struct ctl_conn *link = arg;
+	struct ctl_conn **pp;
+
+	trev__control_serve(link->fd);
+	pthread_mutex_lock(&ctl.lock);
+	for (pp = &ctl.conns; *pp && *pp != link; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = link->next;
+	ctl.nr_conns--;
+	pthread_mutex_unlock(&ctl.lock);
+	close(link->fd);
+	free(link);
+	return NULL;
+}
+
+static void *ctl_accept_main(void *arg)
+{
+	int lfd = (int)(intptr_t)arg;
+
+	for (;;) {
+		struct ctl_conn *link;
+		pthread_attr_t attr;
+		pthread_t t;
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE ||
+			    errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+				if (errno != EINTR && errno != ECONNABORTED)
+					usleep(100000);	/* out of resources: do not spin */
+				continue;
+			}
+			return NULL;	/* closed by a forked child's restart or by exit */
+		}
+		if (!ctl_peer_allowed(fd)) {
+			ctl_refuse(fd, -EACCES);
+			continue;
+		}
+		link = calloc(1, sizeof(*link));
+		pthread_mutex_lock(&ctl.lock);
+		if (!link || ctl.nr_conns >= CTL_MAX_CONNS) {
+			pthread_mutex_unlock(&ctl.lock);
+			free(link);
+			ctl_refuse(fd, -EBUSY);
+			continue;
+		}
+		link->fd = fd;
+		link->next = ctl.conns;
+		ctl.conns = link;
+		ctl.nr_conns++;
+		pthread_mutex_unlock(&ctl.lock);
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&t, &attr, ctl_conn_main, link) != 0) {
+			pthread_mutex_lock(&ctl.lock);
+			ctl.conns = link->next;
+			ctl.nr_conns--;
+			pthread_mutex_unlock(&ctl.lock);
+			free(link);
+			ctl_refuse(fd, -EAGAIN);
+		}
+		pthread_attr_destroy(&attr);
+	}
+}
+
+static void ctl_at_exit(void)
+{
+	pthread_mutex_lock(&ctl.lock);
+	if (ctl.pid == getpid() && ctl.path[0])
+		unlink(ctl.path);
+	ctl.path[0] = '\0';
+	pthread_mutex_unlock(&ctl.lock);
+}
+
+/* A forked child: the parent's socket and connections are not ours; serve our own. */
+static void ctl_atfork_child(void)
+{
+	pthread_mutex_init(&ctl.lock, NULL);
+	if (ctl.listen_fd >= 0)
+		close(ctl.listen_fd);
+	ctl.listen_fd = -1;
+	for (struct ctl_conn *c = ctl.conns, *next; c; c = next) {
+		next = c->next;
+		close(c->fd);
+		free(c);
+	}
+	ctl.conns = NULL;
+	ctl.nr_conns = 0;
+	ctl.path[0] = '\0';
+#ifndef TREV_TSAN
+	trev__control_start();
+#endif
+	/* ThreadSanitizer kills a child of a threaded process that starts a
+	 * thread, so its builds leave forked children without a socket. */
+}
+
+static pthread_once_t ctl_fork_once = PTHREAD_ONCE_INIT;
+
+static void ctl_fork_register(void)
+{
+	pthread_atfork(NULL, NULL, ctl_atfork_child);
+}
+
+/* Bind the socket of this process. Return: the listening fd, or -errno. */
+static int ctl_listen(const char *dir, char *path, size_t size)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	mode_t old;
+	int fd, ret, n;
+
+	n = snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%d.sock", dir, (int)getpid());
+	if (n < 0 || (size_t)n >= sizeof(addr.sun_path) || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	unlink(addr.sun_path);	/* a dead process with our pid left it */
+	old = umask(0177);	/* 0600 from the start: no window where others may connect */
+	ret = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
+	umask(old);
+	if (ret < 0 || listen(fd, SOMAXCONN) < 0) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	memcpy(path, addr.sun_path, (size_t)n + 1);
+	return fd;
+}
+
+int trev__control_start(void)
+{
+	const char *env = getenv("TREV_SOCKET");
+	char dir[PATH_MAX];
+	sigset_t all, old;
+	pthread_attr_t attr;
+	pthread_t t;
+	int fd, ret;
+
+	if (env && strcmp(env, "1") != 0) {
+		if (strcmp(env, "0") != 0)
+			trev__log(TREV_LOG_WARN, "TREV_SOCKET=%s: not 0 or 1; ignored", env);
+		else
+			return 0;
+	}
+	pthread_once(&ctl_fork_once, ctl_fork_register);
+	ret = trev__control_dir(dir, sizeof(dir));
+	if (!ret)
+		ret = ctl_dir_check(dir);
+	if (ret < 0) {
+		trev__log(TREV_LOG_WARN, "control socket: %s: %s; trev -p cannot attach", dir,
+			  strerror(-ret));
+		return ret;
+	}
+	ctl_dir_sweep(dir);
+	pthread_mutex_lock(&ctl.lock);
+	if (ctl.listen_fd >= 0) {
+		pthread_mutex_unlock(&ctl.lock);
+		return 0;
+	}
+	fd = ctl_listen(dir, ctl.path, sizeof(ctl.path));
+	if (fd < 0) {
+		pthread_mutex_unlock(&ctl.lock);
+		trev__log(TREV_LOG_WARN, "control socket in %s: %s; trev -p cannot attach", dir,
+			  strerror(-fd));
+		return fd;
+	}
+	ctl.listen_fd = fd;
+	ctl.pid = getpid();
+	if (!ctl.atexit_done) {
+		ctl.atexit_done = true;
+		atexit(ctl_at_exit);
+	}
+	/* The thread takes no signal meant for the program. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	ret = -pthread_create(&t, &attr, ctl_accept_main, (void *)(intptr_t)fd);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret < 0) {
+		unlink(ctl.path);
+		ctl.path[0] = '\0';
+		close(fd);
+		ctl.listen_fd = -1;
+	}
+	pthread_mutex_unlock(&ctl.lock);
+	return ret;
+}
+
+ssize_t trev__control_path(char *buf, size_t size)
+{
+	ssize_t n;
+
+	pthread_mutex_lock(&ctl.lock);
+	n = ctl.path[0] ? snprintf(buf, size, "%s", ctl.path) : -ENOENT;
+	pthread_mutex_unlock(&ctl.lock);
+	return n;
+}

@@ -1,0 +1,219 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# The control socket, from outside the traced process: the trev command's cat, write and ls
+# on a running program (tests/control/ctl_app.c), streaming trace_pipe, error messages for
+# each way attaching can fail, hostile bytes on the socket, the socket's permissions, and a
+# forked child serving its own socket.
+set -uo pipefail
+export LC_ALL=C
+
+app_bin="$TREV_BUILD_DIR/tests/ctl_app"
+trev="$TREV_BUILD_DIR/tools/trev/trev"
+sockdir=$(mktemp -d)
+chmod 700 "$sockdir"
+export TREV_SOCKET_DIR="$sockdir"
+out=$(mktemp)
+errf=$(mktemp)
+pids=()
+
+cleanup() {
+	exec 2>/dev/null
+	for p in "${pids[@]}" $(awk '/^child/ { print $2 }' "$out.app" 2>/dev/null); do
+		kill -KILL "$p" && wait "$p"
+	done
+	rm -rf "$sockdir" "$out" "$errf" "$out.app"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	echo "---- stdout:" >&2; cat "$out" >&2
+	echo "---- stderr:" >&2; cat "$errf" >&2
+	exit 1
+}
+
+# run WANT_STATUS CMD...: run, keep stdout/stderr, check the exit status
+run() {
+	local want=$1 st
+	shift
+	"$@" >"$out" 2>"$errf"
+	st=$?
+	[ "$st" = "$want" ] || fail "'$*' exited $st, expected $want"
+}
+has() { grep -qE -- "$1" "$out" || fail "stdout has no line matching /$1/"; }
+err_has() { grep -qE -- "$1" "$errf" || fail "stderr has no line matching /$1/"; }
+
+# start_app ARGS...: run ctl_app, wait for its "ready PID" line
+start_app() {
+	"$app_bin" "$@" >"$out.app" &
+	pids+=($!)
+	for _ in $(seq 100); do
+		grep -q '^ready' "$out.app" && break
+		sleep 0.05
+	done
+	app=$(awk '/^ready/ { print $2 }' "$out.app")
+	[ -n "$app" ] || fail "ctl_app did not start"
+}
+
+start_app 10 fork
+
+# The socket and its directory: the user's alone.
+[ "$(stat -c %a "$sockdir/$app.sock")" = 600 ] || fail "socket mode $(stat -c %a "$sockdir/$app.sock")"
+
+# ls, write, cat.
+run 0 "$trev" ls -p "$app"
+has '^events/$'
+has '^trace_pipe$'
+has '^instances/$'
+run 0 "$trev" ls -p "$app" events/trev_test
+has '^tt_ints/$'
+run 0 "$trev" write -p "$app" events/trev_test/tt_ints/enable 1
+run 0 "$trev" cat -p "$app" events/trev_test/tt_ints/enable
+[ "$(cat "$out")" = 1 ] || fail "enable reads '$(cat "$out")'"
+sleep 0.3
+run 0 "$trev" cat -p "$app" trace
+has '^# tracer: nop'
+has '^ +emitter-[0-9]+ +\[[0-9]{3}\] .{4} +[0-9]+\.[0-9]{6}: tt_ints: a=[0-9]+ b=[0-9]+ c=-?[0-9]+'
+
+# A refused write: the errno and the error_log entry with its caret.
+run 1 "$trev" write -a -p "$app" set_event nosuch:event
+err_has '^trev: set_event: Invalid argument'
+run 0 "$trev" cat -p "$app" error_log
+has 'set_event'
+run 1 "$trev" write -p "$app" -a instances/nope/set_event x
+err_has 'No such file or directory'
+
+run 1 "$trev" cat -p "$app" instances
+err_has '^trev: instances: Is a directory$'
+run 1 "$trev" ls -p "$app" nosuchdir
+err_has 'No such file or directory'
+
+# trace_pipe streams until the reader goes away; the process serves on afterwards.
+run 0 "$trev" write -p "$app" trace ""
+timeout 1 "$trev" cat -p "$app" trace_pipe >"$out" 2>"$errf"
+[ $? = 124 ] || fail "trev cat trace_pipe did not block and stream"
+has 'tt_ints: a='
+run 0 "$trev" cat -p "$app" tracing_on
+[ "$(cat "$out")" = 1 ] || fail "tracing_on reads '$(cat "$out")' after the streaming reader left"
+
+# Each way attaching fails: one line, non-zero status.
+run 1 "$trev" cat -p 999999999 trace
+err_has '^trev: no process 999999999$'
+sleep 30 & pids+=($!)
+run 1 "$trev" cat -p $! trace
+err_has "^trev: process $! does not serve trev"
+TREV_SOCKET=0 "$app_bin" 10 >/dev/null & pids+=($!)
+noserve=$!
+sleep 0.3
+run 1 "$trev" cat -p "$noserve" trace
+err_has "TREV_SOCKET=0"
+[ ! -e "$sockdir/$noserve.sock" ] || fail "TREV_SOCKET=0 made a socket"
+run 2 "$trev" cat -p abc trace
+err_has "^trev: -p takes a process id, not 'abc'"
+run 2 "$trev" frobnicate
+err_has "not a trev command"
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	run 1 setpriv --reuid=65534 --regid=65534 --clear-groups "$trev" cat -p "$app" trace
+	err_has "belongs to another user"
+fi
+
+# Hostile bytes: an error reply or a closed connection, never a dead or hung process.
+if command -v python3 >/dev/null; then
+	python3 - "$sockdir/$app.sock" <<'PY' >"$out" 2>"$errf" || fail "hostile client script failed"
+import socket, struct, sys
+path = sys.argv[1]
+MAGIC = 0x31565254
+def conn():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)     # blocking: waits while the accept thread catches up
+    s.settimeout(5)
+    return s
+def reply(s):
+    h = b""
+    while len(h) < 20:
+        b = s.recv(20 - len(h))
+        if not b:
+            return None
+        h += b
+    magic, op, res, handle, arg, ln = struct.unpack("<IHHIiI", h)
+    data = b""
+    while len(data) < ln:
+        data += s.recv(ln - len(data))
+    return op, arg, data
+# garbage: EPROTO (-71), then the server hangs up
+s = conn(); s.sendall(b"GET / HTTP/1.0\r\n\r\n\x00\x00"); r = reply(s)
+assert r and r[1] == -71, r
+assert s.recv(1) == b""
+# a payload longer than 1 MiB: EPROTO
+s = conn(); s.sendall(struct.pack("<IHHIiI", MAGIC, 2, 0, 0, 0, (1 << 20) + 1)); r = reply(s)
+assert r and r[1] == -71, r
+# an unknown op: EOPNOTSUPP (-95), and the connection goes on
+s = conn(); s.sendall(struct.pack("<IHHIiI", MAGIC, 77, 0, 0, 0, 0)); r = reply(s)
+assert r and r[1] == -95, r
+s.sendall(struct.pack("<IHHIiI", MAGIC, 1, 0, 0, 0, 4) + struct.pack("<I", 1)); r = reply(s)
+assert r and r[1] == 1 and r[2].startswith(b"trev "), r
+# bad handles, bad paths, bad flags
+for op, handle, arg, payload, want in [
+        (3, 9, 16, struct.pack("<i", 0), -9),      # READ of a handle never opened: EBADF
+        (3, 0, 16, b"", -9),
+        (4, 65, 0, b"x", -9),                      # WRITE
+        (6, 1, 0, b"", -9),                        # CLOSE
+        (2, 0, 1, b"tr\x00ace", -22),              # OPEN, a NUL in the path: EINVAL
+        (2, 0, 1, b"", -22),
+        (2, 0, 0x100, b"trace", -22),              # unknown open flags
+        (2, 0, 1, b"../../etc/passwd", -2),        # outside the tree: ENOENT
+        (7, 0, 0, b"x" * 5000, -22)]:              # STAT, path too long
+    s.sendall(struct.pack("<IHHIiI", MAGIC, op, 0, handle, arg, len(payload)) + payload)
+    r = reply(s)
+    assert r and r[1] == want, (op, handle, payload[:20], r)
+# a READ larger than the protocol allows: EINVAL
+s.sendall(struct.pack("<IHHIiI", MAGIC, 2, 0, 0, 1, 5) + b"trace"); r = reply(s)
+h = r[1]; assert h > 0, r
+s.sendall(struct.pack("<IHHIiI", MAGIC, 3, 0, h, (1 << 20) + 1, 4) + struct.pack("<i", 0))
+r = reply(s); assert r and r[1] == -22, r
+s.close()
+# a half header, then gone
+s = conn(); s.sendall(b"TRV"); s.close()
+import time; time.sleep(0.2)
+# 17 connections: the 17th is refused with EBUSY (-16) while 16 are served
+held = [conn() for _ in range(16)]
+for c in held:
+    c.sendall(struct.pack("<IHHIiI", MAGIC, 1, 0, 0, 0, 4) + struct.pack("<I", 1)); assert reply(c)[1] == 1
+extra = conn(); r = reply(extra)
+assert r and r[1] == -16, r
+for c in held: c.close()
+print("hostile ok")
+PY
+	has '^hostile ok$'
+fi
+sleep 0.3	# the server notices the closed connections
+run 0 "$trev" cat -p "$app" tracing_on
+kill -0 "$app" || fail "the traced process died"
+
+# A forked child serves its own socket; the parent's stays.
+child=$(awk '/^child/ { print $2 }' "$out.app")
+[ -n "$child" ] || fail "ctl_app's child did not start"
+pids+=("$child")
+if grep -q '^child .* socket$' "$out.app"; then
+	run 0 "$trev" write -p "$child" events/trev_test/tt_ints/enable 1
+	run 0 "$trev" cat -p "$child" events/trev_test/tt_ints/enable
+	[ "$(cat "$out")" = 1 ] || fail "the child's enable reads '$(cat "$out")'"
+else
+	echo "note: this build (ThreadSanitizer) serves no socket in forked children"
+	[ -e "$sockdir/$child.sock" ] && fail "a child without a server has a socket"
+	touch "$sockdir/$child.sock"	# stands for a killed process's socket below
+fi
+[ -S "$sockdir/$app.sock" ] || fail "the parent's socket is gone"
+
+# A process that exits removes its socket; one killed leaves it, and the next process to start
+# in that directory sweeps it away (the child stays a zombie: its parent never reaps it).
+kill -KILL "$child"
+sleep 0.2
+[ -e "$sockdir/$child.sock" ] || fail "a killed process's socket vanished"
+start_app 10
+[ ! -e "$sockdir/$child.sock" ] || fail "a dead process's socket was not swept"
+kill -TERM "$app"
+wait "$app" 2>/dev/null
+[ ! -e "$sockdir/$app.sock" ] || fail "the socket outlived its process"
+echo "control_attach: all checks passed"

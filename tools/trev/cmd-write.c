@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* trev write -p PID [-a] PATH TEXT: echo TEXT > PATH (>> with -a) in a running process. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "remote.h"
+#include "trev.h"
+
+static const char write_help[] =
+	"usage: trev write -p PID [-a] PATH TEXT\n"
+	"\n"
+	"Write TEXT to PATH of process PID's trace tree, as `echo TEXT > PATH`\n"
+	"does on tracefs (-a, --append: as `>>`). A refused write prints the\n"
+	"error and the tree's error_log entry, if it made one.\n";
+
+/* The last error_log entry, when the write made one. */
+static void show_error_log(struct trev_remote *r, const char *path)
+{
+	char log_path[4200], *text = NULL, *last;
+	const char *slash = strstr(path, "instances/");
+	int n = 0;
+
+	if (slash) {
+		const char *end = strchr(slash + 10, '/');
+
+		n = end ? (int)(end - path) + 1 : 0;
+	}
+	snprintf(log_path, sizeof(log_path), "%.*serror_log", n, path);
+	if (trev_remote_read_file(r, log_path, &text) <= 0) {
+		free(text);
+		return;
+	}
+	/* Entries start with '['; print the last one. */
+	last = strrchr(text, '[');
+	while (last && last != text && last[-1] != '\n')
+		last = memrchr(text, '[', (size_t)(last - text));
+	if (last)
+		fputs(last, stderr);
+	free(text);
+}
+
+int cmd_write(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "append", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct trev_remote *r;
+	int c, ret, append = 0;
+	pid_t pid = 0;
+
+	while ((c = getopt_long(argc, argv, "+p:ah", opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(write_help, stdout);
+			return 0;
+		}
+		if (c == 'a') {
+			append = 1;
+			continue;
+		}
+		if (c != 'p' || (pid = trev_parse_pid(optarg)) < 0) {
+			fputs(write_help, stderr);
+			return 2;
+		}
+	}
+	if (!pid || optind != argc - 2) {
+		fputs(write_help, stderr);
+		return 2;
+	}
+	r = trev_attach(pid);
+	if (!r)
+		return 1;
+	ret = trev_remote_write_file(r, argv[optind], argv[optind + 1], append);
+	if (ret < 0) {
+		trev_err("%s: %s", argv[optind], strerror(-ret));
+		show_error_log(r, argv[optind]);
+	}
+	trev_remote_close(r);
+	return ret < 0;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The client side of the control socket (src/control/proto.h): a running
+ * process's tree, reached by pid, with the operations of the C API.
+ */
+#ifndef TREV_TOOLS_REMOTE_H
+#define TREV_TOOLS_REMOTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct trev_remote;
+
+/*
+ * trev_remote_connect() - attach to process @pid's tree
+ * Return: 0 and *@out, or a negative errno: -ESRCH (no such process),
+ * -EPERM (not ours), -ENOENT (no trev socket in that process), -ENOTSUP
+ * (its socket is disabled: TREV_SOCKET=0), -EPROTO (it speaks another
+ * protocol). @why receives a sentence for the user.
+ */
+int trev_remote_connect(pid_t pid, struct trev_remote **out, char *why, size_t why_size);
+void trev_remote_close(struct trev_remote *r);
+/* The process's banner, "trev 0.1.0 pid N". */
+const char *trev_remote_banner(const struct trev_remote *r);
+
+/* Open flags: TREV_PO_* of proto.h. Return: a handle > 0 or a negative errno. */
+int trev_remote_open(struct trev_remote *r, const char *path, unsigned int po);
+/* Read up to @size bytes; @timeout_ms -1 waits, 0 never. Return: bytes, 0 at the end, -errno. */
+ssize_t trev_remote_read(struct trev_remote *r, int h, void *buf, size_t size, int timeout_ms);
+ssize_t trev_remote_write(struct trev_remote *r, int h, const void *buf, size_t size);
+int trev_remote_poll(struct trev_remote *r, int h, int timeout_ms);
+int trev_remote_close_file(struct trev_remote *r, int h);
+/* Directory entries: @fn(name, is_dir, mode, arg); non-zero stops. */
+int trev_remote_readdir(struct trev_remote *r, const char *path,
+			int (*fn)(const char *name, int is_dir, unsigned int mode, void *arg),
+			void *arg);
+int trev_remote_stat(struct trev_remote *r, const char *path, int *is_dir, unsigned int *mode);
+int trev_remote_mkdir(struct trev_remote *r, const char *path);
+int trev_remote_rmdir(struct trev_remote *r, const char *path);
+
+/* `echo -n text > path` (@append: >>). Return: 0 or a negative errno. */
+int trev_remote_write_file(struct trev_remote *r, const char *path, const char *text,
+			   int append);
+/* A whole file, malloc'd, NUL-terminated, without blocking. Return: length or -errno. */
+ssize_t trev_remote_read_file(struct trev_remote *r, const char *path, char **text);
+
+#endif /* TREV_TOOLS_REMOTE_H */

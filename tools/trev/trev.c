@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The trev command: `trev <subcommand> [options]`, one cmd-<name>.c each. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "remote.h"
+#include "trev.h"
+
+static const struct trev_cmd commands[] = {
+	{ "cat", cmd_cat, "print a file of a running process's tree" },
+	{ "write", cmd_write, "write to a file of a running process's tree" },
+	{ "ls", cmd_ls, "list a directory of a running process's tree" },
+};
+
+void trev_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("trev: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+pid_t trev_parse_pid(const char *arg)
+{
+	char *end;
+	long pid;
+
+	errno = 0;
+	pid = arg ? strtol(arg, &end, 10) : 0;
+	if (!arg || errno || *end || pid <= 0 || pid != (pid_t)pid) {
+		trev_err("-p takes a process id, not '%s'", arg ? arg : "");
+		return -1;
+	}
+	return (pid_t)pid;
+}
+
+struct trev_remote *trev_attach(pid_t pid)
+{
+	struct trev_remote *r = NULL;
+	char why[512] = "";
+	int ret = trev_remote_connect(pid, &r, why, sizeof(why));
+
+	if (ret < 0) {
+		trev_err("%s", why[0] ? why : strerror(-ret));
+		return NULL;
+	}
+	return r;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: trev <command> [options]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n`trev <command> --help` describes each.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	trev_err("'%s' is not a trev command; see trev --help", argv[1]);
+	return 2;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The trev command: its subcommands and what they share. */
+#ifndef TREV_TOOLS_TREV_H
+#define TREV_TOOLS_TREV_H
+
+#include <sys/types.h>
+
+struct trev_remote;
+
+/* One subcommand: `trev <name> ...`; @fn gets argv from the name on. */
+struct trev_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;	/* one line for `trev --help` */
+};
+
+int cmd_cat(int argc, char **argv);
+int cmd_write(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
+
+/* Print "trev: <message>" on stderr. */
+void trev_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Parse a -p argument. Return: the pid, or -1 after an error message. */
+pid_t trev_parse_pid(const char *arg);
+/* Attach to @pid. Return: the connection, or NULL after an error message. */
+struct trev_remote *trev_attach(pid_t pid);
+
+#endif /* TREV_TOOLS_TREV_H */
