@@ -252,7 +252,8 @@ static bool flt_str(const struct flt_insn *in, const char *s, size_t slen)
 }
 
 /* The raw comparison of one predicate (before its negation, which is in `when`). */
-static inline bool flt_eval(const struct flt_insn *in, const uint8_t *rec, unsigned int len)
+static inline __attribute__((always_inline)) bool
+flt_eval(const struct flt_insn *in, const uint8_t *rec, unsigned int len)
 {
 	const uint8_t *a = rec + in->offset;
 	uint64_t v;
