@@ -82,6 +82,12 @@ struct trev_sys_filter {
 #define TREV_FILE_FL_ENABLED		0x1u	/* the probe is registered */
 #define TREV_FILE_FL_SOFT_MODE		0x2u	/* registered for triggers */
 #define TREV_FILE_FL_SOFT_DISABLED	0x4u	/* registered, records nothing */
+#define TREV_FILE_FL_FILTERED		0x8u	/* ->filter is set */
+#define TREV_FILE_FL_TRIGGER_MODE	0x10u	/* ->triggers is not empty */
+#define TREV_FILE_FL_TRIGGER_COND	0x20u	/* a trigger needs the record */
+/* Any of these: the probe leaves the fast path (event_buffer.c). */
+#define TREV_FILE_FL_SLOW	(TREV_FILE_FL_SOFT_DISABLED | TREV_FILE_FL_FILTERED | \
+				 TREV_FILE_FL_TRIGGER_MODE)
 
 /* An event in one instance: the probe's data pointer. */
 struct trev_event_file {
@@ -89,8 +95,9 @@ struct trev_event_file {
 	struct trev_trace_array *tr;
 	_Atomic unsigned int flags;	/* TREV_FILE_FL_* */
 	int sm_ref;			/* soft-mode users; under events_lock */
-	char *filter_text;		/* as written to filter; NULL = none */
 	char *trigger_text;		/* trigger lines, '\n'-terminated; NULL = none */
+	struct trev_filter *filter;	/* RCU; NULL = none; holds its text (src/filter/) */
+	struct trev_event_trigger *triggers; /* RCU list (src/trigger/) */
 };
 
 /* One field of an event's records. */
