@@ -117,7 +117,7 @@ static bool df_text64(struct df_cur *c, struct df_text *t)
 
 static bool df_text32(struct df_cur *c, struct df_text *t)
 {
-	uint32_t len;
+	uint32_t len = 0;
 
 	if (!df_u32(c, &len))
 		return false;
@@ -149,7 +149,7 @@ static bool df_add_fmt(struct df_cur *c, const char *system)
 
 static bool df_ftrace(struct df_cur *c)
 {
-	uint32_t n;
+	uint32_t n = 0;
 
 	if (!df_u32(c, &n))
 		return false;
@@ -162,7 +162,7 @@ static bool df_ftrace(struct df_cur *c)
 
 static bool df_events(struct df_cur *c)
 {
-	uint32_t nsys, n;
+	uint32_t nsys = 0, n = 0;
 	const char *sys;
 
 	if (!df_u32(c, &nsys))
@@ -251,7 +251,7 @@ static bool df_check_cpus(struct df_cur *c, uint64_t lo, uint64_t hi)
 static bool df_parse_v6(struct df_cur *c)
 {
 	struct datfile *df = c->df;
-	uint32_t n;
+	uint32_t n = 0;
 	uint64_t last = 0;
 
 	if (!df_header_info(c) || !df_ftrace(c) || !df_events(c) ||
@@ -303,9 +303,9 @@ static bool df_parse_v7(struct df_cur *c)
 		return false;
 	/* The chain: section after section, exactly to the end of the file (§4.7). */
 	while (c->pos < df->size) {
-		uint16_t id, flags;
-		uint32_t desc;
-		uint64_t size, start = c->pos;
+		uint16_t id = 0, flags = 0;
+		uint32_t desc = 0;
+		uint64_t size = 0, start = c->pos;
 
 		if (!df_u16(c, &id) || !df_u16(c, &flags) || !df_u32(c, &desc) || !df_u64(c, &size))
 			return false;
@@ -328,7 +328,7 @@ static bool df_parse_v7(struct df_cur *c)
 			       (unsigned long long)df->sec_off[0]);
 	/* Every description is a string of the strings section. */
 	for (int id = 0; id < 32; id++) {
-		uint32_t desc;
+		uint32_t desc = 0;
 
 		if (!df->sec_off[id])
 			continue;
@@ -380,8 +380,8 @@ static bool df_parse_v7(struct df_cur *c)
 		return df_fail(c, "no BUFFER option");
 	sc = (struct df_cur){ df, (uint64_t)(buf->data - df->map), (uint64_t)(buf->data - df->map) + buf->len };
 	{
-		uint64_t fly;
-		uint32_t page, n;
+		uint64_t fly = 0;
+		uint32_t page = 0, n = 0;
 
 		if (!df_u64(&sc, &fly) || !df_str(&sc, &name) || !df_str(&sc, &clock) ||
 		    !df_u32(&sc, &page) || !df_u32(&sc, &n))
@@ -412,8 +412,8 @@ static bool df_parse_v7(struct df_cur *c)
 static int df_parse(struct datfile *df, const void *map, uint64_t size)
 {
 	struct df_cur c = { df, 0, size };
-	char ver[2];
-	uint8_t endian, long_size;
+	char ver[2] = { 0 };
+	uint8_t endian = 0, long_size = 0;
 
 	memset(df, 0, sizeof(*df));
 	df->map = map;
