@@ -45,7 +45,7 @@ static void *worker(void *arg)
 	int id = (int)(long)arg;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int rounds = lost_mode ? 3000 : 3;
-	char name[16];
+	char name[32];		/* pthread_setname_np() takes 15 characters */
 	cpu_set_t set;
 
 	/* Worker 1 on CPU 0, worker 2 on CPU 1: both CPU streams get data. */
