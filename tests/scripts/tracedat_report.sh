@@ -39,7 +39,9 @@ check_file() {
 	events=$(grep -vc '^LOST' "$T/want" || true)
 	[ "$events" -gt 0 ] || fail "$dat: no events"
 
-	"$B/dat_read_tracecmd" "$dat" >"$T/tc" || fail "$dat: libtracecmd reader failed"
+	# libtracecmd 3.1.6 leaks a string of its own (sscanf %ms while opening): not ours to report.
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		"$B/dat_read_tracecmd" "$dat" >"$T/tc" || fail "$dat: libtracecmd reader failed"
 	"$B/dat_read_kbuf" "$dat" >"$T/kb" || fail "$dat: kbuffer reader failed"
 	diff -u "$T/tc" "$T/kb" >&2 || fail "$dat: libtracecmd and kbuffer readers differ"
 	[ "$(wc -l <"$T/tc")" -eq "$events" ] || fail "$dat: readers saw $(wc -l <"$T/tc") records, the text has $events"
