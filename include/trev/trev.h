@@ -202,6 +202,26 @@ TREV_API ssize_t trev_read(const char *path, char *buf, size_t size);
 TREV_API int trev_mount(const char *dir);
 TREV_API int trev_unmount(void);
 
+/*
+ * trev_record_dat() - write what an instance's buffer holds now to a
+ * trace.dat file that trace-cmd, libtracecmd and KernelShark read
+ * @instance: "instances/foo/" (trailing '/'), or NULL for the top instance
+ * @file: the file to write (replaced)
+ * @version: 6 (trace-cmd 2.x layout; recommended) or 7 (sections)
+ *
+ * Consumes per_cpu/cpu<N>/trace_pipe_raw of every CPU, as trace-cmd
+ * extract does, then writes the formats of every available event,
+ * saved_cmdlines, printk_formats, the function names of trace_printk()
+ * call sites, and the options CPUSTAT, TRACECLOCK, UNAME and VERSION.
+ * Pages keep their lost-events flags and counts. docs/tracedat.md has the
+ * layout; <trev/tracedat.h> the streaming writer and other sources.
+ *
+ * Context: any thread, not in a signal handler or a probe.
+ * Return: 0, -EINVAL (bad version or instance), or a negative errno from
+ * the tree or the file system (the partial file is removed).
+ */
+TREV_API int trev_record_dat(const char *instance, const char *file, int version);
+
 #ifdef __cplusplus
 }
 #endif

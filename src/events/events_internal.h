@@ -224,6 +224,8 @@ void trev__ftrace_events_register(void);
  */
 #define TREV_MARKER_MAX		1024u
 ssize_t trev__marker_write(struct trev_trace_array *tr, const char *text, size_t size);
+/* The ip of trace_marker's records; it prints as "tracing_mark_write". */
+unsigned long trev__marker_ip(void);
 ssize_t trev__marker_raw_write(struct trev_trace_array *tr, const void *data, size_t size);
 
 /* Format texts. Return: 0 and a malloc'd string, or -errno. */

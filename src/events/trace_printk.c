@@ -335,6 +335,11 @@ int trev__printk_formats_text(char **text)
 static const char marker_ip_tag;
 #define MARKER_IP	((unsigned long)&marker_ip_tag)
 
+unsigned long trev__marker_ip(void)
+{
+	return MARKER_IP;
+}
+
 /*
  * Write one record of @call into @tr's buffer, outside any probe. The
  * record goes through a file of the instance made up on the stack: only

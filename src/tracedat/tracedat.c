@@ -1,0 +1,1047 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The trace.dat writer: versions 6 and 7 exactly as FORMATS.md §4 lays
+ * them out, from a struct trev_dat_source. Pages are copied as they came.
+ *
+ * Version 6 (one linear stream):
+ *
+ *   OFFSET  SIZE   MEANING
+ *   0       3      17 08 44
+ *   3       7      "tracing"
+ *   10      2      "6\0"
+ *   12      1      endianness (0 little, 1 big): the host's
+ *   13      1      sizeof(long)
+ *   14      4      page size (4096)
+ *   18      ...    header info: "header_page\0" u64 len text "header_event\0" u64 len text
+ *           ...    ftrace formats: u32 n, n × (u64 len, text)
+ *           ...    event formats: u32 systems, per system "name\0" u32 n, n × (u64 len, text)
+ *           ...    kallsyms: u32 len, text;  printk: u32 len, text
+ *           ...    cmdlines: u64 len, text
+ *           4      u32 number of CPUs
+ *           10     "options  \0", options (u16 id, u32 len, data), u16 0
+ *           10     "flyrecord\0"
+ *           16×n   per CPU: u64 offset, u64 size
+ *           8+L    u64 L + trace_clock text (present because TRACECLOCK is)
+ *           ...    zeros to the page boundary, then CPU 0's pages, CPU 1's, ...
+ *
+ * Version 7: the same file header, "none\0\0", u64 offset of the options
+ * section, then a gap-free chain of sections (u16 id, u16 flags, u32
+ * description string id, u64 size, payload), written in this order:
+ * 16 header info, 17 ftrace formats, 18 event formats, 19 kallsyms,
+ * 20 printk, 21 cmdlines, 0 options, 3 flyrecord (zeros to the page
+ * boundary, then the pages), 15 strings.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <trev/tracedat.h>
+
+#include "ring_buffer/rb_page.h"
+
+#ifndef TREV_VERSION_STRING
+#define TREV_VERSION_STRING "unknown"
+#endif
+
+/* Option ids (trace-cmd's TRACECMD_OPTION_*), also v7 section ids. */
+enum {
+	DAT_OPT_DONE = 0,
+	DAT_OPT_CPUSTAT = 2,
+	DAT_OPT_BUFFER = 3,
+	DAT_OPT_TRACECLOCK = 4,
+	DAT_OPT_UNAME = 5,
+	DAT_OPT_CPUCOUNT = 8,
+	DAT_OPT_VERSION = 9,
+	DAT_SEC_STRINGS = 15,
+	DAT_OPT_HEADER_INFO = 16,
+	DAT_OPT_FTRACE_EVENTS = 17,
+	DAT_OPT_EVENT_FORMATS = 18,
+	DAT_OPT_KALLSYMS = 19,
+	DAT_OPT_PRINTK = 20,
+	DAT_OPT_CMDLINES = 21,
+};
+
+#define DAT_SEC_HDR	16u	/* u16 id, u16 flags, u32 string id, u64 size */
+#define DAT_MAX_IPS	4096	/* trace_printk call sites kept for kallsyms */
+
+/* A growing byte buffer; the first failure sticks in ->err. */
+struct dat_buf {
+	unsigned char *p;
+	size_t len, cap;
+	int err;
+};
+
+struct dat_cpu {
+	FILE *tmp;		/* this CPU's pages, in order */
+	uint64_t pages;		/* how many */
+};
+
+struct trev_dat {
+	const struct trev_dat_source *src;
+	char *path;		/* the file to write */
+	int version;		/* 6 or 7 */
+	int nr_cpus;
+	struct dat_cpu *cpus;
+	int printk_ids[3];	/* ftrace print, bprint, bputs; -1 when unknown */
+	uint64_t *ips;		/* their call sites seen in pages (unsorted, unique) */
+	size_t nr_ips;
+};
+
+/* ------------------------------------------------------------------ */
+/* Byte buffers                                                         */
+
+static void buf_put(struct dat_buf *b, const void *data, size_t len)
+{
+	if (b->err || !len)
+		return;
+	if (b->len + len > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		unsigned char *p;
+
+		while (cap < b->len + len)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, len);
+	b->len += len;
+}
+
+/* Integers go in host order: the file's byte order is the host's (byte 12). */
+static void buf_u16(struct dat_buf *b, uint16_t v)
+{
+	buf_put(b, &v, sizeof(v));
+}
+
+static void buf_u32(struct dat_buf *b, uint32_t v)
+{
+	buf_put(b, &v, sizeof(v));
+}
+
+static void buf_u64(struct dat_buf *b, uint64_t v)
+{
+	buf_put(b, &v, sizeof(v));
+}
+
+/* A string with its NUL. */
+static void buf_str(struct dat_buf *b, const char *s)
+{
+	buf_put(b, s, strlen(s) + 1);
+}
+
+static void buf_zeros(struct dat_buf *b, size_t n)
+{
+	static const unsigned char zeros[256];
+
+	while (n) {
+		size_t k = n < sizeof(zeros) ? n : sizeof(zeros);
+
+		buf_put(b, zeros, k);
+		n -= k;
+	}
+}
+
+static void buf_option(struct dat_buf *b, uint16_t id, const void *data, uint32_t len)
+{
+	buf_u16(b, id);
+	buf_u32(b, len);
+	buf_put(b, data, len);
+}
+
+static void buf_option_str(struct dat_buf *b, uint16_t id, const char *s)
+{
+	buf_option(b, id, s, (uint32_t)strlen(s) + 1);
+}
+
+static void buf_option_u64(struct dat_buf *b, uint16_t id, uint64_t v)
+{
+	buf_option(b, id, &v, sizeof(v));
+}
+
+static void buf_free(struct dat_buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+static uint64_t round_up_page(uint64_t n)
+{
+	return (n + TREV_DAT_PAGE_SIZE - 1) / TREV_DAT_PAGE_SIZE * TREV_DAT_PAGE_SIZE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading the source                                                   */
+
+/* A per-instance file: the instance prefix, then @path. */
+static ssize_t src_read_inst(const struct trev_dat_source *src, const char *path, char **text)
+{
+	const char *inst = src->instance ? src->instance : "";
+	char full[512];
+
+	if ((size_t)snprintf(full, sizeof(full), "%s%s", inst, path) >= sizeof(full))
+		return -ENAMETOOLONG;
+	return src->read_file(src, full, text);
+}
+
+/* A file that may be missing: "" then. */
+static ssize_t src_read_opt(const struct trev_dat_source *src, const char *path, char **text)
+{
+	ssize_t n = src->read_file(src, path, text);
+
+	if (n == -ENOENT) {
+		*text = strdup("");
+		return *text ? 0 : -ENOMEM;
+	}
+	return n;
+}
+
+static int dat_count_cpus(const struct trev_dat_source *src)
+{
+	int n;
+
+	for (n = 0; n < 4096; n++) {
+		char path[64], *text;
+		ssize_t ret;
+
+		snprintf(path, sizeof(path), "per_cpu/cpu%d/stats", n);
+		ret = src_read_inst(src, path, &text);
+		if (ret == -ENOENT)
+			break;
+		if (ret < 0)
+			return (int)ret;
+		free(text);
+	}
+	return n;
+}
+
+/* The event id in events/ftrace/@name/id, or -1. */
+static int dat_ftrace_id(const struct trev_dat_source *src, const char *name)
+{
+	char path[64], *text;
+	int id = -1;
+
+	snprintf(path, sizeof(path), "events/ftrace/%s/id", name);
+	if (src->read_file(src, path, &text) >= 0) {
+		char *end;
+		long v = strtol(text, &end, 10);
+
+		if (end != text && v >= 0 && v <= 0xffff)
+			id = (int)v;
+		free(text);
+	}
+	return id;
+}
+
+/* ------------------------------------------------------------------ */
+/* Open, pages                                                          */
+
+int trev_dat_open(struct trev_dat **datp, const char *path, int version,
+		  const struct trev_dat_source *src)
+{
+	struct trev_dat *dat;
+	int n, ret;
+
+	if (!datp || !path || !*path || !src || !src->read_file || (version != 6 && version != 7))
+		return -EINVAL;
+	n = dat_count_cpus(src);
+	if (n < 0)
+		return n;
+	if (n == 0)
+		return -EINVAL;
+	dat = calloc(1, sizeof(*dat));
+	if (!dat)
+		return -ENOMEM;
+	dat->src = src;
+	dat->version = version;
+	dat->nr_cpus = n;
+	dat->path = strdup(path);
+	dat->cpus = calloc((size_t)n, sizeof(*dat->cpus));
+	if (!dat->path || !dat->cpus) {
+		ret = -ENOMEM;
+		goto out_abort;
+	}
+	for (int cpu = 0; cpu < n; cpu++) {
+		dat->cpus[cpu].tmp = tmpfile();
+		if (!dat->cpus[cpu].tmp) {
+			ret = -errno;
+			goto out_abort;
+		}
+	}
+	if (src->symbol) {
+		static const char *const names[] = { "print", "bprint", "bputs" };
+
+		for (int i = 0; i < 3; i++)
+			dat->printk_ids[i] = dat_ftrace_id(src, names[i]);
+	} else {
+		dat->printk_ids[0] = dat->printk_ids[1] = dat->printk_ids[2] = -1;
+	}
+	*datp = dat;
+	return 0;
+
+out_abort:
+	trev_dat_abort(dat);
+	return ret;
+}
+
+int trev_dat_nr_cpus(const struct trev_dat *dat)
+{
+	return dat->nr_cpus;
+}
+
+static bool dat_is_printk(const struct trev_dat *dat, unsigned int type)
+{
+	for (int i = 0; i < 3; i++)
+		if (dat->printk_ids[i] >= 0 && (unsigned int)dat->printk_ids[i] == type)
+			return true;
+	return false;
+}
+
+/*
+ * Note the call sites of trace_printk() records (ftrace print, bprint and
+ * bputs all start with "unsigned long ip" after the common fields), so that
+ * kallsyms can name them. Reads the page only.
+ */
+static void dat_scan_page(struct trev_dat *dat, const unsigned char *page)
+{
+	const uint8_t *data = page + RB_PAGE_HDR;
+	uint32_t size = (uint32_t)(rb_get64(page + 8) & RB_COMMIT_MASK);
+	uint64_t ts = rb_get64(page);
+	struct rb_rec r;
+
+	if (size > RB_DATA_SIZE)
+		size = RB_DATA_SIZE;
+	for (uint32_t off = 0; rb_decode(data, size, off, ts, &r) != RB_REC_END;
+	     off += r.size, ts = r.ts) {
+		uint16_t type;
+		unsigned long ip;
+		size_t i;
+
+		if (r.kind != RB_REC_DATA || r.len < 8 + sizeof(long))
+			continue;
+		memcpy(&type, r.payload, sizeof(type));
+		if (!dat_is_printk(dat, type))
+			continue;
+		memcpy(&ip, r.payload + 8, sizeof(ip));
+		for (i = 0; i < dat->nr_ips && dat->ips[i] != ip; i++)
+			;
+		if (i < dat->nr_ips || dat->nr_ips == DAT_MAX_IPS)
+			continue;
+		if (!dat->ips) {
+			dat->ips = calloc(DAT_MAX_IPS, sizeof(*dat->ips));
+			if (!dat->ips)
+				return;
+		}
+		dat->ips[dat->nr_ips++] = ip;
+	}
+}
+
+int trev_dat_add_page(struct trev_dat *dat, int cpu, const void *page)
+{
+	if (!dat || !page || cpu < 0 || cpu >= dat->nr_cpus)
+		return -EINVAL;
+	if (fwrite(page, TREV_DAT_PAGE_SIZE, 1, dat->cpus[cpu].tmp) != 1)
+		return errno ? -errno : -EIO;
+	dat->cpus[cpu].pages++;
+	if (dat->src->symbol)
+		dat_scan_page(dat, page);
+	return 0;
+}
+
+long trev_dat_drain(struct trev_dat *dat)
+{
+	unsigned char *page;
+	bool *done;
+	long added = 0;
+	int left, ret = 0;
+
+	if (!dat || !dat->src->read_page)
+		return -EINVAL;
+	page = malloc(TREV_DAT_PAGE_SIZE);
+	done = calloc((size_t)dat->nr_cpus, sizeof(*done));
+	if (!page || !done) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	/* One page of each CPU in turn, so no CPU's view stages the others' records for long. */
+	left = dat->nr_cpus;
+	while (left > 0 && !ret) {
+		for (int cpu = 0; cpu < dat->nr_cpus && !ret; cpu++) {
+			if (done[cpu])
+				continue;
+			ret = dat->src->read_page(dat->src, cpu, page);
+			if (ret == 0) {
+				done[cpu] = true;
+				left--;
+			} else if (ret > 0) {
+				ret = trev_dat_add_page(dat, cpu, page);
+				added++;
+			}
+		}
+	}
+out_free:
+	free(done);
+	free(page);
+	return ret < 0 ? ret : added;
+}
+
+void trev_dat_abort(struct trev_dat *dat)
+{
+	if (!dat)
+		return;
+	for (int cpu = 0; dat->cpus && cpu < dat->nr_cpus; cpu++)
+		if (dat->cpus[cpu].tmp)
+			fclose(dat->cpus[cpu].tmp);
+	free(dat->cpus);
+	free(dat->ips);
+	free(dat->path);
+	free(dat);
+}
+
+/* ------------------------------------------------------------------ */
+/* Metadata blocks (the same bytes in v6 and inside v7's sections)      */
+
+struct dat_meta {
+	struct dat_buf header_info;	/* section 16 */
+	struct dat_buf ftrace;		/* 17 */
+	struct dat_buf events;		/* 18 */
+	struct dat_buf kallsyms;	/* 19 */
+	struct dat_buf printk;		/* 20 */
+	struct dat_buf cmdlines;	/* 21 */
+	char *clock;			/* trace_clock text */
+	char *clock_name;		/* the selected clock */
+	char **cpustat;			/* per_cpu/cpu<N>/stats */
+	int nr_cpus;
+};
+
+static void meta_free(struct dat_meta *m)
+{
+	buf_free(&m->header_info);
+	buf_free(&m->ftrace);
+	buf_free(&m->events);
+	buf_free(&m->kallsyms);
+	buf_free(&m->printk);
+	buf_free(&m->cmdlines);
+	free(m->clock);
+	free(m->clock_name);
+	for (int i = 0; m->cpustat && i < m->nr_cpus; i++)
+		free(m->cpustat[i]);
+	free(m->cpustat);
+}
+
+static int meta_header_info(const struct trev_dat_source *src, struct dat_buf *b)
+{
+	char *page, *event;
+	ssize_t np, ne;
+
+	np = src->read_file(src, "events/header_page", &page);
+	if (np < 0)
+		return (int)np;
+	ne = src->read_file(src, "events/header_event", &event);
+	if (ne < 0) {
+		free(page);
+		return (int)ne;
+	}
+	buf_put(b, "header_page", 12);
+	buf_u64(b, (uint64_t)np);
+	buf_put(b, page, (size_t)np);
+	buf_put(b, "header_event", 13);
+	buf_u64(b, (uint64_t)ne);
+	buf_put(b, event, (size_t)ne);
+	free(page);
+	free(event);
+	return b->err;
+}
+
+/* One system of available_events: its name and its events' names. */
+struct dat_system {
+	char *name;
+	char **events;
+	uint32_t nr;
+};
+
+static int systems_add(struct dat_system **systems, size_t *nr, const char *sys, size_t sys_len,
+		       const char *ev, size_t ev_len)
+{
+	struct dat_system *s = NULL;
+	char **events;
+
+	for (size_t i = 0; i < *nr; i++) {
+		if (strlen((*systems)[i].name) == sys_len &&
+		    !memcmp((*systems)[i].name, sys, sys_len)) {
+			s = &(*systems)[i];
+			break;
+		}
+	}
+	if (!s) {
+		struct dat_system *grown = realloc(*systems, (*nr + 1) * sizeof(**systems));
+
+		if (!grown)
+			return -ENOMEM;
+		*systems = grown;
+		s = &grown[(*nr)++];
+		memset(s, 0, sizeof(*s));
+		s->name = strndup(sys, sys_len);
+		if (!s->name)
+			return -ENOMEM;
+	}
+	events = realloc(s->events, (s->nr + 1) * sizeof(*events));
+	if (!events)
+		return -ENOMEM;
+	s->events = events;
+	s->events[s->nr] = strndup(ev, ev_len);
+	if (!s->events[s->nr])
+		return -ENOMEM;
+	s->nr++;
+	return 0;
+}
+
+static void systems_free(struct dat_system *systems, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		for (uint32_t j = 0; j < systems[i].nr; j++)
+			free(systems[i].events[j]);
+		free(systems[i].events);
+		free(systems[i].name);
+	}
+	free(systems);
+}
+
+/*
+ * The "ftrace" events first (events/ftrace/ listed: available_events leaves
+ * them out, as the kernel's does; without list_dir, the four trev has),
+ * then available_events ("system:event" per line), grouped by system in
+ * order of appearance.
+ */
+static int meta_systems(const struct trev_dat_source *src, struct dat_system **systems,
+			size_t *nr)
+{
+	static const char *const ftrace_known[] = { "print", "bprint", "bputs", "raw_data" };
+	char *text, *line, *next;
+	ssize_t n;
+	int ret = 0;
+
+	*systems = NULL;
+	*nr = 0;
+	if (src->list_dir && src->list_dir(src, "events/ftrace", &text) >= 0) {
+		for (line = text; *line && !ret; line = next) {
+			char *end = strchr(line, '\n');
+
+			next = end ? end + 1 : line + strlen(line);
+			if (!end)
+				end = next;
+			if (end > line && memcmp(line, "enable", 6) && memcmp(line, "filter", 6))
+				ret = systems_add(systems, nr, "ftrace", 6, line,
+						  (size_t)(end - line));
+		}
+		free(text);
+	} else {
+		for (size_t i = 0; i < 4 && !ret; i++)
+			ret = systems_add(systems, nr, "ftrace", 6, ftrace_known[i],
+					  strlen(ftrace_known[i]));
+	}
+	if (ret)
+		return ret;
+	n = src->read_file(src, "available_events", &text);
+	if (n < 0)
+		return (int)n;
+	for (line = text; *line && !ret; line = next) {
+		char *colon, *end = strchr(line, '\n');
+
+		next = end ? end + 1 : line + strlen(line);
+		if (!end)
+			end = next;
+		colon = memchr(line, ':', (size_t)(end - line));
+		if (!colon || colon == line || colon + 1 == end)
+			continue;
+		ret = systems_add(systems, nr, line, (size_t)(colon - line), colon + 1,
+				  (size_t)(end - colon - 1));
+	}
+	free(text);
+	return ret;
+}
+
+/* Append the format text of one event with its u64 length; 1 if added, 0 if gone. */
+static int meta_format(const struct trev_dat_source *src, const char *sys, const char *ev,
+		       struct dat_buf *b)
+{
+	char path[512], *text;
+	ssize_t n;
+
+	if ((size_t)snprintf(path, sizeof(path), "events/%s/%s/format", sys, ev) >= sizeof(path))
+		return 0;
+	n = src->read_file(src, path, &text);
+	if (n == -ENOENT)	/* unloaded since available_events was read */
+		return 0;
+	if (n < 0)
+		return (int)n;
+	buf_u64(b, (uint64_t)n);
+	buf_put(b, text, (size_t)n);
+	free(text);
+	return b->err ? b->err : 1;
+}
+
+/* Sections 17 and 18: the "ftrace" system apart, as trace-cmd reads it, then every other. */
+static int meta_formats(const struct trev_dat_source *src, struct dat_meta *m)
+{
+	struct dat_system *systems;
+	size_t nr, nr_sys_pos;
+	uint32_t nr_sys = 0;
+	int ret;
+
+	ret = meta_systems(src, &systems, &nr);
+	if (ret)
+		goto out_free;
+	buf_u32(&m->ftrace, 0);
+	buf_u32(&m->events, 0);
+	nr_sys_pos = 0;
+	for (size_t i = 0; i < nr && !ret; i++) {
+		struct dat_system *s = &systems[i];
+		bool ftrace = strcmp(s->name, "ftrace") == 0;
+		struct dat_buf *b = ftrace ? &m->ftrace : &m->events;
+		size_t count_pos;
+		uint32_t count = 0;
+
+		if (!ftrace)
+			buf_str(b, s->name);
+		count_pos = b->len;
+		if (!ftrace)
+			buf_u32(b, 0);
+		for (uint32_t j = 0; j < s->nr && !ret; j++) {
+			ret = meta_format(src, s->name, s->events[j], b);
+			if (ret > 0) {
+				count++;
+				ret = 0;
+			}
+		}
+		if (b->err)
+			break;
+		if (ftrace) {
+			uint32_t old;
+
+			memcpy(&old, b->p, 4);
+			old += count;
+			memcpy(b->p, &old, 4);
+		} else {
+			memcpy(b->p + count_pos, &count, 4);
+			nr_sys++;
+		}
+	}
+	if (!m->events.err)
+		memcpy(m->events.p + nr_sys_pos, &nr_sys, 4);
+	ret = ret ?: m->ftrace.err ?: m->events.err;
+out_free:
+	systems_free(systems, nr);
+	return ret;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * kallsyms: the functions that hold the trace_printk() call sites seen, as
+ * /proc/kallsyms lines, sorted, and one end marker past the last, because
+ * libtraceevent maps an address to the symbol below it only when a next
+ * symbol bounds it.
+ */
+static int meta_kallsyms(const struct trev_dat *dat, struct dat_buf *b)
+{
+	struct { uint64_t start; char name[128]; } *syms;
+	struct dat_buf text = { 0 };
+	size_t n = 0;
+
+	if (!dat->src->symbol || !dat->nr_ips) {
+		buf_u32(b, 0);
+		return b->err;
+	}
+	syms = calloc(dat->nr_ips, sizeof(*syms));
+	if (!syms)
+		return -ENOMEM;
+	for (size_t i = 0; i < dat->nr_ips; i++) {
+		if (dat->src->symbol(dat->src, dat->ips[i], syms[n].name, sizeof(syms[n].name),
+				     &syms[n].start) == 0 && syms[n].name[0])
+			n++;
+	}
+	qsort(syms, n, sizeof(*syms), cmp_u64);
+	for (size_t i = 0; i < n; i++) {
+		char line[192];
+		int len;
+
+		if (i && syms[i].start == syms[i - 1].start)
+			continue;
+		len = snprintf(line, sizeof(line), "%016llx t %s\n",
+			       (unsigned long long)syms[i].start, syms[i].name);
+		buf_put(&text, line, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1);
+	}
+	if (n)
+		buf_put(&text, "ffffffffffffffff t __trev_kallsyms_end\n", 39);
+	free(syms);
+	if (text.err) {
+		int err = text.err;
+
+		buf_free(&text);
+		return err;
+	}
+	buf_u32(b, (uint32_t)text.len);
+	buf_put(b, text.p, text.len);
+	buf_free(&text);
+	return b->err;
+}
+
+/* The selected clock of a trace_clock text: the name in brackets. */
+static char *clock_selected(const char *text)
+{
+	const char *open = strchr(text, '['), *close = open ? strchr(open, ']') : NULL;
+
+	if (!close)
+		return strdup("local");
+	return strndup(open + 1, (size_t)(close - open - 1));
+}
+
+static int meta_read(const struct trev_dat *dat, struct dat_meta *m)
+{
+	const struct trev_dat_source *src = dat->src;
+	char *text;
+	ssize_t n;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	ret = meta_header_info(src, &m->header_info);
+	if (ret)
+		return ret;
+	ret = meta_formats(src, m);
+	if (ret)
+		return ret;
+	ret = meta_kallsyms(dat, &m->kallsyms);
+	if (ret)
+		return ret;
+
+	n = src_read_opt(src, "printk_formats", &text);
+	if (n < 0)
+		return (int)n;
+	buf_u32(&m->printk, (uint32_t)n);
+	buf_put(&m->printk, text, (size_t)n);
+	free(text);
+
+	n = src_read_opt(src, "saved_cmdlines", &text);
+	if (n < 0)
+		return (int)n;
+	buf_u64(&m->cmdlines, (uint64_t)n);
+	buf_put(&m->cmdlines, text, (size_t)n);
+	free(text);
+	if (m->printk.err || m->cmdlines.err)
+		return -ENOMEM;
+
+	n = src_read_inst(src, "trace_clock", &m->clock);
+	if (n < 0)
+		return (int)n;
+	/* A TRACECLOCK text must not be empty (FORMATS.md §6.4). */
+	if (!strchr(m->clock, '[')) {
+		free(m->clock);
+		m->clock = strdup("[local]\n");
+	}
+	m->clock_name = m->clock ? clock_selected(m->clock) : NULL;
+	if (!m->clock || !m->clock_name)
+		return -ENOMEM;
+
+	m->cpustat = calloc((size_t)dat->nr_cpus, sizeof(*m->cpustat));
+	if (!m->cpustat)
+		return -ENOMEM;
+	m->nr_cpus = dat->nr_cpus;
+	for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "per_cpu/cpu%d/stats", cpu);
+		n = src_read_inst(src, path, &m->cpustat[cpu]);
+		if (n < 0)
+			return (int)n;
+	}
+	return 0;
+}
+
+/* Options both versions carry: CPUSTAT per CPU, TRACECLOCK, UNAME, VERSION. */
+static void options_common(const struct dat_meta *m, struct dat_buf *b)
+{
+	struct utsname u;
+	char uname_text[5 * sizeof(u.release)];
+
+	for (int cpu = 0; cpu < m->nr_cpus; cpu++)
+		buf_option_str(b, DAT_OPT_CPUSTAT, m->cpustat[cpu]);
+	buf_option_str(b, DAT_OPT_TRACECLOCK, m->clock);
+	if (uname(&u) == 0) {
+		snprintf(uname_text, sizeof(uname_text), "%s %s %s %s", u.sysname, u.nodename,
+			 u.release, u.version);
+		buf_option_str(b, DAT_OPT_UNAME, uname_text);
+	}
+	buf_option_str(b, DAT_OPT_VERSION, "trev " TREV_VERSION_STRING);
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                              */
+
+static void file_header(struct dat_buf *b, int version)
+{
+	static const uint16_t one = 1;
+	unsigned char endian = *(const unsigned char *)&one ? 0 : 1;
+	unsigned char long_size = sizeof(long);
+
+	buf_put(b, "\x17\x08\x44tracing", 10);
+	buf_str(b, version == 7 ? "7" : "6");
+	buf_put(b, &endian, 1);
+	buf_put(b, &long_size, 1);
+	buf_u32(b, TREV_DAT_PAGE_SIZE);
+	if (version == 7) {
+		buf_str(b, "none");
+		buf_str(b, "");
+	}
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Copy every CPU's pages, in CPU order, each starting at @offsets[cpu]. */
+static int write_pages(const struct trev_dat *dat, int fd)
+{
+	unsigned char *buf = malloc(16 * TREV_DAT_PAGE_SIZE);
+	int ret = buf ? 0 : -ENOMEM;
+
+	for (int cpu = 0; cpu < dat->nr_cpus && !ret; cpu++) {
+		FILE *tmp = dat->cpus[cpu].tmp;
+		uint64_t left = dat->cpus[cpu].pages;
+
+		if (fflush(tmp) || fseek(tmp, 0, SEEK_SET)) {
+			ret = -errno;
+			break;
+		}
+		while (left && !ret) {
+			size_t k = left < 16 ? (size_t)left : 16;
+
+			if (fread(buf, TREV_DAT_PAGE_SIZE, k, tmp) != k)
+				ret = ferror(tmp) ? -EIO : -ENODATA;
+			else
+				ret = write_all(fd, buf, k * TREV_DAT_PAGE_SIZE);
+			left -= k;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+/* The per-CPU offsets and sizes, for data starting at @start (page-aligned). */
+static void cpu_layout(const struct trev_dat *dat, uint64_t start, uint64_t *off, uint64_t *size)
+{
+	for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
+		off[cpu] = start;
+		size[cpu] = dat->cpus[cpu].pages * TREV_DAT_PAGE_SIZE;
+		start += size[cpu];
+	}
+}
+
+static int build_v6(const struct trev_dat *dat, const struct dat_meta *m, struct dat_buf *b,
+		    uint64_t *off, uint64_t *size)
+{
+	uint64_t table, start;
+
+	file_header(b, 6);
+	buf_put(b, m->header_info.p, m->header_info.len);
+	buf_put(b, m->ftrace.p, m->ftrace.len);
+	buf_put(b, m->events.p, m->events.len);
+	buf_put(b, m->kallsyms.p, m->kallsyms.len);
+	buf_put(b, m->printk.p, m->printk.len);
+	buf_put(b, m->cmdlines.p, m->cmdlines.len);
+	buf_u32(b, (uint32_t)dat->nr_cpus);
+	buf_put(b, "options  ", 10);
+	options_common(m, b);
+	buf_u16(b, DAT_OPT_DONE);
+	buf_put(b, "flyrecord", 10);
+	/* The table's size is known, so the data start is too: nothing to patch later. */
+	table = b->len;
+	start = round_up_page(table + 16ull * (uint64_t)dat->nr_cpus + 8 + strlen(m->clock));
+	cpu_layout(dat, start, off, size);
+	for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
+		buf_u64(b, off[cpu]);
+		buf_u64(b, size[cpu]);
+	}
+	/* TRACECLOCK is written, so its text follows the table (FORMATS.md §6.3). */
+	buf_u64(b, strlen(m->clock));
+	buf_put(b, m->clock, strlen(m->clock));
+	if (!b->err)
+		buf_zeros(b, (size_t)(start - b->len));
+	return b->err;
+}
+
+/* The section descriptions, NUL-separated: a string id is an offset here. */
+static const char v7_strings[] =
+	"headers\0ftrace events\0events format\0kallsyms\0printk\0command lines\0"
+	"options\0flyrecord\0strings";
+
+static uint32_t v7_string_id(const char *s)
+{
+	for (size_t i = 0; i < sizeof(v7_strings); i += strlen(v7_strings + i) + 1)
+		if (!strcmp(v7_strings + i, s))
+			return (uint32_t)i;
+	return 0;
+}
+
+static void v7_section(struct dat_buf *b, uint16_t id, const char *desc, const void *payload,
+		       uint64_t size)
+{
+	buf_u16(b, id);
+	buf_u16(b, 0);		/* not compressed */
+	buf_u32(b, v7_string_id(desc));
+	buf_u64(b, size);
+	if (payload)
+		buf_put(b, payload, (size_t)size);
+}
+
+static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct dat_buf *b,
+		    uint64_t *off, uint64_t *size, struct dat_buf *tail)
+{
+	static const struct { uint16_t id; const char *desc; size_t field; } sections[] = {
+		{ DAT_OPT_HEADER_INFO, "headers", offsetof(struct dat_meta, header_info) },
+		{ DAT_OPT_FTRACE_EVENTS, "ftrace events", offsetof(struct dat_meta, ftrace) },
+		{ DAT_OPT_EVENT_FORMATS, "events format", offsetof(struct dat_meta, events) },
+		{ DAT_OPT_KALLSYMS, "kallsyms", offsetof(struct dat_meta, kallsyms) },
+		{ DAT_OPT_PRINTK, "printk", offsetof(struct dat_meta, printk) },
+		{ DAT_OPT_CMDLINES, "command lines", offsetof(struct dat_meta, cmdlines) },
+	};
+	uint64_t sec_off[6], opt_pos, opt_off, fly_off, start, data_size = 0;
+	struct dat_buf opts = { 0 };
+	size_t opt_ptr;
+
+	file_header(b, 7);
+	opt_ptr = b->len;
+	buf_u64(b, 0);		/* the options section's offset, set below */
+	for (int i = 0; i < 6; i++) {
+		const struct dat_buf *s = (const void *)((const char *)m + sections[i].field);
+
+		sec_off[i] = b->len;
+		v7_section(b, sections[i].id, sections[i].desc, s->p, s->len);
+	}
+
+	/* Options: where each section is, then what both versions carry, then the buffer. */
+	for (int i = 0; i < 6; i++)
+		buf_option_u64(&opts, sections[i].id, sec_off[i]);
+	{
+		uint32_t count = (uint32_t)dat->nr_cpus;
+
+		buf_option(&opts, DAT_OPT_CPUCOUNT, &count, sizeof(count));
+	}
+	options_common(m, &opts);
+	opt_off = b->len;
+	/* BUFFER's size: offset, "" name, clock, page size, count, 20 bytes per CPU. */
+	{
+		uint32_t buf_len = 8 + 1 + (uint32_t)strlen(m->clock_name) + 1 + 4 + 4 +
+				   20u * (uint32_t)dat->nr_cpus;
+		uint64_t opts_size = opts.len + 6 + buf_len + 6 + 8;
+
+		fly_off = opt_off + DAT_SEC_HDR + opts_size;
+		start = round_up_page(fly_off + DAT_SEC_HDR);
+		cpu_layout(dat, start, off, size);
+		buf_u16(&opts, DAT_OPT_BUFFER);
+		buf_u32(&opts, buf_len);
+		buf_u64(&opts, fly_off);
+		buf_str(&opts, "");
+		buf_str(&opts, m->clock_name);
+		buf_u32(&opts, TREV_DAT_PAGE_SIZE);
+		buf_u32(&opts, (uint32_t)dat->nr_cpus);
+		for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
+			buf_u32(&opts, (uint32_t)cpu);
+			buf_u64(&opts, off[cpu]);
+			buf_u64(&opts, size[cpu]);
+			data_size += size[cpu];
+		}
+		buf_option_u64(&opts, DAT_OPT_DONE, 0);	/* no further options section */
+	}
+	if (opts.err) {
+		buf_free(&opts);
+		return opts.err;
+	}
+	v7_section(b, DAT_OPT_DONE, "options", opts.p, opts.len);
+	buf_free(&opts);
+	if (b->err)
+		return b->err;
+	opt_pos = opt_off;
+	memcpy(b->p + opt_ptr, &opt_pos, 8);
+
+	/* The flyrecord section holds its own padding, so the chain has no gap (§4.7). */
+	v7_section(b, DAT_OPT_BUFFER, "flyrecord", NULL,
+		   start - (fly_off + DAT_SEC_HDR) + data_size);
+	if (!b->err)
+		buf_zeros(b, (size_t)(start - b->len));
+	v7_section(tail, DAT_SEC_STRINGS, "strings", v7_strings, sizeof(v7_strings));
+	return b->err ?: tail->err;
+}
+
+int trev_dat_finish(struct trev_dat *dat)
+{
+	uint64_t *off = NULL, *size = NULL;
+	struct dat_buf head = { 0 }, tail = { 0 };
+	struct dat_meta meta;
+	int fd = -1, ret;
+
+	if (!dat)
+		return -EINVAL;
+	ret = meta_read(dat, &meta);
+	if (ret)
+		goto out_free;
+	off = calloc((size_t)dat->nr_cpus, sizeof(*off));
+	size = calloc((size_t)dat->nr_cpus, sizeof(*size));
+	if (!off || !size) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ret = dat->version == 7 ? build_v7(dat, &meta, &head, off, size, &tail)
+				: build_v6(dat, &meta, &head, off, size);
+	if (ret)
+		goto out_free;
+
+	fd = open(dat->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		goto out_free;
+	}
+	ret = write_all(fd, head.p, head.len) ?: write_pages(dat, fd) ?:
+	      write_all(fd, tail.p, tail.len);
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (ret)
+		unlink(dat->path);
+out_free:
+	free(off);
+	free(size);
+	buf_free(&head);
+	buf_free(&tail);
+	meta_free(&meta);
+	trev_dat_abort(dat);
+	return ret;
+}

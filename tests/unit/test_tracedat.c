@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The trace.dat writer's structure, from a made-up source (no tracing at
+ * all: the writer must depend on nothing but the source): 3 CPUs with CPU 1
+ * empty, known texts and pages. Each file is read back byte by byte with
+ * tests/tracedat/datfile.h: section offsets, sizes, option ids, CPU tables,
+ * page alignment, and the pages themselves unchanged. Then the errors.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <trev/trev.h>
+#include <trev/tracedat.h>
+
+#include "../tracedat/datfile.h"
+
+#define NR_CPUS 3
+
+static const char header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+static const char fmt_a[] = "name: ev_a\nID: 1000\nformat:\n\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n\nprint fmt: \"x=%d\", REC->x\n";
+static const char fmt_b[] = "name: ev_b\nID: 1001\nformat:\n\tfield:int y;\toffset:8;\tsize:4;\tsigned:1;\n\nprint fmt: \"y=%d\", REC->y\n";
+static const char fmt_c[] = "name: other\nID: 1002\nformat:\n\tfield:int z;\toffset:8;\tsize:4;\tsigned:1;\n\nprint fmt: \"z=%d\", REC->z\n";
+static const char fmt_print[] = "name: print\nID: 5\nformat:\n\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n\nprint fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
+
+/* What the fake source serves; fail_path makes one file fail with fail_err. */
+static const struct { const char *path, *text; } files[] = {
+	{ "events/header_page", header_page },
+	{ "events/header_event", "# compressed entry header\n" },
+	{ "available_events", "sysa:ev_a\nsysb:other\nsysa:ev_b\n" },
+	{ "events/sysa/ev_a/format", fmt_a },
+	{ "events/sysa/ev_b/format", fmt_b },
+	{ "events/sysb/other/format", fmt_c },
+	{ "events/ftrace/print/format", fmt_print },
+	{ "events/ftrace/print/id", "5\n" },
+	{ "printk_formats", "0x1234 : \"hello %d\\n\"\n" },
+	{ "saved_cmdlines", "100 main\n101 worker\n" },
+	{ "trace_clock", "[local] mono counter\n" },
+	{ "per_cpu/cpu0/stats", "entries: 0\noverrun: 5\n" },
+	{ "per_cpu/cpu1/stats", "entries: 0\noverrun: 0\n" },
+	{ "per_cpu/cpu2/stats", "entries: 0\noverrun: 0\n" },
+};
+static const char *fail_path;
+static int fail_err;
+static int pages_left[NR_CPUS];
+
+static ssize_t fake_read_file(const struct trev_dat_source *src, const char *path, char **text)
+{
+	(void)src;
+	if (fail_path && !strcmp(path, fail_path))
+		return fail_err;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (!strcmp(files[i].path, path)) {
+			*text = strdup(files[i].text);
+			return (ssize_t)strlen(files[i].text);
+		}
+	}
+	return -ENOENT;
+}
+
+static ssize_t fake_list_dir(const struct trev_dat_source *src, const char *path, char **text)
+{
+	(void)src;
+	if (strcmp(path, "events/ftrace"))
+		return -ENOENT;
+	*text = strdup("enable\nprint\n");
+	return 13;
+}
+
+/* Page n of CPU c: a time stamp, one 8-byte record, and a byte pattern. */
+static void make_page(unsigned char *page, int cpu, int n)
+{
+	uint64_t ts = 1000000000ull * (uint64_t)(n + 1) + (uint64_t)cpu, commit = 12;
+
+	memset(page, 0xa0 + cpu * 16 + n, TREV_DAT_PAGE_SIZE);
+	memcpy(page, &ts, 8);
+	if (cpu == 0 && n == 1)
+		commit |= 1ull << 31;	/* lost events before it, no count */
+	memcpy(page + 8, &commit, 8);
+}
+
+static int fake_read_page(const struct trev_dat_source *src, int cpu, void *page)
+{
+	(void)src;
+	if (pages_left[cpu] == 0)
+		return 0;
+	make_page(page, cpu, cpu == 0 ? 2 - pages_left[cpu] : 0);
+	pages_left[cpu]--;
+	return 1;
+}
+
+static const struct trev_dat_source fake = {
+	.read_file = fake_read_file,
+	.list_dir = fake_list_dir,
+	.read_page = fake_read_page,
+};
+
+static char path[256];
+
+static void *read_whole(const char *file, uint64_t *size)
+{
+	struct stat st;
+	void *buf;
+	int fd = open(file, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	buf = malloc((size_t)st.st_size);
+	assert_int_equal(read(fd, buf, (size_t)st.st_size), st.st_size);
+	close(fd);
+	*size = (uint64_t)st.st_size;
+	return buf;
+}
+
+/* Record CPU 0: 2 pages, CPU 1: none, CPU 2: 1 page, and parse the file. */
+static void *record(int version, struct datfile *df)
+{
+	struct trev_dat *dat;
+	uint64_t size;
+	void *map;
+
+	pages_left[0] = 2;
+	pages_left[1] = 0;
+	pages_left[2] = 1;
+	fail_path = NULL;
+	assert_int_equal(trev_dat_open(&dat, path, version, &fake), 0);
+	assert_int_equal(trev_dat_nr_cpus(dat), NR_CPUS);
+	assert_int_equal(trev_dat_drain(dat), 3);
+	assert_int_equal(trev_dat_finish(dat), 0);
+	map = read_whole(path, &size);
+	if (df_parse(df, map, size))
+		fail_msg("v%d: %s", version, df->err);
+	return map;
+}
+
+static void check_text(const struct df_text *t, const char *want)
+{
+	assert_int_equal(t->len, strlen(want));
+	assert_memory_equal(t->p, want, t->len);
+}
+
+/* What both versions hold, read back. */
+static void check_common(const struct datfile *df, int version)
+{
+	static const uint16_t want_ids[] = { 2, 2, 2, 4, 5, 9 };
+	const struct df_option *o;
+	unsigned char page[TREV_DAT_PAGE_SIZE];
+
+	assert_int_equal(df->version, version);
+	assert_int_equal(df->long_size, (int)sizeof(long));
+	check_text(&df->header_page, header_page);
+	check_text(&df->header_event, "# compressed entry header\n");
+	/* ftrace first, then the systems in order of appearance, events grouped. */
+	assert_int_equal(df->nr_ftrace, 1);
+	assert_int_equal(df->nr_fmts, 4);
+	assert_string_equal(df->fmts[0].system, "ftrace");
+	check_text(&df->fmts[0].text, fmt_print);
+	assert_string_equal(df->fmts[1].system, "sysa");
+	check_text(&df->fmts[1].text, fmt_a);
+	assert_string_equal(df->fmts[2].system, "sysa");
+	check_text(&df->fmts[2].text, fmt_b);
+	assert_string_equal(df->fmts[3].system, "sysb");
+	check_text(&df->fmts[3].text, fmt_c);
+	/* No trace_printk record in the pages: kallsyms is empty. */
+	assert_int_equal(df->kallsyms.len, 0);
+	check_text(&df->printk, "0x1234 : \"hello %d\\n\"\n");
+	check_text(&df->cmdlines, "100 main\n101 worker\n");
+
+	/* CPUSTAT per CPU, in order, TRACECLOCK, UNAME, VERSION, each NUL-terminated. */
+	for (size_t i = 0; i < sizeof(want_ids) / sizeof(want_ids[0]); i++) {
+		int nth = i < 3 ? (int)i : 0;
+
+		o = df_option(df, want_ids[i], nth);
+		assert_non_null(o);
+		assert_true(o->len > 0);
+		assert_int_equal(o->data[o->len - 1], '\0');
+	}
+	o = df_option(df, 2, 0);
+	assert_string_equal((const char *)o->data, "entries: 0\noverrun: 5\n");
+	assert_null(df_option(df, 2, 3));
+	assert_string_equal((const char *)df_option(df, 4, 0)->data, "[local] mono counter\n");
+	assert_memory_equal(df_option(df, 9, 0)->data, "trev ", 5);
+
+	/* The CPU table: sizes, the empty CPU, and the pages as they came. */
+	assert_int_equal(df->nr_cpus, NR_CPUS);
+	assert_int_equal(df->cpu_size[0], 2 * TREV_DAT_PAGE_SIZE);
+	assert_int_equal(df->cpu_size[1], 0);
+	assert_int_equal(df->cpu_size[2], TREV_DAT_PAGE_SIZE);
+	assert_int_equal(df->cpu_off[1] % TREV_DAT_PAGE_SIZE, 0);
+	for (int n = 0; n < 2; n++) {
+		make_page(page, 0, n);
+		assert_memory_equal(df->map + df->cpu_off[0] + (uint64_t)n * TREV_DAT_PAGE_SIZE,
+				    page, TREV_DAT_PAGE_SIZE);
+	}
+	make_page(page, 2, 0);
+	assert_memory_equal(df->map + df->cpu_off[2], page, TREV_DAT_PAGE_SIZE);
+	assert_int_equal(df->cpu_id[2], 2);
+}
+
+static void test_v6_layout(void **state)
+{
+	struct datfile *df = malloc(sizeof(*df));
+	void *map;
+
+	(void)state;
+	map = record(6, df);
+	check_common(df, 6);
+	/* The byte offsets FORMATS.md §4.2 gives. */
+	assert_memory_equal((const char *)map + 10, "6\0", 2);
+	assert_memory_equal((const char *)map + 18, "header_page\0", 12);
+	assert_int_equal(df->header_page.p - (const char *)map, 38);
+	/* v6: the trace_clock text follows the CPU table (TRACECLOCK is there). */
+	check_text(&df->clock, "[local] mono counter\n");
+	/* The data starts at the first page boundary after it; CPU 2 follows CPU 0. */
+	assert_int_equal(df->cpu_off[0], (uint64_t)(df->clock.p - (const char *)map + df->clock.len +
+						    TREV_DAT_PAGE_SIZE - 1) / TREV_DAT_PAGE_SIZE *
+						   TREV_DAT_PAGE_SIZE);
+	assert_int_equal(df->cpu_off[2], df->cpu_off[0] + 2 * TREV_DAT_PAGE_SIZE);
+	assert_int_equal(df->size, df->cpu_off[2] + TREV_DAT_PAGE_SIZE);
+	/* No v7 option in a v6 file. */
+	for (uint16_t id = 16; id <= 21; id++)
+		assert_null(df_option(df, id, 0));
+	assert_null(df_option(df, 3, 0));
+	free(map);
+	free(df);
+}
+
+static void test_v7_layout(void **state)
+{
+	static const uint16_t order[] = { 16, 17, 18, 19, 20, 21, 0, 3, 15 };
+	struct datfile *df = malloc(sizeof(*df));
+	const struct df_option *o;
+	void *map;
+
+	(void)state;
+	map = record(7, df);
+	check_common(df, 7);
+	assert_memory_equal((const char *)map + 10, "7\0", 2);
+	assert_memory_equal((const char *)map + 18, "none\0\0", 6);
+	/* Sections in the order written, each right after the previous one. */
+	for (size_t i = 1; i < sizeof(order) / sizeof(order[0]); i++)
+		assert_int_equal(df->sec_off[order[i]],
+				 df->sec_off[order[i - 1]] + 16 + df->sec_size[order[i - 1]]);
+	assert_int_equal(df->sec_off[16], 32);
+	assert_int_equal(df->sec_off[15] + 16 + df->sec_size[15], df->size);
+	/* The flyrecord section holds the padding and every page. */
+	assert_int_equal(df->cpu_off[0] % TREV_DAT_PAGE_SIZE, 0);
+	assert_true(df->cpu_off[0] - (df->sec_off[3] + 16) < TREV_DAT_PAGE_SIZE);
+	assert_int_equal(df->sec_off[3] + 16 + df->sec_size[3], df->cpu_off[2] + TREV_DAT_PAGE_SIZE);
+	o = df_option(df, 8, 0);
+	assert_non_null(o);
+	assert_int_equal(o->len, 4);
+	assert_int_equal(*(const uint32_t *)o->data, NR_CPUS);
+	/* BUFFER names the clock alone. */
+	o = df_option(df, 3, 0);
+	assert_string_equal((const char *)o->data + 9, "local");
+	/* The last option is DONE with a zero offset. */
+	assert_int_equal(df->opts[df->nr_opts - 1].id, 0);
+	assert_int_equal(df->opts[df->nr_opts - 1].len, 8);
+	free(map);
+	free(df);
+}
+
+/* The streaming calls and the errors: nothing written on failure. */
+static void test_errors(void **state)
+{
+	struct trev_dat_source nocpu = fake;
+	struct trev_dat *dat;
+	unsigned char page[TREV_DAT_PAGE_SIZE] = { 0 };
+
+	(void)state;
+	fail_path = NULL;
+	assert_int_equal(trev_dat_open(&dat, path, 5, &fake), -EINVAL);
+	assert_int_equal(trev_dat_open(&dat, "", 6, &fake), -EINVAL);
+	nocpu.instance = "instances/none/";
+	assert_int_equal(trev_dat_open(&dat, path, 6, &nocpu), -EINVAL);
+
+	unlink(path);
+	assert_int_equal(trev_dat_open(&dat, path, 6, &fake), 0);
+	assert_int_equal(trev_dat_add_page(dat, NR_CPUS, page), -EINVAL);
+	assert_int_equal(trev_dat_add_page(dat, -1, page), -EINVAL);
+	assert_int_equal(trev_dat_add_page(dat, 1, page), 0);
+	fail_path = "saved_cmdlines";
+	fail_err = -EIO;
+	assert_int_equal(trev_dat_finish(dat), -EIO);
+	assert_int_equal(access(path, F_OK), -1);
+
+	fail_path = "events/sysa/ev_b/format";	/* gone since available_events: skipped */
+	fail_err = -ENOENT;
+	assert_int_equal(trev_dat_open(&dat, path, 7, &fake), 0);
+	assert_int_equal(trev_dat_finish(dat), 0);
+	fail_path = NULL;
+	assert_int_equal(trev_dat_open(&dat, path, 6, &fake), 0);
+	trev_dat_abort(dat);
+}
+
+/* trev_record_dat() on the real tree: an empty buffer makes a valid empty file. */
+static void test_record_empty(void **state)
+{
+	struct datfile *df = malloc(sizeof(*df));
+	uint64_t size;
+	void *map;
+
+	(void)state;
+	for (int v = 6; v <= 7; v++) {
+		assert_int_equal(trev_record_dat(NULL, path, v), 0);
+		map = read_whole(path, &size);
+		if (df_parse(df, map, size))
+			fail_msg("v%d: %s", v, df->err);
+		assert_true(df->nr_cpus >= 1);
+		for (int cpu = 0; cpu < df->nr_cpus; cpu++)
+			assert_int_equal(df->cpu_size[cpu], 0);
+		assert_true(df->nr_ftrace >= 4);	/* print, bprint, bputs, raw_data */
+		free(map);
+	}
+	assert_int_equal(trev_record_dat("instances/nosuch/", path, 6), -EINVAL);
+	free(df);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_v6_layout),
+		cmocka_unit_test(test_v7_layout),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_record_empty),
+	};
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/test_tracedat.%d.dat",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	unlink(path);
+	return ret;
+}
