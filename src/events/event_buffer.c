@@ -126,13 +126,15 @@ static rb_cold void *event_reserve_cond(struct trev_event_buffer *fb,
 {
 	struct trev_entry *ent;
 
-	if (!(flags & (TREV_FILE_FL_FILTERED | TREV_FILE_FL_TRIGGER_COND))) {
+	if (!(flags & TREV_FILE_FL_TRIGGER_COND)) {
 		/* No trigger needs the record: run them now, before it exists. */
 		if (flags & TREV_FILE_FL_TRIGGER_MODE)
 			trev__triggers_call(file, NULL, 0);
+		/* Soft-disabled: nothing to record, so nothing to filter either. */
 		if (flags & TREV_FILE_FL_SOFT_DISABLED)
 			return NULL;
-		return event_reserve(fb, file, len);
+		if (!(flags & TREV_FILE_FL_FILTERED))
+			return event_reserve(fb, file, len);
 	}
 	ent = len <= SCRATCH_SIZE ? (struct trev_entry *)(void *)scratch_get() : NULL;
 	if (trev_unlikely(!ent)) {

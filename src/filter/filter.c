@@ -347,7 +347,7 @@ bool trev__event_filter_check(struct trev_event_file *file, const void *rec, uns
 	/* rcu_dereference(): pairs with the release store in trev__event_filter_set(). */
 	const struct trev_filter *f = __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE);
 
-	return !f || trev__filter_match(f, rec, len);
+	return !f || flt_run(f, rec, len, NULL);
 }
 
 const char *trev__filter_text(const struct trev_filter *f)
