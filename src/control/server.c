@@ -583,11 +583,15 @@ static void ctl_atfork_child(void)
 	ctl.conns = NULL;
 	ctl.nr_conns = 0;
 	ctl.path[0] = '\0';
-#ifndef TREV_TSAN
+	/*
+	 * Sanitizer builds leave forked children without a socket:
+	 * ThreadSanitizer kills a child of a threaded process that starts a
+	 * thread, and AddressSanitizer's allocator can stay locked in the
+	 * child by a thread of the parent that was inside malloc at fork.
+	 */
+#if !defined(TREV_TSAN) && !defined(__SANITIZE_ADDRESS__)
 	trev__control_start();
 #endif
-	/* ThreadSanitizer kills a child of a threaded process that starts a
-	 * thread, so its builds leave forked children without a socket. */
 }
 
 static pthread_once_t ctl_fork_once = PTHREAD_ONCE_INIT;

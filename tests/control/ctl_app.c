@@ -35,12 +35,15 @@ void tt_unreg(void)
 }
 
 static unsigned int period_ms = 20;
-static volatile sig_atomic_t stop;
 
-static void on_term(int sig)
+/* SIGTERM is blocked in every thread and taken here, so exit() runs its handlers. */
+static void wait_for_term(const sigset_t *term)
 {
-	(void)sig;
-	stop = 1;
+	int sig;
+
+	while (sigwait(term, &sig) != 0)
+		;
+	exit(0);
 }
 
 static void *emitter(void *arg)
@@ -58,7 +61,11 @@ int main(int argc, char **argv)
 {
 	pthread_t t;
 
-	signal(SIGTERM, on_term);
+	sigset_t term;
+
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &term, NULL);	/* before any thread exists */
 	if (argc > 1)
 		period_ms = (unsigned int)atoi(argv[1]);
 	if (argc > 2 && strcmp(argv[2], "fork") == 0) {
@@ -75,16 +82,12 @@ int main(int argc, char **argv)
 			printf("child %d %s\n", (int)getpid(),
 			       trev__control_path(path, sizeof(path)) > 0 ? "socket" : "nosocket");
 			fflush(stdout);
-			while (!stop)
-				pause();
-			exit(0);
+			wait_for_term(&term);
 		}
 	}
 	pthread_create(&t, NULL, emitter, NULL);
 	usleep(100000);
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
-	while (!stop)
-		pause();
-	exit(0);
+	wait_for_term(&term);
 }

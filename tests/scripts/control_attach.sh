@@ -200,7 +200,7 @@ if grep -q '^child .* socket$' "$out.app"; then
 	run 0 "$trev" cat -p "$child" events/trev_test/tt_ints/enable
 	[ "$(cat "$out")" = 1 ] || fail "the child's enable reads '$(cat "$out")'"
 else
-	echo "note: this build (ThreadSanitizer) serves no socket in forked children"
+	echo "note: sanitizer builds serve no socket in forked children"
 	[ -e "$sockdir/$child.sock" ] && fail "a child without a server has a socket"
 	touch "$sockdir/$child.sock"	# stands for a killed process's socket below
 fi
@@ -214,6 +214,8 @@ sleep 0.2
 start_app 10
 [ ! -e "$sockdir/$child.sock" ] || fail "a dead process's socket was not swept"
 kill -TERM "$app"
+for _ in $(seq 200); do kill -0 "$app" 2>/dev/null || break; sleep 0.05; done
+kill -0 "$app" 2>/dev/null && fail "ctl_app did not exit on SIGTERM"
 wait "$app" 2>/dev/null
 [ ! -e "$sockdir/$app.sock" ] || fail "the socket outlived its process"
 echo "control_attach: all checks passed"
