@@ -95,9 +95,8 @@ struct trev_event_file {
 	struct trev_trace_array *tr;
 	_Atomic unsigned int flags;	/* TREV_FILE_FL_* */
 	int sm_ref;			/* soft-mode users; under events_lock */
-	char *filter_text;		/* as written to filter; NULL = none */
 	char *trigger_text;		/* trigger lines, '\n'-terminated; NULL = none */
-	struct trev_filter *filter;	/* RCU; NULL = none (src/filter/) */
+	struct trev_filter *filter;	/* RCU; NULL = none; holds its text (src/filter/) */
 	struct trev_event_trigger *triggers; /* RCU list (src/trigger/) */
 };
 

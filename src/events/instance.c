@@ -25,6 +25,7 @@
 
 #include "core/core_internal.h"
 #include "events/events_internal.h"
+#include "filter/filter.h"
 
 static struct trev_trace_array top = {
 	.name = "",
@@ -99,7 +100,7 @@ static void tr_file_free(struct trev_event_file *file)
 {
 	if (!file)
 		return;
-	free(file->filter_text);
+	trev__filter_free(file->filter);	/* no probe uses it: see the callers */
 	free(file->trigger_text);
 	free(file);
 }

@@ -12,6 +12,7 @@
 
 #include "core/core_internal.h"
 #include "events/events_internal.h"
+#include "filter/filter.h"
 #include "tracepoint/tracepoint_internal.h"
 
 /* One object that registered its sections (a program or a shared object). */
@@ -131,7 +132,7 @@ static void ev_free_rt(struct trev_event_call *call)
 
 	if (!rt)
 		return;
-	free(rt->file.filter_text);
+	trev__filter_free(rt->file.filter);	/* its probes are gone */
 	free(rt->file.trigger_text);
 	for (int i = 0; i < rt->nr_fields; i++) {
 		free(rt->fields[i].type);

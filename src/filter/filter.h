@@ -16,6 +16,9 @@ struct trev_event_file;
 /* A compiled filter and the text it was compiled from; immutable. */
 struct trev_filter;
 
+/* The subsystem filter's error when no event of the system took it. */
+#define TREV_FILTER_ERR_SUBSYS	"Couldn't find or set field in one of a subsystem's events"
+
 /* Why a filter text was refused: the kernel's message and its column. */
 struct trev_filter_error {
 	const char *msg;	/* static text, e.g. "Field not found" */
@@ -25,7 +28,7 @@ struct trev_filter_error {
 /*
  * trev__filter_compile() - compile @text against @call's fields
  * Return: 0 and *@out (NULL when @text is "0": no filter), -EINVAL with
- * *@err filled, or -ENOMEM.
+ * *@err filled (the kernel's message and column), or -ENOMEM.
  * Context: under the registry lock (the fields stay put).
  */
 int trev__filter_compile(struct trev_event_call *call, const char *text,
@@ -43,6 +46,14 @@ const char *trev__filter_text(const struct trev_filter *f);
 
 /* Free @f now (no reader can see it any more: after a grace period). */
 void trev__filter_free(struct trev_filter *f);
+
+/*
+ * trev__event_filter_set() - make @f (NULL: none) @file's filter: publish
+ * it, set or clear TREV_FILE_FL_FILTERED, wait for a grace period and free
+ * the filter it replaces. @f is then owned by @file (freed with it).
+ * Context: the registry lock held for writing; not in a probe.
+ */
+void trev__event_filter_set(struct trev_event_file *file, struct trev_filter *f);
 
 /*
  * trev__event_filter_check() - @file's filter on @rec: true when the record

@@ -5,14 +5,15 @@
  * events/<system>/{enable,filter} and events/<system>/<event>/{enable,
  * filter,trigger,format,id}.
  *
- * Filters and triggers are kept as text here; the filter and trigger
- * languages (their parsers) come with the filters-and-triggers work.
+ * Filters are compiled by src/filter/ and take effect at once; triggers
+ * are kept as text here until their language lands.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/core_internal.h"
+#include "filter/filter.h"
 #include "tracefs/tracefs_internal.h"
 
 /* ------------------------------------------------------------------ */
@@ -245,75 +246,160 @@ static int event_filter_show(struct trev_file *f, struct tfs_text *out)
 	if (call) {
 		file = trev__event_file(f->loc.tr, call, false);
 		ret = trev__text_printf(out, "%s\n",
-					file && file->filter_text ? file->filter_text : "none");
+					file && file->filter ? trev__filter_text(file->filter) :
+					"none");
 	}
 	trev__events_read_unlock();
 	return ret;
 }
 
-struct filter_set {
-	struct trev_trace_array *tr;
-	const char *system, *event, *text;
-	int matched, ret;
-};
+/* The kernel's location text of every filter error in error_log. */
+static const char filter_err_loc[] = "event filter parse error";
 
-static int filter_set_one(struct trev_event_call *call, void *arg)
+/*
+ * Compile @text for @call and make it the filter of @call's file in @tr
+ * ("0" clears). A text that does not compile changes nothing (the kernel
+ * instead disables the event's filter: docs/filters.md).
+ * Context: the registry lock held for writing.
+ */
+static int filter_apply(struct trev_trace_array *tr, struct trev_event_call *call,
+			const char *text, struct trev_filter_error *err)
 {
-	struct filter_set *fs = arg;
+	struct trev_filter *flt;
 	struct trev_event_file *file;
+	int ret = trev__filter_compile(call, text, &flt, err);
 
-	if (!ev_switchable(call) || strcmp(call->klass->system, fs->system) ||
-	    (fs->event && strcmp(call->name, fs->event)))
-		return 0;
-	file = trev__event_file(fs->tr, call, true);
-	fs->ret = file ? set_text(&file->filter_text, fs->text) : -ENOMEM;
-	fs->matched++;
-	return fs->ret;
+	if (ret)
+		return ret;
+	file = trev__event_file(tr, call, flt != NULL);
+	if (!file) {
+		trev__filter_free(flt);
+		return flt ? -ENOMEM : 0;
+	}
+	trev__event_filter_set(file, flt);
+	return 0;
 }
 
-/* Store @text (NULL clears) as the filter of one event, or of every event of a system. */
-static int filter_store(struct trev_trace_array *tr, const char *system, const char *event,
-			const char *text)
+/* events/<sys>/<ev>/filter */
+static ssize_t event_filter_write(struct trev_file *f, const char *buf, size_t size)
 {
-	struct filter_set fs = { tr, system, event, text, 0, 0 };
-
-	trev__events_write_lock();
-	trev__events_for_each(filter_set_one, &fs);
-	trev__events_write_unlock();
-	return fs.matched ? fs.ret : -ENODEV;
-}
-
-static ssize_t filter_write(struct trev_file *f, const char *buf, size_t size)
-{
-	const char *event = *f->loc.event ? f->loc.event : NULL;
+	struct trev_filter_error err;
+	struct trev_event_call *call;
 	char *text = trev__strip(buf, size);
-	int ret;
+	int ret = -ENODEV;
 
 	if (!text)
 		return -ENOMEM;
-	ret = filter_store(f->loc.tr, f->loc.system, event, strcmp(text, "0") ? text : NULL);
-	if (!ret && !event) {
-		struct trev_sys_filter *sf;
-
-		for (sf = f->loc.tr->sys_filters; sf; sf = sf->next)
-			if (strcmp(sf->system, f->loc.system) == 0)
-				break;
-		if (!sf && (sf = calloc(1, sizeof(*sf))) != NULL) {
-			sf->system = strdup(f->loc.system);
-			sf->next = f->loc.tr->sys_filters;
-			f->loc.tr->sys_filters = sf;
-		}
-		if (sf)
-			ret = set_text(&sf->text, strcmp(text, "0") ? text : NULL);
-	}
+	trev__events_write_lock();
+	call = ev_find(f->loc.system, f->loc.event);
+	if (call)
+		ret = filter_apply(f->loc.tr, call, text, &err);
+	trev__events_write_unlock();
+	if (ret == -EINVAL)
+		trev__tfs_error(f->loc.tr, filter_err_loc, text, err.pos, "%s", err.msg);
 	free(text);
 	return ret ? ret : (ssize_t)size;
 }
 
 static const struct tfs_fops event_filter_fops = {
 	.show = event_filter_show,
-	.write = filter_write,
+	.write = event_filter_write,
 };
+
+struct sys_filter_set {
+	struct trev_trace_array *tr;
+	const char *system, *text;
+	int accepted, ret;
+	struct sys_filter_fail {
+		const char *event;
+		struct trev_filter_error err;
+	} *fails;			/* events that refused the text */
+	int nr_fails;
+};
+
+static int sys_filter_one(struct trev_event_call *call, void *arg)
+{
+	struct sys_filter_set *sf = arg;
+	struct trev_filter_error err;
+	struct sys_filter_fail *n;
+	int ret;
+
+	if (!ev_switchable(call) || strcmp(call->klass->system, sf->system))
+		return 0;
+	ret = filter_apply(sf->tr, call, sf->text, &err);
+	if (ret == -EINVAL) {
+		n = realloc(sf->fails, (size_t)(sf->nr_fails + 1) * sizeof(*n));
+		if (!n)
+			return sf->ret = -ENOMEM;
+		sf->fails = n;
+		n[sf->nr_fails++] = (struct sys_filter_fail){ call->name, err };
+		return 0;
+	}
+	if (ret)
+		return sf->ret = ret;
+	sf->accepted++;
+	return 0;
+}
+
+/* The text shown by events/<sys>/filter; NULL clears. */
+static int sys_filter_text_set(struct trev_trace_array *tr, const char *system, const char *text)
+{
+	struct trev_sys_filter *sf;
+
+	for (sf = tr->sys_filters; sf; sf = sf->next)
+		if (strcmp(sf->system, system) == 0)
+			break;
+	if (!sf && text) {
+		sf = calloc(1, sizeof(*sf));
+		if (!sf || !(sf->system = strdup(system))) {
+			free(sf);
+			return -ENOMEM;
+		}
+		sf->next = tr->sys_filters;
+		tr->sys_filters = sf;
+	}
+	return sf ? set_text(&sf->text, text) : 0;
+}
+
+/*
+ * events/<sys>/filter: the filter goes to every event of the system where
+ * it compiles (the kernel's process_system_preds()); the events where it
+ * does not are reported in error_log and keep their filter; if no event
+ * took it, the write fails. "0" clears the filter of every event.
+ */
+static ssize_t system_filter_write(struct trev_file *f, const char *buf, size_t size)
+{
+	struct sys_filter_set sf = { f->loc.tr, f->loc.system, NULL, 0, 0, NULL, 0 };
+	char *text = trev__strip(buf, size);
+	int ret;
+
+	if (!text)
+		return -ENOMEM;
+	sf.text = text;
+	trev__events_write_lock();
+	trev__events_for_each(sys_filter_one, &sf);
+	ret = sf.ret;
+	if (!ret && !sf.accepted)
+		ret = sf.nr_fails ? -EINVAL : -ENODEV;
+	if (!ret)
+		ret = sys_filter_text_set(f->loc.tr, f->loc.system,
+					  strcmp(text, "0") ? text : NULL);
+	/*
+	 * Each event that refused the text is named with its error; when none
+	 * took it, the first error (they are usually all the same) and the
+	 * kernel's message.
+	 */
+	for (int i = 0; i < sf.nr_fails && (sf.accepted || i == 0); i++)
+		trev__tfs_error(f->loc.tr, filter_err_loc, text, sf.fails[i].err.pos, "%s%s%s",
+				sf.accepted ? sf.fails[i].event : "", sf.accepted ? ": " : "",
+				sf.fails[i].err.msg);
+	if (ret == -EINVAL)
+		trev__tfs_error(f->loc.tr, filter_err_loc, text, 0, "%s", TREV_FILTER_ERR_SUBSYS);
+	trev__events_write_unlock();
+	free(sf.fails);
+	free(text);
+	return ret ? ret : (ssize_t)size;
+}
 
 /* The kernel's DEFAULT_SYS_FILTER_MESSAGE. */
 static const char sys_filter_default[] =
@@ -332,7 +418,7 @@ static int system_filter_show(struct trev_file *f, struct tfs_text *out)
 
 static const struct tfs_fops system_filter_fops = {
 	.show = system_filter_show,
-	.write = filter_write,
+	.write = system_filter_write,
 };
 
 /* The trigger commands the kernel knows (event_trigger_cmd names). */
