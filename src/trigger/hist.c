@@ -40,31 +40,6 @@ const char *trev__hist_err_text(enum trev_hist_err code)
 	return code < TREV_HIST_ERR__COUNT ? hist_err_text[code] : "Unknown error";
 }
 
-/*
- * The filter engine is on its own branch; until it is merged here, an
- * "if" condition is refused.
- */
-static int hist_filter_compile(struct trev_event_call *call, const char *text,
-			       struct trev_filter **out, struct trev_filter_error *err)
-{
-	(void)call, (void)text;
-	*out = NULL;
-	err->msg = "Filters are not available yet";
-	err->pos = 0;
-	return -EINVAL;
-}
-
-static bool hist_filter_match(const struct trev_filter *f, const void *rec, unsigned int len)
-{
-	(void)f, (void)rec, (void)len;
-	return true;
-}
-
-static void hist_filter_free(struct trev_filter *f)
-{
-	(void)f;
-}
-
 /* Flags of a hist field (the kernel's HIST_FIELD_FL_* meanings). */
 #define HF_HITCOUNT	0x0001u
 #define HF_KEY		0x0002u
@@ -158,7 +133,7 @@ static void hist_data_put(struct hist_data *hd)
 	free(hd->name);
 	free(hd->filter_text);
 	if (hd->filter)
-		hist_filter_free(hd->filter);
+		trev__filter_free(hd->filter);
 	free(hd);
 }
 
@@ -487,7 +462,7 @@ static int hist_parse_filter(struct hist_parse *p, char *text)
 	p->hd->filter_text = strdup(text);
 	if (!p->hd->filter_text)
 		return -ENOMEM;
-	ret = hist_filter_compile(p->call, text, &p->hd->filter, &ferr);
+	ret = trev__filter_compile(p->call, text, &p->hd->filter, &ferr);
 	if (ret == -EINVAL) {
 		p->err->msg = ferr.msg ? ferr.msg : trev__hist_err_text(TREV_HIST_ERR_BAD_FILTER);
 		p->err->pos = HIST_PREFIX_LEN + (int)(text - p->buf) + ferr.pos;
@@ -902,7 +877,7 @@ void trev__hist_event(struct trev_hist_trigger *ht, const void *rec, unsigned in
 
 	if (atomic_load_explicit(&ht->paused, memory_order_relaxed))
 		return;
-	if (hd->filter && !hist_filter_match(hd->filter, rec, len))
+	if (hd->filter && !trev__filter_match(hd->filter, rec, len))
 		return;
 	memset(key, 0, hd->key_size);
 	for (unsigned int i = hd->n_vals; i < hd->n_vals + hd->n_keys; i++) {
