@@ -20,6 +20,7 @@
 /* Ids of the built-in ftrace events, as the kernel numbers them (enum trace_type). */
 #define TREV_TYPE_PRINT		5
 #define TREV_TYPE_BPRINT	6
+#define TREV_TYPE_KERNEL_STACK	12	/* the stacktrace trigger's records */
 #define TREV_TYPE_BPUTS		14
 #define TREV_TYPE_RAW_DATA	18
 /* Events defined with TRACE_EVENT() get ids from here on, never reused. */
@@ -68,6 +69,10 @@ struct trev_trace_array {
 	struct trev_err_entry errs[TREV_ERR_LOG_MAX]; /* error_log ring (tracefs lock) */
 	unsigned int nr_errs;		/* entries ever logged */
 	struct trev_sys_filter *sys_filters; /* events/<sys>/filter texts */
+	_Atomic int snap_arms;		/* snapshot triggers: probes may swap */
+	_Atomic unsigned long snap_swaps; /* swaps done by probes */
+	unsigned long snap_settled;	/* snap_swaps at the last grace period (tfs lock) */
+	_Atomic unsigned long snap_refused; /* probe swaps refused (buffers busy) */
 	struct trev_trace_array *next;	/* named instances list */
 };
 
@@ -95,7 +100,6 @@ struct trev_event_file {
 	struct trev_trace_array *tr;
 	_Atomic unsigned int flags;	/* TREV_FILE_FL_* */
 	int sm_ref;			/* soft-mode users; under events_lock */
-	char *trigger_text;		/* trigger lines, '\n'-terminated; NULL = none */
 	struct trev_filter *filter;	/* RCU; NULL = none; holds its text (src/filter/) */
 	struct trev_event_trigger *triggers; /* RCU list (src/trigger/) */
 };
@@ -149,6 +153,18 @@ void trev__event_files_drop(struct trev_event_call *call);
 int trev__snapshot_take(struct trev_trace_array *tr);
 int trev__snapshot_free(struct trev_trace_array *tr);
 int trev__snapshot_clear(struct trev_trace_array *tr);
+/*
+ * The snapshot trigger (docs/triggers.md, "snapshot"): arm allocates the
+ * snapshot buffer and lets probes swap; disarm undoes one arm (registry
+ * lock). trev__snapshot_swap_probe() swaps from a probe, without waiting:
+ * false (counted in snap_refused) when the buffers are busy.
+ * trev__snapshot_settle() waits for the writers of a buffer a probe swapped
+ * out, before it is read as the snapshot (tfs lock, no RCU read side).
+ */
+int trev__snapshot_arm(struct trev_trace_array *tr);
+void trev__snapshot_disarm(struct trev_trace_array *tr);
+bool trev__snapshot_swap_probe(struct trev_trace_array *tr);
+void trev__snapshot_settle(struct trev_trace_array *tr);
 
 /* The registry lock for writing (instance create/remove, control writes). */
 void trev__events_write_lock(void);
@@ -197,6 +213,7 @@ extern struct trev_event_call trev__ftrace_event_print;
 extern struct trev_event_call trev__ftrace_event_bprint;
 extern struct trev_event_call trev__ftrace_event_bputs;
 extern struct trev_event_call trev__ftrace_event_raw_data;
+extern struct trev_event_call trev__ftrace_event_kernel_stack;
 void trev__ftrace_events_register(void);
 
 /*

@@ -26,6 +26,7 @@
 #include "core/core_internal.h"
 #include "events/events_internal.h"
 #include "filter/filter.h"
+#include "trigger/trigger_internal.h"
 
 static struct trev_trace_array top = {
 	.name = "",
@@ -101,7 +102,7 @@ static void tr_file_free(struct trev_event_file *file)
 	if (!file)
 		return;
 	trev__filter_free(file->filter);	/* no probe uses it: see the callers */
-	free(file->trigger_text);
+	trev__triggers_free_file(file);
 	free(file);
 }
 
@@ -224,17 +225,45 @@ void trev__event_files_drop(struct trev_event_call *call)
 /* ------------------------------------------------------------------ */
 /* The snapshot buffer                                                  */
 
+/*
+ * tr->snapshot is read and written with tr->buf_lock held (reading, or
+ * writing to change it); a probe swaps only when pthread_rwlock_trywrlock()
+ * gets the lock, so it never waits. See docs/triggers.md, "snapshot".
+ */
 static int tr_snapshot_alloc(struct trev_trace_array *tr)
 {
 	struct trev_rb_options opts;
+	struct trev_rb *snap;
+	int ret;
 
-	if (tr->snapshot)
+	pthread_rwlock_rdlock(&tr->buf_lock);
+	snap = tr->snapshot;
+	pthread_rwlock_unlock(&tr->buf_lock);
+	if (snap)
 		return 0;
 	tr_default_options(&opts);
 	opts.size_kb = trev_rb_size_kb(tr->rb);
 	opts.overwrite = trev_rb_overwrite(tr->rb);
 	opts.clock = trev_rb_clock(tr->rb);
-	return trev_rb_create(&tr->snapshot, &opts);
+	ret = trev_rb_create(&snap, &opts);
+	if (ret)
+		return ret;
+	pthread_rwlock_wrlock(&tr->buf_lock);
+	tr->snapshot = snap;
+	pthread_rwlock_unlock(&tr->buf_lock);
+	return 0;
+}
+
+void trev__snapshot_settle(struct trev_trace_array *tr)
+{
+	unsigned long swaps = atomic_load_explicit(&tr->snap_swaps, memory_order_acquire);
+
+	if (swaps == tr->snap_settled)
+		return;
+	/* Writers that loaded the buffer before a probe swapped it out finish. */
+	urcu_bp_synchronize_rcu();
+	trev_tsan_acquire(tr);
+	tr->snap_settled = swaps;
 }
 
 int trev__snapshot_take(struct trev_trace_array *tr)
@@ -244,13 +273,14 @@ int trev__snapshot_take(struct trev_trace_array *tr)
 
 	if (ret)
 		return ret;
+	trev__snapshot_settle(tr);
+	pthread_rwlock_wrlock(&tr->buf_lock);
 	/* The spare buffer starts empty and recording, as the kernel's does. */
 	trev_rb_reset(tr->snapshot);
 	if (trev_rb_record_is_on(tr->rb))
 		trev_rb_record_on(tr->snapshot);
 	else
 		trev_rb_record_off(tr->snapshot);
-	pthread_rwlock_wrlock(&tr->buf_lock);
 	old = tr->rb;
 	__atomic_store_n(&tr->rb, tr->snapshot, __ATOMIC_RELEASE);
 	tr->snapshot = old;
@@ -263,11 +293,17 @@ int trev__snapshot_take(struct trev_trace_array *tr)
 
 int trev__snapshot_free(struct trev_trace_array *tr)
 {
-	struct trev_rb *snap = tr->snapshot;
+	struct trev_rb *snap;
 
+	/* A snapshot trigger needs the buffer (the kernel's armed snapshot). */
+	if (atomic_load(&tr->snap_arms))
+		return -EBUSY;
+	pthread_rwlock_wrlock(&tr->buf_lock);
+	snap = tr->snapshot;
+	tr->snapshot = NULL;
+	pthread_rwlock_unlock(&tr->buf_lock);
 	if (!snap)
 		return 0;
-	tr->snapshot = NULL;
 	urcu_bp_synchronize_rcu();
 	trev_tsan_acquire(tr);
 	trev_rb_destroy(snap);
@@ -276,5 +312,59 @@ int trev__snapshot_free(struct trev_trace_array *tr)
 
 int trev__snapshot_clear(struct trev_trace_array *tr)
 {
-	return tr->snapshot ? trev_rb_reset(tr->snapshot) : 0;
+	int ret = 0;
+
+	trev__snapshot_settle(tr);
+	pthread_rwlock_rdlock(&tr->buf_lock);
+	if (tr->snapshot)
+		ret = trev_rb_reset(tr->snapshot);
+	pthread_rwlock_unlock(&tr->buf_lock);
+	return ret;
+}
+
+int trev__snapshot_arm(struct trev_trace_array *tr)
+{
+	int ret = tr_snapshot_alloc(tr);
+
+	if (!ret)
+		atomic_fetch_add(&tr->snap_arms, 1);
+	return ret;
+}
+
+void trev__snapshot_disarm(struct trev_trace_array *tr)
+{
+	atomic_fetch_sub(&tr->snap_arms, 1);
+}
+
+/*
+ * The swap itself, from a probe: no wait, no allocation, no grace period.
+ * The lock is only tried: a reader of the buffers (trace, trace_pipe,
+ * snapshot, a control write) holding it makes this swap fail, counted.
+ * The buffer swapped out may still get the records of writers that loaded
+ * it; trev__snapshot_settle() waits for them before it is read or freed.
+ */
+bool trev__snapshot_swap_probe(struct trev_trace_array *tr)
+{
+	struct trev_rb *old, *snap;
+
+	if (!atomic_load_explicit(&tr->snap_arms, memory_order_relaxed))
+		return false;
+	if (pthread_rwlock_trywrlock(&tr->buf_lock) != 0) {
+		atomic_fetch_add_explicit(&tr->snap_refused, 1, memory_order_relaxed);
+		return false;
+	}
+	snap = tr->snapshot;
+	if (snap) {
+		old = tr->rb;
+		/* The kernel's update_max_tr(): the new main buffer inherits tracing_on. */
+		if (trev_rb_record_is_on(old))
+			trev_rb_record_on(snap);
+		else
+			trev_rb_record_off(snap);
+		__atomic_store_n(&tr->rb, snap, __ATOMIC_RELEASE);
+		tr->snapshot = old;
+		atomic_fetch_add_explicit(&tr->snap_swaps, 1, memory_order_release);
+	}
+	pthread_rwlock_unlock(&tr->buf_lock);
+	return snap != NULL;
 }

@@ -14,6 +14,7 @@
 #include "events/events_internal.h"
 #include "filter/filter.h"
 #include "tracepoint/tracepoint_internal.h"
+#include "trigger/trigger_internal.h"
 
 /* One object that registered its sections (a program or a shared object). */
 struct ev_module {
@@ -133,7 +134,7 @@ static void ev_free_rt(struct trev_event_call *call)
 	if (!rt)
 		return;
 	trev__filter_free(rt->file.filter);	/* its probes are gone */
-	free(rt->file.trigger_text);
+	trev__triggers_free_file(&rt->file);
 	for (int i = 0; i < rt->nr_fields; i++) {
 		free(rt->fields[i].type);
 		free(rt->fields[i].name);
@@ -200,6 +201,8 @@ static void ev_unregister_call(struct trev_event_call *call)
 {
 	if (!call->rt)
 		return;
+	/* Triggers that refer to it go first, while it is still findable. */
+	trev__triggers_drop_call(call);
 	if (call->id < by_id_len && by_id[call->id] == call)
 		by_id[call->id] = NULL;
 	trev__event_files_drop(call);
@@ -211,6 +214,7 @@ void trev__ftrace_events_register(void)
 	pthread_rwlock_wrlock(&events_lock);
 	ev_register_call(&trev__ftrace_event_print, TREV_TYPE_PRINT);
 	ev_register_call(&trev__ftrace_event_bprint, TREV_TYPE_BPRINT);
+	ev_register_call(&trev__ftrace_event_kernel_stack, TREV_TYPE_KERNEL_STACK);
 	ev_register_call(&trev__ftrace_event_bputs, TREV_TYPE_BPUTS);
 	ev_register_call(&trev__ftrace_event_raw_data, TREV_TYPE_RAW_DATA);
 	pthread_rwlock_unlock(&events_lock);

@@ -15,6 +15,7 @@
 #include "core/core_internal.h"
 #include "filter/filter.h"
 #include "tracefs/tracefs_internal.h"
+#include "trigger/trigger_internal.h"
 
 /* ------------------------------------------------------------------ */
 /* Finding events (under the registry read lock)                        */
@@ -421,22 +422,6 @@ static const struct tfs_fops system_filter_fops = {
 	.write = system_filter_write,
 };
 
-/* The trigger commands the kernel knows (event_trigger_cmd names). */
-static const char *const trigger_cmds[] = {
-	"traceon", "traceoff", "snapshot", "stacktrace", "enable_event", "disable_event",
-	"enable_hist", "disable_hist", "hist",
-};
-
-static bool trigger_cmd_known(const char *line)
-{
-	size_t len = strcspn(line, ":");
-
-	for (size_t i = 0; i < sizeof(trigger_cmds) / sizeof(trigger_cmds[0]); i++)
-		if (strlen(trigger_cmds[i]) == len && strncmp(trigger_cmds[i], line, len) == 0)
-			return true;
-	return false;
-}
-
 /* Under the registry lock: the event's file in the open file's instance. */
 static struct trev_event_file *trigger_file(struct trev_file *f, bool create)
 {
@@ -455,78 +440,42 @@ static int trigger_open(struct trev_file *f)
 	trev__events_write_lock();
 	file = trigger_file(f, false);
 	if (file)
-		set_text(&file->trigger_text, NULL);
+		trev__triggers_clear(file);
 	trev__events_write_unlock();
 	return 0;
 }
 
 static int trigger_show(struct trev_file *f, struct tfs_text *out)
 {
-	struct trev_event_file *file;
 	int ret;
 
 	trev__events_read_lock();
-	file = trigger_file(f, false);
-	if (file && file->trigger_text)
-		ret = trev__text_puts(out, file->trigger_text);
-	else
-		ret = trev__text_puts(out, "# Available triggers:\n"
-				      "# traceon traceoff snapshot stacktrace enable_event "
-				      "disable_event enable_hist disable_hist hist\n");
+	ret = trev__trigger_show(trigger_file(f, false), out);
 	trev__events_read_unlock();
 	return ret;
 }
 
-/* Remove line @line (without '!') from @text. Return 0 or -ENOENT. */
-static int trigger_remove(char **text, const char *line)
-{
-	size_t len = strlen(line);
-
-	for (char *p = *text; p && *p; p += strcspn(p, "\n") + 1) {
-		if (strncmp(p, line, len) == 0 && p[len] == '\n') {
-			memmove(p, p + len + 1, strlen(p + len + 1) + 1);
-			if (!**text)
-				set_text(text, NULL);
-			return 0;
-		}
-		if (!p[strcspn(p, "\n")])
-			break;
-	}
-	return -ENOENT;
-}
-
+/* One trigger per write, as the kernel parses it (src/trigger/trigger.c). */
 static ssize_t trigger_write(struct trev_file *f, const char *buf, size_t size)
 {
-	char *line = trev__strip(buf, size);
+	char *line = trev__strip(buf, size), *start;
 	struct trev_event_file *file;
-	bool remove;
-	int ret = 0;
+	int ret;
 
 	if (!line)
 		return -ENOMEM;
-	remove = line[0] == '!';
-	if (!line[remove] || !trigger_cmd_known(line + remove)) {
-		trev__tfs_error(f->loc.tr, "trigger", line, remove, "Unknown trigger command");
+	start = line + strspn(line, " \t\n");
+	if (!*start) {
 		free(line);
-		return -EINVAL;
+		return (ssize_t)size;
+	}
+	if (size >= 4096) {
+		free(line);
+		return -EINVAL;	/* the kernel's PAGE_SIZE limit */
 	}
 	trev__events_write_lock();
 	file = trigger_file(f, true);
-	if (!file) {
-		ret = -ENODEV;
-	} else if (remove) {
-		ret = trigger_remove(&file->trigger_text, line + 1);
-	} else {
-		size_t old = file->trigger_text ? strlen(file->trigger_text) : 0;
-		char *n = realloc(file->trigger_text, old + strlen(line) + 2);
-
-		if (!n) {
-			ret = -ENOMEM;
-		} else {
-			sprintf(n + old, "%s\n", line);
-			file->trigger_text = n;
-		}
-	}
+	ret = file ? trev__trigger_write(f->loc.tr, file, start) : -ENODEV;
 	trev__events_write_unlock();
 	free(line);
 	return ret ? ret : (ssize_t)size;

@@ -129,7 +129,15 @@ const struct tfs_fops trev__trace_fops = {
 
 static int snapshot_show(struct trev_file *f, struct tfs_text *out)
 {
-	return trace_text(f->loc.tr, f->loc.tr->snapshot, f->loc.cpu, TREV_PRINT_SNAPSHOT, out);
+	struct trev_trace_array *tr = f->loc.tr;
+	int ret;
+
+	/* A snapshot trigger may have swapped the buffers from a probe. */
+	trev__snapshot_settle(tr);
+	pthread_rwlock_rdlock(&tr->buf_lock);
+	ret = trace_text(tr, tr->snapshot, f->loc.cpu, TREV_PRINT_SNAPSHOT, out);
+	pthread_rwlock_unlock(&tr->buf_lock);
+	return ret;
 }
 
 /* The kernel's tracing_snapshot_write(): 0 frees, 1 swaps, anything else clears. */

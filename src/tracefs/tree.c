@@ -12,6 +12,7 @@
 
 #include "core/core_internal.h"
 #include "tracefs/tracefs_internal.h"
+#include "trigger/trigger_internal.h"
 
 static pthread_mutex_t tfs_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -461,6 +462,8 @@ int trev_rmdir(const char *path)
 		ret = -EBUSY;
 		goto out_unlock;
 	}
+	/* Triggers hold their events in soft mode: they go first. */
+	trev__triggers_clear_instance(tr);
 	trev__events_disable_all(tr);
 	trev__events_write_lock();
 	ret = trev__instance_remove_locked(tr);

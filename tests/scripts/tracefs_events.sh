@@ -119,13 +119,13 @@ checks() {
 	has '^# Available triggers:$'
 	ok append events/trev_test/tt_ints/trigger traceoff
 	ok append events/trev_test/tt_ints/trigger 'snapshot:1'
-	is $'traceoff\nsnapshot:1\n' read events/trev_test/tt_ints/trigger
+	is $'snapshot:count=1\ntraceoff:unlimited\n' read events/trev_test/tt_ints/trigger
 	ok append events/trev_test/tt_ints/trigger '!traceoff'
-	is $'snapshot:1\n' read events/trev_test/tt_ints/trigger
+	is $'snapshot:count=1\n' read events/trev_test/tt_ints/trigger
 	err EINVAL append events/trev_test/tt_ints/trigger 'explode:now'
 	errlog_last 'trigger: error: Unknown trigger command$' 0
 	ok write events/trev_test/tt_ints/trigger traceon
-	is $'traceon\n' read events/trev_test/tt_ints/trigger
+	is $'traceon:unlimited\n' read events/trev_test/tt_ints/trigger
 	ok writen events/trev_test/tt_ints/trigger ""
 	ok read events/trev_test/tt_ints/trigger
 	has '^# Available triggers:$'

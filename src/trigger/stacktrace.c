@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The stacktrace trigger's records: the built-in event ftrace:kernel_stack
+ * (id 12, the kernel's FTRACE_ENTRY(kernel_stack, stack_entry, TRACE_STACK))
+ * holding the return addresses of the thread that hit the event, printed
+ * as the kernel's trace_stack_print() does.
+ *
+ * Unwinding is glibc's backtrace(), i.e. libgcc's DWARF unwinder: it needs
+ * no frame pointers. Its first call dlopen()s libgcc_s, so registering a
+ * stacktrace trigger makes that call; after it, with glibc >= 2.35 and
+ * libgcc >= 12, each unwind finds its frames through _dl_find_object(),
+ * which takes no lock and is async-signal-safe (docs/triggers.md).
+ */
+#include <execinfo.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "output/symbols.h"
+#include "trigger/trigger_internal.h"
+
+/* The kernel's FTRACE_STACK_ENTRIES: what the format file shows. */
+#define STACK_ENTRIES		8
+/* Frames kept at most (records grow past caller[8], as the kernel's do). */
+#define STACK_MAX		16
+/* Frames unwound: ours, the probe's, the tracepoint's, then the caller's. */
+#define STACK_UNWIND		(STACK_MAX + 12)
+
+/*
+ * Record layout (the kernel's struct stack_entry):
+ *   OFFSET  SIZE      MEANING
+ *   0       8         struct trev_entry (common fields)
+ *   8       4         size: the number of addresses in caller[]
+ *   16      8 * n     caller[]: return addresses, innermost first; n is at
+ *                     least 8, and an unused caller[size] is ULONG_MAX
+ */
+struct stack_entry {
+	struct trev_entry ent;
+	int size;
+	unsigned long caller[STACK_ENTRIES];
+};
+
+void trev__stack_prepare(struct trev_event_call *call, struct trev_stack_skip *skip)
+{
+	void *prime[2];
+	struct trev_sym sym;
+	unsigned long probe = (unsigned long)call->klass->probe;
+
+	backtrace(prime, 2);
+	skip->probe_lo = skip->probe_hi = 0;
+	if (!probe)
+		return;
+	skip->probe_lo = probe;
+	/* Without a known size, assume the probe is shorter than 16 KiB. */
+	skip->probe_hi = probe + 16384;
+	if (trev__sym_lookup(probe, &sym) == 0 && sym.start == probe && sym.size)
+		skip->probe_hi = probe + sym.size;
+}
+
+void trev__stack_record(struct trev_trace_array *tr, const struct trev_stack_skip *skip)
+{
+	void *frames[STACK_UNWIND];
+	struct trev_event_file file = { .call = &trev__ftrace_event_kernel_stack, .tr = tr };
+	struct trev_event_buffer fb;
+	struct stack_entry *e;
+	int n = backtrace(frames, STACK_UNWIND), first = 1, keep;
+	unsigned int len;
+
+	/*
+	 * frames[i] returns into the function of frame i + 1: the one that
+	 * lies in the probe is followed by __traceiter_<event>(), and then by
+	 * the function that called trace_<event>(), where the stack starts.
+	 */
+	for (int i = 0; i < n; i++) {
+		unsigned long a = (unsigned long)frames[i];
+
+		if (a >= skip->probe_lo && a < skip->probe_hi) {
+			first = i + 2;
+			break;
+		}
+	}
+	if (first >= n)
+		first = n > 1 ? 1 : n;
+	keep = n - first;
+	if (keep > STACK_MAX)
+		keep = STACK_MAX;
+	len = (unsigned int)(offsetof(struct stack_entry, caller) +
+			     sizeof(unsigned long) * (size_t)(keep < STACK_ENTRIES ? STACK_ENTRIES
+										 : keep));
+	e = trev_event_buffer_reserve(&fb, &file, len);
+	if (!e)
+		return;
+	e->size = keep;
+	memcpy(e->caller, frames + first, sizeof(unsigned long) * (size_t)keep);
+	for (int i = keep; i < STACK_ENTRIES; i++)
+		e->caller[i] = i == keep ? ~0ul : 0;
+	trev_event_buffer_commit(&fb);
+}
+
+/* The kernel's trace_stack_print(): "<stack trace>", then " => sym" per address. */
+static int stack_output(struct trev_trace_iter *iter, struct trev_event_call *call)
+{
+	const struct stack_entry *e = (const struct stack_entry *)(const void *)iter->ent;
+	const unsigned long *p, *end;
+
+	(void)call;
+	if (iter->ent_size < offsetof(struct stack_entry, caller))
+		return -1;
+	end = (const unsigned long *)(const void *)((const char *)iter->ent + iter->ent_size);
+	trev_seq_puts(&iter->seq, "<stack trace>\n");
+	for (p = e->caller; p < end && p < e->caller + e->size && *p != ~0ul; p++) {
+		trev_seq_puts(&iter->seq, " => ");
+		trev__sym_print(&iter->seq, *p, !!(iter->trace_flags & TREV_ITER_SYM_OFFSET));
+		if (iter->trace_flags & TREV_ITER_SYM_ADDR)
+			trev_seq_printf(&iter->seq, " <%016lx>", *p);
+		trev_seq_putc(&iter->seq, '\n');
+	}
+	return 0;
+}
+
+static int stack_fields(struct trev_event_call *call)
+{
+	return trev_event_define_field(call, "int", "size", (int)offsetof(struct stack_entry, size),
+				       (int)sizeof(int), 1, TREV_FILTER_OTHER) ?:
+	       trev_event_define_array(call, "unsigned long", "caller",
+				       (int)offsetof(struct stack_entry, caller),
+				       (int)sizeof(((struct stack_entry *)0)->caller),
+				       (int)sizeof(unsigned long), 0);
+}
+
+static const struct trev_event_class stack_class = { "ftrace", NULL, stack_fields,
+						     sizeof(struct stack_entry) };
+
+/* The kernel's print fmt for kernel_stack, as libtraceevent reads it. */
+struct trev_event_call trev__ftrace_event_kernel_stack = {
+	&stack_class, "kernel_stack", NULL,
+	"\"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" "
+	"\"\\t=> %ps\\n\\t=> %ps\\n\", "
+	"(void *)REC->caller[0], (void *)REC->caller[1], (void *)REC->caller[2], "
+	"(void *)REC->caller[3], (void *)REC->caller[4], (void *)REC->caller[5], "
+	"(void *)REC->caller[6], (void *)REC->caller[7]",
+	stack_output, TREV_EVENT_FL_FTRACE, 0, NULL
+};
