@@ -13,6 +13,7 @@
  */
 #define _LGPL_SOURCE
 #include <ctype.h>
+#include <pthread.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <inttypes.h>
@@ -30,6 +31,7 @@
 #include "tracefs/tracefs_internal.h"
 #include "trigger/hist.h"
 #include "trigger/tracing_map.h"
+#include "trigger/trigger_internal.h"
 
 #define C(a, b)	b
 static const char *const hist_err_text[] = { TREV_HIST_ERRORS };
@@ -96,8 +98,7 @@ struct hist_data {
 	char *name;				/* name=, or NULL */
 	char *filter_text;			/* "if" condition, or NULL */
 	struct trev_filter *filter;
-	unsigned long probe_start;		/* the event's probe, for stacktrace */
-	unsigned long probe_size;
+	struct trev_stack_skip skip;		/* the event's probe, for stacktrace */
 };
 
 /* The map, shared by the triggers of one name; else by one trigger. */
@@ -113,10 +114,15 @@ struct trev_hist_trigger {
 	struct hist_data *hd;
 	struct hist_shared *sh;
 	struct trev_trace_array *tr;
-	_Atomic bool paused;			/* [paused]: the event path skips it */
+	_Atomic bool paused;			/* standalone use; a registered one uses trig's */
+	struct trev_event_trigger *trig;	/* the framework's, once parsed through it */
+	char *cmd;				/* "hist:<param>", for error_log */
 };
 
-/* Named maps, under the tracefs lock. */
+/* Named maps and every hist_shared's ref, in the control path only. */
+static pthread_mutex_t hist_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Named maps, under hist_lock. */
 static struct hist_shared *hist_named;
 
 /* ------------------------------------------------------------------ */
@@ -154,9 +160,13 @@ static struct trev_tmap *hist_map_create(const struct hist_data *hd)
 
 static void hist_shared_put(struct hist_shared *sh)
 {
-	if (!sh || --sh->ref > 0)
+	int ref;
+
+	if (!sh)
 		return;
-	if (sh->name) {
+	pthread_mutex_lock(&hist_lock);
+	ref = --sh->ref;
+	if (!ref && sh->name) {
 		struct hist_shared **pp;
 
 		for (pp = &hist_named; *pp; pp = &(*pp)->next) {
@@ -166,6 +176,9 @@ static void hist_shared_put(struct hist_shared *sh)
 			}
 		}
 	}
+	pthread_mutex_unlock(&hist_lock);
+	if (ref > 0)
+		return;
 	trev__tmap_destroy(atomic_load_explicit(&sh->map, memory_order_relaxed));
 	hist_data_put(sh->proto);
 	free(sh->name);
@@ -178,6 +191,7 @@ void trev__hist_free(struct trev_hist_trigger *ht)
 		return;
 	hist_shared_put(ht->sh);
 	hist_data_put(ht->hd);
+	free(ht->cmd);
 	free(ht);
 }
 
@@ -593,20 +607,9 @@ int trev__hist_parse(struct trev_event_call *call, struct trev_trace_array *tr,
 			goto out_free;
 	}
 
-	for (unsigned int i = p.hd->n_vals; i < p.hd->n_vals + p.hd->n_keys; i++) {
-		if (p.hd->fields[i].flags & HF_STACKTRACE) {
-			struct trev_sym sym;
-			void *warm[4];
-
-			/* The first backtrace() loads libgcc_s: not in the event path. */
-			backtrace(warm, 4);
-			if (call->klass->probe &&
-			    trev__sym_lookup((unsigned long)call->klass->probe, &sym) == 0) {
-				p.hd->probe_start = sym.start;
-				p.hd->probe_size = sym.size;
-			}
-		}
-	}
+	for (unsigned int i = p.hd->n_vals; i < p.hd->n_vals + p.hd->n_keys; i++)
+		if (p.hd->fields[i].flags & HF_STACKTRACE)
+			trev__stack_prepare(call, &p.hd->skip);
 
 	ret = -ENOMEM;
 	ht = calloc(1, sizeof(*ht));
@@ -623,6 +626,10 @@ int trev__hist_parse(struct trev_event_call *call, struct trev_trace_array *tr,
 		goto out_free;
 	ht->hd = p.hd;
 	ht->tr = tr;
+	if (asprintf(&ht->cmd, "hist:%s", param) < 0) {
+		ht->cmd = NULL;
+		goto out_free;
+	}
 	atomic_init(&ht->paused, (p.hd->attrs & TREV_HIST_ATTR_PAUSE) != 0);
 	free(p.buf);
 	*out = ht;
@@ -631,6 +638,7 @@ int trev__hist_parse(struct trev_event_call *call, struct trev_trace_array *tr,
 out_free:
 	if (ht) {
 		hist_shared_put(ht->sh);
+		free(ht->cmd);
 		free(ht);
 	}
 	hist_data_put(p.hd);
@@ -682,31 +690,43 @@ bool trev__hist_match(const struct trev_hist_trigger *a, const struct trev_hist_
 int trev__hist_attach(struct trev_hist_trigger *ht, struct trev_hist_error *err)
 {
 	struct hist_shared *sh;
+	int ret = 0;
 
 	if (!ht->hd->name || ht->sh->name)
 		return 0;
+	pthread_mutex_lock(&hist_lock);
 	for (sh = hist_named; sh; sh = sh->next)
 		if (strcmp(sh->name, ht->hd->name) == 0)
 			break;
 	if (sh) {
 		if (!hist_data_match(sh->proto, ht->hd) || sh->proto->key_size != ht->hd->key_size) {
+			const char *at = ht->cmd ? strstr(ht->cmd, "name=") : NULL;
+
 			err->msg = trev__hist_err_text(TREV_HIST_ERR_NAMED_MISMATCH);
-			err->pos = HIST_PREFIX_LEN;
-			return -EINVAL;
+			err->pos = at ? (int)(at - ht->cmd) : 0;
+			ret = -EINVAL;
+		} else {
+			/* Join: the map made by parse was never seen by an event. */
+			struct hist_shared *own = ht->sh;
+
+			sh->ref++;
+			ht->sh = sh;
+			pthread_mutex_unlock(&hist_lock);
+			hist_shared_put(own);
+			return 0;
 		}
-		/* Join: the map made by parse was never seen by an event. */
-		hist_shared_put(ht->sh);
-		sh->ref++;
-		ht->sh = sh;
-		return 0;
+	} else {
+		sh = ht->sh;
+		sh->name = strdup(ht->hd->name);
+		if (!sh->name) {
+			ret = -ENOMEM;
+		} else {
+			sh->next = hist_named;
+			hist_named = sh;
+		}
 	}
-	sh = ht->sh;
-	sh->name = strdup(ht->hd->name);
-	if (!sh->name)
-		return -ENOMEM;
-	sh->next = hist_named;
-	hist_named = sh;
-	return 0;
+	pthread_mutex_unlock(&hist_lock);
+	return ret;
 }
 
 void trev__hist_detach(struct trev_hist_trigger *ht)
@@ -844,22 +864,22 @@ static void hist_key_string(struct hist_ev *ev, const struct hist_field *f, char
 }
 
 /*
- * The caller's stack, from the frame that called the event's tracepoint:
- * the frames up to the event's probe (its own frame included) are the
- * library's and are skipped, as the kernel skips its own.
+ * The caller's stack, from the function that called trace_<event>(): the
+ * frames up to the event's probe and __traceiter_<event>() after it are
+ * the library's and are skipped (the rule of trev__stack_record()).
  */
 static void hist_key_stack(struct hist_ev *ev, unsigned long *dst)
 {
 	void *frames[TREV_HIST_STACK_DEPTH + 16];
-	const struct hist_data *hd = ev->ht->hd;
+	const struct trev_stack_skip *skip = &ev->ht->hd->skip;
 	int n = backtrace(frames, (int)(sizeof(frames) / sizeof(frames[0])));
 	int first = 1;
 
-	for (int i = 1; i < n && hd->probe_size; i++) {
+	for (int i = 1; i < n; i++) {
 		unsigned long a = (unsigned long)frames[i];
 
-		if (a - hd->probe_start < hd->probe_size) {
-			first = i + 1;
+		if (a >= skip->probe_lo && a < skip->probe_hi) {
+			first = i + 2;
 			break;
 		}
 	}
@@ -942,6 +962,8 @@ int trev__hist_print(struct trev_hist_trigger *ht, struct tfs_text *out)
 {
 	const struct hist_data *hd = ht->hd;
 	struct trev_tmap *map = atomic_load_explicit(&ht->sh->map, memory_order_acquire);
+	const char *filter_text = ht->trig ? ht->trig->filter_text : hd->filter_text;
+	const _Atomic bool *paused = ht->trig ? &ht->trig->paused : &ht->paused;
 	int ret = trev__text_puts(out, "hist:");
 
 	if (!ret && hd->name)
@@ -973,10 +995,10 @@ int trev__hist_print(struct trev_hist_trigger *ht, struct tfs_text *out)
 	}
 	if (!ret)
 		ret = trev__text_printf(out, ":size=%u", 1u << trev__tmap_bits(map));
-	if (!ret && hd->filter_text)
-		ret = trev__text_printf(out, " if %s", hd->filter_text);
+	if (!ret && filter_text)
+		ret = trev__text_printf(out, " if %s", filter_text);
 	if (!ret)
-		ret = trev__text_puts(out, atomic_load_explicit(&ht->paused, memory_order_relaxed) ?
+		ret = trev__text_puts(out, atomic_load_explicit(paused, memory_order_relaxed) ?
 						   " [paused]\n" : " [active]\n");
 	return ret;
 }
@@ -1174,5 +1196,145 @@ int trev__hist_show(struct trev_hist_trigger *ht, int n, struct tfs_text *out)
 		ret = trev__text_printf(out, "\nTotals:\n    Hits: %" PRIu64 "\n    Entries: %zu\n"
 					"    Dropped: %" PRIu64 "\n", s.hits + drops, s.n, drops);
 	free(s.rows);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* The hist command of the trigger framework                            */
+
+/* error_log's location of a hist error, "hist:<sys>:<ev>" (tracefs lock). */
+static char hist_err_loc[2 * TFS_NAME_MAX + 8];
+
+static const char *hist_loc(const struct trev_event_file *file)
+{
+	snprintf(hist_err_loc, sizeof(hist_err_loc), "hist:%s:%s", file->call->klass->system,
+		 file->call->name);
+	return hist_err_loc;
+}
+
+static bool hist_filter_same(const struct trev_event_trigger *a, const struct trev_event_trigger *b)
+{
+	if (!a->filter_text || !b->filter_text)
+		return !a->filter_text && !b->filter_text;
+	return strcmp(a->filter_text, b->filter_text) == 0;
+}
+
+/* The kernel's hist_trigger_match(): fields, sort keys, name and filter. */
+static bool hist_cmd_match(const struct trev_event_trigger *a, const struct trev_event_trigger *b)
+{
+	const struct trev_hist_trigger *x = a->priv, *y = b->priv;
+
+	if (a->cmd != b->cmd || !x || !y)
+		return false;
+	if (!!x->hd->name != !!y->hd->name || (x->hd->name && strcmp(x->hd->name, y->hd->name)))
+		return false;
+	return hist_filter_same(a, b) && hist_data_match(x->hd, y->hd);
+}
+
+static int hist_cmd_parse(struct trev_event_trigger *t, char *param, bool remove,
+			  struct trev_trigger_err *err)
+{
+	struct trev_event_file *file = t->file;
+	struct trev_event_trigger *old;
+	struct trev_hist_trigger *ht;
+	struct trev_hist_error herr;
+	unsigned int attrs;
+	int ret;
+
+	err->loc = hist_loc(file);
+	ret = trev__hist_parse(file->call, file->tr, param ? param : "", &ht, &herr);
+	if (ret == -EINVAL) {
+		/* The framework counts from the parameter, after "hist:". */
+		err->msg = herr.msg;
+		err->pos = herr.pos - HIST_PREFIX_LEN;
+		return ret;
+	}
+	if (ret)
+		return ret;
+	ht->trig = t;
+	t->priv = ht;
+	if (remove)
+		return 0;
+	attrs = ht->hd->attrs;
+	old = trev__trigger_find(file, t);
+	if (attrs & (TREV_HIST_ATTR_PAUSE | TREV_HIST_ATTR_CONT | TREV_HIST_ATTR_CLEAR)) {
+		/* existing_hist_update_only(): act on the trigger already there. */
+		if (old) {
+			if (attrs & TREV_HIST_ATTR_PAUSE)
+				atomic_store(&old->paused, true);
+			else if (attrs & TREV_HIST_ATTR_CONT)
+				atomic_store(&old->paused, false);
+			else if ((ret = trev__hist_clear(old->priv)) < 0)
+				return ret;
+			return 1;
+		}
+		if (attrs & (TREV_HIST_ATTR_CONT | TREV_HIST_ATTR_CLEAR)) {
+			trev__tfs_error(file->tr, hist_loc(file), ht->cmd, 0, "%s",
+					trev__hist_err_text(TREV_HIST_ERR_TRIGGER_ENOENT_CLEAR));
+			return -ENOENT;
+		}
+		/* :pause with nothing to pause makes a new trigger, paused. */
+		atomic_store(&t->paused, true);
+	}
+	if (old) {
+		trev__tfs_error(file->tr, hist_loc(file), ht->cmd, 0, "%s",
+				trev__hist_err_text(TREV_HIST_ERR_TRIGGER_EEXIST));
+		return -EEXIST;
+	}
+	return 0;
+}
+
+/* Join the map of the name, before the trigger is published. */
+static int hist_cmd_reg(struct trev_event_trigger *t)
+{
+	struct trev_hist_trigger *ht = t->priv;
+	struct trev_hist_error herr;
+	int ret = trev__hist_attach(ht, &herr);
+
+	if (ret == -EINVAL)
+		trev__tfs_error(t->file->tr, hist_loc(t->file), ht->cmd, herr.pos, "%s", herr.msg);
+	return ret;
+}
+
+static void hist_cmd_fire(struct trev_event_trigger *t, void *rec, unsigned int len)
+{
+	if (rec)
+		trev__hist_event(t->priv, rec, len);
+}
+
+static int hist_cmd_print(const struct trev_event_trigger *t, struct tfs_text *out)
+{
+	return trev__hist_print(t->priv, out);
+}
+
+static void hist_cmd_free(struct trev_event_trigger *t)
+{
+	trev__hist_free(t->priv);
+	t->priv = NULL;
+}
+
+const struct trev_trigger_cmd trev__hist_cmd = {
+	.name = "hist",
+	.type = TREV_TT_HIST,
+	.flags = TREV_TRIGGER_CMD_NEEDS_REC,
+	.parse = hist_cmd_parse,
+	.match = hist_cmd_match,
+	.reg = hist_cmd_reg,
+	.fire = hist_cmd_fire,
+	.print = hist_cmd_print,
+	.free = hist_cmd_free,
+};
+
+int trev__hist_file_show(struct trev_event_file *file, struct tfs_text *out)
+{
+	struct trev_hist_trigger *list[64];
+	int n = 0, ret = 0;
+
+	/* The file lists triggers newest first; the kernel prints hists oldest first. */
+	for (struct trev_event_trigger *t = file ? file->triggers : NULL; t && n < 64; t = t->next)
+		if (t->cmd == &trev__hist_cmd && t->priv)
+			list[n++] = t->priv;
+	for (int i = n - 1, k = 0; !ret && i >= 0; i--, k++)
+		ret = trev__hist_show(list[i], k, out);
 	return ret;
 }

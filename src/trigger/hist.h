@@ -116,6 +116,17 @@ int trev__hist_clear(struct trev_hist_trigger *ht);
 int trev__hist_attach(struct trev_hist_trigger *ht, struct trev_hist_error *err);
 void trev__hist_detach(struct trev_hist_trigger *ht);
 
+/* The hist command of the trigger framework (trigger_internal.h). */
+struct trev_trigger_cmd;
+extern const struct trev_trigger_cmd trev__hist_cmd;
+
+/*
+ * trev__hist_file_show() - the text of events/<sys>/<ev>/hist: every hist
+ * trigger of @file (NULL: none), oldest first; empty when there is none.
+ * Context: the tracefs lock and the registry lock for reading.
+ */
+int trev__hist_file_show(struct trev_event_file *file, struct tfs_text *out);
+
 /* The message of a code. */
 const char *trev__hist_err_text(enum trev_hist_err code);
 

@@ -355,6 +355,352 @@ static void test_parse_attrs(void **state)
 	trev__hist_free(c);
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Golden hist files: real events through the trigger file              */
+
+#define GOLDEN_MAX	(1 << 16)
+static char got[GOLDEN_MAX];
+
+/* A function whose address a .sym key prints. */
+void hist_sym_target(void);
+void hist_sym_target(void)
+{
+}
+
+/* tests/golden/hist/, found from this file's path (or TREV_SOURCE_DIR). */
+static void golden_path(char *path, size_t size, const char *name)
+{
+	const char *src = getenv("TREV_SOURCE_DIR");
+
+	if (src) {
+		snprintf(path, size, "%s/tests/golden/hist/%s.txt", src, name);
+	} else {
+		const char *slash = strrchr(__FILE__, '/');
+		int dir = slash ? (int)(slash - __FILE__) : 0;
+
+		snprintf(path, size, "%.*s/../golden/hist/%s.txt", dir, __FILE__, name);
+	}
+}
+
+/* Replace every @from in @s (in place, @s has room) by @to. */
+static void subst(char *s, size_t size, const char *from, const char *to)
+{
+	size_t fl = strlen(from), tl = strlen(to);
+
+	for (char *p = strstr(s, from); p; p = strstr(p + tl, from)) {
+		assert_true(strlen(s) - fl + tl < size);
+		memmove(p + tl, p + fl, strlen(p + fl) + 1);
+		memcpy(p, to, tl);
+	}
+}
+
+static char tid10[16], symaddr[32];
+
+/* The placeholders of the golden files: what varies from run to run. */
+static void golden_vars(void)
+{
+	snprintf(tid10, sizeof(tid10), "%10d", (int)gettid());
+	snprintf(symaddr, sizeof(symaddr), "%lx", (unsigned long)(uintptr_t)hist_sym_target);
+}
+
+/* Compare @text with golden file @name exactly (TREV_GOLDEN_UPDATE=1 rewrites it). */
+static void golden_check(const char *name, const char *text)
+{
+	static char want[GOLDEN_MAX];
+	char path[4096];
+	FILE *f;
+	size_t n;
+
+	golden_vars();
+	golden_path(path, sizeof(path), name);
+	if (getenv("TREV_GOLDEN_UPDATE")) {
+		static char w[GOLDEN_MAX];
+
+		snprintf(w, sizeof(w), "%s", text);
+		subst(w, sizeof(w), tid10, "@PID10@");
+		subst(w, sizeof(w), symaddr, "@SYMADDR@");
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(w, f);
+		fclose(f);
+		return;
+	}
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("no golden file %s", path);
+	n = fread(want, 1, sizeof(want) - 1, f);
+	fclose(f);
+	want[n] = '\0';
+	subst(want, sizeof(want), "@PID10@", tid10);
+	subst(want, sizeof(want), "@SYMADDR@", symaddr);
+	if (strcmp(want, text))
+		fail_msg("%s differs:\n--- want\n%s--- got\n%s---", name, want, text);
+}
+
+static const char *read_file(const char *path)
+{
+	ssize_t n = trev_read(path, got, sizeof(got));
+
+	assert_true(n >= 0);
+	assert_true((size_t)n < sizeof(got));
+	return got;
+}
+
+#define EV(e)	"events/trev_test/" e
+
+static void add_trigger(const char *event, const char *text)
+{
+	char path[256];
+	int ret;
+
+	snprintf(path, sizeof(path), EV("%s/trigger"), event);
+	ret = trev_append(path, text);
+	if (ret)
+		fail_msg("'%s' on %s: %d", text, event, ret);
+}
+
+static void clear_triggers(const char *event)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), EV("%s/trigger"), event);
+	assert_int_equal(trev_write(path, ""), 0);
+}
+
+static void check_hist(const char *event, const char *golden)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), EV("%s/hist"), event);
+	golden_check(golden, read_file(path));
+}
+
+static int golden_setup(void **state)
+{
+	(void)state;
+	prctl(PR_SET_NAME, "hist-test");
+	return 0;
+}
+
+static void test_golden_single_key(void **state)
+{
+	static const int a[] = { 3, 1, 2, 1, 1, 3, 7 };
+
+	(void)state;
+	add_trigger("tt_ints", "hist:keys=a");
+	for (size_t i = 0; i < sizeof(a) / sizeof(a[0]); i++)
+		trace_tt_ints(a[i], 10, 100);
+	check_hist("tt_ints", "single_key");
+	golden_check("single_key_trigger", read_file(EV("tt_ints/trigger")));
+	clear_triggers("tt_ints");
+}
+
+static void test_golden_compound_values(void **state)
+{
+	(void)state;
+	add_trigger("tt_ints", "hist:keys=a,b:vals=c,hitcount:sort=c.descending");
+	for (int i = 0; i < 12; i++)
+		trace_tt_ints(i % 3, (unsigned int)(i % 2), 10LL * i);
+	check_hist("tt_ints", "compound_values");
+	clear_triggers("tt_ints");
+}
+
+static void test_golden_strings(void **state)
+{
+	(void)state;
+	add_trigger("tt_strings", "hist:keys=name,tag:sort=name,tag");
+	trace_tt_strings("beta", "m", 1, "t1");
+	trace_tt_strings("alpha", "m", 1, "t2");
+	trace_tt_strings("alpha", "m", 1, "t2");
+	trace_tt_strings("alpha", "m", 1, "longtag9");
+	trace_tt_strings("a much longer name than the others", "m", 1, "t1");
+	check_hist("tt_strings", "strings");
+	clear_triggers("tt_strings");
+}
+
+static void test_golden_hex_sort_desc(void **state)
+{
+	(void)state;
+	add_trigger("tt_ints", "hist:keys=b.hex:vals=c.hex:sort=hitcount.descending");
+	for (int i = 0; i < 10; i++)
+		trace_tt_ints(0, 0xf0u + (unsigned int)(i % 4), 0x100 + i);
+	check_hist("tt_ints", "hex_sort_desc");
+	clear_triggers("tt_ints");
+}
+
+static void test_golden_sym(void **state)
+{
+	struct tt_pair pair = { 1, 2 };
+
+	(void)state;
+	add_trigger("tt_types", "hist:keys=p.sym");
+	trace_tt_types('x', 1, 2, 3, (void *)(uintptr_t)hist_sym_target, true, pair);
+	trace_tt_types('x', 1, 2, 3, (void *)(uintptr_t)hist_sym_target, true, pair);
+	check_hist("tt_types", "sym");
+	clear_triggers("tt_types");
+}
+
+static void test_golden_execname(void **state)
+{
+	(void)state;
+	add_trigger("tt_ints", "hist:keys=common_pid.execname:vals=a");
+	trace_tt_ints(5, 0, 0);
+	trace_tt_ints(6, 0, 0);
+	check_hist("tt_ints", "execname");
+	clear_triggers("tt_ints");
+}
+
+static void test_golden_log2_buckets(void **state)
+{
+	static const long long c[] = { 0, 1, 2, 3, 4, 5, 100, 1000, 1024, 1025, 15, 27 };
+
+	(void)state;
+	add_trigger("tt_ints", "hist:keys=c.log2:sort=c");
+	add_trigger("tt_ints", "hist:keys=c.buckets=10:sort=c");
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		trace_tt_ints(0, 0, c[i]);
+	/* Two histograms on one event: one file, oldest first. */
+	check_hist("tt_ints", "log2_buckets");
+	clear_triggers("tt_ints");
+}
+
+static void test_golden_named(void **state)
+{
+	(void)state;
+	add_trigger("tt_open", "hist:name=opens:keys=id");
+	add_trigger("tt_close", "hist:name=opens:keys=id");
+	trace_tt_open(1, "a");
+	trace_tt_close(1, "a");
+	trace_tt_open(2, "b");
+	check_hist("tt_open", "named");
+	check_hist("tt_close", "named");
+	clear_triggers("tt_open");
+	clear_triggers("tt_close");
+}
+
+static void test_golden_pause_cont_clear(void **state)
+{
+	(void)state;
+	add_trigger("tt_ints", "hist:keys=a:vals=b");
+	trace_tt_ints(1, 1, 0);
+	add_trigger("tt_ints", "hist:keys=a:vals=b:pause");
+	trace_tt_ints(1, 100, 0);
+	check_hist("tt_ints", "paused");
+	golden_check("paused_trigger", read_file(EV("tt_ints/trigger")));
+	add_trigger("tt_ints", "hist:keys=a:vals=b:cont");
+	trace_tt_ints(1, 2, 0);
+	trace_tt_ints(2, 2, 0);
+	check_hist("tt_ints", "continued");
+	add_trigger("tt_ints", "hist:keys=a:vals=b:clear");
+	trace_tt_ints(3, 3, 0);
+	check_hist("tt_ints", "cleared");
+	clear_triggers("tt_ints");
+}
+
+static void test_golden_filter(void **state)
+{
+	(void)state;
+	add_trigger("tt_ints", "hist:keys=a:vals=b if b > 10");
+	for (int i = 0; i < 20; i++)
+		trace_tt_ints(i % 2, (unsigned int)i, 0);
+	check_hist("tt_ints", "filter");
+	/* The same keys without the filter are another trigger. */
+	add_trigger("tt_ints", "hist:keys=a:vals=b");
+	add_trigger("tt_ints", "!hist:keys=a:vals=b if b > 10");
+	golden_check("filter_removed_trigger", read_file(EV("tt_ints/trigger")));
+	clear_triggers("tt_ints");
+}
+
+static void test_hist_stacktrace(void **state)
+{
+	(void)state;
+	add_trigger("tt_ints", "hist:keys=stacktrace");
+	trace_tt_ints(1, 1, 1);
+	read_file(EV("tt_ints/hist"));
+	if (!strstr(got, "{ stacktrace:\n         test_hist_stacktrace+0x"))
+		fail_msg("no caller frame:\n%s", got);
+	assert_non_null(strstr(got, "} hitcount:          1\n"));
+	clear_triggers("tt_ints");
+}
+
+static void test_hist_timestamp(void **state)
+{
+	unsigned long long v1, v2;
+	char *p;
+
+	(void)state;
+	add_trigger("tt_ints", "hist:keys=a:vals=common_timestamp.usecs");
+	trace_tt_ints(1, 1, 1);
+	usleep(20000);
+	trace_tt_ints(2, 1, 1);
+	read_file(EV("tt_ints/hist"));
+	p = strstr(got, "{ a:          1 } hitcount:          1  common_timestamp: ");
+	assert_non_null(p);
+	v1 = strtoull(p + strlen("{ a:          1 } hitcount:          1  common_timestamp: "),
+		      NULL, 10);
+	p = strstr(got, "{ a:          2 } hitcount:          1  common_timestamp: ");
+	assert_non_null(p);
+	v2 = strtoull(p + strlen("{ a:          2 } hitcount:          1  common_timestamp: "),
+		      NULL, 10);
+	/* Microseconds of the trace clock, 20 ms apart at least. */
+	assert_true(v2 >= v1 + 20000);
+	clear_triggers("tt_ints");
+}
+
+/* Errors through the trigger file: the kernel's text, location and column. */
+static void expect_error(const char *event, const char *text, int err, const char *msg,
+			 int pos)
+{
+	char path[256], want[512];
+	const char *cmd, *caret;
+	int ret;
+
+	assert_int_equal(trev_write("error_log", ""), 0);
+	snprintf(path, sizeof(path), EV("%s/trigger"), event);
+	ret = trev_append(path, text);
+	if (ret != err)
+		fail_msg("'%s': %d, want %d", text, ret, err);
+	read_file("error_log");
+	snprintf(want, sizeof(want), "] hist:trev_test:%s: error: %s\n", event, msg);
+	if (!strstr(got, want))
+		fail_msg("'%s': error_log:\n%s", text, got);
+	cmd = strstr(got, "  Command: ");
+	assert_non_null(cmd);
+	caret = strchr(strchr(cmd, '\n') + 1, '^');
+	assert_non_null(caret);
+	if ((int)(caret - (strchr(cmd, '\n') + 1)) - 11 != pos)
+		fail_msg("'%s': caret at %d, want %d:\n%s", text,
+			 (int)(caret - (strchr(cmd, '\n') + 1)) - 11, pos, got);
+}
+
+static void test_hist_errors(void **state)
+{
+	(void)state;
+	expect_error("tt_ints", "hist:keys=nope", -EINVAL, "Couldn't find field", 10);
+	expect_error("tt_ints", "hist:keys=a:sort=b.up", -EINVAL,
+		     "Sort field must be a key or a val", 17);
+	expect_error("tt_ints", "hist:keys=a.frob", -EINVAL, "Invalid field modifier", 12);
+	expect_error("tt_ints", "hist:keys=a:cont", -ENOENT,
+		     "Can't clear or continue a nonexistent hist trigger", 0);
+	add_trigger("tt_ints", "hist:keys=a");
+	expect_error("tt_ints", "hist:keys=a:size=4096", -EEXIST, "Hist trigger already exists", 0);
+	add_trigger("tt_ints", "hist:name=n1:keys=a");
+	expect_error("tt_types", "hist:name=n1:keys=uc", -EINVAL,
+		     "Named hist trigger doesn't match existing named trigger (includes variables)",
+		     5);
+	/* The state before the refused writes is in force. */
+	assert_string_equal(read_file(EV("tt_ints/trigger")),
+			    "hist:name=n1:keys=a:vals=hitcount:sort=hitcount:size=2048 [active]\n"
+			    "hist:keys=a:vals=hitcount:sort=hitcount:size=2048 [active]\n");
+	/* Removing: the named one goes, then the other. */
+	add_trigger("tt_ints", "!hist:name=n1:keys=a");
+	add_trigger("tt_ints", "!hist:keys=a");
+	assert_non_null(strstr(read_file(EV("tt_ints/trigger")), "# Available triggers:"));
+	assert_string_equal(read_file(EV("tt_ints/hist")), "");
+	clear_triggers("tt_types");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +709,19 @@ int main(void)
 		cmocka_unit_test(test_map_two_threads),
 		cmocka_unit_test(test_parse_table),
 		cmocka_unit_test(test_parse_attrs),
+		cmocka_unit_test_setup(test_golden_single_key, golden_setup),
+		cmocka_unit_test_setup(test_golden_compound_values, golden_setup),
+		cmocka_unit_test_setup(test_golden_strings, golden_setup),
+		cmocka_unit_test_setup(test_golden_hex_sort_desc, golden_setup),
+		cmocka_unit_test_setup(test_golden_sym, golden_setup),
+		cmocka_unit_test_setup(test_golden_execname, golden_setup),
+		cmocka_unit_test_setup(test_golden_log2_buckets, golden_setup),
+		cmocka_unit_test_setup(test_golden_named, golden_setup),
+		cmocka_unit_test_setup(test_golden_pause_cont_clear, golden_setup),
+		cmocka_unit_test_setup(test_golden_filter, golden_setup),
+		cmocka_unit_test(test_hist_stacktrace),
+		cmocka_unit_test(test_hist_timestamp),
+		cmocka_unit_test(test_hist_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
