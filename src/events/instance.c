@@ -322,13 +322,27 @@ int trev__snapshot_clear(struct trev_trace_array *tr)
 	return ret;
 }
 
+/*
+ * Called under the registry lock, which printing takes inside buf_lock: so
+ * no buf_lock here. While nothing is armed no probe touches tr->snapshot,
+ * and every other user of it holds the tracefs lock, as the caller does.
+ */
 int trev__snapshot_arm(struct trev_trace_array *tr)
 {
-	int ret = tr_snapshot_alloc(tr);
+	struct trev_rb_options opts;
+	int ret;
 
-	if (!ret)
-		atomic_fetch_add(&tr->snap_arms, 1);
-	return ret;
+	if (atomic_load(&tr->snap_arms) == 0 && !tr->snapshot) {
+		tr_default_options(&opts);
+		opts.size_kb = trev_rb_size_kb(tr->rb);
+		opts.overwrite = trev_rb_overwrite(tr->rb);
+		opts.clock = trev_rb_clock(tr->rb);
+		ret = trev_rb_create(&tr->snapshot, &opts);
+		if (ret)
+			return ret;
+	}
+	atomic_fetch_add(&tr->snap_arms, 1);
+	return 0;
 }
 
 void trev__snapshot_disarm(struct trev_trace_array *tr)

@@ -719,10 +719,42 @@ static void test_tep_prints_our_lines(void **state)
 	assert_int_equal(mismatches, 0);
 }
 
+/* The stacktrace trigger's ftrace:kernel_stack format, as libtraceevent reads it. */
+static void test_tep_kernel_stack_format(void **state)
+{
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event *ev = NULL;
+	struct tep_format_field *f;
+	char *text = NULL;
+
+	(void)state;
+	assert_non_null(tep);
+	tep_set_long_size(tep, 8);
+	assert_int_equal(trev_event_format("ftrace", "kernel_stack", &text), 0);
+	assert_int_equal(tep_parse_format(tep, &ev, text, strlen(text), "ftrace"), 0);
+	assert_non_null(ev);
+	assert_int_equal(ev->id, 12);
+	assert_string_equal(ev->name, "kernel_stack");
+	f = tep_find_field(ev, "size");
+	assert_non_null(f);
+	assert_int_equal(f->offset, 8);
+	assert_int_equal(f->size, 4);
+	f = tep_find_field(ev, "caller");
+	assert_non_null(f);
+	assert_int_equal(f->offset, 16);
+	assert_int_equal(f->size, 64);
+	assert_true(f->flags & TEP_FIELD_IS_ARRAY);
+	assert_int_equal(f->arraylen, 8);
+	assert_null(strstr(text, "FAILED"));
+	free(text);
+	tep_free(tep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tep_prints_our_lines),
+		cmocka_unit_test(test_tep_kernel_stack_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
