@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * bench_events: the cost of a tracepoint, disabled and enabled, of an event
- * with a string and of trace_printk(), against the floor (bench_common.h)
+ * with a string, of filtered events and of trace_printk(), against the floor (bench_common.h)
  * and against the same events through LTTng-UST, all in one run.
  *
  * Environment: BENCH_EVENTS_N events per timed run (default 2000000);
@@ -168,7 +168,7 @@ static double text_rate(void)
 
 static void row(const char *name, double ns, double floor_ns, double lttng_ns)
 {
-	printf("| %-34s | %8.2f | %6.2f |", name, ns, ns / floor_ns);
+	printf("| %-38s | %8.2f | %6.2f |", name, ns, ns / floor_ns);
 	if (lttng_ns > 0)
 		printf(" %9.2f | %6.1f |\n", lttng_ns, lttng_ns / ns);
 	else
@@ -179,6 +179,7 @@ int main(void)
 {
 	const char *env = getenv("BENCH_EVENTS_N");
 	double floor_ns, floor2_ns, disabled, ints3, str, printk3, ints3_2t, text;
+	double filt_out, filt_in3;
 	double l_ints3 = -1, l_str = -1, l_tracef = -1;
 	unsigned long long recorded = 0, discarded = 0;
 	char err[256] = "";
@@ -201,6 +202,14 @@ int main(void)
 	printk3 = measure(run_printk3);
 	ints3_2t = measure2(run_ints3);
 	text = text_rate();
+	/* Filters (docs/filters.md): one predicate that drops every event; three that keep it. */
+	if (trev_write("events/bench/be_ints3/filter", "a < 0"))
+		die("filter", EINVAL);
+	filt_out = measure(run_ints3);
+	if (trev_write("events/bench/be_ints3/filter", "a >= 0 && b >= 0 && c != 1"))
+		die("filter", EINVAL);
+	filt_in3 = measure(run_ints3);
+	trev_write("events/bench/be_ints3/filter", "0");
 	trev_set_event("!bench:*");
 
 	{
@@ -221,9 +230,9 @@ int main(void)
 	printf("bench_events: %llu events per run, median of %d runs; floor = hand-written "
 	       "per-thread ring write + rdtsc, same run (the lower of its medians before and after "
 	       "the trev cases)\n\n", (unsigned long long)nr_events, RUNS);
-	printf("| %-34s | %8s | %6s | %9s | %6s |\n", "case", "ns/event", "x floor", "LTTng ns",
+	printf("| %-38s | %8s | %6s | %9s | %6s |\n", "case", "ns/event", "x floor", "LTTng ns",
 	       "LTTng/trev");
-	printf("|%s|%s|%s|%s|%s|\n", "------------------------------------", "----------",
+	printf("|%s|%s|%s|%s|%s|\n", "----------------------------------------", "----------",
 	       "--------", "-----------", "--------");
 	row("floor (1 thread)", floor_ns, floor_ns, -1);
 	row("disabled tracepoint", disabled, floor_ns, -1);
@@ -231,6 +240,8 @@ int main(void)
 	row("enabled, string (17 chars)", str, floor_ns, l_str);
 	row("trace_printk, 3 ints", printk3, floor_ns, l_tracef);
 	row("enabled, 3 ints, 2 threads (each)", ints3_2t, floor_ns, -1);
+	row("enabled, filtered out (1 predicate)", filt_out, floor_ns, -1);
+	row("enabled, 3-predicate filter, accepted", filt_in3, floor_ns, -1);
 	printf("\n2-thread floor %.2f ns/thread; 2-thread event / 1-thread event = %.2f\n",
 	       floor2_ns, ints3_2t / ints3);
 	printf("reader: `trace` text of 3-int events, formatted: %.2f M events/s\n", text / 1e6);

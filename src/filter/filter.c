@@ -252,7 +252,8 @@ static bool flt_str(const struct flt_insn *in, const char *s, size_t slen)
 }
 
 /* The raw comparison of one predicate (before its negation, which is in `when`). */
-static inline bool flt_eval(const struct flt_insn *in, const uint8_t *rec, unsigned int len)
+static inline __attribute__((always_inline)) bool
+flt_eval(const struct flt_insn *in, const uint8_t *rec, unsigned int len)
 {
 	const uint8_t *a = rec + in->offset;
 	uint64_t v;
@@ -285,8 +286,8 @@ static inline bool flt_eval(const struct flt_insn *in, const uint8_t *rec, unsig
 		const char *name;
 		bool m;
 
-		flt_comm.busy++;
 		name = flt_comm_get(&n);
+		flt_comm.busy++;
 		m = flt_str(in, name, n);
 		flt_comm.busy--;
 		return m;
@@ -306,7 +307,9 @@ static inline bool flt_eval(const struct flt_insn *in, const uint8_t *rec, unsig
 	}
 }
 
-bool trev__filter_match(const struct trev_filter *f, const void *rec, unsigned int len)
+/* The program loop; @visited (tests) marks each predicate evaluated. */
+static inline __attribute__((always_inline)) bool
+flt_run(const struct trev_filter *f, const void *rec, unsigned int len, unsigned char *visited)
 {
 	unsigned int i = 0, n = f->n;
 
@@ -316,9 +319,27 @@ bool trev__filter_match(const struct trev_filter *f, const void *rec, unsigned i
 	while (i < n) {
 		const struct flt_insn *in = &f->prog[i];
 
+		if (visited)
+			visited[i] = 1;
 		i = flt_eval(in, rec, len) == in->when ? in->target : i + 1;
 	}
 	return i == n;
+}
+
+bool trev__filter_match(const struct trev_filter *f, const void *rec, unsigned int len)
+{
+	return flt_run(f, rec, len, NULL);
+}
+
+bool trev__filter_match_visits(const struct trev_filter *f, const void *rec, unsigned int len,
+			       unsigned char *visited)
+{
+	return flt_run(f, rec, len, visited);
+}
+
+unsigned int trev__filter_nr_preds(const struct trev_filter *f)
+{
+	return f->n;
 }
 
 bool trev__event_filter_check(struct trev_event_file *file, const void *rec, unsigned int len)

@@ -41,6 +41,15 @@ int trev__filter_compile(struct trev_event_call *call, const char *text,
  */
 bool trev__filter_match(const struct trev_filter *f, const void *rec, unsigned int len);
 
+/*
+ * For tests: trev__filter_match() that also sets @visited[i] for each
+ * predicate it evaluated (i: the predicate's place in the text, from 0;
+ * @visited holds trev__filter_nr_preds() bytes).
+ */
+bool trev__filter_match_visits(const struct trev_filter *f, const void *rec, unsigned int len,
+			       unsigned char *visited);
+unsigned int trev__filter_nr_preds(const struct trev_filter *f);
+
 /* The text the filter was compiled from, as the filter file shows it. */
 const char *trev__filter_text(const struct trev_filter *f);
 

@@ -16,6 +16,7 @@
  *   ls PATH / stat PATH / mkdir PATH / rmdir PATH
  *   hold PATH / release keep PATH open (one at a time), then close it
  *   fire N              fire trev_test:tt_ints N times (a=i b=2i c=-i)
+ *   fireopen ID WHAT    fire trev_test:tt_open once (id=ID what=WHAT)
  *   printk TEXT         trace_printk("%s\n", TEXT)
  *
  * TEXT takes \n and \t escapes. Answer: "<status> <length>\n" then length
@@ -434,6 +435,8 @@ int main(int argc, char **argv)
 		} else if (strcmp(cmd, "fire") == 0) {
 			for (int i = 0; i < atoi(path ? path : "0"); i++)
 				trace_tt_ints(i, 2u * (unsigned int)i, -i);
+		} else if (strcmp(cmd, "fireopen") == 0) {
+			trace_tt_open(atoi(path ? path : "0"), text);
 		} else if (strcmp(cmd, "printk") == 0) {
 			if (path && *text)
 				path[strlen(path)] = ' ';	/* the text is all of it */
