@@ -2,42 +2,41 @@
 /*
  * The histogram map, after the kernel's tracing_map: open addressing with
  * linear probing over a table twice the number of elements, elements taken
- * from a preallocated array, keys claimed by compare-and-swap. Nothing in
- * the insert path allocates, locks or calls the system.
+ * from a preallocated array, keys published by compare-and-swap. Nothing in
+ * the insert path allocates, locks, waits for another thread or calls the
+ * system.
  *
  * Layout:
  *
- *   table[2^(bits+1)]  { hash, elt }     16 bytes a slot
+ *   table[2^(bits+1)]  one 64-bit word a slot: hash << 32 | (element + 1)
  *   elts[2^bits]       comm | sums | key (struct trev_tmap_elt)
- *   next_elt           how many elts were handed out
+ *   next_elt           elements handed out
+ *   spare              an element taken and not used (+1), or 0
  *
- * A slot goes through these states, each change made once, by one thread:
+ * A slot goes from EMPTY (0) to LIVE (hash, element) in one CAS, once:
  *
- *   EMPTY {0, NULL} --CAS hash--> CLAIMED {h, NULL} --store-release elt--> LIVE {h, elt}
- *                                      |
- *                                      +--no element left--> DEAD {h, &tmap_dead}
+ *   take an element, write its key (and comm) --CAS release 0 -> word--> LIVE
  *
- * Invariants: a hash is never 0 (0 marks an empty slot); a slot never goes
- * back to EMPTY, so a key is in at most one LIVE slot only if every thread
- * that finds its hash CLAIMED waits for it to become LIVE or DEAD — it spins,
- * for at most a table's length of polls, and then counts a drop rather than
- * insert the key twice. An element is written (key, comm; sums are zero
- * from calloc) before the release store that makes its slot LIVE; readers
- * load elt with acquire, so they see the key whole. A DEAD slot is skipped:
- * its element was never made, and the map is full for good (:clear swaps in
- * a fresh map, see hist.c).
+ * so a slot is never seen half made: a thread that finds it LIVE (load
+ * acquire) reads the whole key. The kernel claims the slot's hash first and
+ * publishes the element after, so that others must wait on a claimed slot;
+ * here nobody waits. The price: two threads inserting one new key at once
+ * both take an element; the loser gives its element back (next_elt back by
+ * one if nobody took another since, else into the one spare), and in the
+ * rare case both are taken it stays unused: the map then holds one entry
+ * fewer before it is full.
+ *
+ * Invariants: a hash is never 0, so a LIVE word is never 0; a slot never
+ * goes back to EMPTY (:clear swaps in a fresh map, see hist.c); a key is in
+ * at most one LIVE slot, because an inserter only takes an EMPTY slot that
+ * lies before any LIVE slot of its key on its probe sequence, and the CAS
+ * makes it re-check a slot another thread filled first.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trigger/tracing_map.h"
-
-struct tmap_slot {
-	_Atomic uint32_t hash;			/* 0: empty */
-	uint32_t pad;
-	_Atomic(struct trev_tmap_elt *) elt;	/* NULL: being made; &tmap_dead: none */
-};
 
 struct trev_tmap {
 	unsigned int bits;		/* 2^bits elements */
@@ -46,14 +45,12 @@ struct trev_tmap {
 	unsigned int elt_size;		/* bytes of one element */
 	uint32_t table_mask;		/* 2^(bits+1) - 1 */
 	trev_tmap_init_fn init;
-	struct tmap_slot *table;
+	_Atomic uint64_t *table;	/* hash << 32 | (element index + 1); 0: empty */
 	unsigned char *elts;		/* 2^bits elements of elt_size bytes */
-	_Atomic uint32_t next_elt;	/* elements handed out (may pass the count) */
+	_Atomic uint32_t next_elt;	/* elements handed out, at most 2^bits */
+	_Atomic uint32_t spare;		/* an element given back (+1), or 0 */
 	_Atomic uint64_t drops;		/* inserts refused: map full */
 };
-
-/* The elt of a DEAD slot. */
-static struct trev_tmap_elt tmap_dead;
 
 struct trev_tmap *trev__tmap_create(unsigned int bits, unsigned int key_size,
 				    unsigned int n_sums, trev_tmap_init_fn init)
@@ -136,83 +133,84 @@ static uint32_t tmap_hash(const void *key, unsigned int size)
 	return (uint32_t)h ? (uint32_t)h : 1;
 }
 
-/*
- * Wait for a CLAIMED slot to become LIVE or DEAD. Return its elt, or NULL
- * when it stayed CLAIMED too long (its writer was preempted, or is the
- * thread a signal handler interrupted).
- */
-static struct trev_tmap_elt *tmap_wait_live(struct trev_tmap *m, struct tmap_slot *s)
+static struct trev_tmap_elt *tmap_elt(struct trev_tmap *m, uint32_t i)
 {
-	for (uint32_t spin = 0; spin <= m->table_mask; spin++) {
-		/* Acquire: pairs with the release store of the elt in tmap_claim(). */
-		struct trev_tmap_elt *elt = atomic_load_explicit(&s->elt, memory_order_acquire);
-
-		if (elt)
-			return elt;
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#endif
-	}
-	return NULL;
+	return (struct trev_tmap_elt *)(void *)(m->elts + (size_t)i * m->elt_size);
 }
 
-/* Make the element of a slot this thread just CLAIMED. */
-static struct trev_tmap_elt *tmap_claim(struct trev_tmap *m, struct tmap_slot *s,
-					const void *key)
+/* An unused element (its index), or -1 when all are taken. */
+static int64_t tmap_take(struct trev_tmap *m)
 {
-	uint32_t i = atomic_fetch_add_explicit(&m->next_elt, 1, memory_order_relaxed);
-	struct trev_tmap_elt *elt;
+	uint32_t n = atomic_exchange_explicit(&m->spare, 0, memory_order_relaxed);
 
-	if (i >> m->bits) {
-		atomic_store_explicit(&s->elt, &tmap_dead, memory_order_release);
-		atomic_fetch_add_explicit(&m->drops, 1, memory_order_relaxed);
-		return NULL;
-	}
-	elt = (struct trev_tmap_elt *)(void *)(m->elts + (size_t)i * m->elt_size);
-	memcpy((unsigned char *)elt->sums + 8 * m->n_sums, key, m->key_size);
-	if (m->init)
-		m->init(elt);
-	/* Release: the key and comm above are seen by whoever sees the elt. */
-	atomic_store_explicit(&s->elt, elt, memory_order_release);
-	return elt;
+	if (n)
+		return n - 1;
+	n = atomic_load_explicit(&m->next_elt, memory_order_relaxed);
+	do {
+		if (n >> m->bits)
+			return -1;
+	} while (!atomic_compare_exchange_weak_explicit(&m->next_elt, &n, n + 1,
+							 memory_order_relaxed,
+							 memory_order_relaxed));
+	return n;
+}
+
+/* Give back element @i, taken and never published (its sums are still 0). */
+static void tmap_give_back(struct trev_tmap *m, uint32_t i)
+{
+	uint32_t expect = i + 1, none = 0;
+
+	if (atomic_compare_exchange_strong_explicit(&m->next_elt, &expect, i,
+						    memory_order_relaxed, memory_order_relaxed))
+		return;
+	/* Someone took one after it: keep it as the spare, or lose it if that is taken. */
+	atomic_compare_exchange_strong_explicit(&m->spare, &none, i + 1, memory_order_relaxed,
+						memory_order_relaxed);
 }
 
 static struct trev_tmap_elt *tmap_find(struct trev_tmap *m, const void *key, bool insert)
 {
 	uint32_t hash = tmap_hash(key, m->key_size);
 	uint32_t idx = hash & m->table_mask;
+	int64_t mine = -1;
 
 	for (uint32_t n = 0; n <= m->table_mask; n++, idx = (idx + 1) & m->table_mask) {
-		struct tmap_slot *s = &m->table[idx];
-		uint32_t h = atomic_load_explicit(&s->hash, memory_order_relaxed);
+		/* Acquire: pairs with the release CAS below; the element's key is whole. */
+		uint64_t v = atomic_load_explicit(&m->table[idx], memory_order_acquire);
 
-		if (!h) {
+		if (!v) {
+			struct trev_tmap_elt *elt;
+
 			if (!insert)
 				return NULL;
-			/*
-			 * Relaxed CAS: the slot's contents are published by the
-			 * release store of elt, not by the hash.
-			 */
-			if (atomic_compare_exchange_strong_explicit(&s->hash, &h, hash,
-								    memory_order_relaxed,
-								    memory_order_relaxed))
-				return tmap_claim(m, s, key);
-			/* Lost the race: h now holds the winner's hash; look at it. */
-		}
-		if (h == hash) {
-			struct trev_tmap_elt *elt = tmap_wait_live(m, s);
-
-			if (!elt) {
-				if (insert)
-					atomic_fetch_add_explicit(&m->drops, 1,
-								  memory_order_relaxed);
-				return NULL;
+			if (mine < 0) {
+				mine = tmap_take(m);
+				if (mine < 0)
+					break;
+				elt = tmap_elt(m, (uint32_t)mine);
+				memcpy((unsigned char *)elt->sums + 8 * m->n_sums, key, m->key_size);
+				if (m->init)
+					m->init(elt);
 			}
-			if (elt != &tmap_dead &&
-			    memcmp(trev__tmap_elt_key(m, elt), key, m->key_size) == 0)
+			/* Release: the key and comm written above go with the word. */
+			if (atomic_compare_exchange_strong_explicit(
+				    &m->table[idx], &v, (uint64_t)hash << 32 | (uint64_t)(mine + 1),
+				    memory_order_release, memory_order_acquire))
+				return tmap_elt(m, (uint32_t)mine);
+			/* Another thread filled the slot first: v is its word; look at it. */
+		}
+		if ((uint32_t)(v >> 32) == hash) {
+			struct trev_tmap_elt *elt = tmap_elt(m, (uint32_t)v - 1);
+
+			if (memcmp(trev__tmap_elt_key(m, elt), key, m->key_size) == 0) {
+				if (mine >= 0)
+					tmap_give_back(m, (uint32_t)mine);
 				return elt;
+			}
 		}
 	}
+	if (mine >= 0)
+		tmap_give_back(m, (uint32_t)mine);
 	if (insert)
 		atomic_fetch_add_explicit(&m->drops, 1, memory_order_relaxed);
 	return NULL;
@@ -232,13 +230,12 @@ int trev__tmap_for_each(struct trev_tmap *m, int (*fn)(struct trev_tmap_elt *elt
 			void *arg)
 {
 	for (uint32_t i = 0; i <= m->table_mask; i++) {
-		struct trev_tmap_elt *elt = atomic_load_explicit(&m->table[i].elt,
-								 memory_order_acquire);
+		uint64_t v = atomic_load_explicit(&m->table[i], memory_order_acquire);
 		int ret;
 
-		if (!elt || elt == &tmap_dead)
+		if (!v)
 			continue;
-		ret = fn(elt, arg);
+		ret = fn(tmap_elt(m, (uint32_t)v - 1), arg);
 		if (ret)
 			return ret;
 	}

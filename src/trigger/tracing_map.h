@@ -52,9 +52,8 @@ void trev__tmap_destroy(struct trev_tmap *m);
 /*
  * trev__tmap_insert() - the element of @key, made when it is new
  * Return: the element, or NULL when the map is full (counted in drops).
- * Context: any thread, async-signal-safe; no allocation, no lock. A thread
- * never waits for another, except a bounded spin on a slot whose key
- * another thread is publishing at this moment.
+ * Context: any thread, async-signal-safe; no allocation, no lock, and no
+ * thread ever waits for another (at most one pass over the table).
  */
 struct trev_tmap_elt *trev__tmap_insert(struct trev_tmap *m, const void *key);
 
