@@ -24,6 +24,8 @@
 #include <sys/prctl.h>
 #include <urcu-bp.h>
 
+#include <trev/tracepoint.h>
+
 #include "events/events_internal.h"
 #include "filter/filter.h"
 #include "output/symbols.h"
@@ -750,6 +752,7 @@ int trev__hist_clear(struct trev_hist_trigger *ht)
 	old = atomic_exchange_explicit(&sh->map, fresh, memory_order_acq_rel);
 	/* Every probe that may still insert into the old map has left its section. */
 	urcu_bp_synchronize_rcu();
+	trev_tsan_acquire(old);
 	trev__tmap_destroy(old);
 	return 0;
 }
@@ -921,6 +924,8 @@ void trev__hist_event(struct trev_hist_trigger *ht, const void *rec, unsigned in
 		return;
 	for (unsigned int i = 0; i < hd->n_vals; i++)
 		trev__tmap_add(elt, i, hist_field_value(&ev, &hd->fields[i]));
+	/* For TSan: the grace period in trev__hist_clear() orders this before the free. */
+	trev_tsan_release(map);
 }
 
 /* ------------------------------------------------------------------ */

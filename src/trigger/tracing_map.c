@@ -141,7 +141,12 @@ static struct trev_tmap_elt *tmap_elt(struct trev_tmap *m, uint32_t i)
 /* An unused element (its index), or -1 when all are taken. */
 static int64_t tmap_take(struct trev_tmap *m)
 {
-	uint32_t n = atomic_exchange_explicit(&m->spare, 0, memory_order_relaxed);
+	/*
+	 * Acquire, here and on next_elt: an element given back was written by
+	 * the thread that gave it (its key); pairs with the releases in
+	 * tmap_give_back().
+	 */
+	uint32_t n = atomic_exchange_explicit(&m->spare, 0, memory_order_acquire);
 
 	if (n)
 		return n - 1;
@@ -150,7 +155,7 @@ static int64_t tmap_take(struct trev_tmap *m)
 		if (n >> m->bits)
 			return -1;
 	} while (!atomic_compare_exchange_weak_explicit(&m->next_elt, &n, n + 1,
-							 memory_order_relaxed,
+							 memory_order_acquire,
 							 memory_order_relaxed));
 	return n;
 }
@@ -160,11 +165,12 @@ static void tmap_give_back(struct trev_tmap *m, uint32_t i)
 {
 	uint32_t expect = i + 1, none = 0;
 
+	/* Release: our writes to the element come before its next owner's. */
 	if (atomic_compare_exchange_strong_explicit(&m->next_elt, &expect, i,
-						    memory_order_relaxed, memory_order_relaxed))
+						    memory_order_release, memory_order_relaxed))
 		return;
 	/* Someone took one after it: keep it as the spare, or lose it if that is taken. */
-	atomic_compare_exchange_strong_explicit(&m->spare, &none, i + 1, memory_order_relaxed,
+	atomic_compare_exchange_strong_explicit(&m->spare, &none, i + 1, memory_order_release,
 						memory_order_relaxed);
 }
 

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -651,6 +652,63 @@ static void test_hist_timestamp(void **state)
 	clear_triggers("tt_ints");
 }
 
+
+/* Two threads fire while the hist file is read and, in a second round, cleared. */
+#define FIRE_EVENTS	50000
+static atomic_int fire_go;
+
+static void *fire_thread(void *arg)
+{
+	int base = (int)(intptr_t)arg;
+
+	while (!atomic_load(&fire_go))
+		;
+	for (int i = 0; i < FIRE_EVENTS; i++)
+		trace_tt_ints(base + i % 50, 1, 2);
+	return NULL;
+}
+
+static unsigned long long hits_of(const char *text)
+{
+	const char *p = strstr(text, "    Hits: ");
+
+	assert_non_null(p);
+	return strtoull(p + 10, NULL, 10);
+}
+
+static void fire_round(bool clear)
+{
+	pthread_t t[2];
+
+	atomic_store(&fire_go, 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, fire_thread, (void *)(intptr_t)(i * 25)),
+				 0);
+	atomic_store(&fire_go, 1);
+	for (int r = 0; r < 20; r++) {
+		read_file(EV("tt_ints/hist"));
+		if (clear)
+			add_trigger("tt_ints", "hist:keys=a:vals=b:clear");
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+}
+
+static void test_hist_concurrent(void **state)
+{
+	(void)state;
+	add_trigger("tt_ints", "hist:keys=a:vals=b");
+	fire_round(false);
+	/* Nothing lost, nothing counted twice: 75 keys, every event a hit. */
+	read_file(EV("tt_ints/hist"));
+	assert_int_equal(hits_of(got), 2 * FIRE_EVENTS);
+	assert_non_null(strstr(got, "    Entries: 75\n    Dropped: 0\n"));
+	fire_round(true);
+	read_file(EV("tt_ints/hist"));
+	assert_true(hits_of(got) <= 2 * FIRE_EVENTS);
+	clear_triggers("tt_ints");
+}
+
 /* Errors through the trigger file: the kernel's text, location and column. */
 static void expect_error(const char *event, const char *text, int err, const char *msg,
 			 int pos)
@@ -725,6 +783,7 @@ int main(void)
 		cmocka_unit_test(test_hist_stacktrace),
 		cmocka_unit_test(test_hist_timestamp),
 		cmocka_unit_test(test_hist_errors),
+		cmocka_unit_test(test_hist_concurrent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
