@@ -214,7 +214,8 @@ static void trig_unlink(struct trev_event_trigger *t)
 
 /*
  * After unlinking: wait until no probe can hold them, then undo and free
- * each of @list (chained through ->next, which no reader follows any more).
+ * each of @list, chained through ->gone (->next stays as it was: a probe
+ * may still be on an unlinked trigger and step to its old successor).
  * @live: the triggering file's probe may still be registered (drop its
  * soft-mode reference); false when the file is going away with it.
  */
@@ -226,7 +227,7 @@ static void trig_release_list(struct trev_event_trigger *list, bool live)
 	while (list) {
 		struct trev_event_trigger *t = list;
 
-		list = t->next;
+		list = t->gone;
 		/* For TSan: __traceiter_*() releases its tracepoint after the probes. */
 		if (t->file->call->tp)
 			trev_tsan_acquire(t->file->call->tp);
@@ -250,7 +251,7 @@ static void trig_unlink_if(struct trev_event_file *file,
 		if (pick && !pick(t, arg))
 			continue;
 		trig_unlink(t);
-		t->next = *out;
+		t->gone = *out;
 		*out = t;
 	}
 }
@@ -457,7 +458,7 @@ int trev__trigger_write(struct trev_trace_array *tr, struct trev_event_file *fil
 		old = trev__trigger_find(file, t);
 		if (old) {
 			trig_unlink(old);
-			old->next = NULL;
+			old->gone = NULL;
 			trig_release_list(old, true);
 		}
 		goto out_free_trigger;

@@ -130,6 +130,7 @@ struct trev_event_trigger {
 	char *filter_text;		/* as written after "if", for ->print */
 	void *priv;			/* the command's data */
 	struct trev_event_trigger *next; /* RCU: the file's list, newest first */
+	struct trev_event_trigger *gone; /* framework: unlinked, waiting for a grace period */
 };
 
 /*
