@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libFuzzer target for the hist command's parser. Any text is taken or
+ * libFuzzer target for the hist command's parser: raw text, or (first
+ * byte >= 0x80) a string of the language's tokens. Any text is taken or
  * refused with a message and a column inside the command; a taken one
  * prints a canonical line that parses again to a matching trigger, counts
  * a record built from the input, and prints its histogram.
@@ -43,6 +44,41 @@ static struct trev_event_call *fuzz_call(unsigned int pick)
 	return found;
 }
 
+/*
+ * The library is built without coverage instrumentation, so libFuzzer's
+ * mutations alone rarely spell a command: with the first byte's top bit
+ * set, each further byte picks a token of the hist language instead.
+ */
+static const char *const tokens[] = {
+	"keys=", "key=", "vals=", "values=", "sort=", "size=", "name=", ":", ",", ".", "=",
+	"a", "b", "c", "id", "what", "name", "tag", "msg", "p", "uc", "ul", "s", "flag",
+	"common_pid", "common_timestamp", "common_type", "stacktrace", "hitcount",
+	"hex", "sym", "sym-offset", "execname", "log2", "usecs", "buckets=", "bucket=",
+	"syscall", "descending", "ascending", "pause", "cont", "continue", "clear",
+	"128", "2048", "0x10", "7", "0", "131072", "131073", " if ", "a > 1", "&&",
+	"what ~ \"x*\"", "nope", "-", "+", "$", " ",
+};
+
+static char *fuzz_tokens(const uint8_t *data, size_t size)
+{
+	size_t cap = 1, len = 0;
+	char *out;
+
+	for (size_t i = 1; i < size; i++)
+		cap += strlen(tokens[data[i] % (sizeof(tokens) / sizeof(tokens[0]))]);
+	out = malloc(cap);
+	if (!out)
+		return NULL;
+	for (size_t i = 1; i < size; i++) {
+		const char *t = tokens[data[i] % (sizeof(tokens) / sizeof(tokens[0]))];
+
+		memcpy(out + len, t, strlen(t));
+		len += strlen(t);
+	}
+	out[len] = '\0';
+	return out;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -57,11 +93,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	param = malloc(size);
+	if (data[0] & 0x80) {
+		param = fuzz_tokens(data, size);
+	} else {
+		param = malloc(size);
+		if (param) {
+			memcpy(param, data + 1, size - 1);
+			param[size - 1] = '\0';
+		}
+	}
 	if (!param)
 		return 0;
-	memcpy(param, data + 1, size - 1);
-	param[size - 1] = '\0';
 	trev_set_log(NULL, NULL, 0);
 	trev__events_read_lock();
 	call = fuzz_call(data[0]);
@@ -69,7 +111,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	ret = trev__hist_parse(call, trev__top_instance(), param, &ht, &err);
 	if (ret == -EINVAL) {
-		if (!err.msg || err.pos < 5 || (size_t)err.pos > 5 + strlen(param))
+		/* A filter error may point just past the end, as the kernel's do. */
+		if (!err.msg || err.pos < 5 || (size_t)err.pos > 5 + strlen(param) + 1)
 			abort();
 	} else if (ret == 0) {
 		size_t n;
