@@ -731,11 +731,6 @@ int trev__hist_attach(struct trev_hist_trigger *ht, struct trev_hist_error *err)
 	return ret;
 }
 
-void trev__hist_detach(struct trev_hist_trigger *ht)
-{
-	(void)ht;	/* the shared map goes with its last trigger (trev__hist_free) */
-}
-
 void trev__hist_pause(struct trev_hist_trigger *ht, bool pause)
 {
 	atomic_store_explicit(&ht->paused, pause, memory_order_relaxed);
@@ -1332,14 +1327,161 @@ const struct trev_trigger_cmd trev__hist_cmd = {
 
 int trev__hist_file_show(struct trev_event_file *file, struct tfs_text *out)
 {
-	struct trev_hist_trigger *list[64];
+	struct trev_hist_trigger **list;
 	int n = 0, ret = 0;
 
+	for (struct trev_event_trigger *t = file ? file->triggers : NULL; t; t = t->next)
+		n += t->cmd == &trev__hist_cmd && t->priv;
+	if (!n)
+		return 0;
+	list = calloc((size_t)n, sizeof(*list));
+	if (!list)
+		return -ENOMEM;
+	n = 0;
 	/* The file lists triggers newest first; the kernel prints hists oldest first. */
-	for (struct trev_event_trigger *t = file ? file->triggers : NULL; t && n < 64; t = t->next)
+	for (struct trev_event_trigger *t = file->triggers; t; t = t->next)
 		if (t->cmd == &trev__hist_cmd && t->priv)
 			list[n++] = t->priv;
 	for (int i = n - 1, k = 0; !ret && i >= 0; i--, k++)
 		ret = trev__hist_show(list[i], k, out);
+	free(list);
 	return ret;
 }
+
+/* ------------------------------------------------------------------ */
+/* enable_hist, disable_hist                                            */
+
+/* What enable_hist:<sys>:<ev> acts on: the hist triggers of that event. */
+struct hist_enable {
+	struct trev_event_file *target;		/* same instance */
+	bool enable;
+};
+
+struct hist_ev_find {
+	const char *system, *event;
+	struct trev_event_call *call;
+};
+
+static int hist_ev_find_one(struct trev_event_call *call, void *arg)
+{
+	struct hist_ev_find *l = arg;
+
+	if ((call->flags & TREV_EVENT_FL_FTRACE) || strcmp(call->klass->system, l->system) ||
+	    strcmp(call->name, l->event))
+		return 0;
+	l->call = call;
+	return 1;
+}
+
+/* "<system>:<event>[:N]", as enable_event takes it. */
+static int hist_enable_parse(struct trev_event_trigger *t, char *param, bool remove,
+			     struct trev_trigger_err *err)
+{
+	struct hist_ev_find l = { param, NULL, NULL };
+	struct hist_enable *he;
+	char *colon, *count = NULL;
+
+	if (!param) {
+		err->msg = "Missing system:event";
+		err->pos = 0;
+		return -EINVAL;
+	}
+	colon = strchr(param, ':');
+	if (!colon) {
+		err->msg = "Missing event name";
+		err->pos = (int)strlen(param);
+		return -EINVAL;
+	}
+	*colon = '\0';
+	l.event = colon + 1;
+	colon = strchr(l.event, ':');
+	if (colon) {
+		*colon = '\0';
+		count = colon + 1;
+	}
+	trev__events_for_each(hist_ev_find_one, &l);
+	if (!l.call) {
+		err->msg = "Event not found";
+		err->pos = 0;
+		return -EINVAL;
+	}
+	he = calloc(1, sizeof(*he));
+	if (!he)
+		return -ENOMEM;
+	t->priv = he;
+	he->enable = strcmp(t->cmd->name, "enable_hist") == 0;
+	he->target = trev__event_file(t->file->tr, l.call, true);
+	if (!he->target)
+		return -ENOMEM;
+	if (!remove && count && trev__trigger_parse_count(t, count, err)) {
+		err->pos = (int)(count - param);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool hist_enable_match(const struct trev_event_trigger *a,
+			      const struct trev_event_trigger *b)
+{
+	const struct hist_enable *x = a->priv, *y = b->priv;
+
+	return a->cmd == b->cmd && x && y && x->target == y->target;
+}
+
+/* Pause or continue every hist trigger of the target (the kernel's hist_enable_trigger()). */
+static void hist_enable_fire(struct trev_event_trigger *t, void *rec, unsigned int len)
+{
+	const struct hist_enable *he = t->priv;
+
+	(void)rec, (void)len;
+	/* The probe's RCU section covers the target's list too (rcu_dereference). */
+	for (struct trev_event_trigger *h = __atomic_load_n(&he->target->triggers, __ATOMIC_ACQUIRE);
+	     h; h = __atomic_load_n(&h->next, __ATOMIC_ACQUIRE))
+		if (h->cmd == &trev__hist_cmd)
+			atomic_store_explicit(&h->paused, !he->enable, memory_order_relaxed);
+}
+
+static int hist_enable_print(const struct trev_event_trigger *t, struct tfs_text *out)
+{
+	const struct hist_enable *he = t->priv;
+	char name[2 * TFS_NAME_MAX + 16];
+
+	snprintf(name, sizeof(name), "%s:%s:%s", t->cmd->name, he->target->call->klass->system,
+		 he->target->call->name);
+	return trev__trigger_print_std(t, name, out);
+}
+
+static void hist_enable_free(struct trev_event_trigger *t)
+{
+	free(t->priv);
+	t->priv = NULL;
+}
+
+static bool hist_enable_uses(const struct trev_event_trigger *t, const struct trev_event_call *call)
+{
+	const struct hist_enable *he = t->priv;
+
+	return he && he->target->call == call;
+}
+
+const struct trev_trigger_cmd trev__enable_hist_cmd = {
+	.name = "enable_hist",
+	.type = TREV_TT_HIST_ENABLE,
+	.parse = hist_enable_parse,
+	.match = hist_enable_match,
+	.fire = hist_enable_fire,
+	.print = hist_enable_print,
+	.free = hist_enable_free,
+	.uses = hist_enable_uses,
+};
+
+const struct trev_trigger_cmd trev__disable_hist_cmd = {
+	.name = "disable_hist",
+	.type = TREV_TT_HIST_ENABLE,
+	.parse = hist_enable_parse,
+	.match = hist_enable_match,
+	.fire = hist_enable_fire,
+	.print = hist_enable_print,
+	.free = hist_enable_free,
+	.uses = hist_enable_uses,
+};

@@ -109,16 +109,17 @@ void trev__hist_pause(struct trev_hist_trigger *ht, bool pause);
 int trev__hist_clear(struct trev_hist_trigger *ht);
 
 /*
- * Registering and unregistering: a named trigger joins (or leaves) the
- * map shared under its name. Return: 0, or -EINVAL with *@err
+ * Registering: a named trigger joins the map shared under its name (and
+ * leaves it in trev__hist_free()). Return: 0, or -EINVAL with *@err
  * (NAMED_MISMATCH). Context: the tracefs lock.
  */
 int trev__hist_attach(struct trev_hist_trigger *ht, struct trev_hist_error *err);
-void trev__hist_detach(struct trev_hist_trigger *ht);
 
-/* The hist command of the trigger framework (trigger_internal.h). */
+/* The commands of the trigger framework (trigger_internal.h): hist, enable_hist, disable_hist. */
 struct trev_trigger_cmd;
 extern const struct trev_trigger_cmd trev__hist_cmd;
+extern const struct trev_trigger_cmd trev__enable_hist_cmd;
+extern const struct trev_trigger_cmd trev__disable_hist_cmd;
 
 /*
  * trev__hist_file_show() - the text of events/<sys>/<ev>/hist: every hist

@@ -709,6 +709,37 @@ static void test_hist_concurrent(void **state)
 	clear_triggers("tt_ints");
 }
 
+
+/* disable_hist/enable_hist on other events pause and continue tt_ints' histograms. */
+static void test_hist_enable_disable(void **state)
+{
+	(void)state;
+	add_trigger("tt_ints", "hist:keys=a");
+	add_trigger("tt_close", "disable_hist:trev_test:tt_ints");
+	add_trigger("tt_open", "enable_hist:trev_test:tt_ints:1");
+	assert_string_equal(read_file(EV("tt_open/trigger")),
+			    "enable_hist:trev_test:tt_ints:count=1\n");
+	assert_string_equal(read_file(EV("tt_close/trigger")),
+			    "disable_hist:trev_test:tt_ints:unlimited\n");
+	trace_tt_ints(1, 0, 0);
+	trace_tt_close(0, "x");
+	trace_tt_ints(1, 0, 0);		/* paused: not counted */
+	assert_non_null(strstr(read_file(EV("tt_ints/trigger")), "[paused]"));
+	trace_tt_open(0, "x");
+	trace_tt_ints(1, 0, 0);
+	trace_tt_close(0, "x");
+	trace_tt_open(0, "x");		/* its count is used up: stays paused */
+	trace_tt_ints(1, 0, 0);
+	read_file(EV("tt_ints/hist"));
+	assert_non_null(strstr(got, "{ a:          1 } hitcount:          2\n"));
+	assert_non_null(strstr(got, "[paused]"));
+	assert_string_equal(read_file(EV("tt_open/trigger")),
+			    "enable_hist:trev_test:tt_ints:count=0\n");
+	clear_triggers("tt_open");
+	clear_triggers("tt_close");
+	clear_triggers("tt_ints");
+}
+
 /* Errors through the trigger file: the kernel's text, location and column. */
 static void expect_error(const char *event, const char *text, int err, const char *msg,
 			 int pos)
@@ -784,6 +815,7 @@ int main(void)
 		cmocka_unit_test(test_hist_timestamp),
 		cmocka_unit_test(test_hist_errors),
 		cmocka_unit_test(test_hist_concurrent),
+		cmocka_unit_test(test_hist_enable_disable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
