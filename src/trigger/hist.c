@@ -825,7 +825,8 @@ static uint64_t hist_field_value(struct hist_ev *ev, const struct hist_field *f)
 		v = hist_read_num(ev->rec, f);
 	else
 		v = 0;
-	if (f->flags & HF_USECS)
+	/* As in the kernel, .usecs only changes common_timestamp. */
+	if ((f->flags & (HF_TIMESTAMP | HF_USECS)) == (HF_TIMESTAMP | HF_USECS))
 		v /= 1000;
 	if (f->flags & HF_LOG2)
 		v = hist_log2(v);
