@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * bench_events: the cost of a tracepoint, disabled and enabled, of an event
- * with a string, of filtered events and of trace_printk(), against the floor (bench_common.h)
+ * with a string, of filtered events, of a hist trigger and of trace_printk(), against the
+ * floor (bench_common.h)
  * and against the same events through LTTng-UST, all in one run.
  *
  * Environment: BENCH_EVENTS_N events per timed run (default 2000000);
@@ -181,6 +182,7 @@ int main(void)
 	double floor_ns, floor2_ns, disabled, ints3, str, printk3, ints3_2t, text;
 	double filt_out, filt_in3;
 	double l_ints3 = -1, l_str = -1, l_tracef = -1;
+	double hist_pid;
 	unsigned long long recorded = 0, discarded = 0;
 	char err[256] = "";
 	bool lttng;
@@ -210,6 +212,11 @@ int main(void)
 		die("filter", EINVAL);
 	filt_in3 = measure(run_ints3);
 	trev_write("events/bench/be_ints3/filter", "0");
+	/* A histogram (docs/hist.md): the event recorded and counted by one key. */
+	if (trev_append("events/bench/be_ints3/trigger", "hist:keys=common_pid"))
+		die("hist trigger", EINVAL);
+	hist_pid = measure(run_ints3);
+	trev_write("events/bench/be_ints3/trigger", "");
 	trev_set_event("!bench:*");
 
 	{
@@ -242,6 +249,7 @@ int main(void)
 	row("enabled, 3 ints, 2 threads (each)", ints3_2t, floor_ns, -1);
 	row("enabled, filtered out (1 predicate)", filt_out, floor_ns, -1);
 	row("enabled, 3-predicate filter, accepted", filt_in3, floor_ns, -1);
+	row("enabled, hist trigger keys=common_pid", hist_pid, floor_ns, -1);
 	printf("\n2-thread floor %.2f ns/thread; 2-thread event / 1-thread event = %.2f\n",
 	       floor2_ns, ints3_2t / ints3);
 	printf("reader: `trace` text of 3-int events, formatted: %.2f M events/s\n", text / 1e6);

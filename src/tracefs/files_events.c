@@ -3,7 +3,7 @@
  * events/ and the event lists (the kernel's trace_events.c files):
  * available_events, set_event, events/{enable,header_page,header_event},
  * events/<system>/{enable,filter} and events/<system>/<event>/{enable,
- * filter,trigger,format,id}.
+ * filter,trigger,format,hist,id}.
  *
  * Filters are compiled by src/filter/ and take effect at once; triggers
  * are kept as text here until their language lands.
@@ -15,6 +15,7 @@
 #include "core/core_internal.h"
 #include "filter/filter.h"
 #include "tracefs/tracefs_internal.h"
+#include "trigger/hist.h"
 #include "trigger/trigger_internal.h"
 
 /* ------------------------------------------------------------------ */
@@ -487,6 +488,21 @@ static const struct tfs_fops trigger_fops = {
 	.write = trigger_write,
 };
 
+/* hist: the histograms of the event's hist triggers (src/trigger/hist.c). */
+static int hist_file_show(struct trev_file *f, struct tfs_text *out)
+{
+	int ret;
+
+	trev__events_read_lock();
+	ret = trev__hist_file_show(trigger_file(f, false), out);
+	trev__events_read_unlock();
+	return ret;
+}
+
+static const struct tfs_fops hist_fops = {
+	.show = hist_file_show,
+};
+
 /* ------------------------------------------------------------------ */
 /* format, id, header_page, header_event                                */
 
@@ -550,6 +566,7 @@ static const struct tfs_node event_entries[] = {
 	{ "enable", 0640, &event_enable_fops, NULL, false },
 	{ "filter", 0640, &event_filter_fops, NULL, false },
 	{ "format", 0440, &format_fops, NULL, false },
+	{ "hist", 0440, &hist_fops, NULL, false },
 	{ "id", 0440, &id_fops, NULL, false },
 	{ "trigger", 0640, &trigger_fops, NULL, false },
 	{ NULL, 0, NULL, NULL, false },

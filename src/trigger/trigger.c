@@ -372,13 +372,20 @@ static void trig_error(struct trev_trace_array *tr, const char *line, int pos, c
 	trev__tfs_error(tr, "trigger", line, pos, "%s", msg);
 }
 
+/* The same at a command's own location (hist: "hist:<sys>:<ev>"). */
+static void trig_error_at(struct trev_trace_array *tr, const char *loc, const char *line, int pos,
+			  const char *msg)
+{
+	trev__tfs_error(tr, loc ? loc : "trigger", line, pos, "%s", msg);
+}
+
 int trev__trigger_write(struct trev_trace_array *tr, struct trev_event_file *file,
 			const char *text)
 {
 	char *line = strdup(text), *shown = strdup(text);
 	char *name, *rest = NULL, *param = NULL, *cond = NULL;
 	const struct trev_trigger_cmd *cmd;
-	struct trev_trigger_err err = { NULL, 0 };
+	struct trev_trigger_err err = { NULL, 0, NULL };
 	struct trev_event_trigger *t = NULL, *old;
 	bool remove;
 	size_t len;
@@ -430,11 +437,17 @@ int trev__trigger_write(struct trev_trace_array *tr, struct trev_event_file *fil
 		ret = -ENOMEM;
 		goto out_free;
 	}
+	/* Before ->parse: removal and hist's :pause/:cont/:clear match on it. */
+	if (cond && !(t->filter_text = strdup(cond))) {
+		ret = -ENOMEM;
+		goto out_free_trigger;
+	}
 	ret = cmd->parse ? cmd->parse(t, param, remove, &err) : 0;
 	if (ret < 0) {
 		if (ret == -EINVAL)
-			trig_error(tr, shown, (int)(param ? param - line : (long)len + remove) +
-				   err.pos, err.msg ? err.msg : "Invalid argument");
+			trig_error_at(tr, err.loc, shown,
+				      (int)(param ? param - line : (long)len + remove) + err.pos,
+				      err.msg ? err.msg : "Invalid argument");
 		goto out_free_trigger;
 	}
 	if (ret > 0) {
@@ -453,11 +466,6 @@ int trev__trigger_write(struct trev_trace_array *tr, struct trev_event_file *fil
 	if (cond) {
 		struct trev_filter_error ferr = { NULL, 0 };
 
-		t->filter_text = strdup(cond);
-		if (!t->filter_text) {
-			ret = -ENOMEM;
-			goto out_free_trigger;
-		}
 		ret = trev__filter_compile(file->call, cond, &t->filter, &ferr);
 		if (ret) {
 			if (ret == -EINVAL)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trigger/hist.h"
 #include "trigger/trigger_internal.h"
 
 /* The instance the trigger's event records into. */
@@ -307,7 +308,8 @@ static const struct trev_trigger_cmd disable_event_cmd = {
 /* The kernel's listing order; hist.c's commands go at the end (enable_hist, disable_hist, hist). */
 const struct trev_trigger_cmd *const trev__trigger_cmds[] = {
 	&traceon_cmd, &traceoff_cmd, &snapshot_cmd, &stacktrace_cmd,
-	&enable_event_cmd, &disable_event_cmd,
+	&enable_event_cmd, &disable_event_cmd, &trev__enable_hist_cmd, &trev__disable_hist_cmd,
+	&trev__hist_cmd,
 };
 const unsigned int trev__nr_trigger_cmds =
 	sizeof(trev__trigger_cmds) / sizeof(trev__trigger_cmds[0]);

@@ -76,6 +76,7 @@
 struct trev_trigger_err {
 	const char *msg;	/* static text, e.g. "Invalid count" */
 	int pos;		/* column in @param (the framework adds the param's own) */
+	const char *loc;	/* error_log location; NULL: "trigger" (hist: "hist:<sys>:<ev>") */
 };
 
 struct trev_event_trigger;
@@ -86,7 +87,8 @@ struct trev_trigger_cmd {
 	unsigned int flags;	/* TREV_TRIGGER_CMD_* */
 	/*
 	 * Fill @t from @param (NULL when none was written; the text may be
-	 * modified). @remove: the line started with '!' (only what ->match()
+	 * modified). @t->filter_text is already set (the "if" condition as
+	 * written, not yet compiled), so ->match() can compare it. @remove: the line started with '!' (only what ->match()
 	 * needs has to be parsed). Return: 0; 1 when the command acted on a
 	 * trigger already there and nothing is to be added (hist's :pause,
 	 * :cont, :clear); -EINVAL with @err filled; -ENOMEM.

@@ -1,0 +1,1488 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Histogram triggers (the kernel's trace_events_hist.c): the hist command's
+ * parser, the per-event update of its map, its canonical text, and the
+ * events/<sys>/<ev>/hist file.
+ *
+ * A trigger owns a hist_data (what the command said, compiled: where each
+ * key and value lives in the record and in the map's key) and points at a
+ * hist_shared (the map). A named trigger (name=foo) shares its hist_shared
+ * with every trigger of that name, on any event, whose keys and values
+ * match. :clear swaps a fresh map into the hist_shared and frees the old
+ * one after an RCU grace period, so the event path never waits.
+ */
+#define _LGPL_SOURCE
+#include <ctype.h>
+#include <pthread.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <urcu-bp.h>
+
+#include <trev/tracepoint.h>
+
+#include "events/events_internal.h"
+#include "filter/filter.h"
+#include "output/symbols.h"
+#include "ring_buffer/rb_internal.h"
+#include "tracefs/tracefs_internal.h"
+#include "trigger/hist.h"
+#include "trigger/tracing_map.h"
+#include "trigger/trigger_internal.h"
+
+#define C(a, b)	b
+static const char *const hist_err_text[] = { TREV_HIST_ERRORS };
+#undef C
+
+const char *trev__hist_err_text(enum trev_hist_err code)
+{
+	return code < TREV_HIST_ERR__COUNT ? hist_err_text[code] : "Unknown error";
+}
+
+/* Flags of a hist field (the kernel's HIST_FIELD_FL_* meanings). */
+#define HF_HITCOUNT	0x0001u
+#define HF_KEY		0x0002u
+#define HF_STRING	0x0004u
+#define HF_HEX		0x0008u
+#define HF_SYM		0x0010u
+#define HF_SYM_OFFSET	0x0020u
+#define HF_EXECNAME	0x0040u
+#define HF_STACKTRACE	0x0100u
+#define HF_LOG2		0x0200u
+#define HF_TIMESTAMP	0x0400u
+#define HF_USECS	0x0800u
+#define HF_BUCKET	0x1000u
+#define HF_DYN_STRING	0x2000u		/* with HF_STRING: a __data_loc string */
+
+/* The compound key's largest size (the kernel's HIST_KEY_SIZE_MAX). */
+#define HIST_KEY_SIZE_MAX	(TREV_HIST_STR_MAX + TREV_HIST_STACK_DEPTH * 8)
+#define HIST_FIELDS_MAX		(TREV_HIST_VALS_MAX + TREV_HIST_KEYS_MAX)
+/* Length of "hist:", which error positions count from. */
+#define HIST_PREFIX_LEN		5
+
+/* One key or value: where it is in the record, and in the map's key. */
+struct hist_field {
+	unsigned int flags;		/* HF_* */
+	char *name;			/* "common_pid", "stacktrace", "hitcount", ... */
+	char *type;			/* the field's type, for name= compatibility */
+	int offset;			/* in the record */
+	int size;			/* in the record */
+	int is_signed;
+	unsigned long buckets;		/* .buckets=N */
+	unsigned int key_offset;	/* keys: in the compound key */
+	unsigned int key_size;		/* keys: bytes, a multiple of 8 */
+};
+
+/* A sort key: a field index (values, then keys; 0 is hitcount). */
+struct hist_sort_key {
+	unsigned int idx;
+	bool descending;
+};
+
+/* A compiled hist command; immutable once parsed, shared by reference. */
+struct hist_data {
+	int ref;				/* triggers and hist_shared holding it */
+	struct hist_field fields[HIST_FIELDS_MAX]; /* n_vals values, then n_keys keys */
+	unsigned int n_vals;			/* hitcount included */
+	unsigned int n_keys;
+	struct hist_sort_key sort[TREV_HIST_SORT_MAX];
+	unsigned int n_sort;
+	unsigned int bits;			/* size=, as a power of 2 */
+	unsigned int key_size;			/* the compound key */
+	unsigned int attrs;			/* TREV_HIST_ATTR_* */
+	bool timestamps;			/* common_timestamp is used */
+	bool execname;				/* a key is common_pid.execname */
+	char *name;				/* name=, or NULL */
+	char *filter_text;			/* "if" condition, or NULL */
+	struct trev_filter *filter;
+	struct trev_stack_skip skip;		/* the event's probe, for stacktrace */
+};
+
+/* The map, shared by the triggers of one name; else by one trigger. */
+struct hist_shared {
+	_Atomic(struct trev_tmap *) map;	/* RCU: swapped by :clear */
+	struct hist_data *proto;		/* the first trigger's, for name= checks */
+	char *name;				/* NULL: not named */
+	int ref;				/* triggers using it (tracefs lock) */
+	struct hist_shared *next;		/* the named ones */
+};
+
+struct trev_hist_trigger {
+	struct hist_data *hd;
+	struct hist_shared *sh;
+	struct trev_trace_array *tr;
+	_Atomic bool paused;			/* standalone use; a registered one uses trig's */
+	struct trev_event_trigger *trig;	/* the framework's, once parsed through it */
+	char *cmd;				/* "hist:<param>", for error_log */
+};
+
+/* Named maps and every hist_shared's ref, in the control path only. */
+static pthread_mutex_t hist_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Named maps, under hist_lock. */
+static struct hist_shared *hist_named;
+
+/* ------------------------------------------------------------------ */
+/* Building blocks                                                      */
+
+static void hist_data_put(struct hist_data *hd)
+{
+	if (!hd || --hd->ref > 0)
+		return;
+	for (unsigned int i = 0; i < hd->n_vals + hd->n_keys; i++) {
+		free(hd->fields[i].name);
+		free(hd->fields[i].type);
+	}
+	free(hd->name);
+	free(hd->filter_text);
+	if (hd->filter)
+		trev__filter_free(hd->filter);
+	free(hd);
+}
+
+/* Save the inserting thread's name in a new element (common_pid.execname). */
+static void hist_elt_save_comm(struct trev_tmap_elt *elt)
+{
+	/* A system call, but only when a key is seen for the first time. */
+	if (prctl(PR_GET_NAME, elt->comm) != 0)
+		strcpy(elt->comm, "<...>");
+	elt->comm[TREV_TMAP_COMM_LEN - 1] = '\0';
+}
+
+static struct trev_tmap *hist_map_create(const struct hist_data *hd)
+{
+	return trev__tmap_create(hd->bits, hd->key_size, hd->n_vals,
+				 hd->execname ? hist_elt_save_comm : NULL);
+}
+
+static void hist_shared_put(struct hist_shared *sh)
+{
+	int ref;
+
+	if (!sh)
+		return;
+	pthread_mutex_lock(&hist_lock);
+	ref = --sh->ref;
+	if (!ref && sh->name) {
+		struct hist_shared **pp;
+
+		for (pp = &hist_named; *pp; pp = &(*pp)->next) {
+			if (*pp == sh) {
+				*pp = sh->next;
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&hist_lock);
+	if (ref > 0)
+		return;
+	trev__tmap_destroy(atomic_load_explicit(&sh->map, memory_order_relaxed));
+	hist_data_put(sh->proto);
+	free(sh->name);
+	free(sh);
+}
+
+void trev__hist_free(struct trev_hist_trigger *ht)
+{
+	if (!ht)
+		return;
+	hist_shared_put(ht->sh);
+	hist_data_put(ht->hd);
+	free(ht->cmd);
+	free(ht);
+}
+
+/* ------------------------------------------------------------------ */
+/* The parser                                                           */
+
+struct hist_parse {
+	struct trev_event_call *call;
+	char *buf;			/* a copy of the parameter, cut in place */
+	struct trev_hist_error *err;
+	struct hist_data *hd;
+};
+
+/* Refuse with @code at @at (a pointer into p->buf). */
+static int hist_fail(struct hist_parse *p, enum trev_hist_err code, const char *at)
+{
+	p->err->msg = trev__hist_err_text(code);
+	p->err->pos = HIST_PREFIX_LEN + (at ? (int)(at - p->buf) : 0);
+	return -EINVAL;
+}
+
+/* The common fields every record starts with (struct trev_entry). */
+static const struct {
+	const char *name, *type;
+	int offset, size, is_signed;
+} hist_common_fields[] = {
+	{ "common_type", "unsigned short", 0, 2, 0 },
+	{ "common_flags", "unsigned char", 2, 1, 0 },
+	{ "common_preempt_count", "unsigned char", 3, 1, 0 },
+	{ "common_pid", "int", 4, 4, 1 },
+};
+
+static const struct trev_field *hist_find_event_field(struct trev_event_call *call,
+						      const char *name)
+{
+	struct trev_event_rt *rt = trev__event_rt(call);
+
+	for (int i = 0; rt && i < rt->nr_fields; i++)
+		if (strcmp(rt->fields[i].name, name) == 0)
+			return &rt->fields[i];
+	return NULL;
+}
+
+/* Parse a modifier (the text after the first '.') into @f. */
+static int hist_parse_modifier(struct hist_parse *p, struct hist_field *f, const char *name,
+			       char *mod)
+{
+	if (strcmp(mod, "hex") == 0) {
+		f->flags |= HF_HEX;
+	} else if (strcmp(mod, "sym") == 0) {
+		f->flags |= HF_SYM;
+	} else if (strcmp(mod, "sym-offset") == 0) {
+		f->flags |= HF_SYM_OFFSET;
+	} else if (strcmp(mod, "execname") == 0 && strcmp(name, "common_pid") == 0) {
+		f->flags |= HF_EXECNAME;
+	} else if (strcmp(mod, "log2") == 0) {
+		f->flags |= HF_LOG2;
+	} else if (strcmp(mod, "usecs") == 0) {
+		f->flags |= HF_USECS;
+	} else if (strncmp(mod, "bucket", 6) == 0) {
+		char *s = mod + 6, *end;
+
+		if (*s == 's')
+			s++;
+		if (*s++ != '=' || !isdigit((unsigned char)*s))
+			return hist_fail(p, TREV_HIST_ERR_BAD_FIELD_MODIFIER, mod);
+		errno = 0;
+		f->buckets = strtoul(s, &end, 0);
+		if (errno || *end || !f->buckets)
+			return hist_fail(p, TREV_HIST_ERR_BAD_FIELD_MODIFIER, mod);
+		f->flags |= HF_BUCKET;
+	} else {
+		return hist_fail(p, TREV_HIST_ERR_BAD_FIELD_MODIFIER, mod);
+	}
+	return 0;
+}
+
+/* One key or value, "name[.modifier]", into @f. */
+static int hist_parse_field(struct hist_parse *p, char *str, bool key, struct hist_field *f)
+{
+	char *dot = strchr(str, '.');
+	const struct trev_field *ef;
+	const char *type = NULL;
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	if (key)
+		f->flags |= HF_KEY;
+	if (key && strcmp(str, "stacktrace") == 0) {
+		f->flags |= HF_STACKTRACE;
+		f->key_size = TREV_HIST_STACK_DEPTH * sizeof(unsigned long);
+		type = "unsigned long[]";
+		goto named;
+	}
+	if (dot)
+		*dot = '\0';
+	if (strpbrk(str, "+-*/$()"))
+		return hist_fail(p, TREV_HIST_ERR_NO_VARIABLES, str);
+	if (dot) {
+		ret = hist_parse_modifier(p, f, str, dot + 1);
+		if (ret)
+			return ret;
+	}
+	if (strcmp(str, "common_timestamp") == 0) {
+		f->flags |= HF_TIMESTAMP;
+		f->size = 8;
+		type = "u64";
+		p->hd->timestamps = true;
+	} else {
+		for (size_t i = 0; i < sizeof(hist_common_fields) / sizeof(hist_common_fields[0]); i++) {
+			if (strcmp(str, hist_common_fields[i].name) == 0) {
+				f->offset = hist_common_fields[i].offset;
+				f->size = hist_common_fields[i].size;
+				f->is_signed = hist_common_fields[i].is_signed;
+				type = hist_common_fields[i].type;
+				break;
+			}
+		}
+		if (!type) {
+			ef = hist_find_event_field(p->call, str);
+			if (!ef || !ef->size)
+				return hist_fail(p, TREV_HIST_ERR_FIELD_NOT_FOUND, str);
+			f->offset = ef->offset;
+			f->size = ef->size;
+			f->is_signed = ef->is_signed;
+			type = ef->type;
+			if (ef->filter_type == TREV_FILTER_STATIC_STRING ||
+			    ef->filter_type == TREV_FILTER_DYN_STRING) {
+				/* A string can be a key, not a sum, and takes no modifier. */
+				if (!key)
+					return hist_fail(p, TREV_HIST_ERR_HIST_CREATE_FAIL, str);
+				if (dot)
+					return hist_fail(p, TREV_HIST_ERR_BAD_FIELD_MODIFIER, dot + 1);
+				f->flags |= HF_STRING;
+				if (ef->filter_type == TREV_FILTER_DYN_STRING) {
+					f->flags |= HF_DYN_STRING;
+					f->key_size = TREV_HIST_STR_MAX;
+				} else {
+					f->key_size = ((unsigned int)ef->size + 7) & ~7u;
+				}
+			}
+		}
+		if (!(f->flags & HF_STRING) && f->size != 1 && f->size != 2 && f->size != 4 &&
+		    f->size != 8)
+			return hist_fail(p, TREV_HIST_ERR_HIST_CREATE_FAIL, str);
+	}
+	if (f->flags & HF_EXECNAME)
+		p->hd->execname = true;
+	if (!(f->flags & HF_STRING))
+		f->key_size = 8;
+named:
+	f->name = strdup(str);
+	f->type = strdup(type);
+	if (!f->name || !f->type)
+		return -ENOMEM;
+	return 0;
+}
+
+static bool hist_field_same(const struct hist_field *a, const struct hist_field *b)
+{
+	return a->flags == b->flags && a->buckets == b->buckets && strcmp(a->name, b->name) == 0;
+}
+
+/* keys=: one or more fields, comma separated. */
+static int hist_parse_keys(struct hist_parse *p, char *str)
+{
+	struct hist_data *hd = p->hd;
+	char *save = str, *tok;
+
+	while ((tok = strsep(&save, ","))) {
+		struct hist_field *f = &hd->fields[hd->n_vals + hd->n_keys];
+		int ret;
+
+		if (hd->n_keys == TREV_HIST_KEYS_MAX)
+			return hist_fail(p, TREV_HIST_ERR_TOO_MANY_KEYS, tok);
+		if (!*tok)
+			return hist_fail(p, TREV_HIST_ERR_FIELD_NOT_FOUND, tok);
+		ret = hist_parse_field(p, tok, true, f);
+		hd->n_keys++;	/* owned now, freed with hd even on error */
+		if (ret)
+			return ret;
+		for (unsigned int i = hd->n_vals; i < hd->n_vals + hd->n_keys - 1; i++)
+			if (hist_field_same(&hd->fields[i], f))
+				return hist_fail(p, TREV_HIST_ERR_DUPLICATE_FIELD, tok);
+		f->key_offset = hd->key_size;
+		hd->key_size += f->key_size;
+		if (hd->key_size > HIST_KEY_SIZE_MAX)
+			return hist_fail(p, TREV_HIST_ERR_KEY_TOO_LARGE, tok);
+	}
+	return 0;
+}
+
+/* vals=: fields summed per key; hitcount is always value 0. */
+static int hist_parse_vals(struct hist_parse *p, char *str)
+{
+	struct hist_data *hd = p->hd;
+	char *save = str, *tok;
+
+	while (str && (tok = strsep(&save, ","))) {
+		struct hist_field *f = &hd->fields[hd->n_vals];
+		int ret;
+
+		if (strcmp(tok, "hitcount") == 0)
+			continue;
+		if (hd->n_vals == TREV_HIST_VALS_MAX)
+			return hist_fail(p, TREV_HIST_ERR_TOO_MANY_VALS, tok);
+		if (!*tok)
+			return hist_fail(p, TREV_HIST_ERR_FIELD_NOT_FOUND, tok);
+		ret = hist_parse_field(p, tok, false, f);
+		hd->n_vals++;
+		if (ret)
+			return ret;
+		for (unsigned int i = 1; i < hd->n_vals - 1; i++)
+			if (hist_field_same(&hd->fields[i], f))
+				return hist_fail(p, TREV_HIST_ERR_DUPLICATE_FIELD, tok);
+	}
+	return 0;
+}
+
+/* sort=: up to two keys or values, each .ascending (default) or .descending. */
+static int hist_parse_sort(struct hist_parse *p, char *str, char *assign)
+{
+	struct hist_data *hd = p->hd;
+	char *save = str, *tok;
+	unsigned int i;
+
+	for (i = 0; (tok = strsep(&save, ",")); i++) {
+		struct hist_sort_key *sk = &hd->sort[i];
+		char *mod;
+		unsigned int j;
+
+		if (!*tok)
+			return hist_fail(p, TREV_HIST_ERR_EMPTY_SORT_FIELD, assign);
+		if (i == TREV_HIST_SORT_MAX)
+			return hist_fail(p, TREV_HIST_ERR_TOO_MANY_SORT_FIELDS, assign);
+		mod = strchr(tok, '.');
+		if (mod)
+			*mod++ = '\0';
+		if (!*tok)
+			return hist_fail(p, TREV_HIST_ERR_EMPTY_SORT_FIELD, assign);
+		if (strcmp(tok, "hitcount") == 0) {
+			j = 0;
+		} else {
+			for (j = 1; j < hd->n_vals + hd->n_keys; j++)
+				if (strcmp(hd->fields[j].name, tok) == 0)
+					break;
+			if (j == hd->n_vals + hd->n_keys)
+				return hist_fail(p, TREV_HIST_ERR_INVALID_SORT_FIELD, tok);
+		}
+		sk->idx = j;
+		if (!mod || strcmp(mod, "ascending") == 0)
+			sk->descending = false;
+		else if (strcmp(mod, "descending") == 0)
+			sk->descending = true;
+		else
+			return hist_fail(p, TREV_HIST_ERR_INVALID_SORT_MODIFIER, mod);
+	}
+	hd->n_sort = i;
+	return 0;
+}
+
+/*
+ * Where " if " starts the filter (the kernel's rule: "if" with a blank on
+ * both sides, not at the start); NULL when there is none.
+ */
+static char *hist_find_if(char *s)
+{
+	for (char *q = strstr(s, "if"); q; q = strstr(q + 1, "if")) {
+		if (q == s)
+			return NULL;
+		if ((q[-1] == ' ' || q[-1] == '\t') && (q[2] == ' ' || q[2] == '\t'))
+			return q;
+	}
+	return NULL;
+}
+
+static int hist_parse_filter(struct hist_parse *p, char *text)
+{
+	struct trev_filter_error ferr = { NULL, 0 };
+	int ret;
+
+	p->hd->filter_text = strdup(text);
+	if (!p->hd->filter_text)
+		return -ENOMEM;
+	ret = trev__filter_compile(p->call, text, &p->hd->filter, &ferr);
+	if (ret == -EINVAL) {
+		p->err->msg = ferr.msg ? ferr.msg : trev__hist_err_text(TREV_HIST_ERR_BAD_FILTER);
+		p->err->pos = HIST_PREFIX_LEN + (int)(text - p->buf) + ferr.pos;
+	}
+	return ret;
+}
+
+/* Split the parameter at ':' and take each attribute (parse_hist_trigger_attrs()). */
+static int hist_parse_attrs(struct hist_parse *p, char *param)
+{
+	struct hist_data *hd = p->hd;
+	char *keys = NULL, *vals = NULL, *sort = NULL, *sort_assign = NULL, *name = NULL;
+	char *save = param, *tok;
+	int ret;
+
+	while ((tok = strsep(&save, ":"))) {
+		char *rhs = strchr(tok, '=');
+
+		if (rhs) {
+			rhs++;
+			if (!*rhs)
+				return hist_fail(p, TREV_HIST_ERR_EMPTY_ASSIGNMENT, tok);
+			if (strncmp(tok, "key=", 4) == 0 || strncmp(tok, "keys=", 5) == 0) {
+				keys = rhs;
+			} else if (strncmp(tok, "val=", 4) == 0 || strncmp(tok, "vals=", 5) == 0 ||
+				   strncmp(tok, "values=", 7) == 0) {
+				vals = rhs;
+			} else if (strncmp(tok, "sort=", 5) == 0) {
+				sort = rhs;
+				sort_assign = tok;
+			} else if (strncmp(tok, "name=", 5) == 0) {
+				name = rhs;
+			} else if (strncmp(tok, "size=", 5) == 0) {
+				unsigned long size;
+				char *end;
+				unsigned int bits = 0;
+
+				errno = 0;
+				size = strtoul(rhs, &end, 0);
+				if (errno || *end || !isdigit((unsigned char)*rhs))
+					return hist_fail(p, TREV_HIST_ERR_INVALID_SIZE, rhs);
+				while (bits < 63 && (1ul << bits) < size)
+					bits++;
+				if (bits < TREV_TMAP_BITS_MIN || bits > TREV_TMAP_BITS_MAX)
+					return hist_fail(p, TREV_HIST_ERR_INVALID_SIZE, rhs);
+				hd->bits = bits;
+			} else if (strncmp(tok, "clock=", 6) == 0) {
+				/* The hist clock is the instance's trace_clock. */
+				return hist_fail(p, TREV_HIST_ERR_SET_CLOCK_FAIL, rhs);
+			} else {
+				return hist_fail(p, TREV_HIST_ERR_NO_VARIABLES, tok);
+			}
+		} else if (strcmp(tok, "pause") == 0) {
+			hd->attrs |= TREV_HIST_ATTR_PAUSE;
+		} else if (strcmp(tok, "cont") == 0 || strcmp(tok, "continue") == 0) {
+			hd->attrs |= TREV_HIST_ATTR_CONT;
+		} else if (strcmp(tok, "clear") == 0) {
+			hd->attrs |= TREV_HIST_ATTR_CLEAR;
+		} else {
+			return hist_fail(p, TREV_HIST_ERR_ACTION_NOT_FOUND, tok);
+		}
+	}
+	if (!keys)
+		return hist_fail(p, TREV_HIST_ERR_MISSING_KEYS, NULL);
+	if (name && !(hd->name = strdup(name)))
+		return -ENOMEM;
+	/* hitcount is value 0 */
+	hd->fields[0].flags = HF_HITCOUNT;
+	hd->fields[0].size = 8;
+	hd->fields[0].name = strdup("hitcount");
+	hd->fields[0].type = strdup("u64");
+	hd->n_vals = 1;
+	if (!hd->fields[0].name || !hd->fields[0].type)
+		return -ENOMEM;
+	ret = hist_parse_vals(p, vals);
+	if (!ret)
+		ret = hist_parse_keys(p, keys);
+	if (!ret && sort)
+		ret = hist_parse_sort(p, sort, sort_assign);
+	return ret;
+}
+
+int trev__hist_parse(struct trev_event_call *call, struct trev_trace_array *tr,
+		     const char *param, struct trev_hist_trigger **out,
+		     struct trev_hist_error *err)
+{
+	struct hist_parse p = { call, NULL, err, NULL };
+	struct trev_hist_trigger *ht = NULL;
+	char *cond, *start, *end;
+	int ret = -ENOMEM;
+
+	err->msg = NULL;
+	err->pos = 0;
+	*out = NULL;
+	p.buf = strdup(param);
+	p.hd = calloc(1, sizeof(*p.hd));
+	if (!p.buf || !p.hd)
+		goto out_free;
+	p.hd->ref = 1;
+	p.hd->bits = TREV_TMAP_BITS_DEFAULT;
+	p.hd->n_sort = 1;	/* hitcount, ascending */
+
+	cond = hist_find_if(p.buf);
+	if (cond)
+		cond[-1] = '\0';
+	/* Blanks around the attributes go; positions still count from buf. */
+	for (start = p.buf; *start == ' ' || *start == '\t'; start++)
+		;
+	for (end = start + strlen(start); end > start && isspace((unsigned char)end[-1]); end--)
+		;
+	*end = '\0';
+	if (!*start) {
+		ret = hist_fail(&p, TREV_HIST_ERR_EMPTY_TRIGGER, start);
+		goto out_free;
+	}
+	ret = hist_parse_attrs(&p, start);
+	if (ret)
+		goto out_free;
+	if (cond) {
+		cond += 2;
+		while (*cond == ' ' || *cond == '\t')
+			cond++;
+		for (end = cond + strlen(cond); end > cond && isspace((unsigned char)end[-1]); end--)
+			;
+		*end = '\0';
+		ret = hist_parse_filter(&p, cond);
+		if (ret)
+			goto out_free;
+	}
+
+	for (unsigned int i = p.hd->n_vals; i < p.hd->n_vals + p.hd->n_keys; i++)
+		if (p.hd->fields[i].flags & HF_STACKTRACE)
+			trev__stack_prepare(call, &p.hd->skip);
+
+	ret = -ENOMEM;
+	ht = calloc(1, sizeof(*ht));
+	if (!ht)
+		goto out_free;
+	ht->sh = calloc(1, sizeof(*ht->sh));
+	if (!ht->sh)
+		goto out_free;
+	ht->sh->ref = 1;
+	ht->sh->proto = p.hd;
+	p.hd->ref++;
+	atomic_init(&ht->sh->map, hist_map_create(p.hd));
+	if (!atomic_load_explicit(&ht->sh->map, memory_order_relaxed))
+		goto out_free;
+	ht->hd = p.hd;
+	ht->tr = tr;
+	if (asprintf(&ht->cmd, "hist:%s", param) < 0) {
+		ht->cmd = NULL;
+		goto out_free;
+	}
+	atomic_init(&ht->paused, (p.hd->attrs & TREV_HIST_ATTR_PAUSE) != 0);
+	free(p.buf);
+	*out = ht;
+	return 0;
+
+out_free:
+	if (ht) {
+		hist_shared_put(ht->sh);
+		free(ht->cmd);
+		free(ht);
+	}
+	hist_data_put(p.hd);
+	free(p.buf);
+	return ret;
+}
+
+unsigned int trev__hist_attrs(const struct trev_hist_trigger *ht)
+{
+	return ht->hd->attrs;
+}
+
+/* ------------------------------------------------------------------ */
+/* Matching, naming, pause and clear (tracefs lock)                     */
+
+/* Same fields and sort keys (the kernel's hist_trigger_match() without the filter). */
+static bool hist_data_match(const struct hist_data *a, const struct hist_data *b)
+{
+	if (a->n_vals != b->n_vals || a->n_keys != b->n_keys || a->n_sort != b->n_sort)
+		return false;
+	for (unsigned int i = 0; i < a->n_vals + a->n_keys; i++) {
+		const struct hist_field *fa = &a->fields[i], *fb = &b->fields[i];
+
+		if (fa->flags != fb->flags || fa->buckets != fb->buckets ||
+		    strcmp(fa->name, fb->name) || strcmp(fa->type, fb->type) ||
+		    fa->size != fb->size || fa->is_signed != fb->is_signed ||
+		    fa->key_offset != fb->key_offset || fa->key_size != fb->key_size)
+			return false;
+	}
+	for (unsigned int i = 0; i < a->n_sort; i++)
+		if (a->sort[i].idx != b->sort[i].idx ||
+		    a->sort[i].descending != b->sort[i].descending)
+			return false;
+	return true;
+}
+
+bool trev__hist_match(const struct trev_hist_trigger *a, const struct trev_hist_trigger *b)
+{
+	const struct hist_data *x = a->hd, *y = b->hd;
+
+	if (!!x->name != !!y->name || (x->name && strcmp(x->name, y->name)))
+		return false;
+	if (!!x->filter_text != !!y->filter_text ||
+	    (x->filter_text && strcmp(x->filter_text, y->filter_text)))
+		return false;
+	return hist_data_match(x, y);
+}
+
+int trev__hist_attach(struct trev_hist_trigger *ht, struct trev_hist_error *err)
+{
+	struct hist_shared *sh;
+	int ret = 0;
+
+	if (!ht->hd->name || ht->sh->name)
+		return 0;
+	pthread_mutex_lock(&hist_lock);
+	for (sh = hist_named; sh; sh = sh->next)
+		if (strcmp(sh->name, ht->hd->name) == 0)
+			break;
+	if (sh) {
+		if (!hist_data_match(sh->proto, ht->hd) || sh->proto->key_size != ht->hd->key_size) {
+			const char *at = ht->cmd ? strstr(ht->cmd, "name=") : NULL;
+
+			err->msg = trev__hist_err_text(TREV_HIST_ERR_NAMED_MISMATCH);
+			err->pos = at ? (int)(at - ht->cmd) : 0;
+			ret = -EINVAL;
+		} else {
+			/* Join: the map made by parse was never seen by an event. */
+			struct hist_shared *own = ht->sh;
+
+			sh->ref++;
+			ht->sh = sh;
+			pthread_mutex_unlock(&hist_lock);
+			hist_shared_put(own);
+			return 0;
+		}
+	} else {
+		sh = ht->sh;
+		sh->name = strdup(ht->hd->name);
+		if (!sh->name) {
+			ret = -ENOMEM;
+		} else {
+			sh->next = hist_named;
+			hist_named = sh;
+		}
+	}
+	pthread_mutex_unlock(&hist_lock);
+	return ret;
+}
+
+void trev__hist_pause(struct trev_hist_trigger *ht, bool pause)
+{
+	atomic_store_explicit(&ht->paused, pause, memory_order_relaxed);
+}
+
+int trev__hist_clear(struct trev_hist_trigger *ht)
+{
+	struct hist_shared *sh = ht->sh;
+	struct trev_tmap *fresh = hist_map_create(sh->proto), *old;
+
+	if (!fresh)
+		return -ENOMEM;
+	/* Release: the fresh map's zeroed table is seen whole by the event path. */
+	old = atomic_exchange_explicit(&sh->map, fresh, memory_order_acq_rel);
+	/* Every probe that may still insert into the old map has left its section. */
+	urcu_bp_synchronize_rcu();
+	trev_tsan_acquire(old);
+	trev__tmap_destroy(old);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The event path                                                       */
+
+static uint64_t hist_read_num(const unsigned char *rec, const struct hist_field *f)
+{
+	const unsigned char *p = rec + f->offset;
+
+	switch (f->size) {
+	case 1: {
+		uint8_t v = *p;
+
+		return f->is_signed ? (uint64_t)(int64_t)(int8_t)v : v;
+	}
+	case 2: {
+		uint16_t v;
+
+		memcpy(&v, p, 2);
+		return f->is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
+	}
+	case 4: {
+		uint32_t v;
+
+		memcpy(&v, p, 4);
+		return f->is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
+	}
+	default: {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		return v;
+	}
+	}
+}
+
+/* ilog2(roundup_pow_of_two(v)), with 0 and 1 both giving 0. */
+static uint64_t hist_log2(uint64_t v)
+{
+	return v <= 1 ? 0 : 64 - (uint64_t)__builtin_clzll(v - 1);
+}
+
+struct hist_ev {
+	const unsigned char *rec;
+	unsigned int len;
+	struct trev_hist_trigger *ht;
+	uint64_t ts;			/* common_timestamp, read on first use */
+	bool have_ts;
+};
+
+static uint64_t hist_timestamp(struct hist_ev *ev)
+{
+	if (!ev->have_ts) {
+		struct trev_rb *rb = __atomic_load_n(&ev->ht->tr->rb, __ATOMIC_ACQUIRE);
+
+		ev->ts = rb_clock_read((int)atomic_load_explicit(&rb->hdr->clock,
+								 memory_order_relaxed),
+				       &rb->hdr->counter);
+		ev->have_ts = true;
+	}
+	return ev->ts;
+}
+
+static uint64_t hist_field_value(struct hist_ev *ev, const struct hist_field *f)
+{
+	uint64_t v;
+
+	if (f->flags & HF_HITCOUNT)
+		return 1;
+	if (f->flags & HF_TIMESTAMP)
+		v = hist_timestamp(ev);
+	else if ((unsigned int)(f->offset + f->size) <= ev->len)
+		v = hist_read_num(ev->rec, f);
+	else
+		v = 0;
+	/* As in the kernel, .usecs only changes common_timestamp. */
+	if ((f->flags & (HF_TIMESTAMP | HF_USECS)) == (HF_TIMESTAMP | HF_USECS))
+		v /= 1000;
+	if (f->flags & HF_LOG2)
+		v = hist_log2(v);
+	else if (f->flags & HF_BUCKET)
+		v = v / f->buckets * f->buckets;
+	return v;
+}
+
+/* Copy a string field into its key slot, NUL-terminated, zero-padded. */
+static void hist_key_string(struct hist_ev *ev, const struct hist_field *f, char *dst)
+{
+	const char *src;
+	unsigned int max;
+
+	if (f->flags & HF_DYN_STRING) {
+		uint32_t loc;
+
+		if ((unsigned int)f->offset + 4 > ev->len)
+			return;
+		memcpy(&loc, ev->rec + f->offset, 4);
+		if ((loc & 0xffff) + (loc >> 16) > ev->len)
+			return;
+		src = (const char *)ev->rec + (loc & 0xffff);
+		max = loc >> 16;
+	} else {
+		if ((unsigned int)(f->offset + f->size) > ev->len)
+			return;
+		src = (const char *)ev->rec + f->offset;
+		max = (unsigned int)f->size;
+	}
+	if (max > f->key_size - 1)
+		max = f->key_size - 1;
+	memcpy(dst, src, strnlen(src, max));
+}
+
+/*
+ * The caller's stack, from the function that called trace_<event>(): the
+ * frames up to the event's probe and __traceiter_<event>() after it are
+ * the library's and are skipped (the rule of trev__stack_record()).
+ */
+static void hist_key_stack(struct hist_ev *ev, unsigned long *dst)
+{
+	void *frames[TREV_HIST_STACK_DEPTH + 16];
+	const struct trev_stack_skip *skip = &ev->ht->hd->skip;
+	int n = backtrace(frames, (int)(sizeof(frames) / sizeof(frames[0])));
+	int first = 1;
+
+	for (int i = 1; i < n; i++) {
+		unsigned long a = (unsigned long)frames[i];
+
+		if (a >= skip->probe_lo && a < skip->probe_hi) {
+			first = i + 2;
+			break;
+		}
+	}
+	for (int i = first, j = 0; i < n && j < TREV_HIST_STACK_DEPTH; i++, j++)
+		dst[j] = (unsigned long)frames[i];
+}
+
+void trev__hist_event(struct trev_hist_trigger *ht, const void *rec, unsigned int len)
+{
+	const struct hist_data *hd = ht->hd;
+	uint64_t key[HIST_KEY_SIZE_MAX / 8];
+	struct hist_ev ev = { rec, len, ht, 0, false };
+	struct trev_tmap_elt *elt;
+	struct trev_tmap *map;
+
+	if (atomic_load_explicit(&ht->paused, memory_order_relaxed))
+		return;
+	if (hd->filter && !trev__filter_match(hd->filter, rec, len))
+		return;
+	memset(key, 0, hd->key_size);
+	for (unsigned int i = hd->n_vals; i < hd->n_vals + hd->n_keys; i++) {
+		const struct hist_field *f = &hd->fields[i];
+		unsigned char *slot = (unsigned char *)key + f->key_offset;
+
+		if (f->flags & HF_STACKTRACE) {
+			hist_key_stack(&ev, (unsigned long *)(void *)slot);
+		} else if (f->flags & HF_STRING) {
+			hist_key_string(&ev, f, (char *)slot);
+		} else {
+			uint64_t v = hist_field_value(&ev, f);
+
+			memcpy(slot, &v, 8);
+		}
+	}
+	/* Acquire: pairs with the exchange in trev__hist_clear(). */
+	map = atomic_load_explicit(&ht->sh->map, memory_order_acquire);
+	elt = trev__tmap_insert(map, key);
+	if (!elt)
+		return;
+	for (unsigned int i = 0; i < hd->n_vals; i++)
+		trev__tmap_add(elt, i, hist_field_value(&ev, &hd->fields[i]));
+	/* For TSan: the grace period in trev__hist_clear() orders this before the free. */
+	trev_tsan_release(map);
+}
+
+/* ------------------------------------------------------------------ */
+/* Text: the trigger line and the hist file                             */
+
+/* The kernel's get_hist_field_flags(): the one modifier a field prints with. */
+static const char *hist_field_flag(const struct hist_field *f)
+{
+	if (f->flags & HF_HEX)
+		return "hex";
+	if (f->flags & HF_SYM)
+		return "sym";
+	if (f->flags & HF_SYM_OFFSET)
+		return "sym-offset";
+	if (f->flags & HF_EXECNAME)
+		return "execname";
+	if (f->flags & HF_LOG2)
+		return "log2";
+	if (f->flags & HF_BUCKET)
+		return "buckets";
+	if (f->flags & HF_USECS)
+		return "usecs";
+	return NULL;
+}
+
+static int hist_field_print(struct tfs_text *out, const struct hist_field *f)
+{
+	const char *flag = hist_field_flag(f);
+	int ret = trev__text_puts(out, f->name);
+
+	if (!ret && flag)
+		ret = trev__text_printf(out, ".%s", flag);
+	if (!ret && (f->flags & HF_BUCKET))
+		ret = trev__text_printf(out, "=%lu", f->buckets);
+	return ret;
+}
+
+int trev__hist_print(struct trev_hist_trigger *ht, struct tfs_text *out)
+{
+	const struct hist_data *hd = ht->hd;
+	struct trev_tmap *map = atomic_load_explicit(&ht->sh->map, memory_order_acquire);
+	const char *filter_text = ht->trig ? ht->trig->filter_text : hd->filter_text;
+	const _Atomic bool *paused = ht->trig ? &ht->trig->paused : &ht->paused;
+	int ret = trev__text_puts(out, "hist:");
+
+	if (!ret && hd->name)
+		ret = trev__text_printf(out, "name=%s:", hd->name);
+	if (!ret)
+		ret = trev__text_puts(out, "keys=");
+	for (unsigned int i = hd->n_vals; !ret && i < hd->n_vals + hd->n_keys; i++) {
+		if (i > hd->n_vals)
+			ret = trev__text_puts(out, ",");
+		if (!ret)
+			ret = hist_field_print(out, &hd->fields[i]);
+	}
+	if (!ret)
+		ret = trev__text_puts(out, ":vals=hitcount");
+	for (unsigned int i = 1; !ret && i < hd->n_vals; i++) {
+		ret = trev__text_puts(out, ",");
+		if (!ret)
+			ret = hist_field_print(out, &hd->fields[i]);
+	}
+	if (!ret)
+		ret = trev__text_puts(out, ":sort=");
+	for (unsigned int i = 0; !ret && i < hd->n_sort; i++) {
+		if (i)
+			ret = trev__text_puts(out, ",");
+		if (!ret)
+			ret = hist_field_print(out, &hd->fields[hd->sort[i].idx]);
+		if (!ret && hd->sort[i].descending)
+			ret = trev__text_puts(out, ".descending");
+	}
+	if (!ret)
+		ret = trev__text_printf(out, ":size=%u", 1u << trev__tmap_bits(map));
+	if (!ret && filter_text)
+		ret = trev__text_printf(out, " if %s", filter_text);
+	if (!ret)
+		ret = trev__text_puts(out, atomic_load_explicit(paused, memory_order_relaxed) ?
+						   " [paused]\n" : " [active]\n");
+	return ret;
+}
+
+/* One entry of a snapshot: its key and sums as read once. */
+struct hist_row {
+	const unsigned char *key;
+	const struct trev_tmap_elt *elt;
+	uint64_t sums[TREV_TMAP_SUMS_MAX];
+};
+
+struct hist_snap {
+	const struct hist_data *hd;
+	struct trev_tmap *map;
+	struct hist_row *rows;
+	size_t n, cap;
+	uint64_t hits;
+};
+
+static int hist_snap_one(struct trev_tmap_elt *elt, void *arg)
+{
+	struct hist_snap *s = arg;
+	struct hist_row *r;
+
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct hist_row *n = realloc(s->rows, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->rows = n;
+		s->cap = cap;
+	}
+	r = &s->rows[s->n++];
+	r->key = trev__tmap_elt_key(s->map, elt);
+	r->elt = elt;
+	for (unsigned int i = 0; i < s->hd->n_vals; i++)
+		r->sums[i] = trev__tmap_read_sum(elt, i);
+	s->hits += r->sums[0];
+	return 0;
+}
+
+static int hist_cmp_field(const struct hist_data *hd, unsigned int idx,
+			  const struct hist_row *a, const struct hist_row *b)
+{
+	const struct hist_field *f = &hd->fields[idx];
+	uint64_t x, y;
+
+	if (idx < hd->n_vals) {
+		x = a->sums[idx];
+		y = b->sums[idx];
+	} else if (f->flags & HF_STACKTRACE) {
+		return 0;
+	} else if (f->flags & HF_STRING) {
+		return strncmp((const char *)a->key + f->key_offset,
+			       (const char *)b->key + f->key_offset, f->key_size);
+	} else {
+		memcpy(&x, a->key + f->key_offset, 8);
+		memcpy(&y, b->key + f->key_offset, 8);
+		if (f->is_signed && !(f->flags & (HF_LOG2 | HF_BUCKET | HF_HEX)))
+			return (int64_t)x < (int64_t)y ? -1 : (int64_t)x > (int64_t)y;
+	}
+	return x < y ? -1 : x > y;
+}
+
+/* The sort keys in order; equal entries in key-byte order, so output is stable. */
+static int hist_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct hist_snap *s = arg;
+	const struct hist_row *a = pa, *b = pb;
+
+	for (unsigned int i = 0; i < s->hd->n_sort; i++) {
+		int c = hist_cmp_field(s->hd, s->hd->sort[i].idx, a, b);
+
+		if (c)
+			return s->hd->sort[i].descending ? -c : c;
+	}
+	return memcmp(a->key, b->key, s->hd->key_size);
+}
+
+static int hist_print_stack(struct tfs_text *out, const unsigned char *slot)
+{
+	char sym[256];
+	int ret = trev__text_puts(out, "stacktrace:\n");
+
+	for (unsigned int i = 0; !ret && i < TREV_HIST_STACK_DEPTH; i++) {
+		unsigned long a;
+
+		memcpy(&a, slot + i * sizeof(a), sizeof(a));
+		if (!a)
+			break;
+		trev__sym_snprint(sym, sizeof(sym), a, TREV_SYM_OFFSET);
+		ret = trev__text_printf(out, "%*c%s\n", 9, ' ', sym);
+	}
+	return ret;
+}
+
+/* "{ key: value, ... }" as the kernel's hist_trigger_print_key(). */
+static int hist_print_key(struct tfs_text *out, const struct hist_data *hd,
+			  const struct hist_row *r)
+{
+	bool multiline = false;
+	int ret = trev__text_puts(out, "{ ");
+
+	for (unsigned int i = hd->n_vals; !ret && i < hd->n_vals + hd->n_keys; i++) {
+		const struct hist_field *f = &hd->fields[i];
+		const unsigned char *slot = r->key + f->key_offset;
+		char sym[256];
+		uint64_t v;
+
+		if (i > hd->n_vals)
+			ret = trev__text_puts(out, ", ");
+		if (ret)
+			break;
+		memcpy(&v, slot, 8);
+		if (f->flags & HF_HEX) {
+			ret = trev__text_printf(out, "%s: %" PRIx64, f->name, v);
+		} else if (f->flags & (HF_SYM | HF_SYM_OFFSET)) {
+			bool off = f->flags & HF_SYM_OFFSET;
+
+			trev__sym_snprint(sym, sizeof(sym), (unsigned long)v,
+					  off ? TREV_SYM_OFFSET : TREV_SYM_NAME);
+			ret = trev__text_printf(out, "%s: [%" PRIx64 "] %-*s", f->name, v,
+						off ? 55 : 45, sym);
+		} else if (f->flags & HF_EXECNAME) {
+			ret = trev__text_printf(out, "%s: %-16s[%10" PRIu64 "]", f->name,
+						r->elt->comm, v);
+		} else if (f->flags & HF_STACKTRACE) {
+			ret = hist_print_stack(out, slot);
+			multiline = true;
+		} else if (f->flags & HF_LOG2) {
+			ret = trev__text_printf(out, "%s: ~ 2^%-2" PRIu64, f->name, v);
+		} else if (f->flags & HF_BUCKET) {
+			ret = trev__text_printf(out, "%s: ~ %" PRIu64 "-%" PRIu64, f->name, v,
+						v + f->buckets - 1);
+		} else if (f->flags & HF_STRING) {
+			ret = trev__text_printf(out, "%s: %-50.*s", f->name, (int)f->key_size,
+						(const char *)slot);
+		} else {
+			ret = trev__text_printf(out, "%s: %10" PRIu64, f->name, v);
+		}
+	}
+	if (!ret && !multiline)
+		ret = trev__text_puts(out, " ");
+	if (!ret)
+		ret = trev__text_puts(out, "}");
+	return ret;
+}
+
+/* One line: key, hitcount, then each value (hist_trigger_entry_print()). */
+static int hist_print_entry(struct tfs_text *out, const struct hist_data *hd,
+			    const struct hist_row *r)
+{
+	int ret = hist_print_key(out, hd, r);
+
+	if (!ret)
+		ret = trev__text_printf(out, " hitcount: %10" PRIu64, r->sums[0]);
+	for (unsigned int i = 1; !ret && i < hd->n_vals; i++) {
+		const struct hist_field *f = &hd->fields[i];
+
+		if (f->flags & HF_HEX)
+			ret = trev__text_printf(out, "  %s: %10" PRIx64, f->name, r->sums[i]);
+		else
+			ret = trev__text_printf(out, "  %s: %10" PRIu64, f->name, r->sums[i]);
+	}
+	if (!ret)
+		ret = trev__text_puts(out, "\n");
+	return ret;
+}
+
+int trev__hist_show(struct trev_hist_trigger *ht, int n, struct tfs_text *out)
+{
+	struct hist_snap s = { ht->hd, NULL, NULL, 0, 0, 0 };
+	uint64_t drops;
+	int ret = 0;
+
+	s.map = atomic_load_explicit(&ht->sh->map, memory_order_acquire);
+	if (n > 0)
+		ret = trev__text_puts(out, "\n\n");
+	if (!ret)
+		ret = trev__text_puts(out, "# event histogram\n#\n# trigger info: ");
+	if (!ret)
+		ret = trev__hist_print(ht, out);
+	if (!ret)
+		ret = trev__text_puts(out, "#\n\n");
+	if (!ret)
+		ret = trev__tmap_for_each(s.map, hist_snap_one, &s);
+	if (!ret && s.n)
+		qsort_r(s.rows, s.n, sizeof(*s.rows), hist_cmp, &s);
+	for (size_t i = 0; !ret && i < s.n; i++)
+		ret = hist_print_entry(out, s.hd, &s.rows[i]);
+	drops = trev__tmap_drops(s.map);
+	/* Hits counts every event the map saw, dropped ones too (map->hits). */
+	if (!ret)
+		ret = trev__text_printf(out, "\nTotals:\n    Hits: %" PRIu64 "\n    Entries: %zu\n"
+					"    Dropped: %" PRIu64 "\n", s.hits + drops, s.n, drops);
+	free(s.rows);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* The hist command of the trigger framework                            */
+
+/* error_log's location of a hist error, "hist:<sys>:<ev>" (tracefs lock). */
+static char hist_err_loc[2 * TFS_NAME_MAX + 8];
+
+static const char *hist_loc(const struct trev_event_file *file)
+{
+	snprintf(hist_err_loc, sizeof(hist_err_loc), "hist:%s:%s", file->call->klass->system,
+		 file->call->name);
+	return hist_err_loc;
+}
+
+static bool hist_filter_same(const struct trev_event_trigger *a, const struct trev_event_trigger *b)
+{
+	if (!a->filter_text || !b->filter_text)
+		return !a->filter_text && !b->filter_text;
+	return strcmp(a->filter_text, b->filter_text) == 0;
+}
+
+/* The kernel's hist_trigger_match(): fields, sort keys, name and filter. */
+static bool hist_cmd_match(const struct trev_event_trigger *a, const struct trev_event_trigger *b)
+{
+	const struct trev_hist_trigger *x = a->priv, *y = b->priv;
+
+	if (a->cmd != b->cmd || !x || !y)
+		return false;
+	if (!!x->hd->name != !!y->hd->name || (x->hd->name && strcmp(x->hd->name, y->hd->name)))
+		return false;
+	return hist_filter_same(a, b) && hist_data_match(x->hd, y->hd);
+}
+
+static int hist_cmd_parse(struct trev_event_trigger *t, char *param, bool remove,
+			  struct trev_trigger_err *err)
+{
+	struct trev_event_file *file = t->file;
+	struct trev_event_trigger *old;
+	struct trev_hist_trigger *ht;
+	struct trev_hist_error herr;
+	unsigned int attrs;
+	int ret;
+
+	err->loc = hist_loc(file);
+	ret = trev__hist_parse(file->call, file->tr, param ? param : "", &ht, &herr);
+	if (ret == -EINVAL) {
+		/* The framework counts from the parameter, after "hist:". */
+		err->msg = herr.msg;
+		err->pos = herr.pos - HIST_PREFIX_LEN;
+		return ret;
+	}
+	if (ret)
+		return ret;
+	ht->trig = t;
+	t->priv = ht;
+	if (remove)
+		return 0;
+	attrs = ht->hd->attrs;
+	old = trev__trigger_find(file, t);
+	if (attrs & (TREV_HIST_ATTR_PAUSE | TREV_HIST_ATTR_CONT | TREV_HIST_ATTR_CLEAR)) {
+		/* existing_hist_update_only(): act on the trigger already there. */
+		if (old) {
+			if (attrs & TREV_HIST_ATTR_PAUSE)
+				atomic_store(&old->paused, true);
+			else if (attrs & TREV_HIST_ATTR_CONT)
+				atomic_store(&old->paused, false);
+			else if ((ret = trev__hist_clear(old->priv)) < 0)
+				return ret;
+			return 1;
+		}
+		if (attrs & (TREV_HIST_ATTR_CONT | TREV_HIST_ATTR_CLEAR)) {
+			trev__tfs_error(file->tr, hist_loc(file), ht->cmd, 0, "%s",
+					trev__hist_err_text(TREV_HIST_ERR_TRIGGER_ENOENT_CLEAR));
+			return -ENOENT;
+		}
+		/* :pause with nothing to pause makes a new trigger, paused. */
+		atomic_store(&t->paused, true);
+	}
+	if (old) {
+		trev__tfs_error(file->tr, hist_loc(file), ht->cmd, 0, "%s",
+				trev__hist_err_text(TREV_HIST_ERR_TRIGGER_EEXIST));
+		return -EEXIST;
+	}
+	return 0;
+}
+
+/* Join the map of the name, before the trigger is published. */
+static int hist_cmd_reg(struct trev_event_trigger *t)
+{
+	struct trev_hist_trigger *ht = t->priv;
+	struct trev_hist_error herr;
+	int ret = trev__hist_attach(ht, &herr);
+
+	if (ret == -EINVAL)
+		trev__tfs_error(t->file->tr, hist_loc(t->file), ht->cmd, herr.pos, "%s", herr.msg);
+	return ret;
+}
+
+static void hist_cmd_fire(struct trev_event_trigger *t, void *rec, unsigned int len)
+{
+	if (rec)
+		trev__hist_event(t->priv, rec, len);
+}
+
+static int hist_cmd_print(const struct trev_event_trigger *t, struct tfs_text *out)
+{
+	return trev__hist_print(t->priv, out);
+}
+
+static void hist_cmd_free(struct trev_event_trigger *t)
+{
+	trev__hist_free(t->priv);
+	t->priv = NULL;
+}
+
+const struct trev_trigger_cmd trev__hist_cmd = {
+	.name = "hist",
+	.type = TREV_TT_HIST,
+	.flags = TREV_TRIGGER_CMD_NEEDS_REC,
+	.parse = hist_cmd_parse,
+	.match = hist_cmd_match,
+	.reg = hist_cmd_reg,
+	.fire = hist_cmd_fire,
+	.print = hist_cmd_print,
+	.free = hist_cmd_free,
+};
+
+int trev__hist_file_show(struct trev_event_file *file, struct tfs_text *out)
+{
+	struct trev_hist_trigger **list;
+	int n = 0, ret = 0;
+
+	for (struct trev_event_trigger *t = file ? file->triggers : NULL; t; t = t->next)
+		n += t->cmd == &trev__hist_cmd && t->priv;
+	if (!n)
+		return 0;
+	list = calloc((size_t)n, sizeof(*list));
+	if (!list)
+		return -ENOMEM;
+	n = 0;
+	/* The file lists triggers newest first; the kernel prints hists oldest first. */
+	for (struct trev_event_trigger *t = file->triggers; t; t = t->next)
+		if (t->cmd == &trev__hist_cmd && t->priv)
+			list[n++] = t->priv;
+	for (int i = n - 1, k = 0; !ret && i >= 0; i--, k++)
+		ret = trev__hist_show(list[i], k, out);
+	free(list);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* enable_hist, disable_hist                                            */
+
+/* What enable_hist:<sys>:<ev> acts on: the hist triggers of that event. */
+struct hist_enable {
+	struct trev_event_file *target;		/* same instance */
+	bool enable;
+};
+
+struct hist_ev_find {
+	const char *system, *event;
+	struct trev_event_call *call;
+};
+
+static int hist_ev_find_one(struct trev_event_call *call, void *arg)
+{
+	struct hist_ev_find *l = arg;
+
+	if ((call->flags & TREV_EVENT_FL_FTRACE) || strcmp(call->klass->system, l->system) ||
+	    strcmp(call->name, l->event))
+		return 0;
+	l->call = call;
+	return 1;
+}
+
+/* "<system>:<event>[:N]", as enable_event takes it. */
+static int hist_enable_parse(struct trev_event_trigger *t, char *param, bool remove,
+			     struct trev_trigger_err *err)
+{
+	struct hist_ev_find l = { param, NULL, NULL };
+	struct hist_enable *he;
+	char *colon, *count = NULL;
+
+	if (!param) {
+		err->msg = "Missing system:event";
+		err->pos = 0;
+		return -EINVAL;
+	}
+	colon = strchr(param, ':');
+	if (!colon) {
+		err->msg = "Missing event name";
+		err->pos = (int)strlen(param);
+		return -EINVAL;
+	}
+	*colon = '\0';
+	l.event = colon + 1;
+	colon = strchr(l.event, ':');
+	if (colon) {
+		*colon = '\0';
+		count = colon + 1;
+	}
+	trev__events_for_each(hist_ev_find_one, &l);
+	if (!l.call) {
+		err->msg = "Event not found";
+		err->pos = 0;
+		return -EINVAL;
+	}
+	he = calloc(1, sizeof(*he));
+	if (!he)
+		return -ENOMEM;
+	t->priv = he;
+	he->enable = strcmp(t->cmd->name, "enable_hist") == 0;
+	he->target = trev__event_file(t->file->tr, l.call, true);
+	if (!he->target)
+		return -ENOMEM;
+	if (!remove && count && trev__trigger_parse_count(t, count, err)) {
+		err->pos = (int)(count - param);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool hist_enable_match(const struct trev_event_trigger *a,
+			      const struct trev_event_trigger *b)
+{
+	const struct hist_enable *x = a->priv, *y = b->priv;
+
+	return a->cmd == b->cmd && x && y && x->target == y->target;
+}
+
+/* Pause or continue every hist trigger of the target (the kernel's hist_enable_trigger()). */
+static void hist_enable_fire(struct trev_event_trigger *t, void *rec, unsigned int len)
+{
+	const struct hist_enable *he = t->priv;
+
+	(void)rec, (void)len;
+	/* The probe's RCU section covers the target's list too (rcu_dereference). */
+	for (struct trev_event_trigger *h = __atomic_load_n(&he->target->triggers, __ATOMIC_ACQUIRE);
+	     h; h = __atomic_load_n(&h->next, __ATOMIC_ACQUIRE))
+		if (h->cmd == &trev__hist_cmd)
+			atomic_store_explicit(&h->paused, !he->enable, memory_order_relaxed);
+}
+
+static int hist_enable_print(const struct trev_event_trigger *t, struct tfs_text *out)
+{
+	const struct hist_enable *he = t->priv;
+	char name[2 * TFS_NAME_MAX + 16];
+
+	snprintf(name, sizeof(name), "%s:%s:%s", t->cmd->name, he->target->call->klass->system,
+		 he->target->call->name);
+	return trev__trigger_print_std(t, name, out);
+}
+
+static void hist_enable_free(struct trev_event_trigger *t)
+{
+	free(t->priv);
+	t->priv = NULL;
+}
+
+static bool hist_enable_uses(const struct trev_event_trigger *t, const struct trev_event_call *call)
+{
+	const struct hist_enable *he = t->priv;
+
+	return he && he->target->call == call;
+}
+
+const struct trev_trigger_cmd trev__enable_hist_cmd = {
+	.name = "enable_hist",
+	.type = TREV_TT_HIST_ENABLE,
+	.parse = hist_enable_parse,
+	.match = hist_enable_match,
+	.fire = hist_enable_fire,
+	.print = hist_enable_print,
+	.free = hist_enable_free,
+	.uses = hist_enable_uses,
+};
+
+const struct trev_trigger_cmd trev__disable_hist_cmd = {
+	.name = "disable_hist",
+	.type = TREV_TT_HIST_ENABLE,
+	.parse = hist_enable_parse,
+	.match = hist_enable_match,
+	.fire = hist_enable_fire,
+	.print = hist_enable_print,
+	.free = hist_enable_free,
+	.uses = hist_enable_uses,
+};

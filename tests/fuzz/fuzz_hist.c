@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libFuzzer target for the hist command's parser: raw text, or (first
+ * byte >= 0x80) a string of the language's tokens. Any text is taken or
+ * refused with a message and a column inside the command; a taken one
+ * prints a canonical line that parses again to a matching trigger, counts
+ * a record built from the input, and prints its histogram.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <trev/trev.h>
+
+#include "events/events_internal.h"
+#include "tracefs/tracefs_internal.h"
+#include "trigger/hist.h"
+
+#define CREATE_TRACE_POINTS
+#include "trev_test_events.h"
+
+int tt_reg(void)
+{
+	return 0;
+}
+
+void tt_unreg(void)
+{
+}
+
+static struct trev_event_call *fuzz_call(unsigned int pick)
+{
+	static const char *const names[] = { "tt_ints", "tt_strings", "tt_types", "tt_open" };
+	const char *name = names[pick % 4];
+	struct trev_event_call *found = NULL;
+
+	for (unsigned int id = TREV_FIRST_EVENT_ID; id < TREV_FIRST_EVENT_ID + 64; id++) {
+		struct trev_event_call *call = trev__event_by_id(id);
+
+		if (call && strcmp(call->name, name) == 0)
+			found = call;
+	}
+	return found;
+}
+
+/*
+ * The library is built without coverage instrumentation, so libFuzzer's
+ * mutations alone rarely spell a command: with the first byte's top bit
+ * set, each further byte picks a token of the hist language instead.
+ */
+static const char *const tokens[] = {
+	"keys=", "key=", "vals=", "values=", "sort=", "size=", "name=", ":", ",", ".", "=",
+	"a", "b", "c", "id", "what", "name", "tag", "msg", "p", "uc", "ul", "s", "flag",
+	"common_pid", "common_timestamp", "common_type", "stacktrace", "hitcount",
+	"hex", "sym", "sym-offset", "execname", "log2", "usecs", "buckets=", "bucket=",
+	"syscall", "descending", "ascending", "pause", "cont", "continue", "clear",
+	"128", "2048", "0x10", "7", "0", "131072", "131073", " if ", "a > 1", "&&",
+	"what ~ \"x*\"", "nope", "-", "+", "$", " ",
+};
+
+static char *fuzz_tokens(const uint8_t *data, size_t size)
+{
+	size_t cap = 1, len = 0;
+	char *out;
+
+	for (size_t i = 1; i < size; i++)
+		cap += strlen(tokens[data[i] % (sizeof(tokens) / sizeof(tokens[0]))]);
+	out = malloc(cap);
+	if (!out)
+		return NULL;
+	for (size_t i = 1; i < size; i++) {
+		const char *t = tokens[data[i] % (sizeof(tokens) / sizeof(tokens[0]))];
+
+		memcpy(out + len, t, strlen(t));
+		len += strlen(t);
+	}
+	out[len] = '\0';
+	return out;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct trev_hist_trigger *ht = NULL, *again = NULL;
+	struct tfs_text t = { NULL, 0, 0 }, h = { NULL, 0, 0 };
+	struct trev_event_call *call;
+	struct trev_hist_error err;
+	unsigned char rec[512];
+	char *param;
+	int ret;
+
+	if (size < 1)
+		return 0;
+	if (data[0] & 0x80) {
+		param = fuzz_tokens(data, size);
+	} else {
+		param = malloc(size);
+		if (param) {
+			memcpy(param, data + 1, size - 1);
+			param[size - 1] = '\0';
+		}
+	}
+	if (!param)
+		return 0;
+	trev_set_log(NULL, NULL, 0);
+	trev__events_read_lock();
+	call = fuzz_call(data[0]);
+	if (!call)
+		abort();
+	ret = trev__hist_parse(call, trev__top_instance(), param, &ht, &err);
+	if (ret == -EINVAL) {
+		/* A filter error may point just past the end, as the kernel's do. */
+		if (!err.msg || err.pos < 5 || (size_t)err.pos > 5 + strlen(param) + 1)
+			abort();
+	} else if (ret == 0) {
+		size_t n;
+
+		if (trev__hist_print(ht, &t) || !t.buf || strncmp(t.buf, "hist:", 5))
+			abort();
+		/* The canonical text parses to the same trigger. */
+		n = strlen(t.buf);
+		if (n > 11 && strcmp(t.buf + n - 10, " [active]\n") == 0)
+			t.buf[n - 10] = '\0';
+		else if (n > 11 && strcmp(t.buf + n - 10, " [paused]\n") == 0)
+			t.buf[n - 10] = '\0';
+		else
+			abort();
+		if (trev__hist_parse(call, trev__top_instance(), t.buf + 5, &again, &err) ||
+		    !trev__hist_match(ht, again))
+			abort();
+		/* A record made of the input, its dynamic-string words included. */
+		memset(rec, 0, sizeof(rec));
+		memcpy(rec, data, size < sizeof(rec) ? size : sizeof(rec));
+		trev__hist_pause(ht, false);
+		trev__hist_event(ht, rec, call->klass->entry_size + 64 < sizeof(rec) ?
+					      call->klass->entry_size + 64 : sizeof(rec));
+		if (trev__hist_show(ht, 0, &h))
+			abort();
+		trev__hist_free(again);
+		trev__hist_free(ht);
+	} else if (ret != -ENOMEM) {
+		abort();
+	}
+	trev__events_read_unlock();
+	free(t.buf);
+	free(h.buf);
+	free(param);
+	return 0;
+}
