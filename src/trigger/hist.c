@@ -1358,67 +1358,17 @@ struct hist_enable {
 	bool enable;
 };
 
-struct hist_ev_find {
-	const char *system, *event;
-	struct trev_event_call *call;
-};
-
-static int hist_ev_find_one(struct trev_event_call *call, void *arg)
-{
-	struct hist_ev_find *l = arg;
-
-	if ((call->flags & TREV_EVENT_FL_FTRACE) || strcmp(call->klass->system, l->system) ||
-	    strcmp(call->name, l->event))
-		return 0;
-	l->call = call;
-	return 1;
-}
-
 /* "<system>:<event>[:N]", as enable_event takes it. */
 static int hist_enable_parse(struct trev_event_trigger *t, char *param, bool remove,
 			     struct trev_trigger_err *err)
 {
-	struct hist_ev_find l = { param, NULL, NULL };
-	struct hist_enable *he;
-	char *colon, *count = NULL;
+	struct hist_enable *he = calloc(1, sizeof(*he));
 
-	if (!param) {
-		err->msg = "Missing system:event";
-		err->pos = 0;
-		return -EINVAL;
-	}
-	colon = strchr(param, ':');
-	if (!colon) {
-		err->msg = "Missing event name";
-		err->pos = (int)strlen(param);
-		return -EINVAL;
-	}
-	*colon = '\0';
-	l.event = colon + 1;
-	colon = strchr(l.event, ':');
-	if (colon) {
-		*colon = '\0';
-		count = colon + 1;
-	}
-	trev__events_for_each(hist_ev_find_one, &l);
-	if (!l.call) {
-		err->msg = "Event not found";
-		err->pos = 0;
-		return -EINVAL;
-	}
-	he = calloc(1, sizeof(*he));
 	if (!he)
 		return -ENOMEM;
 	t->priv = he;
 	he->enable = strcmp(t->cmd->name, "enable_hist") == 0;
-	he->target = trev__event_file(t->file->tr, l.call, true);
-	if (!he->target)
-		return -ENOMEM;
-	if (!remove && count && trev__trigger_parse_count(t, count, err)) {
-		err->pos = (int)(count - param);
-		return -EINVAL;
-	}
-	return 0;
+	return trev__trigger_parse_target(t, param, remove, err, &he->target);
 }
 
 static bool hist_enable_match(const struct trev_event_trigger *a,

@@ -167,12 +167,10 @@ static int ev_lookup_one(struct trev_event_call *call, void *arg)
 	return 1;
 }
 
-/* "<system>:<event>[:N]" (the kernel's event_enable_trigger_parse()). */
-static int enable_parse(struct trev_event_trigger *t, char *param, bool remove,
-			struct trev_trigger_err *err)
+int trev__trigger_parse_target(struct trev_event_trigger *t, char *param, bool remove,
+			       struct trev_trigger_err *err, struct trev_event_file **target)
 {
 	struct ev_lookup l = { param, NULL, NULL };
-	struct enable_data *ed;
 	char *colon, *count = NULL;
 
 	if (!param) {
@@ -199,21 +197,26 @@ static int enable_parse(struct trev_event_trigger *t, char *param, bool remove,
 		err->pos = 0;
 		return -EINVAL;
 	}
-	ed = calloc(1, sizeof(*ed));
-	if (!ed)
+	*target = trev__event_file(trig_tr(t), l.call, true);
+	if (!*target)
 		return -ENOMEM;
-	t->priv = ed;
-	ed->enable = strcmp(t->cmd->name, "enable_event") == 0;
-	ed->target = trev__event_file(trig_tr(t), l.call, true);
-	if (!ed->target)
-		return -ENOMEM;
-	if (remove)
-		return 0;
-	if (count && trev__trigger_parse_count(t, count, err)) {
+	if (!remove && count && trev__trigger_parse_count(t, count, err)) {
 		err->pos = (int)(count - param);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+static int enable_parse(struct trev_event_trigger *t, char *param, bool remove,
+			struct trev_trigger_err *err)
+{
+	struct enable_data *ed = calloc(1, sizeof(*ed));
+
+	if (!ed)
+		return -ENOMEM;
+	t->priv = ed;
+	ed->enable = strcmp(t->cmd->name, "enable_event") == 0;
+	return trev__trigger_parse_target(t, param, remove, err, &ed->target);
 }
 
 static bool enable_match(const struct trev_event_trigger *a, const struct trev_event_trigger *b)

@@ -142,6 +142,18 @@ struct trev_event_trigger {
 int trev__trigger_parse_count(struct trev_event_trigger *t, const char *text,
 			      struct trev_trigger_err *err);
 
+/*
+ * trev__trigger_parse_target() - the "<system>:<event>[:N]" parameter of
+ * enable_event, disable_event, enable_hist and disable_hist (the kernel's
+ * event_enable_trigger_parse()): @param is split in place, the event is
+ * looked up in @t's instance (its file made if needed) and the count, when
+ * not @remove, goes into @t.
+ * Return: 0 and *@target, -EINVAL with @err filled, or -ENOMEM.
+ * Context: the registry lock held for writing.
+ */
+int trev__trigger_parse_target(struct trev_event_trigger *t, char *param, bool remove,
+			       struct trev_trigger_err *err, struct trev_event_file **target);
+
 /* "name:unlimited" or "name:count=N", then " if <filter>" when there is one, then '\n'. */
 int trev__trigger_print_std(const struct trev_event_trigger *t, const char *name,
 			    struct tfs_text *out);
