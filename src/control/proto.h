@@ -9,7 +9,12 @@
 #ifndef TREV_CONTROL_PROTO_H
 #define TREV_CONTROL_PROTO_H
 
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
 
 /*
  * Every message, request or reply, is a header and @len payload bytes,
@@ -86,5 +91,29 @@ enum trev_proto_op { TREV_PROTO_OPS(TREV_PROTO_OP_ENUM) };
 #define TREV_PO_APPEND		0x08u
 #define TREV_PO_NONBLOCK	0x10u
 #define TREV_PO_ALL		0x1fu
+
+/*
+ * trev_proto_io() - send or receive exactly @size bytes on socket @fd,
+ * through EINTR. Return: 0, -ECONNRESET at the peer's end, or -errno.
+ */
+static inline int trev_proto_io(int fd, void *buf, size_t size, bool sending)
+{
+	uint8_t *p = buf;
+
+	while (size) {
+		ssize_t n = sending ? send(fd, p, size, MSG_NOSIGNAL) : recv(fd, p, size, 0);
+
+		if (n == 0)
+			return -ECONNRESET;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		size -= (size_t)n;
+	}
+	return 0;
+}
 
 #endif /* TREV_CONTROL_PROTO_H */

@@ -135,45 +135,6 @@ static void ctl_dir_sweep(const char *dir)
 /* ------------------------------------------------------------------ */
 /* Messages                                                             */
 
-/* Read exactly @size bytes. Return: 0, -EPIPE at the peer's end, or -errno. */
-static int ctl_recv_all(int fd, void *buf, size_t size)
-{
-	uint8_t *p = buf;
-
-	while (size) {
-		ssize_t n = recv(fd, p, size, 0);
-
-		if (n == 0)
-			return -EPIPE;
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		size -= (size_t)n;
-	}
-	return 0;
-}
-
-static int ctl_send_all(int fd, const void *buf, size_t size)
-{
-	const uint8_t *p = buf;
-
-	while (size) {
-		ssize_t n = send(fd, p, size, MSG_NOSIGNAL);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		size -= (size_t)n;
-	}
-	return 0;
-}
-
 static int ctl_reply(struct ctl_conn *c, const struct trev_proto_hdr *req, int32_t result,
 		     const void *data, uint32_t len)
 {
@@ -184,10 +145,10 @@ static int ctl_reply(struct ctl_conn *c, const struct trev_proto_hdr *req, int32
 		.arg = result,
 		.len = len,
 	};
-	int ret = ctl_send_all(c->fd, &h, sizeof(h));
+	int ret = trev_proto_io(c->fd, &h, sizeof(h), true);
 
 	if (!ret && len)
-		ret = ctl_send_all(c->fd, data, len);
+		ret = trev_proto_io(c->fd, (void *)data, len, true);
 	return ret;
 }
 
@@ -443,7 +404,7 @@ void trev__control_serve(int fd)
 	struct trev_proto_hdr h;
 
 	for (;;) {
-		int ret = ctl_recv_all(fd, &h, sizeof(h));
+		int ret = trev_proto_io(fd, &h, sizeof(h), false);
 
 		if (ret < 0)
 			break;
@@ -457,7 +418,7 @@ void trev__control_serve(int fd)
 			ctl_reply(&c, &h, -ENOMEM, NULL, 0);
 			break;
 		}
-		if (h.len && ctl_recv_all(fd, c.in, h.len) < 0)
+		if (h.len && trev_proto_io(fd, c.in, h.len, false) < 0)
 			break;
 		if (ctl_handle(&c, &h) < 0)
 			break;
@@ -487,7 +448,7 @@ static void ctl_refuse(int fd, int err)
 {
 	struct trev_proto_hdr h = { .magic = TREV_PROTO_MAGIC, .op = TREV_OP_REPLY, .arg = err };
 
-	ctl_send_all(fd, &h, sizeof(h));
+	trev_proto_io(fd, &h, sizeof(h), true);
 	close(fd);
 }
 

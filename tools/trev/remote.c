@@ -130,26 +130,6 @@ static int socket_path(pid_t pid, char *path, size_t size, char *why, size_t why
 /* ------------------------------------------------------------------ */
 /* Messages                                                             */
 
-static int io_all(int fd, void *buf, size_t size, int sending)
-{
-	uint8_t *p = buf;
-
-	while (size) {
-		ssize_t n = sending ? send(fd, p, size, MSG_NOSIGNAL) : recv(fd, p, size, 0);
-
-		if (n == 0)
-			return -ECONNRESET;
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		size -= (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * One request and its reply. The reply's payload goes to @out (up to
  * @out_size; a longer one is a protocol error). Return: the reply's arg,
@@ -164,18 +144,18 @@ static int64_t call(struct trev_remote *r, uint16_t op, uint32_t handle, int32_t
 
 	if ((uint64_t)len1 + len2 > TREV_PROTO_MAX_PAYLOAD)
 		return -E2BIG;
-	ret = io_all(r->fd, &h, sizeof(h), 1);
+	ret = trev_proto_io(r->fd, &h, sizeof(h), true);
 	if (!ret && len1)
-		ret = io_all(r->fd, (void *)p1, len1, 1);
+		ret = trev_proto_io(r->fd, (void *)p1, len1, true);
 	if (!ret && len2)
-		ret = io_all(r->fd, (void *)p2, len2, 1);
+		ret = trev_proto_io(r->fd, (void *)p2, len2, true);
 	if (!ret)
-		ret = io_all(r->fd, &h, sizeof(h), 0);
+		ret = trev_proto_io(r->fd, &h, sizeof(h), false);
 	if (ret)
 		return ret;
 	if (h.magic != TREV_PROTO_MAGIC || h.op != (op | TREV_OP_REPLY) || h.len > out_size)
 		return -EPROTO;
-	if (h.len && (ret = io_all(r->fd, out, h.len, 0)))
+	if (h.len && (ret = trev_proto_io(r->fd, out, h.len, false)))
 		return ret;
 	if (out_len)
 		*out_len = h.len;
