@@ -21,6 +21,7 @@
 #include "core/core_internal.h"
 #include "events/events_internal.h"
 #include "filter/filter.h"
+#include "filter/filter_run.h"
 #include "ring_buffer/rb_api.h"
 #include "trigger/trigger.h"
 
@@ -115,6 +116,16 @@ static uint8_t *scratch_get(void)
 	return scratch_area + SCRATCH_SIZE * scratch_depth++;
 }
 
+/* The common fields of a scratch record at nesting @depth. */
+static inline __attribute__((always_inline)) void
+scratch_fill(struct trev_entry *ent, const struct trev_event_file *file, unsigned int depth)
+{
+	ent->type = file->call->id;
+	ent->flags = depth ? TREV_FLAG_HARDIRQ : 0;
+	ent->preempt_count = (unsigned char)depth;
+	ent->pid = trev__gettid();
+}
+
 /*
  * An event that has a filter, triggers or is soft-disabled (the kernel's
  * trace_trigger_soft_disabled() and buffered event). fb->rb NULL tells
@@ -143,14 +154,35 @@ static rb_cold void *event_reserve_cond(struct trev_event_buffer *fb,
 			return NULL;
 		return event_reserve(fb, file, len);
 	}
-	ent->type = file->call->id;
-	ent->flags = scratch_depth > 1 ? TREV_FLAG_HARDIRQ : 0;
-	ent->preempt_count = (unsigned char)(scratch_depth - 1);
-	ent->pid = trev__gettid();
+	scratch_fill(ent, file, scratch_depth - 1);
 	fb->file = file;
 	fb->entry = ent;
 	fb->rb = NULL;
-	fb->writer = NULL;
+	fb->level = len;
+	return ent;
+}
+
+/*
+ * The most common conditional event, one with only a filter, on a thread
+ * that has its scratch area: kept short, because a rejected event should
+ * cost less than a recorded one (DESIGN.md: half the floor).
+ */
+static __attribute__((noinline)) void *
+event_reserve_filtered(struct trev_event_buffer *fb, struct trev_event_file *file,
+		       unsigned int len)
+{
+	uint8_t *area = scratch_area;
+	unsigned int depth = scratch_depth;
+	struct trev_entry *ent;
+
+	if (trev_unlikely(!area || depth >= SCRATCH_LEVELS || len > SCRATCH_SIZE))
+		return event_reserve_cond(fb, file, len, TREV_FILE_FL_FILTERED);
+	ent = (struct trev_entry *)(void *)(area + SCRATCH_SIZE * depth);
+	scratch_depth = depth + 1;
+	scratch_fill(ent, file, depth);
+	fb->file = file;
+	fb->entry = ent;
+	fb->rb = NULL;
 	fb->level = len;
 	return ent;
 }
@@ -160,8 +192,11 @@ void *trev_event_buffer_reserve(struct trev_event_buffer *fb, struct trev_event_
 {
 	unsigned int flags = atomic_load_explicit(&file->flags, memory_order_relaxed);
 
-	if (trev_unlikely(flags & TREV_FILE_FL_SLOW))
+	if (trev_unlikely(flags & TREV_FILE_FL_SLOW)) {
+		if ((flags & TREV_FILE_FL_SLOW) == TREV_FILE_FL_FILTERED)
+			return event_reserve_filtered(fb, file, len);
 		return event_reserve_cond(fb, file, len, flags);
+	}
 	return event_reserve(fb, file, len);
 }
 
@@ -175,37 +210,59 @@ static inline __attribute__((always_inline)) void event_commit(struct trev_event
 	trev_tsan_release(fb->file->tr);
 }
 
+/* A scratch record that is kept: into the ring, then the scratch level is free. */
+static rb_cold void event_commit_copy(struct trev_event_buffer *fb)
+{
+	struct trev_entry *rec = fb->entry;
+	unsigned int len = fb->level;
+	struct trev_entry *ent = event_reserve(fb, fb->file, len);
+
+	if (ent) {
+		/* The common fields are the ring's; the rest is the record. */
+		memcpy(ent + 1, rec + 1, len - sizeof(*rec));
+		event_commit(fb);
+	}
+	scratch_depth--;
+}
+
 /* Commit of a scratch record: triggers, filter, then the copy into the ring. */
-static rb_cold void event_commit_cond(struct trev_event_buffer *fb)
+static rb_cold void event_commit_cond(struct trev_event_buffer *fb, unsigned int flags)
 {
 	struct trev_event_file *file = fb->file;
 	struct trev_entry *rec = fb->entry;
 	unsigned int len = fb->level, tt = 0;
-	unsigned int flags = atomic_load_explicit(&file->flags, memory_order_relaxed);
-	bool keep;
 
 	if (flags & TREV_FILE_FL_TRIGGER_COND)
 		tt = trev__triggers_call(file, rec, len);
-	keep = !(flags & TREV_FILE_FL_SOFT_DISABLED) &&
-	       (!(flags & TREV_FILE_FL_FILTERED) || trev__event_filter_check(file, rec, len));
-	if (keep) {
-		struct trev_entry *ent = event_reserve(fb, file, len);
-
-		if (ent) {
-			/* The common fields are the ring's; the rest is the record. */
-			memcpy(ent + 1, rec + 1, len - sizeof(*rec));
-			event_commit(fb);
-		}
-	}
-	scratch_depth--;
+	if (!(flags & TREV_FILE_FL_SOFT_DISABLED) &&
+	    (!(flags & TREV_FILE_FL_FILTERED) || trev__event_filter_check(file, rec, len)))
+		event_commit_copy(fb);
+	else
+		scratch_depth--;
 	if (tt)
 		trev__triggers_post_call(file, tt);
+}
+
+/* Commit of a scratch record whose event has only a filter: reject, or copy. */
+static __attribute__((noinline)) void event_commit_scratch(struct trev_event_buffer *fb)
+{
+	struct trev_event_file *file = fb->file;
+	unsigned int flags = atomic_load_explicit(&file->flags, memory_order_relaxed);
+
+	if (trev_unlikely((flags & TREV_FILE_FL_SLOW) != TREV_FILE_FL_FILTERED)) {
+		event_commit_cond(fb, flags);
+		return;
+	}
+	if (trev_unlikely(trev__event_filter_check(file, fb->entry, fb->level)))
+		event_commit_copy(fb);
+	else
+		scratch_depth--;
 }
 
 void trev_event_buffer_commit(struct trev_event_buffer *fb)
 {
 	if (trev_unlikely(!fb->rb)) {
-		event_commit_cond(fb);
+		event_commit_scratch(fb);
 		return;
 	}
 	event_commit(fb);

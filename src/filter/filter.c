@@ -45,6 +45,7 @@
 #include "core/core_internal.h"
 #include "events/events_internal.h"
 #include "filter/filter.h"
+#include "filter/filter_run.h"
 #include "ring_buffer/rb_internal.h"
 
 #define FLT_MAX_PREDS	16384	/* the kernel's MAX_FILTER_PRED */
@@ -79,45 +80,6 @@ static const char *const flt_err_text[] = { FLT_ERRORS };
 /* Operators, longest first where one is a prefix of another (the kernel's OPS). */
 enum flt_op { OP_GLOB, OP_NE, OP_EQ, OP_LE, OP_LT, OP_GE, OP_GT, OP_BAND, OP_MAX };
 static const char *const flt_ops[OP_MAX] = { "~", "!=", "==", "<=", "<", ">=", ">", "&" };
-
-/* What a predicate reads. */
-enum flt_kind {
-	FK_U8, FK_U16, FK_U32, FK_U64,		/* zero-extended */
-	FK_S8, FK_S16, FK_S32, FK_S64,		/* sign-extended */
-	FK_CPU,					/* the CPU now, as an int */
-	FK_STATIC_STR,				/* char name[size] */
-	FK_DYN_STR,				/* __data_loc char[] */
-	FK_COMM,				/* the thread's name */
-};
-
-/* How it is compared. */
-enum flt_cmp {
-	FC_EQ, FC_BAND,
-	FC_LT_U, FC_LE_U, FC_GT_U, FC_GE_U,
-	FC_LT_S, FC_LE_S, FC_GT_S, FC_GE_S,
-	FC_STR_FULL, FC_STR_FRONT, FC_STR_END, FC_STR_MIDDLE, FC_STR_GLOB,
-};
-
-/* One predicate of the program. */
-struct flt_insn {
-	uint8_t kind;		/* enum flt_kind */
-	uint8_t cmp;		/* enum flt_cmp */
-	uint8_t when;		/* branch when the comparison gives this */
-	uint8_t neg;		/* compile time: the predicate is negated */
-	uint16_t offset;	/* of the field in the record */
-	uint16_t size;		/* static string: the array's size */
-	uint32_t target;	/* where the branch goes: an index, n (accept), n+1 (reject) */
-	uint32_t plen;		/* string: pattern length */
-	uint64_t val;		/* number, truncated to the field's type and extended */
-	const char *pat;	/* string: the pattern, in the filter's allocation */
-};
-
-struct trev_filter {
-	char *text;			/* as written */
-	unsigned int n;			/* instructions */
-	unsigned int min_len;		/* shorter records cannot be the event's */
-	struct flt_insn prog[];
-};
 
 /* ------------------------------------------------------------------ */
 /* Run time                                                             */
@@ -251,23 +213,13 @@ static bool flt_str(const struct flt_insn *in, const char *s, size_t slen)
 	}
 }
 
-/* The raw comparison of one predicate (before its negation, which is in `when`). */
-static inline __attribute__((always_inline)) bool
-flt_eval(const struct flt_insn *in, const uint8_t *rec, unsigned int len)
+/* A string predicate: out of line, so that the numeric path stays small. */
+static __attribute__((noinline)) bool flt_eval_str(const struct flt_insn *in, const uint8_t *rec,
+						   unsigned int len)
 {
 	const uint8_t *a = rec + in->offset;
-	uint64_t v;
 
 	switch (in->kind) {
-	case FK_U8: v = *a; break;
-	case FK_U16: { uint16_t x; memcpy(&x, a, 2); v = x; break; }
-	case FK_U32: { uint32_t x; memcpy(&x, a, 4); v = x; break; }
-	case FK_U64: memcpy(&v, a, 8); break;
-	case FK_S8: v = (uint64_t)(int64_t)(int8_t)*a; break;
-	case FK_S16: { int16_t x; memcpy(&x, a, 2); v = (uint64_t)(int64_t)x; break; }
-	case FK_S32: { int32_t x; memcpy(&x, a, 4); v = (uint64_t)(int64_t)x; break; }
-	case FK_S64: memcpy(&v, a, 8); break;
-	case FK_CPU: v = (uint64_t)flt_cpu(); break;
 	case FK_STATIC_STR:
 		return flt_str(in, (const char *)a, strnlen((const char *)a, in->size));
 	case FK_DYN_STR: {
@@ -293,29 +245,26 @@ flt_eval(const struct flt_insn *in, const uint8_t *rec, unsigned int len)
 		return m;
 	}
 	}
-	switch (in->cmp) {
-	case FC_EQ: return v == in->val;
-	case FC_BAND: return (v & in->val) != 0;
-	case FC_LT_U: return v < in->val;
-	case FC_LE_U: return v <= in->val;
-	case FC_GT_U: return v > in->val;
-	case FC_GE_U: return v >= in->val;
-	case FC_LT_S: return (int64_t)v < (int64_t)in->val;
-	case FC_LE_S: return (int64_t)v <= (int64_t)in->val;
-	case FC_GT_S: return (int64_t)v > (int64_t)in->val;
-	default: return (int64_t)v >= (int64_t)in->val;
-	}
 }
 
-/* The program loop; @visited (tests) marks each predicate evaluated. */
-static inline __attribute__((always_inline)) bool
-flt_run(const struct trev_filter *f, const void *rec, unsigned int len, unsigned char *visited)
+/* The raw comparison of one predicate (before its negation, which is in `when`). */
+static bool flt_eval(const struct flt_insn *in, const uint8_t *rec, unsigned int len)
 {
-	unsigned int i = 0, n = f->n;
+	uint64_t v;
 
-	/* Not a record of the event the filter was compiled for (no probe passes one). */
-	if (trev_unlikely(len < f->min_len))
-		return false;
+	if (flt_load_num(in, rec, &v))
+		return flt_num_match(in, v);
+	if (in->kind == FK_CPU)
+		return flt_num_match(in, (uint64_t)flt_cpu());
+	return flt_eval_str(in, rec, len);
+}
+
+/* The program loop from predicate @i; @visited (tests) marks each predicate evaluated. */
+bool trev__filter_run_from(const struct trev_filter *f, const void *rec, unsigned int len,
+			   unsigned char *visited, unsigned int i)
+{
+	unsigned int n = f->n;
+
 	while (i < n) {
 		const struct flt_insn *in = &f->prog[i];
 
@@ -328,26 +277,20 @@ flt_run(const struct trev_filter *f, const void *rec, unsigned int len, unsigned
 
 bool trev__filter_match(const struct trev_filter *f, const void *rec, unsigned int len)
 {
-	return flt_run(f, rec, len, NULL);
+	return flt_run(f, rec, len);
 }
 
 bool trev__filter_match_visits(const struct trev_filter *f, const void *rec, unsigned int len,
 			       unsigned char *visited)
 {
-	return flt_run(f, rec, len, visited);
+	if (len < f->min_len)
+		return false;
+	return trev__filter_run_from(f, rec, len, visited, 0);
 }
 
 unsigned int trev__filter_nr_preds(const struct trev_filter *f)
 {
 	return f->n;
-}
-
-bool trev__event_filter_check(struct trev_event_file *file, const void *rec, unsigned int len)
-{
-	/* rcu_dereference(): pairs with the release store in trev__event_filter_set(). */
-	const struct trev_filter *f = __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE);
-
-	return !f || flt_run(f, rec, len, NULL);
 }
 
 const char *trev__filter_text(const struct trev_filter *f)
@@ -493,6 +436,38 @@ static uint64_t flt_fit(uint64_t v, int size, int is_signed)
 	case 4: return is_signed ? (uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
 	default: return v;
 	}
+}
+
+/*
+ * The comparison of a numeric predicate @in, whose val holds the operand
+ * (fitted to the field): & keeps it as the mask; the others become the
+ * range of values that compare true (see enum flt_cmp). An empty range
+ * (x < 0 unsigned, x > max) is the full range, negated.
+ */
+static void flt_num_cmp(struct flt_insn *in, enum flt_op op, int is_signed)
+{
+	const uint64_t bias = is_signed ? UINT64_C(1) << 63 : 0;
+	uint64_t x = in->val ^ bias, lo = x, hi = x;
+
+	if (op == OP_BAND) {
+		in->cmp = FC_BAND;
+		return;
+	}
+	switch (op) {
+	case OP_LT: lo = 0; hi = x - 1; break;
+	case OP_LE: lo = 0; break;
+	case OP_GT: lo = x + 1; hi = UINT64_MAX; break;
+	case OP_GE: hi = UINT64_MAX; break;
+	default: break;		/* == and != (negated) */
+	}
+	if ((op == OP_LT && x == 0) || (op == OP_GT && x == UINT64_MAX)) {
+		lo = 0;
+		hi = UINT64_MAX;
+		in->neg = !in->neg;
+	}
+	in->cmp = FC_RANGE;
+	in->val = lo ^ bias;
+	in->span = hi - lo;
 }
 
 struct flt_parse {
@@ -726,14 +701,7 @@ static int flt_parse_pred(struct flt_parse *ps, int start)
 			in->kind = (uint8_t)((fld.is_signed ? FK_S8 : FK_U8) +
 					     (fld.size == 1 ? 0 : fld.size == 2 ? 1 :
 					      fld.size == 4 ? 2 : 3));
-		switch (op) {
-		case OP_LT: in->cmp = fld.is_signed ? FC_LT_S : FC_LT_U; break;
-		case OP_LE: in->cmp = fld.is_signed ? FC_LE_S : FC_LE_U; break;
-		case OP_GT: in->cmp = fld.is_signed ? FC_GT_S : FC_GT_U; break;
-		case OP_GE: in->cmp = fld.is_signed ? FC_GE_S : FC_GE_U; break;
-		case OP_BAND: in->cmp = FC_BAND; break;
-		default: in->cmp = FC_EQ; break;
-		}
+		flt_num_cmp(in, op, fld.is_signed);
 	} else {
 		return flt_error(ps, FLT_ERR_INVALID_VALUE, pos + i);
 	}

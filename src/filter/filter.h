@@ -64,11 +64,4 @@ void trev__filter_free(struct trev_filter *f);
  */
 void trev__event_filter_set(struct trev_event_file *file, struct trev_filter *f);
 
-/*
- * trev__event_filter_check() - @file's filter on @rec: true when the record
- * is kept (no filter, or it matches).
- * Context: the event's probe (inside urcu_bp_read_lock()).
- */
-bool trev__event_filter_check(struct trev_event_file *file, const void *rec, unsigned int len);
-
 #endif /* TREV_FILTER_H */

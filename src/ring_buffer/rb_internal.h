@@ -423,6 +423,16 @@ int trev__rb_stage_snap(struct trev_rb *rb, int view, struct rb_stage_snap *snap
 bool trev__rb_stage_snap_peek(struct rb_stage_snap *snap, struct rb_rec *r);
 void trev__rb_stage_snap_next(struct rb_stage_snap *snap, struct trev_rb_event *ev);
 void trev__rb_stage_snap_free(struct rb_stage_snap *snap);
-int trev__gettid(void);
+
+/* The calling thread's id, cached per thread (reset in a forked child). */
+extern __thread int trev__rb_tid __attribute__((tls_model("initial-exec")));
+int trev__gettid_slow(void);
+
+static inline int trev__gettid(void)
+{
+	int tid = trev__rb_tid;
+
+	return trev_likely(tid != 0) ? tid : trev__gettid_slow();
+}
 
 #endif /* TREV_RB_INTERNAL_H */

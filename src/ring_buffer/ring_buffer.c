@@ -21,7 +21,7 @@
 
 __thread struct rb_tls trev__rb_tls[RB_MAX_SETS] __attribute__((tls_model("initial-exec")));
 __thread const volatile int32_t *trev__rb_cpu_id __attribute__((tls_model("initial-exec")));
-static __thread int rb_tid __attribute__((tls_model("initial-exec")));
+__thread int trev__rb_tid __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t sets_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct trev_rb *sets[RB_MAX_SETS];
@@ -33,11 +33,10 @@ static int membarrier_ok;
 /* ------------------------------------------------------------------ */
 /* Small system helpers                                                */
 
-int trev__gettid(void)
+int trev__gettid_slow(void)
 {
-	if (trev_unlikely(rb_tid == 0))
-		rb_tid = (int)syscall(SYS_gettid);
-	return rb_tid;
+	trev__rb_tid = (int)syscall(SYS_gettid);
+	return trev__rb_tid;
 }
 
 void trev__membarrier(void)
@@ -1022,7 +1021,7 @@ static void rb_init_region(struct trev_rb *rb, uint32_t nr_pages, uint32_t size_
 /* In the child after fork(): fresh, empty buffers at the same addresses. */
 static void rb_atfork_child(void)
 {
-	rb_tid = 0;
+	trev__rb_tid = 0;
 	for (unsigned int i = 0; i < RB_MAX_SETS; i++) {
 		struct trev_rb *rb = sets[i];
 

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A compiled filter as it runs (src/filter/filter.c compiles it): the
+ * program's layout and its loop, inline so that the probe's path for a
+ * filtered event (src/events/event_buffer.c) runs a numeric filter without
+ * a call.
+ */
+#ifndef TREV_FILTER_RUN_H
+#define TREV_FILTER_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/core_internal.h"
+#include "events/events_internal.h"
+
+/* What a predicate reads. */
+enum flt_kind {
+	FK_U8, FK_U16, FK_U32, FK_U64,		/* zero-extended */
+	FK_S8, FK_S16, FK_S32, FK_S64,		/* sign-extended */
+	FK_CPU,					/* the CPU now, as an int */
+	FK_STATIC_STR,				/* char name[size] */
+	FK_DYN_STR,				/* __data_loc char[] */
+	FK_COMM,				/* the thread's name */
+};
+
+/*
+ * How it is compared. Every numeric comparison but & is a range test,
+ * lo <= v <= hi in an order where signed values are biased by 2^63 to
+ * compare as unsigned ones; it runs as one subtraction and one unsigned
+ * compare, v - val <= span, with the bias folded into val.
+ */
+enum flt_cmp {
+	FC_RANGE, FC_BAND,
+	FC_STR_FULL, FC_STR_FRONT, FC_STR_END, FC_STR_MIDDLE, FC_STR_GLOB,
+};
+
+/* One predicate of the program. */
+struct flt_insn {
+	uint8_t kind;		/* enum flt_kind */
+	uint8_t cmp;		/* enum flt_cmp */
+	uint8_t when;		/* branch when the comparison gives this */
+	uint8_t neg;		/* compile time: the predicate is negated */
+	uint16_t offset;	/* of the field in the record */
+	uint16_t size;		/* static string: the array's size */
+	uint32_t target;	/* where the branch goes: an index, n (accept), n+1 (reject) */
+	uint32_t plen;		/* string: pattern length */
+	uint64_t val;		/* FC_RANGE: lo, biased; FC_BAND: the mask */
+	union {
+		uint64_t span;		/* FC_RANGE: hi - lo */
+		const char *pat;	/* string: the pattern, in the filter's allocation */
+	};
+};
+
+struct trev_filter {
+	char *text;			/* as written */
+	unsigned int n;			/* instructions */
+	unsigned int min_len;		/* shorter records cannot be the event's */
+	struct flt_insn prog[];
+};
+
+/*
+ * trev__filter_run_from() - the program from predicate @i, any kind of
+ * predicate; @visited (tests), if not NULL, marks each predicate evaluated
+ * Return: true when the record is kept.
+ */
+bool trev__filter_run_from(const struct trev_filter *f, const void *rec, unsigned int len,
+			   unsigned char *visited, unsigned int i);
+
+/* Load a numeric predicate's field into @v. Return: false for the other kinds. */
+static inline __attribute__((always_inline)) bool
+flt_load_num(const struct flt_insn *in, const uint8_t *rec, uint64_t *v)
+{
+	const uint8_t *a = rec + in->offset;
+
+	switch (in->kind) {
+	case FK_U8: *v = *a; return true;
+	case FK_U16: { uint16_t x; memcpy(&x, a, 2); *v = x; return true; }
+	case FK_U32: { uint32_t x; memcpy(&x, a, 4); *v = x; return true; }
+	case FK_S8: *v = (uint64_t)(int64_t)(int8_t)*a; return true;
+	case FK_S16: { int16_t x; memcpy(&x, a, 2); *v = (uint64_t)(int64_t)x; return true; }
+	case FK_S32: { int32_t x; memcpy(&x, a, 4); *v = (uint64_t)(int64_t)x; return true; }
+	case FK_U64:
+	case FK_S64: memcpy(v, a, 8); return true;
+	default: return false;
+	}
+}
+
+/* The comparison of a numeric predicate, on its loaded value @v. */
+static inline __attribute__((always_inline)) bool flt_num_match(const struct flt_insn *in,
+								  uint64_t v)
+{
+	if (trev_unlikely(in->cmp == FC_BAND))
+		return (v & in->val) != 0;
+	return v - in->val <= in->span;
+}
+
+/*
+ * The program loop for a record: numeric predicates run inline and call
+ * nothing, so the loop needs no saved registers; the first CPU, COMM or
+ * string predicate hands the rest of the program to trev__filter_run_from().
+ */
+static inline __attribute__((always_inline)) bool flt_run(const struct trev_filter *f,
+							   const void *rec, unsigned int len)
+{
+	unsigned int i = 0, n = f->n;
+
+	/* Not a record of the event the filter was compiled for (no probe passes one). */
+	if (trev_unlikely(len < f->min_len))
+		return false;
+	while (i < n) {
+		const struct flt_insn *in = &f->prog[i];
+		uint64_t v;
+
+		if (trev_unlikely(!flt_load_num(in, rec, &v)))
+			return trev__filter_run_from(f, rec, len, NULL, i);
+		i = flt_num_match(in, v) == in->when ? in->target : i + 1;
+	}
+	return i == n;
+}
+
+/*
+ * trev__event_filter_check() - @file's filter on @rec: true when the record
+ * is kept (no filter, or it matches).
+ * Context: the event's probe (inside urcu_bp_read_lock()).
+ */
+static inline __attribute__((always_inline)) bool
+trev__event_filter_check(struct trev_event_file *file, const void *rec, unsigned int len)
+{
+	/* rcu_dereference(): pairs with the release store in trev__event_filter_set(). */
+	const struct trev_filter *f = __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE);
+
+	return !f || flt_run(f, rec, len);
+}
+
+#endif /* TREV_FILTER_RUN_H */
