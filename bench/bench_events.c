@@ -65,6 +65,18 @@ static noinline void run_lttng_ints3(uint64_t n)
 		lttng_bench_ints3((int)i, (int)(i * 3), (int)~i);
 }
 
+static noinline void run_lttng_ints3_rej(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		lttng_bench_ints3_rej((int)i, (int)(i * 3), (int)~i);
+}
+
+static noinline void run_lttng_ints3_acc(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		lttng_bench_ints3_acc((int)i, (int)(i * 3), (int)~i);
+}
+
 static noinline void run_lttng_str(uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++)
@@ -181,7 +193,7 @@ int main(void)
 	const char *env = getenv("BENCH_EVENTS_N");
 	double floor_ns, floor2_ns, disabled, ints3, str, printk3, ints3_2t, text;
 	double filt_out, filt_in3;
-	double l_ints3 = -1, l_str = -1, l_tracef = -1;
+	double l_ints3 = -1, l_str = -1, l_tracef = -1, l_rej = -1, l_acc3 = -1;
 	double hist_pid;
 	unsigned long long recorded = 0, discarded = 0;
 	char err[256] = "";
@@ -231,6 +243,8 @@ int main(void)
 		l_ints3 = measure(run_lttng_ints3);
 		l_str = measure(run_lttng_str);
 		l_tracef = measure(run_lttng_tracef3);
+		l_rej = measure(run_lttng_ints3_rej);
+		l_acc3 = measure(run_lttng_ints3_acc);
 		lttng_bench_stop(&recorded, &discarded);
 	}
 
@@ -247,8 +261,8 @@ int main(void)
 	row("enabled, string (17 chars)", str, floor_ns, l_str);
 	row("trace_printk, 3 ints", printk3, floor_ns, l_tracef);
 	row("enabled, 3 ints, 2 threads (each)", ints3_2t, floor_ns, -1);
-	row("enabled, filtered out (1 predicate)", filt_out, floor_ns, -1);
-	row("enabled, 3-predicate filter, accepted", filt_in3, floor_ns, -1);
+	row("enabled, filtered out (1 predicate)", filt_out, floor_ns, l_rej);
+	row("enabled, 3-predicate filter, accepted", filt_in3, floor_ns, l_acc3);
 	row("enabled, hist trigger keys=common_pid", hist_pid, floor_ns, -1);
 	printf("\n2-thread floor %.2f ns/thread; 2-thread event / 1-thread event = %.2f\n",
 	       floor2_ns, ints3_2t / ints3);

@@ -54,7 +54,8 @@ extern "C" {
 /*
  * Start a private lttng-sessiond (under a mkdtemp() directory; as root in a
  * private mount namespace), create and start a session with the trev_bench
- * events and lttng_ust_tracef:* enabled, per-UID buffers, then load the
+ * events (ints3_rej and ints3_acc with their filters) and lttng_ust_tracef:*
+ * enabled, per-UID buffers, then load the
  * LTTng-UST side into this process and check that its tracepoints are on.
  * Returns 0, or -1 with the reason in @err (LTTng is then unavailable and
  * everything started is undone).
@@ -65,6 +66,9 @@ int lttng_bench_start(char *err, size_t errlen);
 void lttng_bench_ints3(int a, int b, int c);
 void lttng_bench_str(const char *s);
 void lttng_bench_tracef3(int a, int b, int c);	/* lttng_ust_tracef("%d %d %d") */
+/* ints3 with an LTTng filter: a < 0 (rejects a >= 0); a >= 0 && b >= 0 && c != 1. */
+void lttng_bench_ints3_rej(int a, int b, int c);
+void lttng_bench_ints3_acc(int a, int b, int c);
 
 /* Mode and buffers in use, for a header line: "snapshot, overwrite, ..." */
 const char *lttng_bench_config(void);

@@ -14,8 +14,8 @@
  *  2. Fork a keeper process that starts lttng-sessiond --sig-parent in the
  *     foreground and waits for its SIGUSR1, sent once all its threads (the
  *     application registration one included) are listening.
- *  3. lttng create, enable-channel, enable-event (trev_bench:* and
- *     lttng_ust_tracef:*), start.
+ *  3. lttng create, enable-channel, enable-event (trev_bench:ints3 and :str;
+ *     :ints3_rej and :ints3_acc with --filter; lttng_ust_tracef:*), start.
  *  4. dlopen() the .so with LTTNG_HOME=home/ and a long
  *     LTTNG_UST_REGISTER_TIMEOUT: liblttng-ust's constructor connects to
  *     home/.lttng/lttng-ust-sock-8 and waits until the daemon says
@@ -80,7 +80,19 @@ static void noop_str(const char *s)
 static void (*ints3_fn)(int a, int b, int c) = noop_ints3;
 static void (*str_fn)(const char *s) = noop_str;
 static void (*tracef3_fn)(int a, int b, int c) = noop_ints3;
+static void (*ints3_rej_fn)(int a, int b, int c) = noop_ints3;
+static void (*ints3_acc_fn)(int a, int b, int c) = noop_ints3;
 static char config[200] = "n/a";
+
+/* Back to the no-op emitters. */
+static void emitters_off(void)
+{
+	ints3_fn = noop_ints3;
+	str_fn = noop_str;
+	tracef3_fn = noop_ints3;
+	ints3_rej_fn = noop_ints3;
+	ints3_acc_fn = noop_ints3;
+}
 
 void lttng_bench_ints3(int a, int b, int c)
 {
@@ -95,6 +107,16 @@ void lttng_bench_str(const char *s)
 void lttng_bench_tracef3(int a, int b, int c)
 {
 	tracef3_fn(a, b, c);
+}
+
+void lttng_bench_ints3_rej(int a, int b, int c)
+{
+	ints3_rej_fn(a, b, c);
+}
+
+void lttng_bench_ints3_acc(int a, int b, int c)
+{
+	ints3_acc_fn(a, b, c);
 }
 
 const char *lttng_bench_config(void)
@@ -638,9 +660,7 @@ static void stop_keeper(bool quit)
 
 static void cleanup(void)
 {
-	ints3_fn = noop_ints3;
-	str_fn = noop_str;
-	tracef3_fn = noop_ints3;
+	emitters_off();
 	stop_keeper(true);
 	if (lb.dir[0]) {
 		if (lb.keep)
@@ -655,9 +675,7 @@ static void cleanup(void)
 /* Exit without lttng_bench_stop(): EOF to the keeper, which cleans up. */
 static void at_exit(void)
 {
-	ints3_fn = noop_ints3;
-	str_fn = noop_str;
-	tracef3_fn = noop_ints3;
+	emitters_off();
 	stop_keeper(false);
 }
 
@@ -746,7 +764,15 @@ static int create_session(char *err, size_t errlen)
 		      "--session=" SESSION, "--buffers-uid",
 		      lb.snapshot ? "--overwrite" : "--discard", subbuf, nsubbuf, CHANNEL, NULL) ||
 	    lttng_cmd(err, errlen, out, sizeof(out), "enable-event", "--userspace",
-		      "--session=" SESSION, "--channel=" CHANNEL, "trev_bench:*", NULL) ||
+		      "--session=" SESSION, "--channel=" CHANNEL, "trev_bench:ints3,trev_bench:str",
+		      NULL) ||
+	    /* The filtered cases: LTTng evaluates the filter before reserving, as trev does. */
+	    lttng_cmd(err, errlen, out, sizeof(out), "enable-event", "--userspace",
+		      "--session=" SESSION, "--channel=" CHANNEL, "--filter=a < 0",
+		      "trev_bench:ints3_rej", NULL) ||
+	    lttng_cmd(err, errlen, out, sizeof(out), "enable-event", "--userspace",
+		      "--session=" SESSION, "--channel=" CHANNEL,
+		      "--filter=a >= 0 && b >= 0 && c != 1", "trev_bench:ints3_acc", NULL) ||
 	    lttng_cmd(err, errlen, out, sizeof(out), "enable-event", "--userspace",
 		      "--session=" SESSION, "--channel=" CHANNEL, "lttng_ust_tracef:*", NULL) ||
 	    lttng_cmd(err, errlen, out, sizeof(out), "start", SESSION, NULL))
@@ -807,9 +833,12 @@ static int load_so(char *err, size_t errlen)
 		usleep(1000);
 	if (on != TREV_BENCH_LTTNG_ALL)
 		return fail(err, errlen, "tracepoints not enabled after registration "
-			    "(ints3 %s, str %s, tracef %s); see %s", on & TREV_BENCH_LTTNG_INTS3 ?
-			    "on" : "off", on & TREV_BENCH_LTTNG_STR ? "on" : "off",
-			    on & TREV_BENCH_LTTNG_TRACEF ? "on" : "off", lb.log);
+			    "(ints3 %s, str %s, tracef %s, ints3_rej %s, ints3_acc %s); see %s",
+			    on & TREV_BENCH_LTTNG_INTS3 ? "on" : "off",
+			    on & TREV_BENCH_LTTNG_STR ? "on" : "off",
+			    on & TREV_BENCH_LTTNG_TRACEF ? "on" : "off",
+			    on & TREV_BENCH_LTTNG_INTS3_REJ ? "on" : "off",
+			    on & TREV_BENCH_LTTNG_INTS3_ACC ? "on" : "off", lb.log);
 	return 0;
 }
 
@@ -837,6 +866,8 @@ int lttng_bench_start(char *err, size_t errlen)
 	ints3_fn = lb.ops->ints3;
 	str_fn = lb.ops->str;
 	tracef3_fn = lb.ops->tracef3;
+	ints3_rej_fn = lb.ops->ints3_rej;
+	ints3_acc_fn = lb.ops->ints3_acc;
 	return 0;
 fail:
 	cleanup();
@@ -895,9 +926,7 @@ int lttng_bench_stop(unsigned long long *recorded, unsigned long long *discarded
 	*discarded = LTTNG_BENCH_UNKNOWN;
 	if (!lb.running)
 		return -1;
-	ints3_fn = noop_ints3;
-	str_fn = noop_str;
-	tracef3_fn = noop_ints3;
+	emitters_off();
 
 	if (lttng_cmd(err, sizeof(err), out, sizeof(out), "stop", SESSION, NULL) < 0) {
 		fprintf(stderr, "lttng_bench: %s\n", err);

@@ -22,6 +22,16 @@ static void emit_ints3(int a, int b, int c)
 	lttng_ust_tracepoint(trev_bench, ints3, a, b, c);
 }
 
+static void emit_ints3_rej(int a, int b, int c)
+{
+	lttng_ust_tracepoint(trev_bench, ints3_rej, a, b, c);
+}
+
+static void emit_ints3_acc(int a, int b, int c)
+{
+	lttng_ust_tracepoint(trev_bench, ints3_acc, a, b, c);
+}
+
 static void emit_str(const char *s)
 {
 	lttng_ust_tracepoint(trev_bench, str, s);
@@ -37,6 +47,10 @@ static int enabled(void)
 		on |= TREV_BENCH_LTTNG_STR;
 	if (trev_bench_tracef_enabled())
 		on |= TREV_BENCH_LTTNG_TRACEF;
+	if (lttng_ust_tracepoint_enabled(trev_bench, ints3_rej))
+		on |= TREV_BENCH_LTTNG_INTS3_REJ;
+	if (lttng_ust_tracepoint_enabled(trev_bench, ints3_acc))
+		on |= TREV_BENCH_LTTNG_INTS3_ACC;
 	return on;
 }
 
@@ -45,6 +59,8 @@ static const struct trev_bench_lttng_ops ops = {
 	.ints3 = emit_ints3,
 	.str = emit_str,
 	.tracef3 = trev_bench_tracef3,
+	.ints3_rej = emit_ints3_rej,
+	.ints3_acc = emit_ints3_acc,
 	.enabled = enabled,
 };
 

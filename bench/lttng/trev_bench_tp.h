@@ -5,6 +5,12 @@
  *
  *   trev_bench:ints3	three int fields a, b, c
  *   trev_bench:str	one string field s (ctf_string: copied up to its NUL)
+ *   trev_bench:ints3_rej, trev_bench:ints3_acc
+ *			ints3 again, for the filtered cases: the loader
+ *			enables them with filters (a < 0, which rejects
+ *			every benchmark event; a >= 0 && b >= 0 && c != 1,
+ *			which accepts them), as trev's benchmark filters
+ *			be_ints3
  *
  * The printf-like case is LTTng's own lttng_ust_tracef() (the
  * lttng_ust_tracef:event tracepoint of liblttng-ust), the counterpart of
@@ -23,6 +29,24 @@
 #include <lttng/tracepoint.h>
 
 LTTNG_UST_TRACEPOINT_EVENT(trev_bench, ints3,
+	LTTNG_UST_TP_ARGS(int, a, int, b, int, c),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(int, a, a)
+		lttng_ust_field_integer(int, b, b)
+		lttng_ust_field_integer(int, c, c)
+	)
+)
+
+LTTNG_UST_TRACEPOINT_EVENT(trev_bench, ints3_rej,
+	LTTNG_UST_TP_ARGS(int, a, int, b, int, c),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(int, a, a)
+		lttng_ust_field_integer(int, b, b)
+		lttng_ust_field_integer(int, c, c)
+	)
+)
+
+LTTNG_UST_TRACEPOINT_EVENT(trev_bench, ints3_acc,
 	LTTNG_UST_TP_ARGS(int, a, int, b, int, c),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(int, a, a)
