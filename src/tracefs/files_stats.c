@@ -72,16 +72,19 @@ static int per_thread_show(struct trev_file *f, struct tfs_text *out)
 		memcpy(comm, st.comm, 16);
 		comm[16] = '\0';
 		/* Staged events have left their buffer (read there) but are in the walk. */
+		uint64_t entries = ids[i] < nr_counts ? counts[ids[i]] : 0;
+		uint64_t dropped = st.dropped_events + st.commit_overrun;
+
 		ret = trev__text_printf(out, "%9d %-16s %10llu %10llu %10llu %10llu\n",
 					(int)st.tid, comm[0] ? comm : "<...>",
-					(unsigned long long)(ids[i] < nr_counts ? counts[ids[i]] : 0),
+					(unsigned long long)entries,
 					(unsigned long long)st.read_events,
 					(unsigned long long)st.overrun,
-					(unsigned long long)(st.dropped_events + st.commit_overrun));
+					(unsigned long long)dropped);
 	}
 	pthread_rwlock_unlock(&tr->buf_lock);
 	ret = ret ?: trev__text_printf(out,
-			"# not per thread: %llu dropped (no buffer), %llu lost (recycled buffers);\n"
+			"# not per thread: %llu dropped (no buffer), %llu lost (recycled buffer);\n"
 			"# overrun of the per-CPU staging queues: per_cpu/cpuN/stats only\n",
 			(unsigned long long)nobuf, (unsigned long long)recycled);
 	free(ids);

@@ -222,7 +222,8 @@ int trev_mount(const char *dir)
 			ret = -EBUSY;
 			goto out_unlock;
 		}
-		trev__fuse_free(mounted);	/* unmounted from outside (umount, fusermount3 -u) */
+		/* Unmounted from outside (umount, fusermount3 -u). */
+		trev__fuse_free(mounted);
 		mounted = NULL;
 	}
 	ret = trev__fuse_start(dir, "trev", &tree_backend, NULL, &m);

@@ -238,7 +238,8 @@ static void ino_free(struct trev_fuse_mnt *m)
 
 /* ---- attributes ----------------------------------------------------------------------------- */
 
-static void fill_stat(struct trev_fuse_mnt *m, fuse_ino_t ino, const struct trev_stat *ts, struct stat *st)
+static void fill_stat(struct trev_fuse_mnt *m, fuse_ino_t ino, const struct trev_stat *ts,
+		      struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
@@ -299,7 +300,8 @@ static char *req_path(fuse_req_t req, struct trev_fuse_mnt *m, fuse_ino_t ino)
 }
 
 /* The path of @name in directory @parent, or NULL when the request is already answered. */
-static char *req_child_path(fuse_req_t req, struct trev_fuse_mnt *m, fuse_ino_t parent, const char *name)
+static char *req_child_path(fuse_req_t req, struct trev_fuse_mnt *m, fuse_ino_t parent,
+			    const char *name)
 {
 	char *dir, *path;
 

@@ -45,7 +45,8 @@ struct trev_fuse_backend {
 	void (*wake)(void *file);	/* optional */
 	int (*close)(void *file);
 	/* Optional: a line for a log ("session loop ended: ..."); @warn 1 or 0 (info). */
-	void (*log)(void *ctx, int warn, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+	void (*log)(void *ctx, int warn, const char *fmt, ...)
+		__attribute__((format(printf, 3, 4)));
 };
 
 struct trev_fuse_file;
@@ -66,7 +67,7 @@ struct trev_fuse_mnt {
 	pthread_cond_t cond;		/* broadcast when waiters or loop_done change */
 	int exiting;			/* unmount under way */
 	int loop_done;			/* the loop thread has cleaned up */
-	int abandoned;			/* trev__fuse_stop() gave up waiting: the loop thread frees */
+	int abandoned;			/* trev__fuse_stop() gave up: the loop thread frees */
 	unsigned int waiters;		/* waiter threads alive */
 	struct trev_fuse_file *files;	/* open files */
 	struct trev_fuse_dir *dirs;	/* open directories */

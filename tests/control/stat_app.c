@@ -79,7 +79,8 @@ int main(int argc, char **argv)
 		return 1;
 	for (size_t i = 0; i < sizeof(setup) / sizeof(setup[0]); i++)
 		if (trev_write(setup[i][0], setup[i][1])) {
-			fprintf(stderr, "stat_app: %s: cannot write %s\n", setup[i][0], setup[i][1]);
+			fprintf(stderr, "stat_app: %s: cannot write %s\n", setup[i][0],
+				setup[i][1]);
 			return 1;
 		}
 	for (int i = 1; i < argc; i++) {

@@ -53,7 +53,7 @@ struct rfile {
 	int h;				/* the file's handle on @r */
 };
 
-/* ---- the backend: the control socket ---------------------------------------------------------- */
+/* ---- the backend: the control socket -------------------------------------------------------- */
 
 static int rm_stat(void *ctx, const char *path, struct trev_stat *st)
 {
@@ -223,7 +223,7 @@ static const struct trev_fuse_backend remote_backend = {
 	.log = rm_log,
 };
 
-/* ---- the command ------------------------------------------------------------------------------ */
+/* ---- the command ---------------------------------------------------------------------------- */
 
 /* Is @dir usable as a mount point? Return: 0, or 1 after an error message. */
 static int check_dir(const char *dir)
