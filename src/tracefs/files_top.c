@@ -685,6 +685,7 @@ static const struct tfs_fops current_tracer_fops = {
 
 extern const struct tfs_fops trev__available_events_fops;
 extern const struct tfs_fops trev__set_event_fops;
+extern const struct tfs_fops trev__per_thread_stats_fops;
 
 static const struct tfs_node instance_entries[] = {
 	{ "available_events", 0440, &trev__available_events_fops, NULL, false },
@@ -697,6 +698,7 @@ static const struct tfs_node instance_entries[] = {
 	{ "instances", 0750, NULL, &trev__instances_dir, true },
 	{ "options", 0750, NULL, &trev__options_dir, false },
 	{ "per_cpu", 0750, NULL, &trev__per_cpu_dir, false },
+	{ "per_thread_stats", 0440, &trev__per_thread_stats_fops, NULL, false },
 	{ "printk_formats", 0440, &printk_formats_fops, NULL, true },
 	{ "saved_cmdlines", 0440, &cmdlines_fops, NULL, true },
 	{ "set_event", 0640, &trev__set_event_fops, NULL, false },

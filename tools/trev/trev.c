@@ -13,6 +13,8 @@ static const struct trev_cmd commands[] = {
 	{ "cat", cmd_cat, "print a file of a running process's tree" },
 	{ "write", cmd_write, "write to a file of a running process's tree" },
 	{ "ls", cmd_ls, "list a directory of a running process's tree" },
+	{ "mount", cmd_mount, "mount a running process's tree (FUSE) until Ctrl-C" },
+	{ "stat", cmd_stat, "buffers, entries and losses per CPU and per thread" },
 };
 
 void trev_err(const char *fmt, ...)

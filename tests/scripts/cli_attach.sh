@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# A running program (tests/control/ctl_app.c) enabled, filtered and read from outside with the
+# trev command over its control socket: the trace and trace_pipe show only the events the
+# filter keeps; a refused filter leaves the old one in force; clearing it lets all through.
+set -uo pipefail
+export LC_ALL=C
+
+app_bin="$TREV_BUILD_DIR/tests/ctl_app"
+trev="$TREV_BUILD_DIR/tools/trev/trev"
+sockdir=$(mktemp -d)
+chmod 700 "$sockdir"
+export TREV_SOCKET_DIR="$sockdir"
+out=$(mktemp)
+errf=$(mktemp)
+pids=()
+
+cleanup() {
+	exec 2>/dev/null
+	for p in "${pids[@]}"; do
+		kill -KILL "$p" && wait "$p"
+	done
+	rm -rf "$sockdir" "$out" "$errf" "$out.app" "$out.a"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	echo "---- stdout:" >&2; cat "$out" >&2
+	echo "---- stderr:" >&2; cat "$errf" >&2
+	exit 1
+}
+
+run() {
+	local want=$1 st
+	shift
+	"$@" >"$out" 2>"$errf"
+	st=$?
+	[ "$st" = "$want" ] || fail "'$*' exited $st, expected $want"
+}
+err_has() { grep -qE -- "$1" "$errf" || fail "stderr has no line matching /$1/"; }
+# events MIN: at least MIN tt_ints lines in $out; their a values in $out.a
+events() {
+	grep -oE 'tt_ints: a=[0-9]+ ' "$out" | sed 's/.*a=//; s/ $//' >"$out.a"
+	[ "$(wc -l <"$out.a")" -ge "$1" ] || fail "fewer than $1 tt_ints events"
+}
+
+"$app_bin" 10 >"$out.app" &
+pids+=($!)
+for _ in $(seq 100); do
+	grep -q '^ready' "$out.app" && break
+	sleep 0.05
+done
+app=$(awk '/^ready/ { print $2 }' "$out.app")
+[ -n "$app" ] || fail "ctl_app did not start"
+ev=events/trev_test/tt_ints
+
+# Enabled from outside: events come.
+run 0 "$trev" write -p "$app" "$ev/enable" 1
+sleep 0.2
+run 0 "$trev" cat -p "$app" trace
+events 5
+
+# Filtered from outside: only odd a, in trace and in trace_pipe.
+run 0 "$trev" write -p "$app" "$ev/filter" 'a & 1'
+run 0 "$trev" cat -p "$app" "$ev/filter"
+[ "$(cat "$out")" = 'a & 1' ] || fail "the filter reads back '$(cat "$out")'"
+run 0 "$trev" write -p "$app" trace ""
+sleep 0.3
+run 0 "$trev" cat -p "$app" trace
+events 5
+grep -qv '[13579]$' "$out.a" && fail "trace has an even a under the filter 'a & 1'"
+timeout 0.5 "$trev" cat -p "$app" trace_pipe >"$out" 2>"$errf"
+events 5
+grep -qv '[13579]$' "$out.a" && fail "trace_pipe has an even a under the filter 'a & 1'"
+
+# A refused filter: EINVAL, its error_log entry, and the old filter stays in force.
+run 1 "$trev" write -p "$app" "$ev/filter" 'a >'
+err_has "^trev: $ev/filter: Invalid argument"
+run 0 "$trev" cat -p "$app" "$ev/filter"
+[ "$(cat "$out")" = 'a & 1' ] || fail "a refused filter replaced the old one: '$(cat "$out")'"
+run 0 "$trev" write -p "$app" trace ""
+sleep 0.3
+run 0 "$trev" cat -p "$app" trace
+events 5
+grep -qv '[13579]$' "$out.a" && fail "an even a passed after a refused filter"
+
+# Cleared: every event again, even and odd.
+run 0 "$trev" write -p "$app" "$ev/filter" 0
+run 0 "$trev" cat -p "$app" "$ev/filter"
+[ "$(cat "$out")" = none ] || fail "a cleared filter reads '$(cat "$out")'"
+run 0 "$trev" write -p "$app" trace ""
+sleep 0.3
+run 0 "$trev" cat -p "$app" trace
+events 10
+grep -q '[02468]$' "$out.a" || fail "no even a after the filter was cleared"
+grep -q '[13579]$' "$out.a" || fail "no odd a after the filter was cleared"
+
+# Disabled from outside: no more events.
+run 0 "$trev" write -p "$app" "$ev/enable" 0
+run 0 "$trev" write -p "$app" trace ""
+sleep 0.2
+run 0 "$trev" cat -p "$app" trace
+grep -q 'tt_ints:' "$out" && fail "events after the event was disabled"
+rm -f "$out.a"
+echo "PASS"

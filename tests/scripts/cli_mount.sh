@@ -1,0 +1,232 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# trev mount -p PID DIR: a running program's tree (tests/control/ctl_app.c) as a FUSE mount
+# served by the trev command: ls, cat, echo (refused writes give the errno and an error_log
+# entry), mkdir/rmdir of an instance, a streaming trace_pipe and poll(2) through the mount;
+# the command ends on SIGINT and when the program exits, and leaves no mount; every error
+# case. Exits 77 (skipped) when this machine cannot mount FUSE file systems.
+set -uo pipefail
+export LC_ALL=C
+
+app_bin="$TREV_BUILD_DIR/tests/ctl_app"
+trev="$TREV_BUILD_DIR/tools/trev/trev"
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+[ -c /dev/fuse ] || skip "/dev/fuse is missing"
+command -v fusermount3 >/dev/null || skip "fusermount3 is missing (apt-get install fuse3)"
+if [ "$(id -u)" -ne 0 ] && ! { [ -r /dev/fuse ] && [ -w /dev/fuse ]; }; then
+	skip "not root, and /dev/fuse ($(stat -c %A /dev/fuse)) is not readable and writable"
+fi
+command -v python3 >/dev/null || skip "python3 is missing"
+
+sockdir=$(mktemp -d)
+chmod 700 "$sockdir"
+export TREV_SOCKET_DIR="$sockdir"
+mnt=$(mktemp -d)
+out=$(mktemp)
+errf=$(mktemp)
+pids=()
+
+cleanup() {
+	exec 2>/dev/null
+	for p in "${pids[@]}"; do
+		kill -KILL "$p" && wait "$p"
+	done
+	if grep -q " $mnt " /proc/mounts; then
+		fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null
+	fi
+	rmdir "$mnt"
+	rm -rf "$sockdir" "$out" "$errf" "$out.app" "$out.mount" "$mnt.file"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	echo "---- stdout:" >&2; cat "$out" >&2
+	echo "---- stderr:" >&2; cat "$errf" >&2
+	echo "---- trev mount:" >&2; cat "$out.mount" >&2 2>/dev/null
+	exit 1
+}
+
+run() {
+	local want=$1 st
+	shift
+	"$@" >"$out" 2>"$errf"
+	st=$?
+	[ "$st" = "$want" ] || fail "'$*' exited $st, expected $want"
+}
+has() { grep -qE -- "$1" "$out" || fail "stdout has no line matching /$1/"; }
+err_has() { grep -qE -- "$1" "$errf" || fail "stderr has no line matching /$1/"; }
+mounted() { grep -q " $mnt fuse.trev " /proc/mounts; }
+
+start_app() {
+	"$app_bin" "$@" >"$out.app" &
+	pids+=($!)
+	app=""
+	for _ in $(seq 100); do
+		app=$(awk '/^ready/ { print $2 }' "$out.app")
+		[ -n "$app" ] && return 0
+		sleep 0.05
+	done
+	fail "ctl_app did not start"
+}
+
+# start_mount: trev mount -p $app $mnt in the background, wait for the mount.
+start_mount() {
+	"$trev" mount -p "$app" "$mnt" 2>"$out.mount" &
+	mount_pid=$!
+	pids+=($mount_pid)
+	for _ in $(seq 100); do
+		mounted && return 0
+		kill -0 "$mount_pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	grep -qi 'FUSE is not available' "$out.mount" && skip "$(cat "$out.mount")"
+	fail "no mount: $(cat "$out.mount")"
+}
+
+# wait_gone PID SECONDS: true when it ended in time; its exit status in $rc.
+wait_gone() {
+	local i
+	for i in $(seq $(($2 * 20))); do
+		if ! kill -0 "$1" 2>/dev/null; then
+			wait "$1" 2>/dev/null
+			rc=$?
+			return 0
+		fi
+		sleep 0.05
+	done
+	return 1
+}
+
+start_app 10
+start_mount
+grep -q "^trev: process $app's tree mounted at $mnt" "$out.mount" || fail "no mount message"
+
+# Listing, reading, writing.
+run 0 ls "$mnt"
+has '^trace$'
+has '^trace_pipe$'
+has '^events$'
+has '^error_log$'
+[ -d "$mnt/events/trev_test/tt_ints" ] || fail "events/trev_test/tt_ints is not a directory"
+run 0 bash -c "echo 1 > '$mnt/events/trev_test/tt_ints/enable'"
+[ "$(cat "$mnt/events/trev_test/tt_ints/enable")" = 1 ] || fail "enable does not read 1"
+sleep 0.3
+run 0 cat "$mnt/trace"
+has '^# tracer: nop'
+has '^ +emitter-[0-9]+ +\[[0-9]{3}\] .{4} +[0-9]+\.[0-9]{6}: tt_ints: a=[0-9]+ b=[0-9]+'
+
+# Refused writes: the tree's errno reaches the writer, and error_log has the entry.
+run 1 bash -c "echo 'a > 5 &&' > '$mnt/events/trev_test/tt_ints/filter'"
+err_has 'Invalid argument'
+run 0 cat "$mnt/error_log"
+has 'Meaningless filter expression'
+has '^  Command: a > 5 &&$'
+run 1 bash -c "echo nosuch:event >> '$mnt/set_event'"
+err_has 'Invalid argument'
+run 0 cat "$mnt/error_log"
+has 'No such event'
+run 1 bash -c "echo 1 > '$mnt/nosuchfile'"
+err_has 'Permission denied'
+run 1 rm -f "$mnt/trace"
+err_has 'Operation not permitted'
+
+# A filter through the mount: only odd a from now on.
+run 0 bash -c "echo 'a & 1' > '$mnt/events/trev_test/tt_ints/filter'"
+run 0 bash -c "echo > '$mnt/trace'"
+sleep 0.3
+run 0 cat "$mnt/trace"
+[ "$(grep -c 'tt_ints: a=' "$out")" -ge 3 ] || fail "fewer than 3 events after the filter"
+grep 'tt_ints: a=' "$out" | grep -qE 'a=[0-9]*[02468] ' && fail "an even a passed the filter 'a & 1'"
+run 0 bash -c "echo 0 > '$mnt/events/trev_test/tt_ints/filter'"
+
+# Instances.
+run 0 mkdir "$mnt/instances/foo"
+[ -f "$mnt/instances/foo/trace" ] || fail "instances/foo/trace missing after mkdir"
+run 1 mkdir "$mnt/instances/foo"
+err_has 'File exists'
+run 0 ls "$mnt/instances"
+has '^foo$'
+run 0 rmdir "$mnt/instances/foo"
+[ ! -e "$mnt/instances/foo" ] || fail "instances/foo still there after rmdir"
+
+# trace_pipe streams through the mount until the reader is stopped; poll(2) wakes.
+timeout 1 cat "$mnt/trace_pipe" >"$out" 2>"$errf"
+[ $? = 124 ] || fail "cat trace_pipe through the mount did not block and stream"
+[ "$(grep -c 'tt_ints: a=' "$out")" -ge 5 ] || fail "trace_pipe streamed fewer than 5 events"
+run 0 python3 - "$mnt/trace_pipe" <<'EOF'
+import os, select, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+while True:			# drain what is there
+	try:
+		if not os.read(fd, 65536):
+			break
+	except BlockingIOError:
+		break
+r, _, _ = select.select([fd], [], [], 3)
+assert r == [fd], "select did not wake on trace_pipe"
+assert b"tt_ints" in os.read(fd, 65536)
+os.close(fd)
+print("poll ok")
+EOF
+has '^poll ok$'
+
+# Errors: each one line, non-zero status, and nothing mounted.
+run 1 "$trev" mount -p "$app" "$mnt"
+err_has "^trev: $mnt: already a mount point$"
+touch "$mnt.file"
+run 1 "$trev" mount -p "$app" "$mnt.file"
+err_has "^trev: $mnt.file: not a directory$"
+run 1 "$trev" mount -p "$app" "$mnt.nosuch"
+err_has "^trev: $mnt.nosuch: No such file or directory$"
+run 2 "$trev" mount -p "$app"
+run 2 "$trev" mount "$mnt.file"
+run 2 "$trev" mount -p x "$mnt.file"
+err_has "^trev: -p takes a process id, not 'x'"
+
+# SIGINT: the command unmounts and exits 0.
+kill -INT "$mount_pid"
+wait_gone "$mount_pid" 5 || fail "trev mount did not end on SIGINT"
+[ "$rc" = 0 ] || fail "trev mount exited $rc on SIGINT"
+mounted && fail "still mounted after SIGINT"
+grep -q "^trev: unmounted $mnt: Interrupt" "$out.mount" || fail "no unmount message on SIGINT"
+
+# Errors that need the directory free.
+run 1 "$trev" mount -p 999999999 "$mnt"
+err_has '^trev: no process 999999999$'
+sleep 30 & pids+=($!)
+run 1 "$trev" mount -p $! "$mnt"
+err_has "^trev: process $! does not serve trev"
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	chmod 755 "$mnt"
+	run 1 setpriv --reuid=65534 --regid=65534 --clear-groups "$trev" mount -p "$app" "$mnt"
+	err_has "belongs to another user"
+fi
+if command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then
+	# No /dev/fuse in a mount name space of its own.
+	run 1 unshare -m bash -c "mount -t tmpfs none /dev && exec '$trev' mount -p '$app' '$mnt'"
+	err_has '^trev: FUSE is not available: /dev/fuse: No such file or directory$'
+fi
+mounted && fail "an error case left a mount"
+
+# The program exits: the command unmounts and exits with a message.
+start_mount
+cat "$mnt/trace_pipe" >/dev/null 2>&1 &
+reader=$!
+pids+=($reader)
+sleep 0.2
+kill -TERM "$app"
+wait_gone "$mount_pid" 5 || fail "trev mount did not end when the process exited"
+[ "$rc" = 0 ] || fail "trev mount exited $rc after the process exited"
+grep -q "^trev: unmounted $mnt: process $app exited" "$out.mount" ||
+	fail "no message about the process's exit"
+wait_gone "$reader" 3 || fail "a reader of trace_pipe stayed blocked after the unmount"
+mounted && fail "still mounted after the process exited"
+grep -q "fuse.trev" /proc/mounts && grep " $mnt" /proc/mounts && fail "a stale trev mount"
+echo "PASS"

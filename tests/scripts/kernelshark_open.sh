@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# KernelShark opens our trace.dat files (v6 and v7, recorded by tests/tracedat/dat_record.c)
+# on a virtual X server: its main window is mapped with the file's name in the title, a
+# screenshot of it is not blank, it is still running a few seconds later, and it printed no
+# error about the file. Exits 77 (skipped) when KernelShark, Xvfb or the X tools are missing
+# (apt-get install kernelshark xvfb x11-apps x11-utils).
+set -uo pipefail
+export LC_ALL=C
+
+B=$TREV_BUILD_DIR/tests
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+# KernelShark is not ours to sanitize, and the run takes about 10 s: the normal tree only.
+sanitize=$(sed -n 's/^TREV_SANITIZE:STRING=//p' "$TREV_BUILD_DIR/CMakeCache.txt" 2>/dev/null)
+[ -z "$sanitize" ] || skip "a $sanitize sanitizer tree: KernelShark runs in the normal tree"
+for tool in kernelshark Xvfb xwininfo xwd python3; do
+	command -v "$tool" >/dev/null || skip "$tool is not installed"
+done
+[ -x "$B/dat_record" ] || skip "dat_record was not built (libtraceevent/libtracecmd missing)"
+# As root KernelShark first shows a modal "running with Root privileges" dialog, and no main
+# window until someone closes it: run it as nobody.
+as_user=()
+if [ "$(id -u)" = 0 ]; then
+	command -v setpriv >/dev/null || skip "running as root, and setpriv is missing"
+	as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+fi
+
+T=$(mktemp -d)
+xvfb=""
+ks=""
+cleanup() {
+	exec 2>/dev/null
+	for p in $ks $xvfb; do
+		kill -KILL "$p" && wait "$p"
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+fail() {
+	echo "FAIL: $*" >&2
+	[ -f "$T/ks.log" ] && { echo "---- kernelshark output:" >&2; cat "$T/ks.log" >&2; }
+	exit 1
+}
+
+chmod 755 "$T"
+"$B/dat_record" "$T" normal >/dev/null || fail "dat_record failed"
+chmod 644 "$T"/*.dat
+mkdir -m 700 "$T/home"
+[ ${#as_user[@]} = 0 ] || chown 65534:65534 "$T/home"
+
+# A display of its own: Xvfb picks a free number and writes it to fd 3.
+Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp -ac 3>"$T/display" >"$T/xvfb.log" 2>&1 &
+xvfb=$!
+for _ in $(seq 50); do
+	[ -s "$T/display" ] && break
+	sleep 0.1
+done
+[ -s "$T/display" ] || skip "Xvfb did not start: $(cat "$T/xvfb.log")"
+export DISPLAY=":$(head -1 "$T/display")"
+
+for v in v6 v7; do
+	dat="$T/$v.dat"
+	HOME="$T/home" XDG_RUNTIME_DIR="$T/home" "${as_user[@]}" kernelshark "$dat" \
+		>"$T/ks.log" 2>&1 &
+	ks=$!
+	# The main window, mapped, titled with the file: "Kernel Shark (FILE)": WxH+X+Y.
+	geom=""
+	for _ in $(seq 100); do
+		geom=$(xwininfo -root -tree 2>/dev/null |
+			awk -v t="\"Kernel Shark ($dat)\":" 'index($0, t) { print $(NF - 1); exit }')
+		[ -n "$geom" ] && break
+		kill -0 "$ks" 2>/dev/null || fail "$v: kernelshark exited before its window came"
+		sleep 0.1
+	done
+	[ -n "$geom" ] || fail "$v: no KernelShark window after 10 s"
+	sleep 2		# let it load and draw
+	kill -0 "$ks" 2>/dev/null || fail "$v: kernelshark died after opening its window"
+	xwd -root -silent >"$T/shot.xwd" || fail "$v: xwd failed"
+
+	# The window's part of the screenshot: many colours (text, graph), not a blank frame.
+	python3 - "$T/shot.xwd" "$geom" <<'EOF' || fail "$v: the screenshot looks blank"
+import re, struct, sys
+d = open(sys.argv[1], "rb").read()
+h = struct.unpack(">25I", d[:100])
+hsize, width, height, bpl, ncolors = h[0], h[4], h[5], h[12], h[19]
+w, hh, x0, y0 = map(int, re.match(r"(\d+)x(\d+)\+(-?\d+)\+(-?\d+)", sys.argv[2]).groups())
+bpp = bpl // width	# bytes per pixel (24-bit depth is stored in 4)
+assert bpp in (3, 4), "%d bytes per pixel" % bpp
+assert w >= 200 and hh >= 100, "window %dx%d is too small" % (w, hh)
+off = hsize + ncolors * 12
+colours = set()
+for y in range(max(y0, 0), min(y0 + hh, height)):
+	line = d[off + y * bpl: off + y * bpl + width * bpp]
+	for x in range(max(x0, 0), min(x0 + w, width)):
+		colours.add(line[x * bpp: x * bpp + 3])
+print("%dx%d window, %d colours" % (w, hh, len(colours)))
+assert len(colours) >= 16, "only %d colours" % len(colours)
+EOF
+	sleep 1
+	kill -0 "$ks" 2>/dev/null || fail "$v: kernelshark died after the screenshot"
+	# Plugins for events the file does not have say they "failed to initialize": not errors.
+	if grep -iE 'error|fail|cannot|corrupt|invalid|unknown|segmentation' "$T/ks.log" |
+		grep -vE 'plugin "[a-z_]+" failed to initialize on stream' >&2; then
+		fail "$v: kernelshark printed errors"
+	fi
+	grep -q "Loading  *\"$dat\"" "$T/ks.log" || fail "$v: kernelshark did not say it loaded $dat"
+	kill "$ks"
+	wait "$ks" 2>/dev/null
+	ks=""
+	echo "$v: KernelShark opened $dat"
+done
+echo "PASS"

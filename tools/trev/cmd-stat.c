@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * trev stat -p PID: for the top instance and each instances/NAME of a
+ * running process, its buffer settings, the kernel's per_cpu/cpuN/stats as a
+ * table, and trev's per_thread_stats (docs/cli/trev-stat.md).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "remote.h"
+#include "trev.h"
+
+static const char stat_help[] =
+	"usage: trev stat -p PID\n"
+	"\n"
+	"Print, for each trace instance of process PID, the buffer settings, the\n"
+	"entries and losses per CPU (per_cpu/cpuN/stats) and per thread\n"
+	"(per_thread_stats).\n";
+
+/* The kernel's stats fields, in the order of the table's columns. */
+static const char *const stat_fields[] = {
+	"entries", "overrun", "commit overrun", "dropped events", "read events", "bytes",
+};
+static const char *const stat_columns[] = {
+	"ENTRIES", "OVERRUN", "COMMIT_OVR", "DROPPED", "READ", "BYTES",
+};
+#define NR_FIELDS (sizeof(stat_fields) / sizeof(stat_fields[0]))
+
+/* A small file's text without its last newline, or NULL after an error message. */
+static char *read_text(struct trev_remote *r, const char *path)
+{
+	char *text;
+	ssize_t n = trev_remote_read_file(r, path, &text);
+
+	if (n < 0) {
+		trev_err("%s: %s", path, strerror((int)-n));
+		return NULL;
+	}
+	while (n > 0 && text[n - 1] == '\n')
+		text[--n] = '\0';
+	return text;
+}
+
+/* The selected clock of trace_clock's "[local] global ...". */
+static void clock_name(char *text)
+{
+	char *open = strchr(text, '['), *close = open ? strchr(open, ']') : NULL;
+
+	if (close) {
+		*close = '\0';
+		memmove(text, open + 1, strlen(open + 1) + 1);
+	}
+}
+
+static int count_cpu(const char *name, int is_dir, unsigned int mode, void *arg)
+{
+	(void)mode;
+	if (is_dir && !strncmp(name, "cpu", 3))
+		++*(int *)arg;
+	return 0;
+}
+
+/* One row of the per-CPU table from per_cpu/cpu@cpu/stats. Return: 0 or 1. */
+static int print_cpu(struct trev_remote *r, const char *prefix, int cpu)
+{
+	char path[512], *text, *line;
+	unsigned long long val[NR_FIELDS] = { 0 };
+
+	snprintf(path, sizeof(path), "%sper_cpu/cpu%d/stats", prefix, cpu);
+	text = read_text(r, path);
+	if (!text)
+		return 1;
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		char *colon = strchr(line, ':');
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		for (size_t i = 0; i < NR_FIELDS; i++)
+			if (!strcmp(line, stat_fields[i]))
+				val[i] = strtoull(colon + 1, NULL, 10);
+	}
+	free(text);
+	printf("  %5d", cpu);
+	for (size_t i = 0; i < NR_FIELDS; i++)
+		printf(" %11llu", val[i]);
+	putchar('\n');
+	return 0;
+}
+
+/* Everything of one instance; @prefix is "" or "instances/NAME/". Return: 0 or 1. */
+static int print_instance(struct trev_remote *r, const char *name, const char *prefix)
+{
+	static const char *const settings[] = { "tracing_on", "trace_clock", "buffer_size_kb",
+						"buffer_total_size_kb" };
+	char path[512], *text, *line;
+	int nr_cpus = 0, ret;
+
+	printf("instance %s\n", name);
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", prefix, settings[i]);
+		text = read_text(r, path);
+		if (!text)
+			return 1;
+		if (i == 1)
+			clock_name(text);
+		printf("  %s: %s%s\n", settings[i], text, i == 2 ? " (per thread)" : "");
+		free(text);
+	}
+
+	snprintf(path, sizeof(path), "%sper_cpu", prefix);
+	ret = trev_remote_readdir(r, path, count_cpu, &nr_cpus);
+	if (ret < 0) {
+		trev_err("%s: %s", path, strerror(-ret));
+		return 1;
+	}
+	printf("  per CPU (per_cpu/cpuN/stats):\n  %5s", "CPU");
+	for (size_t i = 0; i < NR_FIELDS; i++)
+		printf(" %11s", stat_columns[i]);
+	putchar('\n');
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		if (print_cpu(r, prefix, cpu))
+			return 1;
+
+	snprintf(path, sizeof(path), "%sper_thread_stats", prefix);
+	text = read_text(r, path);
+	if (!text)
+		return 1;
+	printf("  per thread (per_thread_stats):\n");
+	printf("  %9s %-16s %10s %10s %10s %10s\n", "TID", "COMM", "ENTRIES", "READ", "OVERRUN",
+	       "DROPPED");
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		if (line[0] != '#')
+			printf("  %s\n", line);
+	free(text);
+	putchar('\n');
+	return 0;
+}
+
+struct names {
+	char **v;
+	size_t nr;
+};
+
+static int add_instance(const char *name, int is_dir, unsigned int mode, void *arg)
+{
+	struct names *n = arg;
+	char **v;
+
+	(void)mode;
+	if (!is_dir)
+		return 0;
+	v = realloc(n->v, (n->nr + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	n->v = v;
+	n->v[n->nr] = strdup(name);
+	return n->v[n->nr++] ? 0 : -ENOMEM;
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct names inst = { NULL, 0 };
+	struct trev_remote *r;
+	pid_t pid = 0;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "+p:h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(stat_help, stdout);
+			return 0;
+		}
+		if (c != 'p' || (pid = trev_parse_pid(optarg)) < 0) {
+			fputs(stat_help, stderr);
+			return 2;
+		}
+	}
+	if (!pid || optind != argc) {
+		fputs(stat_help, stderr);
+		return 2;
+	}
+	r = trev_attach(pid);
+	if (!r)
+		return 1;
+	ret = trev_remote_readdir(r, "instances", add_instance, &inst);
+	if (ret < 0) {
+		trev_err("instances: %s", strerror(-ret));
+		ret = 1;
+		goto out_free;
+	}
+	printf("process %d (%s)\n"
+	       "Overwritten events are counted per thread; those lost from the per-CPU\n"
+	       "staging queues only per CPU.\n\n", (int)pid, trev_remote_banner(r));
+	ret = print_instance(r, "top", "");
+	for (size_t i = 0; i < inst.nr && !ret; i++) {
+		char prefix[300];
+
+		snprintf(prefix, sizeof(prefix), "instances/%s/", inst.v[i]);
+		ret = print_instance(r, inst.v[i], prefix);
+	}
+out_free:
+	for (size_t i = 0; i < inst.nr; i++)
+		free(inst.v[i]);
+	free(inst.v);
+	trev_remote_close(r);
+	return ret;
+}
