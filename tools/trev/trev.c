@@ -13,6 +13,7 @@ static const struct trev_cmd commands[] = {
 	{ "cat", cmd_cat, "print a file of a running process's tree" },
 	{ "write", cmd_write, "write to a file of a running process's tree" },
 	{ "ls", cmd_ls, "list a directory of a running process's tree" },
+	{ "record", cmd_record, "record a program's events into a trace.dat file" },
 };
 
 void trev_err(const char *fmt, ...)
