@@ -443,13 +443,14 @@ static int rec_connect_child(struct rec *rec)
 
 		if (ret == 0)
 			return 0;
-		if (ret != -ENOENT) {
-			trev_err("%s", why);
-			return -1;
-		}
 		if (rec_reap(rec, false) >= 0) {
 			trev_err("%s does not use trev (it exited without a control socket)",
 				 rec->argv[0]);
+			return -1;
+		}
+		/* A zombie has no environment to read: try again, it is reaped above. */
+		if (ret != -ENOENT && ret != -ESRCH) {
+			trev_err("%s", why);
 			return -1;
 		}
 		if (signals_seen) {
