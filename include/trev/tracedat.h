@@ -130,8 +130,20 @@ TREV_API int trev_dat_add_page(struct trev_dat *dat, int cpu, const void *page);
 TREV_API long trev_dat_drain(struct trev_dat *dat);
 
 /*
- * trev_dat_finish() - read the metadata from the source, write the file and
- * free @dat (also on error, when the partial file is removed)
+ * trev_dat_snapshot() - read the metadata (formats, thread names,
+ * trace_printk formats, clock, CPU stats) now and keep it; when
+ * trev_dat_finish() cannot read it any more (a traced process that was
+ * killed), it writes the file with the last snapshot instead. Each call
+ * replaces the previous one.
+ * Context: one thread at a time per @dat.
+ * Return: 0 or a negative errno (the previous snapshot stays).
+ */
+TREV_API int trev_dat_snapshot(struct trev_dat *dat);
+
+/*
+ * trev_dat_finish() - read the metadata from the source (or, if that
+ * fails, take the last trev_dat_snapshot()), write the file and free @dat
+ * (also on error, when the partial file is removed)
  * Return: 0 or a negative errno.
  */
 TREV_API int trev_dat_finish(struct trev_dat *dat);

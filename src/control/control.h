@@ -14,6 +14,19 @@
  */
 int trev__control_start(void);
 
+/* Read TREV_ATTACH_WAIT (and unset it). Context: library_init(), once. */
+void trev__control_env(void);
+
+/*
+ * trev__control_init() - the constructor's start: trev__control_start(),
+ * and the start-up hold when TREV_ATTACH_WAIT is set (now, or deferred to
+ * the program's event registration).
+ */
+void trev__control_init(void);
+
+/* An object registered its events; @section is in its event section. */
+void trev__control_module_registered(const void *section);
+
 /* The socket directory for this environment (see server.c). Return: 0 or -ENAMETOOLONG. */
 int trev__control_dir(char *dir, size_t size);
 

@@ -64,6 +64,9 @@ struct trev_proto_hdr {
  *	READDIR	path → entries, each: u32 is_dir, u32 mode, NUL-terminated name
  *	MKDIR	path → arg: 0
  *	RMDIR	path → arg: 0
+ *	RELEASE	→ arg: 0; ends the start-up hold (TREV_ATTACH_WAIT)
+ *	HOLD	→ arg: 0, sent only when the process begins to exit; until this
+ *		connection closes, the exit waits (server.c, "Holds")
  *
  * Paths are relative to the tree's root, as trev_file_open() takes them,
  * without a terminating NUL in the payload.
@@ -78,7 +81,9 @@ struct trev_proto_hdr {
 	C(STAT, 7)		\
 	C(READDIR, 8)		\
 	C(MKDIR, 9)		\
-	C(RMDIR, 10)
+	C(RMDIR, 10)		\
+	C(RELEASE, 11)		\
+	C(HOLD, 12)
 
 #define TREV_PROTO_OP_ENUM(name, nr)	TREV_OP_##name = nr,
 enum trev_proto_op { TREV_PROTO_OPS(TREV_PROTO_OP_ENUM) };

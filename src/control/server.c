@@ -3,13 +3,17 @@
  * The control socket: the process's tree served on a Unix socket,
  * <dir>/<pid>.sock (mode 0600, in a 0700 directory of the user), so that
  * the `trev` command can attach by pid. One thread accepts, one thread per
- * connection answers; the program's own threads never touch the socket.
+ * connection answers; the program's own threads never touch the socket,
+ * except in the two holds a recorder asks for (start-up and exit, "Holds").
  * The protocol is in proto.h; docs/control-socket.md explains it.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <limits.h>
+#include <link.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -29,6 +33,7 @@
 
 #define CTL_MAX_CONNS	16	/* connections served at once; more are refused */
 #define CTL_WAIT_SLICE	100	/* ms between checks that a blocked reader's peer is there */
+#define CTL_EXIT_HOLD_MS 10000	/* longest the exit waits for holding connections */
 
 /* One client. */
 struct ctl_conn {
@@ -37,6 +42,7 @@ struct ctl_conn {
 	uint8_t *in;				/* request payload (+1 for a NUL) */
 	uint8_t *out;				/* reply payload */
 	uint32_t in_cap, out_cap;		/* their sizes: grown on demand */
+	bool holding;				/* sent HOLD: counted in ctl.holders */
 	struct ctl_conn *next;			/* ctl.conns */
 };
 
@@ -48,7 +54,19 @@ static struct {
 	int nr_conns;
 	struct ctl_conn *conns;		/* open connections (closed by a forked child) */
 	bool atexit_done;
-} ctl = { PTHREAD_MUTEX_INITIALIZER, -1, "", 0, 0, NULL, false };
+	pthread_cond_t cond;		/* holders, exiting and released changed */
+	int holders;			/* connections that sent HOLD and are still open */
+	bool exiting;			/* exit() has begun: HOLD replies go out */
+	bool released;			/* a client sent RELEASE */
+} ctl = { PTHREAD_MUTEX_INITIALIZER, -1, "", 0, 0, NULL, false, PTHREAD_COND_INITIALIZER, 0,
+	  false, false };
+
+/* TREV_ATTACH_WAIT, read once at start-up (trev__control_env()). */
+static struct {
+	int wait_s;		/* seconds; 0: no start-up hold */
+	bool main_registered;	/* the program's own events are registered */
+	bool deferred;		/* the constructor left the socket and hold to that moment */
+} attach;
 
 /* ------------------------------------------------------------------ */
 /* Where the socket lives                                               */
@@ -229,6 +247,21 @@ static int64_t ctl_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Wait on ctl.cond (ctl.lock held) for at most @ms. */
+static void ctl_cond_wait_ms(int64_t ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	pthread_cond_timedwait(&ctl.cond, &ctl.lock, &ts);
+}
+
 /*
  * Wait until @file is readable, for up to @timeout_ms (-1: for ever), in
  * slices, giving up when the client goes away. Return: > 0 readable, 0 on
@@ -297,6 +330,46 @@ static int ctl_poll(struct ctl_conn *c, const struct trev_proto_hdr *h)
 	if (ret == -ECONNRESET)
 		return ret;
 	return ctl_reply(c, h, ret, NULL, 0);
+}
+
+/*
+ * HOLD: count this connection as a holder and answer only when the process
+ * begins to exit (ctl_exit_hold()); the exit then waits until the
+ * connection closes. A client that hangs up first just stops holding.
+ */
+static int ctl_hold(struct ctl_conn *c, const struct trev_proto_hdr *h)
+{
+	pthread_mutex_lock(&ctl.lock);
+	if (!c->holding) {
+		c->holding = true;
+		ctl.holders++;
+	}
+	while (!ctl.exiting) {
+		bool there;
+
+		ctl_cond_wait_ms(CTL_WAIT_SLICE);
+		if (ctl.exiting)
+			break;
+		pthread_mutex_unlock(&ctl.lock);
+		there = ctl_peer_waiting(c);
+		pthread_mutex_lock(&ctl.lock);
+		if (!there) {
+			pthread_mutex_unlock(&ctl.lock);
+			return -ECONNRESET;
+		}
+	}
+	pthread_mutex_unlock(&ctl.lock);
+	return ctl_reply(c, h, 0, NULL, 0);
+}
+
+static void ctl_hold_end(struct ctl_conn *c)
+{
+	if (!c->holding)
+		return;
+	pthread_mutex_lock(&ctl.lock);
+	ctl.holders--;
+	pthread_cond_broadcast(&ctl.cond);
+	pthread_mutex_unlock(&ctl.lock);
 }
 
 struct ctl_dirbuf {
@@ -388,6 +461,14 @@ static int ctl_handle(struct ctl_conn *c, const struct trev_proto_hdr *h)
 		return ctl_reply(c, h, trev_mkdir(path), NULL, 0);
 	case TREV_OP_RMDIR:
 		return ctl_reply(c, h, trev_rmdir(path), NULL, 0);
+	case TREV_OP_RELEASE:
+		pthread_mutex_lock(&ctl.lock);
+		ctl.released = true;
+		pthread_cond_broadcast(&ctl.cond);
+		pthread_mutex_unlock(&ctl.lock);
+		return ctl_reply(c, h, 0, NULL, 0);
+	case TREV_OP_HOLD:
+		return ctl_hold(c, h);
 	default:
 		return ctl_reply(c, h, -EOPNOTSUPP, NULL, 0);
 	}
@@ -426,6 +507,7 @@ void trev__control_serve(int fd)
 	for (unsigned int i = 0; i < TREV_PROTO_MAX_HANDLES; i++)
 		if (c.files[i])
 			trev_file_close(c.files[i]);
+	ctl_hold_end(&c);
 	free(c.in);
 	free(c.out);
 }
@@ -520,9 +602,36 @@ static void *ctl_accept_main(void *arg)
 	}
 }
 
+/*
+ * The exit hold: answer every HOLD, then wait (at most CTL_EXIT_HOLD_MS)
+ * until each holding connection has closed, so that a recorder drains the
+ * last pages and reads the metadata while the buffers and events exist.
+ * Called with ctl.lock held, from exit().
+ */
+static void ctl_exit_hold(void)
+{
+	int64_t end = ctl_now_ms() + CTL_EXIT_HOLD_MS;
+
+	ctl.exiting = true;
+	pthread_cond_broadcast(&ctl.cond);
+	while (ctl.holders > 0) {
+		int64_t left = end - ctl_now_ms();
+
+		if (left <= 0) {
+			trev__log(TREV_LOG_WARN,
+				  "control socket: exit held %d ms by %d connection(s); exiting",
+				  CTL_EXIT_HOLD_MS, ctl.holders);
+			break;
+		}
+		ctl_cond_wait_ms(left);
+	}
+}
+
 static void ctl_at_exit(void)
 {
 	pthread_mutex_lock(&ctl.lock);
+	if (ctl.pid == getpid())
+		ctl_exit_hold();
 	if (ctl.pid == getpid() && ctl.path[0])
 		unlink(ctl.path);
 	ctl.path[0] = '\0';
@@ -533,6 +642,9 @@ static void ctl_at_exit(void)
 static void ctl_atfork_child(void)
 {
 	pthread_mutex_init(&ctl.lock, NULL);
+	pthread_cond_init(&ctl.cond, NULL);
+	ctl.holders = 0;
+	ctl.exiting = false;
 	if (ctl.listen_fd >= 0)
 		close(ctl.listen_fd);
 	ctl.listen_fd = -1;
@@ -657,4 +769,164 @@ ssize_t trev__control_path(char *buf, size_t size)
 	n = ctl.path[0] ? snprintf(buf, size, "%s", ctl.path) : -ENOENT;
 	pthread_mutex_unlock(&ctl.lock);
 	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Holds                                                                */
+
+/*
+ * The start-up hold lets `trev record -- COMMAND` configure tracing before
+ * the program runs: with TREV_ATTACH_WAIT=<seconds> in the environment, the
+ * socket appears only once the program's own events are registered, and the
+ * start-up then blocks until a client sends RELEASE or the time passes.
+ *
+ * When is "registered"? A program linked with libtrev.so registers its
+ * events in its own constructors, after the library's; a static link
+ * usually runs the program's first. So the constructor holds at once
+ * unless the program has a __trev_events section whose registration is
+ * still to come; then trev__control_module_registered() holds instead.
+ *
+ * The exit hold (HOLD, ctl_exit_hold()) keeps exit() from tearing the
+ * buffers down until the recorder has drained them.
+ */
+
+/* TREV_ATTACH_WAIT: read once, and removed so that the program's children do not wait. */
+void trev__control_env(void)
+{
+	const char *env = getenv("TREV_ATTACH_WAIT");
+	char *end;
+	long s;
+
+	if (!env)
+		return;
+	s = strtol(env, &end, 10);
+	if (!*env || *end || s <= 0 || s > 3600)
+		trev__log(TREV_LOG_WARN, "TREV_ATTACH_WAIT=%s: not 1..3600 seconds; ignored", env);
+	else
+		attach.wait_s = (int)s;
+	unsetenv("TREV_ATTACH_WAIT");
+}
+
+struct ctl_in_main {
+	uintptr_t addr;
+	bool found;
+};
+
+static int ctl_in_main_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct ctl_in_main *m = arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && m->addr >= lo && m->addr - lo < ph->p_memsz)
+			m->found = true;
+	}
+	return 1;	/* the first object is the program */
+}
+
+/* Whether @addr lies in the program itself (not in a shared object). */
+static bool ctl_in_main(const void *addr)
+{
+	struct ctl_in_main m = { (uintptr_t)addr, false };
+
+	dl_iterate_phdr(ctl_in_main_cb, &m);
+	return m.found;
+}
+
+/* Whether the program's file has events of its own (a __trev_events section). */
+static bool ctl_main_has_events(void)
+{
+	bool found = false;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	int fd;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return false;
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
+		while (!found && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+
+			if (!gelf_getshdr(scn, &sh))
+				continue;
+			name = elf_strptr(elf, shstrndx, sh.sh_name);
+			found = name && strcmp(name, "__trev_events") == 0;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return found;
+}
+
+/* Serve the socket, then wait for RELEASE or the time-out. */
+static void ctl_attach_hold(void)
+{
+	int64_t end = ctl_now_ms() + (int64_t)attach.wait_s * 1000;
+	bool released;
+	int wait_s = attach.wait_s;
+
+	attach.wait_s = 0;
+	trev__control_start();
+	pthread_mutex_lock(&ctl.lock);
+	if (ctl.listen_fd < 0) {
+		/* No socket (warned, or TREV_SOCKET=0): nobody can release us. */
+		pthread_mutex_unlock(&ctl.lock);
+		return;
+	}
+	while (!ctl.released) {
+		int64_t left = end - ctl_now_ms();
+
+		if (left <= 0)
+			break;
+		ctl_cond_wait_ms(left);
+	}
+	released = ctl.released;
+	pthread_mutex_unlock(&ctl.lock);
+	if (!released)
+		trev__log(TREV_LOG_WARN,
+			  "TREV_ATTACH_WAIT: no RELEASE from a recorder within %d s; running on",
+			  wait_s);
+}
+
+/*
+ * trev__control_init() - the library constructor's part: serve the socket,
+ * and hold start-up if TREV_ATTACH_WAIT asks, now or when the program's
+ * events are registered.
+ */
+void trev__control_init(void)
+{
+	if (!attach.wait_s) {
+		trev__control_start();
+		return;
+	}
+	if (!attach.main_registered && ctl_main_has_events()) {
+		attach.deferred = true;
+		return;
+	}
+	ctl_attach_hold();
+}
+
+/*
+ * trev__control_module_registered() - an object registered its events
+ * (@section: an address in its event section); the deferred start-up hold
+ * runs when the object is the program.
+ * Context: the object's constructor (or dlopen()), no lock held.
+ */
+void trev__control_module_registered(const void *section)
+{
+	if (!attach.wait_s || attach.main_registered || !section || !ctl_in_main(section))
+		return;
+	attach.main_registered = true;
+	if (attach.deferred)
+		ctl_attach_hold();
 }

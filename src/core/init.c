@@ -12,6 +12,7 @@ static void library_init(void)
 {
 	trev__ftrace_events_register();
 	trev__env_init();
+	trev__control_env();
 }
 
 void trev__library_init(void)
@@ -24,5 +25,5 @@ static void __attribute__((constructor)) trev_constructor(void)
 {
 	trev__library_init();
 	trev__env_control();
-	trev__control_start();
+	trev__control_init();
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "control/control.h"
 #include "core/core_internal.h"
 #include "events/events_internal.h"
 #include "filter/filter.h"
@@ -252,6 +253,8 @@ void trev_events_register_module(struct trev_event_call *const *start,
 	trev__env_apply_events(first_id);
 	trev__env_control();
 	trev__env_at_exit();
+	/* The program's own events are in: `trev record -- COMMAND` may configure them now. */
+	trev__control_module_registered(start ? (const void *)start : (const void *)tp_start);
 	return;
 
 out_unlock:

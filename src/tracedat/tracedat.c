@@ -91,7 +91,10 @@ struct trev_dat {
 	int printk_ids[3];	/* ftrace print, bprint, bputs; -1 when unknown */
 	uint64_t *ips;		/* their call sites seen in pages (unsorted, unique) */
 	size_t nr_ips;
+	struct dat_meta *snap;	/* trev_dat_snapshot()'s metadata, or NULL */
 };
+
+static void meta_free(struct dat_meta *m);
 
 /* ------------------------------------------------------------------ */
 /* Byte buffers                                                         */
@@ -405,6 +408,9 @@ void trev_dat_abort(struct trev_dat *dat)
 	free(dat->cpus);
 	free(dat->ips);
 	free(dat->path);
+	if (dat->snap)
+		meta_free(dat->snap);
+	free(dat->snap);
 	free(dat);
 }
 
@@ -773,6 +779,29 @@ static int meta_read(const struct trev_dat *dat, struct dat_meta *m)
 	return 0;
 }
 
+int trev_dat_snapshot(struct trev_dat *dat)
+{
+	struct dat_meta *m;
+	int ret;
+
+	if (!dat)
+		return -EINVAL;
+	m = malloc(sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	ret = meta_read(dat, m);
+	if (ret) {
+		meta_free(m);
+		free(m);
+		return ret;
+	}
+	if (dat->snap)
+		meta_free(dat->snap);
+	free(dat->snap);
+	dat->snap = m;
+	return 0;
+}
+
 /* Options both versions carry: CPUSTAT per CPU, TRACECLOCK, UNAME, VERSION. */
 static void options_common(const struct dat_meta *m, struct dat_buf *b)
 {
@@ -1012,6 +1041,14 @@ int trev_dat_finish(struct trev_dat *dat)
 	if (!dat)
 		return -EINVAL;
 	ret = meta_read(dat, &meta);
+	if (ret && dat->snap) {
+		/* The source is gone (or broken): the last snapshot stands in. */
+		meta_free(&meta);
+		meta = *dat->snap;
+		free(dat->snap);
+		dat->snap = NULL;
+		ret = 0;
+	}
 	if (ret)
 		goto out_free;
 	off = calloc((size_t)dat->nr_cpus, sizeof(*off));

@@ -2,6 +2,7 @@
 /* The client side of the control socket: find a process's socket, talk to it. */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,4 +370,34 @@ ssize_t trev_remote_read_file(struct trev_remote *r, const char *path, char **te
 	buf[len] = '\0';
 	*text = buf;
 	return (ssize_t)len;
+}
+
+int trev_remote_release(struct trev_remote *r)
+{
+	return (int)call(r, TREV_OP_RELEASE, 0, 0, NULL, 0, NULL, 0, NULL, 0, NULL);
+}
+
+int trev_remote_hold(struct trev_remote *r)
+{
+	struct trev_proto_hdr h = { TREV_PROTO_MAGIC, TREV_OP_HOLD, 0, 0, 0, 0 };
+
+	return trev_proto_io(r->fd, &h, sizeof(h), true);
+}
+
+int trev_remote_hold_wait(struct trev_remote *r, int timeout_ms)
+{
+	struct pollfd p = { .fd = r->fd, .events = POLLIN };
+	struct trev_proto_hdr h;
+	int ret = poll(&p, 1, timeout_ms);
+
+	if (ret < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (ret == 0)
+		return 0;
+	ret = trev_proto_io(r->fd, &h, sizeof(h), false);
+	if (ret)
+		return ret;
+	if (h.magic != TREV_PROTO_MAGIC || h.op != (TREV_OP_HOLD | TREV_OP_REPLY) || h.len)
+		return -EPROTO;
+	return h.arg < 0 ? h.arg : 1;
 }

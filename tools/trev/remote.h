@@ -45,4 +45,21 @@ int trev_remote_write_file(struct trev_remote *r, const char *path, const char *
 /* A whole file, malloc'd, NUL-terminated, without blocking. Return: length or -errno. */
 ssize_t trev_remote_read_file(struct trev_remote *r, const char *path, char **text);
 
+/* End the process's start-up hold (TREV_ATTACH_WAIT). Return: 0 or a negative errno. */
+int trev_remote_release(struct trev_remote *r);
+/*
+ * trev_remote_hold() - send HOLD: the process will wait in exit() until
+ * this connection closes (at most 10 s); the reply comes when the exit
+ * begins. Use the connection for nothing else afterwards.
+ * Return: 0 or a negative errno.
+ */
+int trev_remote_hold(struct trev_remote *r);
+/*
+ * trev_remote_hold_wait() - whether HOLD's reply came, waiting up to
+ * @timeout_ms (0: just look)
+ * Return: 1 the process is exiting, 0 not yet, -ECONNRESET the process is
+ * gone without an exit (killed), or another negative errno.
+ */
+int trev_remote_hold_wait(struct trev_remote *r, int timeout_ms);
+
 #endif /* TREV_TOOLS_REMOTE_H */

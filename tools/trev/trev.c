@@ -15,6 +15,7 @@ static const struct trev_cmd commands[] = {
 	{ "ls", cmd_ls, "list a directory of a running process's tree" },
 	{ "mount", cmd_mount, "mount a running process's tree (FUSE) until Ctrl-C" },
 	{ "stat", cmd_stat, "buffers, entries and losses per CPU and per thread" },
+	{ "record", cmd_record, "record a program's events into a trace.dat file" },
 };
 
 void trev_err(const char *fmt, ...)

@@ -19,6 +19,7 @@ int cmd_write(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_mount(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 /* Print "trev: <message>" on stderr. */
 void trev_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

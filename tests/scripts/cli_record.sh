@@ -1,0 +1,199 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# trev record (docs/cli/trev-record.md): a command started held (statically and dynamically
+# linked), -e/-f/-T/-b/-C/-o, file versions 6 and 7 read by trace-cmd, losses that add up
+# exactly, -p attach with the settings restored, and every error: one line, non-zero, nothing
+# left behind (no output file, no temporary file, no command left running).
+set -uo pipefail
+export LC_ALL=C
+
+B="$TREV_BUILD_DIR"
+trev="$B/tools/trev/trev"
+sockdir=$(mktemp -d)
+chmod 700 "$sockdir"
+export TREV_SOCKET_DIR="$sockdir"
+work=$(mktemp -d)
+chmod 755 "$work"
+export TMPDIR="$work/tmp"	# the writer's per-CPU temporary files
+mkdir "$TMPDIR"
+out="$work/out"
+errf="$work/err"
+pids=()
+
+cleanup() {
+	exec 2>/dev/null
+	for p in "${pids[@]}"; do
+		kill -KILL "$p" && wait "$p"
+	done
+	rm -rf "$sockdir" "$work"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	echo "---- stdout:" >&2; cat "$out" >&2
+	echo "---- stderr:" >&2; cat "$errf" >&2
+	exit 1
+}
+command -v trace-cmd >/dev/null || { echo "trace-cmd is needed"; exit 77; }
+
+run() {	# run WANT_STATUS CMD...
+	local want=$1 st
+	shift
+	"$@" >"$out" 2>"$errf"
+	st=$?
+	[ "$st" = "$want" ] || fail "'$*' exited $st, expected $want"
+}
+err_has() { grep -qE -- "$1" "$errf" || fail "stderr has no line matching /$1/"; }
+nothing_left() {	# nothing_left FILE: no output file, no temporary file
+	[ ! -e "$1" ] || fail "$1 was left behind"
+	[ -z "$(ls -A "$TMPDIR")" ] || fail "temporary files left: $(ls -A "$TMPDIR")"
+}
+summary_total() {	# the summary's "N events, M lost" line: print "N M"
+	sed -nE 's/^trev: ([0-9]+) events, ([0-9]+) lost.*/\1 \2/p' "$errf"
+}
+valid() {	# valid FILE: trace-cmd accepts it
+	trace-cmd dump -v -i "$1" >"$work/dump" 2>&1
+	grep -q "is a valid trace-cmd file" "$work/dump" || fail "trace-cmd dump -v rejects $1"
+}
+
+# ---- -- COMMAND, dynamically linked (its events register after the library's start-up).
+run 0 "$trev" record -e 'demo:*' -o "$work/demo.dat" -- "$B/examples/demo_events"
+valid "$work/demo.dat"
+trace-cmd report -i "$work/demo.dat" >"$out" 2>/dev/null || fail "trace-cmd report failed"
+want=$(TREV_SOCKET=0 TREV_EVENTS='demo:*' TREV_OUTPUT=stdout "$B/examples/demo_events" |
+	grep -cE ': demo_[a-z_]+:')
+got=$(grep -cE ' demo_[a-z_]+: ' "$out")
+[ "$want" -gt 0 ] && [ "$got" = "$want" ] || fail "demo: $got demo events in the file, $want in trace"
+grep -qE '^ +worker-1-[0-9]+ +\[[0-9]{3}\] [0-9.]+: demo_worker_start: +name=worker-1 id=1' "$out" ||
+	fail "demo: no demo_worker_start of worker-1"
+read -r n lost < <(summary_total)
+[ "$n" -ge "$got" ] && [ "$lost" = 0 ] || fail "demo: summary says $n events, $lost lost"
+err_has "^trev: wrote $work/demo.dat \(version 6, [0-9]+ bytes\)$"
+
+# ---- -- COMMAND, static; -f, -T, -b, -C, version 7: only the filtered events, from both threads.
+run 0 "$trev" record -e trev_test:tt_ints -f 'a < 100' -T 'stacktrace if a == 50' -b 256 -C mono \
+	--file-version 7 -o "$work/f.dat" -- "$B/tests/rec_app" 5000 2
+grep -q '^fired 10000$' "$out" || fail "rec_app's output did not pass through"
+valid "$work/f.dat"
+trace-cmd dump --summary -i "$work/f.dat" >"$out" 2>&1 || fail "trace-cmd dump --summary failed"
+grep -qE '^\s+7\s+\[Version\]' "$out" || fail "dump --summary: not version 7"
+grep -q '"mono" clock' "$out" || fail "dump --summary: trace clock mono not in the file"
+trace-cmd report -i "$work/f.dat" >"$out" 2>/dev/null || fail "report f.dat failed"
+[ "$(grep -c ' tt_ints: ' "$out")" = 200 ] || fail "filter: $(grep -c ' tt_ints: ' "$out") events, not 200"
+grep ' tt_ints: ' "$out" | sed -E 's/.* a=([0-9]+) .*/\1/' | awk '$1 >= 100 { bad = 1 } END { exit bad }' ||
+	fail "filter: an event with a >= 100"
+[ "$(grep -cE '^ +burst-0-[0-9]+ .* tt_ints: ' "$out")" = 100 ] || fail "no 100 events of thread burst-0"
+[ "$(grep -cE '^ +burst-1-[0-9]+ .* tt_ints: ' "$out")" = 100 ] || fail "no 100 events of thread burst-1"
+[ "$(grep -c 'kernel_stack' "$out")" = 2 ] || fail "stacktrace if a == 50: not one stack per thread"
+
+# ---- losses: a burst into 8 KB buffers. The file's drop markers, the summary and the
+# process's own overrun counts agree exactly, and every fired event is recorded or lost.
+run 0 "$trev" record -e trev_test:tt_ints -b 8 -o "$work/l.dat" -- "$B/tests/rec_app" 100000 2
+fired=$(sed -n 's/^fired //p' "$out")
+cp "$errf" "$work/l.err"
+read -r n lost < <(summary_total)
+valid "$work/l.dat"
+trace-cmd report -i "$work/l.dat" >"$out" 2>/dev/null || fail "report l.dat failed"
+in_file=$(grep -c ' tt_ints: ' "$out")
+dropped=$(grep -oE '\[[0-9]+ EVENTS DROPPED\]' "$out" | tr -dc '0-9\n' | awk '{ s += $1 } END { print s + 0 }')
+[ "$lost" -gt 0 ] || fail "no losses with 8 KB buffers"
+[ "$n" = "$in_file" ] || fail "summary: $n events, the file has $in_file"
+[ "$lost" = "$dropped" ] || fail "summary: $lost lost, the file's markers say $dropped"
+[ $((in_file + dropped)) = "$fired" ] || fail "$in_file recorded + $dropped lost != $fired fired"
+grep -qE "^trev: $n events, $lost lost \(in the file; the process counted $lost overrun, 0 dropped\)" \
+	"$work/l.err" || { cp "$work/l.err" "$errf"; fail "summary does not match the stats"; }
+
+# ---- -p PID: record a running process, stop on SIGINT, its settings restored.
+"$B/tests/ctl_app" 2 >"$work/app.out" &
+app=$!; pids+=($app)
+for _ in $(seq 100); do grep -q '^ready' "$work/app.out" && break; sleep 0.05; done
+before=""
+for f in set_event buffer_size_kb trace_clock events/trev_test/tt_ints/filter \
+	events/trev_test/tt_ints/trigger; do
+	before+="$("$trev" cat -p "$app" "$f")"$'\n'
+done
+"$trev" record -e trev_test:tt_ints -f 'a & 1' -T 'stacktrace' -b 64 -C mono -o "$work/p.dat" \
+	-p "$app" >"$out" 2>"$errf" &
+rec=$!
+sleep 1.5
+kill -INT "$rec"
+wait "$rec"; st=$?
+[ $st = 0 ] || fail "trev record -p exited $st after SIGINT"
+valid "$work/p.dat"
+trace-cmd report -i "$work/p.dat" >"$out" 2>/dev/null || fail "report p.dat failed"
+grep -qE '^ +emitter-[0-9]+ .* tt_ints: +a=[0-9]+' "$out" || fail "-p: no tt_ints of emitter"
+grep ' tt_ints: ' "$out" | sed -E 's/.* a=([0-9]+) .*/\1/' | awk '$1 % 2 == 0 { bad = 1 } END { exit bad }' ||
+	fail "-p: the filter a & 1 let an even a through"
+grep -q 'kernel_stack' "$out" || fail "-p: the stacktrace trigger left no stack"
+after=""
+for f in set_event buffer_size_kb trace_clock events/trev_test/tt_ints/filter \
+	events/trev_test/tt_ints/trigger; do
+	after+="$("$trev" cat -p "$app" "$f")"$'\n'
+done
+[ "$before" = "$after" ] || fail "-p: settings not restored: before [$before] after [$after]"
+
+# -p: the process exits mid-recording; its last pages are drained, the file is written.
+"$trev" record -e trev_test:tt_ints -o "$work/x.dat" -p "$app" >"$out" 2>"$errf" &
+rec=$!
+sleep 1
+kill -TERM "$app"
+wait "$app"
+wait "$rec"; st=$?
+[ $st = 0 ] || fail "trev record -p exited $st when the process exited"
+err_has "^trev: process $app exited$"
+valid "$work/x.dat"
+trace-cmd report -i "$work/x.dat" >"$out" 2>/dev/null || fail "report x.dat failed"
+grep -q ' tt_ints: ' "$out" || fail "x.dat has no events"
+
+# ---- errors: one line, status 1, nothing left behind.
+o="$work/e.dat"
+run 1 "$trev" record -e trev_test:tt_ints -o "$o" -p 999999999
+err_has '^trev: no process 999999999$'
+nothing_left "$o"
+sleep 30 & pids+=($!)
+run 1 "$trev" record -o "$o" -p $!
+err_has "^trev: process $! does not serve trev"
+nothing_left "$o"
+"$B/tests/ctl_app" 5 >"$work/app2.out" &
+app=$!; pids+=($app)
+for _ in $(seq 100); do grep -q '^ready' "$work/app2.out" && break; sleep 0.05; done
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	mkdir -m 1777 "$work/pub"
+	run 1 setpriv --reuid=65534 --regid=65534 --clear-groups "$trev" record \
+		-o "$work/pub/e.dat" -p "$app"
+	err_has "^trev: process $app belongs to another user$"
+	nothing_left "$work/pub/e.dat"
+fi
+run 1 "$trev" record -e nosuch:event -o "$o" -p "$app"
+err_has "^trev: set_event: 'nosuch:event': Invalid argument$"
+err_has 'No such event'
+nothing_left "$o"
+run 1 "$trev" record -e trev_test:tt_ints -f 'a == == 1' -o "$o" -p "$app"
+err_has "^trev: events/trev_test/tt_ints/filter: 'a == == 1': Invalid argument$"
+err_has '^  Command: a == == 1$'
+grep -qE '^ +\^$' "$errf" || fail "bad filter: no caret line"
+nothing_left "$o"
+[ "$("$trev" cat -p "$app" events/trev_test/tt_ints/enable)" = 0 ] || fail "a failed -p left the event on"
+# -- COMMAND: refused configuration kills the held command; nothing runs on.
+run 1 "$trev" record -e nosuch:event -o "$o" -- "$B/tests/rec_app" 10
+err_has "^trev: set_event: 'nosuch:event': Invalid argument$"
+grep -q fired "$out" && fail "the command ran on after a refused configuration"
+nothing_left "$o"
+run 1 "$trev" record -e trev_test:tt_ints -o "$o" -- /nonexistent/cmd
+err_has '^trev: /nonexistent/cmd: No such file or directory$'
+nothing_left "$o"
+run 1 "$trev" record -o "$o" -- true
+err_has '^trev: true does not use trev \(it exited without a control socket\)$'
+nothing_left "$o"
+run 1 "$trev" record --wait 1 -o "$o" -- sleep 2
+err_has '^trev: sleep does not use trev \(no socket after 1 s\)$'
+nothing_left "$o"
+run 2 "$trev" record -f 'a == 1' -- true
+err_has '^trev: -f needs an -e before it$'
+run 2 "$trev" record --file-version 5 -- true
+err_has "^trev: --file-version is 6 or 7, not '5'$"
+run 1 "$trev" record -o /nonexistent/dir/t.dat -- true
+err_has '^trev: /nonexistent/dir/t.dat: No such file or directory$'
+echo "trev record: ok"

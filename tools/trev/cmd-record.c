@@ -1,0 +1,927 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * trev record: configure a process's tracing over its control socket (a
+ * command it starts, held at start-up, or a running pid), copy its raw
+ * pages into a trace.dat file while it runs, and stop when it exits or on
+ * a signal. docs/cli/trev-record.md is the manual.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "control/proto.h"
+#include "remote.h"
+#include "remote_source.h"
+#include "ring_buffer/rb_page.h"
+#include "trev.h"
+
+static const char record_help[] =
+	"usage: trev record [-e EVENT [-f FILTER] [-T TRIGGER]...]... [-b KB] [-C CLOCK]\n"
+	"                   [-o FILE] [--file-version 6|7] [--wait SEC] (-p PID | -- COMMAND ARGS...)\n"
+	"\n"
+	"Record the events of a program that uses trev into a trace.dat file (default\n"
+	"trace.dat) while it runs; stop when it exits, or on Ctrl-C.\n"
+	"\n"
+	"  -e EVENT   enable events, set_event syntax: sys:event, sys, sys:*, event\n"
+	"  -f FILTER  filter for the -e before it (events/.../filter)\n"
+	"  -T TRIGGER trigger for the -e before it (events/.../trigger); repeatable\n"
+	"  -b KB      buffer_size_kb\n"
+	"  -C CLOCK   trace_clock\n"
+	"  -o FILE    output file (default trace.dat)\n"
+	"  --file-version 6|7   trace.dat version (default 6)\n"
+	"  --wait SEC how long COMMAND has to serve its socket (default 5)\n"
+	"  -p PID     attach to a running process; its settings are restored at the end\n"
+	"  -- COMMAND start COMMAND, held at start-up until tracing is configured\n"
+	"\n"
+	"Without -e, the events the process already has enabled are recorded.\n"
+	"Progress (events/s, bytes, lost) shows on stderr when it is a terminal; a\n"
+	"summary with per-CPU counts always ends the run.\n";
+
+#define REC_MAX_TRIGGERS	8
+#define REC_PROGRESS_MS		500	/* progress line refresh */
+#define REC_SNAPSHOT_MS		1000	/* metadata kept for a process that gets killed */
+#define REC_IDLE_POLL_MS	20	/* wait for data when every CPU is drained */
+#define REC_BURST		64	/* pages read from one CPU before the next */
+
+/* One -e with the -f and -T that follow it. */
+struct rec_event {
+	const char *spec;
+	const char *filter;
+	const char *triggers[REC_MAX_TRIGGERS];
+	int nr_triggers;
+};
+
+/* A control file as it was before we wrote it (-p mode restores it). */
+struct rec_saved {
+	char *path;
+	char *text;		/* filter: the old text; trigger: what to remove */
+	bool is_trigger;
+};
+
+/* Per-CPU counts of what was recorded. */
+struct rec_cpu {
+	uint64_t pages;
+	uint64_t entries;	/* data records in the pages */
+	uint64_t lost;		/* lost counts carried by the pages */
+	uint64_t lost_pages;	/* pages flagged "events missed" without a count */
+	uint64_t overrun, dropped, commit_overrun;	/* per_cpu/cpuN/stats at the end */
+};
+
+struct rec {
+	struct rec_event *events;
+	int nr_events;
+	const char *buffer_kb;
+	const char *clock;
+	const char *output;
+	int version;
+	int wait_s;
+	pid_t pid;			/* -p, or the command */
+	bool own_child;			/* -- COMMAND */
+	char **argv;			/* the command */
+
+	struct trev_remote *r;		/* control and pages */
+	struct trev_remote *hold;	/* HOLD's connection */
+	struct trev_remote_source rs;
+	struct trev_dat *dat;
+	int nr_cpus;
+	struct rec_cpu *cpus;
+
+	/* -p: what to put back */
+	char *old_buffer_kb;
+	char *old_clock;
+	char *old_set_event;
+	struct rec_saved *saved;
+	int nr_saved;
+};
+
+static volatile sig_atomic_t signals_seen;
+static volatile sig_atomic_t signal_from_kill;	/* the last came from kill(), not a terminal */
+
+static void rec_on_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	signal_from_kill = si->si_code == SI_USER || si->si_code == SI_QUEUE;
+	signals_seen++;
+}
+
+static int64_t rec_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ------------------------------------------------------------------ */
+/* Configuration                                                        */
+
+/* The last error_log entry, for a refused write (as trev write shows it). */
+static void rec_show_error_log(struct trev_remote *r)
+{
+	char *text = NULL, *last;
+
+	if (trev_remote_read_file(r, "error_log", &text) <= 0) {
+		free(text);
+		return;
+	}
+	last = strrchr(text, '[');
+	while (last && last != text && last[-1] != '\n')
+		last = memrchr(text, '[', (size_t)(last - text));
+	if (last)
+		fputs(last, stderr);
+	free(text);
+}
+
+/* Write @text to @path (@append: >>); a refusal gets its line and error_log entry. */
+static int rec_write(struct rec *rec, const char *path, const char *text, bool append)
+{
+	int ret = trev_remote_write_file(rec->r, path, text, append);
+
+	if (ret < 0) {
+		trev_err("%s: '%s': %s", path, text, strerror(-ret));
+		rec_show_error_log(rec->r);
+	}
+	return ret;
+}
+
+/* A file's text without its trailing newline. Return: malloc'd text or NULL. */
+static char *rec_read_line(struct rec *rec, const char *path)
+{
+	char *text = NULL;
+
+	if (trev_remote_read_file(rec->r, path, &text) < 0)
+		return NULL;
+	text[strcspn(text, "\n")] = '\0';
+	return text;
+}
+
+static int rec_save(struct rec *rec, const char *path, char *text, bool is_trigger)
+{
+	struct rec_saved *s = realloc(rec->saved, (size_t)(rec->nr_saved + 1) * sizeof(*s));
+
+	if (!s) {
+		free(text);
+		return -ENOMEM;
+	}
+	rec->saved = s;
+	s[rec->nr_saved].path = strdup(path);
+	s[rec->nr_saved].text = text;
+	s[rec->nr_saved].is_trigger = is_trigger;
+	rec->nr_saved++;
+	return 0;
+}
+
+/*
+ * The directories (events/<sys>/ or events/<sys>/<event>/) a -e names:
+ * "sys:ev" one event, "sys" or "sys:*" a system's directory when there is
+ * one, anything else each event of available_events it matches.
+ * @system_ok: a system's directory may stand for its events (filters).
+ * Return: the count added to @dirs (malloc'd strings), or a negative errno.
+ */
+static int rec_event_dirs(struct rec *rec, const char *spec, bool system_ok, char ***dirs)
+{
+	const char *colon = strchr(spec, ':');
+	char *avail = NULL, *line, *save = NULL, sys[256], ev[256];
+	int n = 0, is_dir;
+	unsigned int mode;
+	char path[600];
+
+	snprintf(sys, sizeof(sys), "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
+	snprintf(ev, sizeof(ev), "%s", colon ? colon + 1 : "*");
+	if (!colon || strcmp(ev, "*") == 0) {
+		snprintf(path, sizeof(path), "events/%s", sys);
+		if (system_ok && !strpbrk(sys, "*?[") &&
+		    trev_remote_stat(rec->r, path, &is_dir, &mode) == 0 && is_dir) {
+			*dirs = calloc(1, sizeof(char *));
+			if (!*dirs || !((*dirs)[0] = strdup(path)))
+				return -ENOMEM;
+			return 1;
+		}
+	}
+	if (trev_remote_read_file(rec->r, "available_events", &avail) < 0)
+		return -EIO;
+	*dirs = NULL;
+	for (line = strtok_r(avail, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *c = strchr(line, ':'), **grown;
+
+		if (!c)
+			continue;
+		*c = '\0';
+		/* "ev" alone matches the event of any system, or a system (set_event's rule). */
+		if (colon ? fnmatch(sys, line, 0) || fnmatch(ev, c + 1, 0)
+			  : fnmatch(sys, line, 0) && fnmatch(sys, c + 1, 0))
+			continue;
+		grown = realloc(*dirs, (size_t)(n + 1) * sizeof(char *));
+		if (!grown)
+			break;
+		*dirs = grown;
+		snprintf(path, sizeof(path), "events/%s/%s", line, c + 1);
+		if (!((*dirs)[n] = strdup(path)))
+			break;
+		n++;
+	}
+	free(avail);
+	return n;
+}
+
+/* Write -f or a -T of @e into each of its directories' @file. */
+static int rec_apply(struct rec *rec, const struct rec_event *e, const char *file,
+		     const char *text)
+{
+	bool trigger = strcmp(file, "trigger") == 0;
+	char **dirs = NULL, path[700];
+	int n = rec_event_dirs(rec, e->spec, !trigger, &dirs), ret = 0;
+
+	if (n <= 0) {
+		trev_err("-e %s: no such event (for its %s)", e->spec, file);
+		free(dirs);
+		return -ENOENT;
+	}
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dirs[i], file);
+		if (!ret && rec->own_child == false) {
+			char *old = trigger ? NULL : rec_read_line(rec, path);
+
+			/* A filter comes back as it was; a trigger we add is removed. */
+			if (trigger)
+				old = malloc(strlen(text) + 2);
+			if (old && trigger)
+				sprintf(old, "!%s", text);
+			ret = old ? rec_save(rec, path, old, trigger) : -ENOMEM;
+		}
+		if (!ret)
+			ret = rec_write(rec, path, text, trigger);
+		free(dirs[i]);
+	}
+	free(dirs);
+	return ret;
+}
+
+/* Set up buffer size, clock, events, filters and triggers; -p also saves what it changes. */
+static int rec_configure(struct rec *rec)
+{
+	int ret;
+
+	if (!rec->own_child) {
+		rec->old_buffer_kb = rec_read_line(rec, "buffer_size_kb");
+		rec->old_clock = rec_read_line(rec, "trace_clock");
+		if (trev_remote_read_file(rec->r, "set_event", &rec->old_set_event) < 0)
+			rec->old_set_event = NULL;
+		if (!rec->old_buffer_kb || !rec->old_clock || !rec->old_set_event) {
+			trev_err("process %d: cannot read its tracing settings", (int)rec->pid);
+			return -EIO;
+		}
+	}
+	if (rec->buffer_kb && (ret = rec_write(rec, "buffer_size_kb", rec->buffer_kb, false)) < 0)
+		return ret;
+	if (rec->clock && (ret = rec_write(rec, "trace_clock", rec->clock, false)) < 0)
+		return ret;
+	for (int i = 0; i < rec->nr_events; i++) {
+		const struct rec_event *e = &rec->events[i];
+
+		/* Filter and triggers first: no event gets in unfiltered. */
+		ret = e->filter ? rec_apply(rec, e, "filter", e->filter) : 0;
+		for (int t = 0; !ret && t < e->nr_triggers; t++)
+			ret = rec_apply(rec, e, "trigger", e->triggers[t]);
+		if (!ret)
+			ret = rec_write(rec, "set_event", e->spec, true);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* The selected clock of a trace_clock text ("local [global] ..."). */
+static void rec_clock_name(const char *text, char *name, size_t size)
+{
+	const char *open = strchr(text, '['), *close = open ? strchr(open, ']') : NULL;
+
+	if (close)
+		snprintf(name, size, "%.*s", (int)(close - open - 1), open + 1);
+	else
+		snprintf(name, size, "local");
+}
+
+/* -p: put back what rec_configure() changed. Return: 0 or the first error. */
+static int rec_restore(struct rec *rec)
+{
+	char *now = NULL, *line, *save = NULL, name[64];
+	int ret = 0, err;
+
+	for (int i = rec->nr_saved - 1; i >= 0; i--) {
+		struct rec_saved *s = &rec->saved[i];
+		const char *text = s->text;
+
+		/* A filter file reads "none" when empty; "0" clears it. */
+		if (!s->is_trigger && strcmp(text, "none") == 0)
+			text = "0";
+		err = trev_remote_write_file(rec->r, s->path, text, s->is_trigger);
+		if (err < 0 && !ret)
+			ret = err;
+	}
+	/* Events we enabled that were off: disable them ("!sys:ev"). */
+	if (rec->old_set_event && trev_remote_read_file(rec->r, "set_event", &now) >= 0) {
+		for (line = strtok_r(now, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char off[600];
+			const char *old = rec->old_set_event;
+			size_t n = strlen(line);
+			bool was_on = false;
+
+			for (const char *p = strstr(old, line); p && !was_on; p = strstr(p + 1, line))
+				was_on = (p == old || p[-1] == '\n') && (p[n] == '\n' || !p[n]);
+			if (was_on)
+				continue;
+			snprintf(off, sizeof(off), "!%s", line);
+			err = trev_remote_write_file(rec->r, "set_event", off, true);
+			if (err < 0 && !ret)
+				ret = err;
+		}
+		free(now);
+	}
+	if (rec->old_clock && rec->clock) {
+		rec_clock_name(rec->old_clock, name, sizeof(name));
+		err = trev_remote_write_file(rec->r, "trace_clock", name, false);
+		if (err < 0 && !ret)
+			ret = err;
+	}
+	if (rec->old_buffer_kb && rec->buffer_kb) {
+		err = trev_remote_write_file(rec->r, "buffer_size_kb", rec->old_buffer_kb, false);
+		if (err < 0 && !ret)
+			ret = err;
+	}
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Starting the command                                                 */
+
+/*
+ * Fork and exec the command with TREV_ATTACH_WAIT set, so that it waits
+ * for our RELEASE once its socket is up. Return: 0, or -errno of exec
+ * (reported; the child is reaped).
+ */
+static int rec_spawn(struct rec *rec)
+{
+	int pipefd[2], err = 0;
+	char wait_text[16];
+	ssize_t n;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		trev_err("pipe: %s", strerror(errno));
+		return -errno;
+	}
+	rec->pid = fork();
+	if (rec->pid < 0) {
+		err = -errno;
+		trev_err("fork: %s", strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return err;
+	}
+	if (rec->pid == 0) {
+		/* Longer than we wait for its socket: we release it, or give up first. */
+		snprintf(wait_text, sizeof(wait_text), "%d", rec->wait_s + 10);
+		setenv("TREV_ATTACH_WAIT", wait_text, 1);
+		execvp(rec->argv[0], rec->argv);
+		err = errno;
+		if (write(pipefd[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	do
+		n = read(pipefd[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(pipefd[0]);
+	if (n == sizeof(err)) {
+		trev_err("%s: %s", rec->argv[0], strerror(err));
+		waitpid(rec->pid, NULL, 0);
+		rec->pid = 0;
+		return -err;
+	}
+	return 0;
+}
+
+/* The command's end, reaped: exit status or 128 + signal. -1 while it runs. */
+static int rec_reap(struct rec *rec, bool block)
+{
+	int status;
+	pid_t p;
+
+	if (!rec->own_child || rec->pid <= 0)
+		return -1;
+	do
+		p = waitpid(rec->pid, &status, block ? 0 : WNOHANG);
+	while (p < 0 && errno == EINTR);
+	if (p != rec->pid)
+		return -1;
+	rec->pid = 0;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Connect to the command once its socket is up. Return: 0, or -1 after a message. */
+static int rec_connect_child(struct rec *rec)
+{
+	int64_t end = rec_now_ms() + (int64_t)rec->wait_s * 1000;
+	char why[512];
+	pid_t pid = rec->pid;
+
+	for (;;) {
+		int ret = trev_remote_connect(pid, &rec->r, why, sizeof(why));
+
+		if (ret == 0)
+			return 0;
+		if (rec_reap(rec, false) >= 0) {
+			trev_err("%s does not use trev (it exited without a control socket)",
+				 rec->argv[0]);
+			return -1;
+		}
+		/* A zombie has no environment to read: try again, it is reaped above. */
+		if (ret != -ENOENT && ret != -ESRCH) {
+			trev_err("%s", why);
+			return -1;
+		}
+		if (signals_seen) {
+			trev_err("interrupted before %s served its socket", rec->argv[0]);
+			return -1;
+		}
+		if (rec_now_ms() >= end) {
+			trev_err("%s does not use trev (no socket after %d s)", rec->argv[0],
+				 rec->wait_s);
+			return -1;
+		}
+		usleep(20000);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Recording                                                            */
+
+/* Count a page's events and the lost count it carries (record headers only). */
+static void rec_count_page(struct rec_cpu *c, const unsigned char *page)
+{
+	uint64_t commit = rb_get64(page + 8), ts = rb_get64(page);
+	uint32_t size = (uint32_t)(commit & RB_COMMIT_MASK), off = 0;
+	struct rb_rec r;
+
+	if (size > RB_DATA_SIZE)
+		size = RB_DATA_SIZE;
+	if (commit & RB_MISSED_STORED && size + 8 <= RB_DATA_SIZE)
+		c->lost += rb_get64(page + RB_PAGE_HDR + size);
+	else if (commit & RB_MISSED_EVENTS)
+		c->lost_pages++;
+	while (rb_decode(page + RB_PAGE_HDR, size, off, ts, &r) != RB_REC_END) {
+		if (r.kind == RB_REC_DATA)
+			c->entries++;
+		off += r.size;
+		ts = r.ts;
+	}
+	c->pages++;
+}
+
+/*
+ * Read every CPU's pages until none has more (at most REC_BURST pages of
+ * one CPU at a time). Return: the pages added, or a negative errno.
+ */
+static long rec_drain_once(struct rec *rec)
+{
+	static unsigned char page[TREV_DAT_PAGE_SIZE];
+	long added = 0;
+
+	for (int cpu = 0; cpu < rec->nr_cpus; cpu++) {
+		for (int i = 0; i < REC_BURST; i++) {
+			int ret = rec->rs.src.read_page(&rec->rs.src, cpu, page);
+
+			if (ret < 0)
+				return ret;
+			if (ret == 0)
+				break;
+			ret = trev_dat_add_page(rec->dat, cpu, page);
+			if (ret < 0)
+				return ret;
+			rec_count_page(&rec->cpus[cpu], page);
+			added++;
+		}
+	}
+	return added;
+}
+
+static void rec_totals(const struct rec *rec, uint64_t *entries, uint64_t *lost, uint64_t *pages)
+{
+	*entries = *lost = *pages = 0;
+	for (int cpu = 0; cpu < rec->nr_cpus; cpu++) {
+		*entries += rec->cpus[cpu].entries;
+		*lost += rec->cpus[cpu].lost;
+		*pages += rec->cpus[cpu].pages;
+	}
+}
+
+static void rec_progress(const struct rec *rec, int64_t start_ms, uint64_t *last_entries,
+			 int64_t *last_ms)
+{
+	uint64_t entries, lost, pages;
+	int64_t now = rec_now_ms();
+	double rate;
+
+	rec_totals(rec, &entries, &lost, &pages);
+	rate = now > *last_ms ? (double)(entries - *last_entries) * 1000.0 / (double)(now - *last_ms)
+			      : 0.0;
+	fprintf(stderr, "\r\033[Ktrev: %.1f s  %.0f events/s  %llu events  %.1f MB  %llu lost",
+		(double)(now - start_ms) / 1000.0, rate, (unsigned long long)entries,
+		(double)pages * TREV_DAT_PAGE_SIZE / 1e6, (unsigned long long)lost);
+	*last_entries = entries;
+	*last_ms = now;
+}
+
+/* The losses per_cpu/cpuN/stats counts, for the summary. */
+static void rec_read_stats(struct rec *rec)
+{
+	for (int cpu = 0; cpu < rec->nr_cpus; cpu++) {
+		char path[64], *text = NULL, *p;
+		struct rec_cpu *c = &rec->cpus[cpu];
+
+		snprintf(path, sizeof(path), "per_cpu/cpu%d/stats", cpu);
+		if (trev_remote_read_file(rec->r, path, &text) < 0)
+			continue;
+		if ((p = strstr(text, "\noverrun: ")))
+			c->overrun = strtoull(p + 10, NULL, 10);
+		if ((p = strstr(text, "commit overrun: ")))
+			c->commit_overrun = strtoull(p + 16, NULL, 10);
+		if ((p = strstr(text, "dropped events: ")))
+			c->dropped = strtoull(p + 16, NULL, 10);
+		free(text);
+	}
+}
+
+enum rec_end {
+	REC_END_EXIT,		/* the process began to exit (exit hold) */
+	REC_END_GONE,		/* the process vanished without exiting normally */
+	REC_END_SIGNAL,		/* we were told to stop */
+};
+
+/* Copy pages until the process exits or we are stopped; drain what is left. */
+static int rec_loop(struct rec *rec, enum rec_end *end)
+{
+	bool tty = isatty(STDERR_FILENO);
+	int64_t start = rec_now_ms(), next_progress = start + REC_PROGRESS_MS;
+	int64_t next_snapshot = start + REC_SNAPSHOT_MS, last_ms = start;
+	uint64_t last_entries = 0;
+	int forwarded = 0, idle_cpu = 0;
+	long got;
+
+	for (;;) {
+		int held;
+
+		got = rec_drain_once(rec);
+		if (got < 0) {
+			/* A process that dies takes its socket with it. */
+			*end = REC_END_GONE;
+			break;
+		}
+		held = trev_remote_hold_wait(rec->hold, 0);
+		if (held == 1) {
+			*end = REC_END_EXIT;
+			break;
+		}
+		if (held < 0) {
+			*end = REC_END_GONE;
+			break;
+		}
+		if (signals_seen > forwarded) {
+			/*
+			 * Our own command gets one SIGINT from us when the signal was
+			 * sent to us alone (a terminal's Ctrl-C reached it already);
+			 * we record until it exits. A second signal, or -p, stops now.
+			 */
+			if (rec->own_child && forwarded == 0 && rec->pid > 0) {
+				if (signal_from_kill)
+					kill(rec->pid, SIGINT);
+				forwarded = signals_seen;
+			} else {
+				*end = REC_END_SIGNAL;
+				break;
+			}
+		}
+		if (tty && rec_now_ms() >= next_progress) {
+			rec_progress(rec, start, &last_entries, &last_ms);
+			next_progress += REC_PROGRESS_MS;
+		}
+		if (rec_now_ms() >= next_snapshot) {
+			trev_dat_snapshot(rec->dat);
+			rec_read_stats(rec);
+			next_snapshot = rec_now_ms() + REC_SNAPSHOT_MS;
+		}
+		if (got == 0) {
+			/* Every CPU is drained: wait for data on one, in turn. */
+			int h = rec->rs.raw[idle_cpu];
+
+			if (h > 0)
+				trev_remote_poll(rec->r, h, REC_IDLE_POLL_MS);
+			else
+				usleep(REC_IDLE_POLL_MS * 1000);
+			idle_cpu = (idle_cpu + 1) % rec->nr_cpus;
+		}
+	}
+	if (*end != REC_END_GONE) {
+		/* The last pages: read until every CPU is empty. */
+		while ((got = rec_drain_once(rec)) > 0)
+			;
+		if (got < 0)
+			*end = REC_END_GONE;
+	}
+	if (*end != REC_END_GONE)
+		rec_read_stats(rec);
+	if (tty)
+		fputs("\r\033[K", stderr);
+	return 0;
+}
+
+static void rec_summary(const struct rec *rec, double seconds, long long file_bytes)
+{
+	uint64_t entries, lost, pages, overrun = 0, dropped = 0, lost_pages = 0;
+
+	fprintf(stderr, "CPU %12s %10s %10s %10s %8s %12s\n", "entries", "lost", "overrun",
+		"dropped", "pages", "bytes");
+	for (int cpu = 0; cpu < rec->nr_cpus; cpu++) {
+		const struct rec_cpu *c = &rec->cpus[cpu];
+
+		fprintf(stderr, "%3d %12llu %10llu %10llu %10llu %8llu %12llu\n", cpu,
+			(unsigned long long)c->entries, (unsigned long long)c->lost,
+			(unsigned long long)c->overrun, (unsigned long long)c->dropped,
+			(unsigned long long)c->pages,
+			(unsigned long long)c->pages * TREV_DAT_PAGE_SIZE);
+		overrun += c->overrun + c->commit_overrun;
+		dropped += c->dropped;
+		lost_pages += c->lost_pages;
+	}
+	rec_totals(rec, &entries, &lost, &pages);
+	fprintf(stderr, "trev: %llu events, %llu lost (in the file; the process counted %llu "
+		"overrun, %llu dropped)",
+		(unsigned long long)entries, (unsigned long long)lost, (unsigned long long)overrun,
+		(unsigned long long)dropped);
+	if (lost_pages)
+		fprintf(stderr, ", %llu pages with an unknown loss", (unsigned long long)lost_pages);
+	fprintf(stderr, "\n");
+	fprintf(stderr, "trev: %.2f s, %.0f events/s, %.2f MB/s\n", seconds,
+		seconds > 0 ? (double)entries / seconds : 0.0,
+		seconds > 0 ? (double)pages * TREV_DAT_PAGE_SIZE / 1e6 / seconds : 0.0);
+	if (file_bytes >= 0)
+		fprintf(stderr, "trev: wrote %s (version %d, %lld bytes)\n", rec->output,
+			rec->version, file_bytes);
+}
+
+/* ------------------------------------------------------------------ */
+/* The command                                                          */
+
+static int rec_parse(struct rec *rec, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "trigger", required_argument, NULL, 'T' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "clock", required_argument, NULL, 'C' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "file-version", required_argument, NULL, 'V' },
+		{ "wait", required_argument, NULL, 'W' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rec_event *e;
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+e:f:T:b:C:o:p:h", opts, NULL)) != -1) {
+		e = rec->nr_events ? &rec->events[rec->nr_events - 1] : NULL;
+		switch (c) {
+		case 'h':
+			fputs(record_help, stdout);
+			exit(0);
+		case 'e':
+			e = realloc(rec->events, (size_t)(rec->nr_events + 1) * sizeof(*e));
+			if (!e)
+				return -1;
+			rec->events = e;
+			memset(&e[rec->nr_events], 0, sizeof(*e));
+			e[rec->nr_events++].spec = optarg;
+			break;
+		case 'f':
+			if (!e || e->filter) {
+				trev_err(e ? "-f: one filter per -e" : "-f needs an -e before it");
+				return -1;
+			}
+			e->filter = optarg;
+			break;
+		case 'T':
+			if (!e || e->nr_triggers == REC_MAX_TRIGGERS) {
+				trev_err(e ? "-T: at most %d per -e" : "-T needs an -e before it",
+					 REC_MAX_TRIGGERS);
+				return -1;
+			}
+			e->triggers[e->nr_triggers++] = optarg;
+			break;
+		case 'b':
+			strtoul(optarg, &end, 10);
+			if (!*optarg || *end) {
+				trev_err("-b takes a size in KB, not '%s'", optarg);
+				return -1;
+			}
+			rec->buffer_kb = optarg;
+			break;
+		case 'C':
+			rec->clock = optarg;
+			break;
+		case 'o':
+			rec->output = optarg;
+			break;
+		case 'p':
+			rec->pid = trev_parse_pid(optarg);
+			if (rec->pid < 0)
+				return -1;
+			break;
+		case 'V':
+			if (strcmp(optarg, "6") && strcmp(optarg, "7")) {
+				trev_err("--file-version is 6 or 7, not '%s'", optarg);
+				return -1;
+			}
+			rec->version = atoi(optarg);
+			break;
+		case 'W':
+			rec->wait_s = (int)strtol(optarg, &end, 10);
+			if (!*optarg || *end || rec->wait_s <= 0 || rec->wait_s > 3600) {
+				trev_err("--wait takes 1..3600 seconds, not '%s'", optarg);
+				return -1;
+			}
+			break;
+		default:
+			return -1;
+		}
+	}
+	rec->argv = argv + optind;
+	rec->own_child = optind < argc;
+	if (rec->own_child == (rec->pid > 0)) {
+		trev_err(rec->pid > 0 ? "-p and a COMMAND: give one" : "give -p PID or -- COMMAND");
+		return -1;
+	}
+	return 0;
+}
+
+/* Check that the output can be made, before anything starts. */
+static int rec_check_output(const char *path)
+{
+	char *dir = strdup(path), *slash;
+	struct stat st;
+	int ret = 0;
+
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir ? 1 : 0] = '\0';
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		ret = -EISDIR;
+	else if (access(slash ? dir : ".", W_OK | X_OK) < 0)
+		ret = -errno;
+	else if (access(path, F_OK) == 0 && access(path, W_OK) < 0)
+		ret = -errno;
+	free(dir);
+	if (ret)
+		trev_err("%s: %s", path, strerror(-ret));
+	return ret;
+}
+
+static void rec_free(struct rec *rec)
+{
+	for (int i = 0; i < rec->nr_saved; i++) {
+		free(rec->saved[i].path);
+		free(rec->saved[i].text);
+	}
+	free(rec->saved);
+	free(rec->old_buffer_kb);
+	free(rec->old_clock);
+	free(rec->old_set_event);
+	free(rec->cpus);
+	free(rec->events);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct rec rec = { .output = "trace.dat", .version = 6, .wait_s = 5 };
+	struct sigaction sa = { .sa_sigaction = rec_on_signal, .sa_flags = SA_SIGINFO };
+	enum rec_end end = REC_END_SIGNAL;
+	int64_t start_ms;
+	struct stat st;
+	int ret, status = 1, child_status = -1;
+	bool keep_child = false;
+
+	if (rec_parse(&rec, argc, argv) < 0) {
+		fputs(record_help, stderr);
+		rec_free(&rec);
+		return 2;
+	}
+	if (rec_check_output(rec.output) < 0) {
+		rec_free(&rec);
+		return 1;
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (rec.own_child) {
+		if (rec_spawn(&rec) < 0)
+			goto out_free;
+		if (rec_connect_child(&rec) < 0) {
+			/* Not ours to stop: it runs to its end, untraced. */
+			keep_child = true;
+			goto out_child;
+		}
+	} else {
+		rec.r = trev_attach(rec.pid);
+		if (!rec.r)
+			goto out_free;
+	}
+	trev_remote_source_init(&rec.rs, rec.r);
+	if (rec_configure(&rec) < 0)
+		goto out_restore;
+	ret = trev_dat_open(&rec.dat, rec.output, rec.version, &rec.rs.src);
+	if (ret < 0) {
+		trev_err("%s: %s", rec.output, strerror(-ret));
+		goto out_restore;
+	}
+	rec.nr_cpus = trev_dat_nr_cpus(rec.dat);
+	rec.cpus = calloc((size_t)rec.nr_cpus, sizeof(*rec.cpus));
+	if (rec.nr_cpus > TREV_REMOTE_MAX_CPUS || !rec.cpus) {
+		trev_err("%d CPUs: more than one connection reads (%d)", rec.nr_cpus,
+			 TREV_REMOTE_MAX_CPUS);
+		goto out_abort;
+	}
+	/* The exit hold, on a connection of its own: its reply says the process is exiting. */
+	{
+		char why[512];
+
+		ret = trev_remote_connect(rec.pid, &rec.hold, why, sizeof(why));
+		if (ret < 0 || (ret = trev_remote_hold(rec.hold)) < 0) {
+			trev_err("%s", ret < 0 && why[0] ? why : strerror(-ret));
+			goto out_abort;
+		}
+	}
+	trev_dat_snapshot(rec.dat);
+	if (rec.own_child && (ret = trev_remote_release(rec.r)) < 0) {
+		trev_err("%s: release: %s", rec.argv[0], strerror(-ret));
+		goto out_abort;
+	}
+	start_ms = rec_now_ms();
+	rec_loop(&rec, &end);
+	ret = trev_dat_finish(rec.dat);
+	rec.dat = NULL;
+	if (ret < 0) {
+		trev_err("%s: %s", rec.output, strerror(-ret));
+	} else {
+		rec_summary(&rec, (double)(rec_now_ms() - start_ms) / 1000.0,
+			    stat(rec.output, &st) == 0 ? (long long)st.st_size : -1LL);
+		status = 0;
+	}
+	if (end == REC_END_GONE && rec.own_child)
+		trev_err("%s ended without exiting normally: its last events are lost", rec.argv[0]);
+	else if (end == REC_END_GONE)
+		trev_err("process %d ended without exiting normally: its last events are lost",
+			 (int)rec.pid);
+	else if (end == REC_END_EXIT && !rec.own_child)
+		trev_err("process %d exited", (int)rec.pid);
+	goto out_restore;
+
+out_abort:
+	trev_dat_abort(rec.dat);
+	rec.dat = NULL;
+out_restore:
+	if (!rec.own_child && end != REC_END_GONE && end != REC_END_EXIT && rec_restore(&rec) < 0)
+		trev_err("process %d: its tracing settings could not all be restored", (int)rec.pid);
+	trev_remote_source_close(&rec.rs);
+	trev_remote_close(rec.hold);	/* ends the exit hold */
+	trev_remote_close(rec.r);
+out_child:
+	if (rec.own_child && rec.pid > 0) {
+		/* Failed before recording: the held command must not run on untraced. */
+		if (status != 0 && !keep_child)
+			kill(rec.pid, SIGKILL);
+		child_status = rec_reap(&rec, true);
+		if (status == 0 && child_status > 0)
+			trev_err("%s exited with status %d", rec.argv[0], child_status);
+	}
+out_free:
+	rec_free(&rec);
+	return status;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The trace.dat writer's source over the control socket: what trev record
+ * hands to trev_dat_open(). Pages come from per_cpu/cpuN/trace_pipe_raw,
+ * one READ per page, copied as they are.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control/proto.h"
+#include "remote.h"
+#include "remote_source.h"
+
+static struct trev_remote_source *rs_of(const struct trev_dat_source *src)
+{
+	return (struct trev_remote_source *)((char *)src - offsetof(struct trev_remote_source, src));
+}
+
+static ssize_t rs_read_file(const struct trev_dat_source *src, const char *path, char **text)
+{
+	return trev_remote_read_file(rs_of(src)->r, path, text);
+}
+
+struct rs_list {
+	char *buf;
+	size_t len, cap;
+};
+
+static int rs_list_add(const char *name, int is_dir, unsigned int mode, void *arg)
+{
+	struct rs_list *l = arg;
+	size_t n = strlen(name);
+
+	(void)is_dir;
+	(void)mode;
+	if (l->len + n + 2 > l->cap) {
+		size_t cap = l->cap * 2 + n + 256;
+		char *p = realloc(l->buf, cap);
+
+		if (!p)
+			return -ENOMEM;
+		l->buf = p;
+		l->cap = cap;
+	}
+	memcpy(l->buf + l->len, name, n);
+	l->len += n;
+	l->buf[l->len++] = '\n';
+	l->buf[l->len] = '\0';
+	return 0;
+}
+
+static ssize_t rs_list_dir(const struct trev_dat_source *src, const char *path, char **text)
+{
+	struct rs_list l = { NULL, 0, 0 };
+	int ret = trev_remote_readdir(rs_of(src)->r, path, rs_list_add, &l);
+
+	if (!ret && !l.buf && !(l.buf = strdup("")))
+		ret = -ENOMEM;
+	if (ret) {
+		free(l.buf);
+		return ret;
+	}
+	*text = l.buf;
+	return (ssize_t)l.len;
+}
+
+static int rs_read_page(const struct trev_dat_source *src, int cpu, void *page)
+{
+	struct trev_remote_source *rs = rs_of(src);
+	ssize_t n;
+
+	if (cpu < 0 || cpu >= TREV_REMOTE_MAX_CPUS)
+		return -EINVAL;
+	if (!rs->raw[cpu]) {
+		char path[64];
+		int h;
+
+		snprintf(path, sizeof(path), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+		h = trev_remote_open(rs->r, path, TREV_PO_READ | TREV_PO_NONBLOCK);
+		if (h < 0)
+			return h;
+		rs->raw[cpu] = h;
+	}
+	/* trace_pipe_raw hands out one whole page per read of a page's size. */
+	n = trev_remote_read(rs->r, rs->raw[cpu], page, TREV_DAT_PAGE_SIZE, 0);
+	if (n == -EAGAIN || n == 0)
+		return 0;
+	if (n < 0)
+		return (int)n;
+	return n == TREV_DAT_PAGE_SIZE ? 1 : -EIO;
+}
+
+void trev_remote_source_init(struct trev_remote_source *rs, struct trev_remote *r)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->r = r;
+	rs->src.read_file = rs_read_file;
+	rs->src.list_dir = rs_list_dir;
+	rs->src.read_page = rs_read_page;
+}
+
+void trev_remote_source_close(struct trev_remote_source *rs)
+{
+	for (int cpu = 0; cpu < TREV_REMOTE_MAX_CPUS; cpu++)
+		if (rs->raw[cpu]) {
+			trev_remote_close_file(rs->r, rs->raw[cpu]);
+			rs->raw[cpu] = 0;
+		}
+}
