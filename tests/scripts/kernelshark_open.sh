@@ -62,27 +62,10 @@ done
 [ -s "$T/display" ] || skip "Xvfb did not start: $(cat "$T/xvfb.log")"
 export DISPLAY=":$(head -1 "$T/display")"
 
-for v in v6 v7; do
-	dat="$T/$v.dat"
-	HOME="$T/home" XDG_RUNTIME_DIR="$T/home" "${as_user[@]}" kernelshark "$dat" \
-		>"$T/ks.log" 2>&1 &
-	ks=$!
-	# The main window, mapped, titled with the file: "Kernel Shark (FILE)": WxH+X+Y.
-	geom=""
-	for _ in $(seq 100); do
-		geom=$(xwininfo -root -tree 2>/dev/null |
-			awk -v t="\"Kernel Shark ($dat)\":" 'index($0, t) { print $(NF - 1); exit }')
-		[ -n "$geom" ] && break
-		kill -0 "$ks" 2>/dev/null || fail "$v: kernelshark exited before its window came"
-		sleep 0.1
-	done
-	[ -n "$geom" ] || fail "$v: no KernelShark window after 10 s"
-	sleep 2		# let it load and draw
-	kill -0 "$ks" 2>/dev/null || fail "$v: kernelshark died after opening its window"
-	xwd -root -silent >"$T/shot.xwd" || fail "$v: xwd failed"
-
-	# The window's part of the screenshot: many colours (text, graph), not a blank frame.
-	python3 - "$T/shot.xwd" "$geom" <<'EOF' || fail "$v: the screenshot looks blank"
+# shot_drawn XWD GEOMETRY: the window's part of the screenshot has many colours (text, graph),
+# not a blank frame.
+shot_drawn() {
+	python3 - "$1" "$2" <<'EOF'
 import re, struct, sys
 d = open(sys.argv[1], "rb").read()
 h = struct.unpack(">25I", d[:100])
@@ -100,6 +83,32 @@ for y in range(max(y0, 0), min(y0 + hh, height)):
 print("%dx%d window, %d colours" % (w, hh, len(colours)))
 assert len(colours) >= 16, "only %d colours" % len(colours)
 EOF
+}
+
+for v in v6 v7; do
+	dat="$T/$v.dat"
+	HOME="$T/home" XDG_RUNTIME_DIR="$T/home" "${as_user[@]}" kernelshark "$dat" \
+		>"$T/ks.log" 2>&1 &
+	ks=$!
+	# The main window, mapped, titled with the file: "Kernel Shark (FILE)": WxH+X+Y.
+	geom=""
+	for _ in $(seq 300); do
+		geom=$(xwininfo -root -tree 2>/dev/null |
+			awk -v t="\"Kernel Shark ($dat)\":" 'index($0, t) { print $(NF - 1); exit }')
+		[ -n "$geom" ] && break
+		kill -0 "$ks" 2>/dev/null || fail "$v: kernelshark exited before its window came"
+		sleep 0.1
+	done
+	[ -n "$geom" ] || fail "$v: no KernelShark window after 30 s"
+	# It loads and draws after mapping the window: on a loaded machine that takes a while,
+	# so the screenshot is taken again, once a second, until it shows a drawn window.
+	for try in $(seq 15); do
+		sleep 1
+		kill -0 "$ks" 2>/dev/null || fail "$v: kernelshark died after opening its window"
+		xwd -root -silent >"$T/shot.xwd" || fail "$v: xwd failed"
+		shot_drawn "$T/shot.xwd" "$geom" && break
+		[ "$try" = 15 ] && fail "$v: the screenshot still looks blank after 15 s"
+	done
 	sleep 1
 	kill -0 "$ks" 2>/dev/null || fail "$v: kernelshark died after the screenshot"
 	# Plugins for events the file does not have say they "failed to initialize": not errors.
