@@ -312,6 +312,18 @@ static int ctl_read(struct ctl_conn *c, const struct trev_proto_hdr *h)
 		if (ret <= 0)
 			break;
 	}
+	/*
+	 * Then whatever else is there now, up to the size asked: one round
+	 * trip carries many pages of trace_pipe_raw (one page per read, as in
+	 * the kernel), which is what lets trev record keep up.
+	 */
+	while (n > 0 && (uint32_t)n < (uint32_t)h->arg) {
+		ssize_t more = trev_file_read(file, c->out + n, (size_t)h->arg - (size_t)n);
+
+		if (more <= 0)
+			break;
+		n += more;
+	}
 	if (n < 0)
 		return ctl_reply(c, h, (int32_t)n, NULL, 0);
 	return ctl_reply(c, h, (int32_t)n, c->out, (uint32_t)n);

@@ -51,7 +51,7 @@ static const char record_help[] =
 #define REC_MAX_TRIGGERS	8
 #define REC_PROGRESS_MS		500	/* progress line refresh */
 #define REC_SNAPSHOT_MS		1000	/* metadata kept for a process that gets killed */
-#define REC_IDLE_POLL_MS	20	/* wait for data when every CPU is drained */
+#define REC_IDLE_POLL_MS	5	/* wait for data when every CPU is drained */
 #define REC_BURST		64	/* pages read from one CPU before the next */
 
 /* One -e with the -f and -T that follow it. */

@@ -2,7 +2,7 @@
 /*
  * The trace.dat writer's source over the control socket: what trev record
  * hands to trev_dat_open(). Pages come from per_cpu/cpuN/trace_pipe_raw,
- * one READ per page, copied as they are.
+ * up to TREV_REMOTE_BATCH of them per READ, copied as they are.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -70,27 +70,39 @@ static ssize_t rs_list_dir(const struct trev_dat_source *src, const char *path, 
 static int rs_read_page(const struct trev_dat_source *src, int cpu, void *page)
 {
 	struct trev_remote_source *rs = rs_of(src);
+	struct trev_remote_batch *b;
 	ssize_t n;
 
 	if (cpu < 0 || cpu >= TREV_REMOTE_MAX_CPUS)
 		return -EINVAL;
-	if (!rs->raw[cpu]) {
-		char path[64];
-		int h;
+	b = &rs->batch[cpu];
+	if (b->next == b->nr) {
+		if (!rs->raw[cpu]) {
+			char path[64];
+			int h;
 
-		snprintf(path, sizeof(path), "per_cpu/cpu%d/trace_pipe_raw", cpu);
-		h = trev_remote_open(rs->r, path, TREV_PO_READ | TREV_PO_NONBLOCK);
-		if (h < 0)
-			return h;
-		rs->raw[cpu] = h;
+			snprintf(path, sizeof(path), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+			h = trev_remote_open(rs->r, path, TREV_PO_READ | TREV_PO_NONBLOCK);
+			if (h < 0)
+				return h;
+			rs->raw[cpu] = h;
+		}
+		if (!b->pages && !(b->pages = malloc(TREV_REMOTE_BATCH * TREV_DAT_PAGE_SIZE)))
+			return -ENOMEM;
+		/* trace_pipe_raw hands out whole pages; the server gathers what is ready. */
+		n = trev_remote_read(rs->r, rs->raw[cpu], b->pages,
+				     TREV_REMOTE_BATCH * TREV_DAT_PAGE_SIZE, 0);
+		if (n == -EAGAIN || n == 0)
+			return 0;
+		if (n < 0)
+			return (int)n;
+		if (n % TREV_DAT_PAGE_SIZE)
+			return -EIO;
+		b->nr = (unsigned int)(n / TREV_DAT_PAGE_SIZE);
+		b->next = 0;
 	}
-	/* trace_pipe_raw hands out one whole page per read of a page's size. */
-	n = trev_remote_read(rs->r, rs->raw[cpu], page, TREV_DAT_PAGE_SIZE, 0);
-	if (n == -EAGAIN || n == 0)
-		return 0;
-	if (n < 0)
-		return (int)n;
-	return n == TREV_DAT_PAGE_SIZE ? 1 : -EIO;
+	memcpy(page, b->pages + (size_t)b->next++ * TREV_DAT_PAGE_SIZE, TREV_DAT_PAGE_SIZE);
+	return 1;
 }
 
 void trev_remote_source_init(struct trev_remote_source *rs, struct trev_remote *r)
@@ -104,9 +116,12 @@ void trev_remote_source_init(struct trev_remote_source *rs, struct trev_remote *
 
 void trev_remote_source_close(struct trev_remote_source *rs)
 {
-	for (int cpu = 0; cpu < TREV_REMOTE_MAX_CPUS; cpu++)
+	for (int cpu = 0; cpu < TREV_REMOTE_MAX_CPUS; cpu++) {
 		if (rs->raw[cpu]) {
 			trev_remote_close_file(rs->r, rs->raw[cpu]);
 			rs->raw[cpu] = 0;
 		}
+		free(rs->batch[cpu].pages);
+		rs->batch[cpu] = (struct trev_remote_batch){ NULL, 0, 0 };
+	}
 }

@@ -14,21 +14,32 @@ struct trev_remote;
  */
 #define TREV_REMOTE_MAX_CPUS	56
 
+/* Pages asked for in one READ of a CPU's trace_pipe_raw (the server gathers them). */
+#define TREV_REMOTE_BATCH	64
+
+/* The pages of one CPU's last READ, handed out one by one. */
+struct trev_remote_batch {
+	unsigned char *pages;			/* TREV_REMOTE_BATCH pages, malloc'd on first use */
+	unsigned int nr, next;			/* pages in it, the next one to hand out */
+};
+
 struct trev_remote_source {
 	struct trev_dat_source src;		/* what trev_dat_open() takes */
 	struct trev_remote *r;			/* the connection; not owned */
 	int raw[TREV_REMOTE_MAX_CPUS];		/* per_cpu/cpuN/trace_pipe_raw handle, 0: not open */
+	struct trev_remote_batch batch[TREV_REMOTE_MAX_CPUS];
 };
 
 /*
  * trev_remote_source_init() - a source reading @r's top instance: control
  * files with READ, directories with READDIR, pages from each CPU's
- * trace_pipe_raw opened once, non-blocking, and kept open. No symbol
+ * trace_pipe_raw opened once, non-blocking, and kept open, up to
+ * TREV_REMOTE_BATCH pages per READ. No symbol
  * callback: trace_printk() call sites show in hex (docs/cli/trev-record.md).
  */
 void trev_remote_source_init(struct trev_remote_source *rs, struct trev_remote *r);
 
-/* Close the page handles (the connection stays). */
+/* Close the page handles and free the batches (the connection stays). */
 void trev_remote_source_close(struct trev_remote_source *rs);
 
 #endif /* TREV_TOOLS_REMOTE_SOURCE_H */
