@@ -13,6 +13,8 @@ static const struct trev_cmd commands[] = {
 	{ "cat", cmd_cat, "print a file of a running process's tree" },
 	{ "write", cmd_write, "write to a file of a running process's tree" },
 	{ "ls", cmd_ls, "list a directory of a running process's tree" },
+	{ "report", cmd_report, "print a trace.dat file as the trace text" },
+	{ "list", cmd_list, "list the events of a process, program or library" },
 };
 
 void trev_err(const char *fmt, ...)

@@ -17,6 +17,8 @@ struct trev_cmd {
 int cmd_cat(int argc, char **argv);
 int cmd_write(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 
 /* Print "trev: <message>" on stderr. */
 void trev_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
