@@ -40,8 +40,9 @@ static const char report_help[] =
 	"  --cpu N[,N]    only these CPUs (repeatable; ranges as 0-3)\n"
 	"  -F FILTER      only events that pass FILTER, in the kernel's filter syntax;\n"
 	"                 `EVENTS:FILTER` applies it to EVENTS only (SYSTEM/EVENT, EVENT\n"
-	"                 or SYSTEM, globs allowed), a bare FILTER to every event that\n"
-	"                 has its fields. Events no -F applies to are not shown.\n"
+	"                 or SYSTEM, globs allowed), a bare FILTER to every event; it\n"
+	"                 applies to those events that have its fields (an error if\n"
+	"                 none has). Events no -F applies to are not shown.\n"
 	"                 Repeatable: a record is shown when any -F for its event passes.\n"
 	"  --stat         records and lost events per CPU, records per event, and the\n"
 	"                 per-CPU statistics stored in the file\n"
@@ -241,10 +242,11 @@ static void rpt_filter_error(const struct rpt_filter_arg *fa, const struct tep_e
 }
 
 /*
- * Compile every -F for each event it applies to. A bare filter that does
- * not compile for an event just does not apply to it; one that compiles for
- * no event is an error (with the first event's reason), as is a filter an
- * EVENTS: prefix names that does not compile. Return: 0 or -1 after a message.
+ * Compile every -F for each event it names (every event without EVENTS:).
+ * As with the kernel's subsystem filters, a filter that does not compile for
+ * an event (it lacks a field) does not apply to that event; one that
+ * compiles for none is an error, with the first event's reason.
+ * Return: 0 or -1 after a message.
  */
 static int rpt_compile_filters(struct rpt *r)
 {
@@ -287,10 +289,6 @@ static int rpt_compile_filters(struct rpt *r)
 			if (ret == -ENOMEM)
 				goto out_nomem;
 			if (ret) {
-				if (fa->event) {
-					rpt_filter_error(fa, ev, &err);
-					return -1;
-				}
 				if (!first_ev) {
 					first = err;
 					first_ev = ev;
@@ -317,9 +315,9 @@ static int rpt_compile_filters(struct rpt *r)
 				 fa->event ? fa->event : "*");
 			return -1;
 		}
-		/* A bare filter no event takes: the first event's reason, without naming it. */
+		/* No event took it: the first one's reason (named if the -F named events). */
 		if (!fa->events && first_ev) {
-			rpt_filter_error(fa, NULL, &first);
+			rpt_filter_error(fa, fa->event ? first_ev : NULL, &first);
 			return -1;
 		}
 	}
