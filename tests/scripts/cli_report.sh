@@ -218,7 +218,7 @@ for v in v6 v7; do
 done
 head -c $(($(stat -c %s "$n.dat") / 2)) "$n.dat" >"$T/half.dat"
 run 1 "$trev" report "$T/half.dat"
-err_is 1 "trev: report: $T/half.dat: truncated or corrupt trace.dat (libtracecmd cannot read it)"
+err_is 1 "trev: report: $T/half.dat: truncated or corrupt trace.dat (libtracecmd or libtraceevent cannot read it)"
 run 2 "$trev" report --cpu x "$n.dat"
 err_is 1 "trev: report: --cpu takes CPU numbers such as 0,2-3, not 'x'"
 run 2 "$trev" report --cpu 1-0 "$n.dat"

@@ -49,6 +49,10 @@ static const char report_help[] =
 	"\n"
 	"Exit status: 0, 1 for a file or filter that cannot be used, 2 for bad usage.\n";
 
+/* How the probe child (rpt_probe()) ends when it was not killed. */
+#define RPT_PROBE_OK		10
+#define RPT_PROBE_FAILED	11
+
 /* The trace.dat magic: "\027\010D" then "tracing" (FORMATS.md, 4.2). */
 static const char rpt_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
@@ -388,6 +392,30 @@ static const char *rpt_info(struct rpt *r, struct tep_record *rec)
 	return r->seq.buffer;
 }
 
+/*
+ * Every field inside the record, every __data_loc/__rel_loc pointing inside
+ * it (out_record_sane() of our own output): libtraceevent trusts them.
+ */
+static bool rpt_record_sane(const struct tep_event *ev, const struct tep_record *rec)
+{
+	for (const struct tep_format_field *f = ev->format.fields; f; f = f->next) {
+		unsigned int loc, off;
+
+		if (f->offset < 0 || f->size < 0 || f->offset + f->size > rec->size)
+			return false;
+		if (!(f->flags & TEP_FIELD_IS_DYNAMIC))
+			continue;
+		if (f->size < 4)
+			return false;
+		memcpy(&loc, (const char *)rec->data + f->offset, sizeof(loc));
+		off = (loc & 0xffff) + ((f->flags & TEP_FIELD_IS_RELATIVE) ?
+					(unsigned int)(f->offset + f->size) : 0);
+		if (off + (loc >> 16) > (unsigned int)rec->size)
+			return false;
+	}
+	return true;
+}
+
 static bool rpt_is_ftrace(const struct tep_event *ev, const char *name)
 {
 	return ev && !strcmp(ev->system, "ftrace") && (!name || !strcmp(ev->name, name));
@@ -407,6 +435,10 @@ static void rpt_print_raw(struct rpt *r, struct tep_event *ev, struct tep_record
 	if (!rpt_is_ftrace(ev, "print") && !rpt_is_ftrace(ev, "bputs") &&
 	    !rpt_is_ftrace(ev, "bprint")) {
 		printf("type: %d\n", ev->id);	/* trace_nop_print() */
+		return;
+	}
+	if (!rpt_record_sane(ev, rec)) {
+		printf("[corrupt record of %s:%s]\n", ev->system, ev->name);
 		return;
 	}
 	tep_get_field_val(NULL, ev, "ip", rec, &ip, 0);
@@ -464,6 +496,8 @@ static int rpt_record(struct tracecmd_input *handle, struct tep_record *rec, int
 	       cpu, flags, usecs / 1000000, usecs % 1000000);
 	if (!ev)
 		printf("Unknown type %d\n", tep_data_type(r->tep, rec));
+	else if (!rpt_record_sane(ev, rec))
+		printf("[corrupt record of %s:%s]\n", ev->system, ev->name);
 	else if (rpt_is_ftrace(ev, NULL))	/* the kernel prints these without their name */
 		printf("%s\n", rpt_info(r, rec));
 	else
@@ -497,47 +531,6 @@ static int rpt_check_file(const char *file)
 		return -1;
 	}
 	return 0;
-}
-
-static int rpt_probe_record(struct tracecmd_input *handle, struct tep_record *rec, int cpu,
-			    void *arg)
-{
-	(void)handle, (void)rec, (void)cpu, (void)arg;
-	return 0;
-}
-
-/*
- * libtracecmd 3.1.6 crashes on some damaged files (a v6 file cut inside its
- * data: tracecmd_close() on tracecmd_open()'s own error path). So the file
- * is read through once in a child process first, its output discarded; a
- * child that does not exit with 0 means the file cannot be read.
- * Return: 0 when it read, else -1.
- */
-static int rpt_probe(const char *file)
-{
-	pid_t pid = fork();
-	int status;
-
-	if (pid < 0)
-		return 0;	/* no child: libtracecmd reads it here, unprobed */
-	if (pid == 0) {
-		struct tracecmd_input *h;
-		int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-
-		if (fd >= 0) {
-			dup2(fd, STDOUT_FILENO);
-			dup2(fd, STDERR_FILENO);
-		}
-		h = tracecmd_open(file, TRACECMD_FL_LOAD_NO_PLUGINS);
-		/* _exit(): the parent's stdio buffers and exit handlers are not ours. */
-		if (!h || tracecmd_iterate_events(h, NULL, 0, rpt_probe_record, NULL) < 0)
-			_exit(1);
-		_exit(0);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 static struct tracecmd_input *rpt_open(const char *file)
@@ -637,6 +630,104 @@ static void rpt_free(struct rpt *r)
 	trace_seq_destroy(&r->seq);
 }
 
+/*
+ * Read and print the file (r->file, checked). Return: the exit status.
+ * The caller frees what it allocated in @r.
+ */
+static int rpt_run(struct rpt *r, const char **cpu_args, unsigned int nr_cpu_args, bool stat)
+{
+	r->handle = rpt_open(r->file);
+	if (!r->handle)
+		return 1;
+	r->tep = tracecmd_get_tep(r->handle);
+	r->nr_cpus = tep_get_cpus(r->tep);
+	if (r->nr_cpus <= 0 || r->nr_cpus > 4096) {
+		trev_err("report: %s: the file holds no CPU data", r->file);
+		return 1;
+	}
+	r->cpu_on = calloc((size_t)r->nr_cpus, sizeof(*r->cpu_on));
+	r->records = calloc((size_t)r->nr_cpus, sizeof(*r->records));
+	r->lost = calloc((size_t)r->nr_cpus, sizeof(*r->lost));
+	/* A page: the longest record; the CPU and COMM a filter reads go after it. */
+	r->syn_off = (unsigned int)tracecmd_page_size(r->handle);
+	if (r->syn_off < 4096 || r->syn_off > 65536 - 32)
+		r->syn_off = 65536 - 32;
+	r->scratch = calloc(1, r->syn_off + 20);
+	if (!r->cpu_on || !r->records || !r->lost || !r->scratch) {
+		trev_err("report: %s", strerror(ENOMEM));
+		return 1;
+	}
+	for (unsigned int i = 0; i < nr_cpu_args; i++) {
+		if (rpt_parse_cpus(cpu_args[i], r->cpu_on, r->nr_cpus, r->file))
+			return 1;
+	}
+	if (!nr_cpu_args)
+		memset(r->cpu_on, true, (size_t)r->nr_cpus * sizeof(*r->cpu_on));
+	if (rpt_compile_filters(r))
+		return 1;
+
+	/* First pass: the counts for the header (or --stat); a fresh handle prints. */
+	r->counting = true;
+	if (rpt_iterate(r, r->handle) < 0) {
+		trev_err("report: %s: cannot read its records", r->file);
+		return 1;
+	}
+	if (stat) {
+		rpt_print_stat(r);
+		return fflush(stdout) ? 1 : 0;
+	}
+	tracecmd_close(r->handle);
+	r->handle = rpt_open(r->file);
+	if (!r->handle)
+		return 1;
+	r->tep = tracecmd_get_tep(r->handle);
+	r->counting = false;
+	if (!r->raw)
+		rpt_print_header(r);
+	if (rpt_iterate(r, r->handle) < 0) {
+		trev_err("report: %s: cannot read its records", r->file);
+		return 1;
+	}
+	return fflush(stdout) ? 1 : 0;
+}
+
+/*
+ * libtracecmd 3.1.6 and libtraceevent 1.7.1 crash on some damaged files (a
+ * v6 file cut inside its data: tracecmd_close() on tracecmd_open()'s own
+ * error path; records whose fields point out of them). So the whole report
+ * runs first in a child process with its output discarded; a child that
+ * dies, rather than exiting with the report's own status, means the file
+ * cannot be read. Return: 0 when the child finished (any status), else -1.
+ */
+static int rpt_probe(struct rpt *r, const char **cpu_args, unsigned int nr_cpu_args, bool stat)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return 0;	/* no child: the report runs unprobed */
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		status = rpt_run(r, cpu_args, nr_cpu_args, stat);
+		fflush(stdout);
+		/*
+		 * Codes of its own: a sanitizer's report exits with 1. _exit(): no
+		 * exit handlers (nor leak checks) for a copy of the parent.
+		 */
+		_exit(status == 0 ? RPT_PROBE_OK : RPT_PROBE_FAILED);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) && (WEXITSTATUS(status) == RPT_PROBE_OK ||
+				     WEXITSTATUS(status) == RPT_PROBE_FAILED) ? 0 : -1;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -714,65 +805,12 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	fflush(stdout);
-	if (rpt_probe(r.file)) {
-		trev_err("report: %s: truncated or corrupt trace.dat (libtracecmd cannot read it)",
-			 r.file);
+	if (rpt_probe(&r, cpu_args, nr_cpu_args, stat)) {
+		trev_err("report: %s: truncated or corrupt trace.dat (libtracecmd or libtraceevent "
+			 "cannot read it)", r.file);
 		goto out;
 	}
-	r.handle = rpt_open(r.file);
-	if (!r.handle)
-		goto out;
-	r.tep = tracecmd_get_tep(r.handle);
-	r.nr_cpus = tep_get_cpus(r.tep);
-	if (r.nr_cpus <= 0 || r.nr_cpus > 4096) {
-		trev_err("report: %s: the file holds no CPU data", r.file);
-		goto out;
-	}
-	r.cpu_on = calloc((size_t)r.nr_cpus, sizeof(*r.cpu_on));
-	r.records = calloc((size_t)r.nr_cpus, sizeof(*r.records));
-	r.lost = calloc((size_t)r.nr_cpus, sizeof(*r.lost));
-	/* A page: the longest record; the CPU and COMM a filter reads go after it. */
-	r.syn_off = (unsigned int)tracecmd_page_size(r.handle);
-	if (r.syn_off < 4096 || r.syn_off > 65536 - 32)
-		r.syn_off = 65536 - 32;
-	r.scratch = calloc(1, r.syn_off + 20);
-	if (!r.cpu_on || !r.records || !r.lost || !r.scratch) {
-		trev_err("report: %s", strerror(ENOMEM));
-		goto out;
-	}
-	for (unsigned int i = 0; i < nr_cpu_args; i++) {
-		if (rpt_parse_cpus(cpu_args[i], r.cpu_on, r.nr_cpus, r.file))
-			goto out;
-	}
-	if (!nr_cpu_args)
-		memset(r.cpu_on, true, (size_t)r.nr_cpus * sizeof(*r.cpu_on));
-	if (rpt_compile_filters(&r))
-		goto out;
-
-	/* First pass: the counts for the header (or --stat); a fresh handle prints. */
-	r.counting = true;
-	if (rpt_iterate(&r, r.handle) < 0) {
-		trev_err("report: %s: cannot read its records", r.file);
-		goto out;
-	}
-	if (stat) {
-		rpt_print_stat(&r);
-		ret = 0;
-		goto out;
-	}
-	tracecmd_close(r.handle);
-	r.handle = rpt_open(r.file);
-	if (!r.handle)
-		goto out;
-	r.tep = tracecmd_get_tep(r.handle);
-	r.counting = false;
-	if (!r.raw)
-		rpt_print_header(&r);
-	if (rpt_iterate(&r, r.handle) < 0) {
-		trev_err("report: %s: cannot read its records", r.file);
-		goto out;
-	}
-	ret = fflush(stdout) ? 1 : 0;
+	ret = rpt_run(&r, cpu_args, nr_cpu_args, stat);
 out:
 	free(cpu_args);
 	rpt_free(&r);
