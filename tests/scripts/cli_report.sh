@@ -18,6 +18,10 @@ done
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+# libtracecmd 3.1.6 leaks a string of its own when it opens a file (sscanf %ms): in the
+# ASan tree, that one is not ours to report; every other leak still fails the test.
+echo 'leak:isoc99_vsscanf' >"$T/lsan.supp"
+export LSAN_OPTIONS="suppressions=$T/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 out=$T/out
 errf=$T/err
 fail() {

@@ -85,7 +85,7 @@ struct lst_elf {
 	Elf *elf;
 	GElf_Ehdr eh;
 	struct lst_reloc *rel;	/* sorted by vaddr */
-	size_t nr_rel;
+	size_t nr_rel, cap_rel;
 };
 
 /*
@@ -178,10 +178,14 @@ static int lst_collect_relocs(struct lst_elf *e)
 			kind = lst_reloc_kind(&e->eh, (unsigned int)GELF_R_TYPE(ra.r_info));
 			if (!kind)
 				continue;
-			nr = realloc(e->rel, (e->nr_rel + 1) * sizeof(*nr));
-			if (!nr)
-				return -ENOMEM;
-			e->rel = nr;
+			if (e->nr_rel == e->cap_rel) {
+				/* Tens of thousands in a big program: grow geometrically. */
+				e->cap_rel = e->cap_rel ? 2 * e->cap_rel : 1024;
+				nr = realloc(e->rel, e->cap_rel * sizeof(*nr));
+				if (!nr)
+					return -ENOMEM;
+				e->rel = nr;
+			}
 			r = &e->rel[e->nr_rel++];
 			r->vaddr = ra.r_offset;
 			r->value = (uint64_t)ra.r_addend;
