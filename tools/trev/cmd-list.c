@@ -191,7 +191,8 @@ static int lst_collect_relocs(struct lst_elf *e)
 			r->value = (uint64_t)ra.r_addend;
 			r->known = 1;
 			if (kind == 2) {
-				r->known = syms && gelf_getsym(syms, (int)GELF_R_SYM(ra.r_info), &sym) &&
+				r->known = syms &&
+					   gelf_getsym(syms, (int)GELF_R_SYM(ra.r_info), &sym) &&
 					   sym.st_shndx != SHN_UNDEF;
 				r->value += r->known ? sym.st_value : 0;
 			}

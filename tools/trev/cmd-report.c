@@ -314,8 +314,8 @@ static int rpt_compile_filters(struct rpt *r)
 			re->filters[re->nr_filters++] = f;
 		}
 		if (!named) {
-			trev_err("report: -F '%s': no event in %s matches '%s%s%s'", fa->arg, r->file,
-				 fa->system ? fa->system : "", fa->system ? "/" : "",
+			trev_err("report: -F '%s': no event in %s matches '%s%s%s'", fa->arg,
+				 r->file, fa->system ? fa->system : "", fa->system ? "/" : "",
 				 fa->event ? fa->event : "*");
 			return -1;
 		}
@@ -444,8 +444,9 @@ static void rpt_print_raw(struct rpt *r, struct tep_event *ev, struct tep_record
 	tep_get_field_val(NULL, ev, "ip", rec, &ip, 0);
 	if (rpt_is_ftrace(ev, "print")) {
 		struct tep_format_field *buf = tep_find_field(ev, "buf");
-		const char *text = buf && buf->offset < rec->size ? (char *)rec->data + buf->offset : "";
-		int max = buf && buf->offset < rec->size ? rec->size - buf->offset : 0;
+		bool in = buf && buf->offset < rec->size;
+		const char *text = in ? (char *)rec->data + buf->offset : "";
+		int max = in ? rec->size - buf->offset : 0;
 
 		printf("# %llx %.*s", ip, max, text);
 		if (!max || !memchr(text, '\n', strnlen(text, (size_t)max)))
@@ -526,8 +527,8 @@ static int rpt_check_file(const char *file)
 		return -1;
 	}
 	if (strcmp(head + sizeof(rpt_magic), "6") && strcmp(head + sizeof(rpt_magic), "7")) {
-		trev_err("report: %s: trace.dat version '%.4s' is not supported (6 and 7 are)", file,
-			 head + sizeof(rpt_magic));
+		trev_err("report: %s: trace.dat version '%.4s' is not supported (6 and 7 are)",
+			 file, head + sizeof(rpt_magic));
 		return -1;
 	}
 	return 0;
@@ -759,8 +760,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'c':
 		case 'F': {
-			void *p = c == 'c' ? realloc(cpu_args, (nr_cpu_args + 1) * sizeof(*cpu_args))
-					   : realloc(r.fargs, (r.nr_fargs + 1) * sizeof(*r.fargs));
+			void *p = c == 'c' ?
+				realloc(cpu_args, (nr_cpu_args + 1) * sizeof(*cpu_args)) :
+				realloc(r.fargs, (r.nr_fargs + 1) * sizeof(*r.fargs));
 
 			if (!p) {
 				trev_err("report: %s", strerror(ENOMEM));
