@@ -31,7 +31,6 @@
  * it, which becomes the fall-through. No step recurses, so the nesting
  * depth is limited by the text's length only.
  */
-#define _LGPL_SOURCE
 #include <ctype.h>
 #include <errno.h>
 #include <sched.h>
@@ -39,8 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-
-#include <urcu/urcu-bp.h>
 
 #include "core/core_internal.h"
 #include "events/events_internal.h"
@@ -306,22 +303,6 @@ void trev__filter_free(struct trev_filter *f)
 	free(f);
 }
 
-void trev__event_filter_set(struct trev_event_file *file, struct trev_filter *f)
-{
-	struct trev_filter *old = file->filter;
-
-	if (!f)
-		atomic_fetch_and(&file->flags, ~TREV_FILE_FL_FILTERED);
-	/* rcu_assign_pointer(): the program is complete before a probe can see it. */
-	__atomic_store_n(&file->filter, f, __ATOMIC_RELEASE);
-	if (f)
-		atomic_fetch_or(&file->flags, TREV_FILE_FL_FILTERED);
-	if (old) {
-		urcu_bp_synchronize_rcu();
-		trev__filter_free(old);
-	}
-}
-
 /* ------------------------------------------------------------------ */
 /* Compiling                                                            */
 
@@ -345,23 +326,21 @@ static const struct {
 };
 
 /* The kernel's order: the event's fields, then CPU/COMM, then the common fields. */
-static bool flt_find_field(struct trev_event_call *call, const char *name, size_t len,
-			   struct flt_field *out)
+static bool flt_find_field(const struct trev_filter_field *fields, unsigned int nr_fields,
+			   const char *name, size_t len, struct flt_field *out)
 {
-	const struct trev_event_rt *rt = trev__event_rt(call);
-
-	for (int i = 0; rt && i < rt->nr_fields; i++) {
-		const struct trev_field *f = &rt->fields[i];
+	for (unsigned int i = 0; i < nr_fields; i++) {
+		const struct trev_filter_field *f = &fields[i];
 
 		if (strlen(f->name) != len || memcmp(f->name, name, len))
 			continue;
 		out->offset = f->offset;
 		out->size = f->size;
 		out->is_signed = f->is_signed;
-		switch (f->filter_type) {
-		case TREV_FILTER_STATIC_STRING: out->type = FT_STATIC_STR; break;
-		case TREV_FILTER_DYN_STRING: out->type = FT_DYN_STR; break;
-		case TREV_FILTER_PTR_STRING: out->type = FT_PTR_STR; break;
+		switch (f->kind) {
+		case TREV_FF_STATIC_STR: out->type = FT_STATIC_STR; break;
+		case TREV_FF_DYN_STR: out->type = FT_DYN_STR; break;
+		case TREV_FF_PTR_STR: out->type = FT_PTR_STR; break;
 		default: out->type = FT_NUM; break;
 		}
 		return true;
@@ -472,7 +451,8 @@ static void flt_num_cmp(struct flt_insn *in, enum flt_op op, int is_signed)
 
 struct flt_parse {
 	const char *str;
-	struct trev_event_call *call;
+	const struct trev_filter_field *fields;	/* the event's, searched first */
+	unsigned int nr_fields;
 	struct trev_filter_error *err;
 	struct flt_insn *preds;		/* in text order */
 	unsigned int nr_preds, max_preds;
@@ -610,7 +590,7 @@ static int flt_parse_pred(struct flt_parse *ps, int start)
 		i++;
 	if (i == s)
 		return flt_error(ps, FLT_ERR_INVALID_FILTER, start);
-	if (!flt_find_field(ps->call, str + s, (size_t)(i - s), &fld))
+	if (!flt_find_field(ps->fields, ps->nr_fields, str + s, (size_t)(i - s), &fld))
 		return flt_error(ps, FLT_ERR_FIELD_NOT_FOUND, pos + i);
 	while (isspace((unsigned char)str[i]))
 		i++;
@@ -867,10 +847,11 @@ out_free:
 	return ret;
 }
 
-int trev__filter_compile(struct trev_event_call *call, const char *text,
-			 struct trev_filter **out, struct trev_filter_error *err)
+int trev__filter_compile_fields(const struct trev_filter_field *fields, unsigned int nr_fields,
+				const char *text, struct trev_filter **out,
+				struct trev_filter_error *err)
 {
-	struct flt_parse ps = { .str = text, .call = call, .err = err };
+	struct flt_parse ps = { .str = text, .fields = fields, .nr_fields = nr_fields, .err = err };
 	size_t len = strlen(text);
 	unsigned int max_preds = 0;
 	struct trev_filter *f = NULL;

@@ -25,10 +25,42 @@ struct trev_filter_error {
 	int pos;		/* column in the text written */
 };
 
+/* How the compiler reads a field (the kernel's filter_assign_type()). */
+enum trev_filter_field_kind {
+	TREV_FF_NUM,		/* an integer of 1, 2, 4 or 8 bytes */
+	TREV_FF_STATIC_STR,	/* char name[size] */
+	TREV_FF_DYN_STR,	/* __data_loc char[]: (length << 16) | offset */
+	TREV_FF_PTR_STR,	/* char *: refused in string comparisons */
+};
+
+/* One field a filter may name: what the compiler needs of a format line. */
+struct trev_filter_field {
+	const char *name;
+	int offset;		/* in the record, common fields included */
+	int size;		/* bytes; for TREV_FF_DYN_STR the 4 of its __data_loc word */
+	int is_signed;
+	enum trev_filter_field_kind kind;
+};
+
 /*
- * trev__filter_compile() - compile @text against @call's fields
+ * trev__filter_compile_fields() - compile @text against a table of fields
+ * @fields: the event's fields, searched in order before CPU, COMM and the
+ *          common fields (the kernel's order); they may name common fields
+ *          themselves, which then win
+ * The compiler and the matcher need nothing else of the library, so the
+ * trev command builds this file into itself to filter trace.dat records.
  * Return: 0 and *@out (NULL when @text is "0": no filter), -EINVAL with
  * *@err filled (the kernel's message and column), or -ENOMEM.
+ * Context: any thread; @fields is only read during the call.
+ */
+int trev__filter_compile_fields(const struct trev_filter_field *fields, unsigned int nr_fields,
+				const char *text, struct trev_filter **out,
+				struct trev_filter_error *err);
+
+/*
+ * trev__filter_compile() - compile @text against @call's fields
+ * (trev__filter_compile_fields() with the registered event's fields).
+ * Return: as trev__filter_compile_fields().
  * Context: under the registry lock (the fields stay put).
  */
 int trev__filter_compile(struct trev_event_call *call, const char *text,

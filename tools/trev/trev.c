@@ -16,6 +16,8 @@ static const struct trev_cmd commands[] = {
 	{ "mount", cmd_mount, "mount a running process's tree (FUSE) until Ctrl-C" },
 	{ "stat", cmd_stat, "buffers, entries and losses per CPU and per thread" },
 	{ "record", cmd_record, "record a program's events into a trace.dat file" },
+	{ "report", cmd_report, "print a trace.dat file as the trace text" },
+	{ "list", cmd_list, "list the events of a process, program or library" },
 };
 
 void trev_err(const char *fmt, ...)

@@ -20,6 +20,8 @@ int cmd_ls(int argc, char **argv);
 int cmd_mount(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 
 /* Print "trev: <message>" on stderr. */
 void trev_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * trev list [-p PID | FILE]: the events of a running process (its
+ * available_events), or of a program or shared library read from its
+ * __trev_events section with libelf, without running it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <trev/trace_event.h>
+
+#include "remote.h"
+#include "trev.h"
+
+static const char list_help[] =
+	"usage: trev list -p PID\n"
+	"       trev list FILE\n"
+	"\n"
+	"Print the events, one SYSTEM:EVENT a line:\n"
+	"  -p PID   of running process PID: its available_events, then the built-in\n"
+	"           ftrace events (ftrace:print ...), which have no enable switch\n"
+	"  FILE     of a program or shared library that defines trev events, read from\n"
+	"           its ELF sections without running it, in the order the library\n"
+	"           registers them (the order of available_events)\n";
+
+/* ------------------------------------------------------------------ */
+/* A running process                                                    */
+
+static int lst_ftrace_one(const char *name, int is_dir, unsigned int mode, void *arg)
+{
+	(void)mode, (void)arg;
+	if (is_dir)
+		printf("ftrace:%s\n", name);
+	return 0;
+}
+
+static int lst_process(pid_t pid)
+{
+	struct trev_remote *r = trev_attach(pid);
+	char *text = NULL;
+	ssize_t n;
+	int ret;
+
+	if (!r)
+		return 1;
+	n = trev_remote_read_file(r, "available_events", &text);
+	if (n < 0) {
+		trev_err("list: available_events: %s", strerror((int)-n));
+		trev_remote_close(r);
+		return 1;
+	}
+	fwrite(text, 1, (size_t)n, stdout);
+	free(text);
+	ret = trev_remote_readdir(r, "events/ftrace", lst_ftrace_one, NULL);
+	trev_remote_close(r);
+	if (ret < 0 && ret != -ENOENT) {
+		trev_err("list: events/ftrace: %s", strerror(-ret));
+		return 1;
+	}
+	return fflush(stdout) ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* An ELF file                                                          */
+
+/* A pointer-sized word the dynamic loader writes at @vaddr: its value once loaded. */
+struct lst_reloc {
+	uint64_t vaddr;
+	uint64_t value;
+	int known;		/* 0: a symbol of another object (not resolvable here) */
+};
+
+struct lst_elf {
+	const char *path;
+	int fd;
+	Elf *elf;
+	GElf_Ehdr eh;
+	struct lst_reloc *rel;	/* sorted by vaddr */
+	size_t nr_rel, cap_rel;
+};
+
+/*
+ * The relocations of a pointer word that matter here: relative ones (a PIE
+ * or a shared object: load base + addend, read as the addend) and absolute
+ * ones against a symbol of the object itself (its value + addend).
+ */
+static int lst_reloc_kind(const GElf_Ehdr *eh, unsigned int type)
+{
+	switch (eh->e_machine) {
+	case EM_X86_64:
+		return type == 8 /* R_X86_64_RELATIVE */ ? 1 :
+		       type == 1 /* R_X86_64_64 */ || type == 6 /* R_X86_64_GLOB_DAT */ ? 2 : 0;
+	case EM_AARCH64:
+		return type == 1027 /* R_AARCH64_RELATIVE */ ? 1 :
+		       type == 257 /* R_AARCH64_ABS64 */ || type == 1025 /* GLOB_DAT */ ? 2 : 0;
+	default:
+		return 0;
+	}
+}
+
+static int lst_rel_cmp(const void *a, const void *b)
+{
+	const struct lst_reloc *x = a, *y = b;
+
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+/* Read one pointer-sized word at file offset @off. */
+static int lst_pread_word(struct lst_elf *e, uint64_t off, uint64_t *out)
+{
+	return pread(e->fd, out, sizeof(*out), (off_t)off) == (ssize_t)sizeof(*out) ? 0 : -EIO;
+}
+
+/* The file offset of @vaddr (and how many bytes follow it in the file). */
+static int lst_vaddr_off(struct lst_elf *e, uint64_t vaddr, uint64_t *off, uint64_t *avail)
+{
+	for (size_t i = 0; i < e->eh.e_phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (vaddr < ph.p_vaddr || vaddr - ph.p_vaddr >= ph.p_filesz)
+			continue;
+		*off = ph.p_offset + (vaddr - ph.p_vaddr);
+		*avail = ph.p_filesz - (vaddr - ph.p_vaddr);
+		return 0;
+	}
+	return -EFAULT;
+}
+
+static int lst_collect_relocs(struct lst_elf *e)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh, symsh;
+		Elf_Data *data, *syms;
+		Elf_Scn *symscn;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL))
+			continue;
+		data = elf_getdata(scn, NULL);
+		symscn = elf_getscn(e->elf, sh.sh_link);
+		syms = symscn && gelf_getshdr(symscn, &symsh) ? elf_getdata(symscn, NULL) : NULL;
+		if (!data || !sh.sh_entsize)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Rela ra;
+			GElf_Rel rl;
+			GElf_Sym sym;
+			struct lst_reloc *nr, *r;
+			int kind;
+
+			if (sh.sh_type == SHT_RELA) {
+				if (!gelf_getrela(data, (int)i, &ra))
+					continue;
+			} else {
+				uint64_t off, avail, v = 0;
+
+				if (!gelf_getrel(data, (int)i, &rl))
+					continue;
+				/* REL: the addend is the word in place. */
+				if (!lst_vaddr_off(e, rl.r_offset, &off, &avail) && avail >= 8)
+					lst_pread_word(e, off, &v);
+				ra = (GElf_Rela){ rl.r_offset, rl.r_info, (GElf_Sxword)v };
+			}
+			kind = lst_reloc_kind(&e->eh, (unsigned int)GELF_R_TYPE(ra.r_info));
+			if (!kind)
+				continue;
+			if (e->nr_rel == e->cap_rel) {
+				/* Tens of thousands in a big program: grow geometrically. */
+				e->cap_rel = e->cap_rel ? 2 * e->cap_rel : 1024;
+				nr = realloc(e->rel, e->cap_rel * sizeof(*nr));
+				if (!nr)
+					return -ENOMEM;
+				e->rel = nr;
+			}
+			r = &e->rel[e->nr_rel++];
+			r->vaddr = ra.r_offset;
+			r->value = (uint64_t)ra.r_addend;
+			r->known = 1;
+			if (kind == 2) {
+				r->known = syms &&
+					   gelf_getsym(syms, (int)GELF_R_SYM(ra.r_info), &sym) &&
+					   sym.st_shndx != SHN_UNDEF;
+				r->value += r->known ? sym.st_value : 0;
+			}
+		}
+	}
+	if (e->nr_rel)
+		qsort(e->rel, e->nr_rel, sizeof(*e->rel), lst_rel_cmp);
+	return 0;
+}
+
+/* The pointer stored at @vaddr as the loaded object would see it (load base 0). */
+static int lst_read_ptr(struct lst_elf *e, uint64_t vaddr, uint64_t *out)
+{
+	struct lst_reloc key = { vaddr, 0, 0 };
+	const struct lst_reloc *r = e->nr_rel ?
+		bsearch(&key, e->rel, e->nr_rel, sizeof(*e->rel), lst_rel_cmp) : NULL;
+	uint64_t off, avail;
+
+	if (r) {
+		*out = r->value;
+		return r->known ? 0 : -ENOENT;
+	}
+	if (lst_vaddr_off(e, vaddr, &off, &avail) || avail < 8)
+		return -EFAULT;
+	return lst_pread_word(e, off, out);
+}
+
+/* The NUL-terminated string at @vaddr, into @buf. */
+static int lst_read_str(struct lst_elf *e, uint64_t vaddr, char *buf, size_t size)
+{
+	uint64_t off, avail;
+	ssize_t n;
+
+	if (lst_vaddr_off(e, vaddr, &off, &avail))
+		return -EFAULT;
+	if (avail < size)
+		size = (size_t)avail;
+	n = pread(e->fd, buf, size, (off_t)off);
+	if (n <= 0 || !memchr(buf, '\0', (size_t)n))
+		return -EFAULT;
+	return 0;
+}
+
+/* One event of the section: "system:name", or an error for a broken entry. */
+static int lst_event(struct lst_elf *e, uint64_t call, char *out, size_t size)
+{
+	char system[256], name[256];
+	uint64_t klass, sys, nm, flags = 0;
+	unsigned int fl;
+	uint64_t off, avail;
+
+	if (lst_read_ptr(e, call + offsetof(struct trev_event_call, klass), &klass) ||
+	    lst_read_ptr(e, call + offsetof(struct trev_event_call, name), &nm) ||
+	    lst_read_ptr(e, klass + offsetof(struct trev_event_class, system), &sys) ||
+	    lst_read_str(e, sys, system, sizeof(system)) || lst_read_str(e, nm, name, sizeof(name)))
+		return -EFAULT;
+	/* Built-in ftrace events (libtrev's own) have no enable switch: not listed. */
+	if (!lst_vaddr_off(e, call + offsetof(struct trev_event_call, flags), &off, &avail) &&
+	    avail >= sizeof(fl) && pread(e->fd, &fl, sizeof(fl), (off_t)off) == sizeof(fl))
+		flags = fl;
+	if (flags & TREV_EVENT_FL_FTRACE)
+		return 1;
+	snprintf(out, size, "%s:%s", system, name);
+	return 0;
+}
+
+static Elf_Scn *lst_find_section(struct lst_elf *e, const char *want, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(e->elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		name = elf_strptr(e->elf, shstrndx, sh->sh_name);
+		if (name && !strcmp(name, want))
+			return scn;
+	}
+	return NULL;
+}
+
+static int lst_file(const char *path)
+{
+	struct lst_elf e = { .path = path, .fd = -1 };
+	char **seen = NULL;
+	size_t nr_seen = 0, listed = 0;
+	GElf_Shdr sh;
+	int ret = 1;
+
+	elf_version(EV_CURRENT);
+	e.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (e.fd < 0) {
+		trev_err("list: %s: %s", path, strerror(errno));
+		return 1;
+	}
+	e.elf = elf_begin(e.fd, ELF_C_READ, NULL);
+	if (!e.elf || elf_kind(e.elf) != ELF_K_ELF || !gelf_getehdr(e.elf, &e.eh)) {
+		trev_err("list: %s: not an ELF file", path);
+		goto out;
+	}
+	if (e.eh.e_type != ET_EXEC && e.eh.e_type != ET_DYN) {
+		trev_err("list: %s: not an executable or shared library", path);
+		goto out;
+	}
+	if (e.eh.e_ident[EI_CLASS] != ELFCLASS64 || e.eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    (e.eh.e_machine != EM_X86_64 && e.eh.e_machine != EM_AARCH64)) {
+		trev_err("list: %s: only 64-bit little-endian x86-64 and aarch64 files are read",
+			 path);
+		goto out;
+	}
+	if (!lst_find_section(&e, "__trev_events", &sh) || sh.sh_type == SHT_NOBITS ||
+	    sh.sh_size < 8) {
+		trev_err("list: %s: no trev events (no __trev_events section)", path);
+		goto out;
+	}
+	if (lst_collect_relocs(&e)) {
+		trev_err("list: %s", strerror(ENOMEM));
+		goto out;
+	}
+	for (uint64_t at = sh.sh_addr; at + 8 <= sh.sh_addr + sh.sh_size; at += 8) {
+		char line[600], **ns;
+		uint64_t call;
+		bool dup = false;
+		int r;
+
+		/* An entry may be 0 (a discarded event); the loader skips those too. */
+		if (lst_read_ptr(&e, at, &call) || !call)
+			continue;
+		r = lst_event(&e, call, line, sizeof(line));
+		if (r < 0) {
+			trev_err("list: %s: the __trev_events entry at %#llx cannot be read", path,
+				 (unsigned long long)at);
+			goto out;
+		}
+		if (r > 0)
+			continue;
+		/* Registration refuses a second event of the same name. */
+		for (size_t i = 0; i < nr_seen && !dup; i++)
+			dup = !strcmp(seen[i], line);
+		if (dup)
+			continue;
+		ns = realloc(seen, (nr_seen + 1) * sizeof(*ns));
+		if (!ns || !(ns[nr_seen] = strdup(line))) {
+			seen = ns ? ns : seen;
+			trev_err("list: %s", strerror(ENOMEM));
+			goto out;
+		}
+		seen = ns;
+		nr_seen++;
+		printf("%s\n", line);
+		listed++;
+	}
+	if (!listed) {
+		trev_err("list: %s: no trev events", path);
+		goto out;
+	}
+	ret = fflush(stdout) ? 1 : 0;
+out:
+	for (size_t i = 0; i < nr_seen; i++)
+		free(seen[i]);
+	free(seen);
+	free(e.rel);
+	if (e.elf)
+		elf_end(e.elf);
+	close(e.fd);
+	return ret;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	pid_t pid = 0;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+p:h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(list_help, stdout);
+			return 0;
+		}
+		if (c != 'p' || (pid = trev_parse_pid(optarg)) < 0) {
+			fputs(list_help, stderr);
+			return 2;
+		}
+	}
+	if (pid ? optind != argc : optind != argc - 1) {
+		fputs(list_help, stderr);
+		return 2;
+	}
+	return pid ? lst_process(pid) : lst_file(argv[optind]);
+}

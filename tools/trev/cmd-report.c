@@ -1,0 +1,820 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * trev report [FILE]: a trace.dat file (ours or the kernel's) as the ftrace
+ * `trace` text, read with libtracecmd and printed with libtraceevent; -F
+ * filters records with the project's own filter compiler (src/filter/).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <trace-cmd/trace-cmd.h>
+
+#include "filter/filter.h"
+#include "trev.h"
+
+/* libtracecmd 3.1.6 exports these but its installed header does not declare them. */
+const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
+int tracecmd_page_size(struct tracecmd_input *handle);
+
+static const char report_help[] =
+	"usage: trev report [--raw] [--stat] [--cpu N[,N...]] [-F FILTER]... [FILE]\n"
+	"\n"
+	"Print the trace.dat FILE (default: trace.dat), ours or the kernel's, as the\n"
+	"ftrace `trace` file prints it: a header, then one line per event, merged\n"
+	"across CPUs in time order, with `CPU:N [LOST M EVENTS]` where events were lost.\n"
+	"\n"
+	"  --raw          the kernel's raw format (`raw` trace option), no header\n"
+	"  --cpu N[,N]    only these CPUs (repeatable; ranges as 0-3)\n"
+	"  -F FILTER      only events that pass FILTER, in the kernel's filter syntax;\n"
+	"                 `EVENTS:FILTER` applies it to EVENTS only (SYSTEM/EVENT, EVENT\n"
+	"                 or SYSTEM, globs allowed), a bare FILTER to every event; it\n"
+	"                 applies to those events that have its fields (an error if\n"
+	"                 none has). Events no -F applies to are not shown.\n"
+	"                 Repeatable: a record is shown when any -F for its event passes.\n"
+	"  --stat         records and lost events per CPU, records per event, and the\n"
+	"                 per-CPU statistics stored in the file\n"
+	"\n"
+	"Exit status: 0, 1 for a file or filter that cannot be used, 2 for bad usage.\n";
+
+/* How the probe child (rpt_probe()) ends when it was not killed. */
+#define RPT_PROBE_OK		10
+#define RPT_PROBE_FAILED	11
+
+/* The trace.dat magic: "\027\010D" then "tracing" (FORMATS.md, 4.2). */
+static const char rpt_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+
+/* One -F argument. */
+struct rpt_filter_arg {
+	const char *arg;	/* as given */
+	char *system;		/* SYSTEM of SYSTEM/EVENT, or NULL */
+	char *event;		/* EVENT (or SYSTEM, when alone), or NULL: every event */
+	const char *text;	/* the filter proper */
+	unsigned int events;	/* events it was compiled for */
+};
+
+/* What -F gives one event: its compiled filters (any passing shows a record). */
+struct rpt_event {
+	struct trev_filter **filters;
+	unsigned int nr_filters;
+	bool shown;		/* some -F applies (always true without -F) */
+	unsigned long long count;	/* --stat */
+};
+
+struct rpt {
+	const char *file;
+	struct tracecmd_input *handle;
+	struct tep_handle *tep;
+	int nr_cpus;
+	bool *cpu_on;		/* [nr_cpus]: selected by --cpu (all without it) */
+	bool raw;
+
+	struct rpt_filter_arg *fargs;
+	unsigned int nr_fargs;
+	struct rpt_event *events;	/* indexed by event id */
+	unsigned int nr_ids;
+
+	/* A record copy with the CPU and COMM fields a filter may name after it. */
+	unsigned char *scratch;
+	unsigned int syn_off;		/* CPU (int) here, COMM (char[16]) 4 bytes on */
+
+	unsigned long long *records, *lost;	/* [nr_cpus] */
+	unsigned long long unknown_lost;	/* lost, count not known */
+	struct trace_seq seq;
+	bool counting;			/* the first pass: count, print nothing */
+};
+
+/* ------------------------------------------------------------------ */
+/* Options                                                              */
+
+/*
+ * "0,2-3" into @on[]; CPUs from @max on are refused, naming @file when given.
+ * Return: 0, or -1 after a message.
+ */
+static int rpt_parse_cpus(const char *arg, bool *on, int max, const char *file)
+{
+	const char *p = arg;
+
+	for (;;) {
+		char *end;
+		long lo, hi;
+
+		errno = 0;
+		lo = strtol(p, &end, 10);
+		hi = lo;
+		if (end != p && *end == '-') {
+			p = end + 1;
+			hi = strtol(p, &end, 10);
+		}
+		if (errno || end == p || lo < 0 || hi < lo || (*end && *end != ',') ||
+		    (!file && hi >= max)) {
+			trev_err("report: --cpu takes CPU numbers such as 0,2-3, not '%s'", arg);
+			return -1;
+		}
+		if (hi >= max) {
+			trev_err("report: --cpu %ld: %s has CPUs 0-%d", hi, file, max - 1);
+			return -1;
+		}
+		for (long c = lo; c <= hi; c++)
+			on[c] = true;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+/*
+ * Split "EVENTS:FILTER". The text before the first ':' is an event spec when
+ * it looks like one (names, '/', globs); a filter has spaces, operators or
+ * quotes there.
+ */
+static int rpt_parse_filter_arg(struct rpt_filter_arg *fa, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	size_t n = colon ? (size_t)(colon - arg) : 0;
+	char *spec, *slash;
+
+	fa->arg = arg;
+	fa->text = arg;
+	if (!colon || n == 0 || strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				       "0123456789_/*?.-") != n)
+		return 0;
+	spec = strndup(arg, n);
+	if (!spec)
+		return -ENOMEM;
+	slash = strchr(spec, '/');
+	if (slash) {
+		*slash = '\0';
+		fa->system = spec;
+		fa->event = strdup(slash + 1);
+		if (!fa->event)
+			return -ENOMEM;
+	} else {
+		fa->event = spec;
+	}
+	fa->text = colon + 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Filters                                                              */
+
+/* The kernel's filter_assign_type(), on libtraceevent's view of a field. */
+static enum trev_filter_field_kind rpt_field_kind(const struct tep_format_field *f)
+{
+	bool is_char = f->type && strstr(f->type, "char");
+
+	if ((f->flags & TEP_FIELD_IS_DYNAMIC) && is_char && !(f->flags & TEP_FIELD_IS_RELATIVE))
+		return TREV_FF_DYN_STR;
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		return TREV_FF_PTR_STR;	/* __rel_loc: not compared (the compiler has no kind) */
+	if ((f->flags & TEP_FIELD_IS_ARRAY) && is_char)
+		return TREV_FF_STATIC_STR;
+	if (f->type && (!strcmp(f->type, "char *") || !strcmp(f->type, "const char *")))
+		return TREV_FF_PTR_STR;
+	return TREV_FF_NUM;
+}
+
+static unsigned int rpt_add_fields(struct trev_filter_field *out, unsigned int n,
+				   struct tep_format_field *f)
+{
+	for (; f; f = f->next) {
+		/* A field the filter could not read inside a record is left out. */
+		if (f->offset < 0 || f->size <= 0 || f->offset + f->size > 65535)
+			continue;
+		out[n++] = (struct trev_filter_field){ f->name, f->offset, f->size,
+						       !!(f->flags & TEP_FIELD_IS_SIGNED),
+						       rpt_field_kind(f) };
+	}
+	return n;
+}
+
+/*
+ * @ev's fields as the compiler's table: its own, then CPU and COMM (the
+ * record's CPU and task, stored after the record copy), then the common ones.
+ */
+static struct trev_filter_field *rpt_fields(struct rpt *r, struct tep_event *ev,
+					    unsigned int *nr)
+{
+	unsigned int n = 0, max = 4 + (unsigned int)(ev->format.nr_common + ev->format.nr_fields);
+	struct trev_filter_field *t = calloc(max, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	n = rpt_add_fields(t, n, ev->format.fields);
+	t[n++] = (struct trev_filter_field){ "CPU", (int)r->syn_off, 4, 1, TREV_FF_NUM };
+	t[n++] = (struct trev_filter_field){ "cpu", (int)r->syn_off, 4, 1, TREV_FF_NUM };
+	t[n++] = (struct trev_filter_field){ "COMM", (int)r->syn_off + 4, 16, 0,
+					     TREV_FF_STATIC_STR };
+	t[n++] = (struct trev_filter_field){ "comm", (int)r->syn_off + 4, 16, 0,
+					     TREV_FF_STATIC_STR };
+	n = rpt_add_fields(t, n, ev->format.common_fields);
+	*nr = n;
+	return t;
+}
+
+static bool rpt_spec_matches(const struct rpt_filter_arg *fa, const struct tep_event *ev)
+{
+	if (!fa->event)
+		return true;
+	if (fa->system)
+		return !fnmatch(fa->system, ev->system, 0) && !fnmatch(fa->event, ev->name, 0);
+	return !fnmatch(fa->event, ev->name, 0) || !fnmatch(fa->event, ev->system, 0);
+}
+
+static void rpt_filter_error(const struct rpt_filter_arg *fa, const struct tep_event *ev,
+			     const struct trev_filter_error *err)
+{
+	if (ev)
+		trev_err("report: -F '%s': %s:%s: %s", fa->arg, ev->system, ev->name, err->msg);
+	else
+		trev_err("report: -F '%s': %s", fa->arg, err->msg);
+	/* As error_log shows it: the caret under the column at fault. */
+	fprintf(stderr, "  Command: %s\n%*s^\n", fa->text, 11 + err->pos, "");
+}
+
+/*
+ * Compile every -F for each event it names (every event without EVENTS:).
+ * As with the kernel's subsystem filters, a filter that does not compile for
+ * an event (it lacks a field) does not apply to that event; one that
+ * compiles for none is an error, with the first event's reason.
+ * Return: 0 or -1 after a message.
+ */
+static int rpt_compile_filters(struct rpt *r)
+{
+	/* tep's own array: not freed. */
+	struct tep_event **evs = tep_list_events(r->tep, TEP_EVENT_SORT_ID);
+	int nr = tep_get_events_count(r->tep);
+
+	for (int i = 0; evs && i < nr; i++)
+		if ((unsigned int)evs[i]->id >= r->nr_ids)
+			r->nr_ids = (unsigned int)evs[i]->id + 1;
+	r->events = calloc(r->nr_ids ? r->nr_ids : 1, sizeof(*r->events));
+	if (!r->events)
+		goto out_nomem;
+	for (int i = 0; evs && i < nr; i++)
+		r->events[evs[i]->id].shown = r->nr_fargs == 0;
+
+	for (unsigned int k = 0; k < r->nr_fargs; k++) {
+		struct rpt_filter_arg *fa = &r->fargs[k];
+		struct trev_filter_error first = { NULL, 0 };
+		struct tep_event *first_ev = NULL;
+		bool named = false;
+
+		for (int i = 0; evs && i < nr; i++) {
+			struct tep_event *ev = evs[i];
+			struct rpt_event *re = &r->events[ev->id];
+			struct trev_filter_error err;
+			struct trev_filter_field *fields;
+			struct trev_filter *f = NULL, **nf;
+			unsigned int nfields;
+			int ret;
+
+			if (!rpt_spec_matches(fa, ev))
+				continue;
+			named = true;
+			fields = rpt_fields(r, ev, &nfields);
+			if (!fields)
+				goto out_nomem;
+			ret = trev__filter_compile_fields(fields, nfields, fa->text, &f, &err);
+			free(fields);
+			if (ret == -ENOMEM)
+				goto out_nomem;
+			if (ret) {
+				if (!first_ev) {
+					first = err;
+					first_ev = ev;
+				}
+				continue;
+			}
+			fa->events++;
+			re->shown = true;
+			if (!f) {	/* "0": no filter, every record of the event */
+				re->nr_filters = 0;
+				continue;
+			}
+			nf = realloc(re->filters, (re->nr_filters + 1) * sizeof(*nf));
+			if (!nf) {
+				trev__filter_free(f);
+				goto out_nomem;
+			}
+			re->filters = nf;
+			re->filters[re->nr_filters++] = f;
+		}
+		if (!named) {
+			trev_err("report: -F '%s': no event in %s matches '%s%s%s'", fa->arg,
+				 r->file, fa->system ? fa->system : "", fa->system ? "/" : "",
+				 fa->event ? fa->event : "*");
+			return -1;
+		}
+		/* No event took it: the first one's reason (named if the -F named events). */
+		if (!fa->events && first_ev) {
+			rpt_filter_error(fa, fa->event ? first_ev : NULL, &first);
+			return -1;
+		}
+	}
+	return 0;
+out_nomem:
+	trev_err("report: %s", strerror(ENOMEM));
+	return -1;
+}
+
+/* Does @rec of event @id pass the -F filters? */
+static bool rpt_filter_pass(struct rpt *r, int id, struct tep_record *rec, int cpu, int pid)
+{
+	struct rpt_event *re = (unsigned int)id < r->nr_ids ? &r->events[id] : NULL;
+	const char *comm;
+	int32_t cpu32 = cpu;
+	unsigned int len;
+
+	if (!re)
+		return r->nr_fargs == 0;
+	if (!re->shown)
+		return false;
+	if (!re->nr_filters)
+		return true;
+	/* Records never exceed a page; a longer one cannot be the event's. */
+	if (rec->size < 0 || (unsigned int)rec->size > r->syn_off)
+		return false;
+	len = (unsigned int)rec->size;
+	memcpy(r->scratch, rec->data, len);
+	memset(r->scratch + len, 0, r->syn_off - len);
+	memcpy(r->scratch + r->syn_off, &cpu32, 4);
+	comm = tep_data_comm_from_pid(r->tep, pid);
+	memset(r->scratch + r->syn_off + 4, 0, 16);
+	strncpy((char *)r->scratch + r->syn_off + 4, comm, 16);
+	for (unsigned int i = 0; i < re->nr_filters; i++)
+		if (trev__filter_match(re->filters[i], r->scratch, r->syn_off + 20))
+			return true;
+	return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Printing                                                             */
+
+/* trace_print_lat_fmt(): irqs-off, need-resched, hardirq/softirq, preempt-depth. */
+static void rpt_lat_flags(char out[5], unsigned int flags, unsigned int pc)
+{
+	bool nmi = flags & 0x40, hard = flags & 0x08, soft = flags & 0x10;
+
+	out[0] = (flags & 0x01) ? 'd' : (flags & 0x02) ? 'X' : '.';
+	switch (flags & (0x04 | 0x20)) {
+	case 0x04 | 0x20: out[1] = 'N'; break;
+	case 0x04: out[1] = 'n'; break;
+	case 0x20: out[1] = 'p'; break;
+	default: out[1] = '.'; break;
+	}
+	out[2] = nmi && hard ? 'Z' : nmi ? 'z' : hard && soft ? 'H' : hard ? 'h' : soft ? 's' : '.';
+	out[3] = (pc & 0xf) ? "0123456789abcdef"[pc & 0xf] : '.';
+	out[4] = '\0';
+}
+
+/* The event's text (TP_printk), without the newline a print record may end in. */
+static const char *rpt_info(struct rpt *r, struct tep_record *rec)
+{
+	trace_seq_reset(&r->seq);
+	tep_print_event(r->tep, &r->seq, rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&r->seq);
+	while (r->seq.len && r->seq.buffer[r->seq.len - 1] == '\n')
+		r->seq.buffer[--r->seq.len] = '\0';
+	return r->seq.buffer;
+}
+
+/*
+ * Every field inside the record, every __data_loc/__rel_loc pointing inside
+ * it (out_record_sane() of our own output): libtraceevent trusts them.
+ */
+static bool rpt_record_sane(const struct tep_event *ev, const struct tep_record *rec)
+{
+	for (const struct tep_format_field *f = ev->format.fields; f; f = f->next) {
+		unsigned int loc, off;
+
+		if (f->offset < 0 || f->size < 0 || f->offset + f->size > rec->size)
+			return false;
+		if (!(f->flags & TEP_FIELD_IS_DYNAMIC))
+			continue;
+		if (f->size < 4)
+			return false;
+		memcpy(&loc, (const char *)rec->data + f->offset, sizeof(loc));
+		off = (loc & 0xffff) + ((f->flags & TEP_FIELD_IS_RELATIVE) ?
+					(unsigned int)(f->offset + f->size) : 0);
+		if (off + (loc >> 16) > (unsigned int)rec->size)
+			return false;
+	}
+	return true;
+}
+
+static bool rpt_is_ftrace(const struct tep_event *ev, const char *name)
+{
+	return ev && !strcmp(ev->system, "ftrace") && (!name || !strcmp(ev->name, name));
+}
+
+/* The `raw` option's text of one record (trev__print_line() with TREV_ITER_RAW). */
+static void rpt_print_raw(struct rpt *r, struct tep_event *ev, struct tep_record *rec, int cpu,
+			  int pid)
+{
+	unsigned long long ip = 0;
+
+	printf("%d %d %llu ", pid, cpu, rec->ts);
+	if (!ev) {
+		printf("%d ?\n", tep_data_type(r->tep, rec));
+		return;
+	}
+	if (!rpt_is_ftrace(ev, "print") && !rpt_is_ftrace(ev, "bputs") &&
+	    !rpt_is_ftrace(ev, "bprint")) {
+		printf("type: %d\n", ev->id);	/* trace_nop_print() */
+		return;
+	}
+	if (!rpt_record_sane(ev, rec)) {
+		printf("[corrupt record of %s:%s]\n", ev->system, ev->name);
+		return;
+	}
+	tep_get_field_val(NULL, ev, "ip", rec, &ip, 0);
+	if (rpt_is_ftrace(ev, "print")) {
+		struct tep_format_field *buf = tep_find_field(ev, "buf");
+		bool in = buf && buf->offset < rec->size;
+		const char *text = in ? (char *)rec->data + buf->offset : "";
+		int max = in ? rec->size - buf->offset : 0;
+
+		printf("# %llx %.*s", ip, max, text);
+		if (!max || !memchr(text, '\n', strnlen(text, (size_t)max)))
+			putchar('\n');
+	} else {
+		/* The info text is "caller: text"; raw prints the caller's address. */
+		const char *info = rpt_info(r, rec), *colon = strstr(info, ": ");
+
+		printf(": %llx : %s\n", ip, colon ? colon + 2 : info);
+	}
+}
+
+static int rpt_record(struct tracecmd_input *handle, struct tep_record *rec, int cpu, void *arg)
+{
+	struct rpt *r = arg;
+	struct tep_event *ev = tep_find_event_by_record(r->tep, rec);
+	int pid = tep_data_pid(r->tep, rec);
+	unsigned long long usecs = rec->ts / 1000;
+	char flags[5];
+
+	(void)handle;
+	if (cpu < 0 || cpu >= r->nr_cpus)
+		return 0;
+	if (r->counting) {
+		r->records[cpu]++;
+		if (rec->missed_events > 0)
+			r->lost[cpu] += (unsigned long long)rec->missed_events;
+		else if (rec->missed_events < 0)
+			r->unknown_lost++;
+		if (ev && (unsigned int)ev->id < r->nr_ids)
+			r->events[ev->id].count++;
+		return 0;
+	}
+	/* Where a page lost events, the kernel says so before its next record. */
+	if (rec->missed_events > 0)
+		printf("CPU:%d [LOST %lld EVENTS]\n", cpu, rec->missed_events);
+	else if (rec->missed_events < 0)
+		printf("CPU:%d [LOST EVENTS]\n", cpu);
+	if (!rpt_filter_pass(r, ev ? ev->id : tep_data_type(r->tep, rec), rec, cpu, pid))
+		return 0;
+	if (r->raw) {
+		rpt_print_raw(r, ev, rec, cpu, pid);
+		return 0;
+	}
+	rpt_lat_flags(flags, (unsigned int)tep_data_flags(r->tep, rec),
+		      (unsigned int)tep_data_preempt_count(r->tep, rec));
+	printf("%16.16s-%-5d [%03d] %s %5llu.%06llu: ", tep_data_comm_from_pid(r->tep, pid), pid,
+	       cpu, flags, usecs / 1000000, usecs % 1000000);
+	if (!ev)
+		printf("Unknown type %d\n", tep_data_type(r->tep, rec));
+	else if (!rpt_record_sane(ev, rec))
+		printf("[corrupt record of %s:%s]\n", ev->system, ev->name);
+	else if (rpt_is_ftrace(ev, NULL))	/* the kernel prints these without their name */
+		printf("%s\n", rpt_info(r, rec));
+	else
+		printf("%s: %s\n", ev->name, rpt_info(r, rec));
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The file                                                             */
+
+/* Our own checks first, for clear messages; libtracecmd then reads it. */
+static int rpt_check_file(const char *file)
+{
+	char head[sizeof(rpt_magic) + 8] = { 0 };
+	ssize_t n;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		trev_err("report: %s: %s", file, strerror(errno));
+		return -1;
+	}
+	n = read(fd, head, sizeof(head) - 1);
+	close(fd);
+	if (n < (ssize_t)sizeof(rpt_magic) || memcmp(head, rpt_magic, sizeof(rpt_magic))) {
+		trev_err("report: %s: not a trace.dat file", file);
+		return -1;
+	}
+	if (strcmp(head + sizeof(rpt_magic), "6") && strcmp(head + sizeof(rpt_magic), "7")) {
+		trev_err("report: %s: trace.dat version '%.4s' is not supported (6 and 7 are)",
+			 file, head + sizeof(rpt_magic));
+		return -1;
+	}
+	return 0;
+}
+
+static struct tracecmd_input *rpt_open(const char *file)
+{
+	struct tracecmd_input *h = tracecmd_open(file, TRACECMD_FL_LOAD_NO_PLUGINS);
+
+	if (!h)
+		trev_err("report: %s: truncated or corrupt trace.dat (libtracecmd cannot read it)",
+			 file);
+	return h;
+}
+
+static int rpt_iterate(struct rpt *r, struct tracecmd_input *h)
+{
+	size_t size = CPU_ALLOC_SIZE(r->nr_cpus);
+	cpu_set_t *set = CPU_ALLOC(r->nr_cpus);
+	int ret;
+
+	if (!set)
+		return -ENOMEM;
+	CPU_ZERO_S(size, set);
+	for (int c = 0; c < r->nr_cpus; c++)
+		if (r->cpu_on[c])
+			CPU_SET_S(c, size, set);
+	ret = tracecmd_iterate_events(h, set, (int)size, rpt_record, r);
+	CPU_FREE(set);
+	return ret;
+}
+
+static void rpt_print_header(struct rpt *r)
+{
+	unsigned long long entries = 0, written = 0;
+
+	for (int c = 0; c < r->nr_cpus; c++) {
+		entries += r->records[c];
+		written += r->records[c] + r->lost[c];
+	}
+	printf("# tracer: nop\n#\n"
+	       "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n#\n"
+	       "#                              _-----=> irqs-off\n"
+	       "#                             / _----=> need-resched\n"
+	       "#                            | / _---=> hardirq/softirq\n"
+	       "#                            || / _--=> preempt-depth\n"
+	       "#                            ||| /     delay\n"
+	       "#           TASK-PID   CPU#  ||||    TIMESTAMP  FUNCTION\n"
+	       "#              | |       |   ||||       |         |\n",
+	       entries, written, r->nr_cpus);
+}
+
+static void rpt_print_stat(struct rpt *r)
+{
+	struct tep_event **evs = tep_list_events(r->tep, TEP_EVENT_SORT_SYSTEM);
+	const char *cpustats = tracecmd_get_cpustats(r->handle);
+	unsigned long long total = 0, lost = 0;
+
+	printf("file: %s\ncpus: %d\n", r->file, r->nr_cpus);
+	for (int c = 0; c < r->nr_cpus; c++) {
+		if (!r->cpu_on[c])
+			continue;
+		printf("CPU %d: %llu records, %llu lost\n", c, r->records[c], r->lost[c]);
+		total += r->records[c];
+		lost += r->lost[c];
+	}
+	printf("total: %llu records, %llu lost", total, lost);
+	if (r->unknown_lost)
+		printf(" (and %llu pages that lost an unknown number)", r->unknown_lost);
+	printf("\n\nrecords per event:\n");
+	for (int i = 0; evs && evs[i]; i++) {
+		struct rpt_event *re = &r->events[evs[i]->id];
+
+		if (re->count)
+			printf("%10llu %s:%s\n", re->count, evs[i]->system, evs[i]->name);
+	}
+	printf("\nCPU statistics stored in the file:\n%s", cpustats && *cpustats ? cpustats :
+	       "(none)\n");
+}
+
+static void rpt_free(struct rpt *r)
+{
+	for (unsigned int i = 0; r->events && i < r->nr_ids; i++) {
+		for (unsigned int k = 0; k < r->events[i].nr_filters; k++)
+			trev__filter_free(r->events[i].filters[k]);
+		free(r->events[i].filters);
+	}
+	for (unsigned int k = 0; k < r->nr_fargs; k++) {
+		free(r->fargs[k].system);
+		free(r->fargs[k].event);
+	}
+	free(r->events);
+	free(r->fargs);
+	free(r->cpu_on);
+	free(r->records);
+	free(r->lost);
+	free(r->scratch);
+	if (r->handle)
+		tracecmd_close(r->handle);
+	trace_seq_destroy(&r->seq);
+}
+
+/*
+ * Read and print the file (r->file, checked). Return: the exit status.
+ * The caller frees what it allocated in @r.
+ */
+static int rpt_run(struct rpt *r, const char **cpu_args, unsigned int nr_cpu_args, bool stat)
+{
+	r->handle = rpt_open(r->file);
+	if (!r->handle)
+		return 1;
+	r->tep = tracecmd_get_tep(r->handle);
+	r->nr_cpus = tep_get_cpus(r->tep);
+	if (r->nr_cpus <= 0 || r->nr_cpus > 4096) {
+		trev_err("report: %s: the file holds no CPU data", r->file);
+		return 1;
+	}
+	r->cpu_on = calloc((size_t)r->nr_cpus, sizeof(*r->cpu_on));
+	r->records = calloc((size_t)r->nr_cpus, sizeof(*r->records));
+	r->lost = calloc((size_t)r->nr_cpus, sizeof(*r->lost));
+	/* A page: the longest record; the CPU and COMM a filter reads go after it. */
+	r->syn_off = (unsigned int)tracecmd_page_size(r->handle);
+	if (r->syn_off < 4096 || r->syn_off > 65536 - 32)
+		r->syn_off = 65536 - 32;
+	r->scratch = calloc(1, r->syn_off + 20);
+	if (!r->cpu_on || !r->records || !r->lost || !r->scratch) {
+		trev_err("report: %s", strerror(ENOMEM));
+		return 1;
+	}
+	for (unsigned int i = 0; i < nr_cpu_args; i++) {
+		if (rpt_parse_cpus(cpu_args[i], r->cpu_on, r->nr_cpus, r->file))
+			return 1;
+	}
+	if (!nr_cpu_args)
+		memset(r->cpu_on, true, (size_t)r->nr_cpus * sizeof(*r->cpu_on));
+	if (rpt_compile_filters(r))
+		return 1;
+
+	/* First pass: the counts for the header (or --stat); a fresh handle prints. */
+	r->counting = true;
+	if (rpt_iterate(r, r->handle) < 0) {
+		trev_err("report: %s: cannot read its records", r->file);
+		return 1;
+	}
+	if (stat) {
+		rpt_print_stat(r);
+		return fflush(stdout) ? 1 : 0;
+	}
+	tracecmd_close(r->handle);
+	r->handle = rpt_open(r->file);
+	if (!r->handle)
+		return 1;
+	r->tep = tracecmd_get_tep(r->handle);
+	r->counting = false;
+	if (!r->raw)
+		rpt_print_header(r);
+	if (rpt_iterate(r, r->handle) < 0) {
+		trev_err("report: %s: cannot read its records", r->file);
+		return 1;
+	}
+	return fflush(stdout) ? 1 : 0;
+}
+
+/*
+ * libtracecmd 3.1.6 and libtraceevent 1.7.1 crash on some damaged files (a
+ * v6 file cut inside its data: tracecmd_close() on tracecmd_open()'s own
+ * error path; records whose fields point out of them). So the whole report
+ * runs first in a child process with its output discarded; a child that
+ * dies, rather than exiting with the report's own status, means the file
+ * cannot be read. Return: 0 when the child finished (any status), else -1.
+ */
+static int rpt_probe(struct rpt *r, const char **cpu_args, unsigned int nr_cpu_args, bool stat)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return 0;	/* no child: the report runs unprobed */
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		status = rpt_run(r, cpu_args, nr_cpu_args, stat);
+		fflush(stdout);
+		/*
+		 * Codes of its own: a sanitizer's report exits with 1. _exit(): no
+		 * exit handlers (nor leak checks) for a copy of the parent.
+		 */
+		_exit(status == 0 ? RPT_PROBE_OK : RPT_PROBE_FAILED);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) && (WEXITSTATUS(status) == RPT_PROBE_OK ||
+				     WEXITSTATUS(status) == RPT_PROBE_FAILED) ? 0 : -1;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "raw", no_argument, NULL, 'r' },
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "filter", required_argument, NULL, 'F' },
+		{ "stat", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rpt r = { .file = "trace.dat" };
+	const char **cpu_args = NULL;
+	unsigned int nr_cpu_args = 0;
+	bool stat = false;
+	int c, ret = 1;
+
+	trace_seq_init(&r.seq);
+	while ((c = getopt_long(argc, argv, "+rc:F:sh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(report_help, stdout);
+			ret = 0;
+			goto out;
+		case 'r':
+			r.raw = true;
+			break;
+		case 's':
+			stat = true;
+			break;
+		case 'c':
+		case 'F': {
+			void *p = c == 'c' ?
+				realloc(cpu_args, (nr_cpu_args + 1) * sizeof(*cpu_args)) :
+				realloc(r.fargs, (r.nr_fargs + 1) * sizeof(*r.fargs));
+
+			if (!p) {
+				trev_err("report: %s", strerror(ENOMEM));
+				goto out;
+			}
+			if (c == 'c') {
+				cpu_args = p;
+				cpu_args[nr_cpu_args++] = optarg;
+				break;
+			}
+			r.fargs = p;
+			memset(&r.fargs[r.nr_fargs], 0, sizeof(r.fargs[0]));
+			if (rpt_parse_filter_arg(&r.fargs[r.nr_fargs++], optarg)) {
+				trev_err("report: %s", strerror(ENOMEM));
+				goto out;
+			}
+			break;
+		}
+		default:
+			fputs(report_help, stderr);
+			ret = 2;
+			goto out;
+		}
+	}
+	if (optind < argc - 1) {
+		fputs(report_help, stderr);
+		ret = 2;
+		goto out;
+	}
+	if (optind == argc - 1)
+		r.file = argv[optind];
+	/* --cpu syntax before the file: a usage error whatever the file holds. */
+	for (unsigned int i = 0; i < nr_cpu_args; i++) {
+		bool any[4096] = { false };
+
+		if (rpt_parse_cpus(cpu_args[i], any, 4096, NULL)) {
+			ret = 2;
+			goto out;
+		}
+	}
+	if (rpt_check_file(r.file))
+		goto out;
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	fflush(stdout);
+	if (rpt_probe(&r, cpu_args, nr_cpu_args, stat)) {
+		trev_err("report: %s: truncated or corrupt trace.dat (libtracecmd or libtraceevent "
+			 "cannot read it)", r.file);
+		goto out;
+	}
+	ret = rpt_run(&r, cpu_args, nr_cpu_args, stat);
+out:
+	free(cpu_args);
+	rpt_free(&r);
+	return ret;
+}
