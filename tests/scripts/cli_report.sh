@@ -139,7 +139,7 @@ events "$n" | grep ': demo_request: ' | grep -E 'status=20[12] ' | grep -F 'path
 check_filter -F 'demo/demo_request:status >= 201 && path ~ "*items"'
 events "$n" | grep -E ': demo_worker_(start|stop): ' | grep -E 'id=2$|\(2\) done$' >"$T/f.want"
 check_filter -F 'id == 2'
-events "$n" | grep -E '^ *worker-2-[0-9]+ \[001\]' >"$T/f.want"
+events "$n" | grep -E '^ *worker-2-[0-9]+ +\[001\]' >"$T/f.want"
 [ "$(nproc)" -lt 2 ] || check_filter -F 'comm == "worker-2" && CPU == 1'
 events "$n" | grep -E ': demo_worker_start: .*id=1$|: demo_worker_stop: ' >"$T/f.want"
 check_filter -F 'demo_worker_start:id == 1' -F 'demo_worker_stop:common_pid > 0'
