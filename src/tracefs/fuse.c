@@ -99,7 +99,8 @@ static int tree_close(void *file)
 	return trev_file_close(file);
 }
 
-static void tree_log(void *ctx, int warn, const char *fmt, ...)
+static __attribute__((format(printf, 3, 4))) void
+tree_log(void *ctx, int warn, const char *fmt, ...)
 {
 	char line[512];
 	va_list ap;

@@ -198,7 +198,8 @@ static int rm_close(void *file)
 	return ret == -ECONNRESET ? 0 : ret;	/* the process is gone: nothing stays open */
 }
 
-static void rm_log(void *ctx, int warn, const char *fmt, ...)
+static __attribute__((format(printf, 3, 4))) void
+rm_log(void *ctx, int warn, const char *fmt, ...)
 {
 	va_list ap;
 
