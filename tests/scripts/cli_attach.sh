@@ -25,21 +25,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fail() {
-	echo "FAIL: $*" >&2
-	echo "---- stdout:" >&2; cat "$out" >&2
-	echo "---- stderr:" >&2; cat "$errf" >&2
-	exit 1
-}
+. "$TREV_SOURCE_DIR/tests/control/cli_lib.sh"
 
-run() {
-	local want=$1 st
-	shift
-	"$@" >"$out" 2>"$errf"
-	st=$?
-	[ "$st" = "$want" ] || fail "'$*' exited $st, expected $want"
-}
-err_has() { grep -qE -- "$1" "$errf" || fail "stderr has no line matching /$1/"; }
 # events MIN: at least MIN tt_ints lines in $out; their a values in $out.a
 events() {
 	grep -oE 'tt_ints: a=[0-9]+ ' "$out" | sed 's/.*a=//; s/ $//' >"$out.a"

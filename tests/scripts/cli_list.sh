@@ -28,21 +28,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fail() {
-	echo "FAIL: $*" >&2
-	echo "---- stdout:" >&2; cat "$out" >&2
-	echo "---- stderr:" >&2; cat "$errf" >&2
-	exit 1
-}
-run() {
-	local want=$1 st
-	shift
-	"$@" >"$out" 2>"$errf"
-	st=$?
-	[ "$st" = "$want" ] || fail "'$*' exited $st, expected $want"
-}
-has() { grep -qE -- "$1" "$out" || fail "stdout has no line matching /$1/"; }
-err_is() { [ "$(sed -n "${1}p" "$errf")" = "$2" ] || fail "stderr line $1 is not '$2'"; }
+. "$TREV_SOURCE_DIR/tests/control/cli_lib.sh"
 
 # ---- a running process against its own executable -----------------------------------------
 "$B/tests/ctl_app" 20 >"$T/app" &

@@ -45,23 +45,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fail() {
-	echo "FAIL: $*" >&2
-	echo "---- stdout:" >&2; cat "$out" >&2
-	echo "---- stderr:" >&2; cat "$errf" >&2
-	echo "---- trev mount:" >&2; cat "$out.mount" >&2 2>/dev/null
-	exit 1
-}
+# fail shows trev mount's own output too.
+fail_more() { echo "---- trev mount:"; cat "$out.mount" 2>/dev/null; }
+. "$TREV_SOURCE_DIR/tests/control/cli_lib.sh"
 
-run() {
-	local want=$1 st
-	shift
-	"$@" >"$out" 2>"$errf"
-	st=$?
-	[ "$st" = "$want" ] || fail "'$*' exited $st, expected $want"
-}
-has() { grep -qE -- "$1" "$out" || fail "stdout has no line matching /$1/"; }
-err_has() { grep -qE -- "$1" "$errf" || fail "stderr has no line matching /$1/"; }
 mounted() { grep -q " $mnt fuse.trev " /proc/mounts; }
 
 start_app() {

@@ -30,22 +30,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fail() {
-	echo "FAIL: $*" >&2
-	echo "---- stdout:" >&2; cat "$out" >&2
-	echo "---- stderr:" >&2; cat "$errf" >&2
-	exit 1
-}
+. "$TREV_SOURCE_DIR/tests/control/cli_lib.sh"
 command -v trace-cmd >/dev/null || { echo "trace-cmd is needed"; exit 77; }
 
-run() {	# run WANT_STATUS CMD...
-	local want=$1 st
-	shift
-	"$@" >"$out" 2>"$errf"
-	st=$?
-	[ "$st" = "$want" ] || fail "'$*' exited $st, expected $want"
-}
-err_has() { grep -qE -- "$1" "$errf" || fail "stderr has no line matching /$1/"; }
 nothing_left() {	# nothing_left FILE: no output file, no temporary file
 	[ ! -e "$1" ] || fail "$1 was left behind"
 	[ -z "$(ls -A "$TMPDIR")" ] || fail "temporary files left: $(ls -A "$TMPDIR")"

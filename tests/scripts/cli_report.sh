@@ -25,22 +25,8 @@ printf 'leak:isoc99_vsscanf\nleak:tep_parse_event\n' >"$T/lsan.supp"
 export LSAN_OPTIONS="suppressions=$T/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 out=$T/out
 errf=$T/err
-fail() {
-	echo "FAIL: $*" >&2
-	echo "---- stdout:" >&2; head -40 "$out" >&2
-	echo "---- stderr:" >&2; cat "$errf" >&2
-	exit 1
-}
-# run WANT_STATUS CMD...: run, keep stdout/stderr, check the exit status
-run() {
-	local want=$1 st
-	shift
-	"$@" >"$out" 2>"$errf"
-	st=$?
-	[ "$st" = "$want" ] || fail "'$*' exited $st, expected $want"
-}
-has() { grep -qE -- "$1" "$out" || fail "stdout has no line matching /$1/"; }
-err_is() { [ "$(sed -n "${1}p" "$errf")" = "$2" ] || fail "stderr line $1 is not '$2'"; }
+fail_stdout_lines=40
+. "$TREV_SOURCE_DIR/tests/control/cli_lib.sh"
 # Events only: the lines after the header, LOST lines left out.
 events() { grep -v -e '^#' -e '^CPU:' "$1"; }
 

@@ -26,22 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fail() {
-	echo "FAIL: $*" >&2
-	echo "---- stdout:" >&2; cat "$out" >&2
-	echo "---- stderr:" >&2; cat "$errf" >&2
-	exit 1
-}
-
-run() {
-	local want=$1 st
-	shift
-	"$@" >"$out" 2>"$errf"
-	st=$?
-	[ "$st" = "$want" ] || fail "'$*' exited $st, expected $want"
-}
-has() { grep -qE -- "$1" "$out" || fail "stdout has no line matching /$1/"; }
-err_has() { grep -qE -- "$1" "$errf" || fail "stderr has no line matching /$1/"; }
+. "$TREV_SOURCE_DIR/tests/control/cli_lib.sh"
 
 counts=(100 2000 5000)
 "$app_bin" "${counts[@]}" >"$out.app" &
