@@ -38,26 +38,26 @@
 /* Pass 1: define every tracepoint of the header. */
 #undef TRACE_EVENT
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print)			\
-	DEFINE_TRACE(name, PARAMS(proto), PARAMS(args))
+	DEFINE_TRACE_EVENT_FN(name, name, NULL, NULL, PARAMS(proto), PARAMS(args))
 #undef TRACE_EVENT_CONDITION
 #define TRACE_EVENT_CONDITION(name, proto, args, cond, tstruct, assign, print)	\
 	TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct),		\
 		    PARAMS(assign), PARAMS(print))
 #undef TRACE_EVENT_FN
 #define TRACE_EVENT_FN(name, proto, args, tstruct, assign, print, reg, unreg)	\
-	DEFINE_TRACE_FN(name, reg, unreg, PARAMS(proto), PARAMS(args))
+	DEFINE_TRACE_EVENT_FN(name, name, reg, unreg, PARAMS(proto), PARAMS(args))
 #undef TRACE_EVENT_FN_COND
 #define TRACE_EVENT_FN_COND(name, proto, args, cond, tstruct, assign, print, reg, unreg) \
-	DEFINE_TRACE_FN(name, reg, unreg, PARAMS(proto), PARAMS(args))
+	DEFINE_TRACE_EVENT_FN(name, name, reg, unreg, PARAMS(proto), PARAMS(args))
 #undef DEFINE_EVENT
 #define DEFINE_EVENT(template, name, proto, args)				\
-	DEFINE_TRACE(name, PARAMS(proto), PARAMS(args))
+	DEFINE_TRACE_EVENT_FN(name, template, NULL, NULL, PARAMS(proto), PARAMS(args))
 #undef DEFINE_EVENT_FN
 #define DEFINE_EVENT_FN(template, name, proto, args, reg, unreg)		\
-	DEFINE_TRACE_FN(name, reg, unreg, PARAMS(proto), PARAMS(args))
+	DEFINE_TRACE_EVENT_FN(name, template, reg, unreg, PARAMS(proto), PARAMS(args))
 #undef DEFINE_EVENT_PRINT
 #define DEFINE_EVENT_PRINT(template, name, proto, args, print)			\
-	DEFINE_TRACE(name, PARAMS(proto), PARAMS(args))
+	DEFINE_EVENT(template, name, PARAMS(proto), PARAMS(args))
 #undef DEFINE_EVENT_CONDITION
 #define DEFINE_EVENT_CONDITION(template, name, proto, args, cond)		\
 	DEFINE_EVENT(template, name, PARAMS(proto), PARAMS(args))

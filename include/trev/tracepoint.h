@@ -47,6 +47,7 @@ struct trev_tracepoint {
 	struct trev_tracepoint_func *funcs;	/* RCU-protected probe array or NULL */
 	int (*regfunc)(void);			/* TRACE_EVENT_FN: first probe added */
 	void (*unregfunc)(void);		/* TRACE_EVENT_FN: last probe removed */
+	void *iterator;				/* __traceiter_<name>: runs the probes */
 };
 
 /* Default priority of register_trace_<name>() (the kernel's TRACEPOINT_DEFAULT_PRIO). */
@@ -184,15 +185,43 @@ void __tsan_release(void *addr);
  * usable there, as in the kernel.
  */
 #define DEFINE_TRACE_FN(_name, _reg, _unreg, proto, args)				\
+	__DEFINE_TRACE(_name, _reg, _unreg, PARAMS(proto), PARAMS(args), )
+
+/*
+ * DEFINE_TRACE_EVENT_FN() - the tracepoint of a TRACE_EVENT() whose class
+ * is @_class (define_trace.h's first pass). When the event's own probe is
+ * the only one, the iterator calls it directly, so that the compiler can
+ * inline it: no indirect call and one stack frame for the common case.
+ */
+#define DEFINE_TRACE_EVENT_FN(_name, _class, _reg, _unreg, proto, args)		\
+	static void trev_event_raw_event_##_class(void *__data, proto);		\
+	__DEFINE_TRACE(_name, _reg, _unreg, PARAMS(proto), PARAMS(args),		\
+		if (it_func_ptr->func == (void *)trev_event_raw_event_##_class &&	\
+		    !it_func_ptr[1].func)						\
+			trev_event_raw_event_##_class(it_func_ptr->data, args);		\
+		else)
+
+/*
+ *	struct trev_tracepoint __tracepoint_foo = { "foo", ... };
+ *	void __traceiter_foo(void *__data, int a)
+ *	{
+ *		rcu_read_lock();
+ *		for (f = rcu_dereference(__tracepoint_foo.funcs); f && f->func; f++)
+ *			f->func(f->data, a);		(@direct may go first)
+ *		rcu_read_unlock();
+ *	}
+ */
+#define __DEFINE_TRACE(_name, _reg, _unreg, proto, args, direct...)			\
 	static const char __tpstrtab_##_name[] = #_name;				\
 	TREV_EXTERN_C struct trev_tracepoint __tracepoint_##_name;			\
+	TREV_EXTERN_C void __traceiter_##_name(void *__data, proto);			\
 	struct trev_tracepoint __tracepoint_##_name = {					\
-		__tpstrtab_##_name, { 0 }, NULL, _reg, _unreg				\
+		__tpstrtab_##_name, { 0 }, NULL, _reg, _unreg,				\
+		(void *)__traceiter_##_name						\
 	};										\
 	static struct trev_tracepoint *const __tracepoint_ptr_##_name			\
 		__attribute__((used, section("__trev_tracepoints"))) =			\
 		&__tracepoint_##_name;							\
-	TREV_EXTERN_C void __traceiter_##_name(void *__data, proto);			\
 	void __traceiter_##_name(void *__data, proto)					\
 	{										\
 		struct trev_tracepoint_func *it_func_ptr;				\
@@ -202,6 +231,7 @@ void __tsan_release(void *addr);
 		it_func_ptr = __atomic_load_n(&__tracepoint_##_name.funcs,		\
 					      __ATOMIC_ACQUIRE);			\
 		if (it_func_ptr) {							\
+			direct								\
 			do {								\
 				void *it_func = it_func_ptr->func;			\
 											\

@@ -107,6 +107,17 @@ rb_reserve_fast_at(struct trev_rb *rb, uintptr_t tls_off, uint64_t set_gen, uint
 	if (trev_unlikely(!atomic_load_explicit(&rb->record_on, memory_order_relaxed) ||
 			  len - 1 >= RB_SMALL_MAX || RB_TLS_AT(rb, tls_off)->set_gen != set_gen))
 		return NULL;
+#ifdef RB_HAVE_TSC
+	/*
+	 * The time stamp first: the TSC takes longer to read than anything
+	 * else here, and what follows does not wait for it. Read outside
+	 * the claim, it can be older than the record of a handler that ran
+	 * in between; the delta test then fails (negative), and the slow
+	 * path reads the clock again inside the claim. Other clocks set
+	 * RB_GATE_CLOCK and go that way too.
+	 */
+	ts = rb_tsc_ns();
+#endif
 	n = atomic_load_explicit(&d->nesting, memory_order_relaxed);
 	w->d = d;
 	w->n = n;
@@ -117,9 +128,7 @@ rb_reserve_fast_at(struct trev_rb *rb, uintptr_t tls_off, uint64_t set_gen, uint
 	if (trev_unlikely((atomic_load_explicit(&d->gate, memory_order_acquire) | n) >=
 			  RB_MAX_NEST))
 		return NULL;
-#ifdef RB_HAVE_TSC
-	ts = rb_tsc_ns();	/* RB_GATE_CLOCK is clear */
-#else
+#ifndef RB_HAVE_TSC
 	ts = rb_now(rb);
 #endif
 	payload = rb_claim_fast(rb, d, len, ts, (uint32_t)*trev__rb_cpu_id, n);

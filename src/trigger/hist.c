@@ -864,24 +864,15 @@ static void hist_key_string(struct hist_ev *ev, const struct hist_field *f, char
 
 /*
  * The caller's stack, from the function that called trace_<event>(): the
- * frames up to the event's probe and __traceiter_<event>() after it are
- * the library's and are skipped (the rule of trev__stack_record()).
+ * library's frames, the probe's and the iterator's are skipped (the rule
+ * of trev__stack_first()).
  */
 static void hist_key_stack(struct hist_ev *ev, unsigned long *dst)
 {
 	void *frames[TREV_HIST_STACK_DEPTH + 16];
-	const struct trev_stack_skip *skip = &ev->ht->hd->skip;
 	int n = backtrace(frames, (int)(sizeof(frames) / sizeof(frames[0])));
-	int first = 1;
+	int first = trev__stack_first(&ev->ht->hd->skip, frames, n);
 
-	for (int i = 1; i < n; i++) {
-		unsigned long a = (unsigned long)frames[i];
-
-		if (a >= skip->probe_lo && a < skip->probe_hi) {
-			first = i + 2;
-			break;
-		}
-	}
 	for (int i = first, j = 0; i < n && j < TREV_HIST_STACK_DEPTH; i++, j++)
 		dst[j] = (unsigned long)frames[i];
 }

@@ -39,21 +39,52 @@ struct stack_entry {
 	unsigned long caller[STACK_ENTRIES];
 };
 
+/* [*lo, *hi) of the function at @addr; without a known size, 16 KiB. */
+static void stack_fn_range(unsigned long addr, unsigned long *lo, unsigned long *hi)
+{
+	struct trev_sym sym;
+
+	*lo = *hi = 0;
+	if (!addr)
+		return;
+	*lo = addr;
+	*hi = addr + 16384;
+	if (trev__sym_lookup(addr, &sym) == 0 && sym.start == addr && sym.size)
+		*hi = addr + sym.size;
+}
+
 void trev__stack_prepare(struct trev_event_call *call, struct trev_stack_skip *skip)
 {
 	void *prime[2];
-	struct trev_sym sym;
-	unsigned long probe = (unsigned long)call->klass->probe;
 
 	backtrace(prime, 2);
-	skip->probe_lo = skip->probe_hi = 0;
-	if (!probe)
-		return;
-	skip->probe_lo = probe;
-	/* Without a known size, assume the probe is shorter than 16 KiB. */
-	skip->probe_hi = probe + 16384;
-	if (trev__sym_lookup(probe, &sym) == 0 && sym.start == probe && sym.size)
-		skip->probe_hi = probe + sym.size;
+	stack_fn_range(call->tp ? (unsigned long)call->tp->iterator : 0, &skip->iter_lo,
+		       &skip->iter_hi);
+	stack_fn_range((unsigned long)call->klass->probe, &skip->probe_lo, &skip->probe_hi);
+}
+
+/*
+ * frames[i] returns into the function of frame i + 1. The first return
+ * into __traceiter_<event>() is followed by the function that called
+ * trace_<event>(), where the caller's stack starts; the probe, when it
+ * was not inlined into the iterator, lies before it. Without an iterator
+ * (built-in events), the frame after the one returning into the probe.
+ */
+int trev__stack_first(const struct trev_stack_skip *skip, void *const *frames, int n)
+{
+	for (int i = 0; i < n; i++) {
+		unsigned long a = (unsigned long)frames[i];
+
+		if (a >= skip->iter_lo && a < skip->iter_hi)
+			return i + 1;
+	}
+	for (int i = 0; i < n; i++) {
+		unsigned long a = (unsigned long)frames[i];
+
+		if (a >= skip->probe_lo && a < skip->probe_hi && i + 2 < n)
+			return i + 2;
+	}
+	return n > 1 ? 1 : n;
 }
 
 void trev__stack_record(struct trev_trace_array *tr, const struct trev_stack_skip *skip)
@@ -62,24 +93,10 @@ void trev__stack_record(struct trev_trace_array *tr, const struct trev_stack_ski
 	struct trev_event_file file = { .call = &trev__ftrace_event_kernel_stack, .tr = tr };
 	struct trev_event_buffer fb;
 	struct stack_entry *e;
-	int n = backtrace(frames, STACK_UNWIND), first = 1, keep;
+	int n = backtrace(frames, STACK_UNWIND), first, keep;
 	unsigned int len;
 
-	/*
-	 * frames[i] returns into the function of frame i + 1: the one that
-	 * lies in the probe is followed by __traceiter_<event>(), and then by
-	 * the function that called trace_<event>(), where the stack starts.
-	 */
-	for (int i = 0; i < n; i++) {
-		unsigned long a = (unsigned long)frames[i];
-
-		if (a >= skip->probe_lo && a < skip->probe_hi) {
-			first = i + 2;
-			break;
-		}
-	}
-	if (first >= n)
-		first = n > 1 ? 1 : n;
+	first = trev__stack_first(skip, frames, n);
 	keep = n - first;
 	if (keep > STACK_MAX)
 		keep = STACK_MAX;

@@ -175,15 +175,22 @@ extern const unsigned int trev__nr_trigger_cmds;
 
 /* Which return addresses of a backtrace belong to the tracing machinery. */
 struct trev_stack_skip {
+	unsigned long iter_lo, iter_hi;	  /* __traceiter_<event>(), maybe with the probe inlined */
 	unsigned long probe_lo, probe_hi; /* the event's probe function */
 };
 
 /*
  * trev__stack_prepare() - make backtrace() safe to call from a probe (its
- * first call loads libgcc_s) and find @call's probe function.
+ * first call loads libgcc_s) and find @call's iterator and probe functions.
  * Context: not signal-safe; under the registry lock.
  */
 void trev__stack_prepare(struct trev_event_call *call, struct trev_stack_skip *skip);
+/*
+ * trev__stack_first() - index in @frames[0..n) of the first return address
+ * that is the caller's, past the library, the probe and the iterator.
+ * Context: any, async-signal-safe.
+ */
+int trev__stack_first(const struct trev_stack_skip *skip, void *const *frames, int n);
 /*
  * trev__stack_record() - add an ftrace:kernel_stack record of the calling
  * thread's stack, from the function that called trace_<event>(), to @tr.
