@@ -107,22 +107,21 @@ rb_reserve_fast_at(struct trev_rb *rb, uintptr_t tls_off, uint64_t set_gen, uint
 	if (trev_unlikely(!atomic_load_explicit(&rb->record_on, memory_order_relaxed) ||
 			  len - 1 >= RB_SMALL_MAX || RB_TLS_AT(rb, tls_off)->set_gen != set_gen))
 		return NULL;
-#ifdef RB_HAVE_TSC
-	/*
-	 * The time stamp first: the TSC takes longer to read than anything
-	 * else here, and what follows does not wait for it. Read outside
-	 * the claim, it can be older than the record of a handler that ran
-	 * in between; the delta test then fails (negative), and the slow
-	 * path reads the clock again inside the claim. Other clocks set
-	 * RB_GATE_CLOCK and go that way too.
-	 */
-	ts = rb_tsc_ns();
-#endif
 	n = atomic_load_explicit(&d->nesting, memory_order_relaxed);
 	w->d = d;
 	w->n = n;
 	atomic_store_explicit(&d->nesting, n + 1 + RB_NEST_CLAIM, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
+#ifdef RB_HAVE_TSC
+	/*
+	 * The time stamp as early as the claim allows: the TSC takes longer
+	 * to read than anything else here, and the tests below do not wait
+	 * for it. Inside the claim, so that no handler writes between the
+	 * stamp and the record, and so that readers see the write in flight
+	 * (rb_in_flight_before()). Other clocks set RB_GATE_CLOCK below.
+	 */
+	ts = rb_tsc_ns();
+#endif
 	/* Pairs with membarrier() in rb_pause_all(). n >= RB_MAX_NEST also
 	 * catches a CLAIM bit: we interrupted our own thread's claim. */
 	if (trev_unlikely((atomic_load_explicit(&d->gate, memory_order_acquire) | n) >=

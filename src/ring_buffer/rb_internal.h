@@ -19,13 +19,11 @@
  *
  * The fast path is static inline in rb_api.h; everything else is cold.
  *
- *   reserve:  time stamp ; n = nesting ; nesting = n + 1 + CLAIM ;
- *             gate | n >= MAX ? slow path (paused or n >= MAX, which
- *             includes a CLAIM bit: a handler interrupted the claim of
- *             its thread ? refuse) ; stamp older than the last record
- *             (a handler wrote in between) ? slow path, which stamps
- *             again inside the claim ; claim bytes at tail_off,
- *             resv_off[n] = their offset ; nesting = n + 1
+ *   reserve:  n = nesting ; nesting = n + 1 + CLAIM ; gate | n >= MAX ?
+ *             slow path (paused or n >= MAX, which includes a CLAIM bit:
+ *             a handler interrupted the claim of its thread ? refuse) ;
+ *             time stamp ; claim bytes at tail_off, resv_off[n] = their
+ *             offset ; nesting = n + 1
  *   commit:   committed++ ; inner levels: nesting = n ; the outermost
  *             level: c = committed ; publish the page commit (release) ;
  *             nesting = 0 ; committed != c ? (a handler wrote after the
