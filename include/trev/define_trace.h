@@ -201,6 +201,7 @@ static void __attribute__((destructor)) trev_module_exit(void)
 #undef TP_printk
 #undef TREV_SYSTEM_STRING
 #undef __TREV_RAW_OUTPUT
+#undef __TREV_ON_STACK
 #undef TRACE_HEADER_MULTI_READ
 
 /* Only undef what we defined in this file */

@@ -147,6 +147,21 @@ TREV_API void *trev_event_buffer_reserve(struct trev_event_buffer *fb,
 					 struct trev_event_file *file, unsigned int len);
 TREV_API void trev_event_buffer_commit(struct trev_event_buffer *fb);
 
+/* The largest fixed-size record a probe builds on its stack (stage 6). */
+#define TREV_EVENT_STACK_MAX	256u
+
+/*
+ * trev_event_write() - record one event from a record built by the caller
+ * @file: the probe's data pointer (the event in one trace instance)
+ * @entry: the record; its common fields are filled here, in @entry too
+ *	when a filter or a trigger reads them
+ * @len: record size, common fields included, at most TREV_EVENT_STACK_MAX
+ *
+ * Runs the event's triggers and filter on @entry and copies it into the
+ * buffer if it is kept. Context: any thread, async-signal-safe.
+ */
+TREV_API void trev_event_write(struct trev_event_file *file, void *entry, unsigned int len);
+
 /*
  * The state an output function prints through (struct trace_iterator).
  * @seq receives the line; @tmp_seq is scratch for the __print_*() helpers.

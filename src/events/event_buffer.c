@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The reserve/commit every event probe calls: the record's common fields
- * are filled here, on the ring buffer's inline fast path (rb_api.h).
+ * How an event probe records: trev_event_write() for a record the probe
+ * built on its stack (fixed size, stage 6), reserve/commit for one that is
+ * filled in place (dynamic fields). The common fields are filled here, on
+ * the ring buffer's inline fast path (rb_api.h).
  *
  * An event with a filter, triggers or in soft-disabled mode leaves the
- * fast path at the one flags test reserve already makes. Its record is
- * built first in a per-thread scratch area (the kernel's buffered event):
- * commit runs the triggers that need the record, then the filter, and only
+ * fast path at the one flags test each entry makes. Its record is built
+ * before anything is reserved (the kernel's buffered event): on the
+ * probe's stack, or for a record of dynamic size in a per-thread scratch
+ * area. The triggers that need the record run, then the filter, and only
  * a record that is kept takes a time stamp, a reservation and a copy. A
  * rejected event so costs its TP_fast_assign and the filter, nothing more.
  */
@@ -25,16 +28,23 @@
 #include "ring_buffer/rb_api.h"
 #include "trigger/trigger.h"
 
-/* The common fields, and what the commit needs; fb->file and fb->rb are set. */
-static inline __attribute__((always_inline)) void *
-event_fill(struct trev_event_buffer *fb, struct trev_entry *ent, unsigned short type,
-	   struct rb_desc *d, uint32_t n)
+/* The common fields of a record in the ring, at nesting level @n of @d. */
+static inline __attribute__((always_inline)) void
+entry_fill(struct trev_entry *ent, unsigned short type, const struct rb_desc *d, uint32_t n)
 {
 	/* The nesting level is our signal-handler depth. */
 	ent->type = type;
 	ent->flags = n ? TREV_FLAG_HARDIRQ : 0;
 	ent->preempt_count = (unsigned char)n;
 	ent->pid = d->tid;
+}
+
+/* The common fields, and what the commit needs; fb->file and fb->rb are set. */
+static inline __attribute__((always_inline)) void *
+event_fill(struct trev_event_buffer *fb, struct trev_entry *ent, unsigned short type,
+	   struct rb_desc *d, uint32_t n)
+{
+	entry_fill(ent, type, d, n);
 	fb->entry = ent;
 	fb->writer = d;
 	fb->level = n;
@@ -116,20 +126,66 @@ static uint8_t *scratch_get(void)
 	return scratch_area + SCRATCH_SIZE * scratch_depth++;
 }
 
-/* The common fields of a scratch record at nesting @depth. */
+/*
+ * The common fields of a record built before its reservation. Its nesting
+ * level (common_flags, common_preempt_count) is what the ring would give
+ * it now; it costs a look-up, so it is left out when only a filter that
+ * does not read it will see the record.
+ */
 static inline __attribute__((always_inline)) void
-scratch_fill(struct trev_entry *ent, const struct trev_event_file *file, unsigned int depth)
+cond_fill(struct trev_entry *ent, const struct trev_event_file *file, bool level)
 {
+	unsigned int n = 0;
+
+	if (trev_unlikely(level))
+		n = trev__rb_level(__atomic_load_n(&file->tr, __ATOMIC_RELAXED)->rb);
 	ent->type = file->call->id;
-	ent->flags = depth ? TREV_FLAG_HARDIRQ : 0;
-	ent->preempt_count = (unsigned char)depth;
+	ent->flags = n ? TREV_FLAG_HARDIRQ : 0;
+	ent->preempt_count = (unsigned char)n;
 	ent->pid = trev__gettid();
 }
 
+/* Does @file's filter, if it is the only condition, read the nesting level? */
+static inline bool filter_reads_level(const struct trev_event_file *file)
+{
+	const struct trev_filter *f = __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE);
+
+	return f && f->reads_level;
+}
+
+/* The part of a conditional event that needs no record: the triggers that
+ * do not read it run now, as in the kernel's trace_trigger_soft_disabled().
+ * Return: whether a record is still wanted. */
+static bool cond_enter(struct trev_event_file *file, unsigned int flags)
+{
+	if (flags & TREV_FILE_FL_TRIGGER_COND)
+		return true;
+	if (flags & TREV_FILE_FL_TRIGGER_MODE)
+		trev__triggers_call(file, NULL, 0);
+	return !(flags & TREV_FILE_FL_SOFT_DISABLED);
+}
+
+static void event_write_copy(struct trev_event_file *file, const struct trev_entry *rec,
+			     unsigned int len);
+
+/* The record is built: the triggers that read it, the filter, then the copy. */
+static void cond_record(struct trev_event_file *file, struct trev_entry *rec,
+			unsigned int len, unsigned int flags)
+{
+	unsigned int tt = 0;
+
+	if (flags & TREV_FILE_FL_TRIGGER_COND)
+		tt = trev__triggers_call(file, rec, len);
+	if (!(flags & TREV_FILE_FL_SOFT_DISABLED) &&
+	    (!(flags & TREV_FILE_FL_FILTERED) || trev__event_filter_check(file, rec, len)))
+		event_write_copy(file, rec, len);
+	if (tt)
+		trev__triggers_post_call(file, tt);
+}
+
 /*
- * An event that has a filter, triggers or is soft-disabled (the kernel's
- * trace_trigger_soft_disabled() and buffered event). fb->rb NULL tells
- * commit that fb->entry is a scratch record.
+ * Reserve for an event that has a filter, triggers or is soft-disabled.
+ * fb->rb NULL tells commit that fb->entry is a scratch record.
  */
 static rb_cold void *event_reserve_cond(struct trev_event_buffer *fb,
 					struct trev_event_file *file, unsigned int len,
@@ -137,16 +193,10 @@ static rb_cold void *event_reserve_cond(struct trev_event_buffer *fb,
 {
 	struct trev_entry *ent;
 
-	if (!(flags & TREV_FILE_FL_TRIGGER_COND)) {
-		/* No trigger needs the record: run them now, before it exists. */
-		if (flags & TREV_FILE_FL_TRIGGER_MODE)
-			trev__triggers_call(file, NULL, 0);
-		/* Soft-disabled: nothing to record, so nothing to filter either. */
-		if (flags & TREV_FILE_FL_SOFT_DISABLED)
-			return NULL;
-		if (!(flags & TREV_FILE_FL_FILTERED))
-			return event_reserve(fb, file, len);
-	}
+	if (!cond_enter(file, flags))
+		return NULL;
+	if (!(flags & (TREV_FILE_FL_TRIGGER_COND | TREV_FILE_FL_FILTERED)))
+		return event_reserve(fb, file, len);
 	ent = len <= SCRATCH_SIZE ? (struct trev_entry *)(void *)scratch_get() : NULL;
 	if (trev_unlikely(!ent)) {
 		/* Nested deeper than SCRATCH_LEVELS: kept unfiltered (docs/filters.md). */
@@ -154,7 +204,7 @@ static rb_cold void *event_reserve_cond(struct trev_event_buffer *fb,
 			return NULL;
 		return event_reserve(fb, file, len);
 	}
-	scratch_fill(ent, file, scratch_depth - 1);
+	cond_fill(ent, file, true);
 	fb->file = file;
 	fb->entry = ent;
 	fb->rb = NULL;
@@ -179,7 +229,7 @@ event_reserve_filtered(struct trev_event_buffer *fb, struct trev_event_file *fil
 		return event_reserve_cond(fb, file, len, TREV_FILE_FL_FILTERED);
 	ent = (struct trev_entry *)(void *)(area + SCRATCH_SIZE * depth);
 	scratch_depth = depth + 1;
-	scratch_fill(ent, file, depth);
+	cond_fill(ent, file, filter_reads_level(file));
 	fb->file = file;
 	fb->entry = ent;
 	fb->rb = NULL;
@@ -210,37 +260,81 @@ static inline __attribute__((always_inline)) void event_commit(struct trev_event
 	trev_tsan_release(fb->file->tr);
 }
 
-/* A scratch record that is kept: into the ring, then the scratch level is free. */
-static rb_cold void event_commit_copy(struct trev_event_buffer *fb)
+/*
+ * Copy @n bytes of a record, @n a multiple of 4: up to 16 bytes as two
+ * overlapping loads and stores, without a call.
+ */
+static inline __attribute__((always_inline)) void rec_copy(void *dst, const void *src,
+							    unsigned int n)
 {
-	struct trev_entry *rec = fb->entry;
-	unsigned int len = fb->level;
-	struct trev_entry *ent = event_reserve(fb, fb->file, len);
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+
+	if (n >= 8 && n <= 16) {
+		uint64_t a, b;
+
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n == 4) {
+		memcpy(d, s, 4);
+	} else if (n) {
+		memcpy(d, s, n);
+	}
+}
+
+/* What event_write_ring() does when the fast reservation fails. */
+static rb_cold void event_write_slow(struct trev_event_file *file, struct trev_rb *rb,
+				     const struct trev_entry *rec, unsigned int len,
+				     struct rb_wr w)
+{
+	struct trev_entry *ent = trev__rb_reserve_slow(rb, len, w.d, w.n);
 
 	if (ent) {
-		/* The common fields are the ring's; the rest is the record. */
-		memcpy(ent + 1, rec + 1, len - sizeof(*rec));
-		event_commit(fb);
+		w.d = trev__rb_tls[rb->set].desc;
+		w.n = atomic_load_explicit(&w.d->nesting, memory_order_relaxed) - 1;
+		entry_fill(ent, file->call->id, w.d, w.n);
+		rec_copy(ent + 1, rec + 1, len - (unsigned int)sizeof(*rec));
+		rb_commit(rb, &w);
 	}
-	scratch_depth--;
+	trev_tsan_release(file->tr);	/* done with rb: see trev__snapshot_free() */
+}
+
+/*
+ * A built record into the ring; its common fields are the ring's. Nothing
+ * here has its address taken, so the fast path keeps it all in registers.
+ */
+static inline __attribute__((always_inline)) void
+event_write_ring(struct trev_event_file *file, const struct trev_entry *rec, unsigned int len)
+{
+	/* As event_reserve(): the instance may be set late, the buffer swapped. */
+	struct trev_trace_array *tr = __atomic_load_n(&file->tr, __ATOMIC_RELAXED);
+	struct trev_rb *rb = __atomic_load_n(&tr->rb, __ATOMIC_ACQUIRE);
+	struct rb_wr w;
+	struct trev_entry *ent = rb_reserve_fast(rb, len, &w);
+
+	if (trev_unlikely(!ent)) {
+		event_write_slow(file, rb, rec, len, w);
+		return;
+	}
+	entry_fill(ent, file->call->id, w.d, w.n);
+	rec_copy(ent + 1, rec + 1, len - (unsigned int)sizeof(*rec));
+	rb_commit(rb, &w);
+	trev_tsan_release(tr);
+}
+
+static rb_cold void event_write_copy(struct trev_event_file *file, const struct trev_entry *rec,
+				     unsigned int len)
+{
+	event_write_ring(file, rec, len);
 }
 
 /* Commit of a scratch record: triggers, filter, then the copy into the ring. */
 static rb_cold void event_commit_cond(struct trev_event_buffer *fb, unsigned int flags)
 {
-	struct trev_event_file *file = fb->file;
-	struct trev_entry *rec = fb->entry;
-	unsigned int len = fb->level, tt = 0;
-
-	if (flags & TREV_FILE_FL_TRIGGER_COND)
-		tt = trev__triggers_call(file, rec, len);
-	if (!(flags & TREV_FILE_FL_SOFT_DISABLED) &&
-	    (!(flags & TREV_FILE_FL_FILTERED) || trev__event_filter_check(file, rec, len)))
-		event_commit_copy(fb);
-	else
-		scratch_depth--;
-	if (tt)
-		trev__triggers_post_call(file, tt);
+	cond_record(fb->file, fb->entry, fb->level, flags);
+	scratch_depth--;
 }
 
 /* Commit of a scratch record whose event has only a filter: reject, or copy. */
@@ -254,9 +348,8 @@ static __attribute__((noinline)) void event_commit_scratch(struct trev_event_buf
 		return;
 	}
 	if (trev_unlikely(trev__event_filter_check(file, fb->entry, fb->level)))
-		event_commit_copy(fb);
-	else
-		scratch_depth--;
+		event_write_copy(file, fb->entry, fb->level);
+	scratch_depth--;
 }
 
 void trev_event_buffer_commit(struct trev_event_buffer *fb)
@@ -266,4 +359,81 @@ void trev_event_buffer_commit(struct trev_event_buffer *fb)
 		return;
 	}
 	event_commit(fb);
+}
+
+/* A built record of an event with triggers, or soft-disabled. */
+static rb_cold void event_write_cond(struct trev_event_file *file, struct trev_entry *rec,
+				     unsigned int len, unsigned int flags)
+{
+	if (!cond_enter(file, flags))
+		return;
+	if (flags & (TREV_FILE_FL_TRIGGER_COND | TREV_FILE_FL_FILTERED))
+		cond_fill(rec, file, true);
+	cond_record(file, rec, len, flags);
+}
+
+/* event_write_filtered() past its short path: any filter, and the copy. */
+static rb_cold void event_write_filtered_slow(struct trev_event_file *file,
+					      struct trev_entry *rec, unsigned int len)
+{
+	cond_fill(rec, file, filter_reads_level(file));
+	if (trev__event_filter_check(file, rec, len))
+		event_write_copy(file, rec, len);
+}
+
+/* The rest of a filter from predicate @at, then the copy if it keeps @rec. */
+static rb_cold void event_write_filtered_more(struct trev_event_file *file,
+					      const struct trev_filter *f,
+					      struct trev_entry *rec, unsigned int len,
+					      unsigned int at)
+{
+	if (trev__filter_run_from(f, rec, len, NULL, at))
+		event_write_copy(file, rec, len);
+}
+
+/*
+ * A built record of an event whose only condition is its filter. The
+ * common case, a numeric filter that rejects the record, calls nothing,
+ * so it needs no stack frame: type and pid are all the filter can read
+ * of the common fields when it does not read the nesting level.
+ */
+static __attribute__((noinline)) void event_write_filtered(struct trev_event_file *file,
+							    struct trev_entry *rec,
+							    unsigned int len)
+{
+	/* rcu_dereference(): pairs with the release store in trev__event_filter_set(). */
+	const struct trev_filter *f = __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE);
+	int tid = trev__rb_tid;
+	unsigned int at;
+
+	if (trev_unlikely(!f || !tid || f->reads_level)) {
+		event_write_filtered_slow(file, rec, len);
+		return;
+	}
+	rec->type = file->call->id;
+	rec->pid = tid;
+	switch (flt_run_num(f, rec, len, &at)) {
+	case FLT_DROP:
+		return;
+	case FLT_KEEP:
+		event_write_copy(file, rec, len);
+		return;
+	case FLT_MORE:
+		event_write_filtered_more(file, f, rec, len, at);
+		return;
+	}
+}
+
+void trev_event_write(struct trev_event_file *file, void *entry, unsigned int len)
+{
+	unsigned int flags = atomic_load_explicit(&file->flags, memory_order_relaxed);
+
+	if (trev_unlikely(flags & TREV_FILE_FL_SLOW)) {
+		if ((flags & TREV_FILE_FL_SLOW) == TREV_FILE_FL_FILTERED)
+			event_write_filtered(file, entry, len);
+		else
+			event_write_cond(file, entry, len, flags);
+		return;
+	}
+	event_write_ring(file, entry, len);
 }

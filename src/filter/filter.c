@@ -459,6 +459,7 @@ struct flt_parse {
 	char *pool;			/* string patterns */
 	size_t pool_len;
 	unsigned int min_len;
+	bool reads_level;
 };
 
 static int flt_error(struct flt_parse *ps, enum flt_err code, int pos)
@@ -688,6 +689,10 @@ static int flt_parse_pred(struct flt_parse *ps, int start)
 	if (fld.type != FT_CPU && fld.type != FT_COMM &&
 	    (unsigned int)(fld.offset + fld.size) > ps->min_len)
 		ps->min_len = (unsigned int)(fld.offset + fld.size);
+	/* common_flags and common_preempt_count, bytes 2 and 3 */
+	if (fld.type != FT_CPU && fld.type != FT_COMM && fld.offset < 4 &&
+	    fld.offset + fld.size > 2)
+		ps->reads_level = true;
 	ps->nr_preds++;
 	return i;
 }
@@ -894,6 +899,7 @@ int trev__filter_compile_fields(const struct trev_filter_field *fields, unsigned
 	}
 	f->n = ps.nr_preds;
 	f->min_len = ps.min_len;
+	f->reads_level = ps.reads_level;
 	memcpy(f->prog, ps.preds, ps.nr_preds * sizeof(f->prog[0]));
 	{
 		char *pool = (char *)&f->prog[ps.nr_preds];

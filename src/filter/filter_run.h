@@ -57,6 +57,7 @@ struct trev_filter {
 	char *text;			/* as written */
 	unsigned int n;			/* instructions */
 	unsigned int min_len;		/* shorter records cannot be the event's */
+	bool reads_level;		/* reads common_flags or common_preempt_count */
 	struct flt_insn prog[];
 };
 
@@ -96,28 +97,48 @@ static inline __attribute__((always_inline)) bool flt_num_match(const struct flt
 	return v - in->val <= in->span;
 }
 
+/* What flt_run_num() found. */
+enum flt_verdict {
+	FLT_DROP = 0,		/* the record is rejected */
+	FLT_KEEP = 1,		/* the record is kept */
+	FLT_MORE = 2,		/* a CPU, COMM or string predicate comes next */
+};
+
 /*
- * The program loop for a record: numeric predicates run inline and call
- * nothing, so the loop needs no saved registers; the first CPU, COMM or
- * string predicate hands the rest of the program to trev__filter_run_from().
+ * The program's numeric predicates, inline and without calls: from the
+ * start up to the first predicate of another kind, whose index goes to
+ * *@at for trev__filter_run_from().
  */
-static inline __attribute__((always_inline)) bool flt_run(const struct trev_filter *f,
-							   const void *rec, unsigned int len)
+static inline __attribute__((always_inline)) enum flt_verdict
+flt_run_num(const struct trev_filter *f, const void *rec, unsigned int len, unsigned int *at)
 {
-	unsigned int i = 0, n = f->n;
+	const struct flt_insn *prog = f->prog, *in = prog, *end = prog + f->n;
 
 	/* Not a record of the event the filter was compiled for (no probe passes one). */
 	if (trev_unlikely(len < f->min_len))
-		return false;
-	while (i < n) {
-		const struct flt_insn *in = &f->prog[i];
+		return FLT_DROP;
+	while (in < end) {
 		uint64_t v;
 
-		if (trev_unlikely(!flt_load_num(in, rec, &v)))
-			return trev__filter_run_from(f, rec, len, NULL, i);
-		i = flt_num_match(in, v) == in->when ? in->target : i + 1;
+		if (trev_unlikely(!flt_load_num(in, rec, &v))) {
+			*at = (unsigned int)(in - prog);
+			return FLT_MORE;
+		}
+		in = flt_num_match(in, v) == in->when ? prog + in->target : in + 1;
 	}
-	return i == n;
+	return in == end ? FLT_KEEP : FLT_DROP;
+}
+
+/* The whole program on a record: true when it is kept. */
+static inline __attribute__((always_inline)) bool flt_run(const struct trev_filter *f,
+							   const void *rec, unsigned int len)
+{
+	unsigned int at;
+	enum flt_verdict v = flt_run_num(f, rec, len, &at);
+
+	if (trev_unlikely(v == FLT_MORE))
+		return trev__filter_run_from(f, rec, len, NULL, at);
+	return v == FLT_KEEP;
 }
 
 /*

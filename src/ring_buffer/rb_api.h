@@ -33,6 +33,13 @@ struct rb_wr {
 void *trev__rb_reserve_slow(struct trev_rb *rb, uint32_t len, struct rb_desc *d, uint32_t n);
 void trev__rb_leave_slow(struct trev_rb *rb, struct rb_desc *d, bool published, uint64_t seen);
 
+/*
+ * trev__rb_level() - the nesting level a record reserved now by the
+ * calling thread would have in @rb: its writes in progress there.
+ * Context: any thread, async-signal-safe.
+ */
+unsigned int trev__rb_level(struct trev_rb *rb);
+
 static inline _Atomic uint64_t *rb_commit_word(uint8_t *page)
 {
 	return (_Atomic uint64_t *)(void *)(page + 8);

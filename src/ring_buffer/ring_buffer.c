@@ -610,6 +610,15 @@ rb_cold void *trev__rb_reserve_slow(struct trev_rb *rb, uint32_t len, struct rb_
 	return payload;
 }
 
+unsigned int trev__rb_level(struct trev_rb *rb)
+{
+	const struct rb_tls *t = &trev__rb_tls[rb->set];
+
+	if (t->set_gen != rb->set_gen || !t->desc)
+		return 0;
+	return atomic_load_explicit(&t->desc->nesting, memory_order_relaxed) & (RB_NEST_CLAIM - 1);
+}
+
 void *trev_rb_reserve(struct trev_rb *rb, uint32_t len)
 {
 	struct rb_wr w;

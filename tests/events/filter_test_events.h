@@ -2,8 +2,9 @@
 /*
  * Events for the filter tests: one with every kind of field a filter
  * compares (each integer size and signedness, a char array, a __string, a
- * char pointer, an int array), and one with eight ints a..h for
- * precedence and short-circuit cases.
+ * char pointer, an int array), one with eight ints a..h for precedence
+ * and short-circuit cases, and one whose TP_fast_assign calls a test hook
+ * while its record is reserved in the ring.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM ftest
@@ -12,6 +13,9 @@
 #define _TRACE_FTEST_H
 
 #include <trev/tracepoint.h>
+
+/* Called by ft_hook's TP_fast_assign, if set. */
+extern void (*ft_assign_hook)(void);
 
 TRACE_EVENT(ft_all,
 	TP_PROTO(unsigned char u8, signed char s8, unsigned short u16, short s16,
@@ -77,6 +81,20 @@ TRACE_EVENT(ft_eight,
 	),
 	TP_printk("a=%d b=%d c=%d d=%d e=%d f=%d g=%d h=%d", __entry->a, __entry->b,
 		  __entry->c, __entry->d, __entry->e, __entry->f, __entry->g, __entry->h)
+);
+
+TRACE_EVENT(ft_hook,
+	TP_PROTO(const char *s),
+	TP_ARGS(s),
+	TP_STRUCT__entry(
+		__string(s, s)
+	),
+	TP_fast_assign(
+		__assign_str(s, s);
+		if (ft_assign_hook)
+			ft_assign_hook();
+	),
+	TP_printk("s=%s", __get_str(s))
 );
 
 #endif /* _TRACE_FTEST_H */

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -707,6 +708,57 @@ static void test_tree(void **state)
 	assert_int_equal(trev_write("events/ftest/ft_all/enable", "0"), 0);
 }
 
+/*
+ * common_flags and common_preempt_count are the ring's nesting level at
+ * the time of the event, on both paths that build a record before it is
+ * reserved: the probe's stack (ft_eight) and the scratch area (ft_all).
+ * A signal handler writes while ft_hook's record is reserved: level 1.
+ */
+void (*ft_assign_hook)(void);
+
+static void hook_raise(void)
+{
+	raise(SIGUSR1);
+}
+
+static void level_handler(int sig)
+{
+	(void)sig;
+	trace_ft_eight(7, 0, 0, 0, 0, 0, 0, 0);
+	trace_ft_all(9, 0, 0, 0, 0, 0, 0, 0, "n", "in handler", NULL);
+}
+
+static void test_tree_level(void **state)
+{
+	static char buf[1 << 16];
+	struct sigaction sa = { .sa_handler = level_handler }, old;
+
+	(void)state;
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	assert_int_equal(trev_write("events/ftest/ft_eight/filter",
+				    "common_preempt_count == 1 && a == 7"), 0);
+	assert_int_equal(trev_write("events/ftest/ft_all/filter",
+				    "common_flags & 8 && u8 == 9"), 0);
+	assert_int_equal(trev_write("events/ftest/enable", "1"), 0);
+	assert_int_equal(trev_write("trace", ""), 0);
+	/* Level 0: rejected. */
+	trace_ft_eight(7, 0, 0, 0, 0, 0, 0, 0);
+	trace_ft_all(9, 0, 0, 0, 0, 0, 0, 0, "n", "outside", NULL);
+	ft_assign_hook = hook_raise;
+	trace_ft_hook("outer");
+	ft_assign_hook = NULL;
+	assert_true(trev_read("trace", buf, sizeof(buf)) > 0);
+	assert_int_equal(count_lines(buf, "ft_eight:"), 1);
+	assert_int_equal(count_lines(buf, "ft_all:"), 1);
+	assert_int_equal(count_lines(buf, "ft_hook:"), 1);
+	assert_non_null(strstr(buf, "str=in handler"));
+	/* The kept records carry the level the filter saw. */
+	assert_int_equal(count_lines(buf, "] ..h1 "), 2);
+	assert_int_equal(trev_write("events/ftest/filter", "0"), 0);
+	assert_int_equal(trev_write("events/ftest/enable", "0"), 0);
+	assert_int_equal(sigaction(SIGUSR1, &old, NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -724,6 +776,7 @@ int main(void)
 		cmocka_unit_test(test_too_many_terms),
 		cmocka_unit_test(test_clear),
 		cmocka_unit_test(test_tree),
+		cmocka_unit_test(test_tree_level),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,21 +3,37 @@
  * Stage 6: the event probe, registered on the tracepoint when the event is
  * enabled; @__data is the event's file (the event in one trace instance).
  *
+ * A record of fixed size up to TREV_EVENT_STACK_MAX bytes is built on the
+ * probe's stack and handed over whole: one call, which records it or drops
+ * it (a filter that rejects it costs no time stamp and no reservation). It
+ * starts zeroed, so padding carries no stack contents into the trace, and
+ * a TP_fast_assign that reads a field before writing it (seed 004's
+ * `__entry->count++`) finds 0, as in a fresh ring page.
+ * A record with dynamic fields is sized, reserved and filled in place.
+ *
  *	static void trev_event_raw_event_<class>(void *__data, proto)
  *	{
  *		struct trev_event_data_offsets_<class> __data_offsets;
  *		struct trev_event_raw_<class> *entry;
  *		struct trev_event_buffer __fbuffer;
  *		unsigned int __data_size;
+ *		char __stack_entry[on stack ? sizeof(*entry) : 1] = { 0 };
  *
  *		__data_size = trev_event_get_offsets_<class>(&__data_offsets, args);
- *		entry = trev_event_buffer_reserve(&__fbuffer, __data,
- *						  sizeof(*entry) + __data_size);
- *		if (!entry)
- *			return;
+ *		if (on stack) {					a compile-time constant
+ *			entry = (void *)__stack_entry;
+ *		} else {
+ *			entry = trev_event_buffer_reserve(&__fbuffer, __data,
+ *							  sizeof(*entry) + __data_size);
+ *			if (!entry)
+ *				return;
+ *		}
  *		entry->__data_loc_msg = __data_offsets.msg;	dynamic fields
  *		{ TP_fast_assign }
- *		trev_event_buffer_commit(&__fbuffer);
+ *		if (on stack)
+ *			trev_event_write(__data, entry, sizeof(*entry));
+ *		else
+ *			trev_event_buffer_commit(&__fbuffer);
  *	}
  */
 #include <trev/stages/stage0_reset.h>
@@ -50,6 +66,12 @@
 #undef __bitmask
 #define __bitmask(item, nr_bits)	__dynamic_array(unsigned long, item, -1)
 
+/* Fixed size (no dynamic field: the offsets hold only their placeholder) and small. */
+#undef __TREV_ON_STACK
+#define __TREV_ON_STACK(call)							\
+	(sizeof(struct trev_event_data_offsets_##call) == 1 &&			\
+	 sizeof(struct trev_event_raw_##call) <= TREV_EVENT_STACK_MAX)
+
 #undef DECLARE_EVENT_CLASS
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)		\
 	static __attribute__((unused)) void					\
@@ -59,14 +81,27 @@
 		struct trev_event_raw_##call *entry;				\
 		struct trev_event_buffer __fbuffer;				\
 		unsigned int __data_size;					\
+		char __stack_entry[__TREV_ON_STACK(call) ?			\
+				   sizeof(struct trev_event_raw_##call) : 1]	\
+			__attribute__((aligned(__alignof__(struct trev_event_raw_##call)))) \
+			= { 0 };						\
 										\
 		__data_size = trev_event_get_offsets_##call(&__data_offsets, args); \
-		entry = (struct trev_event_raw_##call *)trev_event_buffer_reserve( \
-			&__fbuffer, (struct trev_event_file *)__data,		\
-			(unsigned int)sizeof(*entry) + __data_size);		\
-		if (!entry)							\
-			return;							\
+		if (__TREV_ON_STACK(call)) {					\
+			entry = (struct trev_event_raw_##call *)(void *)__stack_entry; \
+		} else {							\
+			entry = (struct trev_event_raw_##call *)		\
+				trev_event_buffer_reserve(&__fbuffer,		\
+					(struct trev_event_file *)__data,	\
+					(unsigned int)sizeof(*entry) + __data_size); \
+			if (!entry)						\
+				return;						\
+		}								\
 		tstruct								\
 		{ assign; }							\
-		trev_event_buffer_commit(&__fbuffer);				\
+		if (__TREV_ON_STACK(call))					\
+			trev_event_write((struct trev_event_file *)__data, entry, \
+					 (unsigned int)sizeof(*entry));		\
+		else								\
+			trev_event_buffer_commit(&__fbuffer);			\
 	}
