@@ -424,16 +424,26 @@ static __attribute__((noinline)) void event_write_filtered(struct trev_event_fil
 	}
 }
 
+/* A built record of an event without conditions: the fast path. */
+static __attribute__((noinline)) void event_write_plain(struct trev_event_file *file,
+							 const struct trev_entry *rec,
+							 unsigned int len)
+{
+	event_write_ring(file, rec, len);
+}
+
+/*
+ * Only the flags test, then a tail call: each path gets the stack frame
+ * it needs, and a rejected event none.
+ */
 void trev_event_write(struct trev_event_file *file, void *entry, unsigned int len)
 {
 	unsigned int flags = atomic_load_explicit(&file->flags, memory_order_relaxed);
 
-	if (trev_unlikely(flags & TREV_FILE_FL_SLOW)) {
-		if ((flags & TREV_FILE_FL_SLOW) == TREV_FILE_FL_FILTERED)
-			event_write_filtered(file, entry, len);
-		else
-			event_write_cond(file, entry, len, flags);
-		return;
-	}
-	event_write_ring(file, entry, len);
+	if (trev_likely(!(flags & TREV_FILE_FL_SLOW)))
+		event_write_plain(file, entry, len);
+	else if ((flags & TREV_FILE_FL_SLOW) == TREV_FILE_FL_FILTERED)
+		event_write_filtered(file, entry, len);
+	else
+		event_write_cond(file, entry, len, flags);
 }

@@ -29,6 +29,12 @@ struct rb_wr {
 #define RB_TLS_AT(rb, off)	((void)(off), &trev__rb_tls[(rb)->set])
 #endif
 
+/*
+ * The calling thread's busy word (rb_internal.h), NULL until its first
+ * write takes the slow path; trev__rb_busy_word() finds any thread's.
+ */
+extern __thread _Atomic uint32_t *trev__rb_busy __attribute__((tls_model("initial-exec")));
+
 /* Cold paths, in ring_buffer.c. */
 void *trev__rb_reserve_slow(struct trev_rb *rb, uint32_t len, struct rb_desc *d, uint32_t n);
 void trev__rb_leave_slow(struct trev_rb *rb, struct rb_desc *d, bool published, uint64_t seen);
@@ -103,46 +109,55 @@ static inline __attribute__((always_inline)) void *
 rb_reserve_fast_at(struct trev_rb *rb, uintptr_t tls_off, uint64_t set_gen, uint32_t len,
 		   struct rb_wr *w)
 {
-	struct rb_desc *d = RB_TLS_AT(rb, tls_off)->desc;
-	uint32_t n;
+	_Atomic uint32_t *busy = trev__rb_busy;
+	struct rb_desc *d;
+	uint32_t n, b;
 	uint64_t ts;
 	void *payload;
 
 	w->d = NULL;
 	w->n = 0;
+	if (trev_unlikely(!busy))
+		return NULL;
+	/* The stamp first (rb_internal.h), made visible by the busy word. */
+	b = atomic_load_explicit(busy, memory_order_relaxed);
+	atomic_store_explicit(busy, b + 1, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+#ifdef RB_HAVE_TSC
+	ts = rb_tsc_ns();	/* other clocks set RB_GATE_CLOCK: not used then */
+#endif
+	d = RB_TLS_AT(rb, tls_off)->desc;
 	/* Long records (and len 0, which wraps) go the slow way. */
 	if (trev_unlikely(!atomic_load_explicit(&rb->record_on, memory_order_relaxed) ||
 			  len - 1 >= RB_SMALL_MAX || RB_TLS_AT(rb, tls_off)->set_gen != set_gen))
-		return NULL;
+		goto out_unbusy;
 	n = atomic_load_explicit(&d->nesting, memory_order_relaxed);
 	w->d = d;
 	w->n = n;
 	atomic_store_explicit(&d->nesting, n + 1 + RB_NEST_CLAIM, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
-#ifdef RB_HAVE_TSC
-	/*
-	 * The time stamp as early as the claim allows: the TSC takes longer
-	 * to read than anything else here, and the tests below do not wait
-	 * for it. Inside the claim, so that no handler writes between the
-	 * stamp and the record, and so that readers see the write in flight
-	 * (rb_in_flight_before()). Other clocks set RB_GATE_CLOCK below.
-	 */
-	ts = rb_tsc_ns();
-#endif
 	/* Pairs with membarrier() in rb_pause_all(). n >= RB_MAX_NEST also
 	 * catches a CLAIM bit: we interrupted our own thread's claim. */
 	if (trev_unlikely((atomic_load_explicit(&d->gate, memory_order_acquire) | n) >=
 			  RB_MAX_NEST))
-		return NULL;
+		goto out_unbusy;
 #ifndef RB_HAVE_TSC
 	ts = rb_now(rb);
 #endif
 	payload = rb_claim_fast(rb, d, len, ts, (uint32_t)*trev__rb_cpu_id, n);
 	if (trev_unlikely(!payload))
-		return NULL;
+		goto out_unbusy;
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(&d->nesting, n + 1, memory_order_relaxed);
+	/* Nesting shows the write from here on: a reader that sees busy
+	 * back at b sees it too. */
+	atomic_store_explicit(busy, b, memory_order_release);
 	return payload;
+
+out_unbusy:
+	/* The slow path stamps again, inside the claim. */
+	atomic_store_explicit(busy, b, memory_order_release);
+	return NULL;
 }
 
 static inline __attribute__((always_inline)) void *rb_reserve_fast(struct trev_rb *rb,

@@ -19,11 +19,13 @@
  *
  * The fast path is static inline in rb_api.h; everything else is cold.
  *
- *   reserve:  n = nesting ; nesting = n + 1 + CLAIM ; gate | n >= MAX ?
- *             slow path (paused or n >= MAX, which includes a CLAIM bit:
- *             a handler interrupted the claim of its thread ? refuse) ;
- *             time stamp ; claim bytes at tail_off, resv_off[n] = their
- *             offset ; nesting = n + 1
+ *   reserve:  busy++ ; time stamp ; n = nesting ; nesting = n + 1 +
+ *             CLAIM ; gate | n >= MAX ? slow path (paused or n >= MAX,
+ *             which includes a CLAIM bit: a handler interrupted the claim
+ *             of its thread ? refuse) ; stamp older than the last record
+ *             (a handler wrote in between) ? slow path, which stamps
+ *             again inside the claim ; claim bytes at tail_off,
+ *             resv_off[n] = their offset ; nesting = n + 1 ; busy--
  *   commit:   committed++ ; inner levels: nesting = n ; the outermost
  *             level: c = committed ; publish the page commit (release) ;
  *             nesting = 0 ; committed != c ? (a handler wrote after the
@@ -34,6 +36,14 @@
  *        0 --reserve--> n+1+CLAIM --claimed--> n+1 --commit--> n
  *                          |                              (n == 0: publish
  *                          +--refused--> n                 first, then 0)
+ *
+ * The busy word is the thread's, outside the region (one per thread, for
+ * all its buffers): the time stamp is read first, before the buffer is
+ * even found, because the TSC takes longest and the rest need not wait
+ * for it. A reader that sees neither busy nor nesting set knows that the
+ * thread holds no time stamp it has not yet claimed bytes for
+ * (rb_in_flight_before()); a stamp that a handler overtook fails the delta
+ * test, so no record is older than the one before it in its buffer.
  *
  * A signal handler that writes while its thread is between reserve and
  * commit finds a consistent writer state (no CLAIM bit) and appends
@@ -167,6 +177,7 @@ struct rb_desc {
 	uint32_t first_page;	/* first page of the run */
 	uint32_t nr_pages;	/* pages in the run */
 	int32_t tid;		/* owning thread */
+	uint32_t busy_ix;	/* its busy word (trev__rb_busy_word()), 0 if none */
 	_Atomic uint64_t gen;	/* bumped on reuse, reset, resize */
 	char comm[16];		/* thread name at creation */
 
@@ -423,6 +434,9 @@ int trev__rb_stage_snap(struct trev_rb *rb, int view, struct rb_stage_snap *snap
 bool trev__rb_stage_snap_peek(struct rb_stage_snap *snap, struct rb_rec *r);
 void trev__rb_stage_snap_next(struct rb_stage_snap *snap, struct trev_rb_event *ev);
 void trev__rb_stage_snap_free(struct rb_stage_snap *snap);
+
+/* The busy word of a buffer's thread, from its desc's busy_ix (not 0). */
+_Atomic uint32_t *trev__rb_busy_word(uint32_t busy_ix);
 
 /* The calling thread's id, cached per thread (reset in a forked child). */
 extern __thread int trev__rb_tid __attribute__((tls_model("initial-exec")));

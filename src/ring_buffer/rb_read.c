@@ -259,7 +259,8 @@ static void rb_publish_read(struct rb_desc *d, const struct rb_pos *p)
 
 /*
  * Could a writer that is between its time stamp and its commit still add an
- * event at or before @ts to another buffer? If so, *write_id names that
+ * event at or before @ts to another buffer (its busy word or its nesting is
+ * set: rb_internal.h)? If so, *write_id names that
  * write (never 0); else it is 0. Whatever it has not published
  * yet is no older than the last event it did publish, which is where the
  * consuming cursor of that buffer stands when it has nothing unread
@@ -277,7 +278,11 @@ static void rb_in_flight_before(struct trev_rb *rb, uint64_t ts, int except, uin
 	for (uint32_t i = 0; i < hwm; i++) {
 		struct rb_desc *d = &rb->descs[i];
 
-		if ((int)i == except || atomic_load(&d->state) != RB_DESC_LIVE || d->tid == self ||
+		if ((int)i == except || atomic_load(&d->state) != RB_DESC_LIVE || d->tid == self)
+			continue;
+		/* Busy before nesting: the writer clears busy after it sets nesting. */
+		if ((!d->busy_ix ||
+		     atomic_load_explicit(trev__rb_busy_word(d->busy_ix), memory_order_acquire) == 0) &&
 		    atomic_load_explicit(&d->nesting, memory_order_acquire) == 0)
 			continue;
 		if (rb->cursor[i].gen != atomic_load(&d->gen) || rb->cursor[i].pos.ts <= ts) {

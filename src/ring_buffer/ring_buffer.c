@@ -238,6 +238,85 @@ static bool rb_reader_trylock(struct trev_rb *rb)
 	return false;
 }
 
+/* ------------------------------------------------------------------ */
+/* Busy words: one per thread, in memory that is never freed              */
+
+#define RB_BUSY_CHUNK	64u	/* words per chunk, one cache line each */
+#define RB_BUSY_CHUNKS	1024u	/* chunks at most: 65536 threads at a time */
+
+struct rb_busy {
+	alignas(64) _Atomic uint32_t word;	/* the thread's time stamps not yet claimed */
+	_Atomic int owner;			/* thread id, 0 when free */
+};
+
+static struct rb_busy *_Atomic rb_busy_chunks[RB_BUSY_CHUNKS];
+__thread _Atomic uint32_t *trev__rb_busy __attribute__((tls_model("initial-exec")));
+static __thread uint32_t rb_busy_ix __attribute__((tls_model("initial-exec")));
+
+_Atomic uint32_t *trev__rb_busy_word(uint32_t busy_ix)
+{
+	uint32_t i = busy_ix - 1;
+
+	return &atomic_load_explicit(&rb_busy_chunks[i / RB_BUSY_CHUNK],
+				     memory_order_acquire)[i % RB_BUSY_CHUNK].word;
+}
+
+/*
+ * The calling thread's busy word, taken on its first slow write: lock-free
+ * and async-signal-safe (a chunk is mapped with mmap() and published with
+ * a CAS). Return: its index + 1, or 0 when there is none (every write of
+ * the thread then takes the slow path, which needs none).
+ */
+static uint32_t rb_busy_get(void)
+{
+	int tid = trev__gettid();
+
+	if (rb_busy_ix)
+		return rb_busy_ix;
+	for (uint32_t c = 0; c < RB_BUSY_CHUNKS; c++) {
+		struct rb_busy *ch = atomic_load_explicit(&rb_busy_chunks[c], memory_order_acquire);
+
+		if (!ch) {
+			struct rb_busy *none = NULL;
+			void *m = mmap(NULL, sizeof(*ch) * RB_BUSY_CHUNK, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (m == MAP_FAILED)
+				return 0;
+			ch = m;
+			if (!atomic_compare_exchange_strong(&rb_busy_chunks[c], &none, ch)) {
+				munmap(m, sizeof(*ch) * RB_BUSY_CHUNK);
+				ch = none;
+			}
+		}
+		for (uint32_t i = 0; i < RB_BUSY_CHUNK; i++) {
+			int free_owner = 0;
+
+			if (atomic_load_explicit(&ch[i].owner, memory_order_relaxed) != 0 ||
+			    !atomic_compare_exchange_strong(&ch[i].owner, &free_owner, tid))
+				continue;
+			atomic_store_explicit(&ch[i].word, 0, memory_order_relaxed);
+			rb_busy_ix = c * RB_BUSY_CHUNK + i + 1;
+			trev__rb_busy = &ch[i].word;
+			return rb_busy_ix;
+		}
+	}
+	return 0;
+}
+
+/* Thread exit, after its buffers are marked dead: the word is free again. */
+static void rb_busy_put(void)
+{
+	uint32_t i = rb_busy_ix - 1;
+
+	if (!rb_busy_ix)
+		return;
+	trev__rb_busy = NULL;
+	rb_busy_ix = 0;
+	atomic_store_explicit(&atomic_load(&rb_busy_chunks[i / RB_BUSY_CHUNK])[i % RB_BUSY_CHUNK].owner,
+			      0, memory_order_release);
+}
+
 static rb_cold struct rb_desc *rb_desc_new(struct trev_rb *rb)
 {
 	uint32_t nr = atomic_load(&rb->hdr->size_pages), first = 0;
@@ -267,6 +346,7 @@ static rb_cold struct rb_desc *rb_desc_new(struct trev_rb *rb)
 	d->first_page = first;
 	d->nr_pages = nr;
 	d->tid = trev__gettid();
+	d->busy_ix = rb_busy_get();
 	memset(d->comm, 0, sizeof(d->comm));
 	prctl(PR_GET_NAME, d->comm);
 	atomic_store_explicit(&d->nesting, 0, memory_order_relaxed);
@@ -297,6 +377,7 @@ static void rb_thread_exit(void *unused)
 		t->desc = NULL;
 		t->set_gen = 0;
 	}
+	rb_busy_put();
 	pthread_mutex_unlock(&sets_lock);
 }
 
@@ -1031,6 +1112,9 @@ static void rb_init_region(struct trev_rb *rb, uint32_t nr_pages, uint32_t size_
 static void rb_atfork_child(void)
 {
 	trev__rb_tid = 0;
+	/* The thread keeps its busy word; the parent's others stay taken. */
+	if (trev__rb_busy)
+		atomic_store(trev__rb_busy, 0);
 	for (unsigned int i = 0; i < RB_MAX_SETS; i++) {
 		struct trev_rb *rb = sets[i];
 
