@@ -252,6 +252,9 @@ struct rb_busy {
 static struct rb_busy *_Atomic rb_busy_chunks[RB_BUSY_CHUNKS];
 __thread _Atomic uint32_t *trev__rb_busy __attribute__((tls_model("initial-exec")));
 static __thread uint32_t rb_busy_ix __attribute__((tls_model("initial-exec")));
+/* Set when no word could be had: the thread then never gets one, so that
+ * none of its buffers lacks the word its fast path would use. */
+static __thread bool rb_busy_failed __attribute__((tls_model("initial-exec")));
 
 _Atomic uint32_t *trev__rb_busy_word(uint32_t busy_ix)
 {
@@ -271,7 +274,7 @@ static uint32_t rb_busy_get(void)
 {
 	int tid = trev__gettid();
 
-	if (rb_busy_ix)
+	if (rb_busy_ix || rb_busy_failed)
 		return rb_busy_ix;
 	for (uint32_t c = 0; c < RB_BUSY_CHUNKS; c++) {
 		struct rb_busy *ch = atomic_load_explicit(&rb_busy_chunks[c], memory_order_acquire);
@@ -282,7 +285,7 @@ static uint32_t rb_busy_get(void)
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 			if (m == MAP_FAILED)
-				return 0;
+				break;
 			ch = m;
 			if (!atomic_compare_exchange_strong(&rb_busy_chunks[c], &none, ch)) {
 				munmap(m, sizeof(*ch) * RB_BUSY_CHUNK);
@@ -301,6 +304,7 @@ static uint32_t rb_busy_get(void)
 			return rb_busy_ix;
 		}
 	}
+	rb_busy_failed = true;
 	return 0;
 }
 
