@@ -14,8 +14,9 @@
 
 #include <trev/tracepoint.h>
 
-/* Called by ft_hook's TP_fast_assign, if set. */
-extern void (*ft_assign_hook)(void);
+/* Called by ft_hook's TP_fast_assign, if set (weak: every program that
+ * includes this header has the variable, whether or not it sets it). */
+__attribute__((weak)) void (*ft_assign_hook)(void);
 
 TRACE_EVENT(ft_all,
 	TP_PROTO(unsigned char u8, signed char s8, unsigned short u16, short s16,

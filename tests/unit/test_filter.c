@@ -714,8 +714,6 @@ static void test_tree(void **state)
  * reserved: the probe's stack (ft_eight) and the scratch area (ft_all).
  * A signal handler writes while ft_hook's record is reserved: level 1.
  */
-void (*ft_assign_hook)(void);
-
 static void hook_raise(void)
 {
 	raise(SIGUSR1);
