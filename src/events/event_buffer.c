@@ -51,19 +51,32 @@ event_fill(struct trev_event_buffer *fb, struct trev_entry *ent, unsigned short 
 	return ent;
 }
 
-static rb_cold void *event_reserve_slow(struct trev_event_buffer *fb, unsigned int len,
-					struct rb_desc *d, uint32_t n)
+/*
+ * The ring's slow reservation, going on from where rb_reserve_fast() left
+ * @w; on success @w describes it for the commit.
+ */
+static rb_cold void *event_rb_reserve_slow(struct trev_rb *rb, unsigned int len,
+					   struct rb_wr *w)
 {
-	struct trev_rb *rb = fb->rb;
-	void *ent = trev__rb_reserve_slow(rb, len, d, n);
+	void *ent = trev__rb_reserve_slow(rb, len, w->d, w->n);
+
+	if (ent) {
+		w->d = trev__rb_tls[rb->set].desc;
+		w->n = atomic_load_explicit(&w->d->nesting, memory_order_relaxed) - 1;
+	}
+	return ent;
+}
+
+static rb_cold void *event_reserve_slow(struct trev_event_buffer *fb, unsigned int len,
+					struct rb_wr w)
+{
+	void *ent = event_rb_reserve_slow(fb->rb, len, &w);
 
 	if (!ent) {
 		trev_tsan_release(fb->file->tr);	/* done with rb: see trev__snapshot_free() */
 		return NULL;
 	}
-	d = trev__rb_tls[rb->set].desc;
-	n = atomic_load_explicit(&d->nesting, memory_order_relaxed) - 1;
-	return event_fill(fb, ent, fb->file->call->id, d, n);
+	return event_fill(fb, ent, fb->file->call->id, w.d, w.n);
 }
 
 /* The reservation itself, in @file's instance's current buffer. */
@@ -81,7 +94,7 @@ event_reserve(struct trev_event_buffer *fb, struct trev_event_file *file, unsign
 	fb->rb = rb;
 	ent = rb_reserve_fast(rb, len, &w);
 	if (trev_unlikely(!ent))
-		return event_reserve_slow(fb, len, w.d, w.n);
+		return event_reserve_slow(fb, len, w);
 	return event_fill(fb, ent, file->call->id, w.d, w.n);
 }
 
@@ -289,11 +302,9 @@ static rb_cold void event_write_slow(struct trev_event_file *file, struct trev_r
 				     const struct trev_entry *rec, unsigned int len,
 				     struct rb_wr w)
 {
-	struct trev_entry *ent = trev__rb_reserve_slow(rb, len, w.d, w.n);
+	struct trev_entry *ent = event_rb_reserve_slow(rb, len, &w);
 
 	if (ent) {
-		w.d = trev__rb_tls[rb->set].desc;
-		w.n = atomic_load_explicit(&w.d->nesting, memory_order_relaxed) - 1;
 		entry_fill(ent, file->call->id, w.d, w.n);
 		rec_copy(ent + 1, rec + 1, len - (unsigned int)sizeof(*rec));
 		rb_commit(rb, &w);
@@ -324,8 +335,13 @@ event_write_ring(struct trev_event_file *file, const struct trev_entry *rec, uns
 	trev_tsan_release(tr);
 }
 
-static rb_cold void event_write_copy(struct trev_event_file *file, const struct trev_entry *rec,
-				     unsigned int len)
+/*
+ * A built record into the ring, out of line: the fast path of
+ * trev_event_write(), and the copy of a record its triggers and filter kept.
+ */
+static __attribute__((noinline)) void event_write_copy(struct trev_event_file *file,
+							const struct trev_entry *rec,
+							unsigned int len)
 {
 	event_write_ring(file, rec, len);
 }
@@ -424,14 +440,6 @@ static __attribute__((noinline)) void event_write_filtered(struct trev_event_fil
 	}
 }
 
-/* A built record of an event without conditions: the fast path. */
-static __attribute__((noinline)) void event_write_plain(struct trev_event_file *file,
-							 const struct trev_entry *rec,
-							 unsigned int len)
-{
-	event_write_ring(file, rec, len);
-}
-
 /*
  * Only the flags test, then a tail call: each path gets the stack frame
  * it needs, and a rejected event none.
@@ -441,7 +449,7 @@ void trev_event_write(struct trev_event_file *file, void *entry, unsigned int le
 	unsigned int flags = atomic_load_explicit(&file->flags, memory_order_relaxed);
 
 	if (trev_likely(!(flags & TREV_FILE_FL_SLOW)))
-		event_write_plain(file, entry, len);
+		event_write_copy(file, entry, len);
 	else if ((flags & TREV_FILE_FL_SLOW) == TREV_FILE_FL_FILTERED)
 		event_write_filtered(file, entry, len);
 	else

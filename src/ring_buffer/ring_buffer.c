@@ -256,12 +256,17 @@ static __thread uint32_t rb_busy_ix __attribute__((tls_model("initial-exec")));
  * none of its buffers lacks the word its fast path would use. */
 static __thread bool rb_busy_failed __attribute__((tls_model("initial-exec")));
 
-_Atomic uint32_t *trev__rb_busy_word(uint32_t busy_ix)
+static struct rb_busy *rb_busy_slot(uint32_t busy_ix)
 {
 	uint32_t i = busy_ix - 1;
 
 	return &atomic_load_explicit(&rb_busy_chunks[i / RB_BUSY_CHUNK],
-				     memory_order_acquire)[i % RB_BUSY_CHUNK].word;
+				     memory_order_acquire)[i % RB_BUSY_CHUNK];
+}
+
+_Atomic uint32_t *trev__rb_busy_word(uint32_t busy_ix)
+{
+	return &rb_busy_slot(busy_ix)->word;
 }
 
 /*
@@ -311,14 +316,13 @@ static uint32_t rb_busy_get(void)
 /* Thread exit, after its buffers are marked dead: the word is free again. */
 static void rb_busy_put(void)
 {
-	uint32_t i = rb_busy_ix - 1;
+	uint32_t ix = rb_busy_ix;
 
-	if (!rb_busy_ix)
+	if (!ix)
 		return;
 	trev__rb_busy = NULL;
 	rb_busy_ix = 0;
-	atomic_store_explicit(&atomic_load(&rb_busy_chunks[i / RB_BUSY_CHUNK])[i % RB_BUSY_CHUNK].owner,
-			      0, memory_order_release);
+	atomic_store_explicit(&rb_busy_slot(ix)->owner, 0, memory_order_release);
 }
 
 static rb_cold struct rb_desc *rb_desc_new(struct trev_rb *rb)
