@@ -222,22 +222,27 @@ void __tsan_release(void *addr);
 	static struct trev_tracepoint *const __tracepoint_ptr_##_name			\
 		__attribute__((used, section("__trev_tracepoints"))) =			\
 		&__tracepoint_##_name;							\
+	/* Out of line, so that the direct call keeps no arguments across calls. */ \
+	static __attribute__((__noinline__)) void					\
+	__traceloop_##_name(struct trev_tracepoint_func *it_func_ptr, proto)		\
+	{										\
+		do {									\
+			((void (*)(void *, proto))(it_func_ptr->func))(it_func_ptr->data, \
+									 args);	\
+		} while ((++it_func_ptr)->func);					\
+	}										\
 	void __traceiter_##_name(void *__data, proto)					\
 	{										\
 		struct trev_tracepoint_func *it_func_ptr;				\
 											\
+		(void)__data;								\
 		urcu_bp_read_lock();							\
 		/* rcu_dereference(), spelt so that TSan sees the pairing. */		\
 		it_func_ptr = __atomic_load_n(&__tracepoint_##_name.funcs,		\
 					      __ATOMIC_ACQUIRE);			\
 		if (it_func_ptr) {							\
 			direct								\
-			do {								\
-				void *it_func = it_func_ptr->func;			\
-											\
-				__data = it_func_ptr->data;				\
-				((void (*)(void *, proto))(it_func))(__data, args);	\
-			} while ((++it_func_ptr)->func);				\
+			__traceloop_##_name(it_func_ptr, args);				\
 		}									\
 		trev_tsan_release(&__tracepoint_##_name);				\
 		urcu_bp_read_unlock();							\
