@@ -30,8 +30,9 @@ struct rb_wr {
 #endif
 
 /*
- * The calling thread's busy word (rb_internal.h), NULL until its first
- * write takes the slow path; trev__rb_busy_word() finds any thread's.
+ * The calling thread's busy word (rb_internal.h), taken on its first slow
+ * write; until then a shared word no reader looks at (ring_buffer.c), so
+ * the fast path need not test it. trev__rb_busy_word() finds any thread's.
  */
 extern __thread _Atomic uint32_t *trev__rb_busy __attribute__((tls_model("initial-exec")));
 
@@ -117,8 +118,6 @@ rb_reserve_fast_at(struct trev_rb *rb, uintptr_t tls_off, uint64_t set_gen, uint
 
 	w->d = NULL;
 	w->n = 0;
-	if (trev_unlikely(!busy))
-		return NULL;
 	/* The stamp first (rb_internal.h), made visible by the busy word. */
 	b = atomic_load_explicit(busy, memory_order_relaxed);
 	atomic_store_explicit(busy, b + 1, memory_order_relaxed);

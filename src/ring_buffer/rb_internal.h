@@ -55,9 +55,10 @@
  * rb_local_add(), one instruction, which a signal cannot split.
  *
  * The gate word (RB_GATE_*) sends writers to the slow path: a control
- * operation (PAUSED: refuse there) or a clock the fast path cannot read
- * (CLOCK). Its values are above RB_MAX_NEST, so one compare of gate | n
- * tests both the gate and the nesting limit.
+ * operation (PAUSED: refuse there), a clock the fast path cannot read
+ * (CLOCK) or a thread without a busy word (NOBUSY). Its values are above
+ * RB_MAX_NEST, so one compare of gate | n tests both the gate and the
+ * nesting limit.
  *
  * Invariants the fast path relies on, so that it tests four things only
  * (same CPU, delta below 2^27, a compact record, room below tail_limit):
@@ -126,6 +127,7 @@
 #define RB_TAIL_PENDING		(1ull << 62)	/* tail_flags: left pages unpublished */
 #define RB_GATE_PAUSED		0x10000u	/* gate: a control operation runs; refuse */
 #define RB_GATE_CLOCK		0x20000u	/* gate: the clock is not the TSC; slow path */
+#define RB_GATE_NOBUSY		0x40000u	/* gate: the thread has no busy word; slow path */
 
 enum rb_desc_state {
 	RB_DESC_FREE,		/* unused */

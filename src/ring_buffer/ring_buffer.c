@@ -250,7 +250,15 @@ struct rb_busy {
 };
 
 static struct rb_busy *_Atomic rb_busy_chunks[RB_BUSY_CHUNKS];
-__thread _Atomic uint32_t *trev__rb_busy __attribute__((tls_model("initial-exec")));
+/*
+ * Where trev__rb_busy points while the thread has no word of its own: any
+ * thread may count on it, no reader looks at it. Such a thread has no
+ * buffer (its TLS entries send it to the slow path), or a buffer whose
+ * gate has RB_GATE_NOBUSY, so no write of it takes the fast path.
+ */
+static _Atomic uint32_t rb_busy_none;
+__thread _Atomic uint32_t *trev__rb_busy __attribute__((tls_model("initial-exec"))) =
+	&rb_busy_none;
 static __thread uint32_t rb_busy_ix __attribute__((tls_model("initial-exec")));
 /* Set when no word could be had: the thread then never gets one, so that
  * none of its buffers lacks the word its fast path would use. */
@@ -272,8 +280,9 @@ _Atomic uint32_t *trev__rb_busy_word(uint32_t busy_ix)
 /*
  * The calling thread's busy word, taken on its first slow write: lock-free
  * and async-signal-safe (a chunk is mapped with mmap() and published with
- * a CAS). Return: its index + 1, or 0 when there is none (every write of
- * the thread then takes the slow path, which needs none).
+ * a CAS). Return: its index + 1, or 0 when there is none (the buffer's
+ * gate then has RB_GATE_NOBUSY: every write takes the slow path, which
+ * needs none).
  */
 static uint32_t rb_busy_get(void)
 {
@@ -320,7 +329,7 @@ static void rb_busy_put(void)
 
 	if (!ix)
 		return;
-	trev__rb_busy = NULL;
+	trev__rb_busy = &rb_busy_none;
 	rb_busy_ix = 0;
 	atomic_store_explicit(&rb_busy_slot(ix)->owner, 0, memory_order_release);
 }
@@ -358,7 +367,8 @@ static rb_cold struct rb_desc *rb_desc_new(struct trev_rb *rb)
 	memset(d->comm, 0, sizeof(d->comm));
 	prctl(PR_GET_NAME, d->comm);
 	atomic_store_explicit(&d->nesting, 0, memory_order_relaxed);
-	atomic_store_explicit(&d->gate, rb_gate_clock(rb), memory_order_relaxed);
+	atomic_store_explicit(&d->gate, rb_gate_clock(rb) | (d->busy_ix ? 0 : RB_GATE_NOBUSY),
+			      memory_order_relaxed);
 	trev__rb_desc_clear(rb, d);
 	atomic_store_explicit(&d->state, RB_DESC_LIVE, memory_order_release);
 	trev__rb_pool_unlock(rb);
@@ -1121,7 +1131,7 @@ static void rb_atfork_child(void)
 {
 	trev__rb_tid = 0;
 	/* The thread keeps its busy word; the parent's others stay taken. */
-	if (trev__rb_busy)
+	if (rb_busy_ix)
 		atomic_store(trev__rb_busy, 0);
 	for (unsigned int i = 0; i < RB_MAX_SETS; i++) {
 		struct trev_rb *rb = sets[i];
