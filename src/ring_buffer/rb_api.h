@@ -96,8 +96,8 @@ static inline __attribute__((always_inline)) void *rb_claim_fast(struct trev_rb 
 
 /*
  * rb_reserve_fast_at() - the common case of trev_rb_reserve()
- * @tls_off, @set_gen: rb->tls_off and rb->set_gen, which a caller may keep
- *	nearer at hand than @rb (the event layer does)
+ * @tls_off, @fast_gen: rb->tls_off and rb->fast_gen, which a caller may
+ *	keep nearer at hand than @rb
  *
  * Return: the payload, with what the commit needs in @w; or NULL, and the
  * caller returns trev__rb_reserve_slow(rb, len, w->d, w->n), which goes on
@@ -107,7 +107,7 @@ static inline __attribute__((always_inline)) void *rb_claim_fast(struct trev_rb 
  * Context: any thread, async-signal-safe.
  */
 static inline __attribute__((always_inline)) void *
-rb_reserve_fast_at(struct trev_rb *rb, uintptr_t tls_off, uint64_t set_gen, uint32_t len,
+rb_reserve_fast_at(struct trev_rb *rb, uintptr_t tls_off, uint64_t fast_gen, uint32_t len,
 		   struct rb_wr *w)
 {
 	_Atomic uint32_t *busy = trev__rb_busy;
@@ -126,9 +126,9 @@ rb_reserve_fast_at(struct trev_rb *rb, uintptr_t tls_off, uint64_t set_gen, uint
 	ts = rb_tsc_ns();	/* other clocks set RB_GATE_CLOCK: not used then */
 #endif
 	d = RB_TLS_AT(rb, tls_off)->desc;
-	/* Long records (and len 0, which wraps) go the slow way. */
-	if (trev_unlikely(!atomic_load_explicit(&rb->record_on, memory_order_relaxed) ||
-			  len - 1 >= RB_SMALL_MAX || RB_TLS_AT(rb, tls_off)->set_gen != set_gen))
+	/* Long records (and len 0, which wraps) go the slow way; so do a
+	 * thread without a buffer here and any write while tracing is off. */
+	if (trev_unlikely(len - 1 >= RB_SMALL_MAX || RB_TLS_AT(rb, tls_off)->set_gen != fast_gen))
 		goto out_unbusy;
 	n = atomic_load_explicit(&d->nesting, memory_order_relaxed);
 	w->d = d;
@@ -163,7 +163,8 @@ static inline __attribute__((always_inline)) void *rb_reserve_fast(struct trev_r
 								    uint32_t len,
 								    struct rb_wr *w)
 {
-	return rb_reserve_fast_at(rb, rb->tls_off, rb->set_gen, len, w);
+	return rb_reserve_fast_at(rb, rb->tls_off,
+				  atomic_load_explicit(&rb->fast_gen, memory_order_relaxed), len, w);
 }
 
 /*

@@ -127,6 +127,7 @@
 #define RB_TAIL_PENDING		(1ull << 62)	/* tail_flags: left pages unpublished */
 #define RB_GATE_PAUSED		0x10000u	/* gate: a control operation runs; refuse */
 #define RB_GATE_CLOCK		0x20000u	/* gate: the clock is not the TSC; slow path */
+#define RB_GEN_OFF		(1ull << 63)	/* fast_gen: tracing_on is 0 */
 #define RB_GATE_NOBUSY		0x40000u	/* gate: the thread has no busy word; slow path */
 
 enum rb_desc_state {
@@ -300,7 +301,8 @@ struct trev_rb {
 	unsigned int set;	/* index of this set's TLS slot */
 	uintptr_t tls_off;	/* &trev__rb_tls[set] - thread pointer, the same in every thread */
 	uint64_t set_gen;	/* matches the TLS entries of this set */
-	_Atomic uint32_t record_on; /* hdr->record_on, one load nearer */
+	_Atomic uint64_t fast_gen; /* set_gen | RB_GEN_OFF while tracing is off: the
+				    * fast path's one compare tests both */
 	_Atomic uint32_t tsc_clock; /* clock is `local` on a usable TSC; set while paused */
 	_Atomic int pool_lock;	/* tid of the holder, 0 when free */
 	uint8_t *page_map;	/* 1 byte per region page: in use */

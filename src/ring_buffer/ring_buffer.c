@@ -666,7 +666,7 @@ rb_cold void *trev__rb_reserve_slow(struct trev_rb *rb, uint32_t len, struct rb_
 	void *payload;
 
 	if (!d) {
-		if (!atomic_load_explicit(&rb->record_on, memory_order_relaxed) ||
+		if ((atomic_load_explicit(&rb->fast_gen, memory_order_relaxed) & RB_GEN_OFF) ||
 		    len == 0 || len > TREV_RB_MAX_EVENT)
 			return NULL;
 		d = trev__rb_tls[rb->set].desc;
@@ -811,21 +811,33 @@ static void rb_resume(struct rb_desc *d)
 	atomic_fetch_and_explicit(&d->gate, ~RB_GATE_PAUSED, memory_order_release);
 }
 
+/*
+ * tracing_on lives in fast_gen, one atomic word, so that racing calls
+ * (a traceoff trigger against a write to tracing_on) leave no mixed
+ * state; the region's record_on is a copy for readers of the region.
+ */
+static void rb_record_set(struct trev_rb *rb, bool on)
+{
+	if (on)
+		atomic_fetch_and_explicit(&rb->fast_gen, ~RB_GEN_OFF, memory_order_relaxed);
+	else
+		atomic_fetch_or_explicit(&rb->fast_gen, RB_GEN_OFF, memory_order_relaxed);
+	atomic_store_explicit(&rb->hdr->record_on, on, memory_order_relaxed);
+}
+
 void trev_rb_record_on(struct trev_rb *rb)
 {
-	atomic_store_explicit(&rb->hdr->record_on, 1, memory_order_relaxed);
-	atomic_store_explicit(&rb->record_on, 1, memory_order_relaxed);
+	rb_record_set(rb, true);
 }
 
 void trev_rb_record_off(struct trev_rb *rb)
 {
-	atomic_store_explicit(&rb->hdr->record_on, 0, memory_order_relaxed);
-	atomic_store_explicit(&rb->record_on, 0, memory_order_relaxed);
+	rb_record_set(rb, false);
 }
 
 int trev_rb_record_is_on(const struct trev_rb *rb)
 {
-	return (int)atomic_load_explicit(&rb->hdr->record_on, memory_order_relaxed);
+	return !(atomic_load_explicit(&rb->fast_gen, memory_order_relaxed) & RB_GEN_OFF);
 }
 
 /*
@@ -1109,8 +1121,7 @@ static void rb_init_region(struct trev_rb *rb, uint32_t nr_pages, uint32_t size_
 	hdr->desc_off = RB_PAGE_SIZE;
 	hdr->slot_off = hdr->desc_off + rb_round_page(RB_MAX_BUFFERS * sizeof(struct rb_desc));
 	hdr->page_off = hdr->slot_off + rb_round_page((size_t)nr_pages * sizeof(struct rb_slot));
-	atomic_store(&hdr->record_on, 1);
-	atomic_store(&rb->record_on, 1);
+	rb_record_set(rb, true);
 	atomic_store(&hdr->overwrite, (uint32_t)overwrite);
 	atomic_store(&hdr->clock, (uint32_t)clock);
 	atomic_store(&rb->tsc_clock, clock == TREV_CLOCK_LOCAL && trev__tsc.usable);
@@ -1150,8 +1161,7 @@ static void rb_atfork_child(void)
 			abort();	/* the child cannot trace; nothing sane remains */
 		rb_init_region(rb, rb->saved.nr_pages, rb->saved.size_pages, rb->saved.cap_pages,
 			       rb->saved.overwrite, rb->saved.clock);
-		atomic_store(&rb->hdr->record_on, rb->saved.record_on);
-		atomic_store(&rb->record_on, rb->saved.record_on);
+		rb_record_set(rb, rb->saved.record_on);
 	}
 	pthread_mutex_init(&sets_lock, NULL);
 }
@@ -1170,7 +1180,7 @@ static void rb_atfork_prepare(void)
 		rb->saved.cap_pages = atomic_load(&rb->hdr->cap_pages);
 		rb->saved.overwrite = (int)atomic_load(&rb->hdr->overwrite);
 		rb->saved.clock = (int)atomic_load(&rb->hdr->clock);
-		rb->saved.record_on = atomic_load(&rb->hdr->record_on);
+		rb->saved.record_on = (uint32_t)trev_rb_record_is_on(rb);
 	}
 }
 
@@ -1239,6 +1249,7 @@ int trev_rb_create(struct trev_rb **out, const struct trev_rb_options *opts)
 		goto out_unmap;
 	}
 	rb->set_gen = ++sets_gen;
+	atomic_store(&rb->fast_gen, rb->set_gen);	/* tracing on */
 	rb->tls_off = (uintptr_t)&trev__rb_tls[rb->set] - (uintptr_t)__builtin_thread_pointer();
 	sets[rb->set] = rb;
 	pthread_mutex_unlock(&sets_lock);
