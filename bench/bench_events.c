@@ -13,6 +13,7 @@
  * Prints a table and exits 0: no thresholds, no pass/fail.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +32,12 @@
 #define RUNS	5
 
 static uint64_t nr_events;
+/*
+ * Single-threaded cases stay on the CPU they start on: the two vCPUs of
+ * this VM run high-IPC code at different speeds, and a case and its floor
+ * must see the same one. The 2-thread case gets every CPU back.
+ */
+static cpu_set_t all_cpus;
 static bool fake_cpu;		/* BENCH_FAKE_CPU */
 static const char bench_string[] = "GET /api/v1/items";
 
@@ -115,6 +122,30 @@ static double measure(bench_fn fn)
 	return median(v, RUNS);
 }
 
+/* A case and its ratio to the floor. */
+struct result {
+	double ns;	/* median ns/event */
+	double ratio;	/* median of (case / floor) over runs each next to a floor run */
+};
+
+/*
+ * @fn, each run right after a run of the floor: the CPU this VM gives us
+ * changes speed over seconds (its sibling thread's load), so each ratio
+ * compares two runs made within milliseconds of each other.
+ */
+static struct result measure_vs_floor(bench_fn fn)
+{
+	double ns[RUNS], ratio[RUNS];
+
+	for (int r = 0; r < RUNS; r++) {
+		double f = time_run(run_floor, nr_events);
+
+		ns[r] = time_run(fn, nr_events);
+		ratio[r] = ns[r] / f;
+	}
+	return (struct result){ median(ns, RUNS), median(ratio, RUNS) };
+}
+
 struct two {
 	bench_fn fn;
 	double ns;
@@ -137,8 +168,15 @@ static double measure2(bench_fn fn)
 		struct two a = { fn, 0 }, b = { fn, 0 };
 		pthread_t ta, tb;
 
-		pthread_create(&ta, NULL, two_thread, &a);
-		pthread_create(&tb, NULL, two_thread, &b);
+		pthread_attr_t attr;
+
+		/* Every CPU, not the main thread's one (pin_here()). */
+		pthread_attr_init(&attr);
+		if (CPU_COUNT(&all_cpus))
+			pthread_attr_setaffinity_np(&attr, sizeof(all_cpus), &all_cpus);
+		pthread_create(&ta, &attr, two_thread, &a);
+		pthread_create(&tb, &attr, two_thread, &b);
+		pthread_attr_destroy(&attr);
 		pthread_join(ta, NULL);
 		pthread_join(tb, NULL);
 		v[r] = (a.ns + b.ns) / 2;
@@ -179,93 +217,103 @@ static double text_rate(void)
 	return median(v, RUNS);
 }
 
-static void row(const char *name, double ns, double floor_ns, double lttng_ns)
+/* One row; @l (LTTng) may be NULL. LTTng/trev compares the two ratios to the floor. */
+static void row(const char *name, struct result t, const struct result *l)
 {
-	printf("| %-38s | %8.2f | %6.2f |", name, ns, ns / floor_ns);
-	if (lttng_ns > 0)
-		printf(" %9.2f | %6.1f |\n", lttng_ns, lttng_ns / ns);
+	printf("| %-38s | %8.2f | %6.2f |", name, t.ns, t.ratio);
+	if (l && l->ns > 0)
+		printf(" %9.2f | %6.1f |\n", l->ns, l->ratio / t.ratio);
 	else
 		printf(" %9s | %6s |\n", "n/a", "n/a");
+}
+
+static int pin_here(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t one;
+
+	if (sched_getaffinity(0, sizeof(all_cpus), &all_cpus) || cpu < 0)
+		return -1;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(0, sizeof(one), &one) ? -1 : cpu;
 }
 
 int main(void)
 {
 	const char *env = getenv("BENCH_EVENTS_N");
-	double floor_ns, floor2_ns, disabled, ints3, str, printk3, ints3_2t, text;
-	double filt_out, filt_in3;
-	double l_ints3 = -1, l_str = -1, l_tracef = -1, l_rej = -1, l_acc3 = -1;
-	double hist_pid;
+	struct result floor_r, disabled, ints3, str, printk3, filt_out, filt_in3, hist_pid;
+	struct result l_ints3 = { -1, 0 }, l_str = l_ints3, l_tracef = l_ints3, l_rej = l_ints3,
+		      l_acc3 = l_ints3;
+	double floor2_ns, ints3_2t, text;
 	unsigned long long recorded = 0, discarded = 0;
 	char err[256] = "";
 	bool lttng;
+	int cpu;
 
 	nr_events = env ? strtoull(env, NULL, 10) : 2000000ull;
 	fake_cpu = getenv("BENCH_FAKE_CPU") != NULL;
 	if (nr_events < 1000)
 		nr_events = 1000;
+	cpu = pin_here();
 
-	/* Warm the CPU up first; the floor is measured again at the end and the lower kept. */
-	measure(run_floor);
-	floor_ns = measure(run_floor);
+	measure(run_floor);			/* warm the CPU up */
+	floor_r = measure_vs_floor(run_floor);
 	floor2_ns = measure2(run_floor);
-	disabled = measure(run_ints3);		/* no event enabled yet */
+	disabled = measure_vs_floor(run_ints3);	/* no event enabled yet */
 	if (trev_set_event("bench:*"))
 		die("trev_set_event", EINVAL);
-	ints3 = measure(run_ints3);
-	str = measure(run_str);
-	printk3 = measure(run_printk3);
+	ints3 = measure_vs_floor(run_ints3);
+	str = measure_vs_floor(run_str);
+	printk3 = measure_vs_floor(run_printk3);
 	ints3_2t = measure2(run_ints3);
 	text = text_rate();
 	/* Filters (docs/filters.md): one predicate that drops every event; three that keep it. */
 	if (trev_write("events/bench/be_ints3/filter", "a < 0"))
 		die("filter", EINVAL);
-	filt_out = measure(run_ints3);
+	filt_out = measure_vs_floor(run_ints3);
 	if (trev_write("events/bench/be_ints3/filter", "a >= 0 && b >= 0 && c != 1"))
 		die("filter", EINVAL);
-	filt_in3 = measure(run_ints3);
+	filt_in3 = measure_vs_floor(run_ints3);
 	trev_write("events/bench/be_ints3/filter", "0");
 	/* A histogram (docs/hist.md): the event recorded and counted by one key. */
 	if (trev_append("events/bench/be_ints3/trigger", "hist:keys=common_pid"))
 		die("hist trigger", EINVAL);
-	hist_pid = measure(run_ints3);
+	hist_pid = measure_vs_floor(run_ints3);
 	trev_write("events/bench/be_ints3/trigger", "");
 	trev_set_event("!bench:*");
 
-	{
-		double again = measure(run_floor);
-
-		if (again < floor_ns)
-			floor_ns = again;
-	}
-
 	lttng = lttng_bench_start(err, sizeof(err)) == 0;
 	if (lttng) {
-		l_ints3 = measure(run_lttng_ints3);
-		l_str = measure(run_lttng_str);
-		l_tracef = measure(run_lttng_tracef3);
-		l_rej = measure(run_lttng_ints3_rej);
-		l_acc3 = measure(run_lttng_ints3_acc);
+		l_ints3 = measure_vs_floor(run_lttng_ints3);
+		l_str = measure_vs_floor(run_lttng_str);
+		l_tracef = measure_vs_floor(run_lttng_tracef3);
+		l_rej = measure_vs_floor(run_lttng_ints3_rej);
+		l_acc3 = measure_vs_floor(run_lttng_ints3_acc);
 		lttng_bench_stop(&recorded, &discarded);
 	}
 
 	printf("bench_events: %llu events per run, median of %d runs; floor = hand-written "
-	       "per-thread ring write + rdtsc, same run (the lower of its medians before and after "
-	       "the trev cases)\n\n", (unsigned long long)nr_events, RUNS);
+	       "per-thread ring write + rdtsc; each run of a case follows a run of the floor, and "
+	       "x floor is the median of those pairs' ratios (LTTng/trev: of LTTng's to trev's); "
+	       "single-threaded cases on CPU %d\n\n",
+	       (unsigned long long)nr_events, RUNS, cpu);
 	printf("| %-38s | %8s | %6s | %9s | %6s |\n", "case", "ns/event", "x floor", "LTTng ns",
 	       "LTTng/trev");
 	printf("|%s|%s|%s|%s|%s|\n", "----------------------------------------", "----------",
 	       "--------", "-----------", "--------");
-	row("floor (1 thread)", floor_ns, floor_ns, -1);
-	row("disabled tracepoint", disabled, floor_ns, -1);
-	row("enabled, 3 ints", ints3, floor_ns, l_ints3);
-	row("enabled, string (17 chars)", str, floor_ns, l_str);
-	row("trace_printk, 3 ints", printk3, floor_ns, l_tracef);
-	row("enabled, 3 ints, 2 threads (each)", ints3_2t, floor_ns, -1);
-	row("enabled, filtered out (1 predicate)", filt_out, floor_ns, l_rej);
-	row("enabled, 3-predicate filter, accepted", filt_in3, floor_ns, l_acc3);
-	row("enabled, hist trigger keys=common_pid", hist_pid, floor_ns, -1);
+	row("floor (1 thread)", floor_r, NULL);
+	row("disabled tracepoint", disabled, NULL);
+	row("enabled, 3 ints", ints3, &l_ints3);
+	row("enabled, string (17 chars)", str, &l_str);
+	row("trace_printk, 3 ints", printk3, &l_tracef);
+	row("enabled, 3 ints, 2 threads (each)",
+	    (struct result){ ints3_2t, ints3_2t / floor_r.ns }, NULL);
+	row("enabled, filtered out (1 predicate)", filt_out, &l_rej);
+	row("enabled, 3-predicate filter, accepted", filt_in3, &l_acc3);
+	row("enabled, hist trigger keys=common_pid", hist_pid, NULL);
 	printf("\n2-thread floor %.2f ns/thread; 2-thread event / 1-thread event = %.2f\n",
-	       floor2_ns, ints3_2t / ints3);
+	       floor2_ns, ints3_2t / ints3.ns);
 	printf("reader: `trace` text of 3-int events, formatted: %.2f M events/s\n", text / 1e6);
 	if (lttng)
 		printf("LTTng-UST (%s): %llu events recorded, %llu discarded\n",
