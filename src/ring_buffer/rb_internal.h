@@ -441,6 +441,8 @@ void trev__rb_stage_snap_free(struct rb_stage_snap *snap);
 
 /* The busy word of a buffer's thread, from its desc's busy_ix (not 0). */
 _Atomic uint32_t *trev__rb_busy_word(uint32_t busy_ix);
+/* Busy words that threads hold now (for tests). */
+unsigned int trev__rb_busy_taken(void);
 
 /* The calling thread's id, cached per thread (reset in a forked child). */
 extern __thread int trev__rb_tid __attribute__((tls_model("initial-exec")));

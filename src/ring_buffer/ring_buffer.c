@@ -334,6 +334,40 @@ static void rb_busy_put(void)
 	atomic_store_explicit(&rb_busy_slot(ix)->owner, 0, memory_order_release);
 }
 
+unsigned int trev__rb_busy_taken(void)
+{
+	unsigned int n = 0;
+
+	for (uint32_t c = 0; c < RB_BUSY_CHUNKS; c++) {
+		struct rb_busy *ch = atomic_load(&rb_busy_chunks[c]);
+
+		for (uint32_t i = 0; ch && i < RB_BUSY_CHUNK; i++)
+			n += atomic_load(&ch[i].owner) != 0;
+	}
+	return n;
+}
+
+/*
+ * In the child after fork(): the one thread keeps its word, idle; the
+ * words of the parent's other threads, which do not exist here, are free.
+ */
+static void rb_busy_child(void)
+{
+	for (uint32_t c = 0; c < RB_BUSY_CHUNKS; c++) {
+		struct rb_busy *ch = atomic_load(&rb_busy_chunks[c]);
+
+		if (!ch)
+			continue;
+		for (uint32_t i = 0; i < RB_BUSY_CHUNK; i++) {
+			atomic_store(&ch[i].word, 0);
+			if (c * RB_BUSY_CHUNK + i + 1 != rb_busy_ix)
+				atomic_store(&ch[i].owner, 0);
+		}
+	}
+	if (rb_busy_ix)
+		atomic_store(&rb_busy_slot(rb_busy_ix)->owner, trev__gettid());
+}
+
 static rb_cold struct rb_desc *rb_desc_new(struct trev_rb *rb)
 {
 	uint32_t nr = atomic_load(&rb->hdr->size_pages), first = 0;
@@ -1141,9 +1175,7 @@ static void rb_init_region(struct trev_rb *rb, uint32_t nr_pages, uint32_t size_
 static void rb_atfork_child(void)
 {
 	trev__rb_tid = 0;
-	/* The thread keeps its busy word; the parent's others stay taken. */
-	if (rb_busy_ix)
-		atomic_store(trev__rb_busy, 0);
+	rb_busy_child();
 	for (unsigned int i = 0; i < RB_MAX_SETS; i++) {
 		struct trev_rb *rb = sets[i];
 

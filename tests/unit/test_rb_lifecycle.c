@@ -48,6 +48,7 @@
 #define TAG_MAIN	0x4d41494eu	/* "MAIN" */
 #define TAG_PARENT	0x50415245u
 #define TAG_CHILD	0x4348494cu
+#define TAG_OTHER	0x4f544852u	/* "OTHR" */
 #define TAG_STREAM	0x53545245u
 #define TAG_SENTINEL	0x53454e54u
 
@@ -450,6 +451,7 @@ enum {
 	CHILD_PAYLOAD,
 	CHILD_EXTRA,
 	CHILD_STATS,
+	CHILD_BUSY,
 };
 
 /* In the child of fork(): no cmocka, only an exit code. */
@@ -462,6 +464,9 @@ static int child_body(struct trev_rb *rb, unsigned int size_kb)
 
 	if (trev_rb_overwrite(rb) != 1 || trev_rb_size_kb(rb) != size_kb)
 		return CHILD_SETTINGS;
+	/* The parent's other writers do not exist here: only our busy word is taken. */
+	if (trev__rb_busy_taken() != 1)
+		return CHILD_BUSY;
 	for (uint32_t i = 0; i < 5; i++)
 		if (ev_write(rb, TAG_CHILD, i) != 0)
 			return CHILD_WRITE;
@@ -482,32 +487,72 @@ static int child_body(struct trev_rb *rb, unsigned int size_kb)
 	return CHILD_OK;
 }
 
-/* The child of fork() starts with fresh buffers; the parent keeps its own. */
+/* A parent's writer that stays alive, holding its busy word, across the fork. */
+struct fork_writer {
+	struct trev_rb *rb;
+	pthread_barrier_t wrote, forked;
+};
+
+static void *fork_writer_main(void *arg)
+{
+	struct fork_writer *w = arg;
+	int err = ev_write(w->rb, TAG_OTHER, 0);
+
+	pthread_barrier_wait(&w->wrote);
+	pthread_barrier_wait(&w->forked);
+	return (void *)(intptr_t)err;
+}
+
+/*
+ * The child of fork() starts with fresh buffers; the parent keeps its own.
+ * Two other writers of the parent are alive at the fork: the child has
+ * only its own thread, so only its busy word stays taken.
+ */
 static void test_fork(void **state)
 {
 	struct trev_rb *rb = make_rb(64, 1, 0);
+	struct fork_writer w = { .rb = rb };
 	struct trev_rb_event ev;
-	unsigned int id;
+	unsigned int ids[3];
+	pthread_t th[2];
+	void *ret;
 	int status;
 	pid_t pid;
 
 	(void)state;
 	for (uint32_t i = 0; i < 10; i++)
 		assert_int_equal(ev_write(rb, TAG_PARENT, i), 0);
+	pthread_barrier_init(&w.wrote, NULL, 3);
+	pthread_barrier_init(&w.forked, NULL, 3);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, fork_writer_main, &w), 0);
+	pthread_barrier_wait(&w.wrote);
+	assert_true(trev__rb_busy_taken() >= 3);
 	fflush(NULL);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0)
 		_exit(child_body(rb, 64));
+	pthread_barrier_wait(&w.forked);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(pthread_join(th[i], &ret), 0);
+		assert_null(ret);
+	}
+	pthread_barrier_destroy(&w.wrote);
+	pthread_barrier_destroy(&w.forked);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), CHILD_OK);
 
-	get_buffers(rb, &id, 1);
+	get_buffers(rb, ids, 3);
 	for (uint32_t i = 0; i < 10; i++) {
 		expect_event(rb, TAG_PARENT, i, &ev);
 		assert_int_equal(ev.tid, gettid());
 		assert_int_equal(ev.lost, 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		expect_event(rb, TAG_OTHER, 0, &ev);
+		assert_int_not_equal(ev.tid, gettid());
 	}
 	assert_int_equal(trev_rb_consume(rb, &ev, 0), 0);
 	trev_rb_destroy(rb);
