@@ -48,18 +48,29 @@ static inline int fmt_uhex_len(unsigned long long v)
 /* Decimal digits of @v, ending just before @end; returns the first. "0" for 0. */
 static inline char *fmt_udec_rev(char *end, unsigned long long v)
 {
-	while (v >= 100) {
+	unsigned int w;
+
+	while (v > 0xffffffffu) {
 		unsigned int i = (unsigned int)(v % 100) * 2;
 
 		v /= 100;
 		end -= 2;
 		memcpy(end, &fmt_digits2[i], 2);
 	}
-	if (v >= 10) {
+	/* The rest in 32 bits: cheaper divisions, and most values never leave them. */
+	w = (unsigned int)v;
+	while (w >= 100) {
+		unsigned int i = w % 100 * 2;
+
+		w /= 100;
 		end -= 2;
-		memcpy(end, &fmt_digits2[v * 2], 2);
+		memcpy(end, &fmt_digits2[i], 2);
+	}
+	if (w >= 10) {
+		end -= 2;
+		memcpy(end, &fmt_digits2[w * 2], 2);
 	} else {
-		*--end = (char)('0' + v);
+		*--end = (char)('0' + w);
 	}
 	return end;
 }

@@ -14,6 +14,7 @@
 #include "core/core_internal.h"
 #include "events/events_internal.h"
 #include "output/bprint.h"
+#include "output/fmt_num.h"
 
 /* ------------------------------------------------------------------ */
 /* Task names                                                           */
@@ -110,23 +111,6 @@ static bool out_record_sane(struct trev_event_call *call, const struct trev_trac
 	return true;
 }
 
-/* Decimal digits of @v, right-aligned in @width with @pad, into @p; returns the end. */
-static char *out_udec(char *p, unsigned long long v, int width, char pad)
-{
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (; width > n; width--)
-		*p++ = pad;
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
 /*
  * trace_print_context(): "%16s-%-5d [%03d] FLAGS %5lu.%06lu: ", written by
  * hand: printf made it 60 % of the cost of a line.
@@ -136,33 +120,30 @@ static void out_context(struct trev_trace_iter *iter, const char *comm)
 	const struct trev_entry *ent = iter->ent;
 	unsigned long long usecs = iter->ts / 1000;
 	char buf[96], *p = buf, *start;
-	size_t len = strlen(comm);
+	size_t len = strnlen(comm, 16);
 
-	if (len > 16)
-		len = 16;
-	memset(p, ' ', 16 - len);
-	p += 16 - len;
-	memcpy(p, comm, len);
-	p += len;
+	memset(p, ' ', 16);
+	memcpy(p + 16 - len, comm, len);
+	p += 16;
 	*p++ = '-';
 	start = p;
 	if (ent->pid < 0) {
 		*p++ = '-';
-		p = out_udec(p, (unsigned long long)-(long long)ent->pid, 0, ' ');
+		p = fmt_udec(p, (unsigned long long)-(long long)ent->pid, 0, ' ');
 	} else {
-		p = out_udec(p, (unsigned long long)ent->pid, 0, ' ');
+		p = fmt_udec(p, (unsigned long long)ent->pid, 0, ' ');
 	}
 	while (p - start < 5)
 		*p++ = ' ';
 	*p++ = ' ';
 	if (iter->trace_flags & TREV_ITER_RECORD_TGID) {
 		*p++ = '(';
-		p = out_udec(p, (unsigned long long)getpid(), 7, ' ');
+		p = fmt_udec(p, (unsigned long long)getpid(), 7, ' ');
 		*p++ = ')';
 		*p++ = ' ';
 	}
 	*p++ = '[';
-	p = out_udec(p, (unsigned long long)(unsigned int)iter->cpu, 3, '0');
+	p = fmt_udec(p, (unsigned long long)(unsigned int)iter->cpu, 3, '0');
 	*p++ = ']';
 	*p++ = ' ';
 	if (iter->trace_flags & TREV_ITER_IRQ_INFO) {
@@ -173,9 +154,9 @@ static void out_context(struct trev_trace_iter *iter, const char *comm)
 		*p++ = (ent->preempt_count & 0xf) ? "0123456789abcdef"[ent->preempt_count & 0xf] : '.';
 	}
 	*p++ = ' ';
-	p = out_udec(p, usecs / 1000000, 5, ' ');
+	p = fmt_udec(p, usecs / 1000000, 5, ' ');
 	*p++ = '.';
-	p = out_udec(p, usecs % 1000000, 6, '0');
+	p = fmt_udec(p, usecs % 1000000, 6, '0');
 	*p++ = ':';
 	*p++ = ' ';
 	trev_seq_putmem(&iter->seq, buf, (size_t)(p - buf));

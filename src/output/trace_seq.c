@@ -295,9 +295,14 @@ int trev_seq_vprintf(struct trev_seq *s, const char *fmt, va_list ap)
 		return -1;
 	while (*f) {
 		static const char lower[] = "0123456789abcdef", upper[] = "0123456789ABCDEF";
-		const char *next, *str;
+		const char *next;
 		struct seq_conv c;
-		unsigned long long u;
+		/* A number: @prefix, then @u in decimal or with @hex's digits ... */
+		const char *prefix = "", *hex = NULL;
+		unsigned long long u = 0;
+		/* ... or @len bytes of @str. */
+		const char *str = NULL;
+		size_t len = 1;
 		long long v;
 		char ch;
 
@@ -323,11 +328,11 @@ int trev_seq_vprintf(struct trev_seq *s, const char *fmt, va_list ap)
 			case 't': v = va_arg(ap, ptrdiff_t); break;
 			default: v = va_arg(ap, int); break;
 			}
-			if (v < 0)
-				p = seq_put_number(p, end, &c, "-", 1, 0ull - (unsigned long long)v,
-						   NULL);
-			else
-				p = seq_put_number(p, end, &c, "", 0, (unsigned long long)v, NULL);
+			u = (unsigned long long)v;
+			if (v < 0) {
+				prefix = "-";
+				u = 0ull - u;
+			}
 			break;
 		case 'u':
 		case 'x':
@@ -342,31 +347,36 @@ int trev_seq_vprintf(struct trev_seq *s, const char *fmt, va_list ap)
 			case 't': u = (size_t)va_arg(ap, ptrdiff_t); break;
 			default: u = va_arg(ap, unsigned int); break;
 			}
-			p = seq_put_number(p, end, &c, "", 0, u,
-					   c.conv == 'u' ? NULL : c.conv == 'x' ? lower : upper);
+			if (c.conv != 'u')
+				hex = c.conv == 'x' ? lower : upper;
 			break;
 		case 'c':
 			ch = (char)(unsigned char)va_arg(ap, int);
-			p = seq_put_text(p, end, &c, &ch, 1);
+			str = &ch;
 			break;
 		case 's':
 			str = va_arg(ap, const char *);
 			if (!str)	/* glibc: "(null)" unless the precision cuts it */
 				str = c.prec < 0 || c.prec >= 6 ? "(null)" : "";
-			p = seq_put_text(p, end, &c, str,
-					 c.prec < 0 ? strlen(str) : strnlen(str, (size_t)c.prec));
+			len = c.prec < 0 ? strlen(str) : strnlen(str, (size_t)c.prec);
 			break;
 		case 'p':
-			str = va_arg(ap, const void *);
-			if (str)
-				p = seq_put_number(p, end, &c, "0x", 2, (uintptr_t)str, lower);
-			else
-				p = seq_put_text(p, end, &c, "(nil)", 5);
+			u = (uintptr_t)va_arg(ap, const void *);
+			prefix = "0x";
+			hex = lower;
+			if (!u) {
+				str = "(nil)";
+				len = 5;
+			}
 			break;
 		default:	/* "%%" */
-			p = seq_put_text(p, end, &c, "%", 1);
+			str = "%";
 			break;
 		}
+		if (str)
+			p = seq_put_text(p, end, &c, str, len);
+		else
+			p = seq_put_number(p, end, &c, prefix, strlen(prefix), u, hex);
 		if (!p)
 			return seq_overflow(s);
 		f = next;
