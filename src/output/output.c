@@ -94,6 +94,8 @@ static bool out_record_sane(struct trev_event_call *call, const struct trev_trac
 
 	if (iter->ent_size < call->klass->entry_size)
 		return false;
+	if (!rt->nr_data_locs)
+		return true;
 	for (int i = 0; i < rt->nr_fields; i++) {
 		const struct trev_field *f = &rt->fields[i];
 		uint32_t loc, off, len;
