@@ -330,10 +330,38 @@ int trev__trace_print(struct trev_trace_array *tr, FILE *out)
 	return ret;
 }
 
+/*
+ * Lines go to the FILE in chunks of this many bytes: one fwrite per line
+ * cost as much as the line's prefix.
+ */
+#define OUT_CHUNK_SIZE	(64 * 1024)
+
+struct out_chunk {
+	FILE *out;
+	size_t len;		/* bytes in buf */
+	char *buf;		/* OUT_CHUNK_SIZE bytes */
+};
+
+static void out_chunk_flush(struct out_chunk *oc)
+{
+	fwrite(oc->buf, 1, oc->len, oc->out);
+	oc->len = 0;
+}
+
+/* Append @len bytes (at most TREV_SEQ_SIZE) of @text, writing the chunk out when it is full. */
+static void out_chunk_add(struct out_chunk *oc, const char *text, size_t len)
+{
+	if (len > OUT_CHUNK_SIZE - oc->len)
+		out_chunk_flush(oc);
+	memcpy(oc->buf + oc->len, text, len);
+	oc->len += len;
+}
+
 int trev__trace_print_rb(struct trev_trace_array *tr, struct trev_rb *rb, int cpu,
 			 unsigned int what, FILE *out)
 {
 	struct comm_cache cc = { rb, 0, NULL };
+	struct out_chunk oc = { out, 0, NULL };
 	struct trev_trace_iter *iter;
 	struct trev_rb_iter *it;
 	struct trev_rb_event ev;
@@ -345,10 +373,10 @@ int trev__trace_print_rb(struct trev_trace_array *tr, struct trev_rb *rb, int cp
 		return 0;
 	}
 	iter = malloc(sizeof(*iter));
-	if (!iter)
-		return -ENOMEM;
-	it = trev_rb_iter_start_cpu(rb, cpu);
+	oc.buf = malloc(OUT_CHUNK_SIZE);
+	it = iter && oc.buf ? trev_rb_iter_start_cpu(rb, cpu) : NULL;
 	if (!it) {
+		free(oc.buf);
 		free(iter);
 		return -ENOMEM;
 	}
@@ -358,15 +386,17 @@ int trev__trace_print_rb(struct trev_trace_array *tr, struct trev_rb *rb, int cp
 	trev__events_read_lock();
 	for (unsigned int n = 1; (ret = trev_rb_iter_next(it, &ev)) > 0; n++) {
 		trev__print_line(tr, iter, &ev, comm_lookup(&cc, ev.buffer, ev.tid));
-		fwrite(iter->seq.buffer, 1, iter->seq.len, out);
+		out_chunk_add(&oc, iter->seq.buffer, iter->seq.len);
 		if (n % 256 == 0) {
 			trev__events_read_unlock();
 			trev__events_read_lock();
 		}
 	}
 	trev__events_read_unlock();
+	out_chunk_flush(&oc);
 	trev_rb_iter_finish(it);
 	free(cc.comm);
+	free(oc.buf);
 	free(iter);
 	return ret < 0 ? ret : 0;
 }
