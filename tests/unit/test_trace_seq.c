@@ -419,7 +419,8 @@ static void test_printf_fixed(void **state)
 	CHECK_PRINTF("%lld %lld %llu %llx", (long long)INT64_MIN, (long long)INT64_MAX,
 		     (unsigned long long)UINT64_MAX, (unsigned long long)UINT64_MAX);
 	CHECK_PRINTF("%ld %lu %lx", LONG_MIN, ULONG_MAX, 0x7fUL);
-	CHECK_PRINTF("%hhd %hhu %hhx %hd %hu %hx", 200, 511, -1, 40000, -1, 0x12345);
+	/* hh and h cut the int they are given. */
+	CHECK_PRINTF_ODD("%hhd %hhu %hhx %hd %hu %hx", 200, 511, -1, 40000, -1, 0x12345);
 	CHECK_PRINTF("%zd %zu %zx %jd %ju %td %tu", (ssize_t)-5, (size_t)SIZE_MAX, (size_t)255,
 		     (intmax_t)INT64_MIN, (uintmax_t)UINT64_MAX, (ptrdiff_t)-3, (ptrdiff_t)-3);
 	/* Widths, '-', '0', '0' ignored beside '-', the sign before the zeros. */
