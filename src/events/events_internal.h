@@ -120,6 +120,7 @@ struct trev_event_rt {
 	struct trev_field *fields;
 	int nr_fields;
 	int fields_cap;
+	int nr_data_locs;		/* fields whose type starts "__data_loc" */
 };
 
 static inline struct trev_event_rt *trev__event_rt(const struct trev_event_call *call)

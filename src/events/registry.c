@@ -115,6 +115,8 @@ int trev_event_define_field(struct trev_event_call *call, const char *type, cons
 	f->is_signed = is_signed;
 	f->filter_type = ev_filter_type(type, filter_type);
 	rt->nr_fields++;
+	if (strncmp(type, "__data_loc", 10) == 0)
+		rt->nr_data_locs++;
 	return 0;
 }
 

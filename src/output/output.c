@@ -14,6 +14,7 @@
 #include "core/core_internal.h"
 #include "events/events_internal.h"
 #include "output/bprint.h"
+#include "output/fmt_num.h"
 
 /* ------------------------------------------------------------------ */
 /* Task names                                                           */
@@ -93,6 +94,8 @@ static bool out_record_sane(struct trev_event_call *call, const struct trev_trac
 
 	if (iter->ent_size < call->klass->entry_size)
 		return false;
+	if (!rt->nr_data_locs)
+		return true;
 	for (int i = 0; i < rt->nr_fields; i++) {
 		const struct trev_field *f = &rt->fields[i];
 		uint32_t loc, off, len;
@@ -110,23 +113,6 @@ static bool out_record_sane(struct trev_event_call *call, const struct trev_trac
 	return true;
 }
 
-/* Decimal digits of @v, right-aligned in @width with @pad, into @p; returns the end. */
-static char *out_udec(char *p, unsigned long long v, int width, char pad)
-{
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (; width > n; width--)
-		*p++ = pad;
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
 /*
  * trace_print_context(): "%16s-%-5d [%03d] FLAGS %5lu.%06lu: ", written by
  * hand: printf made it 60 % of the cost of a line.
@@ -136,33 +122,30 @@ static void out_context(struct trev_trace_iter *iter, const char *comm)
 	const struct trev_entry *ent = iter->ent;
 	unsigned long long usecs = iter->ts / 1000;
 	char buf[96], *p = buf, *start;
-	size_t len = strlen(comm);
+	size_t len = strnlen(comm, 16);
 
-	if (len > 16)
-		len = 16;
-	memset(p, ' ', 16 - len);
-	p += 16 - len;
-	memcpy(p, comm, len);
-	p += len;
+	memset(p, ' ', 16);
+	memcpy(p + 16 - len, comm, len);
+	p += 16;
 	*p++ = '-';
 	start = p;
 	if (ent->pid < 0) {
 		*p++ = '-';
-		p = out_udec(p, (unsigned long long)-(long long)ent->pid, 0, ' ');
+		p = fmt_udec(p, (unsigned long long)-(long long)ent->pid, 0, ' ');
 	} else {
-		p = out_udec(p, (unsigned long long)ent->pid, 0, ' ');
+		p = fmt_udec(p, (unsigned long long)ent->pid, 0, ' ');
 	}
 	while (p - start < 5)
 		*p++ = ' ';
 	*p++ = ' ';
 	if (iter->trace_flags & TREV_ITER_RECORD_TGID) {
 		*p++ = '(';
-		p = out_udec(p, (unsigned long long)getpid(), 7, ' ');
+		p = fmt_udec(p, (unsigned long long)getpid(), 7, ' ');
 		*p++ = ')';
 		*p++ = ' ';
 	}
 	*p++ = '[';
-	p = out_udec(p, (unsigned long long)(unsigned int)iter->cpu, 3, '0');
+	p = fmt_udec(p, (unsigned long long)(unsigned int)iter->cpu, 3, '0');
 	*p++ = ']';
 	*p++ = ' ';
 	if (iter->trace_flags & TREV_ITER_IRQ_INFO) {
@@ -173,9 +156,9 @@ static void out_context(struct trev_trace_iter *iter, const char *comm)
 		*p++ = (ent->preempt_count & 0xf) ? "0123456789abcdef"[ent->preempt_count & 0xf] : '.';
 	}
 	*p++ = ' ';
-	p = out_udec(p, usecs / 1000000, 5, ' ');
+	p = fmt_udec(p, usecs / 1000000, 5, ' ');
 	*p++ = '.';
-	p = out_udec(p, usecs % 1000000, 6, '0');
+	p = fmt_udec(p, usecs % 1000000, 6, '0');
 	*p++ = ':';
 	*p++ = ' ';
 	trev_seq_putmem(&iter->seq, buf, (size_t)(p - buf));
@@ -347,10 +330,38 @@ int trev__trace_print(struct trev_trace_array *tr, FILE *out)
 	return ret;
 }
 
+/*
+ * Lines go to the FILE in chunks of this many bytes: one fwrite per line
+ * cost as much as the line's prefix.
+ */
+#define OUT_CHUNK_SIZE	(64 * 1024)
+
+struct out_chunk {
+	FILE *out;
+	size_t len;		/* bytes in buf */
+	char *buf;		/* OUT_CHUNK_SIZE bytes */
+};
+
+static void out_chunk_flush(struct out_chunk *oc)
+{
+	fwrite(oc->buf, 1, oc->len, oc->out);
+	oc->len = 0;
+}
+
+/* Append @len bytes (at most TREV_SEQ_SIZE) of @text, writing the chunk out when it is full. */
+static void out_chunk_add(struct out_chunk *oc, const char *text, size_t len)
+{
+	if (len > OUT_CHUNK_SIZE - oc->len)
+		out_chunk_flush(oc);
+	memcpy(oc->buf + oc->len, text, len);
+	oc->len += len;
+}
+
 int trev__trace_print_rb(struct trev_trace_array *tr, struct trev_rb *rb, int cpu,
 			 unsigned int what, FILE *out)
 {
 	struct comm_cache cc = { rb, 0, NULL };
+	struct out_chunk oc = { out, 0, NULL };
 	struct trev_trace_iter *iter;
 	struct trev_rb_iter *it;
 	struct trev_rb_event ev;
@@ -362,10 +373,10 @@ int trev__trace_print_rb(struct trev_trace_array *tr, struct trev_rb *rb, int cp
 		return 0;
 	}
 	iter = malloc(sizeof(*iter));
-	if (!iter)
-		return -ENOMEM;
-	it = trev_rb_iter_start_cpu(rb, cpu);
+	oc.buf = malloc(OUT_CHUNK_SIZE);
+	it = iter && oc.buf ? trev_rb_iter_start_cpu(rb, cpu) : NULL;
 	if (!it) {
+		free(oc.buf);
 		free(iter);
 		return -ENOMEM;
 	}
@@ -375,15 +386,17 @@ int trev__trace_print_rb(struct trev_trace_array *tr, struct trev_rb *rb, int cp
 	trev__events_read_lock();
 	for (unsigned int n = 1; (ret = trev_rb_iter_next(it, &ev)) > 0; n++) {
 		trev__print_line(tr, iter, &ev, comm_lookup(&cc, ev.buffer, ev.tid));
-		fwrite(iter->seq.buffer, 1, iter->seq.len, out);
+		out_chunk_add(&oc, iter->seq.buffer, iter->seq.len);
 		if (n % 256 == 0) {
 			trev__events_read_unlock();
 			trev__events_read_lock();
 		}
 	}
 	trev__events_read_unlock();
+	out_chunk_flush(&oc);
 	trev_rb_iter_finish(it);
 	free(cc.comm);
+	free(oc.buf);
 	free(iter);
 	return ret < 0 ? ret : 0;
 }

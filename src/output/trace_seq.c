@@ -49,10 +49,14 @@
  * Also kept from the kernel: the helpers return a pointer into @p and end
  * their text with a NUL that counts in @p->len (trace_seq_putc(p, 0)).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include <trev/trace_seq.h>
+
+#include "output/fmt_num.h"
 
 /* Room left for text: the last byte of the buffer always holds a NUL. */
 static inline size_t seq_room(const struct trev_seq *s)
@@ -81,6 +85,201 @@ void trev_seq_init(struct trev_seq *s)
 	s->buffer[0] = '\0';
 }
 
+/* ------------------------------------------------------------------ */
+/* printf, mostly without vsnprintf                                     */
+
+/*
+ * TP_printk formats are mostly "name=%d other=%s", and vsnprintf took half
+ * the time of a `trace` line for them. trev_seq_vprintf() formats the common
+ * conversions itself, byte for byte as glibc does:
+ *
+ *   flags '-' and '0' (the '0' on numbers only), a width in digits, a
+ *   precision in digits on %s, lengths hh h l ll z j t on d i u x X, and
+ *   %c %s %p %%.
+ *
+ * At the first conversion outside that set it stops, and vsnprintf formats
+ * the rest of the format with the arguments not yet taken: '*', '#', '+',
+ * ' ', a precision on a number, %o, %f, %ls, %1$d ... print as they always
+ * did. (A format that mixes %1$d with plain conversions is undefined for
+ * glibc as well.) tests/unit/test_trace_seq.c compares the two.
+ */
+
+/* Widths and precisions from here on are left to vsnprintf (no line is this long). */
+#define SEQ_MAX_WIDTH	((int)TREV_SEQ_SIZE)
+
+/* One conversion, parsed. */
+struct seq_conv {
+	bool left;	/* '-': pad on the right */
+	bool zero;	/* '0': pad a number with zeros after its sign */
+	int width;	/* minimum field width; 0 for none */
+	int prec;	/* %s precision; -1 for none */
+	char len;	/* 0, 'H' (hh), 'h', 'l', 'q' (ll), 'z', 'j', 't' */
+	char conv;	/* d i u x X c s p % */
+};
+
+static inline bool seq_isdigit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * Parse the conversion whose '%' is at @f into @c. Return: the format just
+ * past it, or NULL when trev_seq_vprintf() leaves it to vsnprintf.
+ */
+static const char *seq_conv_parse(const char *f, struct seq_conv *c)
+{
+	const char *start = ++f;
+
+	*c = (struct seq_conv){ .prec = -1 };
+	for (;; f++) {
+		if (*f == '-')
+			c->left = true;
+		else if (*f == '0')
+			c->zero = true;
+		else
+			break;
+	}
+	while (seq_isdigit(*f)) {
+		c->width = c->width * 10 + (*f++ - '0');
+		if (c->width >= SEQ_MAX_WIDTH)
+			return NULL;
+	}
+	if (*f == '.') {
+		c->prec = 0;	/* "%.s": precision 0 */
+		for (f++; seq_isdigit(*f); f++) {
+			c->prec = c->prec * 10 + (*f - '0');
+			if (c->prec >= SEQ_MAX_WIDTH)
+				return NULL;
+		}
+	}
+	switch (*f) {
+	case 'h':
+		c->len = f[1] == 'h' ? 'H' : 'h';
+		f += c->len == 'H' ? 2 : 1;
+		break;
+	case 'l':
+		c->len = f[1] == 'l' ? 'q' : 'l';
+		f += c->len == 'q' ? 2 : 1;
+		break;
+	case 'z':
+	case 'j':
+	case 't':
+		c->len = *f++;
+		break;
+	}
+	c->conv = *f++;
+	switch (c->conv) {
+	case 'd':
+	case 'i':
+	case 'u':
+	case 'x':
+	case 'X':
+		return c->prec < 0 ? f : NULL;
+	case 's':
+		return c->zero || c->len ? NULL : f;
+	case 'c':
+	case 'p':
+		return c->zero || c->len || c->prec >= 0 ? NULL : f;
+	case '%':
+		return f == start + 1 ? f : NULL;	/* "%%" alone */
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * A field of @c is @prefix ("-", "0x" or ""), then its text, padded to the
+ * width with @pad bytes: spaces in front, zeros after the prefix ('0'), or
+ * spaces behind ('-'). seq_field_start() writes what comes before the text.
+ */
+static inline char *seq_field_start(char *p, const struct seq_conv *c, const char *prefix,
+				    size_t pad)
+{
+	if (pad && !c->left && !c->zero) {
+		memset(p, ' ', pad);
+		p += pad;
+	}
+	while (*prefix)
+		*p++ = *prefix++;
+	if (pad && !c->left && c->zero) {
+		memset(p, '0', pad);
+		p += pad;
+	}
+	return p;
+}
+
+static inline char *seq_field_end(char *p, const struct seq_conv *c, size_t pad)
+{
+	if (pad && c->left) {
+		memset(p, ' ', pad);
+		p += pad;
+	}
+	return p;
+}
+
+static inline size_t seq_pad(const struct seq_conv *c, size_t n)
+{
+	return (size_t)c->width > n ? (size_t)c->width - n : 0;
+}
+
+/*
+ * @v as a field of @c at @p, in decimal, or in hex with @hex's digits.
+ * Return: the end, or NULL if it does not fit before @end.
+ */
+static inline char *seq_put_number(char *p, char *end, const struct seq_conv *c,
+				   const char *prefix, size_t nprefix, unsigned long long v,
+				   const char *hex)
+{
+	size_t nd = (size_t)(hex ? fmt_uhex_len(v) : fmt_udec_len(v));
+	size_t pad = seq_pad(c, nprefix + nd);
+
+	if ((size_t)(end - p) < nprefix + nd + pad)
+		return NULL;
+	p = seq_field_start(p, c, prefix, pad);
+	if (hex)
+		fmt_uhex_rev(p + nd, v, hex);
+	else
+		fmt_udec_rev(p + nd, v);
+	return seq_field_end(p + nd, c, pad);
+}
+
+/* @len bytes of @str as a field of @c at @p; as seq_put_number(). */
+static inline char *seq_put_text(char *p, char *end, const struct seq_conv *c, const char *str,
+				 size_t len)
+{
+	size_t pad = seq_pad(c, len);
+
+	if ((size_t)(end - p) < len + pad)
+		return NULL;
+	p = seq_field_start(p, c, "", pad);
+	memcpy(p, str, len);
+	return seq_field_end(p + len, c, pad);
+}
+
+/*
+ * The rest of a format, from @f, by vsnprintf at @p; what trev_seq_vprintf()
+ * returns. @f is the tail of trev_seq_vprintf()'s format, which the callers'
+ * compilers checked; to this one it is just a pointer.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static int seq_vprintf_rest(struct trev_seq *s, char *p, const char *f, va_list ap)
+{
+	size_t room = (size_t)(s->buffer + TREV_SEQ_SIZE - 1 - p);
+	int n = vsnprintf(p, room + 1, f, ap);
+
+	if (n < 0) {
+		/* An encoding error, not a lack of room. */
+		s->buffer[s->len] = '\0';
+		return -1;
+	}
+	if ((size_t)n > room)
+		return seq_overflow(s);
+	s->len = (size_t)(p + n - s->buffer);
+	return 0;
+}
+#pragma GCC diagnostic pop
+
 /**
  * trev_seq_vprintf() - append printf-formatted text (glibc's conversions)
  * @s: the sequence
@@ -95,20 +294,102 @@ void trev_seq_init(struct trev_seq *s)
  */
 int trev_seq_vprintf(struct trev_seq *s, const char *fmt, va_list ap)
 {
-	size_t room = seq_room(s);
-	int n;
+	char *p = s->buffer + s->len;
+	char *end = s->buffer + TREV_SEQ_SIZE - 1;	/* the NUL's byte */
+	const char *f = fmt;
 
 	if (s->full)
 		return -1;
-	n = vsnprintf(s->buffer + s->len, room + 1, fmt, ap);
-	if (n < 0) {
-		/* An encoding error, not a lack of room. */
-		s->buffer[s->len] = '\0';
-		return -1;
+	while (*f) {
+		static const char lower[] = "0123456789abcdef", upper[] = "0123456789ABCDEF";
+		const char *next;
+		struct seq_conv c;
+		/* A number: @prefix, then @u in decimal or with @hex's digits ... */
+		const char *prefix = "", *hex = NULL;
+		unsigned long long u = 0;
+		/* ... or @len bytes of @str. */
+		const char *str = NULL;
+		size_t len = 1;
+		long long v;
+		char ch;
+
+		if (*f != '%') {
+			if (p == end)
+				return seq_overflow(s);
+			*p++ = *f++;
+			continue;
+		}
+		next = seq_conv_parse(f, &c);
+		if (!next)
+			return seq_vprintf_rest(s, p, f, ap);
+		switch (c.conv) {
+		case 'd':
+		case 'i':
+			switch (c.len) {
+			case 'H': v = (signed char)va_arg(ap, int); break;
+			case 'h': v = (short)va_arg(ap, int); break;
+			case 'l': v = va_arg(ap, long); break;
+			case 'q': v = va_arg(ap, long long); break;
+			case 'z': v = va_arg(ap, ssize_t); break;
+			case 'j': v = va_arg(ap, intmax_t); break;
+			case 't': v = va_arg(ap, ptrdiff_t); break;
+			default: v = va_arg(ap, int); break;
+			}
+			u = (unsigned long long)v;
+			if (v < 0) {
+				prefix = "-";
+				u = 0ull - u;
+			}
+			break;
+		case 'u':
+		case 'x':
+		case 'X':
+			switch (c.len) {
+			case 'H': u = (unsigned char)va_arg(ap, unsigned int); break;
+			case 'h': u = (unsigned short)va_arg(ap, unsigned int); break;
+			case 'l': u = va_arg(ap, unsigned long); break;
+			case 'q': u = va_arg(ap, unsigned long long); break;
+			case 'z': u = va_arg(ap, size_t); break;
+			case 'j': u = va_arg(ap, uintmax_t); break;
+			case 't': u = (size_t)va_arg(ap, ptrdiff_t); break;
+			default: u = va_arg(ap, unsigned int); break;
+			}
+			if (c.conv != 'u')
+				hex = c.conv == 'x' ? lower : upper;
+			break;
+		case 'c':
+			ch = (char)(unsigned char)va_arg(ap, int);
+			str = &ch;
+			break;
+		case 's':
+			str = va_arg(ap, const char *);
+			if (!str)	/* glibc: "(null)" unless the precision cuts it */
+				str = c.prec < 0 || c.prec >= 6 ? "(null)" : "";
+			len = c.prec < 0 ? strlen(str) : strnlen(str, (size_t)c.prec);
+			break;
+		case 'p':
+			u = (uintptr_t)va_arg(ap, const void *);
+			prefix = "0x";
+			hex = lower;
+			if (!u) {
+				str = "(nil)";
+				len = 5;
+			}
+			break;
+		default:	/* "%%" */
+			str = "%";
+			break;
+		}
+		if (str)
+			p = seq_put_text(p, end, &c, str, len);
+		else
+			p = seq_put_number(p, end, &c, prefix, strlen(prefix), u, hex);
+		if (!p)
+			return seq_overflow(s);
+		f = next;
 	}
-	if ((size_t)n > room)
-		return seq_overflow(s);
-	s->len += (size_t)n;
+	*p = '\0';
+	s->len = (size_t)(p - s->buffer);
 	return 0;
 }
 

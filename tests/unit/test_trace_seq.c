@@ -3,16 +3,24 @@
  * trev_seq and the __print_*() helpers: every expectation is what the
  * kernel's trace_seq.c / trace_output.c print for the same input (the rule
  * each case checks is named beside it), and the full/overflow behaviour.
+ * trev_seq_printf() formats the common conversions itself: it must print
+ * what glibc's snprintf prints, so the tests compare the two.
  */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
+#include <wchar.h>
 
 #include <cmocka.h>
 
 #include <trev/trace_seq.h>
+
+#include "output/fmt_num.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -305,6 +313,253 @@ static void test_helpers_full(void **state)
 	assert_true(seq.full);
 }
 
+/* ------------------------------------------------------------------ */
+/* fmt_num.h: the digits behind trev_seq_printf and the line prefix     */
+
+static void test_fmt_num(void **state)
+{
+	static const struct {
+		unsigned long long v;
+		int width;
+		char pad;
+		const char *expect;
+	} cases[] = {
+		{ 0, 0, ' ', "0" },
+		{ 0, 6, '0', "000000" },
+		{ 7, 3, '0', "007" },
+		{ 9, 0, ' ', "9" },
+		{ 10, 0, ' ', "10" },
+		{ 99, 0, ' ', "99" },
+		{ 100, 0, ' ', "100" },
+		{ 101, 5, ' ', "  101" },
+		{ 1234, 5, ' ', " 1234" },
+		{ 12345, 5, ' ', "12345" },
+		{ 123456, 5, ' ', "123456" },	/* wider than the width: not cut */
+		{ 999999, 6, '0', "999999" },
+		{ 1000000, 6, '0', "1000000" },
+		{ 4294967295ull, 0, ' ', "4294967295" },
+		{ 4294967296ull, 0, ' ', "4294967296" },
+		{ 9223372036854775808ull, 0, ' ', "9223372036854775808" },	/* -INT64_MIN */
+		{ UINT64_MAX, 0, ' ', "18446744073709551615" },
+		{ UINT64_MAX, 22, '0', "0018446744073709551615" },
+	};
+	char buf[64], *end;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		end = fmt_udec(buf, cases[i].v, cases[i].width, cases[i].pad);
+		*end = '\0';
+		assert_string_equal(buf, cases[i].expect);
+	}
+	end = buf + sizeof(buf) - 1;
+	*end = '\0';
+	assert_string_equal(fmt_uhex_rev(end, 0, "0123456789abcdef"), "0");
+	assert_string_equal(fmt_uhex_rev(end, 0xdeadBEEFull, "0123456789abcdef"), "deadbeef");
+	assert_string_equal(fmt_uhex_rev(end, UINT64_MAX, "0123456789ABCDEF"), "FFFFFFFFFFFFFFFF");
+	assert_string_equal(fmt_uhex_rev(end, 1ull << 63, "0123456789abcdef"), "8000000000000000");
+
+	/* The digit counts around every power of 2 and of 10. */
+	for (int k = 0; k < 64; k++) {
+		unsigned long long pow2 = 1ull << k, pow10 = 1;
+
+		for (int j = 0; j < k % 20; j++)
+			pow10 *= 10;
+		for (unsigned long long v = pow2 - 1; v != pow2 + 2; v++) {
+			assert_int_equal(fmt_udec_len(v), snprintf(buf, sizeof(buf), "%llu", v));
+			assert_int_equal(fmt_uhex_len(v), snprintf(buf, sizeof(buf), "%llx", v));
+		}
+		for (unsigned long long v = pow10 - 1; v != pow10 + 2; v++)
+			assert_int_equal(fmt_udec_len(v), snprintf(buf, sizeof(buf), "%llu", v));
+	}
+	assert_int_equal(fmt_udec_len(UINT64_MAX), 20);
+	assert_int_equal(fmt_uhex_len(UINT64_MAX), 16);
+}
+
+/* ------------------------------------------------------------------ */
+/* trev_seq_printf against snprintf                                    */
+
+/* trev_seq_printf(fmt, ...) must append exactly what snprintf(fmt, ...) gives. */
+#define CHECK_PRINTF(fmt, ...)							\
+	do {									\
+		static char want[2 * TREV_SEQ_SIZE];				\
+		int n = snprintf(want, sizeof(want), fmt, __VA_ARGS__);		\
+										\
+		trev_seq_init(&seq);						\
+		trev_seq_puts(&seq, "<");					\
+		assert_int_equal(trev_seq_printf(&seq, fmt, __VA_ARGS__), 0);	\
+		assert_int_equal(seq.len, 1 + (size_t)n);			\
+		assert_memory_equal(seq.buffer + 1, want, (size_t)n + 1);	\
+	} while (0)
+
+/* The same for formats -Wformat rightly frowns on: glibc still prints them. */
+#ifdef __clang__
+#define IGNORE_FORMAT_WARNINGS	_Pragma("clang diagnostic ignored \"-Wformat\"")
+#else
+#define IGNORE_FORMAT_WARNINGS	_Pragma("GCC diagnostic ignored \"-Wformat\"")		\
+				_Pragma("GCC diagnostic ignored \"-Wformat-overflow\"")	\
+				_Pragma("GCC diagnostic ignored \"-Wformat-truncation\"")
+#endif
+#define CHECK_PRINTF_ODD(fmt, ...)						\
+	do {									\
+		_Pragma("GCC diagnostic push")					\
+		IGNORE_FORMAT_WARNINGS						\
+		CHECK_PRINTF(fmt, __VA_ARGS__);					\
+		_Pragma("GCC diagnostic pop")					\
+	} while (0)
+
+static void test_printf_fixed(void **state)
+{
+	static const char text[] = "hello";
+	int x = 0;
+
+	(void)state;
+	CHECK_PRINTF("%s", "");
+	CHECK_PRINTF("a=%d b=%d c=%d", 0, -1, INT_MIN);
+	CHECK_PRINTF("%d %i %u %x %X", INT_MAX, INT_MIN, UINT_MAX, UINT_MAX, 0xabcdefu);
+	CHECK_PRINTF("%lld %lld %llu %llx", (long long)INT64_MIN, (long long)INT64_MAX,
+		     (unsigned long long)UINT64_MAX, (unsigned long long)UINT64_MAX);
+	CHECK_PRINTF("%ld %lu %lx", LONG_MIN, ULONG_MAX, 0x7fUL);
+	/* hh and h cut the int they are given. */
+	CHECK_PRINTF_ODD("%hhd %hhu %hhx %hd %hu %hx", 200, 511, -1, 40000, -1, 0x12345);
+	CHECK_PRINTF("%zd %zu %zx %jd %ju %td %tu", (ssize_t)-5, (size_t)SIZE_MAX, (size_t)255,
+		     (intmax_t)INT64_MIN, (uintmax_t)UINT64_MAX, (ptrdiff_t)-3, (ptrdiff_t)-3);
+	/* Widths, '-', '0', '0' ignored beside '-', the sign before the zeros. */
+	CHECK_PRINTF("[%5d|%-5d|%05d|%05d|%5d]", 42, 42, 42, -42, -42);
+	CHECK_PRINTF_ODD("[%-05d|%00d|%0-3d|%--3d|%-0-4d]", 42, 7, 7, 7, -7);
+	CHECK_PRINTF("[%1d|%2d|%3d|%02d|%020lld]", -1, -1, -1, -1, (long long)INT64_MIN);
+	CHECK_PRINTF("[%08x|%-8X|%3u|%03u]", 0xbeefu, 0xbeefu, 0u, 0u);
+	CHECK_PRINTF("[%21llu|%-21lld|%021llu]", (unsigned long long)UINT64_MAX,
+		     (long long)INT64_MIN, (unsigned long long)UINT64_MAX);
+	/* %c, including a NUL, which is stored and counted. */
+	CHECK_PRINTF("[%c|%3c|%-3c]", 'a', 'b', 'c');
+	CHECK_PRINTF("[%c]", 0);
+	/* %s: widths, precisions, NULL ("(null)" unless the precision is under 6). */
+	CHECK_PRINTF("[%s|%8s|%-8s|%.2s|%.0s|%.s|%8.3s|%-8.3s|%.10s]", text, text, text, text,
+		     text, text, text, text, text);
+	CHECK_PRINTF_ODD("[%s|%.5s|%.6s|%.7s|%10s|%-10s|%3.5s]", (char *)NULL, (char *)NULL,
+		     (char *)NULL, (char *)NULL, (char *)NULL, (char *)NULL, (char *)NULL);
+	/* %p: "0x..." or "(nil)", padded with spaces. */
+	CHECK_PRINTF("[%p|%p|%20p|%-20p|%8p|%-8p]", (void *)&x, (void *)NULL, (void *)&x,
+		     (void *)&x, (void *)NULL, (void *)NULL);
+	CHECK_PRINTF("[%p]", (void *)UINTPTR_MAX);
+	CHECK_PRINTF("100%% %d%%", 5);
+	/* Left to vsnprintf, from that conversion on, with the arguments not yet taken. */
+	CHECK_PRINTF("a=%d b=%#x c=%s d=%d", 1, 255u, "s", -4);
+	CHECK_PRINTF("%+d % d %.3d %*d %-*d %.*s %o %#o", 5, 5, 5, 4, 5, 4, 5, 2, "abc", 8u, 8u);
+	CHECK_PRINTF("%s %f %e %g %Lf", "x", 1.5, 1.5, 1.5, (long double)2.5);
+	CHECK_PRINTF("%1$d %2$s %1$d", 3, "pos");
+	CHECK_PRINTF_ODD("%05s|%05c|%05p|%5.1c|%.3p|%5%", "ab", 'c', (void *)&x, 'd', (void *)&x);
+	CHECK_PRINTF_ODD("%ls|%lc|%qd|%Lx|%hs", L"wide", (wint_t)'w', 9LL, 10ULL, "h");
+	CHECK_PRINTF("[%d %hhn]%d", 1, &(signed char){ 0 }, 2);
+	/* Up to the buffer's size widths are formatted here, longer ones by vsnprintf. */
+	CHECK_PRINTF("%8000d|%-100s|%.9000s", 2, text, text);
+	CHECK_PRINTF("%d|%8187d", -1, 2);	/* "<" and this fill the buffer */
+}
+
+/* Every flag, width and length in front of each integer conversion, over edge values. */
+static void test_printf_ints(void **state)
+{
+	static const char *const flags[] = { "", "-", "0", "-0", "0-", "00", "--" };
+	static const char *const widths[] = { "", "1", "3", "11", "21", "25" };
+	static const char *const lens[] = { "hh", "h", "", "l", "ll", "z", "j", "t" };
+	static const char convs[] = "diuxX";
+	static const unsigned long long values[] = {
+		0, 1, 9, 10, 99, 100, 127, 128, 255, 256, 32767, 32768, 65535, 65536,
+		INT_MAX, (unsigned int)INT_MIN, UINT_MAX, 1ull << 32, 999999999999ull,
+		(unsigned long long)INT64_MAX, 1ull << 63, UINT64_MAX, (unsigned long long)-1000,
+	};
+
+	(void)state;
+	for (size_t fl = 0; fl < ARRAY_SIZE(flags); fl++)
+	for (size_t w = 0; w < ARRAY_SIZE(widths); w++)
+	for (size_t l = 0; l < ARRAY_SIZE(lens); l++)
+	for (size_t c = 0; c < sizeof(convs) - 1; c++)
+	for (size_t v = 0; v < ARRAY_SIZE(values); v++) {
+		unsigned long long u = values[v];
+		char fmt[32], want[64];
+		int n;
+
+		snprintf(fmt, sizeof(fmt), "<%%%s%s%s%c>", flags[fl], widths[w], lens[l], convs[c]);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		trev_seq_init(&seq);
+		/* Each length's argument type, as the caller passes it. */
+		if (strchr("hh h", lens[l][0] ? lens[l][0] : 'x') || !lens[l][0]) {
+			n = snprintf(want, sizeof(want), fmt, (int)u);
+			assert_int_equal(trev_seq_printf(&seq, fmt, (int)u), 0);
+		} else if (lens[l][0] == 'l' && !lens[l][1]) {
+			n = snprintf(want, sizeof(want), fmt, (long)u);
+			assert_int_equal(trev_seq_printf(&seq, fmt, (long)u), 0);
+		} else if (lens[l][0] == 'z') {
+			n = snprintf(want, sizeof(want), fmt, (size_t)u);
+			assert_int_equal(trev_seq_printf(&seq, fmt, (size_t)u), 0);
+		} else if (lens[l][0] == 'j') {
+			n = snprintf(want, sizeof(want), fmt, (intmax_t)u);
+			assert_int_equal(trev_seq_printf(&seq, fmt, (intmax_t)u), 0);
+		} else if (lens[l][0] == 't') {
+			n = snprintf(want, sizeof(want), fmt, (ptrdiff_t)u);
+			assert_int_equal(trev_seq_printf(&seq, fmt, (ptrdiff_t)u), 0);
+		} else {
+			n = snprintf(want, sizeof(want), fmt, (long long)u);
+			assert_int_equal(trev_seq_printf(&seq, fmt, (long long)u), 0);
+		}
+#pragma GCC diagnostic pop
+		assert_int_equal(seq.len, (size_t)n);
+		assert_string_equal(seq.buffer, want);
+	}
+}
+
+/* Formatted by hand or not, text that does not fit is not written at all. */
+static void test_printf_overflow(void **state)
+{
+	static const struct {
+		size_t room;
+		int ok;
+	} rooms[] = { { 0, 0 }, { 1, 0 }, { 20, 0 }, { 21, 0 }, { 22, 1 }, { 30, 1 } };
+
+	(void)state;
+	/* "a=-1 s=xyz p=(nil)  %" is 21 bytes: fits in a room of 21, not 20. */
+	for (size_t i = 0; i < ARRAY_SIZE(rooms); i++) {
+		size_t before = TREV_SEQ_SIZE - 1 - rooms[i].room;
+		int fits = rooms[i].room >= 21;
+
+		fill_to_room(&seq, rooms[i].room);
+		assert_int_equal(trev_seq_printf(&seq, "a=%d s=%s p=%-6p %%", -1, "xyz",
+						 (void *)NULL), fits ? 0 : -1);
+		assert_int_equal(seq.len, before + (fits ? 21 : 0));
+		assert_int_equal(seq.full, !fits);
+		assert_int_equal(seq.buffer[seq.len], '\0');
+		if (fits)
+			assert_string_equal(seq.buffer + before, "a=-1 s=xyz p=(nil)  %");
+	}
+	/* Widths past the buffer. */
+	trev_seq_init(&seq);
+	assert_int_equal(trev_seq_printf(&seq, "%8191d", 1), 0);
+	assert_int_equal(seq.len, TREV_SEQ_SIZE - 1);
+	trev_seq_init(&seq);
+	assert_int_equal(trev_seq_printf(&seq, "%8192d", 1), -1);
+	assert_int_equal(seq.len, 0);
+	assert_true(seq.full);
+	trev_seq_init(&seq);
+	assert_int_equal(trev_seq_printf(&seq, "%-99999s", "x"), -1);
+	assert_int_equal(seq.len, 0);
+	/* A padded number, and a field cut by the end of the buffer. */
+	fill_to_room(&seq, 4);
+	assert_int_equal(trev_seq_printf(&seq, "%05d", 1), -1);
+	assert_int_equal(seq.len, TREV_SEQ_SIZE - 1 - 4);
+	fill_to_room(&seq, 4);
+	assert_int_equal(trev_seq_printf(&seq, "%04d", 1), 0);
+	assert_string_equal(seq.buffer + TREV_SEQ_SIZE - 1 - 4, "0001");
+	/* The vsnprintf part that does not fit takes the hand-made part with it. */
+	fill_to_room(&seq, 6);
+	assert_int_equal(trev_seq_printf(&seq, "%d%+d", 123, 456), -1);
+	assert_int_equal(seq.len, TREV_SEQ_SIZE - 1 - 6);
+	assert_int_equal(seq.buffer[seq.len], '\0');
+	fill_to_room(&seq, 7);
+	assert_int_equal(trev_seq_printf(&seq, "%d%+d", 123, 456), 0);
+	assert_string_equal(seq.buffer + TREV_SEQ_SIZE - 1 - 7, "123+456");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +573,10 @@ int main(void)
 		cmocka_unit_test(test_seq_basic),
 		cmocka_unit_test(test_seq_overflow),
 		cmocka_unit_test(test_helpers_full),
+		cmocka_unit_test(test_fmt_num),
+		cmocka_unit_test(test_printf_fixed),
+		cmocka_unit_test(test_printf_ints),
+		cmocka_unit_test(test_printf_overflow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
