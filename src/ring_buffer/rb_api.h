@@ -118,6 +118,13 @@ rb_reserve_fast_at(struct trev_rb *rb, uintptr_t tls_off, uint64_t fast_gen, uin
 
 	w->d = NULL;
 	w->n = 0;
+	/* Long records (and len 0, which wraps) go the slow way; so do a
+	 * thread without a buffer here and any write while tracing is off,
+	 * without a time stamp. A predicted branch does not hold up the
+	 * TSC read below. */
+	d = RB_TLS_AT(rb, tls_off)->desc;
+	if (trev_unlikely(len - 1 >= RB_SMALL_MAX || RB_TLS_AT(rb, tls_off)->set_gen != fast_gen))
+		return NULL;
 	/* The stamp first (rb_internal.h), made visible by the busy word. */
 	b = atomic_load_explicit(busy, memory_order_relaxed);
 	atomic_store_explicit(busy, b + 1, memory_order_relaxed);
@@ -125,11 +132,6 @@ rb_reserve_fast_at(struct trev_rb *rb, uintptr_t tls_off, uint64_t fast_gen, uin
 #ifdef RB_HAVE_TSC
 	ts = rb_tsc_ns();	/* other clocks set RB_GATE_CLOCK: not used then */
 #endif
-	d = RB_TLS_AT(rb, tls_off)->desc;
-	/* Long records (and len 0, which wraps) go the slow way; so do a
-	 * thread without a buffer here and any write while tracing is off. */
-	if (trev_unlikely(len - 1 >= RB_SMALL_MAX || RB_TLS_AT(rb, tls_off)->set_gen != fast_gen))
-		goto out_unbusy;
 	n = atomic_load_explicit(&d->nesting, memory_order_relaxed);
 	w->d = d;
 	w->n = n;
