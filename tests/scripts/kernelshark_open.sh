@@ -34,10 +34,15 @@ xvfb=""
 ks=""
 cleanup() {
 	exec 2>/dev/null
-	for p in $ks $xvfb; do
-		kill -KILL "$p" && wait "$p"
-	done
+	[ -z "$ks" ] || { kill -KILL "$ks" && wait "$ks"; }
+	stop_xvfb
 	rm -rf "$T"
+}
+# Xvfb ends on TERM with its lock file and socket removed; KILL would leave them behind.
+stop_xvfb() {
+	[ -n "$xvfb" ] || return 0
+	kill -TERM "$xvfb" 2>/dev/null && wait "$xvfb" 2>/dev/null
+	xvfb=""
 }
 trap cleanup EXIT
 fail() {
@@ -52,15 +57,19 @@ chmod 644 "$T"/*.dat
 mkdir -m 700 "$T/home"
 [ ${#as_user[@]} = 0 ] || chown 65534:65534 "$T/home"
 
-# A display of its own: Xvfb picks a free number and writes it to fd 3.
-Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp -ac 3>"$T/display" >"$T/xvfb.log" 2>&1 &
-xvfb=$!
-for _ in $(seq 50); do
-	[ -s "$T/display" ] && break
-	sleep 0.1
-done
-[ -s "$T/display" ] || skip "Xvfb did not start: $(cat "$T/xvfb.log")"
-export DISPLAY=":$(head -1 "$T/display")"
+# A display of its own for each file: Xvfb picks a free number and writes it to fd 3.
+start_xvfb() {
+	rm -f "$T/display"
+	Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp -ac 3>"$T/display" \
+		>"$T/xvfb.log" 2>&1 &
+	xvfb=$!
+	for _ in $(seq 50); do
+		[ -s "$T/display" ] && break
+		sleep 0.1
+	done
+	[ -s "$T/display" ] || skip "Xvfb did not start: $(cat "$T/xvfb.log")"
+	export DISPLAY=":$(head -1 "$T/display")"
+}
 
 # shot_drawn XWD GEOMETRY: the window's part of the screenshot has many colours (text, graph),
 # not a blank frame.
@@ -87,6 +96,7 @@ EOF
 
 for v in v6 v7; do
 	dat="$T/$v.dat"
+	start_xvfb
 	HOME="$T/home" XDG_RUNTIME_DIR="$T/home" "${as_user[@]}" kernelshark "$dat" \
 		>"$T/ks.log" 2>&1 &
 	ks=$!
@@ -96,6 +106,7 @@ for v in v6 v7; do
 		geom=$(xwininfo -root -tree 2>/dev/null |
 			awk -v t="\"Kernel Shark ($dat)\":" 'index($0, t) { print $(NF - 1); exit }')
 		[ -n "$geom" ] && break
+		kill -0 "$xvfb" 2>/dev/null || fail "$v: Xvfb on $DISPLAY died: $(cat "$T/xvfb.log")"
 		kill -0 "$ks" 2>/dev/null || fail "$v: kernelshark exited before its window came"
 		sleep 0.1
 	done
@@ -120,6 +131,7 @@ for v in v6 v7; do
 	kill "$ks"
 	wait "$ks" 2>/dev/null
 	ks=""
+	stop_xvfb
 	echo "$v: KernelShark opened $dat"
 done
 echo "PASS"
