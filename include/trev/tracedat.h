@@ -68,8 +68,11 @@ struct trev_dat_source {
 	int (*read_page)(const struct trev_dat_source *src, int cpu, void *page);
 	/*
 	 * symbol() - optional: the function that holds a code address, for the
-	 * kallsyms section (trace_printk()'s caller). NULL: kallsyms is empty
-	 * and readers show such addresses in hex.
+	 * kallsyms section (trace_printk()'s caller, the stacktrace trigger's
+	 * frames). NULL: kallsyms is empty and readers show such addresses in
+	 * hex. Called at each trev_dat_snapshot() and at trev_dat_finish(),
+	 * also when read_file() fails there (a traced process that is gone):
+	 * it answers from what it has kept.
 	 * Return: 0 with @name (NUL-terminated, at most @size bytes) and
 	 * @start filled, or a negative errno when unknown.
 	 */
@@ -133,8 +136,9 @@ TREV_API long trev_dat_drain(struct trev_dat *dat);
  * trev_dat_snapshot() - read the metadata (formats, thread names,
  * trace_printk formats, clock, CPU stats) now and keep it; when
  * trev_dat_finish() cannot read it any more (a traced process that was
- * killed), it writes the file with the last snapshot instead. Each call
- * replaces the previous one.
+ * killed), it writes the file with the last snapshot instead, but for
+ * kallsyms, which it makes again through symbol(). Each call replaces the
+ * previous one.
  * Context: one thread at a time per @dat.
  * Return: 0 or a negative errno (the previous snapshot stays).
  */

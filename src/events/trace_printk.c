@@ -331,9 +331,16 @@ int trev__printk_formats_text(char **text)
 /* ------------------------------------------------------------------ */
 /* trace_marker and trace_marker_raw                                    */
 
-/* Marks trace_marker's records: their ip prints as the kernel's writer. */
-static const char marker_ip_tag;
-#define MARKER_IP	((unsigned long)&marker_ip_tag)
+/*
+ * Marks trace_marker's records: their ip is this function's, which prints
+ * as the kernel's writer both here and in the kallsyms that trev record
+ * writes for this process from its file's symbols.
+ */
+static __attribute__((noinline, used)) void tracing_mark_write(void)
+{
+	__asm__ volatile("");
+}
+#define MARKER_IP	((unsigned long)&tracing_mark_write)
 
 unsigned long trev__marker_ip(void)
 {

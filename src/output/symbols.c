@@ -22,7 +22,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -31,24 +30,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "output/elf_symtab.h"
 #include "output/symbols.h"
 
-/* One symbol of a cached table: its st_value, size and name. */
-struct sym_ent {
-	uintptr_t value;	/* st_value: the link-time address */
-	uintptr_t size;		/* st_size, or the distance to the next symbol */
-	uint32_t name;		/* offset in sym_obj.names */
-	uint8_t rank;		/* preference among symbols at one address */
-};
-
-/* The symbols of one loaded object, sorted by value; never freed. */
+/* The symbols of one loaded object; never freed. */
 struct sym_obj {
 	struct sym_obj *next;
 	uintptr_t bias;		/* run-time address - link-time address */
 	char *path;		/* as the dynamic loader names it ("" for the executable) */
-	struct sym_ent *syms;	/* sorted by value; NULL when the object has no .symtab */
-	size_t nsyms;
-	char *names;		/* every name, NUL-terminated, one after another */
+	struct trev_symtab tab;	/* nsyms 0 when the object has no symbols */
 };
 
 static pthread_mutex_t sym_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -83,146 +73,15 @@ static int sym_find_cb(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-/* Symbols worth naming an address after: defined code and data. */
-static int sym_rank(const GElf_Sym *sym)
-{
-	int type = GELF_ST_TYPE(sym->st_info);
-	int bind = GELF_ST_BIND(sym->st_info);
-	int rank;
-
-	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx == SHN_ABS)
-		return -1;
-	switch (type) {
-	case STT_FUNC:
-	case STT_GNU_IFUNC:
-		rank = 4;
-		break;
-	case STT_OBJECT:
-		rank = 2;
-		break;
-	case STT_NOTYPE:
-		rank = 0;
-		break;
-	default:
-		return -1;
-	}
-	return rank + (bind != STB_LOCAL);
-}
-
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct sym_ent *x = a, *y = b;
-
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
-	/* Best first at one address: global functions over local, over data. */
-	if (x->rank != y->rank)
-		return (int)y->rank - (int)x->rank;
-	/* Then the first in the table, whatever qsort's order. */
-	return x->name < y->name ? -1 : x->name > y->name;
-}
-
-/*
- * Read the .symtab (or, lacking one, the .dynsym) of @path into @obj.
- * Called with sym_lock held.
- */
+/* Read the symbols of @path into @obj. Called with sym_lock held. */
 static void sym_load(struct sym_obj *obj, const char *path)
 {
-	Elf_Scn *scn = NULL, *symscn = NULL;
-	GElf_Shdr shdr, symshdr = { 0 };
-	size_t nsyms = 0, n = 0, k = 0, names_len = 0, names_cap = 0;
-	struct sym_ent *syms = NULL;
-	char *names = NULL;
-	Elf_Data *data;
-	Elf *elf;
-	int fd;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf)
-		goto out_close;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		if (!gelf_getshdr(scn, &shdr))
-			continue;
-		if (shdr.sh_type == SHT_SYMTAB ||
-		    (shdr.sh_type == SHT_DYNSYM && !symscn)) {
-			symscn = scn;
-			symshdr = shdr;
-		}
-	}
-	if (!symscn || !symshdr.sh_entsize)
-		goto out_end;
-	data = elf_getdata(symscn, NULL);
-	if (!data)
-		goto out_end;
-	nsyms = symshdr.sh_size / symshdr.sh_entsize;
-	syms = calloc(nsyms ? nsyms : 1, sizeof(*syms));
-	if (!syms)
-		goto out_end;
-	for (size_t i = 0; i < nsyms; i++) {
-		GElf_Sym sym;
-		const char *name;
-		size_t len;
-		int rank;
-
-		if (!gelf_getsym(data, (int)i, &sym))
-			continue;
-		rank = sym_rank(&sym);
-		if (rank < 0 || !sym.st_value)
-			continue;
-		name = elf_strptr(elf, symshdr.sh_link, sym.st_name);
-		/* Skip unnamed symbols and ARM/AArch64 mapping symbols ($x, $d). */
-		if (!name || !*name || name[0] == '$')
-			continue;
-		len = strlen(name) + 1;
-		if (names_len + len > UINT32_MAX)
-			break;
-		if (names_len + len > names_cap) {
-			size_t cap = names_cap ? names_cap * 2 : 4096;
-			char *p;
-
-			while (cap < names_len + len)
-				cap *= 2;
-			p = realloc(names, cap);
-			if (!p)
-				break;
-			names = p;
-			names_cap = cap;
-		}
-		memcpy(names + names_len, name, len);
-		syms[n].value = (uintptr_t)sym.st_value;
-		syms[n].size = (uintptr_t)sym.st_size;
-		syms[n].name = (uint32_t)names_len;
-		syms[n].rank = (uint8_t)rank;
-		names_len += len;
-		n++;
-	}
-	qsort(syms, n, sizeof(*syms), sym_cmp);
-	/* Keep the best symbol per address; give sizeless ones the gap to the next. */
-	for (size_t i = 0; i < n; i++) {
-		if (k && syms[k - 1].value == syms[i].value)
-			continue;
-		syms[k++] = syms[i];
-	}
-	for (size_t i = 0; i < k; i++)
-		if (!syms[i].size && i + 1 < k)
-			syms[i].size = syms[i + 1].value - syms[i].value;
-	if (k) {
-		obj->syms = syms;
-		obj->nsyms = k;
-		obj->names = names;
-		syms = NULL;
-		names = NULL;
-	}
-out_end:
-	free(syms);
-	free(names);
-	elf_end(elf);
-out_close:
+	if (trev__symtab_load(&obj->tab, fd))
+		trev__symtab_free(&obj->tab);
 	close(fd);
 }
 
@@ -254,27 +113,6 @@ out_unlock:
 	return obj;
 }
 
-/* Binary search: the symbol that holds link-time address @rel. */
-static const struct sym_ent *sym_obj_find(const struct sym_obj *obj, uintptr_t rel)
-{
-	size_t lo = 0, hi = obj->nsyms;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (obj->syms[mid].value <= rel)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	if (rel - obj->syms[lo - 1].value >= obj->syms[lo - 1].size &&
-	    obj->syms[lo - 1].value != rel)
-		return NULL;
-	return &obj->syms[lo - 1];
-}
-
 /**
  * trev__sym_lookup() - the symbol that holds an address
  * @addr: a run-time code or data address
@@ -291,7 +129,7 @@ static const struct sym_ent *sym_obj_find(const struct sym_obj *obj, uintptr_t r
 int trev__sym_lookup(unsigned long addr, struct trev_sym *sym)
 {
 	struct sym_find f = { .addr = addr };
-	const struct sym_ent *e;
+	const struct trev_symtab_ent *e;
 	const ElfW(Sym) *dsym = NULL;
 	struct sym_obj *obj;
 	Dl_info info;
@@ -309,14 +147,14 @@ int trev__sym_lookup(unsigned long addr, struct trev_sym *sym)
 	if (!f.found)
 		return -ENOENT;
 	obj = sym_obj_get(f.path ? f.path : "", f.bias);
-	if (!obj || !obj->nsyms)
+	if (!obj || !obj->tab.nsyms)
 		return -ENOENT;
-	e = sym_obj_find(obj, addr - f.bias);
+	e = trev__symtab_find(&obj->tab, addr - f.bias);
 	if (!e)
 		return -ENOENT;
-	sym->name = obj->names + e->name;
-	sym->start = e->value + f.bias;
-	sym->size = e->size;
+	sym->name = obj->tab.names + e->name;
+	sym->start = (unsigned long)e->value + f.bias;
+	sym->size = (unsigned long)e->size;
 	sym->object = obj->path;
 	return 0;
 }

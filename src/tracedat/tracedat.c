@@ -68,7 +68,9 @@ enum {
 };
 
 #define DAT_SEC_HDR	16u	/* u16 id, u16 flags, u32 string id, u64 size */
-#define DAT_MAX_IPS	4096	/* trace_printk call sites kept for kallsyms */
+#define DAT_MAX_IPS	4096	/* code addresses kept for kallsyms */
+#define DAT_IP_BITS	13	/* their hash set: 2^13 slots, at most half full */
+#define DAT_IP_SLOTS	(1u << DAT_IP_BITS)
 
 /* A growing byte buffer; the first failure sticks in ->err. */
 struct dat_buf {
@@ -89,7 +91,8 @@ struct trev_dat {
 	int nr_cpus;
 	struct dat_cpu *cpus;
 	int printk_ids[3];	/* ftrace print, bprint, bputs; -1 when unknown */
-	uint64_t *ips;		/* their call sites seen in pages (unsorted, unique) */
+	int stack_id;		/* ftrace kernel_stack; -1 when unknown */
+	uint64_t *ips;		/* code addresses seen in pages: DAT_IP_SLOTS, 0 is free */
 	size_t nr_ips;
 	struct dat_meta *snap;	/* trev_dat_snapshot()'s metadata, or NULL */
 };
@@ -286,8 +289,10 @@ int trev_dat_open(struct trev_dat **datp, const char *path, int version,
 
 		for (int i = 0; i < 3; i++)
 			dat->printk_ids[i] = dat_ftrace_id(src, names[i]);
+		dat->stack_id = dat_ftrace_id(src, "kernel_stack");
 	} else {
 		dat->printk_ids[0] = dat->printk_ids[1] = dat->printk_ids[2] = -1;
+		dat->stack_id = -1;
 	}
 	*datp = dat;
 	return 0;
@@ -310,10 +315,53 @@ static bool dat_is_printk(const struct trev_dat *dat, unsigned int type)
 	return false;
 }
 
+/* Add a code address to the set, unless it is there or the set is full. */
+static void dat_add_ip(struct trev_dat *dat, uint64_t ip)
+{
+	uint32_t slot;
+
+	if (!ip)
+		return;
+	if (!dat->ips && !(dat->ips = calloc(DAT_IP_SLOTS, sizeof(*dat->ips))))
+		return;
+	/* Fibonacci hashing, then linear probing: the set is at most half full. */
+	for (slot = (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> (64 - DAT_IP_BITS)); dat->ips[slot];
+	     slot = (slot + 1) & (DAT_IP_SLOTS - 1))
+		if (dat->ips[slot] == ip)
+			return;
+	if (dat->nr_ips == DAT_MAX_IPS)
+		return;
+	dat->ips[slot] = ip;
+	dat->nr_ips++;
+}
+
 /*
- * Note the call sites of trace_printk() records (ftrace print, bprint and
- * bputs all start with "unsigned long ip" after the common fields), so that
- * kallsyms can name them. Reads the page only.
+ * A kernel_stack record: int size at 8 (the addresses in caller[]),
+ * unsigned long caller[] at 16, innermost first, ended early by ULONG_MAX.
+ */
+static void dat_scan_stack(struct trev_dat *dat, const struct rb_rec *r)
+{
+	int size;
+
+	if (r->len < 16)
+		return;
+	memcpy(&size, r->payload + 8, sizeof(size));
+	for (uint32_t off = 16; size > 0 && r->len - off >= sizeof(long);
+	     off += sizeof(long), size--) {
+		unsigned long ip;
+
+		memcpy(&ip, r->payload + off, sizeof(ip));
+		if (ip == ~0ul)
+			break;
+		dat_add_ip(dat, ip);
+	}
+}
+
+/*
+ * Note the code addresses readers name through kallsyms: the call sites of
+ * trace_printk() records (ftrace print, bprint and bputs all start with
+ * "unsigned long ip" after the common fields) and the return addresses of
+ * the stacktrace trigger's kernel_stack records. Reads the page only.
  */
 static void dat_scan_page(struct trev_dat *dat, const unsigned char *page)
 {
@@ -328,24 +376,16 @@ static void dat_scan_page(struct trev_dat *dat, const unsigned char *page)
 	     off += r.size, ts = r.ts) {
 		uint16_t type;
 		unsigned long ip;
-		size_t i;
 
 		if (r.kind != RB_REC_DATA || r.len < 8 + sizeof(long))
 			continue;
 		memcpy(&type, r.payload, sizeof(type));
-		if (!dat_is_printk(dat, type))
-			continue;
-		memcpy(&ip, r.payload + 8, sizeof(ip));
-		for (i = 0; i < dat->nr_ips && dat->ips[i] != ip; i++)
-			;
-		if (i < dat->nr_ips || dat->nr_ips == DAT_MAX_IPS)
-			continue;
-		if (!dat->ips) {
-			dat->ips = calloc(DAT_MAX_IPS, sizeof(*dat->ips));
-			if (!dat->ips)
-				return;
+		if (dat_is_printk(dat, type)) {
+			memcpy(&ip, r.payload + 8, sizeof(ip));
+			dat_add_ip(dat, ip);
+		} else if (dat->stack_id >= 0 && type == (unsigned int)dat->stack_id) {
+			dat_scan_stack(dat, &r);
 		}
-		dat->ips[dat->nr_ips++] = ip;
 	}
 }
 
@@ -651,24 +691,32 @@ out_free:
 	return ret;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+/* One kallsyms line: a function's start and name. */
+struct dat_sym {
+	uint64_t start;
+	char name[128];
+};
 
-	return x < y ? -1 : x > y;
+static int dat_sym_cmp(const void *a, const void *b)
+{
+	const struct dat_sym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
 }
 
 /*
- * kallsyms: the functions that hold the trace_printk() call sites seen, as
+ * kallsyms: the functions that hold the code addresses seen, as
  * /proc/kallsyms lines, sorted, and one end marker past the last, because
  * libtraceevent maps an address to the symbol below it only when a next
- * symbol bounds it.
+ * symbol bounds it. For the same reason an address that symbol() does not
+ * know gets a line of its own, named as libtraceevent prints an unknown
+ * address; it would take the name of the function below it otherwise.
  */
 static int meta_kallsyms(const struct trev_dat *dat, struct dat_buf *b)
 {
-	struct { uint64_t start; char name[128]; } *syms;
 	struct dat_buf text = { 0 };
-	size_t n = 0;
+	struct dat_sym *syms;
+	size_t n = 0, known = 0;
 
 	if (!dat->src->symbol || !dat->nr_ips) {
 		buf_u32(b, 0);
@@ -677,12 +725,24 @@ static int meta_kallsyms(const struct trev_dat *dat, struct dat_buf *b)
 	syms = calloc(dat->nr_ips, sizeof(*syms));
 	if (!syms)
 		return -ENOMEM;
-	for (size_t i = 0; i < dat->nr_ips; i++) {
-		if (dat->src->symbol(dat->src, dat->ips[i], syms[n].name, sizeof(syms[n].name),
-				     &syms[n].start) == 0 && syms[n].name[0])
-			n++;
+	for (size_t i = 0; i < DAT_IP_SLOTS && n < dat->nr_ips; i++) {
+		struct dat_sym *s = &syms[n];
+		uint64_t ip = dat->ips[i];
+
+		if (!ip)
+			continue;
+		if (dat->src->symbol(dat->src, ip, s->name, sizeof(s->name), &s->start) == 0 &&
+		    s->name[0]) {
+			known++;
+		} else {
+			s->start = ip;
+			snprintf(s->name, sizeof(s->name), "0x%llx", (unsigned long long)ip);
+		}
+		n++;
 	}
-	qsort(syms, n, sizeof(*syms), cmp_u64);
+	if (!known)
+		n = 0;
+	qsort(syms, n, sizeof(*syms), dat_sym_cmp);
 	for (size_t i = 0; i < n; i++) {
 		char line[192];
 		int len;
@@ -1042,11 +1102,23 @@ int trev_dat_finish(struct trev_dat *dat)
 		return -EINVAL;
 	ret = meta_read(dat, &meta);
 	if (ret && dat->snap) {
-		/* The source is gone (or broken): the last snapshot stands in. */
+		struct dat_buf kallsyms = { 0 };
+
+		/*
+		 * The source is gone (or broken): the last snapshot stands in,
+		 * with kallsyms made again for the addresses of the pages read
+		 * since (symbol() answers from what the source kept).
+		 */
 		meta_free(&meta);
 		meta = *dat->snap;
 		free(dat->snap);
 		dat->snap = NULL;
+		if (meta_kallsyms(dat, &kallsyms) == 0) {
+			buf_free(&meta.kallsyms);
+			meta.kallsyms = kallsyms;
+		} else {
+			buf_free(&kallsyms);
+		}
 		ret = 0;
 	}
 	if (ret)

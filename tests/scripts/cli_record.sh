@@ -3,8 +3,9 @@
 #
 # trev record (docs/cli/trev-record.md): a command started held (statically and dynamically
 # linked), -e/-f/-T/-b/-C/-o, file versions 6 and 7 read by trace-cmd, losses that add up
-# exactly, -p attach with the settings restored, and every error: one line, non-zero, nothing
-# left behind (no output file, no temporary file, no command left running).
+# exactly, -p attach with the settings restored, call sites and stack frames named, and every
+# error: one line, non-zero, nothing left behind (no output file, no temporary file, no
+# command left running).
 set -uo pipefail
 export LC_ALL=C
 
@@ -133,6 +134,73 @@ err_has "^trev: process $app exited$"
 valid "$work/x.dat"
 trace-cmd report -i "$work/x.dat" >"$out" 2>/dev/null || fail "report x.dat failed"
 grep -q ' tt_ints: ' "$out" || fail "x.dat has no events"
+
+# ---- names: the functions of trace_printk() call sites, trace_marker's writer and stacktrace
+# frames, from the process's maps and ELF files (sym_app is a PIE linked with libtrev.so; it
+# dlopen()s sym_mod after trev record has read its maps). An address no symbol holds keeps its
+# hex, never the name of the function listed below it.
+only_hex_unknown() {
+	# Each frame is "=> name (addr)", "=> 0xaddr (addr)" or "=> addr"; the addresses of one
+	# name lie within 64 KiB (one named after a function below it would be far off).
+	local -A lo=() hi=()
+	local name addr a
+	while read -r _ name addr; do
+		[ -z "$addr" ] && [[ $name =~ ^[0-9a-f]+$ ]] && continue
+		[[ $addr =~ ^\(([0-9a-f]+)\)$ ]] || fail "frame '$name $addr' has no address"
+		addr=${BASH_REMATCH[1]}
+		if [[ $name == 0x* ]]; then
+			[ "$name" = "0x$addr" ] || fail "frame $name is not its own address $addr"
+			continue
+		fi
+		a=$((16#$addr))
+		: "${lo[$name]:=$a}" "${hi[$name]:=$a}"
+		[ "$a" -ge "${lo[$name]}" ] || lo[$name]=$a
+		[ "$a" -le "${hi[$name]}" ] || hi[$name]=$a
+		[ $((hi[$name] - lo[$name])) -lt 65536 ] || fail "frames named $name lie far apart"
+	done < <(grep -E '^=> ' "$out")
+}
+# -- COMMAND, exit: the exit hold keeps the process until the file is written.
+run 0 "$trev" record -e trev_test:tt_ints -T stacktrace -o "$work/n.dat" -- "$B/tests/sym_app" exit
+trace-cmd report -i "$work/n.dat" >"$out" 2>/dev/null || fail "report n.dat failed"
+has ' bprint: +sym_app_printk: sym_app_printk 1$'
+has ' print: +sym_app_printk: sym_app_print 1$'
+has ' bprint: +sym_mod_printk: sym_mod_printk 1$'
+has '^=> sym_app_fire \([0-9a-f]+\)$'
+has '^=> main \([0-9a-f]+\)$'
+only_hex_unknown
+# -- COMMAND, killed once its pages are read: gone before the file is written (no exit hold),
+# its names come from the maps read at the start. sym_mod, mapped after those, is named only
+# if a snapshot looked it up while the process lived.
+run 0 "$trev" record -e trev_test:tt_ints -T stacktrace -o "$work/k.dat" -- "$B/tests/sym_app" kill
+err_has 'sym_app ended without exiting normally'
+trace-cmd report -i "$work/k.dat" >"$out" 2>/dev/null || fail "report k.dat failed"
+has ' print: +sym_app_printk: sym_app_print 1$'
+has '^=> sym_app_fire \([0-9a-f]+\)$'
+has '^=> main \([0-9a-f]+\)$'
+has ' bprint: +(sym_mod_printk|0x[0-9a-f]+): '
+only_hex_unknown
+# -p, with a trace_marker write while recording.
+"$B/tests/sym_app" wait >"$work/sym.out" &
+app=$!; pids+=($app)
+for _ in $(seq 100); do grep -q '^ready' "$work/sym.out" && break; sleep 0.05; done
+"$trev" record -e trev_test:tt_ints -T stacktrace -o "$work/np.dat" -p "$app" >"$out" 2>"$errf" &
+rec=$!
+sleep 0.5
+"$trev" write -p "$app" trace_marker 'hello from the test' || fail "trev write trace_marker failed"
+sleep 0.5
+kill -INT "$rec"
+wait "$rec"; st=$?
+[ $st = 0 ] || fail "trev record -p exited $st after SIGINT"
+kill -TERM "$app"
+wait "$app"
+trace-cmd report -i "$work/np.dat" >"$out" 2>/dev/null || fail "report np.dat failed"
+has ' bprint: +sym_app_printk: sym_app_printk [0-9]+$'
+has ' print: +sym_app_printk: sym_app_print [0-9]+$'
+has ' bprint: +sym_mod_printk: sym_mod_printk [0-9]+$'
+has ' print: +tracing_mark_write: hello from the test$'
+has '^=> sym_app_fire \([0-9a-f]+\)$'
+has '^=> main \([0-9a-f]+\)$'
+only_hex_unknown
 
 # ---- errors: one line, status 1, nothing left behind.
 o="$work/e.dat"

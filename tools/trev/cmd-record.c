@@ -853,7 +853,7 @@ int cmd_record(int argc, char **argv)
 		if (!rec.r)
 			goto out_free;
 	}
-	trev_remote_source_init(&rec.rs, rec.r);
+	trev_remote_source_init(&rec.rs, rec.r, rec.pid);
 	if (rec_configure(&rec) < 0)
 		goto out_restore;
 	ret = trev_dat_open(&rec.dat, rec.output, rec.version, &rec.rs.src);

@@ -2,7 +2,8 @@
 /*
  * The trace.dat writer's source over the control socket: what trev record
  * hands to trev_dat_open(). Pages come from per_cpu/cpuN/trace_pipe_raw,
- * up to TREV_REMOTE_BATCH of them per READ, copied as they are.
+ * up to TREV_REMOTE_BATCH of them per READ, copied as they are; code
+ * addresses are named from the process's files (remote_symbols.c).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -105,13 +106,27 @@ static int rs_read_page(const struct trev_dat_source *src, int cpu, void *page)
 	return 1;
 }
 
-void trev_remote_source_init(struct trev_remote_source *rs, struct trev_remote *r)
+static int rs_symbol(const struct trev_dat_source *src, uint64_t addr, char *name, size_t size,
+		     uint64_t *start)
+{
+	const char *found;
+	int ret = trev_remote_symbols_lookup(&rs_of(src)->syms, addr, &found, start);
+
+	if (ret)
+		return ret;
+	snprintf(name, size, "%s", found);
+	return 0;
+}
+
+void trev_remote_source_init(struct trev_remote_source *rs, struct trev_remote *r, pid_t pid)
 {
 	memset(rs, 0, sizeof(*rs));
 	rs->r = r;
 	rs->src.read_file = rs_read_file;
 	rs->src.list_dir = rs_list_dir;
 	rs->src.read_page = rs_read_page;
+	rs->src.symbol = rs_symbol;
+	trev_remote_symbols_init(&rs->syms, pid);
 }
 
 void trev_remote_source_close(struct trev_remote_source *rs)
@@ -124,4 +139,5 @@ void trev_remote_source_close(struct trev_remote_source *rs)
 		free(rs->batch[cpu].pages);
 		rs->batch[cpu] = (struct trev_remote_batch){ NULL, 0, 0 };
 	}
+	trev_remote_symbols_free(&rs->syms);
 }

@@ -5,6 +5,8 @@
 
 #include <trev/tracedat.h>
 
+#include "remote_symbols.h"
+
 struct trev_remote;
 
 /*
@@ -28,18 +30,19 @@ struct trev_remote_source {
 	struct trev_remote *r;			/* the connection; not owned */
 	int raw[TREV_REMOTE_MAX_CPUS];		/* per_cpu/cpuN/trace_pipe_raw handle, 0: not open */
 	struct trev_remote_batch batch[TREV_REMOTE_MAX_CPUS];
+	struct trev_remote_symbols syms;	/* the process's code addresses to names */
 };
 
 /*
  * trev_remote_source_init() - a source reading @r's top instance: control
  * files with READ, directories with READDIR, pages from each CPU's
  * trace_pipe_raw opened once, non-blocking, and kept open, up to
- * TREV_REMOTE_BATCH pages per READ. No symbol
- * callback: trace_printk() call sites show in hex (docs/cli/trev-record.md).
+ * TREV_REMOTE_BATCH pages per READ; code addresses named from process
+ * @pid's mappings and files (remote_symbols.h), whose maps are read now.
  */
-void trev_remote_source_init(struct trev_remote_source *rs, struct trev_remote *r);
+void trev_remote_source_init(struct trev_remote_source *rs, struct trev_remote *r, pid_t pid);
 
-/* Close the page handles and free the batches (the connection stays). */
+/* Close the page handles, free the batches and the symbols (the connection stays). */
 void trev_remote_source_close(struct trev_remote_source *rs);
 
 #endif /* TREV_TOOLS_REMOTE_SOURCE_H */
