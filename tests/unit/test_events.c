@@ -396,6 +396,14 @@ static void test_trace_printk(void **state)
 	n += snprintf(expect + n, sizeof(expect) - (size_t)n,
 		      "d=%d i=%i u=%u x=%x X=%X o=%o c=%c\n", -12, 34, 56u, 0xbeefu, 0xbeefu, 8u,
 		      'q');
+	/* One to five ints: each count of trev_trace_bprintk()'s int-only saving. */
+	trace_printk("one=%d\n", -1);
+	trace_printk("two=%d,%u\n", -2, 2u);
+	trace_printk("three=%d,%x,%d\n", -3, 0x33u, 3);
+	trace_printk("four=%d,%d,%c,%d\n", -4, 44, 'f', 4);
+	trace_printk("five=%d,%d,%d,%d,%d\n", 1, 2, 3, 4, -5);
+	n += snprintf(expect + n, sizeof(expect) - (size_t)n,
+		      "one=-1\ntwo=-2,2\nthree=-3,33,3\nfour=-4,44,f,4\nfive=1,2,3,4,-5\n");
 	trace_printk("s=%s s2=%.3s s3=%-6s| s4=%6s|\n", "string", "abcdef", "ab", "cd");
 	n += snprintf(expect + n, sizeof(expect) - (size_t)n,
 		      "s=%s s2=%.3s s3=%-6s| s4=%6s|\n", "string", "abcdef", "ab", "cd");
