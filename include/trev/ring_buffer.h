@@ -249,10 +249,14 @@ TREV_API int trev_rb_consume_cpu(struct trev_rb *rb, int cpu, struct trev_rb_eve
  *        (FORMATS.md §5) where events of that CPU were lost before it
  *
  * Other CPUs' events met on the way are staged. The page is as full as the
- * unread data allows (trace_pipe_raw).
+ * unread data allows (trace_pipe_raw). A call stages for at most about
+ * 20 ms while writers keep writing: when events of other CPUs arrive faster
+ * than they can be staged, it returns -EAGAIN rather than last as long as
+ * those writers do (what it staged waits in their CPUs' queues).
  * Context: any thread; consuming readers are serialised.
- * Return: 1 with a page, 0 when @cpu has nothing unread, -EINVAL for a bad
- * @cpu, or a negative errno.
+ * Return: 1 with a page, 0 when @cpu has nothing unread, -EAGAIN when
+ * nothing of @cpu came out before the time above (call again), -EINVAL for
+ * a bad @cpu, or a negative errno.
  */
 TREV_API int trev_rb_read_page_cpu(struct trev_rb *rb, int cpu, void *page);
 

@@ -62,8 +62,10 @@ struct trev_dat_source {
 	 * read_page() - consume the next raw page of one CPU, without blocking
 	 * @cpu: as in per_cpu/cpu<N>/trace_pipe_raw
 	 * @page: TREV_DAT_PAGE_SIZE bytes, the kernel's page format
-	 * Return: 1 when a page was stored, 0 when the CPU is drained, or a
-	 * negative errno. Only trev_dat_drain() calls it.
+	 * Return: 1 when a page was stored, 0 when the CPU has nothing now
+	 * (drained; or, while writers on other CPUs outpace the per-CPU
+	 * staging, nothing of it came out in time: trev_rb_read_page_cpu()),
+	 * or a negative errno. trev_dat_drain() and trev record call it.
 	 */
 	int (*read_page)(const struct trev_dat_source *src, int cpu, void *page);
 	/*

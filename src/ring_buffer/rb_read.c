@@ -664,11 +664,52 @@ int trev_rb_nr_cpus(const struct trev_rb *rb)
 	return rb ? rb->nr_cpus : -EINVAL;
 }
 
+/* Events committed to all buffers so far: moves while writers write. */
+static uint64_t rb_committed_all(struct trev_rb *rb)
+{
+	uint32_t hwm = atomic_load_explicit(&rb->desc_hwm, memory_order_acquire);
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < hwm; i++)
+		sum += rb_load(&rb->descs[i].committed);
+	return sum;
+}
+
+/*
+ * A per-CPU reader that stages other CPUs' events may never get to its own
+ * while writers elsewhere write faster than it stages. After this long,
+ * with writers still writing, it gives up for now: trev_rb_read_page_cpu()
+ * returns -EAGAIN, a consume or wait whose time-out has passed returns 0.
+ */
+static const int64_t rb_read_cpu_max_ms = 20;
+
+/* Since the first RB_PULL_AGAIN of a call: nothing is read before one. */
+struct rb_flood {
+	int64_t start;		/* ms; 0 before the first */
+	uint64_t committed;	/* rb_committed_all() then */
+};
+
+/* At RB_PULL_AGAIN: has the reader staged long enough while writers wrote? */
+static bool rb_flooded(struct trev_rb *rb, struct rb_flood *f, int64_t deadline)
+{
+	int64_t now = rb_now_ms();
+
+	if (!f->start) {
+		f->start = now;
+		f->committed = rb_committed_all(rb);
+		return false;
+	}
+	if (now - f->start < rb_read_cpu_max_ms || (deadline >= 0 && now < deadline))
+		return false;
+	return rb_committed_all(rb) != f->committed;
+}
+
 int trev_rb_consume_cpu(struct trev_rb *rb, int cpu, struct trev_rb_event *ev, int timeout_ms)
 {
 	int64_t deadline;
 	uint32_t wake_all;
 	struct rb_settle settle = { 0 };
+	struct rb_flood flood = { 0 };
 
 	if (!rb_cpu_ok(rb, cpu) || !ev)
 		return -EINVAL;
@@ -701,6 +742,8 @@ int trev_rb_consume_cpu(struct trev_rb *rb, int cpu, struct trev_rb_event *ev, i
 		if (staged)
 			rb_wake_sleepers(rb);
 		if (ret == RB_PULL_AGAIN) {
+			if (timeout_ms >= 0 && !settle.yield && rb_flooded(rb, &flood, deadline))
+				return 0;
 			if (settle.yield)
 				sched_yield();
 			continue;
@@ -720,6 +763,7 @@ int trev_rb_wait_cpu(struct trev_rb *rb, int cpu, int timeout_ms)
 	int64_t deadline;
 	uint32_t wake_all;
 	struct rb_settle settle = { 0 };
+	struct rb_flood flood = { 0 };
 
 	if (!rb_cpu_ok(rb, cpu))
 		return -EINVAL;
@@ -736,6 +780,8 @@ int trev_rb_wait_cpu(struct trev_rb *rb, int cpu, int timeout_ms)
 		if (staged)
 			rb_wake_sleepers(rb);
 		if (ret == RB_PULL_AGAIN) {
+			if (timeout_ms >= 0 && !settle.yield && rb_flooded(rb, &flood, deadline))
+				return 0;
 			if (settle.yield)
 				sched_yield();
 			continue;
@@ -757,6 +803,7 @@ int trev_rb_wait_cpu(struct trev_rb *rb, int cpu, int timeout_ms)
 int trev_rb_read_page_cpu(struct trev_rb *rb, int cpu, void *page)
 {
 	struct rb_settle settle = { 0 };
+	struct rb_flood flood = { 0 };
 
 	if (!rb_cpu_ok(rb, cpu) || !page)
 		return -EINVAL;
@@ -776,6 +823,8 @@ int trev_rb_read_page_cpu(struct trev_rb *rb, int cpu, void *page)
 			rb_wake_sleepers(rb);
 		if (ret != RB_PULL_AGAIN)
 			return ret;
+		if (!settle.yield && rb_flooded(rb, &flood, -1))
+			return -EAGAIN;
 		if (settle.yield)
 			sched_yield();
 	}

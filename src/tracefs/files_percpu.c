@@ -48,6 +48,9 @@ static ssize_t raw_read(struct trev_file *f, char *buf, size_t size)
 		pthread_rwlock_rdlock(&tr->buf_lock);
 		ret = trev_rb_read_page_cpu(tr->rb, f->loc.cpu, rs->page);
 		pthread_rwlock_unlock(&tr->buf_lock);
+		/* Other CPUs' writers outpace the staging: a blocking read goes on. */
+		if (ret == -EAGAIN && !(f->flags & O_NONBLOCK))
+			continue;
 		if (ret < 0)
 			return ret;
 		if (ret > 0) {

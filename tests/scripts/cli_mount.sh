@@ -69,7 +69,8 @@ start_mount() {
 	mount_pid=$!
 	pids+=($mount_pid)
 	for _ in $(seq 100); do
-		mounted && return 0
+		# The mount shows in /proc/mounts a moment before trev mount says so.
+		mounted && [ -s "$out.mount" ] && return 0
 		kill -0 "$mount_pid" 2>/dev/null || break
 		sleep 0.05
 	done

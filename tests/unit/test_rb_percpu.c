@@ -397,6 +397,83 @@ static void test_read_page_cpu(void **state)
 	trev_rb_destroy(rb);
 }
 
+/* A writer on CPU 1 that writes until told to stop (or 2^31 events, a hang guard). */
+struct flooder {
+	struct trev_rb *rb;
+	atomic_int stop;
+	atomic_int capped;	/* it hit the guard, not the stop */
+	atomic_uint written;
+	int err;
+};
+
+static void *flooder_main(void *arg)
+{
+	struct flooder *fl = arg;
+
+	writer_tid[3] = (pid_t)syscall(SYS_gettid);
+	if (pin(1) != 0) {
+		fl->err = -1;
+		return NULL;
+	}
+	for (uint32_t n = 0; !atomic_load_explicit(&fl->stop, memory_order_relaxed);) {
+		if (n == 1u << 31) {
+			atomic_store(&fl->capped, 1);
+			break;
+		}
+		if (write_one(fl->rb, 3, n, 1) == 0)
+			atomic_store_explicit(&fl->written, ++n, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+/*
+ * trace_pipe_raw of CPU 0 while a writer floods CPU 1: the call comes back
+ * (a page, nothing, or -EAGAIN) while the writer still writes, instead of
+ * staging for as long as it does; afterwards every event is read or
+ * counted lost, exactly.
+ */
+static void test_read_page_cpu_flood(void **state)
+{
+	static struct seen got[RB_DATA_SIZE / (4 + EV_LEN) + 1];
+	uint8_t page[TREV_RB_PAGE_SIZE];
+	struct flooder fl = { 0 };
+	uint64_t read = 0, lost = 0;
+	cpu_set_t was;
+	pthread_t t;
+	int64_t pl;
+	int ret;
+
+	(void)state;
+	skip_unless_two_cpus();
+	assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof(was), &was), 0);
+	assert_int_equal(pin(0), 0);
+	fl.rb = make_rb(1408, 1, -1);
+	assert_int_equal(pthread_create(&t, NULL, flooder_main, &fl), 0);
+	while (atomic_load(&fl.written) == 0 && fl.err == 0)
+		sched_yield();
+	for (int i = 0; i < 3; i++) {
+		ret = trev_rb_read_page_cpu(fl.rb, 0, page);
+		assert_true(ret == 0 || ret == -EAGAIN);
+	}
+	assert_int_equal(atomic_load(&fl.capped), 0);
+	atomic_store(&fl.stop, 1);
+	pthread_join(t, NULL);
+	assert_int_equal(fl.err, 0);
+	for (int cpu = 1; cpu >= 0; cpu--) {
+		while ((ret = trev_rb_read_page_cpu(fl.rb, cpu, page)) == 1) {
+			read += page_events(page, got, cpu, &pl);
+			assert_true(pl >= 0);
+			lost += (uint64_t)pl;
+		}
+		assert_int_equal(ret, 0);
+	}
+	print_message("  written %u: read %llu, lost %llu\n", atomic_load(&fl.written),
+		      (unsigned long long)read, (unsigned long long)lost);
+	assert_int_equal(atomic_load(&fl.written), read + lost);
+	trev_rb_destroy(fl.rb);
+	pthread_setaffinity_np(pthread_self(), sizeof(was), &was);
+}
+
 /* All-CPU consume and read_page after partial per-CPU reads. */
 static void test_all_after_partial(void **state)
 {
@@ -1012,6 +1089,7 @@ int main(void)
 		cmocka_unit_test(test_consume_cpu),
 		cmocka_unit_test(test_interleaved),
 		cmocka_unit_test(test_read_page_cpu),
+		cmocka_unit_test(test_read_page_cpu_flood),
 		cmocka_unit_test(test_all_after_partial),
 		cmocka_unit_test(test_iter_cpu),
 		cmocka_unit_test(test_staging_overflow_overwrite),
