@@ -970,6 +970,9 @@ static void *hammer_reader(void *arg)
 			int64_t pl;
 
 			ret = trev_rb_read_page_cpu(h->rb, r->cpu, page);
+			/* Writers outpaced the staging for a while: look again. */
+			if (ret == -EAGAIN)
+				continue;
 			if (ret == 1) {
 				int m = page_decode(page, got, true, &pl);
 
