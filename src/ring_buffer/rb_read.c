@@ -683,7 +683,7 @@ static uint64_t rb_committed_all(struct trev_rb *rb)
  */
 static const int64_t rb_read_cpu_max_ms = 20;
 
-/* Since the first RB_PULL_AGAIN of a call: nothing is read before one. */
+/* Timed from a call's first RB_PULL_AGAIN, so that short calls read no clock. */
 struct rb_flood {
 	int64_t start;		/* ms; 0 before the first */
 	uint64_t committed;	/* rb_committed_all() then */
