@@ -120,7 +120,8 @@ static bool out_record_sane(struct trev_event_call *call, const struct trev_trac
 static void out_context(struct trev_trace_iter *iter, const char *comm)
 {
 	const struct trev_entry *ent = iter->ent;
-	unsigned long long usecs = iter->ts / 1000;
+	/* Rounded to the nearest microsecond, as the kernel's ns2usecs() does. */
+	unsigned long long usecs = (iter->ts + 500) / 1000;
 	char buf[96], *p = buf, *start;
 	size_t len = strnlen(comm, 16);
 

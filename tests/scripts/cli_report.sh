@@ -225,9 +225,9 @@ echo "ok: errors"
 # ---- a kernel trace.dat, where this machine lets us record one ------------------------------
 # The kernel's own `trace` text of a few sched_switch events, then `trace-cmd extract` of the
 # same buffer (a v7 file, compressed by trace-cmd 3.1.6): trev report prints the same events.
-# The kernel's format differs from ours (FORMATS.md §1) in three documented ways, which the
-# comparison allows: a 7-wide pid column, a fifth flag character, and time stamps rounded to
-# the microsecond (the kernel's ns2usecs()) where trev truncates. Needs root, tracefs and
+# The kernel's format differs from ours (FORMATS.md §1) in two documented ways, which the
+# comparison allows: a 7-wide pid column and a fifth flag character. Time stamps are rounded
+# to the microsecond by both (the kernel's ns2usecs()) and must match. Needs root, tracefs and
 # trace-cmd; skipped (with a note) otherwise. The tracing state is put back afterwards.
 kernel_check() {
 	local tfs=$T/tracefs on
@@ -272,7 +272,7 @@ if len(kernel) != len(ours):
     sys.exit('%d kernel lines, %d of ours' % (len(kernel), len(ours)))
 for k, o in zip(kernel, ours):
     same = k == o if isinstance(k, str) or isinstance(o, str) else \
-        k[:4] == o[:4] and k[5] == o[5] and 0 <= k[4] - o[4] <= 1
+        k[:4] == o[:4] and k[4] == o[4] and k[5] == o[5]
     if not same:
         sys.exit('kernel: %r\nours:   %r' % (k, o))
 PY

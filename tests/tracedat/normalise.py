@@ -6,8 +6,8 @@
 Each event becomes "TASK-PID [CPU] SECONDS.MICROS: EVENT: TEXT". The known differences
 (docs/tracedat.md, "Checking a file") are removed:
   - trace-cmd report prints no flags column ("....");
-  - it rounds to the nearest microsecond, the kernel truncates: the report is read with -t
-    (nanoseconds) and truncated here;
+  - the report is read with -t (nanoseconds) and rounded here to the nearest microsecond,
+    as the kernel's `trace` (ns2usecs()) and trev's do;
   - it pads the event name to a column, and names the ftrace print/bprint/bputs events
     where the kernel prints only their "function: text";
   - libtraceevent 1.7.1 prints __print_array() as "10 20 30", the kernel as "{0xa,0x14,0x1e}";
@@ -58,7 +58,8 @@ def main():
                 if not m:
                     sys.exit('normalise.py: not a report line: %r' % line)
                 task, pid, cpu, sec, nsec, name, text = m.groups()
-                usec = nsec[:6]
+                us = (int(sec) * 1000000000 + int(nsec) + 500) // 1000
+                sec, usec = str(us // 1000000), '%06d' % (us % 1000000)
                 if name in PRINTK:
                     name, _, text = text.partition(': ')
             print('%s-%s [%s] %s.%s: %s: %s' % (task.strip(), pid, cpu, sec, usec, name,

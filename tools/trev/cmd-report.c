@@ -464,7 +464,7 @@ static int rpt_record(struct tracecmd_input *handle, struct tep_record *rec, int
 	struct rpt *r = arg;
 	struct tep_event *ev = tep_find_event_by_record(r->tep, rec);
 	int pid = tep_data_pid(r->tep, rec);
-	unsigned long long usecs = rec->ts / 1000;
+	unsigned long long usecs = (rec->ts + 500) / 1000;	/* rounded, as the kernel's trace */
 	char flags[5];
 
 	(void)handle;
