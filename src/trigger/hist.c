@@ -825,9 +825,9 @@ static uint64_t hist_field_value(struct hist_ev *ev, const struct hist_field *f)
 		v = hist_read_num(ev->rec, f);
 	else
 		v = 0;
-	/* As in the kernel, .usecs only changes common_timestamp. */
+	/* As in the kernel, .usecs only changes common_timestamp, rounding as ns2usecs(). */
 	if ((f->flags & (HF_TIMESTAMP | HF_USECS)) == (HF_TIMESTAMP | HF_USECS))
-		v /= 1000;
+		v = (v + 500) / 1000;
 	if (f->flags & HF_LOG2)
 		v = hist_log2(v);
 	else if (f->flags & HF_BUCKET)
