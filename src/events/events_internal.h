@@ -40,6 +40,8 @@
 #define TREV_ITER_RECORD_TGID	0x0200u
 #define TREV_ITER_DEFAULT	(TREV_ITER_PRINT_PARENT | TREV_ITER_CONTEXT_INFO | \
 				 TREV_ITER_IRQ_INFO)
+/* Not an option: the buffer's clock counts ns (the kernel's TRACE_FILE_TIME_IN_NS). */
+#define TREV_ITER_TIME_IN_NS	0x10000u
 
 /* common_flags bits (the kernel's TRACE_FLAG_*). */
 #define TREV_FLAG_HARDIRQ	0x08	/* written by a signal handler */

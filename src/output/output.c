@@ -157,9 +157,13 @@ static void out_context(struct trev_trace_iter *iter, const char *comm)
 		*p++ = (ent->preempt_count & 0xf) ? "0123456789abcdef"[ent->preempt_count & 0xf] : '.';
 	}
 	*p++ = ' ';
-	p = fmt_udec(p, usecs / 1000000, 5, ' ');
-	*p++ = '.';
-	p = fmt_udec(p, usecs % 1000000, 6, '0');
+	if (iter->trace_flags & TREV_ITER_TIME_IN_NS) {
+		p = fmt_udec(p, usecs / 1000000, 5, ' ');
+		*p++ = '.';
+		p = fmt_udec(p, usecs % 1000000, 6, '0');
+	} else {
+		p = fmt_udec(p, iter->ts, 12, ' ');	/* the counter: a count, not a time */
+	}
 	*p++ = ':';
 	*p++ = ' ';
 	trev_seq_putmem(&iter->seq, buf, (size_t)(p - buf));
@@ -190,6 +194,8 @@ void trev__print_line(struct trev_trace_array *tr, struct trev_trace_iter *iter,
 	struct trev_event_call *call;
 	unsigned long flags = tr->trace_flags;
 
+	if (trev_rb_clock(tr->rb) != TREV_CLOCK_COUNTER)
+		flags |= TREV_ITER_TIME_IN_NS;
 	trev_seq_init(s);
 	iter->ent = (struct trev_entry *)(uintptr_t)ev->data;
 	iter->ent_size = ev->len;

@@ -96,6 +96,7 @@ struct hist_data {
 	unsigned int key_size;			/* the compound key */
 	unsigned int attrs;			/* TREV_HIST_ATTR_* */
 	bool timestamps;			/* common_timestamp is used */
+	bool ts_in_usecs;			/* ... and some field has .usecs: all in µs */
 	bool execname;				/* a key is common_pid.execname */
 	char *name;				/* name=, or NULL */
 	char *filter_text;			/* "if" condition, or NULL */
@@ -302,6 +303,8 @@ static int hist_parse_field(struct hist_parse *p, char *str, bool key, struct hi
 		f->size = 8;
 		type = "u64";
 		p->hd->timestamps = true;
+		if (f->flags & HF_USECS)
+			p->hd->ts_in_usecs = true;
 	} else {
 		for (size_t i = 0; i < sizeof(hist_common_fields) / sizeof(hist_common_fields[0]); i++) {
 			if (strcmp(str, hist_common_fields[i].name) == 0) {
@@ -800,14 +803,20 @@ struct hist_ev {
 	bool have_ts;
 };
 
+/*
+ * common_timestamp: the trace clock now. As in the kernel, a hist that
+ * names common_timestamp.usecs anywhere has every common_timestamp in
+ * microseconds, rounded as ns2usecs() does, unless the clock is the counter.
+ */
 static uint64_t hist_timestamp(struct hist_ev *ev)
 {
 	if (!ev->have_ts) {
 		struct trev_rb *rb = __atomic_load_n(&ev->ht->tr->rb, __ATOMIC_ACQUIRE);
+		int clock = (int)atomic_load_explicit(&rb->hdr->clock, memory_order_relaxed);
 
-		ev->ts = rb_clock_read((int)atomic_load_explicit(&rb->hdr->clock,
-								 memory_order_relaxed),
-				       &rb->hdr->counter);
+		ev->ts = rb_clock_read(clock, &rb->hdr->counter);
+		if (ev->ht->hd->ts_in_usecs && clock != TREV_CLOCK_COUNTER)
+			ev->ts = (ev->ts + 500) / 1000;
 		ev->have_ts = true;
 	}
 	return ev->ts;
@@ -825,9 +834,6 @@ static uint64_t hist_field_value(struct hist_ev *ev, const struct hist_field *f)
 		v = hist_read_num(ev->rec, f);
 	else
 		v = 0;
-	/* As in the kernel, .usecs only changes common_timestamp, rounding as ns2usecs(). */
-	if ((f->flags & (HF_TIMESTAMP | HF_USECS)) == (HF_TIMESTAMP | HF_USECS))
-		v = (v + 500) / 1000;
 	if (f->flags & HF_LOG2)
 		v = hist_log2(v);
 	else if (f->flags & HF_BUCKET)

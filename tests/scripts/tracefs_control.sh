@@ -43,7 +43,20 @@ checks() {
 	err EINVAL write trace_clock sundial
 	is $'local [mono] mono_raw boot counter\n' read trace_clock
 	errlog_last 'trace_clock: error: Unknown clock$' 0
+	# The counter is no time: trace shows the count, 12 wide, as the kernel shows a clock that
+	# does not count ns; a ns clock shows seconds.microseconds.
+	ok write trace_clock counter
+	ok write events/trev_test/tt_ints/enable 1
+	ok fire 2
+	ok read trace
+	has '^ +[^ ]+-[0-9]+ +\[[0-9]{3}\] .... [ 0-9]{11}[0-9]: tt_ints: a=1 '
+	hasnt '\] .... +[0-9]+\.[0-9]{6}: tt_ints'
 	ok write trace_clock local
+	ok fire 1
+	ok write events/trev_test/tt_ints/enable 0
+	ok read trace
+	has '^ +[^ ]+-[0-9]+ +\[[0-9]{3}\] .... +[0-9]+\.[0-9]{6}: tt_ints: a=0 '
+	ok write trace ""
 
 	# trace_options and options/
 	ok read trace_options

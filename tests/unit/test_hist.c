@@ -650,6 +650,22 @@ static void test_hist_timestamp(void **state)
 	/* Microseconds of the trace clock, 20 ms apart at least. */
 	assert_true(v2 >= v1 + 20000);
 	clear_triggers("tt_ints");
+
+	/* One field with .usecs puts every common_timestamp of the hist in µs (the kernel's
+	 * ts_in_usecs): the key and the value of one event are the same number. */
+	add_trigger("tt_ints", "hist:keys=common_timestamp.usecs:vals=common_timestamp");
+	trace_tt_ints(3, 1, 1);
+	read_file(EV("tt_ints/hist"));
+	p = strstr(got, "{ common_timestamp: ");
+	assert_non_null(p);
+	v1 = strtoull(p + strlen("{ common_timestamp: "), &p, 10);
+	p = strstr(p, "common_timestamp: ");
+	assert_non_null(p);
+	v2 = strtoull(p + strlen("common_timestamp: "), NULL, 10);
+	print_message("  key %llu, value %llu\n", v1, v2);
+	assert_true(v1 > 0);
+	assert_int_equal(v1, v2);
+	clear_triggers("tt_ints");
 }
 
 
