@@ -127,23 +127,6 @@ static int64_t rec_now_ms(void)
 /* ------------------------------------------------------------------ */
 /* Configuration                                                        */
 
-/* The last error_log entry, for a refused write (as trev write shows it). */
-static void rec_show_error_log(struct trev_remote *r)
-{
-	char *text = NULL, *last;
-
-	if (trev_remote_read_file(r, "error_log", &text) <= 0) {
-		free(text);
-		return;
-	}
-	last = strrchr(text, '[');
-	while (last && last != text && last[-1] != '\n')
-		last = memrchr(text, '[', (size_t)(last - text));
-	if (last)
-		fputs(last, stderr);
-	free(text);
-}
-
 /* Write @text to @path (@append: >>); a refusal gets its line and error_log entry. */
 static int rec_write(struct rec *rec, const char *path, const char *text, bool append)
 {
@@ -151,7 +134,7 @@ static int rec_write(struct rec *rec, const char *path, const char *text, bool a
 
 	if (ret < 0) {
 		trev_err("%s: '%s': %s", path, text, strerror(-ret));
-		rec_show_error_log(rec->r);
+		trev_show_error_log(rec->r, path);
 	}
 	return ret;
 }

@@ -15,32 +15,6 @@ static const char write_help[] =
 	"does on tracefs (-a, --append: as `>>`). A refused write prints the\n"
 	"error and the tree's error_log entry, if it made one.\n";
 
-/* The last error_log entry, when the write made one. */
-static void show_error_log(struct trev_remote *r, const char *path)
-{
-	char log_path[4200], *text = NULL, *last;
-	const char *slash = strstr(path, "instances/");
-	int n = 0;
-
-	if (slash) {
-		const char *end = strchr(slash + 10, '/');
-
-		n = end ? (int)(end - path) + 1 : 0;
-	}
-	snprintf(log_path, sizeof(log_path), "%.*serror_log", n, path);
-	if (trev_remote_read_file(r, log_path, &text) <= 0) {
-		free(text);
-		return;
-	}
-	/* Entries start with '['; print the last one. */
-	last = strrchr(text, '[');
-	while (last && last != text && last[-1] != '\n')
-		last = memrchr(text, '[', (size_t)(last - text));
-	if (last)
-		fputs(last, stderr);
-	free(text);
-}
-
 int cmd_write(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -77,7 +51,7 @@ int cmd_write(int argc, char **argv)
 	ret = trev_remote_write_file(r, argv[optind], argv[optind + 1], append);
 	if (ret < 0) {
 		trev_err("%s: %s", argv[optind], strerror(-ret));
-		show_error_log(r, argv[optind]);
+		trev_show_error_log(r, argv[optind]);
 	}
 	trev_remote_close(r);
 	return ret < 0;

@@ -58,6 +58,31 @@ struct trev_remote *trev_attach(pid_t pid)
 	return r;
 }
 
+void trev_show_error_log(struct trev_remote *r, const char *path)
+{
+	char log_path[4200], *text = NULL, *last;
+	const char *inst = strstr(path, "instances/");
+	int n = 0;
+
+	if (inst) {
+		const char *end = strchr(inst + 10, '/');
+
+		n = end ? (int)(end - path) + 1 : 0;
+	}
+	snprintf(log_path, sizeof(log_path), "%.*serror_log", n, path);
+	if (trev_remote_read_file(r, log_path, &text) <= 0) {
+		free(text);
+		return;
+	}
+	/* Entries start with '['; print the last one. */
+	last = strrchr(text, '[');
+	while (last && last != text && last[-1] != '\n')
+		last = memrchr(text, '[', (size_t)(last - text));
+	if (last)
+		fputs(last, stderr);
+	free(text);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: trev <command> [options]\n\ncommands:\n");

@@ -29,5 +29,10 @@ void trev_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 pid_t trev_parse_pid(const char *arg);
 /* Attach to @pid. Return: the connection, or NULL after an error message. */
 struct trev_remote *trev_attach(pid_t pid);
+/*
+ * After a refused write to @path: print, on stderr, the last entry of the
+ * error_log of the instance @path lies in (the top one outside instances/).
+ */
+void trev_show_error_log(struct trev_remote *r, const char *path);
 
 #endif /* TREV_TOOLS_TREV_H */
