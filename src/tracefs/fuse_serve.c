@@ -105,7 +105,7 @@ struct trev_fuse_file {
 	int closing;			/* RELEASE under way: waiters end */
 	int poll_waiter;		/* a poll waiter thread runs */
 	struct fuse_pollhandle *ph;	/* newest handle to notify, or NULL */
-	struct trev_fuse_file *prev, *next; /* m->files */
+	LIST_ENTRY(trev_fuse_file) link; /* m->files */
 };
 
 /* A READ handed to a waiter thread. */
@@ -123,7 +123,7 @@ struct trev_fuse_dir {
 	size_t nr, cap;
 	const char *path;		/* the directory (for the entries' paths) */
 	struct trev_fuse_mnt *m;
-	struct trev_fuse_dir *prev, *next; /* m->dirs (guarded by m->lock) */
+	LIST_ENTRY(trev_fuse_dir) link;	/* m->dirs (guarded by m->lock) */
 };
 
 
@@ -539,14 +539,9 @@ static void dir_free(struct trev_fuse_dir *d)
 }
 
 /* Take @d off m->dirs and free it. Called with m->lock held. */
-static void dir_release(struct trev_fuse_mnt *m, struct trev_fuse_dir *d)
+static void dir_release(struct trev_fuse_dir *d)
 {
-	if (d->prev)
-		d->prev->next = d->next;
-	else
-		m->dirs = d->next;
-	if (d->next)
-		d->next->prev = d->prev;
+	LIST_REMOVE(d, link);
 	dir_free(d);
 }
 
@@ -593,16 +588,13 @@ static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	free(path);
 	/* Listed so that the loop's end frees it when no RELEASEDIR comes (unmount). */
 	pthread_mutex_lock(&m->lock);
-	d->next = m->dirs;
-	if (m->dirs)
-		m->dirs->prev = d;
-	m->dirs = d;
+	LIST_INSERT_HEAD(&m->dirs, d, link);
 	pthread_mutex_unlock(&m->lock);
 	fi->fh = (uintptr_t)d;
 	fi->cache_readdir = 0;
 	if (fuse_reply_open(req, fi) == -ENOENT) {	/* the opener was interrupted */
 		pthread_mutex_lock(&m->lock);
-		dir_release(m, d);
+		dir_release(d);
 		pthread_mutex_unlock(&m->lock);
 	}
 	return;
@@ -647,7 +639,7 @@ static void fs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 
 	(void)ino;
 	pthread_mutex_lock(&m->lock);
-	dir_release(m, (struct trev_fuse_dir *)(uintptr_t)fi->fh);
+	dir_release((struct trev_fuse_dir *)(uintptr_t)fi->fh);
 	pthread_mutex_unlock(&m->lock);
 	fuse_reply_err(req, 0);
 }
@@ -659,17 +651,6 @@ static void file_wake(struct trev_fuse_file *f)
 {
 	if (f->m->be->wake)
 		f->m->be->wake(f->file);
-}
-
-/* Take @f off m->files. Called with m->lock held. */
-static void file_unlink(struct trev_fuse_mnt *m, struct trev_fuse_file *f)
-{
-	if (f->prev)
-		f->prev->next = f->next;
-	else
-		m->files = f->next;
-	if (f->next)
-		f->next->prev = f->prev;
 }
 
 /* Close an unlinked file without waiters. */
@@ -707,10 +688,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	f->accmode = flags & O_ACCMODE;
 	pthread_mutex_init(&f->io_lock, NULL);
 	pthread_mutex_lock(&m->lock);
-	f->next = m->files;
-	if (m->files)
-		m->files->prev = f;
-	m->files = f;
+	LIST_INSERT_HEAD(&m->files, f, link);
 	pthread_mutex_unlock(&m->lock);
 
 	fi->fh = (uintptr_t)f;
@@ -720,7 +698,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (fuse_reply_open(req, fi) == -ENOENT) {
 		/* The opener was interrupted: no RELEASE will come. */
 		pthread_mutex_lock(&m->lock);
-		file_unlink(m, f);
+		LIST_REMOVE(f, link);
 		pthread_mutex_unlock(&m->lock);
 		file_close(f);
 	}
@@ -1019,7 +997,7 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	pthread_mutex_lock(&m->lock);
 	f->closing = 1;
 	file_drain(m, f);
-	file_unlink(m, f);
+	LIST_REMOVE(f, link);
 	pthread_mutex_unlock(&m->lock);
 	file_close(f);
 	fuse_reply_err(req, 0);
@@ -1110,6 +1088,7 @@ static void *loop_thread(void *arg)
 {
 	struct trev_fuse_mnt *m = arg;
 	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+	struct trev_fuse_file *f;
 	int ret, abandoned;
 
 	if (cfg) {
@@ -1128,19 +1107,18 @@ static void *loop_thread(void *arg)
 	/* No request comes any more: end the waiters, close what is still open. */
 	pthread_mutex_lock(&m->lock);
 	m->exiting = 1;
-	for (struct trev_fuse_file *f = m->files; f; f = f->next)
+	LIST_FOREACH(f, &m->files, link)
 		f->closing = 1;
-	while (m->files) {
-		struct trev_fuse_file *f = m->files;
-
+	while (!LIST_EMPTY(&m->files)) {
+		f = LIST_FIRST(&m->files);
 		file_drain(m, f);
-		file_unlink(m, f);
+		LIST_REMOVE(f, link);
 		pthread_mutex_unlock(&m->lock);
 		file_close(f);
 		pthread_mutex_lock(&m->lock);
 	}
-	while (m->dirs)
-		dir_release(m, m->dirs);
+	while (!LIST_EMPTY(&m->dirs))
+		dir_release(LIST_FIRST(&m->dirs));
 	pthread_mutex_unlock(&m->lock);
 	/* The connection is gone: this only closes the device (or unmounts after an error). */
 	fuse_session_unmount(m->se);
@@ -1224,13 +1202,14 @@ out_free_mnt:
 
 int trev__fuse_stop(struct trev_fuse_mnt *m, int wait_ms)
 {
+	struct trev_fuse_file *f;
 	struct timespec deadline;
 	int ret = 0;
 
 	/* Blocked reads end with EOF, new requests are refused. */
 	pthread_mutex_lock(&m->lock);
 	m->exiting = 1;
-	for (struct trev_fuse_file *f = m->files; f; f = f->next)
+	LIST_FOREACH(f, &m->files, link)
 		file_wake(f);
 	if (!m->loop_done) {
 		pthread_mutex_unlock(&m->lock);

@@ -13,6 +13,7 @@
 #define FUSE_USE_VERSION 312
 
 #include <pthread.h>
+#include <sys/queue.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -69,8 +70,8 @@ struct trev_fuse_mnt {
 	int loop_done;			/* the loop thread has cleaned up */
 	int abandoned;			/* trev__fuse_stop() gave up: the loop thread frees */
 	unsigned int waiters;		/* waiter threads alive */
-	struct trev_fuse_file *files;	/* open files */
-	struct trev_fuse_dir *dirs;	/* open directories */
+	LIST_HEAD(, trev_fuse_file) files;	/* open files */
+	LIST_HEAD(, trev_fuse_dir) dirs;	/* open directories */
 
 	pthread_mutex_t ino_lock;	/* guards the inode table */
 	char **paths;			/* paths[ino - 1]; paths[0] is "" (root) */
