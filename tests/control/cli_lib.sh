@@ -1,8 +1,15 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # What the trev command's script tests share (tests/scripts/cli_*.sh, control_*.sh). A
-# script sets $out and $errf (files for a command's stdout and stderr) and sources this:
+# script sources this, calls cli_setup and sets $out and $errf (files for a command's
+# stdout and stderr, usually in $T):
 #
+#   cli_setup           a private socket directory ($TREV_SOCKET_DIR), a work directory
+#                       $T and a list $pids of processes; at exit the processes are
+#                       killed, cli_cleanup_more runs if the script defines one, and both
+#                       directories are removed
+#   wait_ready FILE     a program started in the background with its stdout in FILE says
+#                       "ready PID": wait for it (10 s at most), PID in $app, or fail
 #   run STATUS CMD...   run CMD, keep its stdout and stderr, check its exit status
 #   has REGEX           its stdout has a line matching REGEX (grep -E)
 #   err_has REGEX       its stderr has one
@@ -32,3 +39,31 @@ run() {
 has() { grep -qE -- "$1" "$out" || fail "stdout has no line matching /$1/"; }
 err_has() { grep -qE -- "$1" "$errf" || fail "stderr has no line matching /$1/"; }
 err_is() { [ "$(sed -n "${1}p" "$errf")" = "$2" ] || fail "stderr line $1 is not '$2'"; }
+
+cli_cleanup() {
+	exec 2>/dev/null
+	for p in "${pids[@]}"; do
+		kill -KILL "$p" && wait "$p"
+	done
+	if declare -F cli_cleanup_more >/dev/null; then cli_cleanup_more; fi
+	rm -rf "$sockdir" "$T"
+}
+
+cli_setup() {
+	sockdir=$(mktemp -d)
+	chmod 700 "$sockdir"
+	export TREV_SOCKET_DIR="$sockdir"
+	T=$(mktemp -d)
+	pids=()
+	trap cli_cleanup EXIT
+}
+
+wait_ready() {
+	app=""
+	for _ in $(seq 200); do
+		app=$(awk '/^ready/ { print $2 }' "$1")
+		[ -n "$app" ] && return 0
+		sleep 0.05
+	done
+	fail "$1: the program did not say it is ready: $(cat "$1")"
+}

@@ -9,23 +9,10 @@ export LC_ALL=C
 
 app_bin="$TREV_BUILD_DIR/tests/ctl_app"
 trev="$TREV_BUILD_DIR/tools/trev/trev"
-sockdir=$(mktemp -d)
-chmod 700 "$sockdir"
-export TREV_SOCKET_DIR="$sockdir"
-out=$(mktemp)
-errf=$(mktemp)
-pids=()
-
-cleanup() {
-	exec 2>/dev/null
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" && wait "$p"
-	done
-	rm -rf "$sockdir" "$out" "$errf" "$out.app" "$out.a"
-}
-trap cleanup EXIT
-
 . "$TREV_SOURCE_DIR/tests/control/cli_lib.sh"
+cli_setup
+out=$T/out
+errf=$T/err
 
 # events MIN: at least MIN tt_ints lines in $out; their a values in $out.a
 events() {
@@ -35,12 +22,7 @@ events() {
 
 "$app_bin" 10 >"$out.app" &
 pids+=($!)
-for _ in $(seq 100); do
-	grep -q '^ready' "$out.app" && break
-	sleep 0.05
-done
-app=$(awk '/^ready/ { print $2 }' "$out.app")
-[ -n "$app" ] || fail "ctl_app did not start"
+wait_ready "$out.app"
 ev=events/trev_test/tt_ints
 
 # Enabled from outside: events come.

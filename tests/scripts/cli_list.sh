@@ -11,34 +11,15 @@ export LC_ALL=C
 
 B=$TREV_BUILD_DIR
 trev=$B/tools/trev/trev
-sockdir=$(mktemp -d)
-chmod 700 "$sockdir"
-export TREV_SOCKET_DIR="$sockdir"
-T=$(mktemp -d)
+. "$TREV_SOURCE_DIR/tests/control/cli_lib.sh"
+cli_setup
 out=$T/out
 errf=$T/err
-pids=()
-
-cleanup() {
-	exec 2>/dev/null
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" && wait "$p"
-	done
-	rm -rf "$sockdir" "$T"
-}
-trap cleanup EXIT
-
-. "$TREV_SOURCE_DIR/tests/control/cli_lib.sh"
 
 # ---- a running process against its own executable -----------------------------------------
 "$B/tests/ctl_app" 20 >"$T/app" &
 pids+=($!)
-for _ in $(seq 100); do
-	grep -q '^ready' "$T/app" && break
-	sleep 0.05
-done
-app=$(awk '/^ready/ { print $2 }' "$T/app")
-[ -n "$app" ] || fail "ctl_app did not start"
+wait_ready "$T/app"
 
 run 0 "$trev" list -p "$app"
 cp "$out" "$T/proc"

@@ -24,43 +24,29 @@ if [ "$(id -u)" -ne 0 ] && ! { [ -r /dev/fuse ] && [ -w /dev/fuse ]; }; then
 fi
 command -v python3 >/dev/null || skip "python3 is missing"
 
-sockdir=$(mktemp -d)
-chmod 700 "$sockdir"
-export TREV_SOCKET_DIR="$sockdir"
+. "$TREV_SOURCE_DIR/tests/control/cli_lib.sh"
+cli_setup
+out=$T/out
+errf=$T/err
+# The mount point stays out of $T, which is removed with rm -rf.
 mnt=$(mktemp -d)
-out=$(mktemp)
-errf=$(mktemp)
-pids=()
-
-cleanup() {
-	exec 2>/dev/null
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" && wait "$p"
-	done
+cli_cleanup_more() {
 	if grep -q " $mnt " /proc/mounts; then
 		fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null
 	fi
 	rmdir "$mnt"
-	rm -rf "$sockdir" "$out" "$errf" "$out.app" "$out.mount" "$mnt.file"
+	rm -f "$mnt.file"
 }
-trap cleanup EXIT
 
 # fail shows trev mount's own output too.
 fail_more() { echo "---- trev mount:"; cat "$out.mount" 2>/dev/null; }
-. "$TREV_SOURCE_DIR/tests/control/cli_lib.sh"
 
 mounted() { grep -q " $mnt fuse.trev " /proc/mounts; }
 
 start_app() {
 	"$app_bin" "$@" >"$out.app" &
 	pids+=($!)
-	app=""
-	for _ in $(seq 100); do
-		app=$(awk '/^ready/ { print $2 }' "$out.app")
-		[ -n "$app" ] && return 0
-		sleep 0.05
-	done
-	fail "ctl_app did not start"
+	wait_ready "$out.app"
 }
 
 # start_mount: trev mount -p $app $mnt in the background, wait for the mount.

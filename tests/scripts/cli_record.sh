@@ -11,27 +11,14 @@ export LC_ALL=C
 
 B="$TREV_BUILD_DIR"
 trev="$B/tools/trev/trev"
-sockdir=$(mktemp -d)
-chmod 700 "$sockdir"
-export TREV_SOCKET_DIR="$sockdir"
-work=$(mktemp -d)
+. "$TREV_SOURCE_DIR/tests/control/cli_lib.sh"
+cli_setup
+work=$T
 chmod 755 "$work"
 export TMPDIR="$work/tmp"	# the writer's per-CPU temporary files
 mkdir "$TMPDIR"
 out="$work/out"
 errf="$work/err"
-pids=()
-
-cleanup() {
-	exec 2>/dev/null
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" && wait "$p"
-	done
-	rm -rf "$sockdir" "$work"
-}
-trap cleanup EXIT
-
-. "$TREV_SOURCE_DIR/tests/control/cli_lib.sh"
 command -v trace-cmd >/dev/null || { echo "trace-cmd is needed"; exit 77; }
 
 nothing_left() {	# nothing_left FILE: no output file, no temporary file
@@ -95,8 +82,8 @@ grep -qE "^trev: $n events, $lost lost \(in the file; the process counted $lost 
 
 # ---- -p PID: record a running process, stop on SIGINT, its settings restored.
 "$B/tests/ctl_app" 2 >"$work/app.out" &
-app=$!; pids+=($app)
-for _ in $(seq 100); do grep -q '^ready' "$work/app.out" && break; sleep 0.05; done
+pids+=($!)
+wait_ready "$work/app.out"
 before=""
 for f in set_event buffer_size_kb trace_clock events/trev_test/tt_ints/filter \
 	events/trev_test/tt_ints/trigger; do
@@ -181,8 +168,8 @@ has ' bprint: +(sym_mod_printk|0x[0-9a-f]+): '
 only_hex_unknown
 # -p, with a trace_marker write while recording.
 "$B/tests/sym_app" wait >"$work/sym.out" &
-app=$!; pids+=($app)
-for _ in $(seq 100); do grep -q '^ready' "$work/sym.out" && break; sleep 0.05; done
+pids+=($!)
+wait_ready "$work/sym.out"
 "$trev" record -e trev_test:tt_ints -T stacktrace -o "$work/np.dat" -p "$app" >"$out" 2>"$errf" &
 rec=$!
 sleep 0.5
@@ -212,8 +199,8 @@ run 1 "$trev" record -o "$o" -p $!
 err_has "^trev: process $! does not serve trev"
 nothing_left "$o"
 "$B/tests/ctl_app" 5 >"$work/app2.out" &
-app=$!; pids+=($app)
-for _ in $(seq 100); do grep -q '^ready' "$work/app2.out" && break; sleep 0.05; done
+pids+=($!)
+wait_ready "$work/app2.out"
 if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 	mkdir -m 1777 "$work/pub"
 	run 1 setpriv --reuid=65534 --regid=65534 --clear-groups "$trev" record \

@@ -10,33 +10,15 @@ export LC_ALL=C
 
 app_bin="$TREV_BUILD_DIR/tests/stat_app"
 trev="$TREV_BUILD_DIR/tools/trev/trev"
-sockdir=$(mktemp -d)
-chmod 700 "$sockdir"
-export TREV_SOCKET_DIR="$sockdir"
-out=$(mktemp)
-errf=$(mktemp)
-pids=()
-
-cleanup() {
-	exec 2>/dev/null
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" && wait "$p"
-	done
-	rm -rf "$sockdir" "$out" "$errf" "$out.app"
-}
-trap cleanup EXIT
-
 . "$TREV_SOURCE_DIR/tests/control/cli_lib.sh"
+cli_setup
+out=$T/out
+errf=$T/err
 
 counts=(100 2000 5000)
 "$app_bin" "${counts[@]}" >"$out.app" &
 pids+=($!)
-for _ in $(seq 200); do
-	grep -q '^ready' "$out.app" && break
-	sleep 0.05
-done
-app=$(awk '/^ready/ { print $2 }' "$out.app")
-[ -n "$app" ] || fail "stat_app did not start: $(cat "$out.app")"
+wait_ready "$out.app"
 
 run 0 "$trev" stat -p "$app"
 has "^process $app \(trev [0-9.]+ pid $app\)$"

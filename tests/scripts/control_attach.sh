@@ -10,34 +10,22 @@ export LC_ALL=C
 
 app_bin="$TREV_BUILD_DIR/tests/ctl_app"
 trev="$TREV_BUILD_DIR/tools/trev/trev"
-sockdir=$(mktemp -d)
-chmod 700 "$sockdir"
-export TREV_SOCKET_DIR="$sockdir"
-out=$(mktemp)
-errf=$(mktemp)
-pids=()
-
-cleanup() {
-	exec 2>/dev/null
-	for p in "${pids[@]}" $(awk '/^child/ { print $2 }' "$out.app" 2>/dev/null); do
-		kill -KILL "$p" && wait "$p"
-	done
-	rm -rf "$sockdir" "$out" "$errf" "$out.app"
-}
-trap cleanup EXIT
-
 . "$TREV_SOURCE_DIR/tests/control/cli_lib.sh"
+cli_setup
+out=$T/out
+errf=$T/err
+# ctl_app's forked child, which is not ours to wait for.
+cli_cleanup_more() {
+	for p in $(awk '/^child/ { print $2 }' "$out.app" 2>/dev/null); do
+		kill -KILL "$p"
+	done
+}
 
 # start_app ARGS...: run ctl_app, wait for its "ready PID" line
 start_app() {
 	"$app_bin" "$@" >"$out.app" &
 	pids+=($!)
-	for _ in $(seq 100); do
-		grep -q '^ready' "$out.app" && break
-		sleep 0.05
-	done
-	app=$(awk '/^ready/ { print $2 }' "$out.app")
-	[ -n "$app" ] || fail "ctl_app did not start"
+	wait_ready "$out.app"
 }
 
 start_app 10 fork
