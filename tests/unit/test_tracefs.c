@@ -282,6 +282,7 @@ static void test_trace_pipe_payloads_shared(void **state)
 }
 
 static atomic_bool stop_writers;
+static atomic_uint writer_rounds;
 
 static void *writer(void *arg)
 {
@@ -289,6 +290,7 @@ static void *writer(void *arg)
 	for (int i = 0; !atomic_load(&stop_writers); i++) {
 		trace_tt_ints(i, 0, 0);
 		trace_printk("w %d\n", i);
+		atomic_fetch_add(&writer_rounds, 1);
 	}
 	return NULL;
 }
@@ -308,6 +310,13 @@ static void test_snapshot_under_writers(void **state)
 		if (i % 5 == 4)
 			assert_int_equal(trev_write("snapshot", "0"), 0);
 	}
+	/* The last swap must find events: wait for a round that began after
+	 * the previous swap (of three rounds counted from now, at most two
+	 * began before, one per writer). */
+	unsigned int from = atomic_load(&writer_rounds);
+
+	while (atomic_load(&writer_rounds) < from + 3)
+		sched_yield();
 	assert_int_equal(trev_write("snapshot", "1"), 0);
 	atomic_store(&stop_writers, true);
 	for (int i = 0; i < 2; i++)
