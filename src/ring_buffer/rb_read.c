@@ -110,22 +110,32 @@ static int rb_read_meta(struct trev_rb *rb, struct rb_desc *d, uint64_t seq, str
  */
 static pthread_key_t rb_out_key;
 static pthread_once_t rb_out_once = PTHREAD_ONCE_INIT;
-static __thread uint8_t *rb_out;
+static RB_TLS uint8_t *rb_out;
+
+/* At thread exit; a later destructor that consumes gets a new copy. */
+static void rb_out_free(void *out)
+{
+	free(out);
+	rb_out = NULL;
+}
 
 static void rb_out_init(void)
 {
-	(void)pthread_key_create(&rb_out_key, free);
+	(void)pthread_key_create(&rb_out_key, rb_out_free);
 }
 
-static uint8_t *rb_reader_out(void)
+static __attribute__((noinline)) uint8_t *rb_reader_out_alloc(void)
 {
-	if (!rb_out) {
-		pthread_once(&rb_out_once, rb_out_init);
-		rb_out = malloc(RB_PAGE_SIZE);
-		if (rb_out)
-			(void)pthread_setspecific(rb_out_key, rb_out);
-	}
+	pthread_once(&rb_out_once, rb_out_init);
+	rb_out = malloc(RB_PAGE_SIZE);
+	if (rb_out)
+		(void)pthread_setspecific(rb_out_key, rb_out);
 	return rb_out;
+}
+
+static inline uint8_t *rb_reader_out(void)
+{
+	return rb_out ? rb_out : rb_reader_out_alloc();
 }
 
 /* ------------------------------------------------------------------ */
