@@ -41,7 +41,7 @@ want=$(TREV_SOCKET=0 TREV_EVENTS='demo:*' TREV_OUTPUT=stdout "$B/examples/demo_e
 	grep -cE ': demo_[a-z_]+:')
 got=$(grep -cE ' demo_[a-z_]+: ' "$out")
 [ "$want" -gt 0 ] && [ "$got" = "$want" ] || fail "demo: $got demo events in the file, $want in trace"
-grep -qE '^ +worker-1-[0-9]+ +\[[0-9]{3}\] [0-9.]+: demo_worker_start: +name=worker-1 id=1' "$out" ||
+grep -qE '^\s*worker-1-[0-9]+\s+\[[0-9]{3}\]\s+[0-9]+\.[0-9]+:\s+demo_worker_start:\s+name=worker-1 id=1' "$out" ||
 	fail "demo: no demo_worker_start of worker-1"
 read -r n lost < <(summary_total)
 [ "$n" -ge "$got" ] && [ "$lost" = 0 ] || fail "demo: summary says $n events, $lost lost"
@@ -59,8 +59,8 @@ trace-cmd report -i "$work/f.dat" >"$out" 2>/dev/null || fail "report f.dat fail
 [ "$(grep -c ' tt_ints: ' "$out")" = 200 ] || fail "filter: $(grep -c ' tt_ints: ' "$out") events, not 200"
 grep ' tt_ints: ' "$out" | sed -E 's/.* a=([0-9]+) .*/\1/' | awk '$1 >= 100 { bad = 1 } END { exit bad }' ||
 	fail "filter: an event with a >= 100"
-[ "$(grep -cE '^ +burst-0-[0-9]+ .* tt_ints: ' "$out")" = 100 ] || fail "no 100 events of thread burst-0"
-[ "$(grep -cE '^ +burst-1-[0-9]+ .* tt_ints: ' "$out")" = 100 ] || fail "no 100 events of thread burst-1"
+[ "$(grep -cE '^\s*burst-0-[0-9]+\s.*\stt_ints:\s' "$out")" = 100 ] || fail "no 100 events of thread burst-0"
+[ "$(grep -cE '^\s*burst-1-[0-9]+\s.*\stt_ints:\s' "$out")" = 100 ] || fail "no 100 events of thread burst-1"
 [ "$(grep -c 'kernel_stack' "$out")" = 2 ] || fail "stacktrace if a == 50: not one stack per thread"
 
 # ---- losses: a burst into 8 KB buffers. The file's drop markers, the summary and the
@@ -98,7 +98,7 @@ wait "$rec"; st=$?
 [ $st = 0 ] || fail "trev record -p exited $st after SIGINT"
 valid "$work/p.dat"
 trace-cmd report -i "$work/p.dat" >"$out" 2>/dev/null || fail "report p.dat failed"
-grep -qE '^ +emitter-[0-9]+ .* tt_ints: +a=[0-9]+' "$out" || fail "-p: no tt_ints of emitter"
+grep -qE '^\s*emitter-[0-9]+\s.*\stt_ints:\s+a=[0-9]+' "$out" || fail "-p: no tt_ints of emitter"
 grep ' tt_ints: ' "$out" | sed -E 's/.* a=([0-9]+) .*/\1/' | awk '$1 % 2 == 0 { bad = 1 } END { exit bad }' ||
 	fail "-p: the filter a & 1 let an even a through"
 grep -q 'kernel_stack' "$out" || fail "-p: the stacktrace trigger left no stack"
