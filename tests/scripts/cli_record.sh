@@ -92,7 +92,7 @@ done
 "$trev" record -e trev_test:tt_ints -f 'a & 1' -T 'stacktrace' -b 64 -C mono -o "$work/p.dat" \
 	-p "$app" >"$out" 2>"$errf" &
 rec=$!
-sleep 1.5
+wait_recording 10	# a stack and an odd a among them
 kill -INT "$rec"
 wait "$rec"; st=$?
 [ $st = 0 ] || fail "trev record -p exited $st after SIGINT"
@@ -112,7 +112,7 @@ done
 # -p: the process exits mid-recording; its last pages are drained, the file is written.
 "$trev" record -e trev_test:tt_ints -o "$work/x.dat" -p "$app" >"$out" 2>"$errf" &
 rec=$!
-sleep 1
+wait_recording 1
 kill -TERM "$app"
 wait "$app"
 wait "$rec"; st=$?
@@ -172,10 +172,9 @@ pids+=($!)
 wait_ready "$work/sym.out"
 "$trev" record -e trev_test:tt_ints -T stacktrace -o "$work/np.dat" -p "$app" >"$out" 2>"$errf" &
 rec=$!
-sleep 0.5
+wait_recording 10	# two rounds of sym_app's 5 records: a whole one since tracing was set up
 "$trev" write -p "$app" trace_marker 'hello from the test' || fail "trev write trace_marker failed"
-sleep 0.5
-kill -INT "$rec"
+kill -INT "$rec"	# the last pages are drained: the marker is in them
 wait "$rec"; st=$?
 [ $st = 0 ] || fail "trev record -p exited $st after SIGINT"
 kill -TERM "$app"

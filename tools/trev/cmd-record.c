@@ -866,6 +866,9 @@ int cmd_record(int argc, char **argv)
 		trev_err("%s: release: %s", rec.argv[0], strerror(-ret));
 		goto out_abort;
 	}
+	/* As trace-cmd record without a command: the time to press Ctrl-C starts now. */
+	if (!rec.own_child)
+		trev_err("recording process %d; Ctrl-C to stop", (int)rec.pid);
 	start_ms = rec_now_ms();
 	rec_loop(&rec, &end);
 	ret = trev_dat_finish(rec.dat);
