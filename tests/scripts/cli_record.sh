@@ -157,9 +157,10 @@ has '^=> main \([0-9a-f]+\)$'
 only_hex_unknown
 # -- COMMAND, killed once its pages are read: gone before the file is written (no exit hold),
 # its names come from the maps read at the start. sym_mod, mapped after those, is named only
-# if a snapshot looked it up while the process lived.
-run 0 "$trev" record -e trev_test:tt_ints -T stacktrace -o "$work/k.dat" -- "$B/tests/sym_app" kill
+# if a snapshot looked it up while the process lived. trev record exits as it did: 128 + 9.
+run 137 "$trev" record -e trev_test:tt_ints -T stacktrace -o "$work/k.dat" -- "$B/tests/sym_app" kill
 err_has 'sym_app ended without exiting normally'
+err_has 'sym_app was killed by signal 9 \(Killed\)$'
 trace-cmd report -i "$work/k.dat" >"$out" 2>/dev/null || fail "report k.dat failed"
 has ' print: +sym_app_printk: sym_app_print 1$'
 has '^=> sym_app_fire \([0-9a-f]+\)$'

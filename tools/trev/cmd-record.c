@@ -46,7 +46,10 @@ static const char record_help[] =
 	"\n"
 	"Without -e, the events the process already has enabled are recorded.\n"
 	"Progress (events/s, bytes, lost) shows on stderr when it is a terminal; a\n"
-	"summary with per-CPU counts always ends the run.\n";
+	"summary with per-CPU counts always ends the run.\n"
+	"\n"
+	"Exit status: COMMAND's (128 + N if signal N killed it) once the file is\n"
+	"written; 1 on an error of trev record's own, 2 on a usage error.\n";
 
 #define REC_MAX_TRIGGERS	8
 #define REC_PROGRESS_MS		500	/* progress line refresh */
@@ -500,7 +503,7 @@ static int rec_spawn(struct rec *rec)
 	return 0;
 }
 
-/* The command's end, reaped: exit status or 128 + signal. -1 while it runs. */
+/* Reap the command (@block: wait for it). Return: its wait status, or -1 while it runs. */
 static int rec_reap(struct rec *rec, bool block)
 {
 	int status;
@@ -514,7 +517,25 @@ static int rec_reap(struct rec *rec, bool block)
 	if (p != rec->pid)
 		return -1;
 	rec->pid = 0;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return status;
+}
+
+/*
+ * Say how the command ended (wait status @wstatus) and return the exit status
+ * that passes it on, as time(1), shells and perf record do: its own, or 128 +
+ * the signal that killed it.
+ */
+static int rec_child_end(const struct rec *rec, int wstatus)
+{
+	int sig;
+
+	if (!WIFSIGNALED(wstatus)) {
+		trev_err("%s exited with status %d", rec->argv[0], WEXITSTATUS(wstatus));
+		return WEXITSTATUS(wstatus);
+	}
+	sig = WTERMSIG(wstatus);
+	trev_err("%s was killed by signal %d (%s)", rec->argv[0], sig, strsignal(sig));
+	return 128 + sig;
 }
 
 /* Connect to the command once its socket is up. Return: 0, or -1 after a message. */
@@ -908,7 +929,7 @@ int cmd_record(int argc, char **argv)
 	enum rec_end end = REC_END_SIGNAL;
 	int64_t start_ms;
 	struct stat st;
-	int ret, status = 1, child_status = -1;
+	int ret, status = 1, wstatus;
 	bool keep_child = false;
 
 	if (rec_parse(&rec, argc, argv) < 0) {
@@ -1006,9 +1027,10 @@ out_child:
 		/* Failed before recording: the held command must not run on untraced. */
 		if (status != 0 && !keep_child)
 			kill(rec.pid, SIGKILL);
-		child_status = rec_reap(&rec, true);
-		if (status == 0 && child_status > 0)
-			trev_err("%s exited with status %d", rec.argv[0], child_status);
+		wstatus = rec_reap(&rec, true);
+		/* Recorded: our status is the command's; our own errors are 1. */
+		if (status == 0 && wstatus >= 0)
+			status = rec_child_end(&rec, wstatus);
 	}
 out_free:
 	rec_free(&rec);
