@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The client side of the control socket (src/control/proto.h): a running
- * process's tree, reached by pid, with the operations of the C API. Every
- * reply is checked against its request (remote.c): a malformed one is
- * reported once, the call returns -EPROTO and so does every later call on
- * that connection.
+ * process's tree, reached by pid, with the operations of the C API. The
+ * socket is trusted only after its directory, its file and its listener
+ * are checked (remote_find.c); every reply is checked against its request
+ * (remote.c): a malformed one is reported once, the call returns -EPROTO
+ * and so does every later call on that connection.
  */
 #ifndef TREV_TOOLS_REMOTE_H
 #define TREV_TOOLS_REMOTE_H
@@ -20,10 +21,17 @@ struct trev_remote;
 
 /*
  * trev_remote_connect() - attach to process @pid's tree
+ *
+ * The socket is looked for where the process put it, through
+ * /proc/PID/root (so a process in another mount namespace is reached),
+ * and nothing is sent before the directory (owned by the process's uid,
+ * not writable by group or others), the socket (a socket, owned by that
+ * uid) and the listener (SO_PEERCRED: process @pid itself) are checked.
  * Return: 0 and *@out, or a negative errno: -ESRCH (no such process),
- * -EPERM (not ours), -ENOENT (no trev socket in that process), -ENOTSUP
- * (its socket is disabled: TREV_SOCKET=0), -EPROTO (it speaks another
- * protocol, or a malformed HELLO). @why receives a sentence for the user.
+ * -EPERM (not ours, or a socket that is not the process's), -ENOENT (no
+ * trev socket in that process), -ENOTSUP (its socket is disabled:
+ * TREV_SOCKET=0), -EPROTO (it speaks another protocol, or a
+ * malformed HELLO). @why receives a sentence for the user.
  */
 int trev_remote_connect(pid_t pid, struct trev_remote **out, char *why, size_t why_size);
 /*
