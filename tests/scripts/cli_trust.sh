@@ -218,4 +218,43 @@ err_is 1 "trev: process $app belongs to another user"
 ns_start env -u TREV_SOCKET_DIR -u XDG_RUNTIME_DIR sh -c 'echo ready $$; exec sleep 30'
 run 1 "$trev" cat -p "$app" trace
 err_is 1 "trev: process $app does not serve trev (no socket /proc/$app/root/tmp/trev-0/$app.sock)"
+
+# ---- trev record names code from the process's files, and opens nothing that is not one ------
+# The user of the process can put something else at a mapped file's path while trev record
+# (perhaps root) runs: here a FIFO bound over the copy of sym_app it runs from, whose open
+# for reading would never return. Its functions go unnamed; the recording ends as asked.
+if command -v trace-cmd >/dev/null; then
+	mkdir "$base/symapp"
+	cp "$TREV_BUILD_DIR/tests/sym_app" "$base/symapp/"
+	"$base/symapp/sym_app" wait >"$T/sym.out" &
+	pids+=($!)
+	wait_ready "$T/sym.out"
+	mkfifo "$base/fifo"
+	mount --bind "$base/fifo" "$base/symapp/sym_app" || fail "cannot bind a FIFO over sym_app"
+	cli_cleanup_more() { umount "$base/symapp/sym_app"; rm -rf "$base"; }
+	timeout 30 "$trev" record -e trev_test:tt_ints -o "$T/sym.dat" -p "$app" >"$out" 2>"$errf" &
+	rec=$!
+	# Until the recorder has read a few rounds (sym_app_printk's among them): the names are
+	# looked up at each snapshot and at the end.
+	read_events() {
+		local cpu
+		for cpu in $("$trev" ls -p "$app" per_cpu); do
+			"$trev" cat -p "$app" "per_cpu/${cpu%/}/stats"
+		done | awk '/^read events:/ { n += $3 } END { print n + 0 }'
+	}
+	for _ in $(seq 200); do
+		[ "$(read_events)" -ge 30 ] && break
+		sleep 0.05
+	done
+	[ "$(read_events)" -ge 30 ] || fail "trev record read no events of sym_app"
+	kill -INT "$rec"
+	wait "$rec"
+	st=$?
+	[ "$st" = 0 ] || fail "trev record -p exited $st (124: it hung) with a FIFO at a mapped path"
+	trace-cmd report -i "$T/sym.dat" >"$out" 2>/dev/null || fail "trace-cmd report sym.dat failed"
+	grep -qE ' bprint: +sym_mod_printk: sym_mod_printk [0-9]+$' "$out" ||
+		fail "sym_mod's call site is not named"
+	grep -qE ' bprint: +0x[0-9a-f]+: sym_app_printk [0-9]+$' "$out" ||
+		fail "sym_app's call site is named (or missing) although its path is a FIFO now"
+fi
 echo "cli_trust: all checks passed"

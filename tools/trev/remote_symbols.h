@@ -20,6 +20,7 @@ struct rsym_addr;
  */
 struct trev_remote_symbols {
 	pid_t pid;
+	int rootfd;			/* its root directory (O_PATH), or -1: ours */
 	struct rsym_map *maps;		/* r-x file mappings, sorted by address */
 	size_t nr_maps;
 	struct rsym_file *files;	/* every file a mapping named, read on first lookup */
@@ -30,8 +31,8 @@ struct trev_remote_symbols {
 
 /*
  * trev_remote_symbols_init() - start naming @pid's addresses: reads its
- * /proc/PID/maps now, while it runs (a failure leaves every address
- * unknown, nothing else)
+ * /proc/PID/maps and opens its root now, while it runs (a failure leaves
+ * every address unknown, nothing else; files are then looked up in ours)
  */
 void trev_remote_symbols_init(struct trev_remote_symbols *rsyms, pid_t pid);
 
