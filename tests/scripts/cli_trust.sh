@@ -256,5 +256,22 @@ if command -v trace-cmd >/dev/null; then
 		fail "sym_mod's call site is not named"
 	grep -qE ' bprint: +0x[0-9a-f]+: sym_app_printk [0-9]+$' "$out" ||
 		fail "sym_app's call site is named (or missing) although its path is a FIFO now"
+
+	# A program run from a private /tmp: maps says /tmp/sym_app, which is the process's.
+	ns_start env -u TREV_SOCKET_DIR -u XDG_RUNTIME_DIR \
+		sh -c 'cp "$0" /tmp/sym_app && exec /tmp/sym_app wait' "$TREV_BUILD_DIR/tests/sym_app"
+	[ -e /tmp/sym_app ] && fail "the private /tmp is not private"
+	"$trev" record -e trev_test:tt_ints -o "$T/ns.dat" -p "$app" >"$out" 2>"$errf" &
+	rec=$!
+	for _ in $(seq 200); do
+		[ "$(read_events)" -ge 30 ] && break
+		sleep 0.05
+	done
+	[ "$(read_events)" -ge 30 ] || fail "trev record read no events of sym_app in a private /tmp"
+	kill -INT "$rec"
+	wait "$rec" || fail "trev record -p of a process with a private /tmp failed"
+	trace-cmd report -i "$T/ns.dat" >"$out" 2>/dev/null || fail "trace-cmd report ns.dat failed"
+	grep -qE ' bprint: +sym_app_printk: sym_app_printk [0-9]+$' "$out" ||
+		fail "sym_app's call site in a private /tmp is not named"
 fi
 echo "cli_trust: all checks passed"

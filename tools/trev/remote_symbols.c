@@ -12,12 +12,14 @@
  * mapping read so far (a library loaded since); files are read by path,
  * as they outlive the process; each address's answer is kept.
  *
- * Files are looked up in the process's root (/proc/PID/root, kept open
- * from the start: a container's or a chroot's files are its own), and a
- * path is only opened for reading once fstat() of an O_PATH descriptor
- * says it is the regular file that was mapped: the process's user may
- * have put a FIFO (an open that never returns) or a device there since,
- * and trev record may run as root.
+ * maps names files from our root when the process shares our mount
+ * namespace, and from the root of its own otherwise (a container, a
+ * private /tmp): there they are looked up in /proc/PID/root, opened at the
+ * start and kept (the process may be gone at the end). A path is opened
+ * for reading only once fstat() of an O_PATH descriptor says it is the
+ * regular file that was mapped: the process's user may have put a FIFO
+ * (an open that never returns) or a device there since, and trev record
+ * may run as root.
  *
  * Not named: addresses outside file mappings ([vdso], generated code); in
  * a file deleted or replaced since it was mapped ("(deleted)" in maps, or
@@ -289,14 +291,25 @@ static struct rsym_addr *rsym_addr_insert(struct trev_remote_symbols *rsyms, siz
 	return &rsyms->addrs[at];
 }
 
+/* The process's root when maps names its files from there (another mount namespace), else -1. */
+static int rsym_open_root(pid_t pid)
+{
+	struct stat ours, theirs;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	if (stat("/proc/self/ns/mnt", &ours) || stat(path, &theirs) ||
+	    (ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	return open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
 void trev_remote_symbols_init(struct trev_remote_symbols *rsyms, pid_t pid)
 {
-	char root[64];
-
 	memset(rsyms, 0, sizeof(*rsyms));
 	rsyms->pid = pid;
-	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	rsyms->rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	rsyms->rootfd = rsym_open_root(pid);
 	rsym_read_maps(rsyms);
 }
 
