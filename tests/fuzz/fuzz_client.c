@@ -271,7 +271,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		close(sv[1]);
 		return 0;
 	}
-	/* trev_remote_from_fd() owns sv[0] from here: closed on failure or by trev_remote_close(). */
+	/* sv[0] is trev_remote_from_fd()'s now: closed on failure or by trev_remote_close(). */
 	if (trev_remote_from_fd(sv[0], 4242, &r, why, sizeof(why)) == 0) {
 		fz_client(r, data + 1, nr_ops);
 		trev_remote_close(r);

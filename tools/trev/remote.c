@@ -227,7 +227,8 @@ static int rmt_check_dirents(struct trev_remote *r, const uint8_t *buf, uint32_t
 		size_t n;
 
 		if (len - off < 8 + 2)
-			return rmt_malformed(r, TREV_OP_READDIR, "a truncated entry at byte %u", off);
+			return rmt_malformed(r, TREV_OP_READDIR, "a truncated entry at byte %u",
+					     off);
 		n = strnlen(name, len - off - 8);
 		if (n == len - off - 8)
 			return rmt_malformed(r, TREV_OP_READDIR,

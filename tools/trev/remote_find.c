@@ -50,8 +50,10 @@ static ssize_t rfind_read(int procfd, const char *name, char **text)
 		ssize_t n;
 
 		if (cap - len < 4096) {
-			char *p = cap < (1u << 24) ? realloc(buf, cap = cap ? cap * 2 : 8192) : NULL;
+			char *p = NULL;
 
+			if (cap < (1u << 24))
+				p = realloc(buf, cap = cap ? cap * 2 : 8192);
 			if (!p) {
 				free(buf);
 				close(fd);
@@ -251,8 +253,9 @@ static int rfind_check_dir(const struct rfind_proc *p, const char *dir, char *wh
 	} else if (fstatat(fd, sock, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		ret = errno == ENOENT ? -ENOENT : -errno;
 		if (ret == -ENOENT)
-			snprintf(why, why_size, "process %d does not serve trev (no socket %s%s/%s)",
-				 (int)p->pid, p->shown, dir, sock);
+			snprintf(why, why_size,
+				 "process %d does not serve trev (no socket %s%s/%s)", (int)p->pid,
+				 p->shown, dir, sock);
 		else
 			snprintf(why, why_size, "cannot stat %s%s/%s: %s", p->shown, dir, sock,
 				 strerror(errno));
@@ -296,7 +299,8 @@ static int rfind_connect(const struct rfind_proc *p, int dirfd, const char *dir,
 	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
 		ret = -errno;
 		if (ret == -ENOENT || ret == -ECONNREFUSED) {
-			snprintf(why, why_size, "process %d does not serve trev (no socket %s%s/%d.sock)",
+			snprintf(why, why_size,
+				 "process %d does not serve trev (no socket %s%s/%d.sock)",
 				 (int)p->pid, p->shown, dir, (int)p->ns_pid);
 			ret = -ENOENT;
 		} else {
@@ -355,8 +359,8 @@ int trev_remote_connect(pid_t pid, struct trev_remote **out, char *why, size_t w
 			snprintf(why, why_size, "no process %d", (int)pid);
 			ret = -ESRCH;
 		} else {
-			snprintf(why, why_size, "cannot reach the files of process %d: %s", (int)pid,
-				 strerror(-ret));
+			snprintf(why, why_size, "cannot reach the files of process %d: %s",
+				 (int)pid, strerror(-ret));
 		}
 		goto out_close;
 	}
