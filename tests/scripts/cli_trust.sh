@@ -214,6 +214,17 @@ run 0 "$trev" cat -p "$app" tracing_on
 [ "$(cat "$out")" = 1 ] || fail "private /tmp, uid 4001: tracing_on reads '$(cat "$out")'"
 run 1 as 4002 "$trev" cat -p "$app" tracing_on
 err_is 1 "trev: process $app belongs to another user"
+# A pid namespace as well: the process is 1 there, and its socket 1.sock (NSpid's last).
+unshare --mount --pid --fork --kill-child sh -c 'mount -t tmpfs none /tmp && exec "$@"' sh \
+	env -u TREV_SOCKET_DIR -u XDG_RUNTIME_DIR "$app_bin" 30 >"$T/pidns.out" 2>&1 &
+pids+=($!)
+wait_ready "$T/pidns.out"
+[ "$app" = 1 ] || fail "ctl_app in a pid namespace says it is $app"
+app=$(pgrep -P "${pids[-1]}")
+[ -n "$app" ] || fail "no ctl_app under unshare ${pids[-1]}"
+pids+=("$app")
+run 0 "$trev" cat -p "$app" tracing_on
+[ "$(cat "$out")" = 1 ] || fail "pid namespace: tracing_on reads '$(cat "$out")'"
 # A process without trev there: the message names the path as we can reach it.
 ns_start env -u TREV_SOCKET_DIR -u XDG_RUNTIME_DIR sh -c 'echo ready $$; exec sleep 30'
 run 1 "$trev" cat -p "$app" trace
