@@ -623,7 +623,7 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 		while ((got = rec_drain_once(rec)) > 0)
 			;
 		if (got < 0)
-			*end = REC_END_GONE;
+			*end = got == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
 	}
 	if (*end != REC_END_GONE && *end != REC_END_BROKEN)
 		rec_read_stats(rec);
