@@ -676,6 +676,7 @@ enum rec_end {
 	REC_END_EXIT,		/* the process began to exit (exit hold) */
 	REC_END_GONE,		/* the process vanished without exiting normally */
 	REC_END_SIGNAL,		/* we were told to stop */
+	REC_END_BROKEN,		/* it sent a malformed reply (reported): the connection is given up */
 };
 
 /* Copy pages until the process exits or we are stopped; drain what is left. */
@@ -694,7 +695,7 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 		got = rec_drain_once(rec);
 		if (got < 0) {
 			/* A process that dies takes its socket with it. */
-			*end = REC_END_GONE;
+			*end = got == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
 			break;
 		}
 		held = trev_remote_hold_wait(rec->hold, 0);
@@ -703,7 +704,7 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 			break;
 		}
 		if (held < 0) {
-			*end = REC_END_GONE;
+			*end = held == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
 			break;
 		}
 		if (signals_seen > forwarded) {
@@ -741,14 +742,14 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 			idle_cpu = (idle_cpu + 1) % rec->nr_cpus;
 		}
 	}
-	if (*end != REC_END_GONE) {
+	if (*end != REC_END_GONE && *end != REC_END_BROKEN) {
 		/* The last pages: read until every CPU is empty. */
 		while ((got = rec_drain_once(rec)) > 0)
 			;
 		if (got < 0)
-			*end = REC_END_GONE;
+			*end = got == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
 	}
-	if (*end != REC_END_GONE)
+	if (*end != REC_END_GONE && *end != REC_END_BROKEN)
 		rec_read_stats(rec);
 	if (tty)
 		fputs("\r\033[K", stderr);
@@ -1000,7 +1001,7 @@ int cmd_record(int argc, char **argv)
 	} else {
 		rec_summary(&rec, (double)(rec_now_ms() - start_ms) / 1000.0,
 			    stat(rec.output, &st) == 0 ? (long long)st.st_size : -1LL);
-		status = 0;
+		status = end == REC_END_BROKEN;
 	}
 	if (end == REC_END_GONE && rec.own_child)
 		trev_err("%s ended without exiting normally: its last events are lost", rec.argv[0]);
