@@ -32,7 +32,9 @@ struct integ_check {
 	regex_t re_ev, re_lost, re_drop;
 	struct integ_stream s[NR_SLOTS];
 	int pid[INTEG_MAX_THREADS];	/* per thread index, 0 until seen */
-	int want_comm;
+	int want_comm, per_thread;
+	uint64_t pending_lost[INTEG_SOURCES];	/* lost lines not yet followed by an event */
+	uint64_t thread_lost[INTEG_MAX_THREADS];
 	uint64_t read, lost, bad, reorder, dup, other, nproblems;
 	char problems[MAX_PROBLEMS][256];
 	struct integ_line_buf lb[INTEG_SOURCES];
@@ -204,6 +206,10 @@ static void check_event_locked(struct integ_check *ic, unsigned int source, cons
 		s->last[source] = (int64_t)ev->seq;
 	}
 	s->read++;
+	if (source < INTEG_SOURCES) {
+		ic->thread_lost[idx] += ic->pending_lost[source];
+		ic->pending_lost[source] = 0;
+	}
 	if (ev->pid >= 0) {
 		if (!ic->pid[idx]) {
 			ic->pid[idx] = ev->pid;
@@ -277,12 +283,9 @@ static void check_line_locked(struct integ_check *ic, unsigned int source, const
 		check_event_locked(ic, source, &ev);
 		return;
 	}
-	if (regexec(&ic->re_lost, line, 2, m, 0) == 0) {
+	if (regexec(&ic->re_lost, line, 2, m, 0) == 0 || regexec(&ic->re_drop, line, 2, m, 0) == 0) {
 		ic->lost += match_u64(line, &m[1]);
-		return;
-	}
-	if (regexec(&ic->re_drop, line, 2, m, 0) == 0) {
-		ic->lost += match_u64(line, &m[1]);
+		ic->pending_lost[source % INTEG_SOURCES] += match_u64(line, &m[1]);
 		return;
 	}
 	if (strstr(line, "integ_rec") || strstr(line, "[corrupt record") ||
@@ -361,6 +364,34 @@ uint64_t integ_check_lost_total(struct integ_check *ic)
 	return n;
 }
 
+void integ_check_per_thread(struct integ_check *ic, int on)
+{
+	ic->per_thread = on;
+}
+
+uint64_t integ_check_thread_lost(struct integ_check *ic, unsigned int idx)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&ic->lock);
+	n = idx < INTEG_MAX_THREADS ? ic->thread_lost[idx] : 0;
+	pthread_mutex_unlock(&ic->lock);
+	return n;
+}
+
+uint64_t integ_check_stream_read(struct integ_check *ic, uint32_t stream)
+{
+	int slot = slot_of(stream);
+	uint64_t n;
+
+	if (slot < 0)
+		return 0;
+	pthread_mutex_lock(&ic->lock);
+	n = ic->s[slot].read;
+	pthread_mutex_unlock(&ic->lock);
+	return n;
+}
+
 uint64_t integ_check_faults(struct integ_check *ic)
 {
 	uint64_t n;
@@ -409,6 +440,31 @@ int integ_check_verdict(struct integ_check *ic, const char *name, enum integ_rel
 			problem(ic, "stream %u: its final event was not read", stream_of(i));
 		}
 	}
+	for (int t = 0; ic->per_thread && rel == INTEG_EXACT && t < INTEG_MAX_THREADS; t++) {
+		uint64_t w = 0, r = 0;
+		int any = 0;
+
+		for (int k = 0; k < 3; k++) {
+			struct integ_stream *s = &ic->s[k * INTEG_MAX_THREADS + t];
+
+			if (s->written >= 0) {
+				any = 1;
+				w += (uint64_t)s->written;
+			}
+			r += s->read;
+		}
+		if (any && w != r + ic->thread_lost[t]) {
+			fail = 1;
+			problem(ic, "thread %d: written %" PRIu64 " != read %" PRIu64 " + its lost %" PRIu64,
+				t, w, r, ic->thread_lost[t]);
+		}
+	}
+	for (int i = 0; i < INTEG_SOURCES; i++)
+		if (ic->pending_lost[i]) {
+			fail = 1;
+			problem(ic, "source %d: %" PRIu64 " lost events reported after its last event", i,
+				ic->pending_lost[i]);
+		}
 	if (!told) {
 		fail = 1;
 		problem(ic, "no written counts were given");

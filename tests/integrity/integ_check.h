@@ -61,6 +61,19 @@ void integ_check_feed(struct integ_check *ic, unsigned int source, const char *b
 uint64_t integ_check_ends(struct integ_check *ic);
 uint64_t integ_check_read(struct integ_check *ic);
 uint64_t integ_check_lost_total(struct integ_check *ic);
+/*
+ * Attribute each loss to the thread of the next event its source gives (a
+ * LOST line precedes the event of the buffer that lost), and require, per
+ * thread, written == read + lost under INTEG_EXACT. Right for trace_pipe and
+ * trace, whose losses are a buffer's, and buffers are per thread; not for
+ * per-CPU readers, whose staging queues lose events of several threads.
+ */
+void integ_check_per_thread(struct integ_check *ic, int on);
+/* Losses attributed to thread @idx (its LOST lines). */
+uint64_t integ_check_thread_lost(struct integ_check *ic, unsigned int idx);
+
+/* Events of @stream read so far. */
+uint64_t integ_check_stream_read(struct integ_check *ic, uint32_t stream);
 /* Bad, reordered and twice-read events so far. */
 uint64_t integ_check_faults(struct integ_check *ic);
 
