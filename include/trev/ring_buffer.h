@@ -52,7 +52,7 @@ struct trev_rb;
 struct trev_rb_event {
 	uint64_t ts;		/* time stamp in the buffer's clock (ns) */
 	uint64_t lost;		/* events of this buffer lost just before this one */
-	const void *data;	/* payload; valid until the next read call */
+	const void *data;	/* payload; how long it stays valid: see each reader */
 	uint32_t len;		/* payload length, padded to 4 bytes */
 	int cpu;		/* CPU the event ran on */
 	pid_t tid;		/* thread that wrote it */
@@ -160,7 +160,10 @@ TREV_API int trev_rb_reset(struct trev_rb *rb);
 
 /*
  * trev_rb_consume() - read and remove the oldest event of all buffers
- * @ev: receives the event; ev->data stays valid until the next call
+ * @ev: receives the event; ev->data is a copy of the payload, owned by the
+ *      calling thread, that stays valid until the thread's next
+ *      trev_rb_consume() or trev_rb_consume_cpu() call (other readers,
+ *      statistics and iterators never touch it)
  *
  * Events that per-CPU readers staged are merged by time stamp; losses a
  * staging queue noted go in ev->lost of the next event of that CPU.
@@ -225,8 +228,8 @@ TREV_API int trev_rb_nr_cpus(const struct trev_rb *rb);
 /*
  * trev_rb_consume_cpu() - read and remove the oldest event of one CPU
  * @cpu: 0 .. trev_rb_nr_cpus() - 1
- * @ev: receives the event; ev->data is a copy that stays valid until the
- *      next trev_rb_consume_cpu() call for the same @cpu; ev->lost counts
+ * @ev: receives the event; ev->data is a copy owned by the calling thread,
+ *      as with trev_rb_consume(); ev->lost counts
  *      the events lost just before it in this CPU's stream (losses of its
  *      buffer, which go with the next event of that buffer, and losses of
  *      the CPU's staging queue)
@@ -276,7 +279,8 @@ TREV_API int trev_rb_wait_cpu(struct trev_rb *rb, int cpu, int timeout_ms);
  * A non-consuming iterator (the `trace` file): shows what is unread at the
  * moment it starts, merged by time, while writers go on writing. Events
  * overwritten while it runs are skipped and counted in ->lost of the next
- * event of that buffer.
+ * event of that buffer. ev->data stays valid until the iterator's next call;
+ * iterators are private to their caller and disturb no other reader.
  */
 struct trev_rb_iter;
 TREV_API struct trev_rb_iter *trev_rb_iter_start(struct trev_rb *rb);
@@ -304,9 +308,25 @@ TREV_API int trev_rb_buffers(struct trev_rb *rb, unsigned int *ids, int max);
  * trev_rb_buffer_stats() - the stats of one per-thread buffer
  *
  * Events a per-CPU reader staged have left the buffer: they count as read
- * here, and as entries of their CPU in trev_rb_cpu_stats().
+ * here, and as entries of their CPU in trev_rb_cpu_stats(). Events
+ * overwritten since the last consume count as overrun at once.
+ * Statistics are pure reads: they move no reader's position, publish no read
+ * position and touch no reader's data (docs/ring-buffer.md, "Readers").
  */
 TREV_API int trev_rb_buffer_stats(struct trev_rb *rb, unsigned int id, struct trev_rb_stats *st);
+
+/*
+ * trev_rb_buffer_comm() - the name of a per-thread buffer's thread
+ * @comm: receives the name the thread had when its buffer was made,
+ *        NUL-terminated
+ *
+ * For a reader naming the events it shows (the `trace` text's TASK column).
+ * Like every statistic, a pure read: no reader's position or data moves.
+ * Context: any thread.
+ * Return: 1 while the thread lives, 0 after it exited, -ENOENT when @id is
+ * no buffer now.
+ */
+TREV_API int trev_rb_buffer_comm(struct trev_rb *rb, unsigned int id, char comm[16]);
 
 /*
  * trev_rb_cpu_stats() - the kernel's per_cpu/cpuN/stats for one CPU

@@ -474,11 +474,15 @@ static int ctl_handle(struct ctl_conn *c, const struct trev_proto_hdr *h)
 	case TREV_OP_RMDIR:
 		return ctl_reply(c, h, trev_rmdir(path), NULL, 0);
 	case TREV_OP_RELEASE:
+		/* The reply goes first: once released, the program may run to
+		 * its end (even be killed) before this thread is scheduled again,
+		 * and the recorder would read a reset connection instead. */
+		ret = ctl_reply(c, h, 0, NULL, 0);
 		pthread_mutex_lock(&ctl.lock);
 		ctl.released = true;
 		pthread_cond_broadcast(&ctl.cond);
 		pthread_mutex_unlock(&ctl.lock);
-		return ctl_reply(c, h, 0, NULL, 0);
+		return ret;
 	case TREV_OP_HOLD:
 		return ctl_hold(c, h);
 	default:

@@ -32,8 +32,8 @@ struct comm_cache {
 
 static const char *comm_lookup(struct comm_cache *cc, unsigned int id, pid_t tid)
 {
-	struct trev_rb_stats st;
 	char path[64], *c;
+	int alive;
 
 	if (id >= cc->len) {
 		unsigned int len = cc->len ? cc->len : 64;
@@ -51,23 +51,20 @@ static const char *comm_lookup(struct comm_cache *cc, unsigned int id, pid_t tid
 	c = cc->comm[id];
 	if (c[0])
 		return c;
-	if (trev_rb_buffer_stats(cc->rb, id, &st) == 0) {
-		memcpy(c, st.comm, 16);
-		c[16] = '\0';
-		if (st.alive) {
-			int fd;
-			ssize_t n;
+	alive = trev_rb_buffer_comm(cc->rb, id, c);
+	if (alive > 0) {
+		int fd;
+		ssize_t n;
 
-			snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)tid);
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-			if (fd >= 0) {
-				n = read(fd, c, 16);
-				if (n > 0) {
-					c[n] = '\0';
-					c[strcspn(c, "\n")] = '\0';
-				}
-				close(fd);
+		snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)tid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			n = read(fd, c, 16);
+			if (n > 0) {
+				c[n] = '\0';
+				c[strcspn(c, "\n")] = '\0';
 			}
+			close(fd);
 		}
 	}
 	if (!c[0])

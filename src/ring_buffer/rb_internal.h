@@ -282,7 +282,6 @@ struct rb_stage {
 	uint64_t dropped;	/* events refused by a full queue (discard) */
 	uint64_t buf_overrun;	/* buffer overruns attributed to this CPU */
 	uint64_t read_events;	/* events of this CPU consumed, by any reader */
-	uint8_t *out;		/* payload copy for trev_rb_consume_cpu() */
 };
 
 /* Writer refusals by the CPU the writer was on; one cache line each. */
@@ -315,7 +314,6 @@ struct trev_rb {
 	struct rb_stage *stage;	/* [nr_cpus], under read_lock */
 	struct rb_spage *stage_free; /* pages to reuse, under read_lock */
 	uint32_t stage_nr_free;	/* pages on it */
-	uint8_t *stage_out;	/* payload copy of staged events for trev_rb_consume() */
 	struct rb_cpu_lost *cpu_lost; /* [nr_cpus], written by refusing writers */
 	_Atomic uint32_t sleepers; /* readers asleep that staging must wake */
 	struct {		/* settings kept across fork() */

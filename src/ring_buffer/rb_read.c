@@ -101,6 +101,43 @@ static int rb_read_meta(struct trev_rb *rb, struct rb_desc *d, uint64_t seq, str
 	return rb_seq_recheck(&slot->seq) == seq ? 0 : -ESTALE;
 }
 
+/*
+ * A consumed event's payload is copied, under read_lock, into memory of the
+ * calling thread, and ev->data points there: the page copies belong to the
+ * buffer's one consuming cursor, which the next reader of any CPU refreshes,
+ * so a payload left in them could change under a reader that is still
+ * formatting it. Valid until the thread's next consume; freed at its exit.
+ */
+static pthread_key_t rb_out_key;
+static pthread_once_t rb_out_once = PTHREAD_ONCE_INIT;
+static RB_TLS uint8_t *rb_out;
+
+/* At thread exit; a later destructor that consumes gets a new copy. */
+static void rb_out_free(void *out)
+{
+	free(out);
+	rb_out = NULL;
+}
+
+static void rb_out_init(void)
+{
+	(void)pthread_key_create(&rb_out_key, rb_out_free);
+}
+
+static __attribute__((noinline)) uint8_t *rb_reader_out_alloc(void)
+{
+	pthread_once(&rb_out_once, rb_out_init);
+	rb_out = malloc(RB_PAGE_SIZE);
+	if (rb_out)
+		(void)pthread_setspecific(rb_out_key, rb_out);
+	return rb_out;
+}
+
+static inline uint8_t *rb_reader_out(void)
+{
+	return rb_out ? rb_out : rb_reader_out_alloc();
+}
+
 /* ------------------------------------------------------------------ */
 /* Positions                                                            */
 
@@ -327,6 +364,32 @@ static int rb_peek_buffer(struct trev_rb *rb, uint32_t i, struct rb_rec *r)
 }
 
 /*
+ * rb_peek_unread() - the next unread event of buffer @i, for statistics
+ * @lc: receives a private cursor at the consumer's position, caught up
+ * @copy: RB_PAGE_SIZE bytes for its page copy
+ * @skipped: receives the events overwritten since the consumer's position
+ *           that no reader has counted yet
+ *
+ * A pure read: the consuming cursor, its page copy and the published read
+ * position stay as they are, so no reader is disturbed. Under read_lock.
+ * Return: 1 with @r set, 0 when nothing is unread, -errno on error.
+ */
+static int rb_peek_unread(struct trev_rb *rb, uint32_t i, struct rb_cursor *lc, uint8_t *copy,
+			  struct rb_rec *r, uint64_t *skipped)
+{
+	struct rb_desc *d = &rb->descs[i];
+
+	*skipped = 0;
+	*lc = rb->cursor[i];
+	lc->copy = copy;
+	lc->copy_seq = RB_SEQ_NONE;
+	trev__rb_cursor_sync(rb, d, lc);
+	if (!rb_desc_in_use(d))
+		return 0;
+	return rb_pos_peek(rb, d, lc, &lc->pos, r, RB_SEQ_NONE, 0, skipped);
+}
+
+/*
  * The staging queue whose head event is oldest (ties: the lower CPU), or
  * -1 when every queue is empty; under read_lock.
  */
@@ -532,17 +595,19 @@ static bool rb_settle_wait(struct rb_settle *s, uint64_t in_flight)
 
 /*
  * Consume the head event of buffer @id, peeked into @r: fill @ev (payload
- * in the cursor's page copy) and count it read, for the buffer and its CPU.
+ * copied to @out) and count it read, for the buffer and its CPU.
  * Losses still pending in its CPU's staging queue go with it.
  */
 static void rb_take_event(struct trev_rb *rb, int id, const struct rb_rec *r,
-			  struct trev_rb_event *ev)
+			  struct trev_rb_event *ev, uint8_t *out)
 {
 	struct rb_desc *d = &rb->descs[id];
 	struct rb_cursor *c = &rb->cursor[id];
 	struct rb_stage *s = &rb->stage[rb_view(rb, c->pos.cpu)];
 
 	rb_fill_event(ev, d, (unsigned int)id, &c->pos, r);
+	memcpy(out, r->payload, r->len);
+	ev->data = out;
 	ev->lost += s->pending;
 	s->pending = 0;
 	s->read_events++;
@@ -566,7 +631,10 @@ int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms
 	int64_t deadline = timeout_ms < 0 ? -1 : rb_now_ms() + timeout_ms;
 	uint32_t wake_all = atomic_load(&rb->wake_all);
 	struct rb_settle settle = { 0 };
+	uint8_t *out = rb_reader_out();
 
+	if (!out)
+		return -ENOMEM;
 	for (;;) {
 		struct rb_rec r, sr;
 		uint64_t in_flight = 0;
@@ -578,7 +646,7 @@ int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms
 		if (view >= 0 && (ret == 0 || sr.ts <= r.ts)) {
 			/* Staged events left the buffers before any event still
 			 * there: no write in flight can be older. */
-			trev__rb_stage_pop(rb, view, ev, rb->stage_out);
+			trev__rb_stage_pop(rb, view, ev, out);
 			ret = 1;
 		} else if (ret == 1) {
 			if (rb_settle_wait(&settle, in_flight)) {
@@ -586,7 +654,7 @@ int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms
 				sched_yield();
 				continue;
 			}
-			rb_take_event(rb, id, &r, ev);
+			rb_take_event(rb, id, &r, ev, out);
 		}
 		pthread_mutex_unlock(&rb->read_lock);
 		if (ret != 0 || timeout_ms == 0)
@@ -710,32 +778,27 @@ int trev_rb_consume_cpu(struct trev_rb *rb, int cpu, struct trev_rb_event *ev, i
 	uint32_t wake_all;
 	struct rb_settle settle = { 0 };
 	struct rb_flood flood = { 0 };
+	uint8_t *out;
 
 	if (!rb_cpu_ok(rb, cpu) || !ev)
 		return -EINVAL;
+	out = rb_reader_out();
+	if (!out)
+		return -ENOMEM;
 	deadline = timeout_ms < 0 ? -1 : rb_now_ms() + timeout_ms;
 	wake_all = atomic_load(&rb->wake_all);
 	for (;;) {
-		struct rb_stage *s = &rb->stage[cpu];
 		bool staged = false;
 		struct rb_rec r;
 		int id, ret;
 
 		pthread_mutex_lock(&rb->read_lock);
 		ret = rb_pull(rb, cpu, false, &r, &id, &settle, &staged);
-		if ((ret == RB_PULL_STAGED || ret == RB_PULL_BUFFER) && !s->out) {
-			s->out = malloc(RB_PAGE_SIZE);
-			if (!s->out)
-				ret = -ENOMEM;
-		}
 		if (ret == RB_PULL_STAGED) {
-			trev__rb_stage_pop(rb, cpu, ev, s->out);
+			trev__rb_stage_pop(rb, cpu, ev, out);
 			ret = 1;
 		} else if (ret == RB_PULL_BUFFER) {
-			/* Copied: another CPU's reader may refresh the page copy. */
-			rb_take_event(rb, id, &r, ev);
-			memcpy(s->out, ev->data, ev->len);
-			ev->data = s->out;
+			rb_take_event(rb, id, &r, ev, out);
 			ret = 1;
 		}
 		pthread_mutex_unlock(&rb->read_lock);
@@ -1039,14 +1102,16 @@ struct trev_rb_iter *trev_rb_iter_start_cpu(struct trev_rb *rb, int cpu)
 		struct rb_desc *d = &rb->descs[i];
 		struct rb_iter_buf *b = &it->bufs[it->n];
 
+		struct rb_cursor c = rb->cursor[i];
+
 		if (!rb_desc_in_use(d))
 			continue;
-		trev__rb_cursor_sync(rb, d, &rb->cursor[i]);
+		trev__rb_cursor_sync(rb, d, &c);	/* a copy: the consumer's stays */
 		if (!rb_commit_end(rb, d, &b->end_seq, &b->end_off))
 			continue;
 		b->id = i;
-		b->gen = rb->cursor[i].gen;
-		b->c.pos = rb->cursor[i].pos;
+		b->gen = c.gen;
+		b->c.pos = c.pos;
 		b->c.copy_seq = RB_SEQ_NONE;
 		it->n++;
 	}
@@ -1157,43 +1222,65 @@ int trev_rb_buffers(struct trev_rb *rb, unsigned int *ids, int max)
 	return n;
 }
 
-int trev_rb_buffer_stats(struct trev_rb *rb, unsigned int id, struct trev_rb_stats *st)
+int trev_rb_buffer_comm(struct trev_rb *rb, unsigned int id, char comm[16])
 {
 	struct rb_desc *d;
-	struct rb_cursor *c;
+	int alive;
+
+	if (!rb || id >= RB_MAX_BUFFERS)
+		return -ENOENT;
+	d = &rb->descs[id];
+	/* Under read_lock a buffer in use cannot be freed and given to another
+	 * thread (rb_reclaim() holds it too), so the name is the owner's. */
+	pthread_mutex_lock(&rb->read_lock);
+	if (!rb_desc_in_use(d)) {
+		pthread_mutex_unlock(&rb->read_lock);
+		return -ENOENT;
+	}
+	memcpy(comm, d->comm, 16);
+	comm[15] = '\0';
+	alive = atomic_load(&d->state) == RB_DESC_LIVE;
+	pthread_mutex_unlock(&rb->read_lock);
+	return alive;
+}
+
+int trev_rb_buffer_stats(struct trev_rb *rb, unsigned int id, struct trev_rb_stats *st)
+{
+	uint8_t copy[RB_PAGE_SIZE];
+	struct rb_cursor lc;
+	struct rb_desc *d;
 	struct rb_rec r;
-	uint64_t w, done, end_seq;
+	uint64_t w, done, end_seq, skipped;
 	uint32_t end_off;
 	int got;
 
 	if (id >= RB_MAX_BUFFERS)
 		return -ENOENT;
 	d = &rb->descs[id];
-	c = &rb->cursor[id];
 	memset(st, 0, sizeof(*st));
 	pthread_mutex_lock(&rb->read_lock);
 	if (!rb_desc_in_use(d)) {
 		pthread_mutex_unlock(&rb->read_lock);
 		return -ENOENT;
 	}
-	got = rb_peek_buffer(rb, id, &r);
+	got = rb_peek_unread(rb, id, &lc, copy, &r, &skipped);
 	if (got == 1)
 		st->oldest_event_ts = r.ts;
 
 	w = rb_load(&d->committed);
 	st->written = w;
 	st->read_events = rb_load(&d->read_events);
-	st->overrun = rb_load(&d->overrun);
+	st->overrun = rb_load(&d->overrun) + skipped;
 	done = st->read_events + st->overrun;
 	st->entries = w > done ? w - done : 0;
 	if (got != 1)
 		st->entries = 0;
 	st->commit_overrun = rb_load(&d->commit_overrun);
 	st->dropped_events = rb_load(&d->lost_total) - st->commit_overrun;
-	if (rb_commit_end(rb, d, &end_seq, &end_off) && end_seq >= c->pos.seq) {
-		uint64_t bytes = (end_seq - c->pos.seq) * RB_DATA_SIZE + end_off;
+	if (rb_commit_end(rb, d, &end_seq, &end_off) && end_seq >= lc.pos.seq) {
+		uint64_t bytes = (end_seq - lc.pos.seq) * RB_DATA_SIZE + end_off;
 
-		st->bytes = bytes > c->pos.off ? bytes - c->pos.off : 0;
+		st->bytes = bytes > lc.pos.off ? bytes - lc.pos.off : 0;
 	}
 	st->now_ts = trev_rb_clock_now(rb);
 	st->tid = d->tid;
@@ -1206,23 +1293,31 @@ int trev_rb_buffer_stats(struct trev_rb *rb, unsigned int id, struct trev_rb_sta
 
 int trev_rb_cpu_stats(struct trev_rb *rb, int cpu, struct trev_rb_stats *st)
 {
+	uint8_t copy[RB_PAGE_SIZE];
 	struct trev_rb_iter *it;
 	struct trev_rb_event ev;
+	struct rb_cursor lc;
 	struct rb_stage *s;
 	struct rb_rec r;
+	uint64_t overrun = 0;
 	int ret;
 
 	if (!rb_cpu_ok(rb, cpu) || !st)
 		return -EINVAL;
 	memset(st, 0, sizeof(*st));
-	/* Catch every consuming position up, so overruns are counted. */
+	/* Overruns no consumer has met yet: attributed as a consumer will
+	 * attribute them (rb_peek_buffer()), without moving its cursor. */
 	pthread_mutex_lock(&rb->read_lock);
 	for (uint32_t i = 0; i < atomic_load(&rb->desc_hwm); i++) {
-		ret = rb_peek_buffer(rb, i, &r);
+		uint64_t skipped;
+
+		ret = rb_peek_unread(rb, i, &lc, copy, &r, &skipped);
 		if (ret < 0) {
 			pthread_mutex_unlock(&rb->read_lock);
 			return ret;
 		}
+		if (skipped && rb_view(rb, lc.pos.cpu) == cpu)
+			overrun += skipped;
 	}
 	pthread_mutex_unlock(&rb->read_lock);
 
@@ -1241,7 +1336,7 @@ int trev_rb_cpu_stats(struct trev_rb *rb, int cpu, struct trev_rb_stats *st)
 	pthread_mutex_lock(&rb->read_lock);
 	s = &rb->stage[cpu];
 	st->read_events = s->read_events;
-	st->overrun = s->buf_overrun + s->overrun;
+	st->overrun = s->buf_overrun + s->overrun + overrun;
 	st->commit_overrun = atomic_load_explicit(&rb->cpu_lost[cpu].commit_overrun,
 						  memory_order_relaxed);
 	st->dropped_events = atomic_load_explicit(&rb->cpu_lost[cpu].dropped,

@@ -127,8 +127,7 @@ int trev__rb_stage_init(struct trev_rb *rb)
 	rb->nr_cpus = n < 1 ? 1 : n > 65536 ? 65536 : (int)n;
 	rb->stage = calloc((size_t)rb->nr_cpus, sizeof(*rb->stage));
 	rb->cpu_lost = aligned_alloc(64, (size_t)rb->nr_cpus * sizeof(*rb->cpu_lost));
-	rb->stage_out = malloc(RB_PAGE_SIZE);
-	if (!rb->stage || !rb->cpu_lost || !rb->stage_out) {
+	if (!rb->stage || !rb->cpu_lost) {
 		trev__rb_stage_fini(rb);
 		return -ENOMEM;
 	}
@@ -138,11 +137,8 @@ int trev__rb_stage_init(struct trev_rb *rb)
 
 void trev__rb_stage_fini(struct trev_rb *rb)
 {
-	if (rb->stage) {
+	if (rb->stage)
 		trev__rb_stage_clear(rb, true);
-		for (int i = 0; i < rb->nr_cpus; i++)
-			free(rb->stage[i].out);
-	}
 	while (rb->stage_free) {
 		struct rb_spage *p = rb->stage_free;
 
@@ -152,10 +148,8 @@ void trev__rb_stage_fini(struct trev_rb *rb)
 	rb->stage_nr_free = 0;
 	free(rb->stage);
 	free(rb->cpu_lost);
-	free(rb->stage_out);
 	rb->stage = NULL;
 	rb->cpu_lost = NULL;
-	rb->stage_out = NULL;
 }
 
 /*
@@ -167,8 +161,6 @@ void trev__rb_stage_clear(struct trev_rb *rb, bool may_free)
 {
 	for (int i = 0; i < rb->nr_cpus; i++) {
 		struct rb_stage *s = &rb->stage[i];
-		uint8_t *out = s->out;
-
 		while (s->head) {
 			struct rb_spage *h = s->head;
 
@@ -176,7 +168,6 @@ void trev__rb_stage_clear(struct trev_rb *rb, bool may_free)
 			rb_spage_release(rb, h, may_free);
 		}
 		memset(s, 0, sizeof(*s));
-		s->out = out;
 		atomic_store_explicit(&rb->cpu_lost[i].dropped, 0, memory_order_relaxed);
 		atomic_store_explicit(&rb->cpu_lost[i].commit_overrun, 0, memory_order_relaxed);
 	}

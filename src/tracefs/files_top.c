@@ -192,13 +192,8 @@ static void pipe_release(struct trev_file *f)
 /* comm for trace_pipe: the buffer's recorded name, else "<...>". */
 static void pipe_comm(struct trev_rb *rb, const struct trev_rb_event *ev, char comm[17])
 {
-	struct trev_rb_stats st;
-
-	strcpy(comm, "<...>");
-	if (trev_rb_buffer_stats(rb, ev->buffer, &st) == 0 && st.comm[0]) {
-		memcpy(comm, st.comm, 16);
-		comm[16] = '\0';
-	}
+	if (trev_rb_buffer_comm(rb, ev->buffer, comm) < 0 || !comm[0])
+		strcpy(comm, "<...>");
 }
 
 /* Hand out what was formatted; Return: bytes now in @buf. */

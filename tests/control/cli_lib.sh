@@ -10,6 +10,9 @@
 #                       directories are removed
 #   wait_ready FILE     a program started in the background with its stdout in FILE says
 #                       "ready PID": wait for it (10 s at most), PID in $app, or fail
+#   wait_recording N    trev record -p $app, started in the background as $rec with its
+#                       stderr in $errf, says it records; then wait until $app has written
+#                       N more events (10 s at most), or fail
 #   run STATUS CMD...   run CMD, keep its stdout and stderr, check its exit status
 #   has REGEX           its stdout has a line matching REGEX (grep -E)
 #   err_has REGEX       its stderr has one
@@ -66,4 +69,27 @@ wait_ready() {
 		sleep 0.05
 	done
 	fail "$1: the program did not say it is ready: $(cat "$1")"
+}
+
+# The events $app's buffers took so far: per CPU, those still in them and those read.
+written_events() {
+	local c st n=0
+	for c in $("$trev" ls -p "$app" per_cpu | sed 's|/$||'); do
+		st=$("$trev" cat -p "$app" "per_cpu/$c/stats")
+		n=$((n + $(sed -n 's/^entries: //p' <<<"$st") + $(sed -n 's/^read events: //p' <<<"$st")))
+	done
+	echo "$n"
+}
+
+wait_recording() {
+	local base=""
+	for _ in $(seq 200); do
+		if [ -z "$base" ] && grep -q "^trev: recording process $app; Ctrl-C to stop$" "$errf"; then
+			base=$(written_events)
+		fi
+		[ -n "$base" ] && [ "$(written_events)" -ge $((base + $1)) ] && return 0
+		kill -0 "$rec" 2>/dev/null || fail "trev record -p ended before it recorded"
+		sleep 0.05
+	done
+	fail "trev record -p: no recording line, or not $1 events after it"
 }

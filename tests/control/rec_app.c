@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A burst for tests/scripts/cli_record.sh: THREADS threads named "burst-K"
+ * A burst for tests/scripts/cli_record*.sh: THREADS threads named "burst-K"
  * each fire trev_test:tt_ints N times (a=i b=2i c=-i, i = 0..N-1) as fast
- * as they can; then the program exits normally (exit handlers run).
+ * as they can; then the program exits normally (exit handlers run), with
+ * status CODE, or kills itself with signal SIG.
  *
- *	rec_app N [THREADS]	prints "fired TOTAL" on stdout at the end
+ *	rec_app N [THREADS [exit CODE | signal SIG]]
+ *				prints "fired TOTAL" on stdout at the end
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <trev/trev.h>
 
@@ -51,5 +55,12 @@ int main(int argc, char **argv)
 	for (long i = 0; i < threads; i++)
 		pthread_join(t[i], NULL);
 	printf("fired %ld\n", n_events * threads);
-	return 0;
+	fflush(stdout);
+	if (argc > 4 && strcmp(argv[3], "exit") == 0)
+		exit(atoi(argv[4]));
+	if (argc > 4 && strcmp(argv[3], "signal") == 0) {
+		signal(atoi(argv[4]), SIG_DFL);
+		raise(atoi(argv[4]));
+	}
+	return argc > 3 ? 2 : 0;
 }

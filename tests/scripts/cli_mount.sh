@@ -94,7 +94,7 @@ run 0 bash -c "echo 1 > '$mnt/events/trev_test/tt_ints/enable'"
 sleep 0.3
 run 0 cat "$mnt/trace"
 has '^# tracer: nop'
-has '^ +emitter-[0-9]+ +\[[0-9]{3}\] .{4} +[0-9]+\.[0-9]{6}: tt_ints: a=[0-9]+ b=[0-9]+'
+has '^\s*emitter-[0-9]+\s+\[[0-9]{3}\]\s+\S{4}\s+[0-9]+\.[0-9]{6}: tt_ints: a=[0-9]+ b=[0-9]+'
 
 # Refused writes: the tree's errno reaches the writer, and error_log has the entry.
 run 1 bash -c "echo 'a > 5 &&' > '$mnt/events/trev_test/tt_ints/filter'"

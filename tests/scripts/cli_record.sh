@@ -41,7 +41,7 @@ want=$(TREV_SOCKET=0 TREV_EVENTS='demo:*' TREV_OUTPUT=stdout "$B/examples/demo_e
 	grep -cE ': demo_[a-z_]+:')
 got=$(grep -cE ' demo_[a-z_]+: ' "$out")
 [ "$want" -gt 0 ] && [ "$got" = "$want" ] || fail "demo: $got demo events in the file, $want in trace"
-grep -qE '^ +worker-1-[0-9]+ +\[[0-9]{3}\] [0-9.]+: demo_worker_start: +name=worker-1 id=1' "$out" ||
+grep -qE '^\s*worker-1-[0-9]+\s+\[[0-9]{3}\]\s+[0-9]+\.[0-9]+:\s+demo_worker_start:\s+name=worker-1 id=1' "$out" ||
 	fail "demo: no demo_worker_start of worker-1"
 read -r n lost < <(summary_total)
 [ "$n" -ge "$got" ] && [ "$lost" = 0 ] || fail "demo: summary says $n events, $lost lost"
@@ -59,8 +59,8 @@ trace-cmd report -i "$work/f.dat" >"$out" 2>/dev/null || fail "report f.dat fail
 [ "$(grep -c ' tt_ints: ' "$out")" = 200 ] || fail "filter: $(grep -c ' tt_ints: ' "$out") events, not 200"
 grep ' tt_ints: ' "$out" | sed -E 's/.* a=([0-9]+) .*/\1/' | awk '$1 >= 100 { bad = 1 } END { exit bad }' ||
 	fail "filter: an event with a >= 100"
-[ "$(grep -cE '^ +burst-0-[0-9]+ .* tt_ints: ' "$out")" = 100 ] || fail "no 100 events of thread burst-0"
-[ "$(grep -cE '^ +burst-1-[0-9]+ .* tt_ints: ' "$out")" = 100 ] || fail "no 100 events of thread burst-1"
+[ "$(grep -cE '^\s*burst-0-[0-9]+\s.*\stt_ints:\s' "$out")" = 100 ] || fail "no 100 events of thread burst-0"
+[ "$(grep -cE '^\s*burst-1-[0-9]+\s.*\stt_ints:\s' "$out")" = 100 ] || fail "no 100 events of thread burst-1"
 [ "$(grep -c 'kernel_stack' "$out")" = 2 ] || fail "stacktrace if a == 50: not one stack per thread"
 
 # ---- losses: a burst into 8 KB buffers. The file's drop markers, the summary and the
@@ -92,13 +92,13 @@ done
 "$trev" record -e trev_test:tt_ints -f 'a & 1' -T 'stacktrace' -b 64 -C mono -o "$work/p.dat" \
 	-p "$app" >"$out" 2>"$errf" &
 rec=$!
-sleep 1.5
+wait_recording 10	# a stack and an odd a among them
 kill -INT "$rec"
 wait "$rec"; st=$?
 [ $st = 0 ] || fail "trev record -p exited $st after SIGINT"
 valid "$work/p.dat"
 trace-cmd report -i "$work/p.dat" >"$out" 2>/dev/null || fail "report p.dat failed"
-grep -qE '^ +emitter-[0-9]+ .* tt_ints: +a=[0-9]+' "$out" || fail "-p: no tt_ints of emitter"
+grep -qE '^\s*emitter-[0-9]+\s.*\stt_ints:\s+a=[0-9]+' "$out" || fail "-p: no tt_ints of emitter"
 grep ' tt_ints: ' "$out" | sed -E 's/.* a=([0-9]+) .*/\1/' | awk '$1 % 2 == 0 { bad = 1 } END { exit bad }' ||
 	fail "-p: the filter a & 1 let an even a through"
 grep -q 'kernel_stack' "$out" || fail "-p: the stacktrace trigger left no stack"
@@ -112,7 +112,7 @@ done
 # -p: the process exits mid-recording; its last pages are drained, the file is written.
 "$trev" record -e trev_test:tt_ints -o "$work/x.dat" -p "$app" >"$out" 2>"$errf" &
 rec=$!
-sleep 1
+wait_recording 1
 kill -TERM "$app"
 wait "$app"
 wait "$rec"; st=$?
@@ -157,9 +157,10 @@ has '^=> main \([0-9a-f]+\)$'
 only_hex_unknown
 # -- COMMAND, killed once its pages are read: gone before the file is written (no exit hold),
 # its names come from the maps read at the start. sym_mod, mapped after those, is named only
-# if a snapshot looked it up while the process lived.
-run 0 "$trev" record -e trev_test:tt_ints -T stacktrace -o "$work/k.dat" -- "$B/tests/sym_app" kill
+# if a snapshot looked it up while the process lived. trev record exits as it did: 128 + 9.
+run 137 "$trev" record -e trev_test:tt_ints -T stacktrace -o "$work/k.dat" -- "$B/tests/sym_app" kill
 err_has 'sym_app ended without exiting normally'
+err_has 'sym_app was killed by signal 9 \(Killed\)$'
 trace-cmd report -i "$work/k.dat" >"$out" 2>/dev/null || fail "report k.dat failed"
 has ' print: +sym_app_printk: sym_app_print 1$'
 has '^=> sym_app_fire \([0-9a-f]+\)$'
@@ -172,10 +173,9 @@ pids+=($!)
 wait_ready "$work/sym.out"
 "$trev" record -e trev_test:tt_ints -T stacktrace -o "$work/np.dat" -p "$app" >"$out" 2>"$errf" &
 rec=$!
-sleep 0.5
+wait_recording 10	# two rounds of sym_app's 5 records: a whole one since tracing was set up
 "$trev" write -p "$app" trace_marker 'hello from the test' || fail "trev write trace_marker failed"
-sleep 0.5
-kill -INT "$rec"
+kill -INT "$rec"	# the last pages are drained: the marker is in them
 wait "$rec"; st=$?
 [ $st = 0 ] || fail "trev record -p exited $st after SIGINT"
 kill -TERM "$app"

@@ -105,7 +105,7 @@ grep -qE '^[0-9]+ [0-9]+ [0-9]+ : [0-9a-f]+ : a trace_puts line$' "$out" || fail
 # PID, CPU and nanoseconds as trace-cmd reads them; each event's type its ID, one ID a name.
 awk '{ print $1, $2, $3 }' "$out" >"$T/raw.ctx"
 trace-cmd report -t -i "$n.dat" 2>/dev/null | grep -v '^cpus=' |
-	sed -E 's/^ *.*-([0-9]+) +\[0*([0-9]+)\] +([0-9]+)\.([0-9]{9}):.*/\1 \2 \3\4/' >"$T/tc.ctx"
+	sed -E 's/^\s*.*-([0-9]+)\s+\[0*([0-9]+)\]\s+([0-9]+)\.([0-9]{9}):.*/\1 \2 \3\4/' >"$T/tc.ctx"
 diff -u "$T/tc.ctx" "$T/raw.ctx" >&2 || fail "--raw: pid/cpu/ts differ from trace-cmd report -t"
 paste -d'|' <(events "$n" | sed -E 's/^.* [0-9]+\.[0-9]{6}: ([a-z_]+): .*/\1/') "$out" |
 	awk -F'|' '$2 ~ / type: / { split($2, f, "type: "); if ((t = name[f[2]]) && t != $1) exit 1;
@@ -126,7 +126,7 @@ events "$n" | grep ': demo_request: ' | grep -E 'status=20[12] ' | grep -F 'path
 check_filter -F 'demo/demo_request:status >= 201 && path ~ "*items"'
 events "$n" | grep -E ': demo_worker_(start|stop): ' | grep -E 'id=2$|\(2\) done$' >"$T/f.want"
 check_filter -F 'id == 2'
-events "$n" | grep -E '^ *worker-2-[0-9]+ +\[001\]' >"$T/f.want"
+events "$n" | grep -E '^\s*worker-2-[0-9]+\s+\[001\]' >"$T/f.want"
 [ "$(nproc)" -lt 2 ] || check_filter -F 'comm == "worker-2" && CPU == 1'
 events "$n" | grep -E ': demo_worker_start: .*id=1$|: demo_worker_stop: ' >"$T/f.want"
 check_filter -F 'demo_worker_start:id == 1' -F 'demo_worker_stop:common_pid > 0'
@@ -173,7 +173,7 @@ for cpu in 0 1; do
 done
 has "^total: $lost_events records, $lost_total lost$"
 for ev in demo_request demo_batch; do
-	has "^ +$(events "$l" | grep -c ": $ev: ") demo:$ev$"
+	has "^\s*$(events "$l" | grep -c ": $ev: ")\s+demo:$ev$"
 done
 has '^CPU statistics stored in the file:$'
 has '^overrun: [1-9]'
@@ -253,7 +253,7 @@ kernel_check() {
 	run 0 "$trev" report "$T/kernel.dat"
 	python3 - "$T/kernel.txt" "$out" <<'PY' || fail "kernel file: events differ from the kernel's trace"
 import re, sys
-LINE = re.compile(r'^\s*(.+)-(\d+)\s+\[(\d{3})\] (\S{4,5}) +(\d+)\.(\d{6}): (.*)$')
+LINE = re.compile(r'^\s*(.+)-(\d+)\s+\[(\d{3,})\]\s+(\S{4,5})\s+(\d+)\.(\d{6}): (.*)$')
 def load(path):
     out = []
     for line in open(path, errors='replace'):

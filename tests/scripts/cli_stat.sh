@@ -27,8 +27,8 @@ has '^instance small$'
 has '^  tracing_on: 1$'
 has '^  trace_clock: local$'
 has '^  buffer_size_kb: 8 \(per thread\)$'
-has '^ +CPU +ENTRIES +OVERRUN +COMMIT_OVR +DROPPED +READ +BYTES$'
-has '^ +TID COMM +ENTRIES +READ +OVERRUN +DROPPED$'
+has '^\s*CPU\s+ENTRIES\s+OVERRUN\s+COMMIT_OVR\s+DROPPED\s+READ\s+BYTES$'
+has '^\s*TID\s+COMM\s+ENTRIES\s+READ\s+OVERRUN\s+DROPPED$'
 
 # Per thread, in each instance: entries + dropped == what the thread wrote, nothing read or
 # overwritten; and the per-CPU rows add up to the same totals.

@@ -46,7 +46,7 @@ run 0 "$trev" cat -p "$app" events/trev_test/tt_ints/enable
 sleep 0.3
 run 0 "$trev" cat -p "$app" trace
 has '^# tracer: nop'
-has '^ +emitter-[0-9]+ +\[[0-9]{3}\] .{4} +[0-9]+\.[0-9]{6}: tt_ints: a=[0-9]+ b=[0-9]+ c=-?[0-9]+'
+has '^\s*emitter-[0-9]+\s+\[[0-9]{3}\]\s+\S{4}\s+[0-9]+\.[0-9]{6}: tt_ints: a=[0-9]+ b=[0-9]+ c=-?[0-9]+'
 
 # A refused write: the errno and the error_log entry with its caret.
 run 1 "$trev" write -a -p "$app" set_event nosuch:event

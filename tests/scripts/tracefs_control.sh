@@ -49,13 +49,13 @@ checks() {
 	ok write events/trev_test/tt_ints/enable 1
 	ok fire 2
 	ok read trace
-	has '^ +[^ ]+-[0-9]+ +\[[0-9]{3}\] .... [ 0-9]{11}[0-9]: tt_ints: a=1 '
-	hasnt '\] .... +[0-9]+\.[0-9]{6}: tt_ints'
+	has '^\s*\S+-[0-9]+\s+\[[0-9]{3}\]\s+\S{4} [ 0-9]{11}[0-9]: tt_ints: a=1 '
+	hasnt '\]\s+\S{4}\s+[0-9]+\.[0-9]{6}: tt_ints'
 	ok write trace_clock local
 	ok fire 1
 	ok write events/trev_test/tt_ints/enable 0
 	ok read trace
-	has '^ +[^ ]+-[0-9]+ +\[[0-9]{3}\] .... +[0-9]+\.[0-9]{6}: tt_ints: a=0 '
+	has '^\s*\S+-[0-9]+\s+\[[0-9]{3}\]\s+\S{4}\s+[0-9]+\.[0-9]{6}: tt_ints: a=0 '
 	ok write trace ""
 
 	# trace_options and options/

@@ -125,7 +125,7 @@ rm -f tracing_on 2>/dev/null && fail "rm tracing_on succeeded"
 # ---- the trace
 echo 1 >tracing_on || fail "echo 1 > tracing_on"
 sleep 0.2
-grep -qE '^ +emitter-[0-9]+ +\[[0-9]{3}\] .{4} +[0-9]+\.[0-9]{6}: tt_ints: a=[0-9]+ b=[0-9]+ c=-?[0-9]+$' trace ||
+grep -qE '^\s*emitter-[0-9]+\s+\[[0-9]{3}\]\s+\S{4}\s+[0-9]+\.[0-9]{6}: tt_ints: a=[0-9]+ b=[0-9]+ c=-?[0-9]+$' trace ||
 	fail "cat trace shows no tt_ints line"
 echo 0 >$ev/enable
 echo >trace || fail "echo > trace"

@@ -6,7 +6,7 @@
 # per_cpu/cpuN/trace.
 source "$TREV_SOURCE_DIR/tests/tracefs/lib.sh"
 
-line_re='^ +[^ ]+-[0-9]+ +\[[0-9]{3}\] \.\.\.\. +[0-9]+\.[0-9]{6}: '
+line_re='^\s*\S+-[0-9]+\s+\[[0-9]{3}\]\s+\.\.\.\.\s+[0-9]+\.[0-9]{6}: '
 
 checks() {
 	ok write trace ""

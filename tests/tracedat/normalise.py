@@ -19,8 +19,8 @@ Each event becomes "TASK-PID [CPU] SECONDS.MICROS: EVENT: TEXT". The known diffe
 import re
 import sys
 
-TREV = re.compile(r'^\s*(.+)-(\d+)\s+\[(\d{3})\] \S{4}\s+(\d+)\.(\d{6}): ([^:]+): ?(.*)$')
-REPORT = re.compile(r'^\s*(.+)-(\d+)\s+\[(\d{3})\]\s+(\d+)\.(\d{9}): ([^:]+):\s*(.*)$')
+TREV = re.compile(r'^\s*(.+)-(\d+)\s+\[(\d{3,})\]\s+\S{4}\s+(\d+)\.(\d{6}): ([^:]+): ?(.*)$')
+REPORT = re.compile(r'^\s*(.+)-(\d+)\s+\[(\d{3,})\]\s+(\d+)\.(\d{9}): ([^:]+):\s*(.*)$')
 ARRAY = re.compile(r'\{(0x[0-9a-f]+(?:,0x[0-9a-f]+)*)\}')
 PRINTK = ('print', 'bprint', 'bputs')
 

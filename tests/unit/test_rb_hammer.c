@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The kernel's ring-buffer startup test in userspace: writers, a signal storm
- * whose handlers write nested events, a consuming reader; every event checked,
- * attempted == read + lost exactly in both modes, and the merged time order.
+ * whose handlers write nested events, a consuming reader, and an observer
+ * that reads statistics, names and iterators all along (pure reads: they must
+ * not disturb the consumer); every event checked, attempted == read + lost
+ * exactly in both modes, and the merged time order.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -205,6 +207,11 @@ struct hammer_run {
 	uint64_t events_read;
 	char err[256];		/* first error found off the main thread */
 	int nerr;
+	/* The observer's, read by main after joining it. */
+	uint64_t observed;	/* rounds of statistics + iterator walks */
+	uint64_t observed_events; /* events its iterators showed */
+	char obs_err[256];	/* first error the observer found */
+	int obs_nerr;
 };
 
 static __thread struct writer *this_writer;
@@ -476,6 +483,45 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
+/*
+ * What a monitor does while the reader consumes: every statistic, the thread
+ * names, and a short iterator walk whose events must be intact too.
+ */
+static void *observer_main(void *arg)
+{
+	struct hammer_run *run = arg;
+	unsigned int ids[NR_WRITERS + 1];
+	struct trev_rb_stats st;
+	struct trev_rb_event ev;
+	char comm[16];
+
+	while (!atomic_load(&run->writers_quiet)) {
+		struct trev_rb_iter *it;
+		int n = trev_rb_buffers(run->rb, ids, NR_WRITERS + 1);
+
+		for (int i = 0; i < n && i <= NR_WRITERS; i++) {
+			trev_rb_buffer_stats(run->rb, ids[i], &st);
+			trev_rb_buffer_comm(run->rb, ids[i], comm);
+		}
+		for (int cpu = 0; cpu < trev_rb_nr_cpus(run->rb); cpu++)
+			trev_rb_cpu_stats(run->rb, cpu, &st);
+		it = trev_rb_iter_start(run->rb);
+		for (int k = 0; it && k < 256 && trev_rb_iter_next(it, &ev) == 1; k++) {
+			const char *why;
+			uint32_t seq;
+			uint8_t tag;
+
+			why = payload_check(ev.data, ev.len, &seq, &tag);
+			if (why && !run->obs_nerr++)
+				snprintf(run->obs_err, sizeof(run->obs_err), "iterator: %s", why);
+			run->observed_events++;
+		}
+		trev_rb_iter_finish(it);
+		run->observed++;
+	}
+	return NULL;
+}
+
 /* Per writer buffer, at one moment: what was attempted and read, and the stats. */
 struct acct {
 	uint64_t attempted, refused, sig_refused, sig_attempted, sig_inside, read;
@@ -546,7 +592,7 @@ static void hammer(const struct hammer_cfg *cfg)
 	};
 	struct sigaction sa, old_sa;
 	sigset_t set, old_set;
-	pthread_t reader, sender;
+	pthread_t reader, sender, observer;
 	struct acct mid[NR_WRITERS], end[NR_WRITERS];
 	struct trev_rb_event ev;
 	unsigned int ids[NR_WRITERS + 1];
@@ -578,6 +624,7 @@ static void hammer(const struct hammer_cfg *cfg)
 
 	assert_int_equal(pthread_barrier_init(&run.phase, NULL, NR_WRITERS + 1), 0);
 	assert_int_equal(pthread_create(&reader, NULL, reader_main, &run), 0);
+	assert_int_equal(pthread_create(&observer, NULL, observer_main, &run), 0);
 	for (unsigned int i = 0; i < NR_WRITERS; i++)
 		assert_int_equal(pthread_create(&run.w[i].thread, NULL, writer_main, &run.w[i]), 0);
 
@@ -592,6 +639,7 @@ static void hammer(const struct hammer_cfg *cfg)
 	pthread_barrier_wait(&run.phase);	/* B3 */
 	atomic_store(&run.writers_quiet, 1);
 	pthread_join(reader, NULL);
+	pthread_join(observer, NULL);
 
 	take_acct(&run, mid);
 	nobuf_mid = trev_rb_nobuf_dropped(run.rb);
@@ -618,14 +666,18 @@ static void hammer(const struct hammer_cfg *cfg)
 			max_hold = run.w[i].sig_max_hold_ns;
 	}
 	print_message("  %s: %llu events read, %lu signals sent, longest write %.3f ms, "
-		      "%llu merge-order inversions, %.2f s\n",
+		      "%llu merge-order inversions, %llu observer rounds (%llu events), %.2f s\n",
 		      cfg->name, (unsigned long long)run.events_read, atomic_load(&run.signals_sent),
 		      max_hold / 1e6, (unsigned long long)run.order_violations,
+		      (unsigned long long)run.observed, (unsigned long long)run.observed_events,
 		      (now_ns() - t_start) / 1e9);
 
 	/* Every event intact, in order per (thread, origin) and per buffer. */
 	if (run.nerr)
 		fail_msg("%s: %d errors, first: %s", cfg->name, run.nerr, run.err);
+	if (run.obs_nerr)
+		fail_msg("%s: %d observer errors, first: %s", cfg->name, run.obs_nerr, run.obs_err);
+	assert_true(run.observed > 0);
 	assert_int_equal(ret, 0);
 	assert_int_equal(nbuf, NR_WRITERS);
 	assert_int_equal(nobuf_mid, 0);

@@ -1056,6 +1056,61 @@ static int blocked_reader_join(struct blocked_reader *r, unsigned int ms)
 }
 
 /* consume(-1) wakes on a commit; consume(100) times out; wake_readers ends waits. */
+/*
+ * Statistics, name look-ups and iterators are pure reads: between two
+ * consumes of one reader, a second reader's calls neither change the
+ * payload the first holds nor move its position. In discard mode on a
+ * buffer that overruns nothing, so every event must come out once, in order,
+ * with the payload it was written with: one per page boundary used to come
+ * out with the next page's bytes after a statistics call.
+ */
+static void test_readers_pure(void **state)
+{
+	struct trev_rb *rb = make_rb(64, 0, 0);
+	struct trev_rb_stats st;
+	struct trev_rb_event ev, iev;
+	unsigned int id;
+	uint32_t tag, seq, n = 0;
+	char comm[16];
+	uint8_t held[EV_LEN];
+
+	(void)state;
+	/* 40-byte records: about 100 per page, so ~10 page boundaries. */
+	for (uint32_t i = 0; i < 1000; i++) {
+		uint8_t buf[36];
+
+		ev_build(buf, sizeof(buf), TAG_MAIN, i);
+		assert_int_equal(trev_rb_write(rb, buf, sizeof(buf)), 0);
+	}
+	get_buffers(rb, &id, 1);
+	while (trev_rb_consume(rb, &ev, 0) == 1) {
+		struct trev_rb_iter *it;
+
+		memcpy(held, ev.data, EV_LEN);
+		assert_int_equal(trev_rb_buffer_stats(rb, id, &st), 0);
+		assert_int_equal(st.entries, 1000 - n - 1);
+		assert_int_equal(st.read_events, n + 1);
+		for (int cpu = 0; cpu < trev_rb_nr_cpus(rb); cpu++)
+			assert_int_equal(trev_rb_cpu_stats(rb, cpu, &st), 0);
+		assert_int_equal(trev_rb_buffer_comm(rb, id, comm), 1);
+		it = trev_rb_iter_start(rb);
+		assert_non_null(it);
+		if (trev_rb_iter_next(it, &iev) == 1) {
+			assert_int_equal(ev_parse(&iev, &tag, &seq), 0);
+			assert_int_equal(seq, n + 1);	/* the next unread event */
+		}
+		trev_rb_iter_finish(it);
+		assert_memory_equal(ev.data, held, EV_LEN);
+		assert_int_equal(ev_parse(&ev, &tag, &seq), 0);
+		assert_int_equal(tag, TAG_MAIN);
+		assert_int_equal(seq, n);
+		n++;
+	}
+	assert_int_equal(n, 1000);
+	assert_int_equal(trev_rb_buffer_comm(rb, RB_MAX_BUFFERS, comm), -ENOENT);
+	trev_rb_destroy(rb);
+}
+
 static void test_blocking_read(void **state)
 {
 	struct trev_rb *rb = make_rb(64, 0, 0);
@@ -1211,6 +1266,7 @@ int main(void)
 		cmocka_unit_test(test_record_on_off),
 		cmocka_unit_test(test_memory_cap),
 		cmocka_unit_test(test_iterator),
+		cmocka_unit_test(test_readers_pure),
 		cmocka_unit_test(test_blocking_read),
 		cmocka_unit_test(test_nesting_limit),
 	};

@@ -9,6 +9,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <setjmp.h>
 #include <stdatomic.h>
 #include <stdarg.h>
@@ -130,7 +133,156 @@ static void test_trace_pipe_blocking(void **state)
 	assert_int_equal(trev_write("events/trev_test/tt_ints/enable", "0"), 0);
 }
 
+/* Payloads of trace_pipe_check's events: b and c are functions of a. */
+#define PIPE_EVENTS	3000
+#define PIPE_B(a)	((unsigned int)(a) * 2654435761u)
+#define PIPE_C(a)	((long long)(a) * -977 + 13)
+
+struct pipe_reader {
+	struct trev_file *f;
+	char text[1 << 16];
+	size_t held;		/* bytes of an incomplete line at text's start */
+	unsigned char *seen;	/* [PIPE_EVENTS]: lines read per a */
+	int lines;
+	int bad;		/* lines whose b or c is not a's */
+};
+
+/* Check every complete line read so far; keep an incomplete one. */
+static void pipe_parse(struct pipe_reader *r)
+{
+	char *line = r->text, *nl;
+
+	while ((nl = memchr(line, '\n', r->held - (size_t)(line - r->text)))) {
+		const char *p = strstr(line, "tt_ints: ");
+		unsigned int b;
+		long long c;
+		int a;
+
+		*nl = '\0';
+		if (p && sscanf(p, "tt_ints: a=%d b=%u c=%lld", &a, &b, &c) == 3 && a >= 0 &&
+		    a < PIPE_EVENTS && b == PIPE_B(a) && c == PIPE_C(a)) {
+			r->seen[a]++;
+			r->lines++;
+		} else {
+			r->bad++;
+			print_error("bad line: %s\n", line);
+		}
+		line = nl + 1;
+	}
+	r->held -= (size_t)(line - r->text);
+	memmove(r->text, line, r->held);
+}
+
+/* Consume trace_pipe until it has been empty after @done was set. */
+static atomic_bool pipe_done;
+
+static void *pipe_consumer(void *arg)
+{
+	struct pipe_reader *r = arg;
+
+	for (;;) {
+		bool done = atomic_load(&pipe_done);
+		ssize_t n = trev_file_read(r->f, r->text + r->held, sizeof(r->text) - 1 - r->held);
+
+		if (n > 0) {
+			r->held += (size_t)n;
+			pipe_parse(r);
+		} else if (n == -EAGAIN && done) {
+			return NULL;
+		} else if (n != -EAGAIN) {
+			r->bad++;
+			return NULL;
+		} else {
+			sched_yield();
+		}
+	}
+}
+
+static atomic_bool stop_stats;
+
+/* What a monitor does while others consume: every statistic, and `trace`. */
+static void *stats_reader(void *arg)
+{
+	static char text[1 << 16];
+
+	(void)arg;
+	while (!atomic_load(&stop_stats)) {
+		trev_read("per_cpu/cpu0/stats", text, sizeof(text));
+		trev_read("per_thread_stats", text, sizeof(text));
+		trev_read("trace", text, 4096);
+	}
+	return NULL;
+}
+
+/*
+ * trace_pipe hands out exactly the events written, each once, while other
+ * readers consume the same buffer and a third thread reads statistics:
+ * once, the thread-name look-up between consuming an event and printing it
+ * refreshed the page copy the payload lay in, and trace_pipe printed
+ * another page's event (issue 15, item 1).
+ */
+static void check_pipe_readers(int nreaders, bool with_stats)
+{
+	struct pipe_reader *r = calloc((size_t)nreaders, sizeof(*r));
+	unsigned char *seen = calloc(PIPE_EVENTS, 1);
+	pthread_t t[4], st;
+	int lines = 0;
+
+	assert_non_null(r);
+	assert_non_null(seen);
+	assert_int_equal(trev_write("trace", ""), 0);
+	assert_int_equal(trev_write("buffer_size_kb", "1024"), 0);
+	assert_int_equal(trev_write("events/trev_test/tt_ints/enable", "1"), 0);
+	for (int a = 0; a < PIPE_EVENTS; a++)
+		trace_tt_ints(a, PIPE_B(a), PIPE_C(a));
+	assert_int_equal(trev_write("events/trev_test/tt_ints/enable", "0"), 0);
+
+	atomic_store(&pipe_done, true);
+	atomic_store(&stop_stats, false);
+	if (with_stats)
+		assert_int_equal(pthread_create(&st, NULL, stats_reader, NULL), 0);
+	for (int i = 0; i < nreaders; i++) {
+		r[i].seen = seen;
+		assert_int_equal(trev_file_open("trace_pipe", O_RDONLY | O_NONBLOCK, &r[i].f), 0);
+		if (nreaders == 1)
+			pipe_consumer(&r[i]);
+		else
+			assert_int_equal(pthread_create(&t[i], NULL, pipe_consumer, &r[i]), 0);
+	}
+	for (int i = 0; i < nreaders; i++) {
+		if (nreaders > 1)
+			assert_int_equal(pthread_join(t[i], NULL), 0);
+		assert_int_equal(trev_file_close(r[i].f), 0);
+		assert_int_equal(r[i].bad, 0);
+		assert_int_equal(r[i].held, 0);
+		lines += r[i].lines;
+	}
+	atomic_store(&stop_stats, true);
+	if (with_stats)
+		assert_int_equal(pthread_join(st, NULL), 0);
+	for (int a = 0; a < PIPE_EVENTS; a++)
+		if (seen[a] != 1)
+			fail_msg("event a=%d read %d times", a, seen[a]);
+	assert_int_equal(lines, PIPE_EVENTS);
+	assert_int_equal(trev_write("buffer_size_kb", "1408"), 0);
+	free(seen);
+	free(r);
+}
+
+static void test_trace_pipe_payloads(void **state)
+{
+	(void)state;
+	check_pipe_readers(1, false);
+}
+
+static void test_trace_pipe_payloads_shared(void **state)
+{
+	(void)state;
+	check_pipe_readers(3, true);
+}
+
 static atomic_bool stop_writers;
+static atomic_uint writer_rounds;
 
 static void *writer(void *arg)
 {
@@ -138,6 +290,7 @@ static void *writer(void *arg)
 	for (int i = 0; !atomic_load(&stop_writers); i++) {
 		trace_tt_ints(i, 0, 0);
 		trace_printk("w %d\n", i);
+		atomic_fetch_add(&writer_rounds, 1);
 	}
 	return NULL;
 }
@@ -157,6 +310,13 @@ static void test_snapshot_under_writers(void **state)
 		if (i % 5 == 4)
 			assert_int_equal(trev_write("snapshot", "0"), 0);
 	}
+	/* The last swap must find events: wait for a round that began after
+	 * the previous swap (of three rounds counted from now, at most two
+	 * began before, one per writer). */
+	unsigned int from = atomic_load(&writer_rounds);
+
+	while (atomic_load(&writer_rounds) < from + 3)
+		sched_yield();
 	assert_int_equal(trev_write("snapshot", "1"), 0);
 	atomic_store(&stop_writers, true);
 	for (int i = 0; i < 2; i++)
@@ -241,6 +401,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_soft_mode_enable_file),
 		cmocka_unit_test(test_trace_pipe_blocking),
+		cmocka_unit_test(test_trace_pipe_payloads),
+		cmocka_unit_test(test_trace_pipe_payloads_shared),
 		cmocka_unit_test(test_snapshot_under_writers),
 		cmocka_unit_test(test_read_truncated),
 		cmocka_unit_test(test_split_writes),

@@ -46,7 +46,10 @@ static const char record_help[] =
 	"\n"
 	"Without -e, the events the process already has enabled are recorded.\n"
 	"Progress (events/s, bytes, lost) shows on stderr when it is a terminal; a\n"
-	"summary with per-CPU counts always ends the run.\n";
+	"summary with per-CPU counts always ends the run.\n"
+	"\n"
+	"Exit status: COMMAND's (128 + N if signal N killed it) once the file is\n"
+	"written; 1 on an error of trev record's own, 2 on a usage error.\n";
 
 #define REC_MAX_TRIGGERS	8
 #define REC_PROGRESS_MS		500	/* progress line refresh */
@@ -62,11 +65,17 @@ struct rec_event {
 	int nr_triggers;
 };
 
-/* A control file as it was before we wrote it (-p mode restores it). */
+/* -p: one write that puts back what we changed in a control file. */
 struct rec_saved {
-	char *path;
-	char *text;		/* filter: the old text; trigger: what to remove */
-	bool is_trigger;
+	char *path;		/* the control file */
+	char *text;		/* the old value, "0" (no filter), "!TRIGGER" or "!sys:ev" */
+	bool append;		/* ">>" (triggers, set_event), not ">" */
+};
+
+/* Such writes, done at the end in the order added. */
+struct rec_saved_list {
+	struct rec_saved *v;
+	int n;
 };
 
 /* Per-CPU counts of what was recorded. */
@@ -97,12 +106,17 @@ struct rec {
 	int nr_cpus;
 	struct rec_cpu *cpus;
 
-	/* -p: what to put back */
-	char *old_buffer_kb;
-	char *old_clock;
-	char *old_set_event;
-	struct rec_saved *saved;
-	int nr_saved;
+	/*
+	 * -p: what to put back (rec_restore()), list by list in this order:
+	 * a subsystem's filter is written before its events' own filters, as
+	 * writing it sets the filter of each of its events.
+	 */
+	char *old_set_event;			/* set_event as found */
+	struct rec_saved_list triggers;		/* "!TRIGGER" for each trigger added */
+	struct rec_saved_list sys_filters;	/* events/<sys>/filter: "0" or its old text */
+	struct rec_saved_list filters;		/* events/<sys>/<ev>/filter: "0" or the old one */
+	struct rec_saved_list enabled;		/* set_event: "!sys:ev" for each event we enabled */
+	struct rec_saved_list settings;		/* buffer_size_kb, trace_clock */
 };
 
 static volatile sig_atomic_t signals_seen;
@@ -150,20 +164,46 @@ static char *rec_read_line(struct rec *rec, const char *path)
 	return text;
 }
 
-static int rec_save(struct rec *rec, const char *path, char *text, bool is_trigger)
+/* Add the write of @text (malloc'd, taken over, NULL: out of memory) to @path to @l. */
+static int rec_saved_add(struct rec_saved_list *l, const char *path, char *text, bool append)
 {
-	struct rec_saved *s = realloc(rec->saved, (size_t)(rec->nr_saved + 1) * sizeof(*s));
+	struct rec_saved *v = text ? realloc(l->v, (size_t)(l->n + 1) * sizeof(*v)) : NULL;
+	char *p = v ? strdup(path) : NULL;
 
-	if (!s) {
+	if (v)
+		l->v = v;
+	if (!p) {
 		free(text);
 		return -ENOMEM;
 	}
-	rec->saved = s;
-	s[rec->nr_saved].path = strdup(path);
-	s[rec->nr_saved].text = text;
-	s[rec->nr_saved].is_trigger = is_trigger;
-	rec->nr_saved++;
+	l->v[l->n++] = (struct rec_saved){ p, text, append };
 	return 0;
+}
+
+static bool rec_saved_has(const struct rec_saved_list *l, const char *path)
+{
+	for (int i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+static void rec_saved_free(struct rec_saved_list *l)
+{
+	for (int i = 0; i < l->n; i++) {
+		free(l->v[i].path);
+		free(l->v[i].text);
+	}
+	free(l->v);
+}
+
+static char *rec_strdup2(const char *a, const char *b)
+{
+	char *s = malloc(strlen(a) + strlen(b) + 1);
+
+	if (s)
+		strcat(strcpy(s, a), b);
+	return s;
 }
 
 /*
@@ -219,7 +259,106 @@ static int rec_event_dirs(struct rec *rec, const char *spec, bool system_ok, cha
 	return n;
 }
 
-/* Write -f or a -T of @e into each of its directories' @file. */
+/* The selected clock of a trace_clock text ("local [global] ..."). */
+static void rec_clock_name(const char *text, char *name, size_t size)
+{
+	const char *open = strchr(text, '['), *close = open ? strchr(open, ']') : NULL;
+
+	if (close)
+		snprintf(name, size, "%.*s", (int)(close - open - 1), open + 1);
+	else
+		snprintf(name, size, "local");
+}
+
+/* -p: keep @file's value (buffer_size_kb, trace_clock) if we are to set it (@value). */
+static int rec_save_setting(struct rec *rec, const char *file, const char *value)
+{
+	char *old, name[64];
+
+	if (!value)
+		return 0;
+	old = rec_read_line(rec, file);
+	if (!old)
+		return -EIO;
+	if (strcmp(file, "trace_clock") == 0) {
+		rec_clock_name(old, name, sizeof(name));
+		free(old);
+		old = strdup(name);
+	}
+	return rec_saved_add(&rec->settings, file, old, false);
+}
+
+/*
+ * -p: keep the filter of @dir, an event's directory or a subsystem's, once:
+ * the first value found is the one put back. A subsystem's filter file is
+ * also written to each of its events' (the kernel's semantics), so their
+ * own filters are kept too. An event without a filter reads "none", a
+ * subsystem without one the "### global filter ###" text: "0" clears both.
+ */
+static int rec_save_filter(struct rec *rec, const char *dir)
+{
+	bool is_sys = !strchr(dir + strlen("events/"), '/');
+	struct rec_saved_list *l = is_sys ? &rec->sys_filters : &rec->filters;
+	char path[600], spec[300], **evs = NULL, *old;
+	int n, ret;
+
+	snprintf(path, sizeof(path), "%s/filter", dir);
+	if (rec_saved_has(l, path))
+		return 0;
+	old = rec_read_line(rec, path);
+	if (!old)
+		return -EIO;
+	if (strcmp(old, "none") == 0 || old[0] == '#' || old[0] == '\0') {
+		free(old);
+		old = strdup("0");
+	}
+	ret = rec_saved_add(l, path, old, false);
+	if (ret || !is_sys)
+		return ret;
+	snprintf(spec, sizeof(spec), "%s:*", dir + strlen("events/"));
+	n = rec_event_dirs(rec, spec, false, &evs);
+	ret = n < 0 ? n : 0;
+	for (int i = 0; i < n; i++) {
+		if (!ret)
+			ret = rec_save_filter(rec, evs[i]);
+		free(evs[i]);
+	}
+	free(evs);
+	return ret;
+}
+
+/* Whether @line is one of the lines of @text. */
+static bool rec_has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = strstr(text, line); p; p = strstr(p + 1, line))
+		if ((p == text || p[-1] == '\n') && (p[n] == '\n' || !p[n]))
+			return true;
+	return false;
+}
+
+/* -p: the events set_event lists now and did not when we came are ours to disable. */
+static int rec_note_enabled(struct rec *rec)
+{
+	char *now = NULL, *line, *save = NULL;
+	int ret = 0;
+
+	if (trev_remote_read_file(rec->r, "set_event", &now) < 0)
+		return -EIO;
+	for (line = strtok_r(now, "\n", &save); line && !ret; line = strtok_r(NULL, "\n", &save)) {
+		bool known = rec_has_line(rec->old_set_event, line);
+
+		for (int i = 0; i < rec->enabled.n && !known; i++)
+			known = strcmp(rec->enabled.v[i].text + 1, line) == 0;
+		if (!known)
+			ret = rec_saved_add(&rec->enabled, "set_event", rec_strdup2("!", line), true);
+	}
+	free(now);
+	return ret;
+}
+
+/* Write -f or a -T of @e into each of its directories' @file; -p keeps what it changes. */
 static int rec_apply(struct rec *rec, const struct rec_event *e, const char *file,
 		     const char *text)
 {
@@ -234,18 +373,13 @@ static int rec_apply(struct rec *rec, const struct rec_event *e, const char *fil
 	}
 	for (int i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dirs[i], file);
-		if (!ret && rec->own_child == false) {
-			char *old = trigger ? NULL : rec_read_line(rec, path);
-
-			/* A filter comes back as it was; a trigger we add is removed. */
-			if (trigger)
-				old = malloc(strlen(text) + 2);
-			if (old && trigger)
-				sprintf(old, "!%s", text);
-			ret = old ? rec_save(rec, path, old, trigger) : -ENOMEM;
-		}
+		if (!ret && !rec->own_child && !trigger)
+			ret = rec_save_filter(rec, dirs[i]);
 		if (!ret)
 			ret = rec_write(rec, path, text, trigger);
+		/* Only a trigger we added is removed: one that was there already stays. */
+		if (!ret && !rec->own_child && trigger)
+			ret = rec_saved_add(&rec->triggers, path, rec_strdup2("!", text), true);
 		free(dirs[i]);
 	}
 	free(dirs);
@@ -258,13 +392,14 @@ static int rec_configure(struct rec *rec)
 	int ret;
 
 	if (!rec->own_child) {
-		rec->old_buffer_kb = rec_read_line(rec, "buffer_size_kb");
-		rec->old_clock = rec_read_line(rec, "trace_clock");
-		if (trev_remote_read_file(rec->r, "set_event", &rec->old_set_event) < 0)
-			rec->old_set_event = NULL;
-		if (!rec->old_buffer_kb || !rec->old_clock || !rec->old_set_event) {
+		ret = trev_remote_read_file(rec->r, "set_event", &rec->old_set_event);
+		if (ret >= 0)
+			ret = rec_save_setting(rec, "buffer_size_kb", rec->buffer_kb);
+		if (ret >= 0)
+			ret = rec_save_setting(rec, "trace_clock", rec->clock);
+		if (ret < 0) {
 			trev_err("process %d: cannot read its tracing settings", (int)rec->pid);
-			return -EIO;
+			return ret;
 		}
 	}
 	if (rec->buffer_kb && (ret = rec_write(rec, "buffer_size_kb", rec->buffer_kb, false)) < 0)
@@ -278,71 +413,42 @@ static int rec_configure(struct rec *rec)
 		ret = e->filter ? rec_apply(rec, e, "filter", e->filter) : 0;
 		for (int t = 0; !ret && t < e->nr_triggers; t++)
 			ret = rec_apply(rec, e, "trigger", e->triggers[t]);
-		if (!ret)
+		if (!ret) {
+			/* A glob may have enabled some events before it failed. */
 			ret = rec_write(rec, "set_event", e->spec, true);
+			if (!rec->own_child && rec_note_enabled(rec) < 0 && !ret)
+				ret = -EIO;
+		}
 		if (ret < 0)
 			return ret;
 	}
 	return 0;
 }
 
-/* The selected clock of a trace_clock text ("local [global] ..."). */
-static void rec_clock_name(const char *text, char *name, size_t size)
-{
-	const char *open = strchr(text, '['), *close = open ? strchr(open, ']') : NULL;
-
-	if (close)
-		snprintf(name, size, "%.*s", (int)(close - open - 1), open + 1);
-	else
-		snprintf(name, size, "local");
-}
-
-/* -p: put back what rec_configure() changed. Return: 0 or the first error. */
+/*
+ * -p: put back what rec_configure() changed, list by list in the order of
+ * struct rec; a write that fails is reported and the others still done.
+ * Return: 0 or the first error.
+ */
 static int rec_restore(struct rec *rec)
 {
-	char *now = NULL, *line, *save = NULL, name[64];
-	int ret = 0, err;
+	const struct rec_saved_list *lists[] = {
+		&rec->triggers, &rec->sys_filters, &rec->filters, &rec->enabled, &rec->settings,
+	};
+	int ret = 0;
 
-	for (int i = rec->nr_saved - 1; i >= 0; i--) {
-		struct rec_saved *s = &rec->saved[i];
-		const char *text = s->text;
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		for (int j = 0; j < lists[i]->n; j++) {
+			const struct rec_saved *s = &lists[i]->v[j];
+			int err = trev_remote_write_file(rec->r, s->path, s->text, s->append);
 
-		/* A filter file reads "none" when empty; "0" clears it. */
-		if (!s->is_trigger && strcmp(text, "none") == 0)
-			text = "0";
-		err = trev_remote_write_file(rec->r, s->path, text, s->is_trigger);
-		if (err < 0 && !ret)
-			ret = err;
-	}
-	/* Events we enabled that were off: disable them ("!sys:ev"). */
-	if (rec->old_set_event && trev_remote_read_file(rec->r, "set_event", &now) >= 0) {
-		for (line = strtok_r(now, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-			char off[600];
-			const char *old = rec->old_set_event;
-			size_t n = strlen(line);
-			bool was_on = false;
-
-			for (const char *p = strstr(old, line); p && !was_on; p = strstr(p + 1, line))
-				was_on = (p == old || p[-1] == '\n') && (p[n] == '\n' || !p[n]);
-			if (was_on)
-				continue;
-			snprintf(off, sizeof(off), "!%s", line);
-			err = trev_remote_write_file(rec->r, "set_event", off, true);
-			if (err < 0 && !ret)
-				ret = err;
+			if (err < 0) {
+				trev_err("process %d: %s: '%s' could not be put back: %s",
+					 (int)rec->pid, s->path, s->text, strerror(-err));
+				if (!ret)
+					ret = err;
+			}
 		}
-		free(now);
-	}
-	if (rec->old_clock && rec->clock) {
-		rec_clock_name(rec->old_clock, name, sizeof(name));
-		err = trev_remote_write_file(rec->r, "trace_clock", name, false);
-		if (err < 0 && !ret)
-			ret = err;
-	}
-	if (rec->old_buffer_kb && rec->buffer_kb) {
-		err = trev_remote_write_file(rec->r, "buffer_size_kb", rec->old_buffer_kb, false);
-		if (err < 0 && !ret)
-			ret = err;
 	}
 	return ret;
 }
@@ -397,7 +503,7 @@ static int rec_spawn(struct rec *rec)
 	return 0;
 }
 
-/* The command's end, reaped: exit status or 128 + signal. -1 while it runs. */
+/* Reap the command (@block: wait for it). Return: its wait status, or -1 while it runs. */
 static int rec_reap(struct rec *rec, bool block)
 {
 	int status;
@@ -411,7 +517,25 @@ static int rec_reap(struct rec *rec, bool block)
 	if (p != rec->pid)
 		return -1;
 	rec->pid = 0;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return status;
+}
+
+/*
+ * Say how the command ended (wait status @wstatus) and return the exit status
+ * that passes it on, as time(1), shells and perf record do: its own, or 128 +
+ * the signal that killed it.
+ */
+static int rec_child_end(const struct rec *rec, int wstatus)
+{
+	int sig;
+
+	if (!WIFSIGNALED(wstatus)) {
+		trev_err("%s exited with status %d", rec->argv[0], WEXITSTATUS(wstatus));
+		return WEXITSTATUS(wstatus);
+	}
+	sig = WTERMSIG(wstatus);
+	trev_err("%s was killed by signal %d (%s)", rec->argv[0], sig, strsignal(sig));
+	return 128 + sig;
 }
 
 /* Connect to the command once its socket is up. Return: 0, or -1 after a message. */
@@ -552,6 +676,7 @@ enum rec_end {
 	REC_END_EXIT,		/* the process began to exit (exit hold) */
 	REC_END_GONE,		/* the process vanished without exiting normally */
 	REC_END_SIGNAL,		/* we were told to stop */
+	REC_END_BROKEN,		/* it sent a malformed reply (reported): the connection is given up */
 };
 
 /* Copy pages until the process exits or we are stopped; drain what is left. */
@@ -570,7 +695,7 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 		got = rec_drain_once(rec);
 		if (got < 0) {
 			/* A process that dies takes its socket with it. */
-			*end = REC_END_GONE;
+			*end = got == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
 			break;
 		}
 		held = trev_remote_hold_wait(rec->hold, 0);
@@ -579,7 +704,7 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 			break;
 		}
 		if (held < 0) {
-			*end = REC_END_GONE;
+			*end = held == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
 			break;
 		}
 		if (signals_seen > forwarded) {
@@ -617,14 +742,14 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 			idle_cpu = (idle_cpu + 1) % rec->nr_cpus;
 		}
 	}
-	if (*end != REC_END_GONE) {
+	if (*end != REC_END_GONE && *end != REC_END_BROKEN) {
 		/* The last pages: read until every CPU is empty. */
 		while ((got = rec_drain_once(rec)) > 0)
 			;
 		if (got < 0)
-			*end = REC_END_GONE;
+			*end = got == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
 	}
-	if (*end != REC_END_GONE)
+	if (*end != REC_END_GONE && *end != REC_END_BROKEN)
 		rec_read_stats(rec);
 	if (tty)
 		fputs("\r\033[K", stderr);
@@ -788,13 +913,11 @@ static int rec_check_output(const char *path)
 
 static void rec_free(struct rec *rec)
 {
-	for (int i = 0; i < rec->nr_saved; i++) {
-		free(rec->saved[i].path);
-		free(rec->saved[i].text);
-	}
-	free(rec->saved);
-	free(rec->old_buffer_kb);
-	free(rec->old_clock);
+	rec_saved_free(&rec->triggers);
+	rec_saved_free(&rec->sys_filters);
+	rec_saved_free(&rec->filters);
+	rec_saved_free(&rec->enabled);
+	rec_saved_free(&rec->settings);
 	free(rec->old_set_event);
 	free(rec->cpus);
 	free(rec->events);
@@ -807,7 +930,7 @@ int cmd_record(int argc, char **argv)
 	enum rec_end end = REC_END_SIGNAL;
 	int64_t start_ms;
 	struct stat st;
-	int ret, status = 1, child_status = -1;
+	int ret, status = 1, wstatus;
 	bool keep_child = false;
 
 	if (rec_parse(&rec, argc, argv) < 0) {
@@ -866,6 +989,9 @@ int cmd_record(int argc, char **argv)
 		trev_err("%s: release: %s", rec.argv[0], strerror(-ret));
 		goto out_abort;
 	}
+	/* As trace-cmd record without a command: the time to press Ctrl-C starts now. */
+	if (!rec.own_child)
+		trev_err("recording process %d; Ctrl-C to stop", (int)rec.pid);
 	start_ms = rec_now_ms();
 	rec_loop(&rec, &end);
 	ret = trev_dat_finish(rec.dat);
@@ -875,7 +1001,7 @@ int cmd_record(int argc, char **argv)
 	} else {
 		rec_summary(&rec, (double)(rec_now_ms() - start_ms) / 1000.0,
 			    stat(rec.output, &st) == 0 ? (long long)st.st_size : -1LL);
-		status = 0;
+		status = end == REC_END_BROKEN;
 	}
 	if (end == REC_END_GONE && rec.own_child)
 		trev_err("%s ended without exiting normally: its last events are lost", rec.argv[0]);
@@ -890,8 +1016,10 @@ out_abort:
 	trev_dat_abort(rec.dat);
 	rec.dat = NULL;
 out_restore:
-	if (!rec.own_child && end != REC_END_GONE && end != REC_END_EXIT && rec_restore(&rec) < 0)
+	if (!rec.own_child && end != REC_END_GONE && end != REC_END_EXIT && rec_restore(&rec) < 0) {
 		trev_err("process %d: its tracing settings could not all be restored", (int)rec.pid);
+		status = 1;
+	}
 	trev_remote_source_close(&rec.rs);
 	trev_remote_close(rec.hold);	/* ends the exit hold */
 	trev_remote_close(rec.r);
@@ -900,9 +1028,10 @@ out_child:
 		/* Failed before recording: the held command must not run on untraced. */
 		if (status != 0 && !keep_child)
 			kill(rec.pid, SIGKILL);
-		child_status = rec_reap(&rec, true);
-		if (status == 0 && child_status > 0)
-			trev_err("%s exited with status %d", rec.argv[0], child_status);
+		wstatus = rec_reap(&rec, true);
+		/* Recorded: our status is the command's; our own errors are 1. */
+		if (status == 0 && wstatus >= 0)
+			status = rec_child_end(&rec, wstatus);
 	}
 out_free:
 	rec_free(&rec);

@@ -1,196 +1,330 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The client side of the control socket: find a process's socket, talk to it. */
+/*
+ * The client side of the control socket's messages: each request and its
+ * reply, every reply checked against the request it answers before the
+ * callers see any of it. Finding and trusting the socket is remote_find.c.
+ */
 #include <errno.h>
-#include <limits.h>
 #include <poll.h>
-#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "control/proto.h"
 #include "remote.h"
 
+#define RMT_BANNER_MAX	63	/* HELLO's text: "trev <version> pid <pid>\n" */
+#define RMT_NAME_MAX	255	/* a READDIR entry's name */
+#define RMT_MAX_ERRNO	4095	/* a negative result below -4095 is no errno */
+
 struct trev_remote {
 	int fd;			/* connected socket */
-	char banner[64];	/* from HELLO */
+	pid_t pid;		/* the process, for messages */
+	int broken;		/* 0, or the error every call returns from now on */
+	bool quiet;		/* during the handshake: the message goes to the caller */
+	char banner[RMT_BANNER_MAX + 1];	/* from HELLO */
+	char error[256];	/* the last malformed reply, explained */
 };
 
-/* ------------------------------------------------------------------ */
-/* Finding the socket                                                   */
+static const char *const rmt_op_names[] = {
+#define RMT_OP_NAME(name, nr) [nr] = #name,
+	TREV_PROTO_OPS(RMT_OP_NAME)
+#undef RMT_OP_NAME
+};
 
-/* The value of @name in /proc/@pid/environ, or NULL; *err on failure to read. */
-static char *env_of(pid_t pid, const char *name, int *err)
+static const char *rmt_op_name(uint16_t op)
 {
-	char path[64], *buf = NULL, *val = NULL;
-	size_t len = 0, cap = 0, n = strlen(name);
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	f = fopen(path, "r");
-	if (!f) {
-		*err = -errno;
-		return NULL;
-	}
-	for (;;) {
-		if (len == cap) {
-			char *p = realloc(buf, cap = cap ? cap * 2 : 4096);
-
-			if (!p)
-				break;
-			buf = p;
-		}
-		size_t got = fread(buf + len, 1, cap - len, f);
-
-		if (got == 0)
-			break;
-		len += got;
-	}
-	fclose(f);
-	for (size_t i = 0; buf && i < len; i += strnlen(buf + i, len - i) + 1)
-		if (len - i > n && strncmp(buf + i, name, n) == 0 && buf[i + n] == '=') {
-			val = strndup(buf + i + n + 1, len - i - n - 1);
-			break;
-		}
-	free(buf);
-	return val;
+	if (op < sizeof(rmt_op_names) / sizeof(rmt_op_names[0]) && rmt_op_names[op])
+		return rmt_op_names[op];
+	return "?";
 }
 
-/* The effective uid of @pid. Return: 0 or -errno. */
-static int uid_of(pid_t pid, uid_t *uid)
+static void rmt_report_stderr(const char *line)
 {
-	char path[64], line[256];
-	unsigned int real, eff;
-	int ret = -ESRCH;
-	FILE *f;
+	fprintf(stderr, "trev: %s\n", line);
+}
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Uid: %u %u", &real, &eff) == 2) {
-			*uid = eff;
-			ret = 0;
-			break;
-		}
-	fclose(f);
+static void (*rmt_report)(const char *line) = rmt_report_stderr;
+
+void trev_remote_set_reporter(void (*fn)(const char *line))
+{
+	rmt_report = fn ? fn : rmt_report_stderr;
+}
+
+/*
+ * The connection is of no more use: the stream cannot be resynchronised
+ * (a malformed reply, or a transport error half-way through a message).
+ * Every later call returns @err without touching the socket.
+ */
+static int rmt_break(struct trev_remote *r, int err)
+{
+	if (!r->broken) {
+		r->broken = err;
+		shutdown(r->fd, SHUT_RDWR);
+	}
+	return err;
+}
+
+__attribute__((format(printf, 3, 0)))
+static int rmt_vmalformed(struct trev_remote *r, uint16_t op, const char *fmt, va_list ap)
+{
+	int n = snprintf(r->error, sizeof(r->error), "process %d sent a malformed reply to %s: ",
+			 (int)r->pid, rmt_op_name(op));
+
+	if (n > 0 && (size_t)n < sizeof(r->error))
+		vsnprintf(r->error + n, sizeof(r->error) - (size_t)n, fmt, ap);
+	if (!r->broken && !r->quiet)
+		rmt_report(r->error);
+	return rmt_break(r, -EPROTO);
+}
+
+__attribute__((format(printf, 3, 4)))
+static int rmt_malformed(struct trev_remote *r, uint16_t op, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = rmt_vmalformed(r, op, fmt, ap);
+	va_end(ap);
 	return ret;
 }
 
-/* The socket path of @pid, as its server chose it (src/control/server.c). */
-static int socket_path(pid_t pid, char *path, size_t size, char *why, size_t why_size)
+int trev_remote_malformed(struct trev_remote *r, unsigned int op, const char *fmt, ...)
 {
-	char *dir_env, *xdg, *sock;
-	uid_t uid = 0;
-	int err = 0, n, ret;
+	va_list ap;
+	int ret;
 
-	ret = uid_of(pid, &uid);
-	if (ret < 0) {
-		snprintf(why, why_size, "no process %d", (int)pid);
-		return ret;
-	}
-	if (uid != geteuid() && geteuid() != 0) {
-		snprintf(why, why_size, "process %d belongs to another user", (int)pid);
-		return -EPERM;
-	}
-	sock = env_of(pid, "TREV_SOCKET", &err);
-	if (err) {
-		snprintf(why, why_size, "cannot read the environment of process %d: %s",
-			 (int)pid, strerror(-err));
-		return err == -ENOENT ? -ESRCH : err;
-	}
-	if (sock && strcmp(sock, "0") == 0) {
-		free(sock);
-		snprintf(why, why_size, "process %d runs with TREV_SOCKET=0: no control socket",
-			 (int)pid);
-		return -ENOTSUP;
-	}
-	free(sock);
-	dir_env = env_of(pid, "TREV_SOCKET_DIR", &err);
-	xdg = env_of(pid, "XDG_RUNTIME_DIR", &err);
-	if (dir_env && *dir_env)
-		n = snprintf(path, size, "%s/%d.sock", dir_env, (int)pid);
-	else if (xdg && *xdg)
-		n = snprintf(path, size, "%s/trev/%d.sock", xdg, (int)pid);
-	else
-		n = snprintf(path, size, "/tmp/trev-%u/%d.sock", (unsigned int)uid, (int)pid);
-	free(dir_env);
-	free(xdg);
-	if (n < 0 || (size_t)n >= size) {
-		snprintf(why, why_size, "the socket path of process %d is too long", (int)pid);
-		return -ENAMETOOLONG;
-	}
-	return 0;
+	va_start(ap, fmt);
+	ret = rmt_vmalformed(r, (uint16_t)op, fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */
 /* Messages                                                             */
 
+/* One request, and room for its reply's payload. */
+struct rmt_req {
+	uint16_t op;		/* TREV_OP_* */
+	uint32_t handle;	/* the file, or 0 */
+	int32_t arg;
+	const void *p1, *p2;	/* the payload, in two pieces */
+	uint32_t len1, len2;
+	void *out;		/* the reply's payload */
+	uint32_t out_size;	/* the most it may be; 0: none */
+	uint32_t out_len;	/* what came */
+};
+
 /*
- * One request and its reply. The reply's payload goes to @out (up to
- * @out_size; a longer one is a protocol error). Return: the reply's arg,
- * or a negative errno of the transport; *@out_len gets the payload length.
+ * The reply's header against its request, before its payload is read.
+ * Return: 0, 1 for HELLO from another protocol version (its payload is
+ * not ours to judge; the caller hangs up), or -EPROTO after a message.
  */
-static int64_t call(struct trev_remote *r, uint16_t op, uint32_t handle, int32_t arg,
-		    const void *p1, uint32_t len1, const void *p2, uint32_t len2, void *out,
-		    size_t out_size, uint32_t *out_len)
+static int rmt_check_header(struct trev_remote *r, const struct rmt_req *q,
+			    const struct trev_proto_hdr *h)
 {
-	struct trev_proto_hdr h = { TREV_PROTO_MAGIC, op, 0, handle, arg, len1 + len2 };
+	uint16_t op = q->op;
+
+	if (h->magic != TREV_PROTO_MAGIC)
+		return rmt_malformed(r, op, "magic 0x%08x, not 0x%08x", h->magic, TREV_PROTO_MAGIC);
+	if (h->reserved)
+		return rmt_malformed(r, op, "reserved field 0x%04x, not 0", h->reserved);
+	/* The server refuses a connection (not its user's, or too many) before reading HELLO. */
+	if (op == TREV_OP_HELLO && h->op == TREV_OP_REPLY && !h->handle && !h->len &&
+	    h->arg < 0 && h->arg >= -RMT_MAX_ERRNO)
+		return 0;
+	if (h->op != (op | TREV_OP_REPLY))
+		return rmt_malformed(r, op, "it answers op 0x%04x", h->op);
+	if (h->handle != q->handle)
+		return rmt_malformed(r, op, "handle %u, not %u", h->handle, q->handle);
+	if (h->arg < -RMT_MAX_ERRNO)
+		return rmt_malformed(r, op, "result %d is no errno", h->arg);
+	if (h->arg < 0) {
+		if (h->len)
+			return rmt_malformed(r, op, "error %d with %u bytes", h->arg, h->len);
+		return 0;
+	}
+	if (op == TREV_OP_HELLO && (uint32_t)h->arg != TREV_PROTO_VERSION)
+		return 1;
+	if (op == TREV_OP_READ && (uint32_t)h->arg != h->len)
+		return rmt_malformed(r, op, "%d bytes announced, %u received", h->arg, h->len);
+	if (h->len > q->out_size) {
+		if (op == TREV_OP_READ)
+			return rmt_malformed(r, op, "%u bytes, more than the %u asked", h->len,
+					     q->out_size);
+		return rmt_malformed(r, op, "%u bytes of payload, at most %u expected", h->len,
+				     q->out_size);
+	}
+	switch (op) {
+	case TREV_OP_OPEN:
+		if (h->arg == 0 || (uint32_t)h->arg > TREV_PROTO_MAX_HANDLES)
+			return rmt_malformed(r, op, "handle %d, not 1..%u", h->arg,
+					     TREV_PROTO_MAX_HANDLES);
+		break;
+	case TREV_OP_WRITE:
+		if ((uint32_t)h->arg > q->len1 + q->len2)
+			return rmt_malformed(r, op, "%d bytes taken of %u sent", h->arg,
+					     q->len1 + q->len2);
+		break;
+	case TREV_OP_POLL:
+		if (h->arg & ~0xffff)
+			return rmt_malformed(r, op, "poll bits 0x%x", (unsigned int)h->arg);
+		break;
+	case TREV_OP_HELLO:
+	case TREV_OP_READ:
+		break;
+	case TREV_OP_STAT:
+		if (h->arg == 0 && h->len != 2 * sizeof(uint32_t))
+			return rmt_malformed(r, op, "%u bytes, not 8", h->len);
+		/* fall through */
+	default:
+		if (h->arg != 0)
+			return rmt_malformed(r, op, "result %d, not 0", h->arg);
+		break;
+	}
+	return 0;
+}
+
+/* HELLO's text: printable, one line. Return: 0 or -EPROTO after a message. */
+static int rmt_check_banner(struct trev_remote *r, const char *text, uint32_t len)
+{
+	for (uint32_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if ((c < 0x20 || c > 0x7e) && !(c == '\n' && i == len - 1))
+			return rmt_malformed(r, TREV_OP_HELLO, "byte 0x%02x at %u of its banner",
+					     c, i);
+	}
+	return 0;
+}
+
+/* STAT's u32 is_dir, u32 mode. */
+static int rmt_check_stat(struct trev_remote *r, const uint32_t *st)
+{
+	if (st[0] > 1)
+		return rmt_malformed(r, TREV_OP_STAT, "is_dir %u", st[0]);
+	if (st[1] & ~07777u)
+		return rmt_malformed(r, TREV_OP_STAT, "mode 0%o", st[1]);
+	return 0;
+}
+
+/*
+ * READDIR's entries, all of them before any is used: u32 is_dir, u32
+ * mode, a name of 1..255 bytes without '/', not "." or "..", NUL-ended;
+ * nothing after the last.
+ */
+static int rmt_check_dirents(struct trev_remote *r, const uint8_t *buf, uint32_t len)
+{
+	uint32_t off = 0;
+
+	while (off < len) {
+		uint32_t st[2];
+		const char *name = (const char *)buf + off + 8;
+		size_t n;
+
+		if (len - off < 8 + 2)
+			return rmt_malformed(r, TREV_OP_READDIR, "a truncated entry at byte %u",
+					     off);
+		n = strnlen(name, len - off - 8);
+		if (n == len - off - 8)
+			return rmt_malformed(r, TREV_OP_READDIR,
+					     "the name at byte %u has no NUL", off + 8);
+		memcpy(st, buf + off, sizeof(st));
+		if (rmt_check_stat(r, st))
+			return -EPROTO;
+		if (n == 0 || n > RMT_NAME_MAX || memchr(name, '/', n) || !strcmp(name, ".") ||
+		    !strcmp(name, ".."))
+			return rmt_malformed(r, TREV_OP_READDIR,
+					     "the name at byte %u is not a file name", off + 8);
+		off += 8 + (uint32_t)n + 1;
+	}
+	return 0;
+}
+
+/*
+ * One request and its reply, checked (rmt_check_header(), and the payload
+ * of HELLO, STAT and READDIR). Return: the reply's result (>= 0, or the
+ * process's negative errno), -EPROTO for a malformed reply (reported), or
+ * a negative errno of the transport. q->out_len gets the payload's length.
+ */
+static int64_t rmt_call(struct trev_remote *r, struct rmt_req *q)
+{
+	struct trev_proto_hdr h = { TREV_PROTO_MAGIC, q->op, 0, q->handle, q->arg,
+				    q->len1 + q->len2 };
 	int ret;
 
-	if ((uint64_t)len1 + len2 > TREV_PROTO_MAX_PAYLOAD)
+	if (r->broken)
+		return r->broken;
+	if ((uint64_t)q->len1 + q->len2 > TREV_PROTO_MAX_PAYLOAD)
 		return -E2BIG;
 	ret = trev_proto_io(r->fd, &h, sizeof(h), true);
-	if (!ret && len1)
-		ret = trev_proto_io(r->fd, (void *)p1, len1, true);
-	if (!ret && len2)
-		ret = trev_proto_io(r->fd, (void *)p2, len2, true);
+	if (!ret && q->len1)
+		ret = trev_proto_io(r->fd, (void *)q->p1, q->len1, true);
+	if (!ret && q->len2)
+		ret = trev_proto_io(r->fd, (void *)q->p2, q->len2, true);
 	if (!ret)
 		ret = trev_proto_io(r->fd, &h, sizeof(h), false);
 	if (ret)
+		return rmt_break(r, ret);
+	ret = rmt_check_header(r, q, &h);
+	if (ret < 0)
 		return ret;
-	if (h.magic != TREV_PROTO_MAGIC || h.op != (op | TREV_OP_REPLY) || h.len > out_size)
+	if (ret == 1)
+		return h.arg;	/* HELLO of another version: the payload stays unread */
+	if (h.len && (ret = trev_proto_io(r->fd, q->out, h.len, false)))
+		return rmt_break(r, ret);
+	q->out_len = h.len;
+	if (h.arg < 0)
+		return h.arg;
+	if (q->op == TREV_OP_HELLO && rmt_check_banner(r, q->out, h.len))
 		return -EPROTO;
-	if (h.len && (ret = trev_proto_io(r->fd, out, h.len, false)))
-		return ret;
-	if (out_len)
-		*out_len = h.len;
+	if (q->op == TREV_OP_STAT && rmt_check_stat(r, q->out))
+		return -EPROTO;
+	if (q->op == TREV_OP_READDIR && rmt_check_dirents(r, q->out, h.len))
+		return -EPROTO;
 	return h.arg;
 }
 
-int trev_remote_connect(pid_t pid, struct trev_remote **out, char *why, size_t why_size)
+/* A request whose reply carries no payload. */
+static int rmt_simple(struct trev_remote *r, uint16_t op, uint32_t handle, int32_t arg,
+		      const char *path)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct rmt_req q = { .op = op, .handle = handle, .arg = arg, .p1 = path,
+			     .len1 = path ? (uint32_t)strnlen(path, TREV_PROTO_MAX_PATH + 1) : 0 };
+
+	return (int)rmt_call(r, &q);
+}
+
+/* ------------------------------------------------------------------ */
+/* Connections                                                          */
+
+int trev_remote_from_fd(int fd, pid_t pid, struct trev_remote **out, char *why, size_t why_size)
+{
+	uint32_t version = TREV_PROTO_VERSION;
+	struct rmt_req q = { .op = TREV_OP_HELLO, .p1 = &version, .len1 = sizeof(version) };
 	struct trev_remote *r;
-	uint32_t version = TREV_PROTO_VERSION, len = 0;
 	int64_t ret;
 
-	ret = socket_path(pid, addr.sun_path, sizeof(addr.sun_path), why, why_size);
-	if (ret < 0)
-		return (int)ret;
 	r = calloc(1, sizeof(*r));
-	if (!r)
+	if (!r) {
+		close(fd);
+		snprintf(why, why_size, "%s", strerror(ENOMEM));
 		return -ENOMEM;
-	r->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (r->fd < 0 || connect(r->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		ret = -errno;
-		if (ret == -ENOENT || ret == -ECONNREFUSED)
-			snprintf(why, why_size, "process %d does not serve trev (no socket %s)",
-				 (int)pid, addr.sun_path);
-		else
-			snprintf(why, why_size, "cannot connect to %s: %s", addr.sun_path,
-				 strerror((int)-ret));
-		if (ret == -ECONNREFUSED)
-			ret = -ENOENT;
+	}
+	r->fd = fd;
+	r->pid = pid;
+	r->quiet = true;
+	q.out = r->banner;
+	q.out_size = RMT_BANNER_MAX;
+	ret = rmt_call(r, &q);
+	if (ret == -EPROTO && r->error[0]) {
+		snprintf(why, why_size, "%s", r->error);
 		goto out_free;
 	}
-	ret = call(r, TREV_OP_HELLO, 0, 0, &version, sizeof(version), NULL, 0, r->banner,
-		   sizeof(r->banner) - 1, &len);
 	if (ret < 0) {
 		snprintf(why, why_size, "process %d refused the connection: %s", (int)pid,
 			 strerror((int)-ret));
@@ -202,13 +336,13 @@ int trev_remote_connect(pid_t pid, struct trev_remote **out, char *why, size_t w
 		ret = -EPROTO;
 		goto out_free;
 	}
-	r->banner[len] = '\0';
+	r->banner[q.out_len] = '\0';
 	r->banner[strcspn(r->banner, "\n")] = '\0';
+	r->quiet = false;
 	*out = r;
 	return 0;
 out_free:
-	if (r->fd >= 0)
-		close(r->fd);
+	close(r->fd);
 	free(r);
 	return (int)ret;
 }
@@ -226,68 +360,72 @@ const char *trev_remote_banner(const struct trev_remote *r)
 	return r->banner;
 }
 
+/* ------------------------------------------------------------------ */
+/* Operations                                                           */
+
 int trev_remote_open(struct trev_remote *r, const char *path, unsigned int po)
 {
-	return (int)call(r, TREV_OP_OPEN, 0, (int32_t)po, path, (uint32_t)strlen(path), NULL, 0,
-			 NULL, 0, NULL);
+	return rmt_simple(r, TREV_OP_OPEN, 0, (int32_t)po, path);
 }
 
 ssize_t trev_remote_read(struct trev_remote *r, int h, void *buf, size_t size, int timeout_ms)
 {
 	int32_t t = timeout_ms;
+	struct rmt_req q = { .op = TREV_OP_READ, .handle = (uint32_t)h, .p1 = &t,
+			     .len1 = sizeof(t), .out = buf };
 
 	if (size > TREV_PROTO_MAX_PAYLOAD)
 		size = TREV_PROTO_MAX_PAYLOAD;
-	return (ssize_t)call(r, TREV_OP_READ, (uint32_t)h, (int32_t)size, &t, sizeof(t), NULL, 0,
-			     buf, size, NULL);
+	q.arg = (int32_t)size;
+	q.out_size = (uint32_t)size;
+	return (ssize_t)rmt_call(r, &q);
 }
 
 ssize_t trev_remote_write(struct trev_remote *r, int h, const void *buf, size_t size)
 {
+	struct rmt_req q = { .op = TREV_OP_WRITE, .handle = (uint32_t)h, .p1 = buf };
+
 	if (size > TREV_PROTO_MAX_PAYLOAD)
 		return -E2BIG;
-	return (ssize_t)call(r, TREV_OP_WRITE, (uint32_t)h, 0, buf, (uint32_t)size, NULL, 0,
-			     NULL, 0, NULL);
+	q.len1 = (uint32_t)size;
+	return (ssize_t)rmt_call(r, &q);
 }
 
 int trev_remote_poll(struct trev_remote *r, int h, int timeout_ms)
 {
-	return (int)call(r, TREV_OP_POLL, (uint32_t)h, timeout_ms, NULL, 0, NULL, 0, NULL, 0,
-			 NULL);
+	return rmt_simple(r, TREV_OP_POLL, (uint32_t)h, timeout_ms, NULL);
 }
 
 int trev_remote_close_file(struct trev_remote *r, int h)
 {
-	return (int)call(r, TREV_OP_CLOSE, (uint32_t)h, 0, NULL, 0, NULL, 0, NULL, 0, NULL);
+	return rmt_simple(r, TREV_OP_CLOSE, (uint32_t)h, 0, NULL);
 }
 
 int trev_remote_readdir(struct trev_remote *r, const char *path,
 			int (*fn)(const char *name, int is_dir, unsigned int mode, void *arg),
 			void *arg)
 {
+	struct rmt_req q = { .op = TREV_OP_READDIR, .p1 = path,
+			     .len1 = (uint32_t)strnlen(path, TREV_PROTO_MAX_PATH + 1),
+			     .out_size = TREV_PROTO_MAX_PAYLOAD };
 	uint8_t *buf = malloc(TREV_PROTO_MAX_PAYLOAD);
-	uint32_t len = 0, off = 0;
+	uint32_t off = 0;
 	int64_t ret;
 
 	if (!buf)
 		return -ENOMEM;
-	ret = call(r, TREV_OP_READDIR, 0, 0, path, (uint32_t)strlen(path), NULL, 0, buf,
-		   TREV_PROTO_MAX_PAYLOAD, &len);
-	while (ret >= 0 && off + 9 <= len) {
-		uint32_t is_dir, mode;
+	q.out = buf;
+	ret = rmt_call(r, &q);
+	/* Every entry is well-formed (rmt_check_dirents()). */
+	while (ret >= 0 && off < q.out_len) {
+		uint32_t st[2];
 		const char *name = (const char *)buf + off + 8;
-		size_t n = strnlen(name, len - off - 8);
 
-		if (n == len - off - 8) {
-			ret = -EPROTO;
-			break;
-		}
-		memcpy(&is_dir, buf + off, 4);
-		memcpy(&mode, buf + off + 4, 4);
-		ret = fn(name, (int)is_dir, mode, arg);
+		memcpy(st, buf + off, sizeof(st));
+		ret = fn(name, (int)st[0], st[1], arg);
 		if (ret)
 			break;
-		off += 8 + (uint32_t)n + 1;
+		off += 8 + (uint32_t)strlen(name) + 1;
 	}
 	free(buf);
 	return (int)ret;
@@ -295,29 +433,27 @@ int trev_remote_readdir(struct trev_remote *r, const char *path,
 
 int trev_remote_stat(struct trev_remote *r, const char *path, int *is_dir, unsigned int *mode)
 {
-	uint32_t out[2], len = 0;
-	int64_t ret = call(r, TREV_OP_STAT, 0, 0, path, (uint32_t)strlen(path), NULL, 0, out,
-			   sizeof(out), &len);
+	uint32_t st[2];
+	struct rmt_req q = { .op = TREV_OP_STAT, .p1 = path,
+			     .len1 = (uint32_t)strnlen(path, TREV_PROTO_MAX_PATH + 1),
+			     .out = st, .out_size = sizeof(st) };
+	int64_t ret = rmt_call(r, &q);
 
 	if (ret < 0)
 		return (int)ret;
-	if (len != sizeof(out))
-		return -EPROTO;
-	*is_dir = (int)out[0];
-	*mode = out[1];
+	*is_dir = (int)st[0];
+	*mode = st[1];
 	return 0;
 }
 
 int trev_remote_mkdir(struct trev_remote *r, const char *path)
 {
-	return (int)call(r, TREV_OP_MKDIR, 0, 0, path, (uint32_t)strlen(path), NULL, 0, NULL, 0,
-			 NULL);
+	return rmt_simple(r, TREV_OP_MKDIR, 0, 0, path);
 }
 
 int trev_remote_rmdir(struct trev_remote *r, const char *path)
 {
-	return (int)call(r, TREV_OP_RMDIR, 0, 0, path, (uint32_t)strlen(path), NULL, 0, NULL, 0,
-			 NULL);
+	return rmt_simple(r, TREV_OP_RMDIR, 0, 0, path);
 }
 
 int trev_remote_write_file(struct trev_remote *r, const char *path, const char *text,
@@ -345,14 +481,20 @@ ssize_t trev_remote_read_file(struct trev_remote *r, const char *path, char **te
 		return h;
 	for (;;) {
 		if (cap - len < 65536) {
-			char *p = realloc(buf, cap += 65536 + 1);
+			char *p;
 
+			if (cap >= TREV_REMOTE_MAX_FILE) {
+				n = -EFBIG;	/* a file that never ends */
+				break;
+			}
+			p = realloc(buf, cap += 65536 + 1);
 			if (!p) {
 				n = -ENOMEM;
 				break;
 			}
 			buf = p;
 		}
+		/* At most what is asked for (rmt_check_header()). */
 		n = trev_remote_read(r, h, buf + len, cap - len - 1, 0);
 		if (n <= 0)
 			break;
@@ -374,30 +516,39 @@ ssize_t trev_remote_read_file(struct trev_remote *r, const char *path, char **te
 
 int trev_remote_release(struct trev_remote *r)
 {
-	return (int)call(r, TREV_OP_RELEASE, 0, 0, NULL, 0, NULL, 0, NULL, 0, NULL);
+	return rmt_simple(r, TREV_OP_RELEASE, 0, 0, NULL);
 }
 
 int trev_remote_hold(struct trev_remote *r)
 {
 	struct trev_proto_hdr h = { TREV_PROTO_MAGIC, TREV_OP_HOLD, 0, 0, 0, 0 };
+	int ret;
 
-	return trev_proto_io(r->fd, &h, sizeof(h), true);
+	if (r->broken)
+		return r->broken;
+	ret = trev_proto_io(r->fd, &h, sizeof(h), true);
+	return ret ? rmt_break(r, ret) : 0;
 }
 
 int trev_remote_hold_wait(struct trev_remote *r, int timeout_ms)
 {
 	struct pollfd p = { .fd = r->fd, .events = POLLIN };
+	const struct rmt_req q = { .op = TREV_OP_HOLD };
 	struct trev_proto_hdr h;
-	int ret = poll(&p, 1, timeout_ms);
+	int ret;
 
+	if (r->broken)
+		return r->broken;
+	ret = poll(&p, 1, timeout_ms);
 	if (ret < 0)
 		return errno == EINTR ? 0 : -errno;
 	if (ret == 0)
 		return 0;
 	ret = trev_proto_io(r->fd, &h, sizeof(h), false);
 	if (ret)
+		return rmt_break(r, ret);
+	ret = rmt_check_header(r, &q, &h);
+	if (ret < 0)
 		return ret;
-	if (h.magic != TREV_PROTO_MAGIC || h.op != (TREV_OP_HOLD | TREV_OP_REPLY) || h.len)
-		return -EPROTO;
 	return h.arg < 0 ? h.arg : 1;
 }

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The client side of the control socket (src/control/proto.h): a running
- * process's tree, reached by pid, with the operations of the C API.
+ * process's tree, reached by pid, with the operations of the C API. The
+ * socket is trusted only after its directory, its file and its listener
+ * are checked (remote_find.c); every reply is checked against its request
+ * (remote.c): a malformed one is reported once, the call returns -EPROTO
+ * and so does every later call on that connection.
  */
 #ifndef TREV_TOOLS_REMOTE_H
 #define TREV_TOOLS_REMOTE_H
@@ -12,14 +16,31 @@
 
 struct trev_remote;
 
+/* The most trev_remote_read_file() takes from one file (then -EFBIG). */
+#define TREV_REMOTE_MAX_FILE	(64u << 20)
+
 /*
  * trev_remote_connect() - attach to process @pid's tree
+ *
+ * The socket is looked for where the process put it, through
+ * /proc/PID/root (so a process in another mount namespace is reached),
+ * and nothing is sent before the directory (owned by the process's uid,
+ * not writable by group or others), the socket (a socket, owned by that
+ * uid) and the listener (SO_PEERCRED: process @pid itself) are checked.
  * Return: 0 and *@out, or a negative errno: -ESRCH (no such process),
- * -EPERM (not ours), -ENOENT (no trev socket in that process), -ENOTSUP
- * (its socket is disabled: TREV_SOCKET=0), -EPROTO (it speaks another
- * protocol). @why receives a sentence for the user.
+ * -EPERM (not ours, or a socket that is not the process's), -ENOENT (no
+ * trev socket in that process), -ENOTSUP (its socket is disabled:
+ * TREV_SOCKET=0), -EPROTO (it speaks another protocol, or a
+ * malformed HELLO). @why receives a sentence for the user.
  */
 int trev_remote_connect(pid_t pid, struct trev_remote **out, char *why, size_t why_size);
+/*
+ * trev_remote_from_fd() - the handshake (HELLO) on @fd, a socket already
+ * connected to process @pid's server (trev_remote_connect(), or a test's
+ * socketpair); @fd is the connection's from now on, closed on failure.
+ * Return: 0 and *@out, or a negative errno, with @why as above.
+ */
+int trev_remote_from_fd(int fd, pid_t pid, struct trev_remote **out, char *why, size_t why_size);
 void trev_remote_close(struct trev_remote *r);
 /* The process's banner, "trev 0.1.0 pid N". */
 const char *trev_remote_banner(const struct trev_remote *r);
@@ -61,5 +82,20 @@ int trev_remote_hold(struct trev_remote *r);
  * gone without an exit (killed), or another negative errno.
  */
 int trev_remote_hold_wait(struct trev_remote *r, int timeout_ms);
+
+/*
+ * trev_remote_malformed() - report a reply to @op (TREV_OP_*) that its
+ * caller found malformed ("process N sent a malformed reply to OP: ...")
+ * and give the connection up. Return: -EPROTO.
+ */
+int trev_remote_malformed(struct trev_remote *r, unsigned int op, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * trev_remote_set_reporter() - where malformed replies are reported after
+ * the handshake: one line without "trev: " (NULL: stderr, "trev: LINE").
+ * Context: before any connection; not thread-safe.
+ */
+void trev_remote_set_reporter(void (*fn)(const char *line));
 
 #endif /* TREV_TOOLS_REMOTE_H */

@@ -97,8 +97,11 @@ static int rs_read_page(const struct trev_dat_source *src, int cpu, void *page)
 			return 0;
 		if (n < 0)
 			return (int)n;
+		/* At most the pages asked for (remote.c checks); only whole ones. */
 		if (n % TREV_DAT_PAGE_SIZE)
-			return -EIO;
+			return trev_remote_malformed(rs->r, TREV_OP_READ,
+						     "%zd bytes of per_cpu/cpu%d/trace_pipe_raw, "
+						     "not whole pages", n, cpu);
 		b->nr = (unsigned int)(n / TREV_DAT_PAGE_SIZE);
 		b->next = 0;
 	}

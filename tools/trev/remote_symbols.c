@@ -12,19 +12,29 @@
  * mapping read so far (a library loaded since); files are read by path,
  * as they outlive the process; each address's answer is kept.
  *
+ * maps names files from our root when the process shares our mount
+ * namespace, and from the root of its own otherwise (a container, a
+ * private /tmp): there they are looked up in /proc/PID/root, opened at the
+ * start and kept (the process may be gone at the end). A path is opened
+ * for reading only once fstat() of an O_PATH descriptor says it is the
+ * regular file that was mapped: the process's user may have put a FIFO
+ * (an open that never returns) or a device there since, and trev record
+ * may run as root.
+ *
  * Not named: addresses outside file mappings ([vdso], generated code); in
  * a file deleted or replaced since it was mapped ("(deleted)" in maps, or
  * another inode at its path); in a library loaded and unloaded between two
  * reads of maps; in a file without symbols (stripped, and not in its
- * .dynsym); in a file that /proc or its permissions keep from us, or that
- * the process sees under another root (containers).
+ * .dynsym); in a file that /proc or its permissions keep from us.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "output/elf_symtab.h"
@@ -171,23 +181,49 @@ static const struct rsym_map *rsym_map_find(const struct trev_remote_symbols *rs
 	return NULL;
 }
 
-/* The file's symbols, if it is still the file that was mapped. */
-static int rsym_file_read(struct rsym_file *file)
+/* @path (absolute, as maps names it) in the process's root, as an O_PATH descriptor. */
+static int rsym_open_path(const struct trev_remote_symbols *rsyms, const char *path)
 {
-	struct stat st;
-	int fd, ret;
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd;
 
-	fd = open(file->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (rsyms->rootfd < 0)
+		return open(path, O_PATH | O_CLOEXEC);
+	fd = (int)syscall(SYS_openat2, rsyms->rootfd, path + 1, &how, sizeof(how));
+	if (fd < 0 && (errno == ENOSYS || errno == EPERM))
+		fd = openat(rsyms->rootfd, path + 1, O_PATH | O_CLOEXEC);	/* no openat2 */
+	return fd;
+}
+
+/* The file's symbols, if it is still the file that was mapped. */
+static int rsym_file_read(const struct trev_remote_symbols *rsyms, struct rsym_file *file)
+{
+	char self[64];
+	struct stat st;
+	int pfd, fd, ret;
+
+	pfd = rsym_open_path(rsyms, file->path);
+	if (pfd < 0)
 		return -errno;
 	/*
 	 * Only the inode is compared: on overlayfs, maps shows the device of
 	 * the layer below while stat() shows the overlay's.
 	 */
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_ino != file->ino)
-		ret = -ESTALE;
-	else
-		ret = trev__symtab_load(&file->tab, fd);
+	if (fstat(pfd, &st) || !S_ISREG(st.st_mode) || st.st_ino != file->ino) {
+		close(pfd);
+		return -ESTALE;
+	}
+	/* The very file checked, now for reading. */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	ret = fd < 0 ? -errno : 0;
+	close(pfd);
+	if (ret)
+		return ret;
+	ret = trev__symtab_load(&file->tab, fd);
 	close(fd);
 	if (!ret && !file->tab.nsyms)
 		ret = -ENOENT;
@@ -205,7 +241,7 @@ static const char *rsym_resolve(struct trev_remote_symbols *rsyms, const struct 
 	uint64_t vaddr;
 
 	if (!file->state)
-		file->state = rsym_file_read(file) ? -1 : 1;
+		file->state = rsym_file_read(rsyms, file) ? -1 : 1;
 	if (file->state < 0 ||
 	    trev__symtab_vaddr(&file->tab, m->offset + (addr - m->start), &vaddr))
 		return NULL;
@@ -255,10 +291,25 @@ static struct rsym_addr *rsym_addr_insert(struct trev_remote_symbols *rsyms, siz
 	return &rsyms->addrs[at];
 }
 
+/* The process's root when maps names its files from there (another mount namespace), else -1. */
+static int rsym_open_root(pid_t pid)
+{
+	struct stat ours, theirs;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	if (stat("/proc/self/ns/mnt", &ours) || stat(path, &theirs) ||
+	    (ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	return open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
 void trev_remote_symbols_init(struct trev_remote_symbols *rsyms, pid_t pid)
 {
 	memset(rsyms, 0, sizeof(*rsyms));
 	rsyms->pid = pid;
+	rsyms->rootfd = rsym_open_root(pid);
 	rsym_read_maps(rsyms);
 }
 
@@ -302,5 +353,8 @@ void trev_remote_symbols_free(struct trev_remote_symbols *rsyms)
 	free(rsyms->files);
 	free(rsyms->maps);
 	free(rsyms->addrs);
+	if (rsyms->rootfd >= 0)
+		close(rsyms->rootfd);
 	memset(rsyms, 0, sizeof(*rsyms));
+	rsyms->rootfd = -1;
 }

@@ -20,6 +20,7 @@ struct rsym_addr;
  */
 struct trev_remote_symbols {
 	pid_t pid;
+	int rootfd;			/* its root (O_PATH) in another mount namespace, or -1 */
 	struct rsym_map *maps;		/* r-x file mappings, sorted by address */
 	size_t nr_maps;
 	struct rsym_file *files;	/* every file a mapping named, read on first lookup */
@@ -30,8 +31,9 @@ struct trev_remote_symbols {
 
 /*
  * trev_remote_symbols_init() - start naming @pid's addresses: reads its
- * /proc/PID/maps now, while it runs (a failure leaves every address
- * unknown, nothing else)
+ * /proc/PID/maps, and opens its root if it has a mount namespace of its
+ * own, now, while it runs (a failure leaves every address unknown, nothing
+ * else)
  */
 void trev_remote_symbols_init(struct trev_remote_symbols *rsyms, pid_t pid);
 
