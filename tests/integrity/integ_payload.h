@@ -9,8 +9,9 @@
  *   BITS  MEANING
  *   0-7   writer thread index (0 .. INTEG_MAX_THREADS - 1)
  *   8     INTEG_SIG: written by that thread's SIGUSR1 handler
- *   9     INTEG_END: the thread's final event (seq 0), written after the
- *         readers drained, so that it carries any loss left unreported
+ *   9     INTEG_END: the thread's final events (seq 0, 1, ...: one on each
+ *         CPU), written after the readers drained, so that they carry any
+ *         loss left unreported
  */
 #ifndef INTEG_PAYLOAD_H
 #define INTEG_PAYLOAD_H

@@ -34,6 +34,35 @@ static void integ_on_sigusr1(int sig)
 	errno = saved_errno;
 }
 
+/*
+ * The final events: one on each CPU the thread may run on, in CPU order
+ * (seq 0, 1, ...). A loss is reported with the next event of its buffer, and
+ * a per-CPU reader's staging loss with the next event of its CPU: with a
+ * final event of every thread on every CPU, both come after every loss.
+ */
+static void integ_write_ends(struct integ_wthread *w)
+{
+	long nr = sysconf(_SC_NPROCESSORS_CONF);
+	cpu_set_t allowed, one;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed)) {
+		integ_write(w->idx | INTEG_END, w->end++);
+		return;
+	}
+	for (long c = 0; c < nr && c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET((int)c, &allowed))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET((int)c, &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			continue;
+		integ_write(w->idx | INTEG_END, w->end++);
+	}
+	if (!w->end)
+		integ_write(w->idx | INTEG_END, w->end++);
+	sched_setaffinity(0, sizeof(allowed), &allowed);
+}
+
 static void *integ_writer_main(void *arg)
 {
 	struct integ_wthread *w = arg;
@@ -63,10 +92,8 @@ static void *integ_writer_main(void *arg)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);	/* no handler runs from here on */
 	pthread_barrier_wait(&ws->bar);		/* B3: quiet */
 	pthread_barrier_wait(&ws->bar);		/* B4: the caller's readers drained */
-	if (ws->write_end) {
-		integ_write(w->idx | INTEG_END, 0);
-		w->end = 1;
-	}
+	if (ws->write_end)
+		integ_write_ends(w);
 	integ_self = NULL;
 	return NULL;
 }
@@ -151,6 +178,15 @@ uint64_t integ_writers_total(const struct integ_writers *ws)
 
 	for (unsigned int i = 0; i < ws->cfg.threads; i++)
 		t += ws->w[i].seq + ws->w[i].sig_seq + ws->w[i].end;
+	return t;
+}
+
+uint64_t integ_writers_ends(const struct integ_writers *ws)
+{
+	uint64_t t = 0;
+
+	for (unsigned int i = 0; i < ws->cfg.threads; i++)
+		t += ws->w[i].end;
 	return t;
 }
 

@@ -3,7 +3,9 @@
  * The integrity harness's writers: N threads write integ:integ_rec events
  * (stream = thread index), a sender thread sends them SIGUSR1 whose handler
  * writes on a stream of its own (index | INTEG_SIG), and each thread ends
- * with one INTEG_END event written after the readers drained. Every call is
+ * with INTEG_END events, one on each CPU, written after the readers drained
+ * (so that every loss, a buffer's or a per-CPU staging queue's, has a later
+ * event to be reported with). Every call is
  * counted per stream: the caller enables the event and keeps tracing on,
  * so "written" is exactly the number of trace_integ_rec() calls.
  *
@@ -38,7 +40,7 @@ struct integ_wthread {
 	pid_t tid;
 	uint64_t seq;		/* the thread's own stream: events written */
 	uint64_t sig_seq;	/* its handler's stream (only the handler touches it) */
-	uint64_t end;		/* its INTEG_END event: 0 or 1 */
+	uint64_t end;		/* its INTEG_END events: one per CPU it may run on */
 };
 
 struct integ_writers {
@@ -60,11 +62,12 @@ int integ_writers_start(struct integ_writers *ws, const struct integ_wcfg *cfg);
 /* Wait until every thread wrote its events and no signal handler can run any more. */
 void integ_writers_quiesce(struct integ_writers *ws);
 
-/* Let each thread write its INTEG_END event (if @write_end) and exit; join them. */
+/* Let each thread write its INTEG_END events (if @write_end) and exit; join them. */
 void integ_writers_finish(struct integ_writers *ws, int write_end);
 
-/* Total events written, over every stream. */
+/* Total events written, over every stream; and of the INTEG_END streams. */
 uint64_t integ_writers_total(const struct integ_writers *ws);
+uint64_t integ_writers_ends(const struct integ_writers *ws);
 
 /*
  * Write the counts in the form integ_check reads: one line

@@ -21,7 +21,9 @@
  *                               discards on purpose and zeroes the counts)
  *
  * and for trace_pipe, per thread too: its LOST lines precede the next event
- * of the buffer that lost, and buffers are per thread.
+ * of the buffer that lost, and buffers are per thread. In the exact runs the
+ * sums of per_cpu/cpuN/stats agree: read events == read, overrun + commit
+ * overrun + dropped events == written - read.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -371,6 +373,29 @@ static uint64_t unread_entries(void)
 	return sum;
 }
 
+/* Sums over per_cpu/cpuN/stats: read events, and overrun + commit overrun + dropped events. */
+static void stats_totals(uint64_t *read, uint64_t *lost)
+{
+	int nr_cpus = trev_rb_nr_cpus(trev_trace_buffer());
+	char path[64], buf[1024];
+
+	*read = *lost = 0;
+	for (int c = 0; c < nr_cpus; c++) {
+		unsigned long long e, o, co, b, d, r;
+		char *p;
+
+		snprintf(path, sizeof(path), "per_cpu/cpu%d/stats", c);
+		assert_true(trev_read(path, buf, sizeof(buf)) > 0);
+		p = strstr(buf, "dropped events:");
+		if (sscanf(buf, "entries: %llu overrun: %llu commit overrun: %llu bytes: %llu", &e, &o,
+			   &co, &b) != 4 || !p ||
+		    sscanf(p, "dropped events: %llu read events: %llu", &d, &r) != 2)
+			fail_msg("%s does not parse:\n%s", path, buf);
+		*read += r;
+		*lost += o + co + d;
+	}
+}
+
 /*
  * Wait until @done() holds, at most WAIT_S; a reader that died ends the wait.
  * Return: 0, or -1 with the reason in run.err (the caller still cleans up).
@@ -398,7 +423,7 @@ static int drained(void)
 
 static int ends_read(void)
 {
-	return integ_check_ends(run.ic) >= NR_THREADS;
+	return integ_check_ends(run.ic) >= integ_writers_ends(&run.ws);
 }
 
 static void run_readers(const struct run_cfg *cfg)
@@ -475,6 +500,20 @@ static void run_readers(const struct run_cfg *cfg)
 		      atomic_load(&run.rounds), atomic_load(&run.trace_heads),
 		      atomic_load(&run.trace_events), (unsigned long long)(now_s() - t0));
 	fails = integ_check_verdict(run.ic, cfg->name, rel, stdout);
+	if (rel == INTEG_EXACT) {
+		/* docs/ring-buffer.md: across CPUs, sum(read_events) = read, sum(losses) = lost. */
+		uint64_t st_read, st_lost, w = integ_writers_total(&run.ws);
+		uint64_t rd = integ_check_read(run.ic);
+
+		stats_totals(&st_read, &st_lost);
+		print_message("  %s: per_cpu stats: read events %llu, lost %llu\n", cfg->name,
+			      (unsigned long long)st_read, (unsigned long long)st_lost);
+		if (st_read != rd || st_read + st_lost != w)
+			fail_msg("%s: per_cpu/cpuN/stats say %llu read and %llu lost; %llu were read "
+				 "and %llu written", cfg->name, (unsigned long long)st_read,
+				 (unsigned long long)st_lost, (unsigned long long)rd,
+				 (unsigned long long)w);
+	}
 	if (atomic_load(&run.nerr))
 		fail_msg("%s: %d errors, first: %s", cfg->name, atomic_load(&run.nerr), run.err);
 	if (fails)
@@ -504,9 +543,11 @@ RUN(pipe_discard_big,		R_PIPE,    0, BIG_KB,   D_READ)
 RUN(pipe_overwrite_clear,	R_PIPE,    1, SMALL_KB, D_READ | D_CLEAR)
 RUN(percpu_discard_small,	R_PERCPU,  0, SMALL_KB, D_READ)
 RUN(percpu_overwrite_small,	R_PERCPU,  1, SMALL_KB, D_READ | D_RESIZE)
+RUN(percpu_discard_big,		R_PERCPU,  0, BIG_KB,   D_READ)
 #ifdef INTEG_HAVE_KBUFFER
 RUN(raw_discard_small,		R_RAW,     0, SMALL_KB, D_READ)
 RUN(raw_overwrite_small,	R_RAW,     1, SMALL_KB, D_READ | D_RESIZE)
+RUN(raw_discard_big,		R_RAW,     0, BIG_KB,   D_READ)
 RUN(raw_discard_clear,		R_RAW,     0, SMALL_KB, D_STATS | D_CLEAR)
 #endif
 
@@ -519,9 +560,11 @@ int main(void)
 		cmocka_unit_test(pipe_overwrite_clear),
 		cmocka_unit_test(percpu_discard_small),
 		cmocka_unit_test(percpu_overwrite_small),
+		cmocka_unit_test(percpu_discard_big),
 #ifdef INTEG_HAVE_KBUFFER
 		cmocka_unit_test(raw_discard_small),
 		cmocka_unit_test(raw_overwrite_small),
+		cmocka_unit_test(raw_discard_big),
 		cmocka_unit_test(raw_discard_clear),
 #endif
 	};

@@ -17,7 +17,7 @@
  *   events of T in trace == ENTRIES(T),  READ(T) == 0
  *   written(T) == ENTRIES(T) + OVERRUN(T) + DROPPED(T)
  *   LOST lines before T's events == OVERRUN(T) + DROPPED(T) when T's final
- *   event is in trace (every loss of T precedes it), <= otherwise
+ *   events are in trace (every loss of T precedes them), <= otherwise
  *
  * and every event intact, each stream in order, none twice. Then
  * `echo 1 > snapshot` swaps the buffers: `snapshot` must show exactly the
@@ -265,12 +265,12 @@ static void run_trace(const char *name, int overwrite, unsigned int size_kb, int
 				integ_check_stream_read(ic, (uint32_t)i | INTEG_SIG) +
 				integ_check_stream_read(ic, (uint32_t)i | INTEG_END);
 		uint64_t lost = integ_check_thread_lost(ic, (unsigned int)i);
-		int end_seen = integ_check_stream_read(ic, (uint32_t)i | INTEG_END) == 1;
+		int end_seen = integ_check_stream_read(ic, (uint32_t)i | INTEG_END) == ws.w[i].end;
 
 		print_message("  %s thread %d (tid %d): written %llu, in trace %llu events and %llu "
 			      "lost%s | entries %llu read %llu overrun %llu dropped %llu\n", name, i,
 			      (int)ws.w[i].tid, (unsigned long long)written, (unsigned long long)seen,
-			      (unsigned long long)lost, end_seen ? "" : " (its final event not in trace)",
+			      (unsigned long long)lost, end_seen ? "" : " (its final events not all in trace)",
 			      l.entries, l.read, l.overrun, l.dropped);
 		if (!l.found)
 			fail_msg("%s: no per_thread_stats line for tid %d:\n%s", name, (int)ws.w[i].tid,
