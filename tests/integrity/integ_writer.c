@@ -74,10 +74,21 @@ static void *integ_writer_main(void *arg)
 	pthread_setname_np(pthread_self(), name);
 	w->tid = gettid();
 	integ_self = w;
+	/*
+	 * The first event makes the thread's buffer, before any handler can
+	 * run (as test_rb_hammer does). A handler that writes while its
+	 * thread's first event is making the buffer gets its event refused
+	 * and counted in trev_rb_nobuf_dropped(), which no reader reports as
+	 * lost, and now and then leaves the thread with two buffers (two
+	 * per_thread_stats lines for one tid): a separate finding, kept out
+	 * of these relations (see the report of the integ branch).
+	 */
+	if (ws->cfg.events)
+		integ_write(w->idx, w->seq++);
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-	for (unsigned int i = 0; i < ws->cfg.events; i++) {
+	for (unsigned int i = 1; i < ws->cfg.events; i++) {
 		integ_write(w->idx, w->seq++);
 		/*
 		 * Now and then a system call: other threads get the CPU on a

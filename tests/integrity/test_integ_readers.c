@@ -500,6 +500,8 @@ static void run_readers(const struct run_cfg *cfg)
 		      atomic_load(&run.rounds), atomic_load(&run.trace_heads),
 		      atomic_load(&run.trace_events), (unsigned long long)(now_s() - t0));
 	fails = integ_check_verdict(run.ic, cfg->name, rel, stdout);
+	/* Refusals without a buffer are in no reader's losses (integ_writer.c keeps them out). */
+	assert_int_equal(trev_rb_nobuf_dropped(trev_trace_buffer()), 0);
 	if (rel == INTEG_EXACT) {
 		/* docs/ring-buffer.md: across CPUs, sum(read_events) = read, sum(losses) = lost. */
 		uint64_t st_read, st_lost, w = integ_writers_total(&run.ws);

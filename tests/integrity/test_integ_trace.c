@@ -196,19 +196,20 @@ struct pts_line {
 /* per_thread_stats lines of @tid: "TID COMM ENTRIES READ OVERRUN DROPPED". */
 static struct pts_line pts_of(const char *text, pid_t tid)
 {
-	struct pts_line l = { 0 };
+	struct pts_line l = { 0 }, cur;
 
 	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
 		char comm[64];
 		int t;
 
-		if (*p == '#')
+		if (*p == '#' || sscanf(p, "%d %63s %llu %llu %llu %llu", &t, comm, &cur.entries,
+					&cur.read, &cur.overrun, &cur.dropped) != 6 || t != tid)
 			continue;
-		if (sscanf(p, "%d %63s %llu %llu %llu %llu", &t, comm, &l.entries, &l.read,
-			   &l.overrun, &l.dropped) == 6 && t == tid) {
-			l.found = 1;
-			return l;
-		}
+		if (l.found)
+			fail_msg("two per_thread_stats lines for tid %d (two buffers for one thread):\n%s",
+				 (int)tid, text);
+		l = cur;
+		l.found = 1;
 	}
 	return l;
 }
@@ -286,6 +287,7 @@ static void run_trace(const char *name, int overwrite, unsigned int size_kb, int
 		stats_lost += l.overrun + l.dropped;
 	}
 	fails = integ_check_verdict(ic, name, INTEG_ATMOST, stdout);
+	assert_int_equal(trev_rb_nobuf_dropped(trev_trace_buffer()), 0);
 	if (atomic_load(&nerr))
 		fail_msg("%s: %d errors, first: %s", name, atomic_load(&nerr), err);
 	if (fails)
