@@ -9,7 +9,8 @@
 #     small overwrite buffer keeps the newest: read + lost <= written;
 #   - trev cat -p PID trace_pipe, small discard buffers: written == read + lost;
 #   - trev record -p PID and trev record -- integ_app, small buffers, the trace.dat read back
-#     by trace-cmd report ("[N EVENTS DROPPED]" lines): written == read + lost.
+#     by trace-cmd report ("[N EVENTS DROPPED]" lines): written == read + lost, and trev
+#     record's own summary ("N events, M lost") says the same N and M.
 # integ_check checks each event's payload, check, COMM-PID, per-stream order and duplicates
 # (tests/integrity/integ_check.h). Every wait is for a condition: integ_app says "done" once
 # its buffers are drained, and the reader's output then holds each thread's final event.
@@ -54,6 +55,16 @@ integ() {
 	[ $st = 0 ] || fail "$name: the checker failed"
 }
 
+# summary_agrees ERRFILE: trev record's "N events, M lost" is what the checker read and counted lost.
+summary_agrees() {
+	local n lost r l
+	read -r n lost < <(sed -nE 's/^trev: ([0-9]+) events, ([0-9]+) lost.*/\1 \2/p' "$1")
+	r=$(sed -nE 's/.* read=([0-9]+) .*/\1/p' "$out")
+	l=$(sed -nE 's/.* lost=([0-9]+) .*/\1/p' "$out")
+	[ -n "$n" ] && [ "$n" = "$r" ] && [ "$lost" = "$l" ] ||
+		{ cp "$1" "$errf"; fail "trev record says ${n:-?} events, ${lost:-?} lost; the file has $r, $l"; }
+}
+
 # ---- TREV_OUTPUT, big discard buffer: everything kept.
 TREV_SOCKET=0 TREV_BUFFER_KB=4096 TREV_EVENTS=integ:integ_rec TREV_OUTPUT="$T/big.txt" \
 	"$app_bin" "$T/big.counts" kept >"$out" 2>"$errf" || fail "integ_app (TREV_OUTPUT) failed"
@@ -94,6 +105,7 @@ st=$?
 kill -TERM "$app"
 trace-cmd report -i "$T/p.dat" >"$T/p.txt" 2>"$errf" || fail "trace-cmd report p.dat failed"
 integ record_p -c "$T/p.counts" "$T/p.txt"
+summary_agrees "$T/p.err"
 
 # ---- trev record -- integ_app: held at start until the events are on, held at exit until the
 # last pages are copied.
@@ -102,4 +114,5 @@ integ record_p -c "$T/p.counts" "$T/p.txt"
 done_said "$T/c.app" || fail "integ_app under trev record did not finish"
 trace-cmd report -i "$T/c.dat" >"$T/c.txt" 2>"$errf" || fail "trace-cmd report c.dat failed"
 integ record_cmd -c "$T/c.counts" "$T/c.txt"
+summary_agrees "$T/c.err"
 echo "integrity through trev cat, trev record and TREV_OUTPUT: ok"
