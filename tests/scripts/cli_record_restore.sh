@@ -20,9 +20,12 @@ out="$T/out"
 errf="$T/err"
 command -v trace-cmd >/dev/null || { echo "trace-cmd is needed"; exit 77; }
 
-# start_app: a fresh ctl_app (tt_ints every 10 ms), its pid in $app.
+# start_app: a fresh ctl_app (tt_ints every 10 ms), its pid in $app. The file is emptied
+# first: the background shell truncates it only when it gets to run, and wait_ready would
+# take the previous program's "ready PID" meanwhile.
 start_app() {
-	"$B/tests/ctl_app" 10 >"$T/app.out" &
+	: >"$T/app.out"
+	"$B/tests/ctl_app" 10 >>"$T/app.out" &
 	pids+=($!)
 	wait_ready "$T/app.out"
 }

@@ -195,10 +195,20 @@ kill -0 "$liar" || fail "the fake server died"
 
 # ---- A private /tmp: the process's socket is reached through /proc/PID/root -------------------
 # The process's own /tmp/trev-UID (no TREV_SOCKET_DIR or XDG_RUNTIME_DIR in its environment).
+# `unshare --mount sh -c "$private_tmp" "$TREV_BUILD_DIR" CMD...` runs CMD with a new, empty
+# tmpfs on /tmp and the build tree bound back at its path: a clone under /tmp would vanish
+# otherwise. mount must not canonicalize /proc/self/fd/3, which would name the new, empty
+# directory.
+private_tmp='exec 3<"$0" && mount -t tmpfs none /tmp && mkdir -p "$0" &&
+	mount --no-canonicalize --bind /proc/self/fd/3 "$0" && exec "$@" 3<&-'
+# ns_start CMD...: CMD so, its "ready PID" awaited in a file of its own (a reused file may
+# still say the previous program's pid before the new one's shell has truncated it).
+ns_n=0
 ns_start() {
-	unshare --mount sh -c 'mount -t tmpfs none /tmp && exec "$@"' sh "$@" >"$T/ns.out" 2>&1 &
+	ns_n=$((ns_n + 1))
+	unshare --mount sh -c "$private_tmp" "$TREV_BUILD_DIR" "$@" >"$T/ns$ns_n.out" 2>&1 &
 	pids+=($!)
-	wait_ready "$T/ns.out"
+	wait_ready "$T/ns$ns_n.out"
 }
 ns_start env -u TREV_SOCKET_DIR -u XDG_RUNTIME_DIR "$app_bin" 30
 [ -e "/tmp/trev-0/$app.sock" ] && fail "the private /tmp is not private"
@@ -215,7 +225,7 @@ run 0 "$trev" cat -p "$app" tracing_on
 run 1 as 4002 "$trev" cat -p "$app" tracing_on
 err_is 1 "trev: process $app belongs to another user"
 # A pid namespace as well: the process is 1 there, and its socket 1.sock (NSpid's last).
-unshare --mount --pid --fork --kill-child sh -c 'mount -t tmpfs none /tmp && exec "$@"' sh \
+unshare --mount --pid --fork --kill-child sh -c "$private_tmp" "$TREV_BUILD_DIR" \
 	env -u TREV_SOCKET_DIR -u XDG_RUNTIME_DIR "$app_bin" 30 >"$T/pidns.out" 2>&1 &
 pids+=($!)
 wait_ready "$T/pidns.out"
