@@ -53,10 +53,15 @@ static int per_thread_show(struct trev_file *f, struct tfs_text *out)
 	n = ret ? 0 : trev_rb_buffers(tr->rb, NULL, 0);
 	if (n > 0) {
 		ids = calloc((size_t)n, sizeof(*ids));
-		if (ids)
-			n = trev_rb_buffers(tr->rb, ids, n);
-		else
+		if (ids) {
+			/* Buffers made since the count are not stored: the count may have grown. */
+			int m = trev_rb_buffers(tr->rb, ids, n);
+
+			if (m < n)
+				n = m;
+		} else {
 			ret = -ENOMEM;
+		}
 	}
 	nobuf = trev_rb_nobuf_dropped(tr->rb);
 	recycled = trev_rb_recycled_lost(tr->rb);
