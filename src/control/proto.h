@@ -43,11 +43,12 @@ struct trev_proto_hdr {
 };
 
 #define TREV_PROTO_MAGIC	0x31565254u	/* "TRV1" in memory on little-endian */
-#define TREV_PROTO_VERSION	1u
+#define TREV_PROTO_VERSION	2u	/* 2: HOLD is acknowledged at once */
 #define TREV_PROTO_MAX_PAYLOAD	(1u << 20)	/* 1 MiB, both ways */
 #define TREV_PROTO_MAX_PATH	4096u
 #define TREV_PROTO_MAX_HANDLES	64u		/* open files per connection */
 #define TREV_OP_REPLY		0x8000u
+#define TREV_HOLD_SET		1	/* HOLD's first reply: the exit now waits for us */
 
 /*
  * The operations. Payloads (request → reply):
@@ -65,8 +66,10 @@ struct trev_proto_hdr {
  *	MKDIR	path → arg: 0
  *	RMDIR	path → arg: 0
  *	RELEASE	→ arg: 0; ends the start-up hold (TREV_ATTACH_WAIT)
- *	HOLD	→ arg: 0, sent only when the process begins to exit; until this
- *		connection closes, the exit waits (server.c, "Holds")
+ *	HOLD	→ two replies: arg TREV_HOLD_SET at once, once the hold counts,
+ *		then arg 0 when the process begins to exit; from the first
+ *		reply until this connection closes, the exit waits (server.c,
+ *		"Holds"). The only request with two replies.
  *
  * Paths are relative to the tree's root, as trev_file_open() takes them,
  * without a terminating NUL in the payload.

@@ -345,17 +345,27 @@ static int ctl_poll(struct ctl_conn *c, const struct trev_proto_hdr *h)
 }
 
 /*
- * HOLD: count this connection as a holder and answer only when the process
- * begins to exit (ctl_exit_hold()); the exit then waits until the
- * connection closes. A client that hangs up first just stops holding.
+ * HOLD: count this connection as a holder and say so (TREV_HOLD_SET), then
+ * answer again only when the process begins to exit (ctl_exit_hold()); the
+ * exit then waits until the connection closes. A client that hangs up first
+ * just stops holding.
  */
 static int ctl_hold(struct ctl_conn *c, const struct trev_proto_hdr *h)
 {
+	int ret;
+
 	pthread_mutex_lock(&ctl.lock);
 	if (!c->holding) {
 		c->holding = true;
 		ctl.holders++;
 	}
+	pthread_mutex_unlock(&ctl.lock);
+	/* Counted before the recorder goes on (to RELEASE, say): a program
+	 * that then runs straight to its exit waits for it. */
+	ret = ctl_reply(c, h, TREV_HOLD_SET, NULL, 0);
+	if (ret < 0)
+		return ret;
+	pthread_mutex_lock(&ctl.lock);
 	while (!ctl.exiting) {
 		bool there;
 

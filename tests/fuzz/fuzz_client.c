@@ -131,6 +131,8 @@ static void *fz_serve(void *arg)
 			h.arg = (int32_t)q.len;
 		else if (q.op == TREV_OP_POLL)
 			h.arg = 1;
+		else if (q.op == TREV_OP_HOLD)
+			h.arg = TREV_HOLD_SET;
 		if (fz_send(s->fd, &h, sizeof(h)))
 			break;
 		if (q.op == TREV_OP_HELLO && !(flags & 0x20)) {
@@ -138,6 +140,12 @@ static void *fz_serve(void *arg)
 				break;
 		} else if (fz_send_payload(s, h.len)) {
 			break;
+		}
+		/* HOLD's second reply, the exit, follows its first at once. */
+		if (q.op == TREV_OP_HOLD && h.arg == TREV_HOLD_SET && h.len == 0) {
+			h.arg = 0;
+			if (fz_send(s->fd, &h, sizeof(h)))
+				break;
 		}
 	}
 out:

@@ -123,8 +123,8 @@ assert r and r[1] == -71, r
 # an unknown op: EOPNOTSUPP (-95), and the connection goes on
 s = conn(); s.sendall(struct.pack("<IHHIiI", MAGIC, 77, 0, 0, 0, 0)); r = reply(s)
 assert r and r[1] == -95, r
-s.sendall(struct.pack("<IHHIiI", MAGIC, 1, 0, 0, 0, 4) + struct.pack("<I", 1)); r = reply(s)
-assert r and r[1] == 1 and r[2].startswith(b"trev "), r
+s.sendall(struct.pack("<IHHIiI", MAGIC, 1, 0, 0, 0, 4) + struct.pack("<I", 2)); r = reply(s)
+assert r and r[1] == 2 and r[2].startswith(b"trev "), r
 # bad handles, bad paths, bad flags
 for op, handle, arg, payload, want in [
         (3, 9, 16, struct.pack("<i", 0), -9),      # READ of a handle never opened: EBADF
@@ -151,7 +151,7 @@ import time; time.sleep(0.2)
 # 17 connections: the 17th is refused with EBUSY (-16) while 16 are served
 held = [conn() for _ in range(16)]
 for c in held:
-    c.sendall(struct.pack("<IHHIiI", MAGIC, 1, 0, 0, 0, 4) + struct.pack("<I", 1)); assert reply(c)[1] == 1
+    c.sendall(struct.pack("<IHHIiI", MAGIC, 1, 0, 0, 0, 4) + struct.pack("<I", 2)); assert reply(c)[1] == 2
 extra = conn(); r = reply(extra)
 assert r and r[1] == -16, r
 for c in held: c.close()

@@ -55,14 +55,15 @@ def reply():
 def call(op, handle=0, arg=0, payload=b""):
     s.sendall(struct.pack("<IHHIiI", MAGIC, op, 0, handle, arg, len(payload)) + payload)
     return reply()
-assert call(1, payload=struct.pack("<I", 1))[1] == 1
+assert call(1, payload=struct.pack("<I", 2))[1] == 2
 print("hello", flush=True)
 args = sys.argv[2:]
 while args:
     a = args.pop(0)
     if a == "hold":
         s.sendall(struct.pack("<IHHIiI", MAGIC, 12, 0, 0, 0, 0))
-        print("hold-reply %d" % reply()[1], flush=True)
+        print("hold-set %d" % reply()[1], flush=True)     # the hold counts
+        print("hold-reply %d" % reply()[1], flush=True)   # the exit began
     elif a == "release":
         print("release %d" % call(11)[1], flush=True)
     elif a == "read":
@@ -115,8 +116,7 @@ python3 "$work/client.py" "$sockdir/$app.sock" hold read buffer_size_kb wait \
 	<"$work/stdin" >"$work/hold.out" &
 client=$!; pids+=($client)
 exec 7>"$work/stdin"
-wait_line "$work/hold.out" '^hello$' || fail "the holding client did not connect"
-sleep 0.3
+wait_line "$work/hold.out" '^hold-set 1$' || fail "HOLD was not acknowledged"
 grep -q hold-reply "$work/hold.out" && fail "HOLD answered before the exit"
 kill -TERM "$app"
 wait_line "$work/hold.out" '^hold-reply 0$' || fail "HOLD not answered at exit"
@@ -133,8 +133,7 @@ app=$!; pids+=($app)
 wait_line "$work/ctl2.out" '^ready' || fail "ctl_app did not start"
 python3 "$work/client.py" "$sockdir/$app.sock" hold >"$work/hold2.out" </dev/null &
 client=$!
-wait_line "$work/hold2.out" '^hello$' || fail "the holding client did not connect"
-sleep 0.3
+wait_line "$work/hold2.out" '^hold-set 1$' || fail "HOLD was not acknowledged"
 kill -KILL "$client"; wait "$client" 2>/dev/null
 kill -TERM "$app"
 # The hold would last 10 s; a freed connection lets exit() go on at once.

@@ -177,6 +177,10 @@ static int rmt_check_header(struct trev_remote *r, const struct rmt_req *q,
 	case TREV_OP_HELLO:
 	case TREV_OP_READ:
 		break;
+	case TREV_OP_HOLD:
+		if (h->arg != 0 && h->arg != TREV_HOLD_SET)
+			return rmt_malformed(r, op, "result %d, not 0 or %d", h->arg, TREV_HOLD_SET);
+		break;
 	case TREV_OP_STAT:
 		if (h->arg == 0 && h->len != 2 * sizeof(uint32_t))
 			return rmt_malformed(r, op, "%u bytes, not 8", h->len);
@@ -521,13 +525,15 @@ int trev_remote_release(struct trev_remote *r)
 
 int trev_remote_hold(struct trev_remote *r)
 {
-	struct trev_proto_hdr h = { TREV_PROTO_MAGIC, TREV_OP_HOLD, 0, 0, 0, 0 };
-	int ret;
+	struct rmt_req q = { .op = TREV_OP_HOLD };
+	int64_t ret = rmt_call(r, &q);
 
-	if (r->broken)
-		return r->broken;
-	ret = trev_proto_io(r->fd, &h, sizeof(h), true);
-	return ret ? rmt_break(r, ret) : 0;
+	if (ret < 0)
+		return (int)ret;
+	if (ret != TREV_HOLD_SET)
+		return rmt_malformed(r, TREV_OP_HOLD, "result %d before the exit, not %d", (int)ret,
+				     TREV_HOLD_SET);
+	return 0;
 }
 
 int trev_remote_hold_wait(struct trev_remote *r, int timeout_ms)
@@ -550,5 +556,7 @@ int trev_remote_hold_wait(struct trev_remote *r, int timeout_ms)
 	ret = rmt_check_header(r, &q, &h);
 	if (ret < 0)
 		return ret;
+	if (h.arg == TREV_HOLD_SET)
+		return rmt_malformed(r, TREV_OP_HOLD, "a second acknowledgement, not the exit");
 	return h.arg < 0 ? h.arg : 1;
 }

@@ -70,8 +70,10 @@ ssize_t trev_remote_read_file(struct trev_remote *r, const char *path, char **te
 int trev_remote_release(struct trev_remote *r);
 /*
  * trev_remote_hold() - send HOLD: the process will wait in exit() until
- * this connection closes (at most 10 s); the reply comes when the exit
- * begins. Use the connection for nothing else afterwards.
+ * this connection closes (at most 10 s). Returns once the process counts
+ * the hold (its first reply), so a RELEASE sent afterwards cannot let the
+ * program reach its exit unheld; the second reply comes when the exit
+ * begins (trev_remote_hold_wait()). Use the connection for nothing else.
  * Return: 0 or a negative errno.
  */
 int trev_remote_hold(struct trev_remote *r);
