@@ -9,7 +9,9 @@
 #                       killed, cli_cleanup_more runs if the script defines one, and both
 #                       directories are removed
 #   wait_ready FILE     a program started in the background with its stdout in FILE says
-#                       "ready PID": wait for it, PID in $app, or fail
+#                       "ready PID": wait for it, PID in $app, or fail (a FILE used
+#                       before must be emptied before the start: the shell may look
+#                       before the program has opened it)
 #   wait_for COND WHAT [SHOW]
 #                       eval COND every 20 ms until it succeeds, or fail saying WHAT did
 #                       not come (and the output of SHOW, eval'ed then)

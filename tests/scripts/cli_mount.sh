@@ -51,6 +51,7 @@ start_app() {
 
 # start_mount: trev mount -p $app $mnt in the background, wait for the mount.
 start_mount() {
+	: >"$out.mount"	# before the start: the shell looks at it before the child opens it
 	"$trev" mount -p "$app" "$mnt" 2>"$out.mount" &
 	mount_pid=$!
 	pids+=($mount_pid)

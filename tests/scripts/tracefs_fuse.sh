@@ -54,6 +54,7 @@ fail() {
 
 # Start fuse_app on $mnt; skip if it cannot mount at all.
 start_app() {
+	: >"$log"	# before the start: the shell looks at it before the child opens it
 	"$bin" "$mnt" 20 "$@" >"$log" 2>&1 &
 	app=$!
 	wait_for "grep -q '^mounted\$\|^mount ' '$log' || ! kill -0 $app 2>/dev/null" \
