@@ -22,6 +22,7 @@
 #                       wait until the thread named COMM of process PID has gone to sleep
 #                       twice more (voluntary context switches): a loop that sleeps once a
 #                       round, as ctl_app's emitter, has finished the round it was in
+#   asleep PID          the main thread of PID sleeps (state S or D in /proc/PID/stat)
 #   drain FILE          read FILE (a trace_pipe) with O_NONBLOCK until it has nothing left
 #   run STATUS CMD...   run CMD, keep its stdout and stderr, check its exit status
 #   has REGEX           its stdout has a line matching REGEX (grep -E)
@@ -95,6 +96,14 @@ pid_gone() {
 	read -r stat <"/proc/$1/stat" 2>/dev/null || return 0
 	stat=${stat##*) }
 	[ "${stat%% *}" = Z ]
+}
+
+asleep() {
+	local stat
+
+	read -r stat <"/proc/$1/stat" 2>/dev/null || return 1
+	stat=${stat##*) }
+	[[ "${stat%% *}" == [SD] ]]
 }
 
 wait_gone() {
