@@ -15,6 +15,7 @@
 #   wait_for COND WHAT [SHOW]
 #                       eval COND every 20 ms until it succeeds, or fail saying WHAT did
 #                       not come (and the output of SHOW, eval'ed then)
+#   pid_gone PID        true when process PID has ended (or is a zombie not ours to reap)
 #   wait_gone PID WHAT  wait until process PID has ended (exit status in $rc), or fail
 #   blocked_on PID FILE true when a thread of PID sleeps in a system call on its
 #                       descriptor of FILE (an absolute path), e.g. a read of trace_pipe
