@@ -9,15 +9,33 @@
 #                       killed, cli_cleanup_more runs if the script defines one, and both
 #                       directories are removed
 #   wait_ready FILE     a program started in the background with its stdout in FILE says
-#                       "ready PID": wait for it (10 s at most), PID in $app, or fail
+#                       "ready PID": wait for it, PID in $app, or fail (a FILE used
+#                       before must be emptied before the start: the shell may look
+#                       before the program has opened it)
+#   wait_for COND WHAT [SHOW]
+#                       eval COND every 20 ms until it succeeds, or fail saying WHAT did
+#                       not come (and the output of SHOW, eval'ed then)
+#   pid_gone PID        true when process PID has ended (or is a zombie not ours to reap)
+#   wait_gone PID WHAT  wait until process PID has ended (exit status in $rc), or fail
+#   blocked_on PID FILE true when a thread of PID sleeps in a system call on its
+#                       descriptor of FILE (an absolute path), e.g. a read of trace_pipe
+#   wait_thread_ran PID COMM
+#                       wait until the thread named COMM of process PID has gone to sleep
+#                       twice more (voluntary context switches): a loop that sleeps once a
+#                       round, as ctl_app's emitter, has finished the round it was in
+#   asleep PID          the main thread of PID sleeps (state S or D in /proc/PID/stat)
+#   drain FILE          read FILE (a trace_pipe) with O_NONBLOCK until it has nothing left
 #   wait_recording N    trev record -p $app, started in the background as $rec with its
 #                       stderr in $errf, says it records; then wait until $app has written
-#                       N more events (10 s at most), or fail
+#                       N more events, or fail
 #   run STATUS CMD...   run CMD, keep its stdout and stderr, check its exit status
 #   has REGEX           its stdout has a line matching REGEX (grep -E)
 #   err_has REGEX       its stderr has one
 #   err_is N TEXT       line N of its stderr is TEXT
 #   fail MESSAGE        print MESSAGE, the last command's output, and exit 1
+#
+# The waits wait for a condition, never for a time: $WAIT_GUARD seconds (60) only guard
+# against a hang, and a machine under load may use any part of them.
 #
 # Optional: $fail_stdout_lines limits the stdout shown by fail; a function fail_more,
 # if the script defines one, prints more after it.
@@ -61,14 +79,107 @@ cli_setup() {
 	trap cli_cleanup EXIT
 }
 
-wait_ready() {
-	app=""
-	for _ in $(seq 200); do
-		app=$(awk '/^ready/ { print $2 }' "$1")
-		[ -n "$app" ] && return 0
-		sleep 0.05
+WAIT_GUARD=${WAIT_GUARD:-60}
+
+wait_for() {
+	local end=$((SECONDS + WAIT_GUARD))
+
+	until eval "$1"; do
+		if [ "$SECONDS" -ge "$end" ]; then
+			fail "no sign after $WAIT_GUARD s (a hang guard) that $2${3:+: $(eval "$3")}"
+		fi
+		sleep 0.02
 	done
-	fail "$1: the program did not say it is ready: $(cat "$1")"
+}
+
+# Gone: kill -0 fails, or a zombie that is not ours to reap.
+pid_gone() {
+	local stat
+
+	kill -0 "$1" 2>/dev/null || return 0
+	read -r stat <"/proc/$1/stat" 2>/dev/null || return 0
+	stat=${stat##*) }
+	[ "${stat%% *}" = Z ]
+}
+
+asleep() {
+	local stat
+
+	read -r stat <"/proc/$1/stat" 2>/dev/null || return 1
+	stat=${stat##*) }
+	[[ "${stat%% *}" == [SD] ]]
+}
+
+wait_gone() {
+	wait_for "pid_gone $1" "$2"
+	wait "$1" 2>/dev/null
+	rc=$?
+}
+
+# /proc/PID/task/TID/syscall is "NR ARG0 ..." while the thread sleeps in system call NR
+# ("running" otherwise); read with a builtin, as the shell is the ancestor that ptrace
+# rules (Yama) let look. Without that file, a sleeping thread with FILE open counts.
+blocked_on() {
+	local pid=$1 file=$2 fd task nr arg0 stat
+
+	for fd in /proc/"$pid"/fd/*; do
+		[ "$(readlink "$fd" 2>/dev/null)" = "$file" ] || continue
+		for task in /proc/"$pid"/task/*; do
+			if read -r nr arg0 _ <"$task/syscall" 2>/dev/null; then
+				[ "$nr" != running ] && [ "$((arg0))" = "${fd##*/}" ] && return 0
+			elif read -r stat <"$task/stat" 2>/dev/null; then
+				stat=${stat##*) }
+				[[ "${stat%% *}" == [SD] ]] && return 0
+			fi
+		done
+	done
+	return 1
+}
+
+thread_sleeps() {
+	local task comm key n
+
+	for task in /proc/"$1"/task/*; do
+		read -r comm <"$task/comm" 2>/dev/null || continue
+		[ "$comm" = "$2" ] || continue
+		while read -r key n; do
+			[ "$key" = voluntary_ctxt_switches: ] && { echo "$n"; return 0; }
+		done <"$task/status"
+	done
+	return 1
+}
+
+wait_thread_ran() {
+	local from
+
+	from=$(thread_sleeps "$1" "$2") || fail "process $1 has no thread named $2"
+	wait_for "[ \"\$(thread_sleeps $1 $2)\" -ge $((from + 2)) ]" "thread $2 of $1 ran a round"
+}
+
+drain() {
+	python3 - "$1" <<'PY' || fail "drain $1 failed"
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+try:
+    while os.read(fd, 65536):
+        pass
+except BlockingIOError:
+    pass
+os.close(fd)
+PY
+}
+
+ready_pid() {
+	app=$(awk '/^ready/ { print $2 }' "$1")
+	[ -n "$app" ]
+}
+
+wait_ready() {
+	local f
+
+	f=$(printf %q "$1")
+	app=""
+	wait_for "ready_pid $f" "the program said 'ready PID' in $1" "cat $f"
 }
 
 # The events $app's buffers took so far: per CPU, those still in them and those read.
@@ -83,7 +194,7 @@ written_events() {
 
 wait_recording() {
 	local base=""
-	for _ in $(seq 200); do
+	for _ in $(seq $((WAIT_GUARD * 20))); do
 		if [ -z "$base" ] && grep -q "^trev: recording process $app; Ctrl-C to stop$" "$errf"; then
 			base=$(written_events)
 		fi

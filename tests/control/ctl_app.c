@@ -7,9 +7,13 @@
  *	ctl_app [MS [fork]]	prints "ready PID" (and "child PID" with fork:
  *				a forked child that does the same)
  *
+ * "ready" comes once the emitter thread has its name and the control socket
+ * listens (the library's constructor, or for the child the fork handler,
+ * binds it before the program runs on), so a script may attach at once.
  * SIGTERM ends it with exit(0), so its exit handlers run.
  */
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +39,7 @@ void tt_unreg(void)
 }
 
 static unsigned int period_ms = 20;
+static sem_t named;		/* posted once the emitter has its name */
 
 /* SIGTERM is blocked in every thread and taken here, so exit() runs its handlers. */
 static void wait_for_term(const sigset_t *term)
@@ -50,6 +55,7 @@ static void *emitter(void *arg)
 {
 	(void)arg;
 	pthread_setname_np(pthread_self(), "emitter");
+	sem_post(&named);
 	for (int i = 0;; i++) {
 		trace_tt_ints(i, 2U * (unsigned int)i, -i);
 		usleep(period_ms * 1000);
@@ -75,8 +81,6 @@ int main(int argc, char **argv)
 			return 1;
 		if (child == 0) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL);	/* never outlive the test */
-			/* Give the child's server a moment: the script connects at once. */
-			usleep(100000);
 			char path[256];
 
 			printf("child %d %s\n", (int)getpid(),
@@ -85,8 +89,10 @@ int main(int argc, char **argv)
 			wait_for_term(&term);
 		}
 	}
+	sem_init(&named, 0, 0);
 	pthread_create(&t, NULL, emitter, NULL);
-	usleep(100000);
+	while (sem_wait(&named) != 0)
+		;
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	wait_for_term(&term);

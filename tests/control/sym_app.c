@@ -60,10 +60,13 @@ static KEEP_WHOLE void sym_app_fire(int i)
 	__asm__ volatile("" ::: "memory");	/* a return address inside, not a tail call */
 }
 
-/* Until every CPU's buffer is read (trev record drains as pages come), at most 5 s. */
+/*
+ * Until every CPU's buffer is read (trev record drains as pages come); 60 s
+ * only guard against a hang (the script then fails on the missing events).
+ */
 static void wait_read(void)
 {
-	for (int tries = 0; tries < 500; tries++) {
+	for (int tries = 0; tries < 6000; tries++) {
 		long unread = 0;
 
 		for (int cpu = 0;; cpu++) {
@@ -82,7 +85,13 @@ static void wait_read(void)
 			break;
 		usleep(10000);
 	}
-	usleep(100000);		/* and sent over the socket */
+	/*
+	 * And sent over the socket: the server consumes a page before it
+	 * sends it, and nothing this process can see tells that the send is
+	 * done (a product change: a count of replies sent, or named server
+	 * threads). Still a pause, not a condition.
+	 */
+	usleep(100000);
 }
 
 int main(int argc, char **argv)

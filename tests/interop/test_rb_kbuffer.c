@@ -32,7 +32,7 @@
 #define SEQ_B		20		/* mixed events after it */
 #define FILL_LEN	1000		/* event size used to fill the buffer */
 #define EXTRA_REFUSED	4		/* writes tried after the first refusal */
-#define GAP_US		150000		/* > 2^27 ns: needs a time extend */
+#define GAP_NS		(1ull << 27)	/* a longer delta needs a time extend */
 #define MOVE_SEQ	12		/* writer 0 changes CPU after this event */
 #define OUTER_LEN	40		/* discarded around a nested write */
 #define TAG_DISCARD	0x80000000u	/* in the payload of discarded events */
@@ -159,6 +159,19 @@ static void mixed(struct writer *w, uint32_t i)
 		w->errors++;
 }
 
+/*
+ * Wait until the buffer's own clock is more than GAP_NS past this writer's
+ * last write, so that its next event needs a time extend: a condition on
+ * the clock the time stamps come from, not a sleep of a fixed length.
+ */
+static void gap(struct writer *w)
+{
+	uint64_t last = w->ev[w->next_seq - 1].after;
+
+	while (trev_rb_clock_now(rb) - last <= GAP_NS)
+		usleep(10000);
+}
+
 /* Move to another CPU we may run on, so the writer logs a CPU marker. */
 static int move_cpu(void)
 {
@@ -188,7 +201,7 @@ static void *writer_main(void *arg)
 	w->moved_to = -1;
 	if (write_next(w, sizes[0]) != 0)
 		w->errors++;
-	usleep(GAP_US);
+	gap(w);
 	for (i = 1; i < SEQ_A; i++) {
 		mixed(w, i);
 		if (w->idx == 0 && i == MOVE_SEQ)
@@ -213,7 +226,7 @@ static void *writer_main(void *arg)
 		w->errors++;
 	for (i = 1; i < SEQ_B; i++) {
 		if (i == 6)
-			usleep(GAP_US);
+			gap(w);
 		mixed(w, i);
 	}
 	return NULL;

@@ -237,7 +237,11 @@ kernel_check() {
 	if echo 0 >"$tfs/tracing_on" 2>/dev/null && echo >"$tfs/trace" &&
 	   echo sched:sched_switch >"$tfs/set_event" 2>/dev/null; then
 		echo 1 >"$tfs/tracing_on"
-		sleep 0.3
+		# Until two events are in (any machine switches tasks; 60 s only guard a hang).
+		for _ in $(seq 3000); do
+			[ "$(grep -vc '^#' "$tfs/trace")" -ge 2 ] && break
+			sleep 0.02
+		done
 		echo 0 >"$tfs/tracing_on"
 		cp "$tfs/trace" "$T/kernel.txt"
 		trace-cmd extract -o "$T/kernel.dat" >/dev/null 2>&1

@@ -57,7 +57,7 @@ set -- $row
 # Errors: one line, non-zero status.
 run 1 "$trev" stat -p 999999999
 err_has '^trev: no process 999999999$'
-sleep 30 & pids+=($!)
+sleep infinity & pids+=($!)
 run 1 "$trev" stat -p $!
 err_has "^trev: process $! does not serve trev"
 run 2 "$trev" stat -p abc

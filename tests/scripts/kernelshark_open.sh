@@ -3,13 +3,15 @@
 #
 # KernelShark opens our trace.dat files (v6 and v7, recorded by tests/tracedat/dat_record.c)
 # on a virtual X server: its main window is mapped with the file's name in the title, a
-# screenshot of it is not blank, it is still running a few seconds later, and it printed no
-# error about the file. Exits 77 (skipped) when KernelShark, Xvfb or the X tools are missing
+# screenshot of it is not blank, it is still running once it has gone idle after drawing, and
+# it printed no error about the file. Exits 77 (skipped) when KernelShark, Xvfb or the X tools are missing
 # (apt-get install kernelshark xvfb x11-apps x11-utils).
 set -uo pipefail
 export LC_ALL=C
 
 B=$TREV_BUILD_DIR/tests
+# wait_for, asleep (its fail is replaced below)
+. "$TREV_SOURCE_DIR/tests/control/cli_lib.sh"
 skip() {
 	echo "SKIP: $*"
 	exit 77
@@ -63,10 +65,7 @@ start_xvfb() {
 	Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp -ac 3>"$T/display" \
 		>"$T/xvfb.log" 2>&1 &
 	xvfb=$!
-	for _ in $(seq 50); do
-		[ -s "$T/display" ] && break
-		sleep 0.1
-	done
+	wait_for "[ -s '$T/display' ] || pid_gone $xvfb" "Xvfb started or ended"
 	[ -s "$T/display" ] || skip "Xvfb did not start: $(cat "$T/xvfb.log")"
 	export DISPLAY=":$(head -1 "$T/display")"
 }
@@ -94,6 +93,19 @@ assert len(colours) >= 16, "only %d colours" % len(colours)
 EOF
 }
 
+alive() { ! pid_gone "$ks" && ! pid_gone "$xvfb"; }
+window_geometry() {
+	geom=$(xwininfo -root -tree 2>/dev/null |
+		awk -v t="\"Kernel Shark ($dat)\":" 'index($0, t) { print $(NF - 1); exit }')
+	[ -n "$geom" ]
+}
+drawn() {	# a screenshot every 0.5 s at most: each one is a 3 MB file scanned in python
+	xwd -root -silent >"$T/shot.xwd" || fail "$v: xwd failed"
+	shot_drawn "$T/shot.xwd" "$geom" >"$T/shot.txt" 2>&1 && return 0
+	sleep 0.5
+	return 1
+}
+
 for v in v6 v7; do
 	dat="$T/$v.dat"
 	start_xvfb
@@ -102,26 +114,16 @@ for v in v6 v7; do
 	ks=$!
 	# The main window, mapped, titled with the file: "Kernel Shark (FILE)": WxH+X+Y.
 	geom=""
-	for _ in $(seq 300); do
-		geom=$(xwininfo -root -tree 2>/dev/null |
-			awk -v t="\"Kernel Shark ($dat)\":" 'index($0, t) { print $(NF - 1); exit }')
-		[ -n "$geom" ] && break
-		kill -0 "$xvfb" 2>/dev/null || fail "$v: Xvfb on $DISPLAY died: $(cat "$T/xvfb.log")"
-		kill -0 "$ks" 2>/dev/null || fail "$v: kernelshark exited before its window came"
-		sleep 0.1
-	done
-	[ -n "$geom" ] || fail "$v: no KernelShark window after 30 s"
+	wait_for 'window_geometry || ! alive' "$v: KernelShark's window came"
+	alive || fail "$v: kernelshark or Xvfb on $DISPLAY ended before the window came: $(cat "$T/xvfb.log")"
 	# It loads and draws after mapping the window: on a loaded machine that takes a while,
-	# so the screenshot is taken again, once a second, until it shows a drawn window.
-	for try in $(seq 15); do
-		sleep 1
-		kill -0 "$ks" 2>/dev/null || fail "$v: kernelshark died after opening its window"
-		xwd -root -silent >"$T/shot.xwd" || fail "$v: xwd failed"
-		shot_drawn "$T/shot.xwd" "$geom" && break
-		[ "$try" = 15 ] && fail "$v: the screenshot still looks blank after 15 s"
-	done
-	sleep 1
-	kill -0 "$ks" 2>/dev/null || fail "$v: kernelshark died after the screenshot"
+	# so the screenshot is taken again until it shows a drawn window.
+	wait_for 'drawn || ! alive' "$v: the screenshot shows a drawn window"
+	alive || fail "$v: kernelshark died after opening its window"
+	cat "$T/shot.txt"
+	# Drawn, it goes idle (asleep, waiting for X events) and must still be there.
+	wait_for 'asleep $ks || ! alive' "$v: kernelshark went idle after drawing"
+	alive || fail "$v: kernelshark died after the screenshot"
 	# Plugins for events the file does not have say they "failed to initialize": not errors.
 	if grep -iE 'error|fail|cannot|corrupt|invalid|unknown|segmentation' "$T/ks.log" |
 		grep -vE 'plugin "[a-z_]+" failed to initialize on stream' >&2; then

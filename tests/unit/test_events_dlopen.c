@@ -282,6 +282,7 @@ static void test_reload_gets_new_ids(void **state)
 /* The enable/disable race: a thread fires while the main thread toggles. */
 static atomic_bool race_stop;
 static atomic_long race_fired;
+static atomic_long race_done;	/* fires returned so far */
 static atomic_int race_tid;
 
 static void *race_fire_main(void *arg)
@@ -293,6 +294,7 @@ static void *race_fire_main(void *arg)
 	while (!atomic_load_explicit(&race_stop, memory_order_relaxed)) {
 		fire((int)(n & 0xffff), "race");
 		n++;
+		atomic_store_explicit(&race_done, n, memory_order_release);
 	}
 	atomic_store(&race_fired, n);
 	return NULL;
@@ -317,6 +319,7 @@ static void test_toggle_while_firing(void **state)
 	(void)state;
 	assert_int_equal(trev_trace_reset(), 0);
 	atomic_store(&race_stop, false);
+	atomic_store(&race_done, 0);
 	assert_int_equal(pthread_create(&thread, NULL, race_fire_main, (void *)module_fire), 0);
 	end = now_ns() + RACE_NS;
 	while (now_ns() < end) {
@@ -325,9 +328,19 @@ static void test_toggle_while_firing(void **state)
 		assert_int_equal(trev_set_event("!dl_test:*"), 0);
 		toggles++;
 	}
-	/* Leave it enabled for a moment, so that some records are certain. */
+	/*
+	 * Leave it enabled until a fire began after the enable returned, so
+	 * that a record is certain: fire number done0 + 1 starts only after
+	 * done0 + 1 was stored, which is after this read; it has returned once
+	 * done0 + 2 is stored.
+	 */
 	assert_int_equal(trev_set_event("dl_test:dl_hello"), 0);
-	usleep(10000);
+	{
+		long done0 = atomic_load_explicit(&race_done, memory_order_acquire);
+
+		while (atomic_load_explicit(&race_done, memory_order_acquire) < done0 + 2)
+			sched_yield();
+	}
 	atomic_store(&race_stop, true);
 	assert_int_equal(pthread_join(thread, NULL), 0);
 	assert_int_equal(trev_set_event("!dl_test:*"), 0);

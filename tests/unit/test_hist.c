@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -628,16 +629,35 @@ static void test_hist_stacktrace(void **state)
 	clear_triggers("tt_ints");
 }
 
+/* CLOCK_MONOTONIC now, in µs rounded as ns2usecs() rounds. */
+static unsigned long long mono_usecs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec +
+		500) / 1000;
+}
+
 static void test_hist_timestamp(void **state)
 {
-	unsigned long long v1, v2;
+	unsigned long long v1, v2, before1, after1, before2, after2;
 	char *p;
 
 	(void)state;
+	/*
+	 * On the mono clock each common_timestamp.usecs lies between this
+	 * thread's CLOCK_MONOTONIC readings (in µs) around its event: µs, not
+	 * ns or ms, without sleeping between the two events.
+	 */
+	assert_int_equal(trev_write("trace_clock", "mono"), 0);
 	add_trigger("tt_ints", "hist:keys=a:vals=common_timestamp.usecs");
+	before1 = mono_usecs();
 	trace_tt_ints(1, 1, 1);
-	usleep(20000);
+	after1 = mono_usecs();
+	before2 = mono_usecs();
 	trace_tt_ints(2, 1, 1);
+	after2 = mono_usecs();
 	read_file(EV("tt_ints/hist"));
 	p = strstr(got, "{ a:          1 } hitcount:          1  common_timestamp: ");
 	assert_non_null(p);
@@ -647,9 +667,12 @@ static void test_hist_timestamp(void **state)
 	assert_non_null(p);
 	v2 = strtoull(p + strlen("{ a:          2 } hitcount:          1  common_timestamp: "),
 		      NULL, 10);
-	/* Microseconds of the trace clock, 20 ms apart at least. */
-	assert_true(v2 >= v1 + 20000);
+	print_message("  %llu <= %llu <= %llu, %llu <= %llu <= %llu\n", before1, v1, after1,
+		      before2, v2, after2);
+	assert_true(before1 <= v1 && v1 <= after1);
+	assert_true(before2 <= v2 && v2 <= after2);
 	clear_triggers("tt_ints");
+	assert_int_equal(trev_write("trace_clock", "local"), 0);
 
 	/* One field with .usecs puts every common_timestamp of the hist in µs (the kernel's
 	 * ts_in_usecs): the key and the value of one event are the same number. */

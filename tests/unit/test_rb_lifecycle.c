@@ -27,13 +27,13 @@
 #include <trev/ring_buffer.h>
 
 #include "ring_buffer/rb_internal.h"	/* RB_MAX_NEST */
+#include "wait_blocked.h"
 
 #ifdef TREV_TSAN
 #define SCALE		4	/* ThreadSanitizer runs several times slower */
 #else
 #define SCALE		1
 #endif
-#define SLOW_MS		(1000 * SCALE)	/* generous bound for "promptly" */
 
 /*
  * Payload of every event here, 16 bytes (or more, zero-padded):
@@ -113,14 +113,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
 }
 
 /* The ids of the buffers; asserts there are exactly @n. */
@@ -960,25 +952,6 @@ static void test_iterator(void **state)
 	trev_rb_destroy(rb);
 }
 
-/* Is thread @tid blocked in a system call (futex) now? */
-static int blocked_in_futex(pid_t tid)
-{
-	char path[64], buf[64];
-	FILE *f;
-	long nr = -1;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	if (sscanf(buf, "%ld", &nr) != 1)
-		return -1;
-	return nr == SYS_futex;
-}
-
 struct blocked_reader {
 	struct trev_rb *rb;
 	pthread_t thread;
@@ -987,7 +960,6 @@ struct blocked_reader {
 	_Atomic pid_t tid;
 	int ret;
 	uint32_t seq;
-	uint64_t t_return;
 };
 
 static void *blocked_reader_main(void *arg)
@@ -996,6 +968,17 @@ static void *blocked_reader_main(void *arg)
 	struct trev_rb_event ev;
 	uint32_t tag;
 
+	/*
+	 * The reader's first consume sets up its per-thread copy buffer (a
+	 * pthread_once and a malloc, which may sleep in futex). Done here, on
+	 * the empty buffer, so that once entered is set the only futex sleep
+	 * is the blocking read's, after it sampled the wake generation.
+	 */
+	if (trev_rb_consume(r->rb, &ev, 0) != 0) {	/* the buffer must be empty */
+		r->ret = INT32_MIN;
+		atomic_store(&r->returned, 1);
+		return NULL;
+	}
 	atomic_store(&r->tid, gettid());
 	atomic_store(&r->entered, 1);
 	if (r->use_wait) {
@@ -1005,53 +988,38 @@ static void *blocked_reader_main(void *arg)
 		if (r->ret == 1 && ev_parse(&ev, &tag, &r->seq) < 0)
 			r->seq = UINT32_MAX;
 	}
-	r->t_return = now_ns();
 	atomic_store(&r->returned, 1);
 	return NULL;
 }
 
-/* Start a reader and wait until it sleeps in the kernel. */
+/*
+ * Start a reader and wait until it sleeps in the blocking call: in futex(2)
+ * after it entered the call (wait_blocked.h), not for a time.
+ */
 static void blocked_reader_start(struct blocked_reader *r, struct trev_rb *rb, int use_wait)
 {
-	uint64_t deadline;
-	int sure = 0;
-
 	memset(r, 0, sizeof(*r));
 	r->rb = rb;
 	r->use_wait = use_wait;
 	assert_int_equal(pthread_create(&r->thread, NULL, blocked_reader_main, r), 0);
-	while (!atomic_load(&r->entered))
+	while (!atomic_load(&r->entered) && !atomic_load(&r->returned))
 		sched_yield();
-	deadline = now_ns() + 5000000000ull * SCALE;
-	while (sure < 5 && now_ns() < deadline) {
-		int b = blocked_in_futex(atomic_load(&r->tid));
+	if (wait_blocked(atomic_load(&r->tid)) < 0 || atomic_load(&r->returned)) {
+		int returned = atomic_load(&r->returned);
 
-		if (b < 0) {		/* no /proc: give it time */
-			sleep_ms(200);
-			break;
-		}
-		sure = b ? sure + 1 : 0;
-		sleep_ms(2);
-	}
-	sleep_ms(20);
-}
-
-/* Wait for the reader to return, at most @ms. */
-static int blocked_reader_join(struct blocked_reader *r, unsigned int ms)
-{
-	uint64_t deadline = now_ns() + (uint64_t)ms * 1000000ull;
-
-	while (!atomic_load(&r->returned) && now_ns() < deadline)
-		sleep_ms(1);
-	if (!atomic_load(&r->returned)) {
-		/* Unstick it before failing, so the process can go on. */
-		while (!atomic_load(&r->returned)) {
-			trev_rb_wake_readers(r->rb);
-			sleep_ms(10);
+		while (!atomic_load(&r->returned)) {	/* unstick it before failing */
+			trev_rb_wake_readers(rb);
+			sched_yield();
 		}
 		pthread_join(r->thread, NULL);
-		return -1;
+		fail_msg("the reader %s", returned ? "returned instead of blocking" :
+			 "did not block in futex(2) (or /proc cannot tell)");
 	}
+}
+
+/* Wait for the reader to return; the call does not hang, which ctest's time-out guards. */
+static int blocked_reader_join(struct blocked_reader *r)
+{
 	return pthread_join(r->thread, NULL);
 }
 
@@ -1116,46 +1084,44 @@ static void test_blocking_read(void **state)
 	struct trev_rb *rb = make_rb(64, 0, 0);
 	struct blocked_reader r;
 	struct trev_rb_event ev;
-	uint64_t t0, t_write, elapsed;
+	uint64_t t0, elapsed;
 
 	(void)state;
-	/* A commit wakes a reader blocked for ever. */
+	/*
+	 * A commit wakes a reader blocked for ever: it was asleep in the call
+	 * before the commit and returns with the committed event. How soon is
+	 * not asserted; that it returns at all is (ctest's time-out).
+	 */
 	blocked_reader_start(&r, rb, 0);
-	assert_int_equal(atomic_load(&r.returned), 0);
-	t_write = now_ns();
 	assert_int_equal(ev_write(rb, TAG_MAIN, 42), 0);
-	assert_int_equal(blocked_reader_join(&r, 5 * SLOW_MS), 0);
+	assert_int_equal(blocked_reader_join(&r), 0);
 	assert_int_equal(r.ret, 1);
 	assert_int_equal(r.seq, 42);
-	print_message("  woken %.3f ms after the commit\n", (r.t_return - t_write) / 1e6);
-	assert_true(r.t_return - t_write < (uint64_t)SLOW_MS * 1000000ull);
 
-	/* Nothing comes: 0 at once, or after the time-out. */
-	t0 = now_ns();
+	/*
+	 * Nothing comes: 0 at once, or after the time-out. A time-out is not
+	 * cut short (the elapsed time is at least the 100 ms asked for, which
+	 * load cannot shorten); how much longer it takes is not asserted.
+	 */
 	assert_int_equal(trev_rb_consume(rb, &ev, 0), 0);
-	assert_true(now_ns() - t0 < (uint64_t)SLOW_MS * 1000000ull);
 	t0 = now_ns();
 	assert_int_equal(trev_rb_consume(rb, &ev, 100), 0);
 	elapsed = now_ns() - t0;
 	print_message("  consume(100 ms) returned after %.3f ms\n", elapsed / 1e6);
 	assert_true(elapsed >= 95000000ull);
-	assert_true(elapsed < 100000000ull + (uint64_t)SLOW_MS * 1000000ull);
 	t0 = now_ns();
 	assert_int_equal(trev_rb_wait(rb, 100), 0);
 	elapsed = now_ns() - t0;
 	assert_true(elapsed >= 95000000ull);
-	assert_true(elapsed < 100000000ull + (uint64_t)SLOW_MS * 1000000ull);
 
-	/* trev_rb_wake_readers() makes blocked readers return -EINTR. */
+	/* trev_rb_wake_readers() makes readers asleep in the call return -EINTR. */
 	blocked_reader_start(&r, rb, 0);
-	assert_int_equal(atomic_load(&r.returned), 0);
 	trev_rb_wake_readers(rb);
-	assert_int_equal(blocked_reader_join(&r, 5 * SLOW_MS), 0);
+	assert_int_equal(blocked_reader_join(&r), 0);
 	assert_int_equal(r.ret, -EINTR);
 	blocked_reader_start(&r, rb, 1);
-	assert_int_equal(atomic_load(&r.returned), 0);
 	trev_rb_wake_readers(rb);
-	assert_int_equal(blocked_reader_join(&r, 5 * SLOW_MS), 0);
+	assert_int_equal(blocked_reader_join(&r), 0);
 	assert_int_equal(r.ret, -EINTR);
 	/* Only readers blocked at the time: a later one waits normally. */
 	assert_int_equal(trev_rb_consume(rb, &ev, 20), 0);

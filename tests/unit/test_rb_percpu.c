@@ -29,6 +29,7 @@
 #include <trev/ring_buffer.h>
 
 #include "ring_buffer/rb_internal.h"
+#include "wait_blocked.h"
 
 #define EV_LEN		16
 #define MAX_EVENTS	20000
@@ -815,14 +816,40 @@ struct blocked {
 	int cpu;
 	int ret;
 	struct trev_rb_event ev;
+	_Atomic pid_t tid;	/* set once the reader is about to block */
 };
 
 static void *blocked_main(void *arg)
 {
 	struct blocked *b = arg;
 
+	/*
+	 * The first consume sets up the thread's copy buffer (pthread_once,
+	 * malloc: may sleep in futex), here on the empty buffer, so that once
+	 * tid is set the only futex sleep is the blocking read's.
+	 */
+	b->ret = trev_rb_consume_cpu(b->rb, b->cpu, &b->ev, 0);
+	if (b->ret != 0) {
+		atomic_store(&b->tid, -1);
+		return NULL;
+	}
+	atomic_store(&b->tid, gettid());
 	b->ret = trev_rb_consume_cpu(b->rb, b->cpu, &b->ev, -1);
 	return NULL;
+}
+
+/* Wait until reader @b sleeps in its blocking read (wait_blocked.h), not for a time. */
+static void blocked_wait(struct blocked *b)
+{
+	pid_t tid;
+
+	while (!(tid = atomic_load(&b->tid)))
+		sched_yield();
+	if (tid < 0)
+		fail_msg("the reader of CPU %d found the buffer not empty: %d", b->cpu, b->ret);
+	if (wait_blocked(tid) < 0)
+		fail_msg("the reader of CPU %d did not block in futex(2) (or /proc cannot tell)",
+			 b->cpu);
 }
 
 static void test_blocking(void **state)
@@ -830,7 +857,6 @@ static void test_blocking(void **state)
 	struct trev_rb *rb;
 	struct blocked b0, b1;
 	pthread_t t0, t1;
-	struct timespec pause = { 0, 20000000 };
 
 	(void)state;
 	skip_unless_two_cpus();
@@ -839,13 +865,15 @@ static void test_blocking(void **state)
 	b1 = (struct blocked){ .rb = rb, .cpu = 1 };
 	assert_int_equal(pthread_create(&t0, NULL, blocked_main, &b0), 0);
 	assert_int_equal(pthread_create(&t1, NULL, blocked_main, &b1), 0);
-	nanosleep(&pause, NULL);
+	blocked_wait(&b0);
+	blocked_wait(&b1);
 	/* An event on CPU 1 wakes CPU 1's reader, not CPU 0's. */
 	assert_int_equal(flood(rb, 1, 1, 1, 0), 1);
 	pthread_join(t1, NULL);
 	assert_int_equal(b1.ret, 1);
 	assert_int_equal(b1.ev.cpu, 1);
-	nanosleep(&pause, NULL);
+	/* CPU 0's reader, if the commit woke it, looked and went back to sleep. */
+	blocked_wait(&b0);
 	assert_int_equal(trev_rb_wait_cpu(rb, 0, 10), 0);
 	trev_rb_wake_readers(rb);
 	pthread_join(t0, NULL);

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -26,6 +27,7 @@
 #include <trev/trev.h>
 
 #include "events/events_internal.h"
+#include "wait_blocked.h"
 
 #define CREATE_TRACE_POINTS
 #include "trev_test_events.h"
@@ -89,19 +91,37 @@ struct reader {
 	struct trev_file *f;
 	ssize_t ret;
 	char text[4096];
+	_Atomic pid_t tid;	/* set just before the read */
 };
 
 static void *blocked_read(void *arg)
 {
 	struct reader *r = arg;
 
+	atomic_store(&r->tid, (pid_t)syscall(SYS_gettid));
 	r->ret = trev_file_read(r->f, r->text, sizeof(r->text) - 1);
 	if (r->ret > 0)
 		r->text[r->ret] = '\0';
 	return NULL;
 }
 
-/* A blocked read returns -EINTR when woken, and the line when an event comes. */
+/* Start blocked_read() on @r and wait until it sleeps in the read, not for a time. */
+static void start_blocked_read(struct reader *r, pthread_t *t)
+{
+	pid_t tid;
+
+	atomic_store(&r->tid, 0);
+	assert_int_equal(pthread_create(t, NULL, blocked_read, r), 0);
+	while (!(tid = atomic_load(&r->tid)))
+		sched_yield();
+	if (wait_blocked(tid) < 0)
+		fail_msg("the reader of trace_pipe did not block in futex(2) (or /proc cannot tell)");
+}
+
+/*
+ * A blocked read returns -EINTR when woken, and the line when an event comes.
+ * Each reader is asleep in its read before the wake or the event.
+ */
 static void test_trace_pipe_blocking(void **state)
 {
 	struct reader r = { 0 };
@@ -112,15 +132,13 @@ static void test_trace_pipe_blocking(void **state)
 	assert_int_equal(trev_file_open("trace_pipe", O_RDONLY, &r.f), 0);
 	assert_int_equal(trev_file_poll(r.f, 0), 0);
 
-	assert_int_equal(pthread_create(&t, NULL, blocked_read, &r), 0);
-	usleep(50 * 1000);
+	start_blocked_read(&r, &t);
 	trev_file_wake(r.f);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	assert_int_equal(r.ret, -EINTR);
 
 	assert_int_equal(trev_write("events/trev_test/tt_ints/enable", "1"), 0);
-	assert_int_equal(pthread_create(&t, NULL, blocked_read, &r), 0);
-	usleep(50 * 1000);
+	start_blocked_read(&r, &t);
 	trace_tt_ints(7, 8, 9);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	assert_true(r.ret > 0);
@@ -128,7 +146,7 @@ static void test_trace_pipe_blocking(void **state)
 	assert_int_equal(trev_file_poll(r.f, 0), 0);
 
 	trace_tt_ints(1, 2, 3);
-	assert_true(trev_file_poll(r.f, 1000) > 0);
+	assert_true(trev_file_poll(r.f, 60000) > 0);	/* 60 s: a hang guard only */
 	assert_int_equal(trev_file_close(r.f), 0);
 	assert_int_equal(trev_write("events/trev_test/tt_ints/enable", "0"), 0);
 }
