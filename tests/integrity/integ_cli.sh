@@ -27,16 +27,6 @@ out="$T/out"
 errf="$T/err"
 : >"$out" >"$errf"
 
-# wait_until SECONDS CMD...: run CMD every 50 ms until it succeeds; fail after SECONDS.
-wait_until() {
-	local limit=$(( $1 * 20 ))
-	shift
-	for _ in $(seq "$limit"); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	fail "waited in vain for: $*"
-}
 done_said() { grep -q '^done ' "$1"; }
 # The reader's output $1 has every final event the counts file $2 lists (streams 512 + thread).
 ends_in() {
@@ -84,8 +74,8 @@ wait_ready "$T/cat.app"
 cat_pid=$!
 pids+=($cat_pid)
 "$trev" write -p "$app" events/integ/integ_rec/enable 1 || fail "trev write enable failed"
-wait_until 120 done_said "$T/cat.app"
-wait_until 60 ends_in "$T/cat.txt" "$T/cat.counts"
+WAIT_GUARD=120 wait_for 'done_said "$T/cat.app"' "integ_app said done"
+wait_for 'ends_in "$T/cat.txt" "$T/cat.counts"' "trev cat trace_pipe showed the final events"
 kill -TERM "$cat_pid"	# trev cat streams a pipe until a signal (SIGINT is ignored in the background)
 wait "$cat_pid"
 kill -TERM "$app"
@@ -97,7 +87,7 @@ pids+=($!)
 wait_ready "$T/p.app"
 "$trev" record -e integ:integ_rec -b 16 -o "$T/p.dat" -p "$app" >"$T/p.out" 2>"$T/p.err" &
 rec=$!
-wait_until 120 done_said "$T/p.app"
+WAIT_GUARD=120 wait_for 'done_said "$T/p.app"' "integ_app said done"
 kill -INT "$rec"
 wait "$rec"
 st=$?

@@ -33,15 +33,6 @@ cli_cleanup_more() {
 	fi
 }
 
-wait_until() {	# wait_until SECONDS CMD...: CMD every 50 ms until it succeeds
-	local limit=$(( $1 * 20 ))
-	shift
-	for _ in $(seq "$limit"); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	fail "waited in vain for: $*"
-}
 done_said() { grep -q '^done ' "$1"; }
 ends_in() {	# the output $1 has every final event the counts file $2 lists
 	[ -s "$2" ] &&
@@ -53,7 +44,7 @@ TREV_MOUNT="$mnt" TREV_BUFFER_KB=16 INTEG_STAY=1 "$B/tests/integ_app" "$T/counts
 	>"$T/app.out" 2>"$T/app.err" &
 pids+=($!)
 wait_ready "$T/app.out"
-wait_until 10 test -e "$mnt/trace_pipe"
+wait_for 'test -e "$mnt/trace_pipe"' "the mount has trace_pipe"
 cat "$mnt/trace_pipe" >"$T/pipe.txt" &
 reader=$!
 pids+=($reader)
@@ -65,8 +56,8 @@ pids+=($reader)
 ) &
 pids+=($!)
 echo 1 >"$mnt/events/integ/integ_rec/enable" || fail "enable through the mount failed"
-wait_until 120 done_said "$T/app.out"
-wait_until 60 ends_in "$T/pipe.txt" "$T/counts"
+WAIT_GUARD=120 wait_for 'done_said "$T/app.out"' "integ_app said done"
+wait_for 'ends_in "$T/pipe.txt" "$T/counts"' "trace_pipe showed the final events"
 kill -TERM "$reader"
 wait "$reader"
 kill -TERM "$app"

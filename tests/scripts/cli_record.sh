@@ -194,7 +194,7 @@ o="$work/e.dat"
 run 1 "$trev" record -e trev_test:tt_ints -o "$o" -p 999999999
 err_has '^trev: no process 999999999$'
 nothing_left "$o"
-sleep 30 & pids+=($!)
+sleep infinity & pids+=($!)
 run 1 "$trev" record -o "$o" -p $!
 err_has "^trev: process $! does not serve trev"
 nothing_left "$o"

@@ -55,7 +55,7 @@ mkdir_as() { mkdir "$3" && chown "$1:$1" "$3" && chmod "$2" "$3"; }
 
 # wait_uid PID UID COMM: the process has become UID running COMM (setpriv and env exec'd)
 wait_uid() {
-	for _ in $(seq 200); do
+	for _ in $(seq $((WAIT_GUARD * 20))); do
 		[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$3" ] &&
 			awk -v u="$2" '/^Uid:/ { exit $3 != u }' "/proc/$1/status" 2>/dev/null && return 0
 		sleep 0.05
@@ -78,7 +78,7 @@ fake_start() {
 fake_logged() {
 	"$py" -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"mark")' "$2" ||
 		fail "cannot reach the fake server at $2"
-	for _ in $(seq 200); do
+	for _ in $(seq $((WAIT_GUARD * 20))); do
 		grep -q '^mark$' "$1" 2>/dev/null && return 0
 		sleep 0.05
 	done
@@ -93,7 +93,7 @@ no_sanitizer() {
 
 # A victim: a process of uid 4001 whose socket directory is $1 (it serves no socket itself).
 victim() {
-	"${as_4001[@]}" env TREV_SOCKET_DIR="$1" sleep 60 &
+	"${as_4001[@]}" env TREV_SOCKET_DIR="$1" sleep infinity &
 	pids+=($!)
 	victim_pid=$!
 	wait_uid "$victim_pid" 4001 sleep
@@ -236,7 +236,7 @@ pids+=("$app")
 run 0 "$trev" cat -p "$app" tracing_on
 [ "$(cat "$out")" = 1 ] || fail "pid namespace: tracing_on reads '$(cat "$out")'"
 # A process without trev there: the message names the path as we can reach it.
-ns_start env -u TREV_SOCKET_DIR -u XDG_RUNTIME_DIR sh -c 'echo ready $$; exec sleep 30'
+ns_start env -u TREV_SOCKET_DIR -u XDG_RUNTIME_DIR sh -c 'echo ready $$; exec sleep infinity'
 run 1 "$trev" cat -p "$app" trace
 err_is 1 "trev: process $app does not serve trev (no socket /proc/$app/root/tmp/trev-0/$app.sock)"
 
@@ -263,7 +263,7 @@ if command -v trace-cmd >/dev/null; then
 			"$trev" cat -p "$app" "per_cpu/${cpu%/}/stats"
 		done | awk '/^read events:/ { n += $3 } END { print n + 0 }'
 	}
-	for _ in $(seq 200); do
+	for _ in $(seq $((WAIT_GUARD * 20))); do
 		[ "$(read_events)" -ge 30 ] && break
 		sleep 0.05
 	done
@@ -284,7 +284,7 @@ if command -v trace-cmd >/dev/null; then
 	[ -e /tmp/sym_app ] && fail "the private /tmp is not private"
 	"$trev" record -e trev_test:tt_ints -o "$T/ns.dat" -p "$app" >"$out" 2>"$errf" &
 	rec=$!
-	for _ in $(seq 200); do
+	for _ in $(seq $((WAIT_GUARD * 20))); do
 		[ "$(read_events)" -ge 30 ] && break
 		sleep 0.05
 	done
