@@ -328,6 +328,11 @@ struct rb_tls {
 	uint64_t set_gen;	/* trev_rb the entry belongs to; 0 when desc is NULL */
 	uint64_t fail_set;	/* set_gen of the set where making a buffer last failed */
 	uint64_t fail_gen;	/* its free_gen then */
+	_Atomic uint32_t making; /* set_gen's low bits + 1 while this thread makes
+				  * its buffer of the set (a signal handler then
+				  * refuses); atomic only for tests that watch it */
+	_Atomic uint64_t refused_making; /* events handlers refused meanwhile: the
+					  * new buffer reports them as lost */
 };
 
 /*

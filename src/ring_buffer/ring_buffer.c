@@ -587,30 +587,70 @@ static void *rb_claim_slow(struct trev_rb *rb, struct rb_desc *d, uint32_t len, 
 /* ------------------------------------------------------------------ */
 /* Writer: reserve / commit / discard                                   */
 
-/* First event of this thread, or making a buffer failed before. */
+/*
+ * Events a signal handler refused while this thread made its buffer go in
+ * the buffer's lost count, as a refusal of the buffer's own would: the first
+ * page carries them, and every reader reports them.
+ */
+static rb_cold void rb_report_refused_making(struct trev_rb *rb, struct rb_desc *d,
+					     uint64_t refused)
+{
+	uint32_t cpu = rb_cpu_now();
+
+	atomic_fetch_add_explicit(&rb->cpu_lost[rb_view(rb, cpu)].dropped, refused,
+				  memory_order_relaxed);
+	rb_local_add(&d->lost_total, refused);
+	atomic_store_explicit(&d->tail_limit, 0, memory_order_relaxed);
+}
+
+/*
+ * First event of this thread, or making a buffer failed before.
+ *
+ * A signal handler of the thread that writes while the thread is in here
+ * must not make a buffer of its own (the thread would end up with two, one
+ * of them orphaned) nor count its event as refused for want of memory: it is
+ * refused, and the buffer that the interrupted call makes reports it lost.
+ * The TLS entry is valid before `making` is cleared, so a handler sees one
+ * or the other.
+ */
 static rb_cold struct rb_desc *rb_writer_desc_slow(struct trev_rb *rb)
 {
 	struct rb_tls *t = &trev__rb_tls[rb->set];
-	uint64_t free_gen = atomic_load_explicit(&rb->free_gen, memory_order_acquire);
+	uint32_t making = (uint32_t)rb->set_gen + 1;
+	uint64_t free_gen, refused;
+	struct rb_desc *d = NULL;
 
+	if (atomic_load_explicit(&t->making, memory_order_relaxed) == making) {
+		atomic_fetch_add_explicit(&t->refused_making, 1, memory_order_relaxed);
+		return NULL;
+	}
+	atomic_store_explicit(&t->making, making, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
 	if (!trev__rb_cpu_id)
 		rb_cpu_id_init();
+	free_gen = atomic_load_explicit(&rb->free_gen, memory_order_acquire);
 	/* Failed before and nothing was freed since: do not scan again. */
 	if (t->fail_set != rb->set_gen || t->fail_gen != free_gen) {
-		struct rb_desc *d = rb_desc_new(rb);
-
-		if (d) {
-			t->desc = d;
-			t->set_gen = rb->set_gen;
-			return d;
+		d = rb_desc_new(rb);
+		if (!d) {
+			t->fail_set = rb->set_gen;
+			t->fail_gen = free_gen;
 		}
-		t->fail_set = rb->set_gen;
-		t->fail_gen = free_gen;
 	}
 	/* The fast path trusts desc whenever set_gen matches. */
-	t->desc = NULL;
-	t->set_gen = 0;
-	atomic_fetch_add_explicit(&rb->hdr->nobuf_dropped, 1, memory_order_relaxed);
+	t->desc = d;
+	atomic_signal_fence(memory_order_seq_cst);
+	t->set_gen = d ? rb->set_gen : 0;
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&t->making, 0, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	refused = atomic_exchange_explicit(&t->refused_making, 0, memory_order_relaxed);
+	if (d) {
+		if (refused)
+			rb_report_refused_making(rb, d, refused);
+		return d;
+	}
+	atomic_fetch_add_explicit(&rb->hdr->nobuf_dropped, 1 + refused, memory_order_relaxed);
 	return NULL;
 }
 

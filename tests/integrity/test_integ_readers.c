@@ -381,7 +381,7 @@ static void stats_totals(uint64_t *read, uint64_t *lost)
 
 	*read = *lost = 0;
 	for (int c = 0; c < nr_cpus; c++) {
-		unsigned long long e, o, co, b, d, r;
+		unsigned long long e = 0, o = 0, co = 0, b = 0, d = 0, r = 0;
 		char *p;
 
 		snprintf(path, sizeof(path), "per_cpu/cpu%d/stats", c);
