@@ -440,6 +440,20 @@ static void printk_ip(struct trev_trace_iter *iter, unsigned long ip)
 		trev_seq_printf(&iter->seq, " <%016lx>", ip);
 }
 
+/*
+ * Whether @p is an interned format: a bprint or bputs record holds a
+ * pointer, which a reader follows only when it is one of ours (a record
+ * written by other means, or damaged, must not crash the reader).
+ */
+static bool printk_known(const char *p)
+{
+	for (const struct printk_fmt *f = atomic_load_explicit(&fmts, memory_order_acquire); f;
+	     f = f->next)
+		if (f->fmt == p)
+			return true;
+	return false;
+}
+
 static int print_output(struct trev_trace_iter *iter, struct trev_event_call *call)
 {
 	struct print_entry *e = (struct print_entry *)(void *)iter->ent;
@@ -461,6 +475,8 @@ static int bprint_output(struct trev_trace_iter *iter, struct trev_event_call *c
 		return -1;
 	printk_ip(iter, e->ip);
 	trev_seq_puts(&iter->seq, ": ");
+	if (!printk_known(e->fmt))
+		return -1;
 	return trev__bprint_format(&iter->seq, e->fmt, e->buf, iter->ent_size - sizeof(*e));
 }
 
@@ -473,6 +489,8 @@ static int bputs_output(struct trev_trace_iter *iter, struct trev_event_call *ca
 		return -1;
 	printk_ip(iter, e->ip);
 	trev_seq_puts(&iter->seq, ": ");
+	if (!printk_known(e->str))
+		return -1;
 	return trev_seq_puts(&iter->seq, e->str);
 }
 

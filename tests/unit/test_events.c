@@ -448,6 +448,38 @@ static void test_trace_printk(void **state)
 	free(text);
 }
 
+/*
+ * bprint and bputs records hold pointers to interned formats; one that is
+ * not ours (a record written by other means, or damaged) is a malformed
+ * record, not a pointer to follow (a reader once died of SIGSEGV on one).
+ */
+static void test_printk_foreign_pointer(void **state)
+{
+	struct {
+		struct trev_entry ent;
+		unsigned long ip;
+		const char *fmt;
+		uint32_t buf[4];
+	} rec;
+	char *text;
+
+	(void)state;
+	reset();
+	memset(&rec, 0, sizeof(rec));
+	rec.ent.type = trev__ftrace_event_bprint.id;
+	rec.ent.pid = 1;
+	rec.fmt = (const char *)0x3151575200070020ull;
+	assert_int_equal(trev_rb_write(trev_trace_buffer(), &rec, sizeof(rec)), 0);
+	rec.ent.type = trev__ftrace_event_bputs.id;
+	rec.fmt = "a string trev never interned\n";	/* readable, but not ours either */
+	assert_int_equal(trev_rb_write(trev_trace_buffer(), &rec, offsetof(__typeof__(rec), buf)), 0);
+	text = trace_events_text();
+	assert_string_equal(text, "0: [malformed ftrace:bprint record]\n"
+				  "0: [malformed ftrace:bputs record]\n");
+	free(text);
+	reset();
+}
+
 static void test_trace_pipe_and_raw(void **state)
 {
 	char buf[4096], expect[128];
@@ -546,6 +578,7 @@ int main(void)
 		cmocka_unit_test(test_probe_priorities),
 		cmocka_unit_test(test_register_while_firing),
 		cmocka_unit_test(test_trace_printk),
+		cmocka_unit_test(test_printk_foreign_pointer),
 		cmocka_unit_test(test_trace_pipe_and_raw),
 		cmocka_unit_test(test_soft_mode),
 	};
