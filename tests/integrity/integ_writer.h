@@ -25,6 +25,22 @@
 
 #include "integ_payload.h"
 
+/* The in-process runs' size, scaled to the tree (TSan runs 5-10x slower). */
+#define INTEG_NR_THREADS	3
+#ifdef TREV_TSAN
+#define INTEG_NR_EVENTS		2500	/* per thread */
+#define INTEG_NR_SIGNALS	300
+#elif defined(__SANITIZE_ADDRESS__)
+#define INTEG_NR_EVENTS		8000
+#define INTEG_NR_SIGNALS	1000
+#else
+#define INTEG_NR_EVENTS		20000
+#define INTEG_NR_SIGNALS	2500
+#endif
+#define INTEG_SMALL_KB		16	/* four pages: overwrite overruns, discard drops */
+#define INTEG_BIG_KB		4096	/* holds all a thread writes: the only losses are
+					 * signals refused */
+
 struct integ_wcfg {
 	unsigned int threads;		/* writer threads, 1 .. INTEG_MAX_THREADS */
 	unsigned int events;		/* events per thread (their own stream) */

@@ -51,19 +51,6 @@
 #include "integ_check.h"
 #include "integ_writer.h"
 
-#define NR_THREADS	3
-#ifdef TREV_TSAN
-#define NR_EVENTS	2500	/* per thread; TSan runs 5-10x slower */
-#define NR_SIGNALS	300
-#elif defined(__SANITIZE_ADDRESS__)
-#define NR_EVENTS	8000
-#define NR_SIGNALS	1000
-#else
-#define NR_EVENTS	20000
-#define NR_SIGNALS	2500
-#endif
-#define SMALL_KB	16	/* four pages: overwrite overruns, discard drops */
-#define BIG_KB		4096	/* holds all a thread writes: the only losses are signals refused */
 #define WAIT_S		120	/* bound of every condition wait (a failure, not a timing) */
 
 enum reader { R_PIPE, R_PERCPU, R_RAW };
@@ -433,7 +420,7 @@ static int ends_read(void)
 
 static void run_readers(const struct run_cfg *cfg)
 {
-	struct integ_wcfg wcfg = { NR_THREADS, NR_EVENTS, NR_SIGNALS };
+	struct integ_wcfg wcfg = { INTEG_NR_THREADS, INTEG_NR_EVENTS, INTEG_NR_SIGNALS };
 	enum integ_relation rel = (cfg->disturb & D_CLEAR) ? INTEG_ATMOST : INTEG_EXACT;
 	char path[64], kb[32];
 	uint64_t t0, sig_read;
@@ -499,7 +486,7 @@ static void run_readers(const struct run_cfg *cfg)
 	integ_writers_expect(&run.ws, run.ic);
 
 	sig_read = 0;
-	for (int i = 0; i < NR_THREADS; i++)
+	for (int i = 0; i < INTEG_NR_THREADS; i++)
 		sig_read += run.ws.w[i].sig_seq;
 	print_message("  %s: %lu signals sent (%llu handler events), %lu disturber rounds, "
 		      "%lu trace heads (%lu events), %llu s\n", cfg->name,
@@ -544,18 +531,18 @@ static void run_readers(const struct run_cfg *cfg)
 #define D_READ	(D_STATS | D_PTS | D_TRACE)
 
 /*       name                       reader     overwrite size      disturbers */
-RUN(pipe_discard_small,		R_PIPE,    0, SMALL_KB, D_READ)
-RUN(pipe_overwrite_small,	R_PIPE,    1, SMALL_KB, D_READ | D_RESIZE)
-RUN(pipe_discard_big,		R_PIPE,    0, BIG_KB,   D_READ)
-RUN(pipe_overwrite_clear,	R_PIPE,    1, SMALL_KB, D_READ | D_CLEAR)
-RUN(percpu_discard_small,	R_PERCPU,  0, SMALL_KB, D_READ)
-RUN(percpu_overwrite_small,	R_PERCPU,  1, SMALL_KB, D_READ | D_RESIZE)
-RUN(percpu_discard_big,		R_PERCPU,  0, BIG_KB,   D_READ)
+RUN(pipe_discard_small,		R_PIPE,    0, INTEG_SMALL_KB, D_READ)
+RUN(pipe_overwrite_small,	R_PIPE,    1, INTEG_SMALL_KB, D_READ | D_RESIZE)
+RUN(pipe_discard_big,		R_PIPE,    0, INTEG_BIG_KB,   D_READ)
+RUN(pipe_overwrite_clear,	R_PIPE,    1, INTEG_SMALL_KB, D_READ | D_CLEAR)
+RUN(percpu_discard_small,	R_PERCPU,  0, INTEG_SMALL_KB, D_READ)
+RUN(percpu_overwrite_small,	R_PERCPU,  1, INTEG_SMALL_KB, D_READ | D_RESIZE)
+RUN(percpu_discard_big,		R_PERCPU,  0, INTEG_BIG_KB,   D_READ)
 #ifdef INTEG_HAVE_KBUFFER
-RUN(raw_discard_small,		R_RAW,     0, SMALL_KB, D_READ)
-RUN(raw_overwrite_small,	R_RAW,     1, SMALL_KB, D_READ | D_RESIZE)
-RUN(raw_discard_big,		R_RAW,     0, BIG_KB,   D_READ)
-RUN(raw_discard_clear,		R_RAW,     0, SMALL_KB, D_STATS | D_CLEAR)
+RUN(raw_discard_small,		R_RAW,     0, INTEG_SMALL_KB, D_READ)
+RUN(raw_overwrite_small,	R_RAW,     1, INTEG_SMALL_KB, D_READ | D_RESIZE)
+RUN(raw_discard_big,		R_RAW,     0, INTEG_BIG_KB,   D_READ)
+RUN(raw_discard_clear,		R_RAW,     0, INTEG_SMALL_KB, D_STATS | D_CLEAR)
 #endif
 
 int main(void)

@@ -46,19 +46,6 @@
 #include "integ_check.h"
 #include "integ_writer.h"
 
-#define NR_THREADS	3
-#ifdef TREV_TSAN
-#define NR_EVENTS	2500
-#define NR_SIGNALS	300
-#elif defined(__SANITIZE_ADDRESS__)
-#define NR_EVENTS	8000
-#define NR_SIGNALS	1000
-#else
-#define NR_EVENTS	20000
-#define NR_SIGNALS	2500
-#endif
-#define SMALL_KB	16
-#define BIG_KB		4096
 
 static atomic_int stop_disturber, disturb_resize, disturb_snap;
 static atomic_ulong rounds, swaps;
@@ -216,7 +203,7 @@ static struct pts_line pts_of(const char *text, pid_t tid)
 
 static void start(struct integ_writers *ws, pthread_t *dist, int overwrite, unsigned int size_kb)
 {
-	struct integ_wcfg wcfg = { NR_THREADS, NR_EVENTS, NR_SIGNALS };
+	struct integ_wcfg wcfg = { INTEG_NR_THREADS, INTEG_NR_EVENTS, INTEG_NR_SIGNALS };
 	char kb[32];
 
 	wr("tracing_on", "0");
@@ -259,7 +246,7 @@ static void run_trace(const char *name, int overwrite, unsigned int size_kb, int
 	integ_check_want_comm(ic, 1);
 	integ_check_feed(ic, 0, trace, len);
 	integ_writers_expect(&ws, ic);
-	for (int i = 0; i < NR_THREADS; i++) {
+	for (int i = 0; i < INTEG_NR_THREADS; i++) {
 		struct pts_line l = pts_of(pts, ws.w[i].tid);
 		uint64_t written = ws.w[i].seq + ws.w[i].sig_seq + ws.w[i].end;
 		uint64_t seen = integ_check_stream_read(ic, (uint32_t)i) +
@@ -292,7 +279,7 @@ static void run_trace(const char *name, int overwrite, unsigned int size_kb, int
 		fail_msg("%s: %d errors, first: %s", name, atomic_load(&nerr), err);
 	if (fails)
 		fail_msg("%s: the checker failed (above)", name);
-	if (size_kb == SMALL_KB)
+	if (size_kb == INTEG_SMALL_KB)
 		assert_true(stats_lost > 0);
 
 	/* The snapshot holds what trace held, and trace nothing. */
@@ -321,19 +308,19 @@ static void run_trace(const char *name, int overwrite, unsigned int size_kb, int
 static void trace_overwrite_small(void **state)
 {
 	(void)state;
-	run_trace("trace_overwrite_small", 1, SMALL_KB, 1);
+	run_trace("trace_overwrite_small", 1, INTEG_SMALL_KB, 1);
 }
 
 static void trace_discard_small(void **state)
 {
 	(void)state;
-	run_trace("trace_discard_small", 0, SMALL_KB, 0);
+	run_trace("trace_discard_small", 0, INTEG_SMALL_KB, 0);
 }
 
 static void trace_discard_big(void **state)
 {
 	(void)state;
-	run_trace("trace_discard_big", 0, BIG_KB, 0);
+	run_trace("trace_discard_big", 0, INTEG_BIG_KB, 0);
 }
 
 /* Swaps while the writers write: what each snapshot and the last trace show is intact. */
@@ -351,7 +338,7 @@ static void snapshot_swaps(void **state)
 	integ_check_want_comm(snap_ic, 1);
 	atomic_store(&disturb_resize, 0);
 	atomic_store(&disturb_snap, 1);
-	start(&ws, &dist, 1, SMALL_KB);
+	start(&ws, &dist, 1, INTEG_SMALL_KB);
 	integ_writers_quiesce(&ws);
 	integ_writers_finish(&ws, 1);
 	atomic_store(&stop_disturber, 1);
