@@ -629,8 +629,10 @@ static rb_cold struct rb_desc *rb_writer_desc_slow(struct trev_rb *rb)
 	if (!trev__rb_cpu_id)
 		rb_cpu_id_init();
 	free_gen = atomic_load_explicit(&rb->free_gen, memory_order_acquire);
-	/* Failed before and nothing was freed since: do not scan again. */
-	if (t->fail_set != rb->set_gen || t->fail_gen != free_gen) {
+	if (t->set_gen == rb->set_gen && t->desc) {
+		d = t->desc;	/* a handler that came before the mark made it */
+	} else if (t->fail_set != rb->set_gen || t->fail_gen != free_gen) {
+		/* (Failed before and nothing was freed since: do not scan again.) */
 		d = rb_desc_new(rb);
 		if (!d) {
 			t->fail_set = rb->set_gen;
