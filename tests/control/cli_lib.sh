@@ -152,7 +152,9 @@ thread_sleeps() {
 wait_thread_ran() {
 	local from
 
-	from=$(thread_sleeps "$1" "$2") || fail "process $1 has no thread named $2"
+	# Listing /proc/PID/task can miss a thread while others come and go (the control
+	# socket's connection threads): look until it is seen.
+	wait_for "from=\$(thread_sleeps $1 $2)" "process $1 shows a thread named $2"
 	wait_for "[ \"\$(thread_sleeps $1 $2)\" -ge $((from + 2)) ]" "thread $2 of $1 ran a round"
 }
 
