@@ -366,8 +366,53 @@ TREV_API uint64_t trev_rb_nobuf_dropped(const struct trev_rb *rb);
  */
 TREV_API uint64_t trev_rb_recycled_lost(const struct trev_rb *rb);
 
-/* The memfd holding every page, for another process to map (read only). */
+/*
+ * The memfd holding every page and descriptor, sealed at its size, for
+ * another process to map with trev_rb_attach().
+ */
 TREV_API int trev_rb_memfd(const struct trev_rb *rb);
+
+/**
+ * trev_rb_attach() - read another process's trace buffer from its memfd
+ * @out: receives the buffer
+ * @memfd: the region (trev_rb_memfd() of the other process, received over
+ *         a socket); it is duplicated, the caller keeps its own descriptor
+ *
+ * The buffer works with every reader of this header: trev_rb_read_page_cpu()
+ * and the other consuming reads, iterators, statistics. It stays readable
+ * after the other process died. Its control calls (reset, resize, clock,
+ * overwrite, cap) return -EPERM and writes to it are refused. Every value
+ * read from the region is checked where it is used: another process can
+ * make the events read wrong, never crash or hang the reader.
+ * Consuming it is safe only while the other process has lent its consuming
+ * position (trev_rb_lend_consumer()); the reads start from that position.
+ *
+ * Context: any thread. Return: 0, -EPERM (the memfd is not sealed against
+ * shrinking), -EPROTO (no region of this version), or another -errno.
+ */
+TREV_API int trev_rb_attach(struct trev_rb **out, int memfd);
+
+/**
+ * trev_rb_lend_consumer() - let another process consume @rb
+ *
+ * Hands every buffer's consuming position to the region, where
+ * trev_rb_attach() takes it; until trev_rb_return_consumer(), this
+ * process's consuming reads (trev_rb_consume*(), trev_rb_read_page*())
+ * return -EBUSY, and statistics and iterators start from the borrower's
+ * position. One borrower at a time.
+ * Context: any thread, not a signal handler. Return: 0, -EBUSY when it is
+ * lent already, or -EPERM on an attached buffer.
+ */
+TREV_API int trev_rb_lend_consumer(struct trev_rb *rb);
+
+/**
+ * trev_rb_return_consumer() - take the consuming position back
+ *
+ * The consuming readers go on from where the borrower left each buffer.
+ * Call it once the borrower is gone or done, finished or killed.
+ * Return: 0, -EINVAL when nothing is lent, -EPERM on an attached buffer.
+ */
+TREV_API int trev_rb_return_consumer(struct trev_rb *rb);
 
 #ifdef __cplusplus
 }

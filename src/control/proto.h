@@ -43,12 +43,14 @@ struct trev_proto_hdr {
 };
 
 #define TREV_PROTO_MAGIC	0x31565254u	/* "TRV1" in memory on little-endian */
-#define TREV_PROTO_VERSION	2u	/* 2: HOLD is acknowledged at once */
+#define TREV_PROTO_VERSION	3u	/* 2: HOLD is acknowledged at once; 3: MAP */
 #define TREV_PROTO_MAX_PAYLOAD	(1u << 20)	/* 1 MiB, both ways */
 #define TREV_PROTO_MAX_PATH	4096u
 #define TREV_PROTO_MAX_HANDLES	64u		/* open files per connection */
 #define TREV_OP_REPLY		0x8000u
 #define TREV_HOLD_SET		1	/* HOLD's first reply: the exit now waits for us */
+#define TREV_MAP_CONSUME	1	/* MAP: the client consumes; local readers get EBUSY */
+#define TREV_MAP_ALL		1
 
 /*
  * The operations. Payloads (request → reply):
@@ -70,6 +72,13 @@ struct trev_proto_hdr {
  *		then arg 0 when the process begins to exit; from the first
  *		reply until this connection closes, the exit waits (server.c,
  *		"Holds"). The only request with two replies.
+ *	MAP	arg: TREV_MAP_* flags → arg: 0, no payload, and with the
+ *		reply's first byte one descriptor (SCM_RIGHTS): the memfd of
+ *		the top instance's ring buffer, sealed against shrinking, for
+ *		trev_rb_attach(). With TREV_MAP_CONSUME the client consumes
+ *		it until this connection closes (trev_rb_lend_consumer());
+ *		one MAP per connection. While any MAP is open, snapshot swaps
+ *		are refused, so the region stays the one events go to.
  *
  * Paths are relative to the tree's root, as trev_file_open() takes them,
  * without a terminating NUL in the payload.
@@ -86,7 +95,8 @@ struct trev_proto_hdr {
 	C(MKDIR, 9)		\
 	C(RMDIR, 10)		\
 	C(RELEASE, 11)		\
-	C(HOLD, 12)
+	C(HOLD, 12)		\
+	C(MAP, 13)
 
 #define TREV_PROTO_OP_ENUM(name, nr)	TREV_OP_##name = nr,
 enum trev_proto_op { TREV_PROTO_OPS(TREV_PROTO_OP_ENUM) };

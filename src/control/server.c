@@ -30,6 +30,7 @@
 #include "control/control.h"
 #include "control/proto.h"
 #include "core/core_internal.h"
+#include "events/events_internal.h"
 
 #define CTL_MAX_CONNS	16	/* connections served at once; more are refused */
 #define CTL_WAIT_SLICE	100	/* ms between checks that a blocked reader's peer is there */
@@ -43,6 +44,8 @@ struct ctl_conn {
 	uint8_t *out;				/* reply payload */
 	uint32_t in_cap, out_cap;		/* their sizes: grown on demand */
 	bool holding;				/* sent HOLD: counted in ctl.holders */
+	bool mapped;				/* sent MAP: the buffer is lent */
+	bool mapped_consume;			/* with TREV_MAP_CONSUME */
 	struct ctl_conn *next;			/* ctl.conns */
 };
 
@@ -168,6 +171,39 @@ static int ctl_reply(struct ctl_conn *c, const struct trev_proto_hdr *req, int32
 	if (!ret && len)
 		ret = trev_proto_io(c->fd, (void *)data, len, true);
 	return ret;
+}
+
+/* A reply that carries descriptor @fd (SCM_RIGHTS) with its first byte. */
+static int ctl_reply_fd(struct ctl_conn *c, const struct trev_proto_hdr *req, int fd)
+{
+	struct trev_proto_hdr h = {
+		.magic = TREV_PROTO_MAGIC,
+		.op = (uint16_t)(req->op | TREV_OP_REPLY),
+		.handle = req->handle,
+	};
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctrl;
+	struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctrl.buf,
+			      .msg_controllen = sizeof(ctrl.buf) };
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	memset(ctrl.buf, 0, sizeof(ctrl.buf));
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	do
+		n = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	/* The descriptor went with the first byte; the rest as usual. */
+	return trev_proto_io(c->fd, (uint8_t *)&h + n, sizeof(h) - (size_t)n, true);
 }
 
 /* ------------------------------------------------------------------ */
@@ -415,6 +451,27 @@ static int ctl_readdir_one(const char *name, const struct trev_stat *st, void *a
 }
 
 /* Answer one request. Return: 0 to go on, < 0 to close the connection. */
+/*
+ * MAP: hand the ring buffer's memfd over. The peer was checked at accept
+ * (ctl_peer_allowed(): our user or root), as for every other operation.
+ */
+static int ctl_map(struct ctl_conn *c, const struct trev_proto_hdr *h)
+{
+	bool consume = h->arg & TREV_MAP_CONSUME;
+	int fd, ret;
+
+	if (h->len || h->handle || h->arg & ~TREV_MAP_ALL)
+		return ctl_reply(c, h, -EINVAL, NULL, 0);
+	if (c->mapped)
+		return ctl_reply(c, h, -EBUSY, NULL, 0);
+	ret = trev__instance_lend(consume, &fd);
+	if (ret < 0)
+		return ctl_reply(c, h, ret, NULL, 0);
+	c->mapped = true;
+	c->mapped_consume = consume;
+	return ctl_reply_fd(c, h, fd);
+}
+
 static int ctl_handle(struct ctl_conn *c, const struct trev_proto_hdr *h)
 {
 	const char *path = NULL;
@@ -495,6 +552,8 @@ static int ctl_handle(struct ctl_conn *c, const struct trev_proto_hdr *h)
 		return ret;
 	case TREV_OP_HOLD:
 		return ctl_hold(c, h);
+	case TREV_OP_MAP:
+		return ctl_map(c, h);
 	default:
 		return ctl_reply(c, h, -EOPNOTSUPP, NULL, 0);
 	}
@@ -534,6 +593,8 @@ void trev__control_serve(int fd)
 		if (c.files[i])
 			trev_file_close(c.files[i]);
 	ctl_hold_end(&c);
+	if (c.mapped)
+		trev__instance_unlend(c.mapped_consume);
 	free(c.in);
 	free(c.out);
 }
@@ -682,6 +743,7 @@ static void ctl_atfork_child(void)
 	ctl.conns = NULL;
 	ctl.nr_conns = 0;
 	ctl.path[0] = '\0';
+	trev__instance_lends_forget();
 	/*
 	 * Sanitizer builds leave forked children without a socket:
 	 * ThreadSanitizer kills a child of a threaded process that starts a

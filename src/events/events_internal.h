@@ -75,6 +75,7 @@ struct trev_trace_array {
 	_Atomic unsigned long snap_swaps; /* swaps done by probes */
 	unsigned long snap_settled;	/* snap_swaps at the last grace period (tfs lock) */
 	_Atomic unsigned long snap_refused; /* probe swaps refused (buffers busy) */
+	int lent;			/* rb lent to recorders (trev__instance_lend()): no swaps */
 	struct trev_trace_array *next;	/* named instances list */
 };
 
@@ -164,6 +165,18 @@ int trev__snapshot_clear(struct trev_trace_array *tr);
  * trev__snapshot_settle() waits for the writers of a buffer a probe swapped
  * out, before it is read as the snapshot (tfs lock, no RCU read side).
  */
+/*
+ * trev__instance_lend() - lend the top instance's buffer to a recorder in
+ * another process: *@memfd is its region, and with @consume its consuming
+ * position goes with it (trev_rb_lend_consumer()). While lent, snapshot
+ * swaps are refused (-EBUSY, or counted in snap_refused from a probe), so
+ * the region handed out stays the buffer events go to.
+ * trev__instance_unlend() ends one lend. Return: 0 or -errno.
+ */
+int trev__instance_lend(bool consume, int *memfd);
+void trev__instance_unlend(bool consume);
+/* In a forked child: its buffers are its own, lent to nobody. */
+void trev__instance_lends_forget(void);
 int trev__snapshot_arm(struct trev_trace_array *tr);
 void trev__snapshot_disarm(struct trev_trace_array *tr);
 bool trev__snapshot_swap_probe(struct trev_trace_array *tr);

@@ -275,6 +275,10 @@ int trev__snapshot_take(struct trev_trace_array *tr)
 		return ret;
 	trev__snapshot_settle(tr);
 	pthread_rwlock_wrlock(&tr->buf_lock);
+	if (tr->lent) {
+		pthread_rwlock_unlock(&tr->buf_lock);
+		return -EBUSY;
+	}
 	/* The spare buffer starts empty and recording, as the kernel's does. */
 	trev_rb_reset(tr->snapshot);
 	if (trev_rb_record_is_on(tr->rb))
@@ -367,7 +371,9 @@ bool trev__snapshot_swap_probe(struct trev_trace_array *tr)
 		atomic_fetch_add_explicit(&tr->snap_refused, 1, memory_order_relaxed);
 		return false;
 	}
-	snap = tr->snapshot;
+	snap = tr->lent ? NULL : tr->snapshot;
+	if (tr->lent)
+		atomic_fetch_add_explicit(&tr->snap_refused, 1, memory_order_relaxed);
 	if (snap) {
 		old = tr->rb;
 		/* The kernel's update_max_tr(): the new main buffer inherits tracing_on. */
@@ -381,4 +387,44 @@ bool trev__snapshot_swap_probe(struct trev_trace_array *tr)
 	}
 	pthread_rwlock_unlock(&tr->buf_lock);
 	return snap != NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Lending the buffer to a recorder in another process                 */
+
+int trev__instance_lend(bool consume, int *memfd)
+{
+	struct trev_trace_array *tr = trev__top_instance();
+	int ret = 0;
+
+	if (!tr)
+		return -ENOMEM;
+	pthread_rwlock_wrlock(&tr->buf_lock);
+	if (consume)
+		ret = trev_rb_lend_consumer(tr->rb);
+	if (ret == 0) {
+		tr->lent++;
+		*memfd = trev_rb_memfd(tr->rb);
+	}
+	pthread_rwlock_unlock(&tr->buf_lock);
+	return ret;
+}
+
+void trev__instance_unlend(bool consume)
+{
+	struct trev_trace_array *tr = trev__top_instance();
+
+	pthread_rwlock_wrlock(&tr->buf_lock);
+	if (consume)
+		trev_rb_return_consumer(tr->rb);
+	tr->lent--;
+	pthread_rwlock_unlock(&tr->buf_lock);
+}
+
+void trev__instance_lends_forget(void)
+{
+	struct trev_trace_array *tr = trev__top_instance_if_made();
+
+	if (tr)
+		tr->lent = 0;
 }

@@ -101,11 +101,13 @@
 #ifndef TREV_RB_INTERNAL_H
 #define TREV_RB_INTERNAL_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <trev/ring_buffer.h>
 
@@ -116,11 +118,14 @@
 #define rb_cold			__attribute__((noinline, cold))
 
 #define RB_MAGIC		0x62727674u	/* "tvrb" */
-#define RB_VERSION		2u
+#define RB_VERSION		3u	/* 3: desc_hwm and the hand-over position */
 #define RB_MAX_BUFFERS		1024u	/* per-thread buffers per trev_rb */
 #define RB_MAX_SETS		64u	/* trev_rb objects alive at once */
 #define RB_MAX_NEST		8u	/* nested writers per thread */
 #define RB_MIN_PAGES		2u
+#define RB_LENT_CPUS		128u	/* CPU views whose counts a borrower hands back */
+#define RB_ATTACHED_MAX_STEPS	(1u << 20)	/* records and pages one peek of an
+						 * attached buffer walks at most */
 #define RB_SEQ_NONE		UINT64_MAX	/* slot holds no page */
 #define RB_SEQ_BUSY		(UINT64_MAX - 1)	/* slot is being rewritten */
 #define RB_NEST_CLAIM		0x100u	/* nesting: the innermost level is claiming */
@@ -147,6 +152,35 @@ struct rb_slot {
 	uint32_t entries;	/* entries on it, set when the writer leaves it */
 	uint32_t padded;	/* of which discarded (turned into padding) */
 	uint32_t cpu_marks;	/* CPU markers on it (the writer's slow path) */
+};
+
+/* A read position in one buffer. */
+struct rb_pos {
+	uint64_t seq;		/* page sequence number */
+	uint32_t off;		/* offset of the next record in its data */
+	uint32_t cpu;		/* CPU at off */
+	uint64_t ts;		/* time stamp before the record at off */
+	uint64_t entry;		/* entry number of the record at off */
+	uint64_t lost;		/* lost events to report with the next event */
+	uint64_t drops_seen;	/* the writer's drops accounted for so far */
+	bool entered;		/* the page's own lost count is taken */
+	bool consumed;		/* an event of this page was consumed */
+};
+
+/* struct rb_pos as it lies in the region: no bool that another process
+ * could fill with a value C does not allow. */
+struct rb_pos_shared {
+	uint64_t seq, ts, entry, lost, drops_seen;
+	uint32_t off, cpu;
+	uint8_t entered, consumed, pad[6];
+};
+
+/* A consuming position lent to another process, in the region (rb_shm.c). */
+struct rb_handoff {
+	uint32_t valid;		/* 1: pos holds a position */
+	uint32_t pad;
+	uint64_t gen;		/* the buffer's gen it belongs to */
+	struct rb_pos_shared pos;
 };
 
 /* Per-thread buffer descriptor, in the region. */
@@ -186,13 +220,12 @@ struct rb_desc {
 
 	/* Consuming reader's position (under the reader lock). */
 	alignas(64) _Atomic uint64_t read_seq; /* page being read; writer reads it */
-	uint32_t read_off;	/* next record on it */
-	uint32_t read_cpu;	/* CPU at read_off */
-	uint64_t read_ts;	/* time stamp at read_off */
-	uint64_t read_entry;	/* entry number at read_off */
 	_Atomic uint64_t overrun; /* entries skipped because overwritten */
 	_Atomic uint64_t read_events; /* events consumed */
-	uint64_t read_gen;	/* gen the position belongs to */
+
+	/* The consuming position handed between processes (rb_shm.c). */
+	alignas(64) _Atomic uint32_t handoff_seq; /* odd while handoff is being written */
+	struct rb_handoff handoff;
 };
 
 /* Region header. */
@@ -215,19 +248,13 @@ struct rb_region {
 	_Atomic uint64_t nobuf_dropped; /* events refused: no buffer */
 	_Atomic uint64_t reclaimed_lost; /* unread events of recycled dead buffers */
 	_Atomic uint64_t counter; /* the counter clock */
-};
-
-/* A read position in one buffer. */
-struct rb_pos {
-	uint64_t seq;		/* page sequence number */
-	uint32_t off;		/* offset of the next record in its data */
-	uint32_t cpu;		/* CPU at off */
-	uint64_t ts;		/* time stamp before the record at off */
-	uint64_t entry;		/* entry number of the record at off */
-	uint64_t lost;		/* lost events to report with the next event */
-	uint64_t drops_seen;	/* the writer's drops accounted for so far */
-	bool entered;		/* the page's own lost count is taken */
-	bool consumed;		/* an event of this page was consumed */
+	_Atomic uint32_t desc_hwm; /* descriptors [0, desc_hwm) were ever used */
+	/* While the consuming position is lent (rb_shm.c): the borrower's
+	 * per-CPU counts, which the lender's per-CPU statistics add. */
+	struct rb_lent_cpu {
+		_Atomic uint64_t read_events;	/* events of the CPU it consumed */
+		_Atomic uint64_t buf_overrun;	/* overruns it met, by CPU */
+	} lent_cpu[RB_LENT_CPUS];
 };
 
 /* Process-local reader state of one buffer: a position and a page copy. */
@@ -296,7 +323,13 @@ struct trev_rb {
 	struct rb_desc *descs;	/* descriptor table in the region */
 	uint8_t *pages;		/* first page in the region */
 	size_t region_size;
+	uint64_t slot_off;	/* the region's geometry, as set up (or checked by */
+	uint64_t page_off;	/*   trev_rb_attach()): never read back from the region */
+	uint32_t nr_pages;	/*   that another process may scribble on */
 	int memfd;
+	bool attached;		/* another process's buffer, read through trev_rb_attach() */
+	_Atomic uint32_t lent;	/* consuming positions lent to other processes
+				 * (trev_rb_lend_consumer()): local consumers get -EBUSY */
 	unsigned int set;	/* index of this set's TLS slot */
 	uintptr_t tls_off;	/* &trev__rb_tls[set] - thread pointer, the same in every thread */
 	uint64_t set_gen;	/* matches the TLS entries of this set */
@@ -347,18 +380,35 @@ extern RB_TLS const volatile int32_t *trev__rb_cpu_id;
 
 static inline struct rb_slot *rb_slot_of(const struct trev_rb *rb, uint32_t page)
 {
-	return (struct rb_slot *)(rb->base + rb->hdr->slot_off) + page;
+	return (struct rb_slot *)(rb->base + rb->slot_off) + page;
 }
 
 static inline uint8_t *rb_page_ptr(const struct trev_rb *rb, uint32_t page)
 {
-	return rb->base + rb->hdr->page_off + (uint64_t)page * RB_PAGE_SIZE;
+	return rb->base + rb->page_off + (uint64_t)page * RB_PAGE_SIZE;
 }
 
-/* Region page number that holds page sequence @seq of @d. */
+/* Region page number that holds page sequence @seq of @d (the writer's own @d). */
 static inline uint32_t rb_page_of_seq(const struct rb_desc *d, uint64_t seq)
 {
 	return d->first_page + (uint32_t)(seq % d->nr_pages);
+}
+
+/*
+ * The same for a reader, which may meet a descriptor being reused, or one
+ * that another process wrote anything into (trev_rb_attach()): the run is
+ * read once and checked against the region. Return: 0, or -ESTALE.
+ */
+static inline int rb_reader_page(const struct trev_rb *rb, const struct rb_desc *d,
+				 uint64_t seq, uint32_t *page)
+{
+	uint32_t first = __atomic_load_n(&d->first_page, __ATOMIC_RELAXED);
+	uint32_t nr = __atomic_load_n(&d->nr_pages, __ATOMIC_RELAXED);
+
+	if (nr == 0 || first >= rb->nr_pages || nr > rb->nr_pages - first)
+		return -ESTALE;
+	*page = first + (uint32_t)(seq % nr);
+	return 0;
 }
 
 /*
@@ -386,11 +436,43 @@ static inline void rb_local_clear(uint64_t *p, uint64_t bits)
 }
 
 /*
+ * Copy @n bytes that a writer may be changing meanwhile; the caller then
+ * throws the copy away (seqlock), so this racy read is intended and hidden
+ * from ThreadSanitizer.
+ */
+#ifdef TREV_TSAN
+__attribute__((no_sanitize("thread"), noinline)) static void rb_copy_racy(uint8_t *dst,
+									 const uint8_t *src,
+									 uint32_t n)
+{
+	const volatile uint8_t *s = src;
+
+	for (uint32_t i = 0; i < n; i++)
+		dst[i] = s[i];
+}
+#else
+static inline void rb_copy_racy(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	memcpy(dst, src, n);
+}
+#endif
+
+/*
  * Seqlock read side: order the reads of a copy before the second look at
  * the sequence number. ThreadSanitizer does not model fences, so its build
  * uses a read-modify-write that orders the same way.
  */
 static inline uint64_t rb_seq_recheck(_Atomic uint64_t *seq)
+{
+#ifdef TREV_TSAN
+	return atomic_fetch_add_explicit(seq, 0, memory_order_acq_rel);
+#else
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(seq, memory_order_relaxed);
+#endif
+}
+
+static inline uint32_t rb_seq_recheck32(_Atomic uint32_t *seq)
 {
 #ifdef TREV_TSAN
 	return atomic_fetch_add_explicit(seq, 0, memory_order_acq_rel);
@@ -415,6 +497,19 @@ void trev__rb_free_run(struct trev_rb *rb, uint32_t first, uint32_t nr);
 void trev__rb_wake(struct trev_rb *rb);
 void trev__rb_cursor_sync(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor *c);
 void trev__membarrier(void);
+
+/*
+ * Sharing the region with other processes (rb_shm.c): its geometry, the
+ * descriptors in use, and the consuming position handed between processes.
+ */
+size_t trev__rb_geometry(uint32_t nr_pages, uint64_t *desc_off, uint64_t *slot_off,
+			 uint64_t *page_off);
+uint32_t trev__rb_hwm(struct trev_rb *rb);
+void trev__rb_handoff_put(struct rb_desc *d, const struct rb_cursor *c);
+void trev__rb_consumer_pos(struct trev_rb *rb, uint32_t i, struct rb_cursor *out);
+void trev__rb_detach(struct trev_rb *rb);
+void trev__rb_lent_sync(struct trev_rb *rb);
+void trev__rb_global_init(void);
 
 /* The CPU view an event of @cpu belongs to. */
 static inline int rb_view(const struct trev_rb *rb, uint32_t cpu)

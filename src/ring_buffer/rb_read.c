@@ -24,40 +24,22 @@
 /* Page copies                                                          */
 
 /*
- * Copy bytes [from, to) of a page's data area. In overwrite mode the writer
- * may be rewriting the page meanwhile; the caller then throws the copy away
- * (seqlock), so this racy read is intended and hidden from ThreadSanitizer.
- */
-#ifdef TREV_TSAN
-__attribute__((no_sanitize("thread"), noinline)) static void rb_copy_racy(uint8_t *dst,
-									 const uint8_t *src,
-									 uint32_t n)
-{
-	const volatile uint8_t *s = src;
-
-	for (uint32_t i = 0; i < n; i++)
-		dst[i] = s[i];
-}
-#else
-static void rb_copy_racy(uint8_t *dst, const uint8_t *src, uint32_t n)
-{
-	memcpy(dst, src, n);
-}
-#endif
-
-/*
  * Bring the copy of page @seq of @d up to date: the whole page if it is a
  * new one, else only the bytes committed since the last copy.
  * Return: 0, or -ESTALE when the page is not (or no longer) in the buffer.
  */
 static int rb_copy_page(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor *c, uint64_t seq)
 {
-	uint32_t page = rb_page_of_seq(d, seq), size, from;
-	struct rb_slot *slot = rb_slot_of(rb, page);
-	const uint8_t *src = rb_page_ptr(rb, page);
+	uint32_t page, size, from;
+	struct rb_slot *slot;
+	const uint8_t *src;
 	uint64_t commit, cs;
 	struct rb_slot meta;
 
+	if (rb_reader_page(rb, d, seq, &page) < 0)
+		return -ESTALE;
+	slot = rb_slot_of(rb, page);
+	src = rb_page_ptr(rb, page);
 	if (!c->copy) {
 		c->copy = malloc(RB_PAGE_SIZE);
 		if (!c->copy)
@@ -82,6 +64,12 @@ static int rb_copy_page(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor 
 	}
 	if (size < from)	/* cannot shrink: a reset raced with us */
 		return -ESTALE;
+	/* The pages of a freed buffer may go to another one, whose page
+	 * numbers start again at 0; the free bumps gen first (rb_shm.c). */
+	if (rb->attached && atomic_load_explicit(&d->gen, memory_order_relaxed) != c->gen) {
+		c->copy_seq = RB_SEQ_NONE;
+		return -ESTALE;
+	}
 	rb_put64(c->copy + 8, commit);
 	c->copy_seq = seq;
 	c->copy_size = size;
@@ -93,8 +81,12 @@ static int rb_copy_page(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor 
 /* Slot metadata of page @seq, validated like a page copy. */
 static int rb_read_meta(struct trev_rb *rb, struct rb_desc *d, uint64_t seq, struct rb_slot *out)
 {
-	struct rb_slot *slot = rb_slot_of(rb, rb_page_of_seq(d, seq));
+	struct rb_slot *slot;
+	uint32_t page;
 
+	if (rb_reader_page(rb, d, seq, &page) < 0)
+		return -ESTALE;
+	slot = rb_slot_of(rb, page);
 	if (atomic_load_explicit(&slot->seq, memory_order_acquire) != seq)
 		return -ESTALE;
 	rb_copy_racy((uint8_t *)out, (const uint8_t *)slot, sizeof(*out));
@@ -148,20 +140,26 @@ static inline uint8_t *rb_reader_out(void)
  */
 static uint64_t rb_pos_catch_up(struct trev_rb *rb, struct rb_desc *d, struct rb_pos *p)
 {
-	for (;;) {
+	for (unsigned int tries = 0;; tries++) {
 		uint64_t tail = atomic_load_explicit(&d->tail_seq, memory_order_acquire);
+		uint32_t nr = __atomic_load_n(&d->nr_pages, __ATOMIC_RELAXED);
 		uint64_t oldest;
 		struct rb_slot meta;
 
-		if (tail == RB_SEQ_NONE)
+		if (tail == RB_SEQ_NONE || nr == 0)
 			return 0;
 		oldest = atomic_load_explicit(&d->first_seq, memory_order_acquire);
-		if (tail + 1 >= d->nr_pages && oldest < tail + 1 - d->nr_pages)
-			oldest = tail + 1 - d->nr_pages;
+		if (tail + 1 >= nr && oldest < tail + 1 - nr)
+			oldest = tail + 1 - nr;
 		if (p->seq >= oldest)
 			return 0;
-		if (rb_read_meta(rb, d, oldest, &meta) < 0)
+		if (rb_read_meta(rb, d, oldest, &meta) < 0) {
+			/* Only another process's buffer can stay so: its writer
+			 * died while it rewrote that page. */
+			if (rb->attached && tries > 1000)
+				return 0;
 			continue;	/* overwritten again meanwhile */
+		}
 		uint64_t skipped = meta.first_entry > p->entry ? meta.first_entry - p->entry : 0;
 
 		p->seq = oldest;
@@ -185,8 +183,13 @@ static int rb_pos_peek(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor *
 		       struct rb_pos *p, struct rb_rec *r, uint64_t end_seq, uint32_t end_off,
 		       uint64_t *skipped)
 {
-	for (;;) {
+	for (uint32_t steps = 0;; steps++) {
 		int err;
+
+		/* Another process's buffer may hold anything, its writer may be
+		 * dead halfway through a page: a bounded walk, then "nothing". */
+		if (rb->attached && steps > RB_ATTACHED_MAX_STEPS)
+			return 0;
 
 		if (end_seq != RB_SEQ_NONE &&
 		    (p->seq > end_seq || (p->seq == end_seq && p->off >= end_off)))
@@ -287,11 +290,17 @@ static bool rb_desc_in_use(const struct rb_desc *d)
 	return atomic_load_explicit(&d->state, memory_order_acquire) != RB_DESC_FREE;
 }
 
-/* Publish the consuming position: the writer may now reuse older pages. */
-static void rb_publish_read(struct rb_desc *d, const struct rb_pos *p)
+/*
+ * Publish the consuming position: the writer may now reuse older pages.
+ * A reader of another process's buffer also hands the whole position
+ * back, so that the process's own readers go on from it (rb_shm.c).
+ */
+static void rb_publish_read(struct trev_rb *rb, struct rb_desc *d, const struct rb_cursor *c)
 {
-	if (atomic_load_explicit(&d->read_seq, memory_order_relaxed) != p->seq)
-		atomic_store_explicit(&d->read_seq, p->seq, memory_order_release);
+	if (atomic_load_explicit(&d->read_seq, memory_order_relaxed) != c->pos.seq)
+		atomic_store_explicit(&d->read_seq, c->pos.seq, memory_order_release);
+	if (rb->attached)
+		trev__rb_handoff_put(d, c);
 }
 
 /*
@@ -308,7 +317,7 @@ static void rb_publish_read(struct rb_desc *d, const struct rb_pos *p)
  */
 static void rb_in_flight_before(struct trev_rb *rb, uint64_t ts, int except, uint64_t *write_id)
 {
-	uint32_t hwm = atomic_load_explicit(&rb->desc_hwm, memory_order_acquire);
+	uint32_t hwm = trev__rb_hwm(rb);
 	int self = trev__gettid();
 
 	*write_id = 0;
@@ -318,7 +327,9 @@ static void rb_in_flight_before(struct trev_rb *rb, uint64_t ts, int except, uin
 		if ((int)i == except || atomic_load(&d->state) != RB_DESC_LIVE || d->tid == self)
 			continue;
 		/* Busy before nesting: the writer clears busy after it sets nesting. */
-		if ((!d->busy_ix ||
+		/* Another process's busy words are not ours to read: there, only
+		 * a write that has claimed its bytes is seen in flight. */
+		if ((!d->busy_ix || rb->attached ||
 		     atomic_load_explicit(trev__rb_busy_word(d->busy_ix), memory_order_acquire) == 0) &&
 		    atomic_load_explicit(&d->nesting, memory_order_acquire) == 0)
 			continue;
@@ -359,7 +370,7 @@ static int rb_peek_buffer(struct trev_rb *rb, uint32_t i, struct rb_rec *r)
 		/* Per CPU: the CPU of the first event after the hole. */
 		rb->stage[rb_view(rb, c->pos.cpu)].buf_overrun += skipped;
 	}
-	rb_publish_read(d, &c->pos);
+	rb_publish_read(rb, d, c);
 	return ret;
 }
 
@@ -380,7 +391,7 @@ static int rb_peek_unread(struct trev_rb *rb, uint32_t i, struct rb_cursor *lc, 
 	struct rb_desc *d = &rb->descs[i];
 
 	*skipped = 0;
-	*lc = rb->cursor[i];
+	trev__rb_consumer_pos(rb, i, lc);
 	lc->copy = copy;
 	lc->copy_seq = RB_SEQ_NONE;
 	trev__rb_cursor_sync(rb, d, lc);
@@ -422,12 +433,14 @@ static int rb_oldest_staged(struct trev_rb *rb, struct rb_rec *r)
 static int rb_peek_oldest(struct trev_rb *rb, struct rb_rec *best_rec, int *best_id,
 			  uint64_t *in_flight)
 {
-	uint32_t hwm = atomic_load_explicit(&rb->desc_hwm, memory_order_acquire);
+	uint32_t hwm = trev__rb_hwm(rb);
 	uint64_t empty[RB_MAX_BUFFERS / 64] = { 0 };
 	uint64_t best_ts = UINT64_MAX;
 	struct rb_rec r;
 
 	*best_id = -1;
+	if (atomic_load_explicit(&rb->lent, memory_order_relaxed))
+		return -EBUSY;	/* another process consumes (rb_shm.c) */
 	for (uint32_t i = 0; i < hwm; i++) {
 		int ret = rb_peek_buffer(rb, i, &r);
 
@@ -613,6 +626,8 @@ static void rb_take_event(struct trev_rb *rb, int id, const struct rb_rec *r,
 	s->read_events++;
 	rb_pos_advance(&c->pos, r);
 	rb_local_add(&d->read_events, 1);
+	if (rb->attached)
+		trev__rb_handoff_put(d, c);
 }
 
 /* Move the head event of buffer @id, peeked into @r, to its CPU's queue. */
@@ -624,6 +639,8 @@ static void rb_stage_event(struct trev_rb *rb, int id, const struct rb_rec *r)
 	trev__rb_stage_push(rb, r, c->pos.lost, c->pos.cpu, (uint32_t)id, d->tid);
 	rb_pos_advance(&c->pos, r);
 	rb_local_add(&d->read_events, 1);
+	if (rb->attached)
+		trev__rb_handoff_put(d, c);
 }
 
 int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms)
@@ -650,7 +667,9 @@ int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms
 			ret = 1;
 		} else if (ret == 1) {
 			if (rb_settle_wait(&settle, in_flight)) {
-				pthread_mutex_unlock(&rb->read_lock);
+				if (rb->attached)
+			trev__rb_lent_sync(rb);
+		pthread_mutex_unlock(&rb->read_lock);
 				sched_yield();
 				continue;
 			}
@@ -735,7 +754,7 @@ int trev_rb_nr_cpus(const struct trev_rb *rb)
 /* Events committed to all buffers so far: moves while writers write. */
 static uint64_t rb_committed_all(struct trev_rb *rb)
 {
-	uint32_t hwm = atomic_load_explicit(&rb->desc_hwm, memory_order_acquire);
+	uint32_t hwm = trev__rb_hwm(rb);
 	uint64_t sum = 0;
 
 	for (uint32_t i = 0; i < hwm; i++)
@@ -801,6 +820,8 @@ int trev_rb_consume_cpu(struct trev_rb *rb, int cpu, struct trev_rb_event *ev, i
 			rb_take_event(rb, id, &r, ev, out);
 			ret = 1;
 		}
+		if (rb->attached)
+			trev__rb_lent_sync(rb);
 		pthread_mutex_unlock(&rb->read_lock);
 		if (staged)
 			rb_wake_sleepers(rb);
@@ -881,6 +902,8 @@ int trev_rb_read_page_cpu(struct trev_rb *rb, int cpu, void *page)
 			trev__rb_stage_take_page(rb, cpu, page);
 			ret = 1;
 		}
+		if (rb->attached)
+			trev__rb_lent_sync(rb);
 		pthread_mutex_unlock(&rb->read_lock);
 		if (staged)
 			rb_wake_sleepers(rb);
@@ -1017,8 +1040,10 @@ int trev_rb_read_page(struct trev_rb *rb, void *page, unsigned int *buffer)
 	} else {
 		rb_build_page(rb, c, d, page);
 	}
-	rb_publish_read(d, &c->pos);
+	rb_publish_read(rb, d, c);
 out_unlock:
+	if (rb->attached)
+		trev__rb_lent_sync(rb);
 	pthread_mutex_unlock(&rb->read_lock);
 	return ret;
 }
@@ -1049,12 +1074,14 @@ static bool rb_commit_end(struct trev_rb *rb, struct rb_desc *d, uint64_t *seq, 
 {
 	for (int tries = 0; tries < 100; tries++) {
 		uint64_t cs = atomic_load_explicit(&d->commit_seq, memory_order_acquire);
-		uint32_t page = rb_page_of_seq(d, cs);
-		struct rb_slot *slot = rb_slot_of(rb, page);
+		struct rb_slot *slot;
 		uint64_t commit;
+		uint32_t page;
 
-		if (atomic_load_explicit(&d->tail_seq, memory_order_acquire) == RB_SEQ_NONE)
+		if (atomic_load_explicit(&d->tail_seq, memory_order_acquire) == RB_SEQ_NONE ||
+		    rb_reader_page(rb, d, cs, &page) < 0)
 			return false;
+		slot = rb_slot_of(rb, page);
 		if (atomic_load_explicit(&slot->seq, memory_order_acquire) != cs)
 			continue;
 		commit = atomic_load_explicit((_Atomic uint64_t *)(void *)(rb_page_ptr(rb, page) + 8),
@@ -1063,6 +1090,8 @@ static bool rb_commit_end(struct trev_rb *rb, struct rb_desc *d, uint64_t *seq, 
 			continue;
 		*seq = cs;
 		*off = (uint32_t)(commit & RB_COMMIT_MASK);
+		if (*off > RB_DATA_SIZE)
+			*off = RB_DATA_SIZE;
 		return true;
 	}
 	return false;
@@ -1098,14 +1127,15 @@ struct trev_rb_iter *trev_rb_iter_start_cpu(struct trev_rb *rb, int cpu)
 		}
 		it->nsnap++;
 	}
-	for (uint32_t i = 0; i < atomic_load(&rb->desc_hwm); i++) {
+	for (uint32_t i = 0, hwm = trev__rb_hwm(rb); i < hwm; i++) {
 		struct rb_desc *d = &rb->descs[i];
 		struct rb_iter_buf *b = &it->bufs[it->n];
 
-		struct rb_cursor c = rb->cursor[i];
+		struct rb_cursor c;
 
 		if (!rb_desc_in_use(d))
 			continue;
+		trev__rb_consumer_pos(rb, i, &c);
 		trev__rb_cursor_sync(rb, d, &c);	/* a copy: the consumer's stays */
 		if (!rb_commit_end(rb, d, &b->end_seq, &b->end_off))
 			continue;
@@ -1308,7 +1338,7 @@ int trev_rb_cpu_stats(struct trev_rb *rb, int cpu, struct trev_rb_stats *st)
 	/* Overruns no consumer has met yet: attributed as a consumer will
 	 * attribute them (rb_peek_buffer()), without moving its cursor. */
 	pthread_mutex_lock(&rb->read_lock);
-	for (uint32_t i = 0; i < atomic_load(&rb->desc_hwm); i++) {
+	for (uint32_t i = 0, hwm = trev__rb_hwm(rb); i < hwm; i++) {
 		uint64_t skipped;
 
 		ret = rb_peek_unread(rb, i, &lc, copy, &r, &skipped);
@@ -1337,6 +1367,10 @@ int trev_rb_cpu_stats(struct trev_rb *rb, int cpu, struct trev_rb_stats *st)
 	s = &rb->stage[cpu];
 	st->read_events = s->read_events;
 	st->overrun = s->buf_overrun + s->overrun + overrun;
+	if (atomic_load_explicit(&rb->lent, memory_order_relaxed) && cpu < (int)RB_LENT_CPUS) {
+		st->read_events += atomic_load(&rb->hdr->lent_cpu[cpu].read_events);
+		st->overrun += atomic_load(&rb->hdr->lent_cpu[cpu].buf_overrun);
+	}
 	st->commit_overrun = atomic_load_explicit(&rb->cpu_lost[cpu].commit_overrun,
 						  memory_order_relaxed);
 	st->dropped_events = atomic_load_explicit(&rb->cpu_lost[cpu].dropped,

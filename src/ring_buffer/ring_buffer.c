@@ -5,6 +5,7 @@
  * The protocol is described in rb_internal.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <linux/membarrier.h>
@@ -392,8 +393,11 @@ static rb_cold struct rb_desc *rb_desc_new(struct trev_rb *rb)
 			return NULL;
 		}
 	}
-	if (d - rb->descs >= (long)atomic_load(&rb->desc_hwm))
+	if (d - rb->descs >= (long)atomic_load(&rb->desc_hwm)) {
 		atomic_store_explicit(&rb->desc_hwm, (uint32_t)(d - rb->descs) + 1, memory_order_release);
+		atomic_store_explicit(&rb->hdr->desc_hwm, (uint32_t)(d - rb->descs) + 1,
+				      memory_order_release);
+	}
 	d->first_page = first;
 	d->nr_pages = nr;
 	d->tid = trev__gettid();
@@ -903,12 +907,14 @@ static void rb_record_set(struct trev_rb *rb, bool on)
 
 void trev_rb_record_on(struct trev_rb *rb)
 {
-	rb_record_set(rb, true);
+	if (!rb->attached)
+		rb_record_set(rb, true);
 }
 
 void trev_rb_record_off(struct trev_rb *rb)
 {
-	rb_record_set(rb, false);
+	if (!rb->attached)
+		rb_record_set(rb, false);
 }
 
 int trev_rb_record_is_on(const struct trev_rb *rb)
@@ -956,6 +962,8 @@ static void rb_control_unlock(struct trev_rb *rb)
 
 int trev_rb_reset(struct trev_rb *rb)
 {
+	if (rb->attached)
+		return -EPERM;
 	rb_control_lock(rb);
 	rb_pause_all(rb);
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++) {
@@ -1022,7 +1030,9 @@ int trev_rb_resize(struct trev_rb *rb, unsigned int size_kb)
 	uint32_t old_pages = 0, new_pages = 0, cap;
 	int err = 0;
 
-	if (size_kb == 0 || nr < RB_MIN_PAGES || nr > rb->hdr->nr_pages)
+	if (rb->attached)
+		return -EPERM;
+	if (size_kb == 0 || nr < RB_MIN_PAGES || nr > rb->nr_pages)
 		return -EINVAL;
 	rb_control_lock(rb);
 	/* Allocate every new run first, so a failure changes nothing. The cap
@@ -1075,7 +1085,9 @@ int trev_rb_set_cap(struct trev_rb *rb, unsigned int cap_kb)
 {
 	uint64_t pages = (uint64_t)cap_kb * 1024 / RB_PAGE_SIZE;
 
-	if (pages < RB_MIN_PAGES || pages > rb->hdr->nr_pages)
+	if (rb->attached)
+		return -EPERM;
+	if (pages < RB_MIN_PAGES || pages > rb->nr_pages)
 		return -EINVAL;
 	atomic_store(&rb->hdr->cap_pages, (uint32_t)pages);
 	return 0;
@@ -1088,6 +1100,8 @@ unsigned int trev_rb_cap_kb(const struct trev_rb *rb)
 
 int trev_rb_set_overwrite(struct trev_rb *rb, int overwrite)
 {
+	if (rb->attached)
+		return -EPERM;
 	if (overwrite != 0 && overwrite != 1)
 		return -EINVAL;
 	atomic_store(&rb->hdr->overwrite, (uint32_t)overwrite);
@@ -1101,6 +1115,8 @@ int trev_rb_overwrite(const struct trev_rb *rb)
 
 int trev_rb_set_clock(struct trev_rb *rb, int clock)
 {
+	if (rb->attached)
+		return -EPERM;
 	if (clock < 0 || clock >= TREV_CLOCK__COUNT)
 		return -EINVAL;
 	if ((int)atomic_load(&rb->hdr->clock) == clock)
@@ -1150,20 +1166,18 @@ int trev_rb_memfd(const struct trev_rb *rb)
 /* ------------------------------------------------------------------ */
 /* Creation, destruction, fork                                          */
 
-static size_t rb_round_page(size_t n)
-{
-	return (n + RB_PAGE_SIZE - 1) & ~(size_t)(RB_PAGE_SIZE - 1);
-}
-
 /* Map a fresh, zeroed region of rb->region_size at @addr (or anywhere). */
 static int rb_map_region(struct trev_rb *rb, void *addr)
 {
-	int fd = memfd_create("trev-ring-buffer", MFD_CLOEXEC);
+	int fd = memfd_create("trev-ring-buffer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	void *p;
 
 	if (fd < 0)
 		return -errno;
-	if (ftruncate(fd, (off_t)rb->region_size) < 0) {
+	/* Sealed at its size: a process that maps it (trev_rb_attach()) must
+	 * not meet SIGBUS because the file shrank under it. */
+	if (ftruncate(fd, (off_t)rb->region_size) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
 		int err = -errno;
 
 		close(fd);
@@ -1194,17 +1208,19 @@ static void rb_init_region(struct trev_rb *rb, uint32_t nr_pages, uint32_t size_
 	hdr->version = RB_VERSION;
 	hdr->page_size = RB_PAGE_SIZE;
 	hdr->nr_pages = nr_pages;
-	hdr->desc_off = RB_PAGE_SIZE;
-	hdr->slot_off = hdr->desc_off + rb_round_page(RB_MAX_BUFFERS * sizeof(struct rb_desc));
-	hdr->page_off = hdr->slot_off + rb_round_page((size_t)nr_pages * sizeof(struct rb_slot));
+	trev__rb_geometry(nr_pages, &hdr->desc_off, &hdr->slot_off, &hdr->page_off);
 	rb_record_set(rb, true);
 	atomic_store(&hdr->overwrite, (uint32_t)overwrite);
 	atomic_store(&hdr->clock, (uint32_t)clock);
 	atomic_store(&rb->tsc_clock, clock == TREV_CLOCK_LOCAL && trev__tsc.usable);
 	atomic_store(&hdr->size_pages, size_pages);
 	atomic_store(&hdr->cap_pages, cap_pages);
+	atomic_store(&hdr->desc_hwm, 0);
 	rb->descs = (struct rb_desc *)(rb->base + hdr->desc_off);
 	rb->pages = rb->base + hdr->page_off;
+	rb->slot_off = hdr->slot_off;
+	rb->page_off = hdr->page_off;
+	rb->nr_pages = nr_pages;
 	atomic_store(&rb->desc_hwm, 0);
 	memset(rb->page_map, 0, nr_pages);
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
@@ -1231,6 +1247,7 @@ static void rb_atfork_child(void)
 			rb->cursor[k].gen = UINT64_MAX;
 		trev__rb_stage_clear(rb, false);
 		atomic_store(&rb->sleepers, 0);
+		atomic_store(&rb->lent, 0);	/* the fresh region is lent to nobody */
 		if (rb_map_region(rb, rb->base) < 0)
 			abort();	/* the child cannot trace; nothing sane remains */
 		rb_init_region(rb, rb->saved.nr_pages, rb->saved.size_pages, rb->saved.cap_pages,
@@ -1271,6 +1288,12 @@ static void rb_global_init(void)
 	trev__clock_init();
 }
 
+/* The process-wide set-up: clocks, fork handlers, membarrier. */
+void trev__rb_global_init(void)
+{
+	pthread_once(&global_once, rb_global_init);
+}
+
 int trev_rb_create(struct trev_rb **out, const struct trev_rb_options *opts)
 {
 	struct trev_rb_options o = { 0 };
@@ -1278,7 +1301,7 @@ int trev_rb_create(struct trev_rb **out, const struct trev_rb_options *opts)
 	struct trev_rb *rb;
 	int err;
 
-	pthread_once(&global_once, rb_global_init);
+	trev__rb_global_init();
 	if (opts)
 		o = *opts;
 	if (o.size_kb == 0)
@@ -1306,9 +1329,7 @@ int trev_rb_create(struct trev_rb **out, const struct trev_rb_options *opts)
 		err = -ENOMEM;
 		goto out_free_stage;
 	}
-	rb->region_size = RB_PAGE_SIZE + rb_round_page(RB_MAX_BUFFERS * sizeof(struct rb_desc)) +
-			  rb_round_page((size_t)cap_pages * sizeof(struct rb_slot)) +
-			  (size_t)cap_pages * RB_PAGE_SIZE;
+	rb->region_size = trev__rb_geometry(cap_pages, NULL, NULL, NULL);
 	err = rb_map_region(rb, NULL);
 	if (err < 0)
 		goto out_free_map;
@@ -1346,6 +1367,10 @@ void trev_rb_destroy(struct trev_rb *rb)
 {
 	if (!rb)
 		return;
+	if (rb->attached) {
+		trev__rb_detach(rb);
+		return;
+	}
 	pthread_mutex_lock(&sets_lock);
 	sets[rb->set] = NULL;
 	pthread_mutex_unlock(&sets_lock);

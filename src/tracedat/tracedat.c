@@ -1103,11 +1103,15 @@ int trev_dat_finish(struct trev_dat *dat)
 	ret = meta_read(dat, &meta);
 	if (ret && dat->snap) {
 		struct dat_buf kallsyms = { 0 };
+		char *text = NULL;
+		ssize_t n;
 
 		/*
 		 * The source is gone (or broken): the last snapshot stands in,
 		 * with kallsyms made again for the addresses of the pages read
-		 * since (symbol() answers from what the source kept).
+		 * since (symbol() answers from what the source kept), and the
+		 * thread names again if the source still has them (a buffer
+		 * that outlived its process has).
 		 */
 		meta_free(&meta);
 		meta = *dat->snap;
@@ -1119,6 +1123,20 @@ int trev_dat_finish(struct trev_dat *dat)
 		} else {
 			buf_free(&kallsyms);
 		}
+		n = src_read_opt(dat->src, "saved_cmdlines", &text);
+		if (n > 0) {
+			struct dat_buf cmdlines = { 0 };
+
+			buf_u64(&cmdlines, (uint64_t)n);
+			buf_put(&cmdlines, text, (size_t)n);
+			if (!cmdlines.err) {
+				buf_free(&meta.cmdlines);
+				meta.cmdlines = cmdlines;
+			} else {
+				buf_free(&cmdlines);
+			}
+		}
+		free(text);
 		ret = 0;
 	}
 	if (ret)

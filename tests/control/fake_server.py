@@ -73,7 +73,7 @@ def serve(c):
         if data is None:
             break
         if op == 1:
-            reply(c, op, handle, 2, b"trev 0.1.0 pid %d\n" % pid)
+            reply(c, op, handle, 3, b"trev 0.1.0 pid %d\n" % pid)
         elif op == 2:
             mode = data.decode(errors="replace")
             done = False

@@ -130,8 +130,8 @@ assert r and r[1] == -71, r
 # an unknown op: EOPNOTSUPP (-95), and the connection goes on
 s = conn(); s.sendall(struct.pack("<IHHIiI", MAGIC, 77, 0, 0, 0, 0)); r = reply(s)
 assert r and r[1] == -95, r
-s.sendall(struct.pack("<IHHIiI", MAGIC, 1, 0, 0, 0, 4) + struct.pack("<I", 2)); r = reply(s)
-assert r and r[1] == 2 and r[2].startswith(b"trev "), r
+s.sendall(struct.pack("<IHHIiI", MAGIC, 1, 0, 0, 0, 4) + struct.pack("<I", 3)); r = reply(s)
+assert r and r[1] == 3 and r[2].startswith(b"trev "), r
 # bad handles, bad paths, bad flags
 for op, handle, arg, payload, want in [
         (3, 9, 16, struct.pack("<i", 0), -9),      # READ of a handle never opened: EBADF
@@ -160,7 +160,7 @@ s = conn(); s.sendall(b"TRV"); s.close()
 import time
 def hello(c):
     try:
-        c.sendall(struct.pack("<IHHIiI", MAGIC, 1, 0, 0, 0, 4) + struct.pack("<I", 2))
+        c.sendall(struct.pack("<IHHIiI", MAGIC, 1, 0, 0, 0, 4) + struct.pack("<I", 3))
     except (BrokenPipeError, ConnectionResetError):
         pass    # refused at once: the refusal is still there to read
     try:
@@ -172,7 +172,7 @@ end = time.monotonic() + 60
 while True:
     held = [conn() for _ in range(16)]
     res = [hello(c) for c in held]
-    if all(r == 2 for r in res):
+    if all(r == 3 for r in res):
         break
     assert all(r in (2, -16, None) for r in res), res
     assert time.monotonic() < end, "closed connections still counted after 60 s: %s" % res

@@ -57,7 +57,7 @@ def reply():
 def call(op, handle=0, arg=0, payload=b""):
     s.sendall(struct.pack("<IHHIiI", MAGIC, op, 0, handle, arg, len(payload)) + payload)
     return reply()
-assert call(1, payload=struct.pack("<I", 2))[1] == 2
+assert call(1, payload=struct.pack("<I", 3))[1] == 3
 print("hello", flush=True)
 args = sys.argv[2:]
 while args:

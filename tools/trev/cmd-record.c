@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <trev/ring_buffer.h>
+
 #include "control/proto.h"
 #include "remote.h"
 #include "remote_source.h"
@@ -652,17 +654,25 @@ static void rec_progress(const struct rec *rec, int64_t start_ms, uint64_t *last
 	*last_ms = now;
 }
 
-/* The losses per_cpu/cpuN/stats counts, for the summary. */
-static void rec_read_stats(struct rec *rec)
+/*
+ * The losses per_cpu/cpuN/stats counts, for the summary. With the buffer
+ * mapped here, overruns are met by our reads, so our view counts them (and
+ * still does once the process is gone); refused writes are counted in the
+ * process only.
+ */
+static void rec_read_stats(struct rec *rec, bool alive)
 {
 	for (int cpu = 0; cpu < rec->nr_cpus; cpu++) {
 		char path[64], *text = NULL, *p;
 		struct rec_cpu *c = &rec->cpus[cpu];
+		struct trev_rb_stats st;
 
+		if (rec->rs.shm && trev_rb_cpu_stats(rec->rs.shm, cpu, &st) == 0)
+			c->overrun = st.overrun;
 		snprintf(path, sizeof(path), "per_cpu/cpu%d/stats", cpu);
-		if (trev_remote_read_file(rec->r, path, &text) < 0)
+		if (!alive || trev_remote_read_file(rec->r, path, &text) < 0)
 			continue;
-		if ((p = strstr(text, "\noverrun: ")))
+		if (!rec->rs.shm && (p = strstr(text, "\noverrun: ")))
 			c->overrun = strtoull(p + 10, NULL, 10);
 		if ((p = strstr(text, "commit overrun: ")))
 			c->commit_overrun = strtoull(p + 16, NULL, 10);
@@ -728,7 +738,7 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 		}
 		if (rec_now_ms() >= next_snapshot) {
 			trev_dat_snapshot(rec->dat);
-			rec_read_stats(rec);
+			rec_read_stats(rec, true);
 			next_snapshot = rec_now_ms() + REC_SNAPSHOT_MS;
 		}
 		if (got == 0) {
@@ -742,15 +752,18 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 			idle_cpu = (idle_cpu + 1) % rec->nr_cpus;
 		}
 	}
-	if (*end != REC_END_GONE && *end != REC_END_BROKEN) {
-		/* The last pages: read until every CPU is empty. */
+	if (*end != REC_END_BROKEN && (*end != REC_END_GONE || rec->rs.shm)) {
+		/*
+		 * The last pages: read until every CPU is empty. A buffer mapped
+		 * here outlives its process: a process that died leaves every
+		 * event it committed.
+		 */
 		while ((got = rec_drain_once(rec)) > 0)
 			;
 		if (got < 0)
 			*end = got == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
 	}
-	if (*end != REC_END_GONE && *end != REC_END_BROKEN)
-		rec_read_stats(rec);
+	rec_read_stats(rec, *end != REC_END_GONE && *end != REC_END_BROKEN);
 	if (tty)
 		fputs("\r\033[K", stderr);
 	return 0;
@@ -932,6 +945,7 @@ int cmd_record(int argc, char **argv)
 	struct stat st;
 	int ret, status = 1, wstatus;
 	bool keep_child = false;
+	char pid_text[32];
 
 	if (rec_parse(&rec, argc, argv) < 0) {
 		fputs(record_help, stderr);
@@ -962,6 +976,10 @@ int cmd_record(int argc, char **argv)
 	trev_remote_source_init(&rec.rs, rec.r, rec.pid);
 	if (rec_configure(&rec) < 0)
 		goto out_restore;
+	ret = trev_remote_source_map(&rec.rs);
+	if (ret < 0)
+		trev_err("process %d: its buffer cannot be mapped here (%s); pages come over the "
+			 "socket, and end with the process", (int)rec.pid, strerror(-ret));
 	ret = trev_dat_open(&rec.dat, rec.output, rec.version, &rec.rs.src);
 	if (ret < 0) {
 		trev_err("%s: %s", rec.output, strerror(-ret));
@@ -1003,9 +1021,13 @@ int cmd_record(int argc, char **argv)
 			    stat(rec.output, &st) == 0 ? (long long)st.st_size : -1LL);
 		status = end == REC_END_BROKEN;
 	}
-	if (end == REC_END_GONE && rec.own_child)
+	snprintf(pid_text, sizeof(pid_text), "process %d", (int)rec.pid);
+	if (end == REC_END_GONE && rec.rs.shm)
+		trev_err("%s ended without exiting normally: every event it committed was read "
+			 "from its buffer", rec.own_child ? rec.argv[0] : pid_text);
+	else if (end == REC_END_GONE && rec.own_child && !rec.rs.shm)
 		trev_err("%s ended without exiting normally: its last events are lost", rec.argv[0]);
-	else if (end == REC_END_GONE)
+	else if (end == REC_END_GONE && !rec.rs.shm)
 		trev_err("process %d ended without exiting normally: its last events are lost",
 			 (int)rec.pid);
 	else if (end == REC_END_EXIT && !rec.own_child)

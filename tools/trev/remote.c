@@ -536,6 +536,94 @@ int trev_remote_hold(struct trev_remote *r)
 	return 0;
 }
 
+/*
+ * Receive a reply header and the descriptors that came with its first
+ * byte. Return: 0 with *@fds (up to @max, the rest closed) and *@nfds set,
+ * or a negative errno; -EPROTO when descriptors were cut off.
+ */
+static int rmt_recv_hdr_fds(struct trev_remote *r, struct trev_proto_hdr *h, int *fds, int max,
+			    int *nfds)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+	} ctrl;
+	struct iovec iov = { .iov_base = h, .iov_len = sizeof(*h) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctrl.buf,
+			      .msg_controllen = sizeof(ctrl.buf) };
+	ssize_t n;
+
+	*nfds = 0;
+	do
+		n = recvmsg(r->fd, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return -ECONNRESET;
+	if (n < 0)
+		return -errno;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		size_t count;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
+		    cm->cmsg_len < CMSG_LEN(0))
+			continue;
+		count = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < count; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			if (*nfds < max)
+				fds[(*nfds)++] = fd;
+			else
+				close(fd);
+		}
+	}
+	if (msg.msg_flags & MSG_CTRUNC) {
+		while (*nfds)
+			close(fds[--*nfds]);
+		return -EPROTO;
+	}
+	if ((size_t)n < sizeof(*h)) {
+		int ret = trev_proto_io(r->fd, (uint8_t *)h + n, sizeof(*h) - (size_t)n, false);
+
+		if (ret) {
+			while (*nfds)
+				close(fds[--*nfds]);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int trev_remote_map(struct trev_remote *r, unsigned int flags, int *memfd)
+{
+	struct rmt_req q = { .op = TREV_OP_MAP, .arg = (int32_t)flags };
+	struct trev_proto_hdr h = { TREV_PROTO_MAGIC, TREV_OP_MAP, 0, 0, (int32_t)flags, 0 };
+	int fds[4], nfds, ret;
+
+	if (r->broken)
+		return r->broken;
+	ret = trev_proto_io(r->fd, &h, sizeof(h), true);
+	if (!ret)
+		ret = rmt_recv_hdr_fds(r, &h, fds, 4, &nfds);
+	if (ret == -EPROTO)
+		return rmt_malformed(r, TREV_OP_MAP, "more descriptors than fit the message");
+	if (ret)
+		return rmt_break(r, ret);
+	ret = rmt_check_header(r, &q, &h);
+	if (ret == 0 && h.arg == 0 && nfds != 1)
+		ret = rmt_malformed(r, TREV_OP_MAP, "%d descriptors, not 1", nfds);
+	else if (ret == 0 && h.arg < 0 && nfds)
+		ret = rmt_malformed(r, TREV_OP_MAP, "error %d with %d descriptors", h.arg, nfds);
+	if (ret < 0 || h.arg < 0) {
+		while (nfds)
+			close(fds[--nfds]);
+		return ret < 0 ? ret : h.arg;
+	}
+	*memfd = fds[0];
+	return 0;
+}
+
 int trev_remote_hold_wait(struct trev_remote *r, int timeout_ms)
 {
 	struct pollfd p = { .fd = r->fd, .events = POLLIN };

@@ -86,6 +86,17 @@ int trev_remote_hold(struct trev_remote *r);
 int trev_remote_hold_wait(struct trev_remote *r, int timeout_ms);
 
 /*
+ * trev_remote_map() - MAP: receive the memfd of the process's ring buffer
+ * (proto.h), to read with trev_rb_attach(), which checks what it holds.
+ * @flags: TREV_MAP_*; with TREV_MAP_CONSUME this connection consumes the
+ *         buffer until it closes
+ * Return: 0 with *@memfd set (the caller closes it), the process's
+ * negative errno, or -EPROTO for a malformed reply (reported): a reply
+ * must carry exactly one descriptor, an error none.
+ */
+int trev_remote_map(struct trev_remote *r, unsigned int flags, int *memfd);
+
+/*
  * trev_remote_malformed() - report a reply to @op (TREV_OP_*) that its
  * caller found malformed ("process N sent a malformed reply to OP: ...")
  * and give the connection up. Return: -EPROTO.

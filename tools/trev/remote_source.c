@@ -11,6 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include <trev/ring_buffer.h>
+
 #include "control/proto.h"
 #include "remote.h"
 #include "remote_source.h"
@@ -20,9 +24,47 @@ static struct trev_remote_source *rs_of(const struct trev_dat_source *src)
 	return (struct trev_remote_source *)((char *)src - offsetof(struct trev_remote_source, src));
 }
 
+/*
+ * The thread names of the buffer mapped here, "TID COMM" lines as
+ * saved_cmdlines has them: every thread that wrote, the dead ones too,
+ * still there once the process is gone.
+ */
+static ssize_t rs_mapped_cmdlines(struct trev_rb *rb, char **text)
+{
+	unsigned int ids[1024];
+	int n = trev_rb_buffers(rb, ids, 1024);
+	size_t cap = (size_t)(n > 0 ? n : 0) * 32 + 1, len = 0;
+	char *out = malloc(cap);
+
+	if (!out)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		struct trev_rb_stats st;
+		char comm[16];
+
+		if (trev_rb_buffer_stats(rb, ids[i], &st) < 0 || st.tid <= 0)
+			continue;
+		trev_rb_buffer_comm(rb, ids[i], comm);
+		/* Names are the process's: only printable bytes go into the file. */
+		for (char *c = comm; *c; c++)
+			if (*c < 0x21 || *c > 0x7e)
+				*c = '?';
+		len += (size_t)snprintf(out + len, cap - len, "%d %s\n", (int)st.tid,
+					comm[0] ? comm : "<...>");
+	}
+	out[len] = '\0';
+	*text = out;
+	return (ssize_t)len;
+}
+
 static ssize_t rs_read_file(const struct trev_dat_source *src, const char *path, char **text)
 {
-	return trev_remote_read_file(rs_of(src)->r, path, text);
+	struct trev_remote_source *rs = rs_of(src);
+	ssize_t n = trev_remote_read_file(rs->r, path, text);
+
+	if (n < 0 && rs->shm && strcmp(path, "saved_cmdlines") == 0)
+		return rs_mapped_cmdlines(rs->shm, text);
+	return n;
 }
 
 struct rs_list {
@@ -76,6 +118,11 @@ static int rs_read_page(const struct trev_dat_source *src, int cpu, void *page)
 
 	if (cpu < 0 || cpu >= TREV_REMOTE_MAX_CPUS)
 		return -EINVAL;
+	if (rs->shm) {
+		int ret = trev_rb_read_page_cpu(rs->shm, cpu, page);
+
+		return ret == -EAGAIN ? 0 : ret;	/* a flood elsewhere: next CPU */
+	}
 	b = &rs->batch[cpu];
 	if (b->next == b->nr) {
 		if (!rs->raw[cpu]) {
@@ -132,6 +179,17 @@ void trev_remote_source_init(struct trev_remote_source *rs, struct trev_remote *
 	trev_remote_symbols_init(&rs->syms, pid);
 }
 
+int trev_remote_source_map(struct trev_remote_source *rs)
+{
+	int fd, ret = trev_remote_map(rs->r, TREV_MAP_CONSUME, &fd);
+
+	if (ret < 0)
+		return ret;
+	ret = trev_rb_attach(&rs->shm, fd);
+	close(fd);
+	return ret;
+}
+
 void trev_remote_source_close(struct trev_remote_source *rs)
 {
 	for (int cpu = 0; cpu < TREV_REMOTE_MAX_CPUS; cpu++) {
@@ -143,4 +201,6 @@ void trev_remote_source_close(struct trev_remote_source *rs)
 		rs->batch[cpu] = (struct trev_remote_batch){ NULL, 0, 0 };
 	}
 	trev_remote_symbols_free(&rs->syms);
+	trev_rb_destroy(rs->shm);
+	rs->shm = NULL;
 }

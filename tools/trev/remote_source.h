@@ -8,6 +8,7 @@
 #include "remote_symbols.h"
 
 struct trev_remote;
+struct trev_rb;
 
 /*
  * The CPUs one connection can read: each keeps its trace_pipe_raw open,
@@ -31,6 +32,7 @@ struct trev_remote_source {
 	int raw[TREV_REMOTE_MAX_CPUS];		/* per_cpu/cpuN/trace_pipe_raw handle, 0: not open */
 	struct trev_remote_batch batch[TREV_REMOTE_MAX_CPUS];
 	struct trev_remote_symbols syms;	/* the process's code addresses to names */
+	struct trev_rb *shm;			/* its ring buffer, mapped (MAP), or NULL */
 };
 
 /*
@@ -41,6 +43,15 @@ struct trev_remote_source {
  * @pid's mappings and files (remote_symbols.h), whose maps are read now.
  */
 void trev_remote_source_init(struct trev_remote_source *rs, struct trev_remote *r, pid_t pid);
+
+/*
+ * trev_remote_source_map() - read pages from the process's ring buffer
+ * mapped into this process (MAP with TREV_MAP_CONSUME on the source's
+ * connection, then trev_rb_attach()), not over the socket: the process
+ * copies nothing, and the pages stay readable after it died.
+ * Return: 0, or a negative errno (the source then reads over the socket).
+ */
+int trev_remote_source_map(struct trev_remote_source *rs);
 
 /* Close the page handles, free the batches and the symbols (the connection stays). */
 void trev_remote_source_close(struct trev_remote_source *rs);

@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A trace buffer read from another process: the region's geometry, mapping
+ * a region handed over as a memfd (trev_rb_attach()), and the consuming
+ * position lent from the traced process to that reader and back.
+ *
+ * ## Who consumes
+ *
+ * A buffer has one consuming position (docs/ring-buffer.md). When a
+ * recorder in another process maps the region to consume it, the traced
+ * process lends it that position:
+ *
+ *   traced process                       recorder (trev_rb_attach())
+ *   trev_rb_lend_consumer():
+ *     read_lock; every cursor's position
+ *     → its descriptor's handoff; lent++   cursors ← handoff positions
+ *     (local consumers now get -EBUSY)     consumes: pages, merge, staging
+ *                                           as in process; after every
+ *                                           event and page: handoff ← pos
+ *   trev_rb_return_consumer():
+ *     read_lock; cursors ← handoff; lent--
+ *
+ * The handoff is a seqlock written by the one recorder (odd while it
+ * writes). The traced process takes it back when the recorder's connection
+ * closes, whether the recorder finished or died: a recorder killed in the
+ * middle of a handoff write leaves it odd, and the buffer's cursor then
+ * starts again at the page the recorder had published (read_seq), so the
+ * rest of that page may be read twice. Events the recorder had taken but
+ * not written out die with it, as pages in a killed trace-cmd's pipe do.
+ *
+ * ## Trusting nothing
+ *
+ * The recorder reads memory that the traced process can change at any
+ * time. trev_rb_attach() checks the header against the file's size once
+ * and keeps the geometry privately; the memfd must be sealed against
+ * shrinking (no SIGBUS). Every descriptor field a reader uses is bounds-
+ * checked where it is used (rb_reader_page(), rb_view()), page copies are
+ * validated before decoding (rb_decode() never reads past a copy), and
+ * every walk is bounded (RB_ATTACHED_MAX_STEPS), so a hostile or dead
+ * writer yields wrong events at worst, never a crash or a hang.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ring_buffer/rb_internal.h"
+
+_Static_assert(sizeof(struct rb_region) <= RB_PAGE_SIZE, "the region header is one page");
+
+static uint64_t rb_round_page(uint64_t n)
+{
+	return (n + RB_PAGE_SIZE - 1) & ~(uint64_t)(RB_PAGE_SIZE - 1);
+}
+
+/*
+ * trev__rb_geometry() - where the parts of a region of @nr_pages pages lie
+ * @desc_off, @slot_off, @page_off: receive the offsets (each may be NULL)
+ *
+ * Return: the region's size in bytes.
+ */
+size_t trev__rb_geometry(uint32_t nr_pages, uint64_t *desc_off, uint64_t *slot_off,
+			 uint64_t *page_off)
+{
+	uint64_t desc = RB_PAGE_SIZE;
+	uint64_t slot = desc + rb_round_page((uint64_t)RB_MAX_BUFFERS * sizeof(struct rb_desc));
+	uint64_t page = slot + rb_round_page((uint64_t)nr_pages * sizeof(struct rb_slot));
+
+	if (desc_off)
+		*desc_off = desc;
+	if (slot_off)
+		*slot_off = slot;
+	if (page_off)
+		*page_off = page;
+	return (size_t)(page + (uint64_t)nr_pages * RB_PAGE_SIZE);
+}
+
+/* Descriptors a reader looks at: [0, hwm). */
+uint32_t trev__rb_hwm(struct trev_rb *rb)
+{
+	uint32_t hwm;
+
+	if (!rb->attached)
+		return atomic_load_explicit(&rb->desc_hwm, memory_order_acquire);
+	hwm = atomic_load_explicit(&rb->hdr->desc_hwm, memory_order_acquire);
+	return hwm < RB_MAX_BUFFERS ? hwm : RB_MAX_BUFFERS;
+}
+
+/* ------------------------------------------------------------------ */
+/* The hand-over position                                               */
+
+static void rb_pos_to_shared(struct rb_pos_shared *o, const struct rb_pos *p)
+{
+	o->seq = p->seq;
+	o->ts = p->ts;
+	o->entry = p->entry;
+	o->lost = p->lost;
+	o->drops_seen = p->drops_seen;
+	o->off = p->off;
+	o->cpu = p->cpu;
+	o->entered = p->entered;
+	o->consumed = p->consumed;
+}
+
+/*
+ * Publish the consuming position of @c in @d's handoff. Context: the one
+ * consumer of @d (under its read_lock).
+ */
+void trev__rb_handoff_put(struct rb_desc *d, const struct rb_cursor *c)
+{
+	uint32_t seq = atomic_load_explicit(&d->handoff_seq, memory_order_relaxed);
+	struct rb_handoff h = { .valid = 1, .gen = c->gen };
+
+	rb_pos_to_shared(&h.pos, &c->pos);
+	atomic_store_explicit(&d->handoff_seq, seq | 1u, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);	/* odd before the fields */
+	memcpy(&d->handoff, &h, sizeof(h));
+	atomic_store_explicit(&d->handoff_seq, (seq | 1u) + 1, memory_order_release);
+}
+
+/* No position in @d's handoff any more. */
+static void rb_handoff_clear(struct rb_desc *d)
+{
+	uint32_t seq = atomic_load_explicit(&d->handoff_seq, memory_order_relaxed);
+
+	atomic_store_explicit(&d->handoff_seq, seq | 1u, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	d->handoff.valid = 0;
+	atomic_store_explicit(&d->handoff_seq, (seq | 1u) + 1, memory_order_release);
+}
+
+/*
+ * Read @d's handoff into @pos and @gen, validated: an odd or changing
+ * sequence, no position, or one for another gen of the buffer gives false.
+ */
+static bool rb_handoff_get(struct rb_desc *d, struct rb_pos *pos, uint64_t *gen)
+{
+	uint32_t s1 = atomic_load_explicit(&d->handoff_seq, memory_order_acquire);
+	struct rb_handoff h;
+
+	if (s1 & 1u)
+		return false;
+	rb_copy_racy((uint8_t *)&h, (const uint8_t *)&d->handoff, sizeof(h));
+	if (rb_seq_recheck32(&d->handoff_seq) != s1 || h.valid != 1 ||
+	    h.gen != atomic_load_explicit(&d->gen, memory_order_acquire))
+		return false;
+	*gen = h.gen;
+	*pos = (struct rb_pos){
+		.seq = h.pos.seq,
+		.off = h.pos.off,
+		.cpu = h.pos.cpu,
+		.ts = h.pos.ts,
+		.entry = h.pos.entry,
+		.lost = h.pos.lost,
+		.drops_seen = h.pos.drops_seen,
+		.entered = h.pos.entered != 0,
+		.consumed = h.pos.consumed != 0,
+	};
+	return true;
+}
+
+/*
+ * trev__rb_consumer_pos() - a copy of buffer @i's consuming cursor, for a
+ * pure reader (statistics, iterators): while the position is lent, the
+ * borrower's latest handoff. The copy has no page copy of its own.
+ * Under read_lock.
+ */
+void trev__rb_consumer_pos(struct trev_rb *rb, uint32_t i, struct rb_cursor *out)
+{
+	struct rb_pos pos;
+	uint64_t gen;
+
+	*out = rb->cursor[i];
+	if (atomic_load_explicit(&rb->lent, memory_order_relaxed) &&
+	    rb_handoff_get(&rb->descs[i], &pos, &gen)) {
+		out->pos = pos;
+		out->gen = gen;
+		out->copy_seq = RB_SEQ_NONE;
+	}
+}
+
+/* Drop the page copy of cursor @c: its position may have moved elsewhere. */
+static void rb_cursor_forget_copy(struct rb_cursor *c)
+{
+	c->copy_seq = RB_SEQ_NONE;
+	c->copy_size = 0;
+	c->copy_final = false;
+}
+
+/*
+ * The borrower's per-CPU counts into the region, for the lender's
+ * statistics. Context: an attached buffer's consumer, under read_lock.
+ */
+void trev__rb_lent_sync(struct trev_rb *rb)
+{
+	for (int v = 0; v < rb->nr_cpus && v < (int)RB_LENT_CPUS; v++) {
+		atomic_store_explicit(&rb->hdr->lent_cpu[v].read_events, rb->stage[v].read_events,
+				      memory_order_relaxed);
+		atomic_store_explicit(&rb->hdr->lent_cpu[v].buf_overrun, rb->stage[v].buf_overrun,
+				      memory_order_relaxed);
+	}
+}
+
+int trev_rb_lend_consumer(struct trev_rb *rb)
+{
+	if (rb->attached)
+		return -EPERM;
+	pthread_mutex_lock(&rb->read_lock);
+	if (atomic_load(&rb->lent)) {
+		pthread_mutex_unlock(&rb->read_lock);
+		return -EBUSY;	/* one consumer: two would split the events */
+	}
+	for (uint32_t v = 0; v < RB_LENT_CPUS; v++) {
+		atomic_store(&rb->hdr->lent_cpu[v].read_events, 0);
+		atomic_store(&rb->hdr->lent_cpu[v].buf_overrun, 0);
+	}
+	for (uint32_t i = 0, hwm = trev__rb_hwm(rb); i < hwm; i++) {
+		struct rb_desc *d = &rb->descs[i];
+
+		if (atomic_load(&d->state) == RB_DESC_FREE)
+			continue;
+		trev__rb_cursor_sync(rb, d, &rb->cursor[i]);
+		trev__rb_handoff_put(d, &rb->cursor[i]);
+	}
+	atomic_fetch_add(&rb->lent, 1);
+	pthread_mutex_unlock(&rb->read_lock);
+	return 0;
+}
+
+int trev_rb_return_consumer(struct trev_rb *rb)
+{
+	if (rb->attached)
+		return -EPERM;
+	pthread_mutex_lock(&rb->read_lock);
+	if (atomic_load(&rb->lent) == 0) {
+		pthread_mutex_unlock(&rb->read_lock);
+		return -EINVAL;
+	}
+	for (uint32_t i = 0, hwm = trev__rb_hwm(rb); i < hwm; i++) {
+		struct rb_desc *d = &rb->descs[i];
+		struct rb_cursor *c = &rb->cursor[i];
+		struct rb_pos pos;
+		uint64_t gen;
+
+		if (atomic_load(&d->state) == RB_DESC_FREE)
+			continue;
+		rb_cursor_forget_copy(c);
+		if (rb_handoff_get(d, &pos, &gen)) {
+			c->pos = pos;
+			c->gen = gen;
+		} else if (c->gen == atomic_load(&d->gen)) {
+			/* Torn by a recorder that died writing it: the page it
+			 * published, from its start. */
+			uint64_t seq = atomic_load(&d->read_seq);
+
+			if (seq > c->pos.seq)
+				c->pos = (struct rb_pos){ .seq = seq, .entry = c->pos.entry,
+							  .drops_seen = c->pos.drops_seen };
+		}
+		rb_handoff_clear(d);
+	}
+	/* What the borrowers counted per CPU is this buffer's history now. */
+	for (int v = 0; v < rb->nr_cpus && v < (int)RB_LENT_CPUS; v++) {
+		rb->stage[v].read_events += atomic_exchange(&rb->hdr->lent_cpu[v].read_events, 0);
+		rb->stage[v].buf_overrun += atomic_exchange(&rb->hdr->lent_cpu[v].buf_overrun, 0);
+	}
+	atomic_fetch_sub(&rb->lent, 1);
+	pthread_mutex_unlock(&rb->read_lock);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Attaching                                                            */
+
+/* Check the header of a region of @size bytes. Return: its page count, or 0. */
+static uint32_t rb_region_check(const struct rb_region *h, uint64_t size)
+{
+	uint64_t desc, slot, page;
+
+	if (h->magic != RB_MAGIC || h->version != RB_VERSION || h->page_size != RB_PAGE_SIZE ||
+	    h->nr_pages < RB_MIN_PAGES || h->nr_pages > size / RB_PAGE_SIZE)
+		return 0;
+	if (trev__rb_geometry(h->nr_pages, &desc, &slot, &page) > size || h->desc_off != desc ||
+	    h->slot_off != slot || h->page_off != page)
+		return 0;
+	return h->nr_pages;
+}
+
+int trev_rb_attach(struct trev_rb **out, int memfd)
+{
+	struct rb_region head;
+	struct trev_rb *rb;
+	struct stat st;
+	uint32_t nr_pages;
+	int seals, err;
+	void *p;
+
+	trev__rb_global_init();	/* the clocks, for statistics' "now" */
+	if (fstat(memfd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_size <= 0)
+		return -EINVAL;
+	/* Unsealed, the other process could shrink it under our mapping. */
+	seals = fcntl(memfd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		return -EPERM;
+	if (pread(memfd, &head, sizeof(head), 0) != (ssize_t)sizeof(head))
+		return -EINVAL;
+	nr_pages = rb_region_check(&head, (uint64_t)st.st_size);
+	if (!nr_pages)
+		return -EPROTO;
+
+	rb = calloc(1, sizeof(*rb));
+	if (!rb)
+		return -ENOMEM;
+	rb->attached = true;
+	rb->region_size = trev__rb_geometry(nr_pages, NULL, &rb->slot_off, &rb->page_off);
+	rb->nr_pages = nr_pages;
+	err = trev__rb_stage_init(rb);
+	if (err < 0)
+		goto out_free_rb;
+	rb->memfd = fcntl(memfd, F_DUPFD_CLOEXEC, 0);
+	if (rb->memfd < 0) {
+		err = -errno;
+		goto out_free_stage;
+	}
+	p = mmap(NULL, rb->region_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+		 rb->memfd, 0);
+	if (p == MAP_FAILED) {
+		err = -errno;
+		goto out_close;
+	}
+	rb->hdr = p;
+	rb->base = p;
+	rb->descs = (struct rb_desc *)(rb->base + RB_PAGE_SIZE);
+	rb->pages = rb->base + rb->page_off;
+	/* Nothing of this process writes here: every write is refused. */
+	atomic_store(&rb->fast_gen, RB_GEN_OFF);
+	pthread_mutex_init(&rb->read_lock, NULL);
+	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++) {
+		struct rb_cursor *c = &rb->cursor[i];
+
+		c->gen = UINT64_MAX;
+		c->copy_seq = RB_SEQ_NONE;
+		if (rb_handoff_get(&rb->descs[i], &c->pos, &c->gen))
+			continue;
+		c->gen = UINT64_MAX;
+	}
+	*out = rb;
+	return 0;
+
+out_close:
+	close(rb->memfd);
+out_free_stage:
+	trev__rb_stage_fini(rb);
+out_free_rb:
+	free(rb);
+	return err;
+}
+
+/* trev_rb_destroy() of an attached buffer. */
+void trev__rb_detach(struct trev_rb *rb)
+{
+	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
+		free(rb->cursor[i].copy);
+	trev__rb_stage_fini(rb);
+	pthread_mutex_destroy(&rb->read_lock);
+	munmap(rb->base, rb->region_size);
+	close(rb->memfd);
+	free(rb);
+}
