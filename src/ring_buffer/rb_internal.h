@@ -124,7 +124,7 @@
 #define RB_MAX_NEST		8u	/* nested writers per thread */
 #define RB_MIN_PAGES		2u
 #define RB_LENT_CPUS		128u	/* CPU views whose counts a borrower hands back */
-#define RB_ATTACHED_MAX_STEPS	(1u << 20)	/* records and pages one peek of an
+#define RB_ATTACHED_MAX_STEPS	(1u << 16)	/* records and pages one peek of an
 						 * attached buffer walks at most */
 #define RB_SEQ_NONE		UINT64_MAX	/* slot holds no page */
 #define RB_SEQ_BUSY		(UINT64_MAX - 1)	/* slot is being rewritten */

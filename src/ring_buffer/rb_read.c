@@ -667,14 +667,14 @@ int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms
 			ret = 1;
 		} else if (ret == 1) {
 			if (rb_settle_wait(&settle, in_flight)) {
-				if (rb->attached)
-			trev__rb_lent_sync(rb);
-		pthread_mutex_unlock(&rb->read_lock);
+				pthread_mutex_unlock(&rb->read_lock);
 				sched_yield();
 				continue;
 			}
 			rb_take_event(rb, id, &r, ev, out);
 		}
+		if (rb->attached)
+			trev__rb_lent_sync(rb);
 		pthread_mutex_unlock(&rb->read_lock);
 		if (ret != 0 || timeout_ms == 0)
 			return ret;
@@ -1141,6 +1141,7 @@ struct trev_rb_iter *trev_rb_iter_start_cpu(struct trev_rb *rb, int cpu)
 			continue;
 		b->id = i;
 		b->gen = c.gen;
+		b->c.gen = c.gen;	/* rb_copy_page() checks it on an attached buffer */
 		b->c.pos = c.pos;
 		b->c.copy_seq = RB_SEQ_NONE;
 		it->n++;

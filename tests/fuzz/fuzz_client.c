@@ -182,7 +182,7 @@ static void fz_client(struct trev_remote *r, const uint8_t *ops, size_t nr_ops)
 
 	trev_remote_source_init(&rs, r, 0);
 	for (size_t i = 0; i < nr_ops; i++) {
-		switch (ops[i] % 17) {
+		switch (ops[i] % 18) {
 		case 0:
 			n = trev_remote_open(r, "trace", TREV_PO_READ);
 			if (n > 0)
@@ -249,6 +249,16 @@ static void fz_client(struct trev_remote *r, const uint8_t *ops, size_t nr_ops)
 		case 16:
 			trev_remote_read(r, h, buf, 64 * 4096, -1);
 			break;
+		case 17: {
+			/* A lying server sends no descriptor: refused, never used. */
+			int fd = -1;
+
+			if (trev_remote_map(r, ops[i] & 1, &fd) == 0)
+				abort();
+			if (fd != -1)
+				abort();
+			break;
+		}
 		}
 	}
 	trev_remote_source_close(&rs);

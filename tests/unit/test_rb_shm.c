@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A trace buffer read through its memfd (trev_rb_attach()), as trev record
+ * reads another process's: the consuming position lent and returned, every
+ * event read exactly once by one of the two readers, and regions that must
+ * be refused.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <trev/ring_buffer.h>
+
+#include "ring_buffer/rb_internal.h"
+
+#define NR_WRITERS	3
+#define PER_WRITER	3000
+
+struct writer {
+	struct trev_rb *rb;
+	uint32_t id;
+};
+
+/* Each event: writer id, sequence number. */
+static void *write_events(void *arg)
+{
+	struct writer *w = arg;
+
+	for (uint32_t i = 0; i < PER_WRITER; i++) {
+		uint32_t *p = trev_rb_reserve(w->rb, 8);
+
+		assert_non_null(p);
+		p[0] = w->id;
+		p[1] = i;
+		trev_rb_commit(w->rb, p);
+	}
+	return NULL;
+}
+
+static void fill(struct trev_rb *rb)
+{
+	struct writer w[NR_WRITERS];
+	pthread_t t[NR_WRITERS];
+
+	for (uint32_t i = 0; i < NR_WRITERS; i++) {
+		w[i] = (struct writer){ rb, i };
+		assert_int_equal(pthread_create(&t[i], NULL, write_events, &w[i]), 0);
+	}
+	for (int i = 0; i < NR_WRITERS; i++)
+		pthread_join(t[i], NULL);
+}
+
+/* Consume up to @max events of @rb, checking each writer's order in @next. */
+static int consume(struct trev_rb *rb, uint32_t *next, int max)
+{
+	struct trev_rb_event ev;
+	int n = 0, ret;
+
+	while (n < max && (ret = trev_rb_consume(rb, &ev, 0)) == 1) {
+		uint32_t id, seq;
+
+		assert_int_equal(ev.len, 8);
+		memcpy(&id, ev.data, 4);
+		memcpy(&seq, (const uint8_t *)ev.data + 4, 4);
+		assert_true(id < NR_WRITERS);
+		assert_int_equal(ev.lost, 0);
+		assert_int_equal(seq, next[id]);	/* no event twice, none skipped */
+		next[id]++;
+		n++;
+	}
+	return n;
+}
+
+/* Half read here, the middle by the borrower, the rest here again: each event once. */
+static void test_lend_and_return(void **state)
+{
+	struct trev_rb_options o = { .size_kb = 256, .clock = -1 };
+	struct trev_rb_event ev;
+	struct trev_rb *rb, *att;
+	struct trev_rb_stats st;
+	uint32_t next[NR_WRITERS] = { 0 };
+	int here, there, again;
+
+	(void)state;
+	assert_int_equal(trev_rb_create(&rb, &o), 0);
+	fill(rb);
+	here = consume(rb, next, NR_WRITERS * PER_WRITER / 3);
+	assert_int_equal(here, NR_WRITERS * PER_WRITER / 3);
+
+	assert_int_equal(trev_rb_lend_consumer(rb), 0);
+	assert_int_equal(trev_rb_lend_consumer(rb), -EBUSY);
+	assert_int_equal(trev_rb_consume(rb, &ev, 0), -EBUSY);
+	assert_int_equal(trev_rb_attach(&att, trev_rb_memfd(rb)), 0);
+	assert_int_equal(trev_rb_reset(att), -EPERM);
+	assert_int_equal(trev_rb_resize(att, 64), -EPERM);
+	assert_null(trev_rb_reserve(att, 8));
+	there = consume(att, next, NR_WRITERS * PER_WRITER / 3);
+	assert_int_equal(there, NR_WRITERS * PER_WRITER / 3);
+	/* The lender's statistics see the borrower's position. */
+	assert_int_equal(trev_rb_cpu_stats(rb, 0, &st), 0);
+	{
+		uint64_t entries = 0, read = 0;
+
+		for (int cpu = 0; cpu < trev_rb_nr_cpus(rb); cpu++) {
+			assert_int_equal(trev_rb_cpu_stats(rb, cpu, &st), 0);
+			entries += st.entries;
+			read += st.read_events;
+		}
+		assert_int_equal(entries, NR_WRITERS * PER_WRITER - here - there);
+		assert_int_equal(read, here + there);
+	}
+	trev_rb_destroy(att);
+	assert_int_equal(trev_rb_return_consumer(rb), 0);
+	assert_int_equal(trev_rb_return_consumer(rb), -EINVAL);
+
+	again = consume(rb, next, NR_WRITERS * PER_WRITER);
+	assert_int_equal(here + there + again, NR_WRITERS * PER_WRITER);
+	for (int i = 0; i < NR_WRITERS; i++)
+		assert_int_equal(next[i], PER_WRITER);
+	trev_rb_destroy(rb);
+}
+
+/* Whole pages through the per-CPU reader of the attached buffer: every event. */
+static void test_attached_pages(void **state)
+{
+	struct trev_rb_options o = { .size_kb = 256, .clock = -1 };
+	uint8_t page[RB_PAGE_SIZE];
+	struct trev_rb *rb, *att;
+	uint64_t events = 0;
+
+	(void)state;
+	assert_int_equal(trev_rb_create(&rb, &o), 0);
+	fill(rb);
+	assert_int_equal(trev_rb_lend_consumer(rb), 0);
+	assert_int_equal(trev_rb_attach(&att, trev_rb_memfd(rb)), 0);
+	for (int cpu = 0; cpu < trev_rb_nr_cpus(att); cpu++) {
+		int ret;
+
+		while ((ret = trev_rb_read_page_cpu(att, cpu, page)) == 1) {
+			uint64_t ts = rb_get64(page);
+			uint32_t size = (uint32_t)(rb_get64(page + 8) & RB_COMMIT_MASK), off = 0;
+			struct rb_rec r;
+
+			assert_true(size <= RB_DATA_SIZE);
+			while (rb_decode(page + RB_PAGE_HDR, size, off, ts, &r) != RB_REC_END) {
+				events += r.kind == RB_REC_DATA;
+				off += r.size;
+				ts = r.ts;
+			}
+		}
+		assert_int_equal(ret, 0);
+	}
+	assert_int_equal(events, NR_WRITERS * PER_WRITER);
+	trev_rb_destroy(att);
+	assert_int_equal(trev_rb_return_consumer(rb), 0);
+	trev_rb_destroy(rb);
+}
+
+/* A region that is not sealed, or not ours, is refused before it is mapped. */
+static void test_refused_regions(void **state)
+{
+	struct trev_rb_options o = { .size_kb = 8, .cap_kb = 64, .clock = -1 };
+	struct trev_rb *rb, *att = NULL;
+	struct rb_region head;
+	size_t size;
+	void *copy;
+	int fd;
+
+	(void)state;
+	assert_int_equal(trev_rb_create(&rb, &o), 0);
+	size = rb->region_size;
+	copy = malloc(size);
+	assert_non_null(copy);
+	memcpy(copy, rb->base, size);
+
+	/* Not sealed against shrinking. */
+	fd = memfd_create("t", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, copy, size, 0), (ssize_t)size);
+	assert_int_equal(trev_rb_attach(&att, fd), -EPERM);
+	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
+	assert_int_equal(trev_rb_attach(&att, fd), 0);	/* the same, sealed */
+	trev_rb_destroy(att);
+	close(fd);
+
+	/* Headers that lie: version, page count past the file, an offset moved. */
+	for (int lie = 0; lie < 3; lie++) {
+		memcpy(&head, copy, sizeof(head));
+		if (lie == 0)
+			head.version++;
+		else if (lie == 1)
+			head.nr_pages *= 2;
+		else
+			head.page_off += RB_PAGE_SIZE;
+		fd = memfd_create("t", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		assert_int_equal(pwrite(fd, copy, size, 0), (ssize_t)size);
+		assert_int_equal(pwrite(fd, &head, sizeof(head), 0), (ssize_t)sizeof(head));
+		assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
+		assert_int_equal(trev_rb_attach(&att, fd), -EPROTO);
+		close(fd);
+	}
+	free(copy);
+	trev_rb_destroy(rb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lend_and_return),
+		cmocka_unit_test(test_attached_pages),
+		cmocka_unit_test(test_refused_regions),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
