@@ -441,9 +441,9 @@ static inline void rb_local_clear(uint64_t *p, uint64_t bits)
  * from ThreadSanitizer.
  */
 #ifdef TREV_TSAN
-__attribute__((no_sanitize("thread"), noinline)) static void rb_copy_racy(uint8_t *dst,
-									 const uint8_t *src,
-									 uint32_t n)
+__attribute__((no_sanitize("thread"), __noinline__, __unused__)) static void rb_copy_racy(uint8_t *dst,
+									const uint8_t *src,
+									uint32_t n)
 {
 	const volatile uint8_t *s = src;
 
