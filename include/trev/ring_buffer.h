@@ -203,6 +203,37 @@ TREV_API int trev_rb_read_page(struct trev_rb *rb, void *page, unsigned int *buf
 #define TREV_RB_STAGED		(~0u)
 
 /*
+ * Flags of trev_rb_read_page_flags() and trev_rb_read_page_cpu_flags().
+ *
+ * TREV_RB_READ_FULL: hand out a page only when it is full, as the kernel's
+ * ring_buffer_read_page() does with full = 1 (the splice read of
+ * trace_pipe_raw that trace-cmd record uses): one that no more events will
+ * be added to. Otherwise the call returns 0 and hands out nothing; the
+ * events stay unread, to be read when their page fills or by a read without
+ * the flag (a recorder's flush, the final drain). Losses, lost counts and
+ * -EAGAIN are as without the flag.
+ */
+#define TREV_RB_READ_FULL	0x1u
+
+/*
+ * trev_rb_read_page_flags() - trev_rb_read_page(), with @flags
+ * @flags: 0 or TREV_RB_READ_FULL
+ *
+ * With TREV_RB_READ_FULL the page that trev_rb_read_page() would hand out
+ * (the one with the oldest data) is handed out only if it is full: a page
+ * of a buffer once its writer has moved on to the next page; a page of
+ * staged events once a newer page of that CPU follows it or not even the
+ * smallest record fits on it. So a partial page of the oldest data holds
+ * back the full pages of other buffers, as the merge order requires.
+ * Context: any thread; consuming readers are serialised.
+ * Return: 1 with a page, 0 when nothing is unread (with the flag: when the
+ * oldest data's page is not full), -EINVAL for unknown @flags, or a
+ * negative errno.
+ */
+TREV_API int trev_rb_read_page_flags(struct trev_rb *rb, void *page, unsigned int *buffer,
+				     unsigned int flags);
+
+/*
  * Per-CPU views (the kernel's per_cpu/cpuN/ files). The buffers are per
  * thread, so a consuming reader of CPU N takes the globally oldest event of
  * all buffers, returns it if it ran on CPU N, and otherwise moves it into a
@@ -262,6 +293,25 @@ TREV_API int trev_rb_consume_cpu(struct trev_rb *rb, int cpu, struct trev_rb_eve
  * a bad @cpu, or a negative errno.
  */
 TREV_API int trev_rb_read_page_cpu(struct trev_rb *rb, int cpu, void *page);
+
+/*
+ * trev_rb_read_page_cpu_flags() - trev_rb_read_page_cpu(), with @flags
+ * @flags: 0 or TREV_RB_READ_FULL
+ *
+ * With TREV_RB_READ_FULL a page of @cpu is handed out only once it is full:
+ * enough of that CPU's events are staged to fill it (no more fit on it, or
+ * a newer page of the CPU follows it because the next event did not fit,
+ * came with a lost count or went back in time). Until then the call stages
+ * events as without the flag (they stay unread in @cpu's view: entries of
+ * trev_rb_cpu_stats()) and returns 0. A read without the flag then hands
+ * out the partial page. Losses, lost counts and -EAGAIN are as without it.
+ * Context: any thread; consuming readers are serialised.
+ * Return: 1 with a page, 0 when @cpu has no full page (without the flag:
+ * nothing unread), -EAGAIN as trev_rb_read_page_cpu(), -EINVAL for a bad
+ * @cpu or unknown @flags, or a negative errno.
+ */
+TREV_API int trev_rb_read_page_cpu_flags(struct trev_rb *rb, int cpu, void *page,
+					 unsigned int flags);
 
 /*
  * trev_rb_wait_cpu() - block until one CPU has unread data

@@ -31,6 +31,14 @@ extern "C" {
 #define TREV_DAT_PAGE_SIZE	4096
 
 /*
+ * read_page()'s flags. TREV_DAT_READ_FULL: only a full page, one no more
+ * events will go on (the kernel's splice read of trace_pipe_raw); a
+ * recorder copies full pages as they come and the partial ones when it
+ * flushes (a read without the flag).
+ */
+#define TREV_DAT_READ_FULL	0x1u
+
+/*
  * Where the writer reads a trace instance from. Every callback gets the
  * source itself; @arg is the implementation's.
  */
@@ -62,12 +70,16 @@ struct trev_dat_source {
 	 * read_page() - consume the next raw page of one CPU, without blocking
 	 * @cpu: as in per_cpu/cpu<N>/trace_pipe_raw
 	 * @page: TREV_DAT_PAGE_SIZE bytes, the kernel's page format
+	 * @flags: 0, or TREV_DAT_READ_FULL for a full page only (a source
+	 *         that cannot tell may hand out partial pages anyway)
 	 * Return: 1 when a page was stored, 0 when the CPU has nothing now
-	 * (drained; or, while writers on other CPUs outpace the per-CPU
-	 * staging, nothing of it came out in time: trev_rb_read_page_cpu()),
-	 * or a negative errno. trev_dat_drain() and trev record call it.
+	 * (drained; with TREV_DAT_READ_FULL, no full page; or, while writers
+	 * on other CPUs outpace the per-CPU staging, nothing of it came out
+	 * in time: trev_rb_read_page_cpu()), or a negative errno.
+	 * trev_dat_drain() (flags 0) and trev record call it.
 	 */
-	int (*read_page)(const struct trev_dat_source *src, int cpu, void *page);
+	int (*read_page)(const struct trev_dat_source *src, int cpu, void *page,
+			 unsigned int flags);
 	/*
 	 * symbol() - optional: the function that holds a code address, for the
 	 * kallsyms section (trace_printk()'s caller, the stacktrace trigger's

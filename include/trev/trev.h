@@ -131,6 +131,28 @@ TREV_API int trev_file_open(const char *path, int flags, struct trev_file **file
  */
 TREV_API ssize_t trev_file_read(struct trev_file *file, void *buf, size_t size);
 
+/* trev_file_read_flags()'s flags. */
+#define TREV_READ_FULL		0x1u	/* trace_pipe_raw: full pages only */
+
+/*
+ * trev_file_read_flags() - trev_file_read(), with per-read flags (as
+ * preadv2(2) has)
+ * @flags: 0, or TREV_READ_FULL: a file that hands out ring-buffer pages
+ *         (per_cpu/cpuN/trace_pipe_raw) hands out a page only once it is
+ *         full, as the kernel's splice read of it does (the path trace-cmd
+ *         record takes; trev_rb_read_page_cpu_flags()); the partial last
+ *         page is left for a read without the flag (a flush, the final
+ *         drain). Such a read never blocks: -EAGAIN when no page is full,
+ *         whatever O_NONBLOCK says. Bytes left of a page a short read
+ *         began are handed out either way. Other files read as without it.
+ *
+ * Context: any thread, not in a signal handler or a probe.
+ * Return: bytes read, 0 at the end, -EAGAIN, -EINVAL for unknown @flags,
+ * or a negative errno.
+ */
+TREV_API ssize_t trev_file_read_flags(struct trev_file *file, void *buf, size_t size,
+				      unsigned int flags);
+
 /*
  * trev_file_write() - write to an open file; each call is parsed on its
  * own, as the kernel's write handlers do.

@@ -43,7 +43,15 @@ struct trev_proto_hdr {
 };
 
 #define TREV_PROTO_MAGIC	0x31565254u	/* "TRV1" in memory on little-endian */
-#define TREV_PROTO_VERSION	3u	/* 2: HOLD is acknowledged at once; 3: MAP */
+/*
+ * 2: HOLD is acknowledged at once. 3: READ may carry flags (TREV_PR_FULL),
+ * and MAP hands over the ring buffer's memfd.
+ * HELLO agrees on a version: the server answers the client's when it speaks
+ * it (MIN .. VERSION), else its own, which the client then refuses.
+ */
+#define TREV_PROTO_VERSION	3u
+#define TREV_PROTO_VERSION_MIN	2u
+#define TREV_PROTO_READ_FLAGS	3u	/* the first version whose READ takes flags */
 #define TREV_PROTO_MAX_PAYLOAD	(1u << 20)	/* 1 MiB, both ways */
 #define TREV_PROTO_MAX_PATH	4096u
 #define TREV_PROTO_MAX_HANDLES	64u		/* open files per connection */
@@ -55,10 +63,13 @@ struct trev_proto_hdr {
 /*
  * The operations. Payloads (request → reply):
  *
- *	HELLO	u32 client version → arg: server version; text "trev <ver> pid <pid>\n"
+ *	HELLO	u32 client version → arg: the version both speak (the
+ *		client's if the server speaks it, else the server's); text
+ *		"trev <ver> pid <pid>\n"
  *	OPEN	path, arg: TREV_PO_* flags → arg: handle (> 0)
  *	READ	handle, arg: max bytes (<= MAX_PAYLOAD); a u32 time-out in ms
- *		(-1 = until data, 0 = never block) → the bytes; arg: their
+ *		(-1 = until data, 0 = never block), then (version 3) an
+ *		optional u32 of TREV_PR_* flags → the bytes; arg: their
  *		count, 0 at the end, -EAGAIN when nothing came in time
  *	WRITE	handle, the bytes → arg: bytes taken
  *	POLL	handle, arg: time-out ms → arg: POLLIN bits or 0
@@ -109,6 +120,14 @@ enum trev_proto_op { TREV_PROTO_OPS(TREV_PROTO_OP_ENUM) };
 #define TREV_PO_APPEND		0x08u
 #define TREV_PO_NONBLOCK	0x10u
 #define TREV_PO_ALL		0x1fu
+
+/*
+ * READ flags (version 3): fixed values. FULL: trace_pipe_raw hands out only
+ * full pages (trev_file_read_flags(), TREV_READ_FULL); such a READ never
+ * waits, so its time-out must be 0.
+ */
+#define TREV_PR_FULL		0x1u
+#define TREV_PR_ALL		0x1u
 
 /*
  * trev_proto_io() - send or receive exactly @size bytes on socket @fd,

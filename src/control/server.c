@@ -326,20 +326,30 @@ static int ctl_wait(struct ctl_conn *c, struct trev_file *file, int32_t timeout_
 static int ctl_read(struct ctl_conn *c, const struct trev_proto_hdr *h)
 {
 	struct trev_file *file = ctl_file(c, h->handle);
+	unsigned int rflags = 0;
+	uint32_t pr = 0;
 	int32_t timeout;
 	ssize_t n;
 
 	if (!file)
 		return ctl_reply(c, h, -EBADF, NULL, 0);
-	if (h->len != sizeof(timeout) || h->arg < 0 || (uint32_t)h->arg > TREV_PROTO_MAX_PAYLOAD)
+	if ((h->len != sizeof(timeout) && h->len != sizeof(timeout) + sizeof(pr)) || h->arg < 0 ||
+	    (uint32_t)h->arg > TREV_PROTO_MAX_PAYLOAD)
 		return ctl_reply(c, h, -EINVAL, NULL, 0);
 	memcpy(&timeout, c->in, sizeof(timeout));
+	if (h->len > sizeof(timeout))
+		memcpy(&pr, c->in + sizeof(timeout), sizeof(pr));
+	/* A full-page read does not wait (the file has no wait for a full page). */
+	if (pr & ~TREV_PR_ALL || ((pr & TREV_PR_FULL) && timeout != 0))
+		return ctl_reply(c, h, -EINVAL, NULL, 0);
+	if (pr & TREV_PR_FULL)
+		rflags |= TREV_READ_FULL;
 	if (ctl_room(&c->out, &c->out_cap, (uint32_t)h->arg) < 0)
 		return ctl_reply(c, h, -ENOMEM, NULL, 0);
 	for (;;) {
 		int ret;
 
-		n = trev_file_read(file, c->out, (size_t)h->arg);
+		n = trev_file_read_flags(file, c->out, (size_t)h->arg, rflags);
 		if (n != -EAGAIN || timeout == 0)
 			break;
 		ret = ctl_wait(c, file, timeout);
@@ -354,7 +364,8 @@ static int ctl_read(struct ctl_conn *c, const struct trev_proto_hdr *h)
 	 * the kernel), which is what lets trev record keep up.
 	 */
 	while (n > 0 && (uint32_t)n < (uint32_t)h->arg) {
-		ssize_t more = trev_file_read(file, c->out + n, (size_t)h->arg - (size_t)n);
+		ssize_t more = trev_file_read_flags(file, c->out + n, (size_t)h->arg - (size_t)n,
+						    rflags);
 
 		if (more <= 0)
 			break;
@@ -480,11 +491,18 @@ static int ctl_handle(struct ctl_conn *c, const struct trev_proto_hdr *h)
 
 	switch (h->op) {
 	case TREV_OP_HELLO: {
+		uint32_t version = TREV_PROTO_VERSION, theirs;
 		char text[64];
 		int n = snprintf(text, sizeof(text), "trev %s pid %d\n", TREV_VERSION_STRING,
 				 (int)getpid());
 
-		return ctl_reply(c, h, TREV_PROTO_VERSION, text, (uint32_t)n);
+		/* An older client that we still speak gets its own version. */
+		if (h->len == sizeof(theirs)) {
+			memcpy(&theirs, c->in, sizeof(theirs));
+			if (theirs >= TREV_PROTO_VERSION_MIN && theirs < TREV_PROTO_VERSION)
+				version = theirs;
+		}
+		return ctl_reply(c, h, (int32_t)version, text, (uint32_t)n);
 	}
 	case TREV_OP_OPEN:
 	case TREV_OP_STAT:

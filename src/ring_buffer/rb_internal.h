@@ -525,6 +525,7 @@ void trev__rb_stage_push(struct trev_rb *rb, const struct rb_rec *r, uint64_t lo
 			 uint32_t cpu, uint32_t buffer, int32_t tid);
 bool trev__rb_stage_peek(struct trev_rb *rb, int view, struct rb_rec *r);
 void trev__rb_stage_pop(struct trev_rb *rb, int view, struct trev_rb_event *ev, uint8_t *out);
+bool trev__rb_stage_head_full(struct trev_rb *rb, int view);
 void trev__rb_stage_take_page(struct trev_rb *rb, int view, uint8_t *page);
 
 /* A private copy of staged pages, for the iterator. */

@@ -696,13 +696,21 @@ enum {
 	RB_PULL_AGAIN,		/* drop read_lock and call again */
 };
 
+/* What rb_pull() brings to the front of a CPU view. */
+enum rb_want {
+	RB_WANT_EVENT,		/* the next event, staged or heading a buffer */
+	RB_WANT_PAGE,		/* a staged page: full, or the last one when the
+				 * buffers have no more (trace_pipe_raw) */
+	RB_WANT_FULL_PAGE,	/* a full staged page only (TREV_RB_READ_FULL) */
+};
+
 /* Events staged in one hold of read_lock, so other readers get a turn. */
 #define RB_PULL_BATCH	256u
 
 /*
- * rb_pull() - bring the next event of CPU view @cpu to the front
- * @own: stage @cpu's own events too, until its head page is complete
- *       (trace_pipe_raw hands out staged pages)
+ * rb_pull() - bring what @want asks of CPU view @cpu to the front
+ * @want: RB_WANT_*; for pages, @cpu's own events are staged too, until its
+ *        head page is full (trev__rb_stage_head_full())
  * @r, @id: with RB_PULL_BUFFER, the event and its buffer
  * @staged: set when events were staged (the caller wakes sleepers)
  *
@@ -710,7 +718,7 @@ enum {
  * those of other CPUs. Under read_lock.
  * Return: RB_PULL_* or a negative errno.
  */
-static int rb_pull(struct trev_rb *rb, int cpu, bool own, struct rb_rec *r, int *id,
+static int rb_pull(struct trev_rb *rb, int cpu, enum rb_want want, struct rb_rec *r, int *id,
 		   struct rb_settle *settle, bool *staged)
 {
 	struct rb_stage *s = &rb->stage[cpu];
@@ -719,7 +727,7 @@ static int rb_pull(struct trev_rb *rb, int cpu, bool own, struct rb_rec *r, int 
 		uint64_t in_flight = 0;
 		int ret;
 
-		if (s->head && (!own || s->nr_pages > 1))
+		if (s->head && (want == RB_WANT_EVENT || trev__rb_stage_head_full(rb, cpu)))
 			return RB_PULL_STAGED;
 		if (n == RB_PULL_BATCH) {
 			settle->yield = false;
@@ -728,13 +736,13 @@ static int rb_pull(struct trev_rb *rb, int cpu, bool own, struct rb_rec *r, int 
 		ret = rb_peek_oldest(rb, r, id, &in_flight);
 		if (ret < 0)
 			return ret;
-		if (ret == 0)
-			return s->head ? RB_PULL_STAGED : RB_PULL_NONE;
+		if (ret == 0)	/* a partial page stays staged for a full-page read */
+			return s->head && want != RB_WANT_FULL_PAGE ? RB_PULL_STAGED : RB_PULL_NONE;
 		if (rb_settle_wait(settle, in_flight)) {
 			settle->yield = true;
 			return RB_PULL_AGAIN;
 		}
-		if (!own && rb_view(rb, rb->cursor[*id].pos.cpu) == cpu)
+		if (want == RB_WANT_EVENT && rb_view(rb, rb->cursor[*id].pos.cpu) == cpu)
 			return RB_PULL_BUFFER;
 		rb_stage_event(rb, *id, r);
 		*staged = true;
@@ -812,7 +820,7 @@ int trev_rb_consume_cpu(struct trev_rb *rb, int cpu, struct trev_rb_event *ev, i
 		int id, ret;
 
 		pthread_mutex_lock(&rb->read_lock);
-		ret = rb_pull(rb, cpu, false, &r, &id, &settle, &staged);
+		ret = rb_pull(rb, cpu, RB_WANT_EVENT, &r, &id, &settle, &staged);
 		if (ret == RB_PULL_STAGED) {
 			trev__rb_stage_pop(rb, cpu, ev, out);
 			ret = 1;
@@ -859,7 +867,7 @@ int trev_rb_wait_cpu(struct trev_rb *rb, int cpu, int timeout_ms)
 		int id, ret;
 
 		pthread_mutex_lock(&rb->read_lock);
-		ret = rb_pull(rb, cpu, false, &r, &id, &settle, &staged);
+		ret = rb_pull(rb, cpu, RB_WANT_EVENT, &r, &id, &settle, &staged);
 		pthread_mutex_unlock(&rb->read_lock);
 		if (staged)
 			rb_wake_sleepers(rb);
@@ -884,12 +892,13 @@ int trev_rb_wait_cpu(struct trev_rb *rb, int cpu, int timeout_ms)
 	}
 }
 
-int trev_rb_read_page_cpu(struct trev_rb *rb, int cpu, void *page)
+int trev_rb_read_page_cpu_flags(struct trev_rb *rb, int cpu, void *page, unsigned int flags)
 {
+	enum rb_want want = flags & TREV_RB_READ_FULL ? RB_WANT_FULL_PAGE : RB_WANT_PAGE;
 	struct rb_settle settle = { 0 };
 	struct rb_flood flood = { 0 };
 
-	if (!rb_cpu_ok(rb, cpu) || !page)
+	if (!rb_cpu_ok(rb, cpu) || !page || (flags & ~TREV_RB_READ_FULL))
 		return -EINVAL;
 	for (;;) {
 		bool staged = false;
@@ -897,7 +906,7 @@ int trev_rb_read_page_cpu(struct trev_rb *rb, int cpu, void *page)
 		int id, ret;
 
 		pthread_mutex_lock(&rb->read_lock);
-		ret = rb_pull(rb, cpu, true, &r, &id, &settle, &staged);
+		ret = rb_pull(rb, cpu, want, &r, &id, &settle, &staged);
 		if (ret == RB_PULL_STAGED) {
 			trev__rb_stage_take_page(rb, cpu, page);
 			ret = 1;
@@ -914,6 +923,11 @@ int trev_rb_read_page_cpu(struct trev_rb *rb, int cpu, void *page)
 		if (settle.yield)
 			sched_yield();
 	}
+}
+
+int trev_rb_read_page_cpu(struct trev_rb *rb, int cpu, void *page)
+{
+	return trev_rb_read_page_cpu_flags(rb, cpu, page, 0);
 }
 
 /*
@@ -992,20 +1006,29 @@ static void rb_count_page(struct trev_rb *rb, struct rb_cursor *c, struct rb_des
 	}
 }
 
-int trev_rb_read_page(struct trev_rb *rb, void *page, unsigned int *buffer)
+int trev_rb_read_page_flags(struct trev_rb *rb, void *page, unsigned int *buffer,
+			    unsigned int flags)
 {
+	bool full = flags & TREV_RB_READ_FULL;
 	struct rb_cursor *c;
 	struct rb_desc *d;
 	struct rb_rec r, sr;
 	uint64_t in_flight, pending = 0;
 	int id, view, ret;
 
+	if (!rb || !page || (flags & ~TREV_RB_READ_FULL))
+		return -EINVAL;
 	pthread_mutex_lock(&rb->read_lock);
 	ret = rb_peek_oldest(rb, &r, &id, &in_flight);
 	if (ret < 0)
 		goto out_unlock;
 	view = rb_oldest_staged(rb, &sr);
 	if (view >= 0 && (ret == 0 || sr.ts <= r.ts)) {
+		/* The oldest data is on a partial page: nothing, for a full read. */
+		if (full && !trev__rb_stage_head_full(rb, view)) {
+			ret = 0;
+			goto out_unlock;
+		}
 		trev__rb_stage_take_page(rb, view, page);
 		if (buffer)
 			*buffer = TREV_RB_STAGED;
@@ -1016,6 +1039,16 @@ int trev_rb_read_page(struct trev_rb *rb, void *page, unsigned int *buffer)
 		goto out_unlock;
 	d = &rb->descs[id];
 	c = &rb->cursor[id];
+	/*
+	 * Full: the writer has left the page (the kernel's test, reader page
+	 * != commit page). The copy is refreshed first, since the peek keeps
+	 * an older one while it has unread records on it.
+	 */
+	if (full && !c->copy_final &&
+	    (rb_copy_page(rb, d, c, c->pos.seq) < 0 || !c->copy_final)) {
+		ret = 0;
+		goto out_unlock;
+	}
 	if (buffer)
 		*buffer = (unsigned int)id;
 	/* Losses of staging queues not reported yet: this page carries them. */
@@ -1046,6 +1079,11 @@ out_unlock:
 		trev__rb_lent_sync(rb);
 	pthread_mutex_unlock(&rb->read_lock);
 	return ret;
+}
+
+int trev_rb_read_page(struct trev_rb *rb, void *page, unsigned int *buffer)
+{
+	return trev_rb_read_page_flags(rb, page, buffer, 0);
 }
 
 /* ------------------------------------------------------------------ */

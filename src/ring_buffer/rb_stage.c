@@ -332,6 +332,21 @@ void trev__rb_stage_pop(struct trev_rb *rb, int view, struct trev_rb_event *ev, 
 }
 
 /*
+ * Is the head page of @view full: will no event of its CPU be added to it?
+ * So when a newer page follows it (an event did not fit, came with a lost
+ * count or went back in time), or when not even the smallest record fits.
+ * A full-page read (TREV_RB_READ_FULL) hands out only such a page.
+ */
+bool trev__rb_stage_head_full(struct trev_rb *rb, int view)
+{
+	const struct rb_stage *s = &rb->stage[view];
+	const struct rb_spage *h = s->head;
+
+	return h && (h != s->tail || h->nr == RB_STAGE_MAX_EVENTS ||
+		     h->size + rb_data_size(1) > RB_STAGE_LIMIT);
+}
+
+/*
  * Hand out the head page of @view: its unread records behind a fresh
  * header, with the lost flags and count; the page leaves the queue.
  */

@@ -110,8 +110,10 @@ static ssize_t local_list_dir(const struct trev_dat_source *src, const char *pat
 }
 
 /* Each page is read whole by one open, so nothing is kept between calls. */
-static int local_read_page(const struct trev_dat_source *src, int cpu, void *page)
+static int local_read_page(const struct trev_dat_source *src, int cpu, void *page,
+			   unsigned int flags)
 {
+	unsigned int rflags = flags & TREV_DAT_READ_FULL ? TREV_READ_FULL : 0;
 	const char *inst = src->instance ? src->instance : "";
 	struct trev_file *f;
 	char path[512];
@@ -125,7 +127,8 @@ static int local_read_page(const struct trev_dat_source *src, int cpu, void *pag
 	if (ret)
 		return ret;
 	while (got < TREV_DAT_PAGE_SIZE) {
-		ssize_t n = trev_file_read(f, (char *)page + got, TREV_DAT_PAGE_SIZE - got);
+		ssize_t n = trev_file_read_flags(f, (char *)page + got, TREV_DAT_PAGE_SIZE - got,
+						 rflags);
 
 		if (n == -EAGAIN || n == 0)
 			break;

@@ -422,7 +422,7 @@ long trev_dat_drain(struct trev_dat *dat)
 		for (int cpu = 0; cpu < dat->nr_cpus && !ret; cpu++) {
 			if (done[cpu])
 				continue;
-			ret = dat->src->read_page(dat->src, cpu, page);
+			ret = dat->src->read_page(dat->src, cpu, page, 0);
 			if (ret == 0) {
 				done[cpu] = true;
 				left--;

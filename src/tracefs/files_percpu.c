@@ -35,9 +35,14 @@ static void raw_release(struct trev_file *f)
 	free(f->priv);
 }
 
-/* One page (or what is left of it, for a short read), as the kernel's trace_pipe_raw. */
-static ssize_t raw_read(struct trev_file *f, char *buf, size_t size)
+/*
+ * One page (or what is left of it, for a short read), as the kernel's
+ * trace_pipe_raw. TREV_READ_FULL: only a full page, as the kernel's splice
+ * read hands out; such a read does not block (-EAGAIN when no page is full).
+ */
+static ssize_t raw_read(struct trev_file *f, char *buf, size_t size, unsigned int flags)
 {
+	bool full = flags & TREV_READ_FULL, nonblock = full || (f->flags & O_NONBLOCK);
 	struct trev_trace_array *tr = f->loc.tr;
 	struct raw_state *rs = f->priv;
 	size_t n;
@@ -46,10 +51,11 @@ static ssize_t raw_read(struct trev_file *f, char *buf, size_t size)
 		int ret;
 
 		pthread_rwlock_rdlock(&tr->buf_lock);
-		ret = trev_rb_read_page_cpu(tr->rb, f->loc.cpu, rs->page);
+		ret = trev_rb_read_page_cpu_flags(tr->rb, f->loc.cpu, rs->page,
+						  full ? TREV_RB_READ_FULL : 0);
 		pthread_rwlock_unlock(&tr->buf_lock);
 		/* Other CPUs' writers outpace the staging: a blocking read goes on. */
-		if (ret == -EAGAIN && !(f->flags & O_NONBLOCK))
+		if (ret == -EAGAIN && !nonblock)
 			continue;
 		if (ret < 0)
 			return ret;
@@ -58,7 +64,7 @@ static ssize_t raw_read(struct trev_file *f, char *buf, size_t size)
 			rs->len = sizeof(rs->page);
 			break;
 		}
-		if (f->flags & O_NONBLOCK)
+		if (nonblock)
 			return -EAGAIN;
 		ret = trev__tfs_wait_data(f, -1);
 		if (ret < 0)

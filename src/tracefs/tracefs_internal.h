@@ -56,8 +56,9 @@ struct tfs_fops {
 	int (*open)(struct trev_file *f);
 	/* Build the whole text of the file (tfs_lock held). */
 	int (*show)(struct trev_file *f, struct tfs_text *out);
-	/* Stream instead of show (pipes); called without tfs_lock. */
-	ssize_t (*read)(struct trev_file *f, char *buf, size_t size);
+	/* Stream instead of show (pipes); called without tfs_lock. @flags:
+	 * trev_file_read_flags()'s (TREV_READ_FULL), 0 for trev_file_read(). */
+	ssize_t (*read)(struct trev_file *f, char *buf, size_t size, unsigned int flags);
 	/* Parse one write (tfs_lock held). Return bytes taken or -errno. */
 	ssize_t (*write)(struct trev_file *f, const char *buf, size_t size);
 	/* Readiness, for files that can block; without tfs_lock. */

@@ -256,17 +256,17 @@ out_free:
 	return ret;
 }
 
-ssize_t trev_file_read(struct trev_file *f, void *buf, size_t size)
+ssize_t trev_file_read_flags(struct trev_file *f, void *buf, size_t size, unsigned int flags)
 {
 	ssize_t ret;
 
-	if (!f || (!buf && size))
+	if (!f || (!buf && size) || (flags & ~TREV_READ_FULL))
 		return -EINVAL;
 	if (!tfs_readable(f))
 		return -EBADF;
 	pthread_mutex_lock(&f->lock);
 	if (f->fops->read) {
-		ret = f->fops->read(f, buf, size);
+		ret = f->fops->read(f, buf, size, flags);
 		goto out_unlock;
 	}
 	if (!f->shown) {
@@ -288,6 +288,11 @@ ssize_t trev_file_read(struct trev_file *f, void *buf, size_t size)
 out_unlock:
 	pthread_mutex_unlock(&f->lock);
 	return ret;
+}
+
+ssize_t trev_file_read(struct trev_file *f, void *buf, size_t size)
+{
+	return trev_file_read_flags(f, buf, size, 0);
 }
 
 ssize_t trev_file_write(struct trev_file *f, const void *buf, size_t size)

@@ -232,7 +232,7 @@ static void fz_client(struct trev_remote *r, const uint8_t *ops, size_t nr_ops)
 			trev_remote_release(r);
 			break;
 		case 12:
-			rs.src.read_page(&rs.src, ops[i] / 17 % 2, page);
+			rs.src.read_page(&rs.src, ops[i] / 17 % 2, page, ops[i] / 34 % 2);
 			break;
 		case 13:
 			if (rs.src.list_dir(&rs.src, "events", &text) >= 0)

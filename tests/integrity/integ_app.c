@@ -14,6 +14,8 @@
  * per-stream counts to COUNTS (integ_check reads them) before "done".
  * Then it exits; with INTEG_STAY=1 in its environment it waits for a signal
  * instead (trev cat and trev record -p need the process until they are done).
+ * With INTEG_PAUSE_US=N each writer sleeps N microseconds after each of its
+ * events: a program that writes at a moderate rate, not in a burst.
  * Exit status: 0, 2 bad usage, 3 a wait ran out (60 s; a reader never came).
  */
 #include <errno.h>
@@ -77,7 +79,7 @@ static void wait_for(int (*done)(void), const char *what)
 
 int main(int argc, char **argv)
 {
-	struct integ_wcfg cfg = { 3, DEF_EVENTS, DEF_SIGNALS };
+	struct integ_wcfg cfg = { 3, DEF_EVENTS, DEF_SIGNALS, 0 };
 	static struct integ_writers ws;
 	int consumed;
 	FILE *f;
@@ -94,6 +96,8 @@ int main(int argc, char **argv)
 		cfg.events = (unsigned int)atoi(argv[4]);
 		cfg.max_signals = (unsigned int)atoi(argv[5]);
 	}
+	if (getenv("INTEG_PAUSE_US"))
+		cfg.pause_us = (unsigned int)atoi(getenv("INTEG_PAUSE_US"));
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	wait_for(enabled, "integ:integ_rec enabled");

@@ -95,7 +95,9 @@ static void *integ_writer_main(void *arg)
 		 * loaded machine, and ThreadSanitizer delivers signals only
 		 * at the calls it intercepts.
 		 */
-		if (i % 64 == 63)
+		if (ws->cfg.pause_us)
+			usleep(ws->cfg.pause_us);
+		else if (i % 64 == 63)
 			sched_yield();
 	}
 	pthread_barrier_wait(&ws->bar);		/* B1: written */

@@ -45,6 +45,7 @@ struct integ_wcfg {
 	unsigned int threads;		/* writer threads, 1 .. INTEG_MAX_THREADS */
 	unsigned int events;		/* events per thread (their own stream) */
 	unsigned int max_signals;	/* signals the sender sends at most; 0: no sender */
+	unsigned int pause_us;		/* a writer sleeps this long after each event; 0: none */
 };
 
 struct integ_writers;

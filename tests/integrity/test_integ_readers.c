@@ -420,7 +420,7 @@ static int ends_read(void)
 
 static void run_readers(const struct run_cfg *cfg)
 {
-	struct integ_wcfg wcfg = { INTEG_NR_THREADS, INTEG_NR_EVENTS, INTEG_NR_SIGNALS };
+	struct integ_wcfg wcfg = { INTEG_NR_THREADS, INTEG_NR_EVENTS, INTEG_NR_SIGNALS, 0 };
 	enum integ_relation rel = (cfg->disturb & D_CLEAR) ? INTEG_ATMOST : INTEG_EXACT;
 	char path[64], kb[32];
 	uint64_t t0, sig_read;

@@ -203,7 +203,7 @@ static struct pts_line pts_of(const char *text, pid_t tid)
 
 static void start(struct integ_writers *ws, pthread_t *dist, int overwrite, unsigned int size_kb)
 {
-	struct integ_wcfg wcfg = { INTEG_NR_THREADS, INTEG_NR_EVENTS, INTEG_NR_SIGNALS };
+	struct integ_wcfg wcfg = { INTEG_NR_THREADS, INTEG_NR_EVENTS, INTEG_NR_SIGNALS, 0 };
 	char kb[32];
 
 	wr("tracing_on", "0");

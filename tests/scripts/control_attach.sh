@@ -130,8 +130,12 @@ assert r and r[1] == -71, r
 # an unknown op: EOPNOTSUPP (-95), and the connection goes on
 s = conn(); s.sendall(struct.pack("<IHHIiI", MAGIC, 77, 0, 0, 0, 0)); r = reply(s)
 assert r and r[1] == -95, r
-s.sendall(struct.pack("<IHHIiI", MAGIC, 1, 0, 0, 0, 4) + struct.pack("<I", 3)); r = reply(s)
-assert r and r[1] == 3 and r[2].startswith(b"trev "), r
+s.sendall(struct.pack("<IHHIiI", MAGIC, 1, 0, 0, 0, 4) + struct.pack("<I", 2)); r = reply(s)
+assert r and r[1] == 2 and r[2].startswith(b"trev "), r
+# HELLO settles on the client's version if the server speaks it (2, 3), else says its own
+for mine, theirs in [(3, 3), (1, 3), (9, 3)]:
+    s.sendall(struct.pack("<IHHIiI", MAGIC, 1, 0, 0, 0, 4) + struct.pack("<I", mine)); r = reply(s)
+    assert r and r[1] == theirs, (mine, r)
 # bad handles, bad paths, bad flags
 for op, handle, arg, payload, want in [
         (3, 9, 16, struct.pack("<i", 0), -9),      # READ of a handle never opened: EBADF
@@ -151,6 +155,13 @@ s.sendall(struct.pack("<IHHIiI", MAGIC, 2, 0, 0, 1, 5) + b"trace"); r = reply(s)
 h = r[1]; assert h > 0, r
 s.sendall(struct.pack("<IHHIiI", MAGIC, 3, 0, h, (1 << 20) + 1, 4) + struct.pack("<i", 0))
 r = reply(s); assert r and r[1] == -22, r
+# READ's flags (version 3): FULL with a time-out, an unknown flag, a payload of 12: EINVAL;
+# FULL on a text file reads it as without the flag
+for payload in [struct.pack("<iI", -1, 1), struct.pack("<iI", 0, 2), struct.pack("<iII", 0, 1, 0)]:
+    s.sendall(struct.pack("<IHHIiI", MAGIC, 3, 0, h, 16, len(payload)) + payload)
+    r = reply(s); assert r and r[1] == -22, (payload, r)
+s.sendall(struct.pack("<IHHIiI", MAGIC, 3, 0, h, 16, 8) + struct.pack("<iI", 0, 1))
+r = reply(s); assert r and r[1] == 16 and r[2].startswith(b"# tracer"), r
 s.close()
 # a half header, then gone
 s = conn(); s.sendall(b"TRV"); s.close()

@@ -124,7 +124,7 @@ static void record_both(const char *dir)
 	do {
 		busy = 0;
 		for (int cpu = 0; cpu < trev_dat_nr_cpus(v6); cpu++) {
-			ret = src.read_page(&src, cpu, page);
+			ret = src.read_page(&src, cpu, page, 0);
 			if (ret < 0)
 				die("read_page", ret);
 			if (ret == 0)

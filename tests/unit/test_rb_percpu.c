@@ -398,9 +398,11 @@ static void test_read_page_cpu(void **state)
 	trev_rb_destroy(rb);
 }
 
-/* A writer on CPU 1 that writes until told to stop (or 2^31 events, a hang guard). */
+/* A writer on CPU @cpu that writes until told to stop (or 2^31 events, a hang guard). */
 struct flooder {
 	struct trev_rb *rb;
+	uint32_t id;		/* writer id, 3..7 */
+	int cpu;
 	atomic_int stop;
 	atomic_int capped;	/* it hit the guard, not the stop */
 	atomic_uint written;
@@ -411,8 +413,8 @@ static void *flooder_main(void *arg)
 {
 	struct flooder *fl = arg;
 
-	writer_tid[3] = (pid_t)syscall(SYS_gettid);
-	if (pin(1) != 0) {
+	writer_tid[fl->id] = (pid_t)syscall(SYS_gettid);
+	if (pin(fl->cpu) != 0) {
 		fl->err = -1;
 		return NULL;
 	}
@@ -421,7 +423,7 @@ static void *flooder_main(void *arg)
 			atomic_store(&fl->capped, 1);
 			break;
 		}
-		if (write_one(fl->rb, 3, n, 1) == 0)
+		if (write_one(fl->rb, fl->id, n, (uint32_t)fl->cpu) == 0)
 			atomic_store_explicit(&fl->written, ++n, memory_order_relaxed);
 	}
 	return NULL;
@@ -437,7 +439,7 @@ static void test_read_page_cpu_flood(void **state)
 {
 	static struct seen got[RB_DATA_SIZE / (4 + EV_LEN) + 1];
 	uint8_t page[TREV_RB_PAGE_SIZE];
-	struct flooder fl = { 0 };
+	struct flooder fl = { .id = 3, .cpu = 1 };
 	uint64_t read = 0, lost = 0;
 	cpu_set_t was;
 	pthread_t t;
@@ -473,6 +475,213 @@ static void test_read_page_cpu_flood(void **state)
 	assert_int_equal(atomic_load(&fl.written), read + lost);
 	trev_rb_destroy(fl.rb);
 	pthread_setaffinity_np(pthread_self(), sizeof(was), &was);
+}
+
+static unsigned int flood(struct trev_rb *rb, int cpu, int threads, unsigned int n, uint32_t id0);
+
+/* A page from a full read: no more events of EV_LEN fit on it. */
+static void assert_page_full(const uint8_t *page)
+{
+	uint32_t size = (uint32_t)(rb_get64(page + 8) & RB_COMMIT_MASK);
+
+	assert_true(size + 4 + EV_LEN > RB_DATA_SIZE - 8);
+}
+
+/*
+ * Full-page reads of one CPU (TREV_RB_READ_FULL): nothing while its events
+ * do not fill a page, and they stay unread in its view; the page once they
+ * do; the partial rest only from a read without the flag.
+ */
+static void test_read_page_cpu_full(void **state)
+{
+	static struct seen got[RB_STAGE_MAX_EVENTS];
+	const unsigned int per_page = RB_STAGE_LIMIT / (4 + EV_LEN);
+	uint8_t page[TREV_RB_PAGE_SIZE];
+	struct trev_rb_stats st;
+	struct trev_rb *rb;
+	unsigned int w1 = 0, w0, m;
+	int64_t lost;
+
+	(void)state;
+	skip_unless_two_cpus();
+	rb = make_rb(256, 0, TREV_CLOCK_COUNTER);
+	assert_int_equal(trev_rb_read_page_cpu_flags(rb, 1, page, 0x2), -EINVAL);
+	/* Half a page of CPU 1, a few events of CPU 0: no page is full. */
+	w1 += flood(rb, 1, 1, per_page / 2, 1);
+	w0 = flood(rb, 0, 1, 5, 2);
+	for (int cpu = 0; cpu < 2; cpu++)
+		assert_int_equal(trev_rb_read_page_cpu_flags(rb, cpu, page, TREV_RB_READ_FULL), 0);
+	assert_int_equal(trev_rb_cpu_stats(rb, 1, &st), 0);
+	assert_int_equal(st.entries, w1);
+	assert_int_equal(st.read_events, 0);
+	/* A page's worth: 12 bytes are left, where a smaller event would fit. */
+	w1 += flood(rb, 1, 1, per_page - w1, 3);
+	assert_int_equal(trev_rb_read_page_cpu_flags(rb, 1, page, TREV_RB_READ_FULL), 0);
+	/* A page and a half more: the next event did not fit, so that page is
+	 * full, and so is the next; the last half page is not. */
+	w1 += flood(rb, 1, 1, per_page + per_page / 2, 4);
+	assert_int_equal(trev_rb_read_page_cpu_flags(rb, 1, page, TREV_RB_READ_FULL), 1);
+	m = page_events(page, got, 1, &lost);
+	assert_int_equal(m, per_page);
+	assert_int_equal(lost, 0);
+	assert_page_full(page);
+	assert_true(got[0].writer == 1 && got[0].seq == 0);
+	assert_true(got[m - 1].writer == 3 && got[m - 1].seq == per_page - per_page / 2 - 1);
+	assert_int_equal(trev_rb_read_page_cpu_flags(rb, 1, page, TREV_RB_READ_FULL), 1);
+	assert_int_equal(page_events(page, got, 1, &lost), per_page);
+	assert_page_full(page);
+	assert_true(got[0].writer == 4 && got[0].seq == 0);
+	assert_int_equal(trev_rb_read_page_cpu_flags(rb, 1, page, TREV_RB_READ_FULL), 0);
+	assert_int_equal(trev_rb_cpu_stats(rb, 1, &st), 0);
+	assert_int_equal(st.entries, per_page / 2);
+	assert_int_equal(st.read_events, 2 * per_page);
+	assert_int_equal(trev_rb_read_page_cpu_flags(rb, 1, page, 0), 1);
+	m = page_events(page, got, 1, &lost);
+	assert_int_equal(m, per_page / 2);
+	assert_true(got[m - 1].writer == 4 && got[m - 1].seq == per_page + per_page / 2 - 1);
+	assert_int_equal(trev_rb_read_page_cpu_flags(rb, 1, page, 0), 0);
+	/* CPU 0's few events: only a read without the flag takes them. */
+	assert_int_equal(trev_rb_read_page_cpu_flags(rb, 0, page, TREV_RB_READ_FULL), 0);
+	assert_int_equal(trev_rb_read_page_cpu(rb, 0, page), 1);
+	assert_int_equal(page_events(page, got, 0, &lost), w0);
+	assert_int_equal(trev_rb_read_page_cpu(rb, 0, page), 0);
+	assert_int_equal(w1, 2 * per_page + per_page / 2);
+	trev_rb_destroy(rb);
+}
+
+/*
+ * Full-page reads of trev_rb_read_page(): a buffer's page once its writer
+ * has moved on; a staged page once a newer one follows it; a partial page
+ * with the oldest data holds back the rest; a read without the flag takes it.
+ */
+static void test_read_page_full(void **state)
+{
+	static struct seen got[RB_STAGE_MAX_EVENTS];
+	const unsigned int per_page = RB_STAGE_LIMIT / (4 + EV_LEN);	/* staged */
+	uint8_t page[TREV_RB_PAGE_SIZE];
+	struct trev_rb_event ev;
+	struct trev_rb *rb;
+	unsigned int buffer, seq = 0, m;
+	cpu_set_t was;
+	int64_t lost;
+
+	(void)state;
+	skip_unless_two_cpus();
+	assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof(was), &was), 0);
+	assert_int_equal(pin(0), 0);	/* one CPU: no CPU markers on the pages */
+	writer_tid[0] = (pid_t)syscall(SYS_gettid);
+	rb = make_rb(256, 0, TREV_CLOCK_COUNTER);
+	assert_int_equal(trev_rb_read_page_flags(rb, page, NULL, 0x2), -EINVAL);
+	/* From the buffer: 100 events, then 200 more (the writer moves to a second page). */
+	for (; seq < 100; seq++)
+		assert_int_equal(write_one(rb, 0, seq, 0), 0);
+	assert_int_equal(trev_rb_read_page_flags(rb, page, NULL, TREV_RB_READ_FULL), 0);
+	for (; seq < 300; seq++)
+		assert_int_equal(write_one(rb, 0, seq, 0), 0);
+	assert_int_equal(trev_rb_read_page_flags(rb, page, &buffer, TREV_RB_READ_FULL), 1);
+	assert_int_not_equal(buffer, TREV_RB_STAGED);
+	m = page_events(page, got, 0, &lost);
+	assert_true(m > 200 && m < 300);
+	assert_true(got[0].seq == 0 && got[m - 1].seq == m - 1);
+	assert_page_full(page);
+	assert_int_equal(trev_rb_read_page_flags(rb, page, NULL, TREV_RB_READ_FULL), 0);
+	assert_int_equal(trev_rb_read_page_flags(rb, page, NULL, 0), 1);
+	assert_int_equal(page_events(page, got, 0, &lost), 300 - m);
+	assert_int_equal(got[0].seq, m);
+	assert_int_equal(trev_rb_read_page(rb, page, NULL), 0);
+	/* Staged (a reader of CPU 1 moves CPU 0's events to its queue): 100 events... */
+	for (seq = 0; seq < 100; seq++)
+		assert_int_equal(write_one(rb, 0, seq, 0), 0);
+	assert_int_equal(trev_rb_consume_cpu(rb, 1, &ev, 0), 0);
+	assert_int_equal(trev_rb_read_page_flags(rb, page, NULL, TREV_RB_READ_FULL), 0);
+	/* ...and 200 in the buffer, whose first page is now full: the staged
+	 * partial page has older data and holds it back. */
+	for (; seq < 300; seq++)
+		assert_int_equal(write_one(rb, 0, seq, 0), 0);
+	assert_int_equal(trev_rb_read_page_flags(rb, page, NULL, TREV_RB_READ_FULL), 0);
+	/* Staged too: the first staged page fills and a second follows it. */
+	assert_int_equal(trev_rb_consume_cpu(rb, 1, &ev, 0), 0);
+	assert_int_equal(trev_rb_read_page_flags(rb, page, &buffer, TREV_RB_READ_FULL), 1);
+	assert_int_equal(buffer, TREV_RB_STAGED);
+	assert_int_equal(page_events(page, got, 0, &lost), per_page);
+	assert_page_full(page);
+	assert_int_equal(trev_rb_read_page_flags(rb, page, NULL, TREV_RB_READ_FULL), 0);
+	assert_int_equal(trev_rb_read_page_flags(rb, page, &buffer, 0), 1);
+	assert_int_equal(buffer, TREV_RB_STAGED);
+	assert_int_equal(page_events(page, got, 0, &lost), 300 - per_page);
+	assert_int_equal(got[299 - per_page].seq, 299);
+	assert_int_equal(trev_rb_read_page(rb, page, NULL), 0);
+	trev_rb_destroy(rb);
+	pthread_setaffinity_np(pthread_self(), sizeof(was), &was);
+}
+
+/*
+ * Full-page reads of both CPUs while writers pinned to CPU 0 and CPU 1 flood
+ * small overwrite buffers (their staging queues overflow too), then reads
+ * without the flag for the partial pages: written == read + lost, exactly
+ * (overwrite mode keeps the newest events, and each loss is reported with
+ * the next of them).
+ */
+static void test_read_page_cpu_full_losses(void **state)
+{
+	static struct seen got[RB_STAGE_MAX_EVENTS];
+	uint8_t page[TREV_RB_PAGE_SIZE];
+	struct flooder fl[2] = { { .id = 3, .cpu = 0 }, { .id = 4, .cpu = 1 } };
+	uint64_t read = 0, lost = 0, full = 0, written;
+	struct trev_rb *rb;
+	pthread_t t[2];
+	int64_t pl;
+	int ret;
+
+	(void)state;
+	skip_unless_two_cpus();
+	rb = make_rb(16, 1, -1);
+	for (int i = 0; i < 2; i++) {
+		fl[i].rb = rb;
+		assert_int_equal(pthread_create(&t[i], NULL, flooder_main, &fl[i]), 0);
+	}
+	/* Until both have written many times what their buffers and queues hold. */
+	for (int round = 0; round < 200 || atomic_load(&fl[0].written) < 100000 ||
+			    atomic_load(&fl[1].written) < 100000; round++) {
+		assert_int_equal(fl[0].err + fl[1].err, 0);
+		for (int cpu = 0; cpu < 2; cpu++) {
+			ret = trev_rb_read_page_cpu_flags(rb, cpu, page, TREV_RB_READ_FULL);
+			assert_true(ret == 1 || ret == 0 || ret == -EAGAIN);
+			if (ret != 1)
+				continue;
+			read += page_events(page, got, cpu, &pl);
+			assert_true(pl >= 0);
+			lost += (uint64_t)pl;
+			full++;
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		atomic_store(&fl[i].stop, 1);
+		pthread_join(t[i], NULL);
+		assert_int_equal(fl[i].err, 0);
+		assert_int_equal(atomic_load(&fl[i].capped), 0);
+	}
+	for (int cpu = 0; cpu < 2; cpu++) {
+		while ((ret = trev_rb_read_page_cpu_flags(rb, cpu, page, TREV_RB_READ_FULL)) == 1) {
+			read += page_events(page, got, cpu, &pl);
+			lost += (uint64_t)pl;
+			full++;
+		}
+		assert_int_equal(ret, 0);
+		while ((ret = trev_rb_read_page_cpu(rb, cpu, page)) == 1) {
+			read += page_events(page, got, cpu, &pl);
+			assert_true(pl >= 0);
+			lost += (uint64_t)pl;
+		}
+		assert_int_equal(ret, 0);
+	}
+	written = (uint64_t)atomic_load(&fl[0].written) + atomic_load(&fl[1].written);
+	print_message("  written %llu: read %llu (%llu full pages), lost %llu\n",
+		      (unsigned long long)written, (unsigned long long)read,
+		      (unsigned long long)full, (unsigned long long)lost);
+	assert_true(full > 0 && lost > 0);
+	assert_int_equal(written, read + lost);
+	trev_rb_destroy(rb);
 }
 
 /* All-CPU consume and read_page after partial per-CPU reads. */
@@ -1121,6 +1330,9 @@ int main(void)
 		cmocka_unit_test(test_interleaved),
 		cmocka_unit_test(test_read_page_cpu),
 		cmocka_unit_test(test_read_page_cpu_flood),
+		cmocka_unit_test(test_read_page_cpu_full),
+		cmocka_unit_test(test_read_page_full),
+		cmocka_unit_test(test_read_page_cpu_full_losses),
 		cmocka_unit_test(test_all_after_partial),
 		cmocka_unit_test(test_iter_cpu),
 		cmocka_unit_test(test_staging_overflow_overwrite),

@@ -93,9 +93,11 @@ static void make_page(unsigned char *page, int cpu, int n)
 	memcpy(page + 8, &commit, 8);
 }
 
-static int fake_read_page(const struct trev_dat_source *src, int cpu, void *page)
+static int fake_read_page(const struct trev_dat_source *src, int cpu, void *page,
+			  unsigned int flags)
 {
 	(void)src;
+	(void)flags;
 	if (pages_left[cpu] == 0)
 		return 0;
 	make_page(page, cpu, cpu == 0 ? 2 - pages_left[cpu] : 0);

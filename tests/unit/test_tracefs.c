@@ -4,7 +4,7 @@
  * soft mode in the enable files, a blocked trace_pipe read woken from
  * another thread and fed by a writer, a snapshot swap under writers,
  * trev_read() of a text larger than the buffer, split writes, bad
- * arguments.
+ * arguments, full-page reads of trace_pipe_raw.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +27,7 @@
 #include <trev/trev.h>
 
 #include "events/events_internal.h"
+#include "ring_buffer/rb_page.h"
 #include "wait_blocked.h"
 
 #define CREATE_TRACE_POINTS
@@ -384,6 +385,51 @@ static void test_split_writes(void **state)
 	assert_int_equal(trev_write("set_event", ""), 0);
 }
 
+/*
+ * trace_pipe_raw read with TREV_READ_FULL (the kernel's splice read): -EAGAIN
+ * while the CPU's page is partial, even on a blocking open; the page once
+ * full; the rest of a page a short read began; the partial page from a
+ * plain read.
+ */
+static void test_trace_pipe_raw_full(void **state)
+{
+	static unsigned char page[TREV_RB_PAGE_SIZE];
+	cpu_set_t was, one;
+	struct trev_file *f;
+	char path[64];
+	int cpu;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(was), &was), 0);
+	cpu = sched_getcpu();
+	assert_true(cpu >= 0);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	assert_int_equal(trev_write("trace", ""), 0);
+	assert_int_equal(trev_write("events/trev_test/tt_ints/enable", "1"), 0);
+	snprintf(path, sizeof(path), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+	assert_int_equal(trev_file_open(path, O_RDONLY, &f), 0);
+	for (int i = 0; i < 10; i++)
+		trace_tt_ints(i, 0, 0);
+	assert_int_equal(trev_file_read_flags(f, page, sizeof(page), 0x2), -EINVAL);
+	assert_int_equal(trev_file_read_flags(f, page, sizeof(page), TREV_READ_FULL), -EAGAIN);
+	/* 24-byte records, 169 a page: 190 more fill one page and begin another. */
+	for (int i = 10; i < 200; i++)
+		trace_tt_ints(i, 0, 0);
+	assert_int_equal(trev_file_read_flags(f, page, 100, TREV_READ_FULL), 100);
+	assert_int_equal(trev_file_read_flags(f, page + 100, sizeof(page), TREV_READ_FULL),
+			 sizeof(page) - 100);
+	assert_true((rb_get64(page + 8) & RB_COMMIT_MASK) + 24 > RB_DATA_SIZE - 8);
+	assert_int_equal(trev_file_read_flags(f, page, sizeof(page), TREV_READ_FULL), -EAGAIN);
+	assert_int_equal(trev_file_read(f, page, sizeof(page)), sizeof(page));
+	assert_true((rb_get64(page + 8) & RB_COMMIT_MASK) > 0);
+	assert_int_equal(trev_file_close(f), 0);
+	assert_int_equal(trev_write("events/trev_test/tt_ints/enable", "0"), 0);
+	assert_int_equal(trev_write("trace", ""), 0);
+	assert_int_equal(sched_setaffinity(0, sizeof(was), &was), 0);
+}
+
 static int count_entry(const char *name, const struct trev_stat *st, void *arg)
 {
 	(void)name;
@@ -425,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_read_truncated),
 		cmocka_unit_test(test_split_writes),
 		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_trace_pipe_raw_full),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

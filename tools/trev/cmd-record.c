@@ -30,7 +30,8 @@
 
 static const char record_help[] =
 	"usage: trev record [-e EVENT [-f FILTER] [-T TRIGGER]...]... [-b KB] [-C CLOCK]\n"
-	"                   [-o FILE] [--file-version 6|7] [--wait SEC] (-p PID | -- COMMAND ARGS...)\n"
+	"                   [-o FILE] [--file-version 6|7] [--flush MS] [--wait SEC]\n"
+	"                   (-p PID | -- COMMAND ARGS...)\n"
 	"\n"
 	"Record the events of a program that uses trev into a trace.dat file (default\n"
 	"trace.dat) while it runs; stop when it exits, or on Ctrl-C.\n"
@@ -42,6 +43,8 @@ static const char record_help[] =
 	"  -C CLOCK   trace_clock\n"
 	"  -o FILE    output file (default trace.dat)\n"
 	"  --file-version 6|7   trace.dat version (default 6)\n"
+	"  --flush MS pages are copied as they fill; partial ones at least every MS\n"
+	"             milliseconds, and at the end (default 1000; 0: every round)\n"
 	"  --wait SEC how long COMMAND has to serve its socket (default 5)\n"
 	"  -p PID     attach to a running process; its settings are restored at the end\n"
 	"  -- COMMAND start COMMAND, held at start-up until tracing is configured\n"
@@ -56,7 +59,8 @@ static const char record_help[] =
 #define REC_MAX_TRIGGERS	8
 #define REC_PROGRESS_MS		500	/* progress line refresh */
 #define REC_SNAPSHOT_MS		1000	/* metadata kept for a process that gets killed */
-#define REC_IDLE_POLL_MS	5	/* wait for data when every CPU is drained */
+#define REC_IDLE_POLL_MS	5	/* wait when no CPU has a page to copy */
+#define REC_FLUSH_MS		1000	/* --flush: partial pages copied this often */
 #define REC_BURST		64	/* pages read from one CPU before the next */
 
 /* One -e with the -f and -T that follow it. */
@@ -97,6 +101,8 @@ struct rec {
 	const char *output;
 	int version;
 	int wait_s;
+	int flush_ms;			/* --flush */
+	int64_t next_flush;		/* when partial pages are copied next (ms) */
 	pid_t pid;			/* -p, or the command */
 	bool own_child;			/* -- COMMAND */
 	char **argv;			/* the command */
@@ -601,17 +607,37 @@ static void rec_count_page(struct rec_cpu *c, const unsigned char *page)
 }
 
 /*
- * Read every CPU's pages until none has more (at most REC_BURST pages of
- * one CPU at a time). Return: the pages added, or a negative errno.
+ * What a round of reads copies: full pages only, as trace-cmd record does
+ * through the kernel's splice read, so that the file holds whole pages and
+ * not a page per event; but once every --flush interval the partial pages
+ * too (of CPUs with at most REC_BURST pages to copy), so that a process
+ * killed mid-run loses about that much at most. The final drain takes
+ * everything (flags 0). A page source takes the flag as an argument of
+ * read_page(), whichever it is.
  */
-static long rec_drain_once(struct rec *rec)
+static unsigned int rec_read_flags(struct rec *rec)
+{
+	int64_t now = rec_now_ms();
+
+	if (now < rec->next_flush)
+		return TREV_DAT_READ_FULL;
+	rec->next_flush = now + rec->flush_ms;
+	return 0;
+}
+
+/*
+ * Read every CPU's pages until none has more (at most REC_BURST pages of
+ * one CPU at a time); @flags: read_page()'s, rec_read_flags().
+ * Return: the pages added, or a negative errno.
+ */
+static long rec_drain_once(struct rec *rec, unsigned int flags)
 {
 	static unsigned char page[TREV_DAT_PAGE_SIZE];
 	long added = 0;
 
 	for (int cpu = 0; cpu < rec->nr_cpus; cpu++) {
 		for (int i = 0; i < REC_BURST; i++) {
-			int ret = rec->rs.src.read_page(&rec->rs.src, cpu, page);
+			int ret = rec->rs.src.read_page(&rec->rs.src, cpu, page, flags);
 
 			if (ret < 0)
 				return ret;
@@ -696,13 +722,14 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 	int64_t start = rec_now_ms(), next_progress = start + REC_PROGRESS_MS;
 	int64_t next_snapshot = start + REC_SNAPSHOT_MS, last_ms = start;
 	uint64_t last_entries = 0;
-	int forwarded = 0, idle_cpu = 0;
+	int forwarded = 0;
 	long got;
 
+	rec->next_flush = start + rec->flush_ms;
 	for (;;) {
 		int held;
 
-		got = rec_drain_once(rec);
+		got = rec_drain_once(rec, rec_read_flags(rec));
 		if (got < 0) {
 			/* A process that dies takes its socket with it. */
 			*end = got == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
@@ -741,24 +768,17 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 			rec_read_stats(rec, true);
 			next_snapshot = rec_now_ms() + REC_SNAPSHOT_MS;
 		}
-		if (got == 0) {
-			/* Every CPU is drained: wait for data on one, in turn. */
-			int h = rec->rs.raw[idle_cpu];
-
-			if (h > 0)
-				trev_remote_poll(rec->r, h, REC_IDLE_POLL_MS);
-			else
-				usleep(REC_IDLE_POLL_MS * 1000);
-			idle_cpu = (idle_cpu + 1) % rec->nr_cpus;
-		}
+		/* No page to copy: the data there is (if any) waits for its page to fill. */
+		if (got == 0)
+			usleep(REC_IDLE_POLL_MS * 1000);
 	}
 	if (*end != REC_END_BROKEN && (*end != REC_END_GONE || rec->rs.shm)) {
 		/*
-		 * The last pages: read until every CPU is empty. A buffer mapped
-		 * here outlives its process: a process that died leaves every
-		 * event it committed.
+		 * The last pages, partial ones too: read until every CPU is empty.
+		 * A buffer mapped here outlives its process: a process that died
+		 * leaves every event it committed.
 		 */
-		while ((got = rec_drain_once(rec)) > 0)
+		while ((got = rec_drain_once(rec, 0)) > 0)
 			;
 		if (got < 0)
 			*end = got == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
@@ -818,11 +838,13 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "file-version", required_argument, NULL, 'V' },
 		{ "wait", required_argument, NULL, 'W' },
+		{ "flush", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rec_event *e;
 	char *end;
+	long ms;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "+e:f:T:b:C:o:p:h", opts, NULL)) != -1) {
@@ -887,6 +909,14 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 				return -1;
 			}
 			break;
+		case 'F':
+			ms = strtol(optarg, &end, 10);
+			if (!*optarg || *end || ms < 0 || ms > 3600000) {
+				trev_err("--flush takes 0..3600000 milliseconds, not '%s'", optarg);
+				return -1;
+			}
+			rec->flush_ms = (int)ms;
+			break;
 		default:
 			return -1;
 		}
@@ -938,7 +968,8 @@ static void rec_free(struct rec *rec)
 
 int cmd_record(int argc, char **argv)
 {
-	struct rec rec = { .output = "trace.dat", .version = 6, .wait_s = 5 };
+	struct rec rec = { .output = "trace.dat", .version = 6, .wait_s = 5,
+			   .flush_ms = REC_FLUSH_MS };
 	struct sigaction sa = { .sa_sigaction = rec_on_signal, .sa_flags = SA_SIGINFO };
 	enum rec_end end = REC_END_SIGNAL;
 	int64_t start_ms;

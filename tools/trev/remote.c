@@ -25,6 +25,7 @@ struct trev_remote {
 	pid_t pid;		/* the process, for messages */
 	int broken;		/* 0, or the error every call returns from now on */
 	bool quiet;		/* during the handshake: the message goes to the caller */
+	uint32_t version;	/* the protocol version HELLO agreed on */
 	char banner[RMT_BANNER_MAX + 1];	/* from HELLO */
 	char error[256];	/* the last malformed reply, explained */
 };
@@ -148,7 +149,8 @@ static int rmt_check_header(struct trev_remote *r, const struct rmt_req *q,
 			return rmt_malformed(r, op, "error %d with %u bytes", h->arg, h->len);
 		return 0;
 	}
-	if (op == TREV_OP_HELLO && (uint32_t)h->arg != TREV_PROTO_VERSION)
+	if (op == TREV_OP_HELLO &&
+	    ((uint32_t)h->arg < TREV_PROTO_VERSION_MIN || (uint32_t)h->arg > TREV_PROTO_VERSION))
 		return 1;
 	if (op == TREV_OP_READ && (uint32_t)h->arg != h->len)
 		return rmt_malformed(r, op, "%d bytes announced, %u received", h->arg, h->len);
@@ -334,12 +336,13 @@ int trev_remote_from_fd(int fd, pid_t pid, struct trev_remote **out, char *why, 
 			 strerror((int)-ret));
 		goto out_free;
 	}
-	if (ret != TREV_PROTO_VERSION) {
-		snprintf(why, why_size, "process %d speaks protocol %d, not %u", (int)pid,
-			 (int)ret, TREV_PROTO_VERSION);
+	if (ret < TREV_PROTO_VERSION_MIN || ret > TREV_PROTO_VERSION) {
+		snprintf(why, why_size, "process %d speaks protocol %d, not %u..%u", (int)pid,
+			 (int)ret, TREV_PROTO_VERSION_MIN, TREV_PROTO_VERSION);
 		ret = -EPROTO;
 		goto out_free;
 	}
+	r->version = (uint32_t)ret;
 	r->banner[q.out_len] = '\0';
 	r->banner[strcspn(r->banner, "\n")] = '\0';
 	r->quiet = false;
@@ -372,17 +375,30 @@ int trev_remote_open(struct trev_remote *r, const char *path, unsigned int po)
 	return rmt_simple(r, TREV_OP_OPEN, 0, (int32_t)po, path);
 }
 
-ssize_t trev_remote_read(struct trev_remote *r, int h, void *buf, size_t size, int timeout_ms)
+ssize_t trev_remote_read_flags(struct trev_remote *r, int h, void *buf, size_t size,
+			      int timeout_ms, unsigned int pr)
 {
 	int32_t t = timeout_ms;
 	struct rmt_req q = { .op = TREV_OP_READ, .handle = (uint32_t)h, .p1 = &t,
 			     .len1 = sizeof(t), .out = buf };
 
+	if (pr & ~TREV_PR_ALL)
+		return -EINVAL;
+	/* Version 2 has no flags: such a process reads as without them. */
+	if (pr && r->version >= TREV_PROTO_READ_FLAGS) {
+		q.p2 = &pr;
+		q.len2 = sizeof(pr);
+	}
 	if (size > TREV_PROTO_MAX_PAYLOAD)
 		size = TREV_PROTO_MAX_PAYLOAD;
 	q.arg = (int32_t)size;
 	q.out_size = (uint32_t)size;
 	return (ssize_t)rmt_call(r, &q);
+}
+
+ssize_t trev_remote_read(struct trev_remote *r, int h, void *buf, size_t size, int timeout_ms)
+{
+	return trev_remote_read_flags(r, h, buf, size, timeout_ms, 0);
 }
 
 ssize_t trev_remote_write(struct trev_remote *r, int h, const void *buf, size_t size)

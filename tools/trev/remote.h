@@ -49,6 +49,13 @@ const char *trev_remote_banner(const struct trev_remote *r);
 int trev_remote_open(struct trev_remote *r, const char *path, unsigned int po);
 /* Read up to @size bytes; @timeout_ms -1 waits, 0 never. Return: bytes, 0 at the end, -errno. */
 ssize_t trev_remote_read(struct trev_remote *r, int h, void *buf, size_t size, int timeout_ms);
+/*
+ * The same with TREV_PR_* flags of proto.h (TREV_PR_FULL: full pages of
+ * trace_pipe_raw only; @timeout_ms must then be 0). A process that speaks
+ * protocol 2 knows no flags: it gets none, and reads as without them.
+ */
+ssize_t trev_remote_read_flags(struct trev_remote *r, int h, void *buf, size_t size,
+			       int timeout_ms, unsigned int pr);
 ssize_t trev_remote_write(struct trev_remote *r, int h, const void *buf, size_t size);
 int trev_remote_poll(struct trev_remote *r, int h, int timeout_ms);
 int trev_remote_close_file(struct trev_remote *r, int h);

@@ -2,8 +2,9 @@
 /*
  * The trace.dat writer's source over the control socket: what trev record
  * hands to trev_dat_open(). Pages come from per_cpu/cpuN/trace_pipe_raw,
- * up to TREV_REMOTE_BATCH of them per READ, copied as they are; code
- * addresses are named from the process's files (remote_symbols.c).
+ * up to TREV_REMOTE_BATCH of them per READ (full ones only when read_page()
+ * asks: READ's FULL flag), copied as they are; code addresses are named
+ * from the process's files (remote_symbols.c).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -110,7 +111,8 @@ static ssize_t rs_list_dir(const struct trev_dat_source *src, const char *path, 
 	return (ssize_t)l.len;
 }
 
-static int rs_read_page(const struct trev_dat_source *src, int cpu, void *page)
+static int rs_read_page(const struct trev_dat_source *src, int cpu, void *page,
+			unsigned int flags)
 {
 	struct trev_remote_source *rs = rs_of(src);
 	struct trev_remote_batch *b;
@@ -119,7 +121,8 @@ static int rs_read_page(const struct trev_dat_source *src, int cpu, void *page)
 	if (cpu < 0 || cpu >= TREV_REMOTE_MAX_CPUS)
 		return -EINVAL;
 	if (rs->shm) {
-		int ret = trev_rb_read_page_cpu(rs->shm, cpu, page);
+		int ret = trev_rb_read_page_cpu_flags(rs->shm, cpu, page,
+						      flags & TREV_DAT_READ_FULL ? TREV_RB_READ_FULL : 0);
 
 		return ret == -EAGAIN ? 0 : ret;	/* a flood elsewhere: next CPU */
 	}
@@ -138,8 +141,9 @@ static int rs_read_page(const struct trev_dat_source *src, int cpu, void *page)
 		if (!b->pages && !(b->pages = malloc(TREV_REMOTE_BATCH * TREV_DAT_PAGE_SIZE)))
 			return -ENOMEM;
 		/* trace_pipe_raw hands out whole pages; the server gathers what is ready. */
-		n = trev_remote_read(rs->r, rs->raw[cpu], b->pages,
-				     TREV_REMOTE_BATCH * TREV_DAT_PAGE_SIZE, 0);
+		n = trev_remote_read_flags(rs->r, rs->raw[cpu], b->pages,
+					   TREV_REMOTE_BATCH * TREV_DAT_PAGE_SIZE, 0,
+					   flags & TREV_DAT_READ_FULL ? TREV_PR_FULL : 0);
 		if (n == -EAGAIN || n == 0)
 			return 0;
 		if (n < 0)
