@@ -416,6 +416,26 @@ TREV_API uint64_t trev_rb_nobuf_dropped(const struct trev_rb *rb);
  */
 TREV_API uint64_t trev_rb_recycled_lost(const struct trev_rb *rb);
 
+/**
+ * trev_rb_read_page_any() - consume the next page of whichever CPU has one
+ * @page: TREV_RB_PAGE_SIZE bytes: a page of one CPU's events, in time order
+ * @cpu: receives the CPU view the page belongs to
+ * @flags: TREV_RB_READ_FULL: full pages only (partial ones stay unread)
+ *
+ * What a recorder of every CPU wants (per-CPU streams of whole pages):
+ * the same pages trev_rb_read_page_cpu() gives each CPU, without asking
+ * for one CPU while another floods. A buffer's page whose events all ran
+ * on one CPU, with nothing of that CPU older than its last event elsewhere,
+ * goes out whole, as a memcpy; otherwise events are staged per CPU as
+ * trev_rb_read_page_cpu() stages them, and a staged page goes out when
+ * full (or, without the flag, once the buffers are drained).
+ * Context: any thread, not a signal handler. Return: 1 with @page and
+ * *@cpu set, 0 when there is nothing (full) to read, -EAGAIN after staging
+ * for 20 ms while writers keep writing, -EBUSY while the consuming
+ * position is lent, -EINVAL.
+ */
+TREV_API int trev_rb_read_page_any(struct trev_rb *rb, void *page, int *cpu, unsigned int flags);
+
 /*
  * The memfd holding every page and descriptor, sealed at its size, for
  * another process to map with trev_rb_attach().

@@ -1006,6 +1006,30 @@ static void rb_count_page(struct trev_rb *rb, struct rb_cursor *c, struct rb_des
 	}
 }
 
+/* The cursor stands on a complete page nothing was read from, lost count as noted. */
+static bool rb_page_untouched(const struct rb_cursor *c)
+{
+	return c->copy_final && c->copy_seq == c->pos.seq && !c->pos.consumed &&
+	       c->pos.lost == c->meta.lost;
+}
+
+/* Hand out that page as it is, and move the cursor past it. */
+static void rb_take_whole_page(struct trev_rb *rb, struct rb_cursor *c, struct rb_desc *d,
+			       uint8_t *page)
+{
+	uint32_t extra = c->meta.lost ? 8u : 0u;
+
+	memcpy(page, c->copy, RB_PAGE_HDR + c->copy_size + extra);
+	memset(page + RB_PAGE_HDR + c->copy_size + extra, 0, RB_DATA_SIZE - c->copy_size - extra);
+	if (c->meta.lost)
+		rb_put64(page + RB_PAGE_HDR + c->copy_size, c->meta.lost);
+	rb_count_page(rb, c, d);
+	c->pos.seq++;
+	c->pos.off = 0;
+	c->pos.lost = 0;
+	c->pos.entered = false;
+}
+
 int trev_rb_read_page_flags(struct trev_rb *rb, void *page, unsigned int *buffer,
 			    unsigned int flags)
 {
@@ -1058,21 +1082,10 @@ int trev_rb_read_page_flags(struct trev_rb *rb, void *page, unsigned int *buffer
 	}
 	c->pos.lost += pending;
 	/* A complete page nothing was read from goes out as it is. */
-	if (c->copy_final && !c->pos.consumed && c->pos.lost == c->meta.lost) {
-		memcpy(page, c->copy, RB_PAGE_HDR + c->copy_size +
-					      (c->meta.lost ? 8u : 0u));
-		memset((uint8_t *)page + RB_PAGE_HDR + c->copy_size + (c->meta.lost ? 8u : 0u), 0,
-		       RB_DATA_SIZE - c->copy_size - (c->meta.lost ? 8u : 0u));
-		if (c->meta.lost)
-			rb_put64((uint8_t *)page + RB_PAGE_HDR + c->copy_size, c->meta.lost);
-		rb_count_page(rb, c, d);
-		c->pos.seq++;
-		c->pos.off = 0;
-		c->pos.lost = 0;
-		c->pos.entered = false;
-	} else {
+	if (rb_page_untouched(c))
+		rb_take_whole_page(rb, c, d, page);
+	else
 		rb_build_page(rb, c, d, page);
-	}
 	rb_publish_read(rb, d, c);
 out_unlock:
 	if (rb->attached)
@@ -1084,6 +1097,142 @@ out_unlock:
 int trev_rb_read_page(struct trev_rb *rb, void *page, unsigned int *buffer)
 {
 	return trev_rb_read_page_flags(rb, page, buffer, 0);
+}
+
+/*
+ * Can buffer @id's head page go whole into one CPU's stream? It is
+ * untouched, every record on it ran on one CPU (no marker, no discard),
+ * that CPU's view has nothing staged, and no event that could belong to
+ * that CPU is older than the page's last one: no other buffer's head, no
+ * write in flight. Under read_lock. Return: true with *@view set.
+ */
+static bool rb_whole_page_for_cpu(struct trev_rb *rb, uint32_t id, int *view)
+{
+	struct rb_cursor *c = &rb->cursor[id];
+	uint64_t last_ts, in_flight;
+	uint32_t off = 0, hwm;
+	struct rb_rec r;
+	int v;
+
+	if (!rb_page_untouched(c) || c->meta.cpu_marks || c->meta.padded)
+		return false;
+	v = rb_view(rb, c->meta.cpu);
+	if (rb->stage[v].head || rb->stage[v].pending)
+		return false;
+	last_ts = rb_get64(c->copy);
+	while (rb_decode(c->copy + RB_PAGE_HDR, c->copy_size, off, last_ts, &r) != RB_REC_END) {
+		off += r.size;
+		last_ts = r.ts;
+	}
+	hwm = trev__rb_hwm(rb);
+	for (uint32_t i = 0; i < hwm; i++)
+		if (i != id && rb_peek_buffer(rb, i, &r) == 1 && r.ts < last_ts)
+			return false;
+	rb_in_flight_before(rb, last_ts, (int)id, &in_flight);
+	if (in_flight)
+		return false;
+	*view = v;
+	return true;
+}
+
+/* The view whose head staged page is the oldest, full ones only with @full; or -1. */
+static int rb_staged_page_ready(struct trev_rb *rb, bool full)
+{
+	uint64_t best = UINT64_MAX;
+	int view = -1;
+
+	for (int v = 0; v < rb->nr_cpus; v++) {
+		struct rb_spage *h = rb->stage[v].head;
+
+		if (!h || (full && !trev__rb_stage_head_full(rb, v)))
+			continue;
+		if (h->rd_ts < best) {
+			best = h->rd_ts;
+			view = v;
+		}
+	}
+	return view;
+}
+
+/*
+ * One step of trev_rb_read_page_any(), under read_lock: a ready staged
+ * page, else a buffer's page whole, else stage the oldest events until a
+ * staged page is ready. Return: 1 with @page and *@cpu set, 0 when there
+ * is nothing (more, with @full: nothing full), RB_PULL_AGAIN, or -errno.
+ */
+static int rb_any_step(struct trev_rb *rb, bool full, uint8_t *page, int *cpu,
+		       struct rb_settle *settle, bool *staged)
+{
+	for (unsigned int n = 0;; n++) {
+		uint64_t in_flight = 0;
+		struct rb_rec r;
+		int id, view, ret;
+
+		view = rb_staged_page_ready(rb, true);
+		if (view >= 0) {
+			trev__rb_stage_take_page(rb, view, page);
+			*cpu = view;
+			return 1;
+		}
+		if (n == RB_PULL_BATCH) {
+			settle->yield = false;
+			return RB_PULL_AGAIN;
+		}
+		ret = rb_peek_oldest(rb, &r, &id, &in_flight);
+		if (ret < 0)
+			return ret;
+		if (ret == 0) {
+			/* Drained: the partial staged pages, unless only full ones are asked. */
+			view = full ? -1 : rb_staged_page_ready(rb, false);
+			if (view < 0)
+				return 0;
+			trev__rb_stage_take_page(rb, view, page);
+			*cpu = view;
+			return 1;
+		}
+		if (rb_settle_wait(settle, in_flight)) {
+			settle->yield = true;
+			return RB_PULL_AGAIN;
+		}
+		if (rb_whole_page_for_cpu(rb, (uint32_t)id, &view)) {
+			struct rb_cursor *c = &rb->cursor[id];
+			struct rb_desc *d = &rb->descs[id];
+
+			rb_take_whole_page(rb, c, d, page);
+			rb_publish_read(rb, d, c);
+			*cpu = view;
+			return 1;
+		}
+		rb_stage_event(rb, id, &r);
+		*staged = true;
+	}
+}
+
+int trev_rb_read_page_any(struct trev_rb *rb, void *page, int *cpu, unsigned int flags)
+{
+	struct rb_settle settle = { 0 };
+	struct rb_flood flood = { 0 };
+
+	if (!rb || !page || !cpu || (flags & ~TREV_RB_READ_FULL))
+		return -EINVAL;
+	for (;;) {
+		bool staged = false;
+		int ret;
+
+		pthread_mutex_lock(&rb->read_lock);
+		ret = rb_any_step(rb, flags & TREV_RB_READ_FULL, page, cpu, &settle, &staged);
+		if (rb->attached)
+			trev__rb_lent_sync(rb);
+		pthread_mutex_unlock(&rb->read_lock);
+		if (staged)
+			rb_wake_sleepers(rb);
+		if (ret != RB_PULL_AGAIN)
+			return ret;
+		if (!settle.yield && rb_flooded(rb, &flood, -1))
+			return -EAGAIN;
+		if (settle.yield)
+			sched_yield();
+	}
 }
 
 /* ------------------------------------------------------------------ */

@@ -111,6 +111,46 @@ static ssize_t rs_list_dir(const struct trev_dat_source *src, const char *path, 
 	return (ssize_t)l.len;
 }
 
+/*
+ * A page of @cpu from the mapped buffer: stashed earlier, or read now with
+ * trev_rb_read_page_any(), stashing other CPUs' pages meanwhile (at most
+ * TREV_REMOTE_BATCH each: then 0, and the caller reads that CPU next).
+ */
+static int rs_read_mapped(struct trev_remote_source *rs, int cpu, void *page, unsigned int flags)
+{
+	unsigned int rb_flags = flags & TREV_DAT_READ_FULL ? TREV_RB_READ_FULL : 0;
+	struct trev_remote_stash *st = &rs->stash[cpu];
+	int nr_cpus = trev_rb_nr_cpus(rs->shm);
+
+	if (st->nr) {
+		memcpy(page, st->pages + (size_t)st->first * TREV_DAT_PAGE_SIZE, TREV_DAT_PAGE_SIZE);
+		st->first = (st->first + 1) % TREV_REMOTE_BATCH;
+		st->nr--;
+		return 1;
+	}
+	for (;;) {
+		struct trev_remote_stash *o;
+		int got, ret;
+
+		for (int c = 0; c < nr_cpus && c < TREV_REMOTE_MAX_CPUS; c++)
+			if (rs->stash[c].nr == TREV_REMOTE_BATCH)
+				return 0;	/* read that CPU first */
+		ret = trev_rb_read_page_any(rs->shm, page, &got, rb_flags);
+		if (ret <= 0)
+			return ret == -EAGAIN ? 0 : ret;
+		if (got == cpu)
+			return 1;
+		if (got < 0 || got >= TREV_REMOTE_MAX_CPUS)
+			return -ERANGE;
+		o = &rs->stash[got];
+		if (!o->pages && !(o->pages = malloc(TREV_REMOTE_BATCH * TREV_DAT_PAGE_SIZE)))
+			return -ENOMEM;
+		memcpy(o->pages + (size_t)((o->first + o->nr) % TREV_REMOTE_BATCH) * TREV_DAT_PAGE_SIZE,
+		       page, TREV_DAT_PAGE_SIZE);
+		o->nr++;
+	}
+}
+
 static int rs_read_page(const struct trev_dat_source *src, int cpu, void *page,
 			unsigned int flags)
 {
@@ -120,12 +160,8 @@ static int rs_read_page(const struct trev_dat_source *src, int cpu, void *page,
 
 	if (cpu < 0 || cpu >= TREV_REMOTE_MAX_CPUS)
 		return -EINVAL;
-	if (rs->shm) {
-		int ret = trev_rb_read_page_cpu_flags(rs->shm, cpu, page,
-						      flags & TREV_DAT_READ_FULL ? TREV_RB_READ_FULL : 0);
-
-		return ret == -EAGAIN ? 0 : ret;	/* a flood elsewhere: next CPU */
-	}
+	if (rs->shm)
+		return rs_read_mapped(rs, cpu, page, flags);
 	b = &rs->batch[cpu];
 	if (b->next == b->nr) {
 		if (!rs->raw[cpu]) {
@@ -207,4 +243,8 @@ void trev_remote_source_close(struct trev_remote_source *rs)
 	trev_remote_symbols_free(&rs->syms);
 	trev_rb_destroy(rs->shm);
 	rs->shm = NULL;
+	for (int cpu = 0; cpu < TREV_REMOTE_MAX_CPUS; cpu++) {
+		free(rs->stash[cpu].pages);
+		rs->stash[cpu] = (struct trev_remote_stash){ NULL, 0, 0 };
+	}
 }
