@@ -266,6 +266,7 @@ struct rb_cursor {
 	uint32_t copy_size;	/* data bytes copied */
 	bool copy_final;	/* the page was complete when copied */
 	struct rb_slot meta;	/* its slot metadata at copy time */
+	bool handoff_dirty;	/* attached: the position moved since its last handoff */
 };
 
 /*

@@ -295,12 +295,12 @@ static bool rb_desc_in_use(const struct rb_desc *d)
  * A reader of another process's buffer also hands the whole position
  * back, so that the process's own readers go on from it (rb_shm.c).
  */
-static void rb_publish_read(struct trev_rb *rb, struct rb_desc *d, const struct rb_cursor *c)
+static void rb_publish_read(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor *c)
 {
 	if (atomic_load_explicit(&d->read_seq, memory_order_relaxed) != c->pos.seq)
 		atomic_store_explicit(&d->read_seq, c->pos.seq, memory_order_release);
-	if (rb->attached)
-		trev__rb_handoff_put(d, c);
+	(void)rb;
+	c->handoff_dirty = true;	/* handed back at the call's end (trev__rb_lent_sync()) */
 }
 
 /*
@@ -626,8 +626,7 @@ static void rb_take_event(struct trev_rb *rb, int id, const struct rb_rec *r,
 	s->read_events++;
 	rb_pos_advance(&c->pos, r);
 	rb_local_add(&d->read_events, 1);
-	if (rb->attached)
-		trev__rb_handoff_put(d, c);
+	c->handoff_dirty = true;
 }
 
 /* Move the head event of buffer @id, peeked into @r, to its CPU's queue. */
@@ -639,8 +638,7 @@ static void rb_stage_event(struct trev_rb *rb, int id, const struct rb_rec *r)
 	trev__rb_stage_push(rb, r, c->pos.lost, c->pos.cpu, (uint32_t)id, d->tid);
 	rb_pos_advance(&c->pos, r);
 	rb_local_add(&d->read_events, 1);
-	if (rb->attached)
-		trev__rb_handoff_put(d, c);
+	c->handoff_dirty = true;
 }
 
 int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms)
@@ -1135,6 +1133,19 @@ static bool rb_whole_page_for_cpu(struct trev_rb *rb, uint32_t id, int *view)
 	return true;
 }
 
+/* Does a buffer other than @id head a page its writer has left (as last peeked)? */
+static bool rb_others_final(struct trev_rb *rb, uint32_t id)
+{
+	for (uint32_t i = 0, hwm = trev__rb_hwm(rb); i < hwm; i++) {
+		const struct rb_cursor *c = &rb->cursor[i];
+
+		if (i != id && c->copy_seq == c->pos.seq && c->copy_final &&
+		    rb_desc_in_use(&rb->descs[i]))
+			return true;
+	}
+	return false;
+}
+
 /* The view whose head staged page is the oldest, full ones only with @full; or -1. */
 static int rb_staged_page_ready(struct trev_rb *rb, bool full)
 {
@@ -1165,6 +1176,8 @@ static int rb_any_step(struct trev_rb *rb, bool full, uint8_t *page, int *cpu,
 {
 	for (unsigned int n = 0;; n++) {
 		uint64_t in_flight = 0;
+		struct rb_cursor *c;
+		struct rb_desc *d;
 		struct rb_rec r;
 		int id, view, ret;
 
@@ -1194,15 +1207,24 @@ static int rb_any_step(struct trev_rb *rb, bool full, uint8_t *page, int *cpu,
 			settle->yield = true;
 			return RB_PULL_AGAIN;
 		}
+		c = &rb->cursor[id];
+		d = &rb->descs[id];
+		/* The peek keeps an older copy while it has unread records on it. */
+		if (!c->copy_final && rb_copy_page(rb, d, c, c->pos.seq) < 0)
+			continue;
 		if (rb_whole_page_for_cpu(rb, (uint32_t)id, &view)) {
-			struct rb_cursor *c = &rb->cursor[id];
-			struct rb_desc *d = &rb->descs[id];
-
 			rb_take_whole_page(rb, c, d, page);
 			rb_publish_read(rb, d, c);
 			*cpu = view;
 			return 1;
 		}
+		/*
+		 * Full pages only, and the oldest event is on a page its writer
+		 * is still filling: staging it now builds nothing sooner, unless
+		 * pages of other buffers wait behind it.
+		 */
+		if (full && !c->copy_final && !rb_others_final(rb, (uint32_t)id))
+			return 0;
 		rb_stage_event(rb, id, &r);
 		*staged = true;
 	}

@@ -191,11 +191,19 @@ static void rb_cursor_forget_copy(struct rb_cursor *c)
 }
 
 /*
- * The borrower's per-CPU counts into the region, for the lender's
- * statistics. Context: an attached buffer's consumer, under read_lock.
+ * At the end of a consuming call on an attached buffer: the positions that
+ * moved, and the per-CPU counts, into the region, for the lender's
+ * statistics and for when it takes its position back. Context: the
+ * attached buffer's consumer, under read_lock.
  */
 void trev__rb_lent_sync(struct trev_rb *rb)
 {
+	for (uint32_t i = 0, hwm = trev__rb_hwm(rb); i < hwm; i++) {
+		if (!rb->cursor[i].handoff_dirty)
+			continue;
+		rb->cursor[i].handoff_dirty = false;
+		trev__rb_handoff_put(&rb->descs[i], &rb->cursor[i]);
+	}
 	for (int v = 0; v < rb->nr_cpus && v < (int)RB_LENT_CPUS; v++) {
 		atomic_store_explicit(&rb->hdr->lent_cpu[v].read_events, rb->stage[v].read_events,
 				      memory_order_relaxed);
