@@ -62,6 +62,7 @@ static const char record_help[] =
 #define REC_IDLE_POLL_MS	5	/* wait when no CPU has a page to copy */
 #define REC_FLUSH_MS		1000	/* --flush: partial pages copied this often */
 #define REC_BURST		64	/* pages read from one CPU before the next */
+#define REC_FINAL_DRAIN_MS	2000	/* the last read of a process that still runs (-p) */
 
 /* One -e with the -f and -T that follow it. */
 struct rec_event {
@@ -778,8 +779,16 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 		 * A buffer mapped here outlives its process: a process that died
 		 * leaves every event it committed.
 		 */
-		while ((got = rec_drain_once(rec, 0)) > 0)
-			;
+		int64_t until = rec_now_ms() + REC_FINAL_DRAIN_MS;
+
+		while ((got = rec_drain_once(rec, 0)) > 0) {
+			/* -p, stopped by us: the process may write on for ever. */
+			if (*end == REC_END_SIGNAL && rec_now_ms() >= until) {
+				trev_err("process %d is still writing: stopped reading after %d ms",
+					 (int)rec->pid, REC_FINAL_DRAIN_MS);
+				break;
+			}
+		}
 		if (got < 0)
 			*end = got == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
 	}
