@@ -9,6 +9,8 @@
 void trev__library_init(void);
 
 void trev__log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* In the child that writes a dying process's trace: the log's lock made anew. */
+void trev__log_crash_child(void);
 
 /* Apply TREV_EVENTS to the events with ids from @min_id on (those just registered). */
 void trev__env_apply_events(unsigned int min_id);
