@@ -3,12 +3,18 @@
 #ifndef TREV_CORE_INTERNAL_H
 #define TREV_CORE_INTERNAL_H
 
+#include <stdbool.h>
+
 #include <trev/trev.h>
+
+struct sigaction;
 
 /* Run once before anything else the library does; safe to call often. */
 void trev__library_init(void);
 
 void trev__log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* In the child that writes a dying process's trace: the log's lock made anew. */
+void trev__log_crash_child(void);
 
 /* Apply TREV_EVENTS to the events with ids from @min_id on (those just registered). */
 void trev__env_apply_events(unsigned int min_id);
@@ -18,5 +24,24 @@ void trev__env_at_exit(void);
 void trev__env_init(void);
 /* Apply the settings that go through the tree (TREV_CLOCK, ...); again after new events. */
 void trev__env_control(void);
+/* TREV_OUTPUT, NULL when it is not set. */
+const char *trev__env_output(void);
+/*
+ * The TREV_OUTPUT text is printed once, by the exit or by a fatal signal:
+ * claim() returns true to the one that prints it; release() lets it be
+ * printed again (a signal the program's handler survived). Context: any,
+ * async-signal-safe.
+ */
+bool trev__env_exit_claim(void);
+void trev__env_exit_release(void);
+
+/*
+ * With TREV_OUTPUT set, a fatal signal or a default-action SIGINT/SIGTERM
+ * writes the trace before the process dies (crash.c). Installs the
+ * handlers; called once, from trev__env_init().
+ */
+void trev__crash_init(void);
+/* @act is the handler crash.c installed (tracefs/fuse.c chains to it). */
+bool trev__crash_handler_is(const struct sigaction *act);
 
 #endif /* TREV_CORE_INTERNAL_H */

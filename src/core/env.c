@@ -2,7 +2,8 @@
 /*
  * The start-up environment: TREV_EVENTS enables events (set_event syntax,
  * comma-separated) in the program and in every object loaded later;
- * TREV_OUTPUT receives the `trace` text when the program exits;
+ * TREV_OUTPUT receives the `trace` text when the program exits, or when
+ * it dies of a signal (crash.c);
  * TREV_CLOCK, TREV_OPTIONS, TREV_WRITE and TREV_MOUNT go through the
  * tracefs tree as writes would. A bad value gets one warning and is
  * ignored; the program runs on.
@@ -27,7 +28,8 @@ static struct env_term *terms;
 static int nr_terms;
 static char *output_path;
 
-static bool exit_done;
+/* The TREV_OUTPUT text was printed, or is being printed (the exit, or crash.c). */
+static atomic_bool exit_done;
 
 /* TREV_WRITE "path=value" pairs whose file does not exist yet (its events not loaded). */
 struct env_write {
@@ -41,14 +43,8 @@ static void env_at_exit(void)
 	FILE *out;
 	struct trev_trace_array *tr;
 
-	pthread_mutex_lock(&env_lock);
-	if (exit_done) {
-		pthread_mutex_unlock(&env_lock);
+	if (!trev__env_exit_claim())
 		return;
-	}
-	exit_done = true;
-	pthread_mutex_unlock(&env_lock);
-
 	for (int i = 0; i < nr_terms; i++)
 		if (!terms[i].matched)
 			trev__log(TREV_LOG_WARN, "TREV_EVENTS: '%s' matched no event\n",
@@ -80,6 +76,21 @@ static void env_at_exit(void)
 		fclose(out);
 }
 
+bool trev__env_exit_claim(void)
+{
+	return !atomic_exchange(&exit_done, true);
+}
+
+void trev__env_exit_release(void)
+{
+	atomic_store(&exit_done, false);
+}
+
+const char *trev__env_output(void)
+{
+	return output_path;
+}
+
 void trev__env_init(void)
 {
 	const char *events = getenv("TREV_EVENTS");
@@ -108,6 +119,8 @@ void trev__env_init(void)
 	}
 	if (output && *output)
 		output_path = strdup(output);
+	if (output_path)
+		trev__crash_init();
 	trev__env_at_exit();
 }
 

@@ -27,6 +27,11 @@ void trev_set_log(trev_log_fn fn, void *arg, int max_level)
 	pthread_mutex_unlock(&log_lock);
 }
 
+void trev__log_crash_child(void)
+{
+	pthread_mutex_init(&log_lock, NULL);
+}
+
 void trev__log(int level, const char *fmt, ...)
 {
 	char msg[512];

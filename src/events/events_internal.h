@@ -137,6 +137,14 @@ struct trev_trace_array *trev__top_instance(void);
 struct trev_trace_array *trev__top_instance_if_made(void);
 
 /*
+ * In the child that writes a dying process's trace (core/crash.c), the one
+ * thread left: the registry's and the instances' locks made anew, as no
+ * thread that held one exists there. Context: async-signal-safe.
+ */
+void trev__events_crash_child(void);
+void trev__instances_crash_child(void);
+
+/*
  * Named instances (instance.c). All under the registry lock: lookup and
  * for_each for reading, create and remove for writing. "" names the top.
  */
@@ -262,5 +270,10 @@ int trev__trace_print_rb(struct trev_trace_array *tr, struct trev_rb *rb, int cp
 			 unsigned int what, FILE *out);
 void trev__print_line(struct trev_trace_array *tr, struct trev_trace_iter *iter,
 		      const struct trev_rb_event *ev, const char *comm);
+/*
+ * In that child: the threads whose names the text shows are process
+ * @pid's, and the symbol table's lock is made anew.
+ */
+void trev__output_crash_child(pid_t pid);
 
 #endif /* TREV_EVENTS_INTERNAL_H */

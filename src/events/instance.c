@@ -73,6 +73,14 @@ struct trev_trace_array *trev__top_instance(void)
 	return trev__top_instance_if_made();
 }
 
+void trev__instances_crash_child(void)
+{
+	pthread_mutex_init(&top_lock, NULL);
+	pthread_rwlock_init(&top.buf_lock, NULL);
+	for (struct trev_trace_array *tr = named; tr; tr = tr->next)
+		pthread_rwlock_init(&tr->buf_lock, NULL);
+}
+
 /* ------------------------------------------------------------------ */
 /* Named instances (mkdir/rmdir under instances/)                       */
 

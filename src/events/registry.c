@@ -51,6 +51,11 @@ void trev__events_write_unlock(void)
 	pthread_rwlock_unlock(&events_lock);
 }
 
+void trev__events_crash_child(void)
+{
+	pthread_rwlock_init(&events_lock, NULL);
+}
+
 struct trev_event_call *trev__event_by_id(unsigned int id)
 {
 	return id < by_id_len ? by_id[id] : NULL;

@@ -15,9 +15,19 @@
 #include "events/events_internal.h"
 #include "output/bprint.h"
 #include "output/fmt_num.h"
+#include "output/symbols.h"
 
 /* ------------------------------------------------------------------ */
 /* Task names                                                           */
+
+/* The process whose threads these are: 0, this one; else a parent that died (crash.c). */
+static pid_t comm_pid;
+
+void trev__output_crash_child(pid_t pid)
+{
+	comm_pid = pid;
+	trev__sym_crash_child();
+}
 
 /*
  * Buffer id -> thread name. A live thread's name is read now (it may have
@@ -56,7 +66,10 @@ static const char *comm_lookup(struct comm_cache *cc, unsigned int id, pid_t tid
 		int fd;
 		ssize_t n;
 
-		snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)tid);
+		if (comm_pid)
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)comm_pid, (int)tid);
+		else
+			snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)tid);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			n = read(fd, c, 16);

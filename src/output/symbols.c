@@ -44,6 +44,11 @@ struct sym_obj {
 static pthread_mutex_t sym_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sym_obj *sym_objs;	/* every object looked at; under sym_lock */
 
+void trev__sym_crash_child(void)
+{
+	pthread_mutex_init(&sym_lock, NULL);
+}
+
 /* dl_iterate_phdr() search: the object whose PT_LOAD segments hold addr. */
 struct sym_find {
 	uintptr_t addr;

@@ -28,5 +28,7 @@ struct trev_sym {
 int trev__sym_lookup(unsigned long addr, struct trev_sym *sym);
 int trev__sym_snprint(char *buf, size_t size, unsigned long addr, enum trev_sym_mode mode);
 int trev__sym_print(struct trev_seq *s, unsigned long addr, int with_offset);
+/* In the child that writes a dying process's trace: the table's lock made anew. */
+void trev__sym_crash_child(void);
 
 #endif /* TREV_SYMBOLS_H */

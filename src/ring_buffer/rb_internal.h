@@ -544,6 +544,10 @@ _Atomic uint32_t *trev__rb_busy_word(uint32_t busy_ix);
 /* Busy words that threads hold now (for tests). */
 unsigned int trev__rb_busy_taken(void);
 
+/* The child that writes a dying process's trace (ring_buffer.c, core/crash.c). */
+void trev__rb_fork_share(bool share);
+void trev__rb_crash_child(void);
+
 /* The calling thread's id, cached per thread (reset in a forked child). */
 extern __thread int trev__rb_tid __attribute__((tls_model("initial-exec")));
 int trev__gettid_slow(void);

@@ -1257,6 +1257,45 @@ static void rb_atfork_child(void)
 	pthread_mutex_init(&sets_lock, NULL);
 }
 
+/*
+ * A dying process writes its trace through a child (core/crash.c), which
+ * must see the regions as they are: @share lets the next fork copy their
+ * mappings (shared: the child sees the parent's threads go on writing),
+ * !@share stops that again. Context: async-signal-safe (madvise only);
+ * sets[] is read without its lock, as a set made or destroyed meanwhile
+ * is one the trace may miss.
+ */
+void trev__rb_fork_share(bool share)
+{
+	for (unsigned int i = 0; i < RB_MAX_SETS; i++) {
+		struct trev_rb *rb = sets[i];
+
+		if (rb)
+			madvise(rb->base, rb->region_size, share ? MADV_DOFORK : MADV_DONTFORK);
+	}
+}
+
+/*
+ * In that child, which has no thread but the one that reads: a lock that
+ * a thread of the parent held at the fork would never be released, so
+ * each is made anew. What it guarded may be half changed if the thread
+ * that died held it; the child then dies too, and the parent still dies
+ * of its own signal.
+ */
+void trev__rb_crash_child(void)
+{
+	trev__rb_tid = 0;
+	for (unsigned int i = 0; i < RB_MAX_SETS; i++) {
+		struct trev_rb *rb = sets[i];
+
+		if (!rb)
+			continue;
+		pthread_mutex_init(&rb->read_lock, NULL);
+		atomic_store(&rb->pool_lock, 0);
+	}
+	pthread_mutex_init(&sets_lock, NULL);
+}
+
 /* Keep what the child needs to rebuild each region, and stop changes. */
 static void rb_atfork_prepare(void)
 {

@@ -134,11 +134,12 @@ static volatile sig_atomic_t sig_armed;
 static volatile sig_atomic_t sig_fuse_fd = -1;	/* the session's /dev/fuse descriptor */
 static const int term_signals[] = { SIGTERM, SIGINT, SIGHUP };
 static int sig_installed[3];		/* guarded by mount_lock */
+/* The action ours replaced: the default, or the TREV_OUTPUT writer's (core/crash.c). */
+static struct sigaction sig_prev[3];
 
 
 static void on_term_signal(int sig)
 {
-	struct sigaction dfl;
 	int saved_errno = errno;
 
 	if (sig_armed) {
@@ -157,10 +158,10 @@ static void on_term_signal(int sig)
 		if (sig_fuse_fd >= 0)
 			syscall(SYS_close, sig_fuse_fd);
 	}
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	sigaction(sig, &dfl, NULL);
-	raise(sig);	/* blocked in here: delivered with SIG_DFL when the handler returns */
+	for (size_t i = 0; i < sizeof(term_signals) / sizeof(term_signals[0]); i++)
+		if (term_signals[i] == sig)
+			sigaction(sig, &sig_prev[i], NULL);
+	raise(sig);	/* blocked in here: delivered with that action when the handler returns */
 	errno = saved_errno;
 }
 
@@ -173,9 +174,12 @@ static void signals_arm(const char *dir, int fuse_fd)
 	for (size_t i = 0; i < sizeof(term_signals) / sizeof(term_signals[0]); i++) {
 		struct sigaction old, act;
 
-		if (sigaction(term_signals[i], NULL, &old) || old.sa_handler != SIG_DFL ||
-		    (old.sa_flags & SA_SIGINFO))
+		if (sigaction(term_signals[i], NULL, &old))
+			continue;
+		if (!trev__crash_handler_is(&old) &&
+		    (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)))
 			continue;	/* the application's choice stays */
+		sig_prev[i] = old;
 		memset(&act, 0, sizeof(act));
 		act.sa_handler = on_term_signal;
 		sigemptyset(&act.sa_mask);
@@ -184,22 +188,20 @@ static void signals_arm(const char *dir, int fuse_fd)
 	}
 }
 
-/* Called with mount_lock held: put SIG_DFL back where our handler still is. */
+/* Called with mount_lock held: put the action before ours back where our handler still is. */
 static void signals_disarm(void)
 {
 	sig_armed = 0;
 	sig_fuse_fd = -1;
 	for (size_t i = 0; i < sizeof(term_signals) / sizeof(term_signals[0]); i++) {
-		struct sigaction old, dfl;
+		struct sigaction old;
 
 		if (!sig_installed[i])
 			continue;
 		sig_installed[i] = 0;
 		if (sigaction(term_signals[i], NULL, &old) || old.sa_handler != on_term_signal)
 			continue;
-		memset(&dfl, 0, sizeof(dfl));
-		dfl.sa_handler = SIG_DFL;
-		sigaction(term_signals[i], &dfl, NULL);
+		sigaction(term_signals[i], &sig_prev[i], NULL);
 	}
 }
 

@@ -16,6 +16,7 @@
 
 struct integ_stream {
 	int64_t written;		/* -1: not told */
+	int64_t floor;			/* integ_check_prefix(); -1: not told */
 	uint64_t read;
 	uint8_t *seen;			/* bitmap of seqs read */
 	uint64_t seen_bits;
@@ -84,6 +85,7 @@ struct integ_check *integ_check_new(void)
 		abort();
 	for (int i = 0; i < NR_SLOTS; i++) {
 		ic->s[i].written = -1;
+		ic->s[i].floor = -1;
 		for (int j = 0; j < INTEG_SOURCES; j++)
 			ic->s[i].last[j] = -1;
 	}
@@ -114,7 +116,9 @@ void integ_check_expect(struct integ_check *ic, uint32_t stream, uint64_t writte
 	ic->s[slot].written = (int64_t)written;
 }
 
-int integ_check_expect_file(struct integ_check *ic, const char *path)
+/* Each "stream S written N" line of the counts file @path to @fn. */
+static int counts_file(struct integ_check *ic, const char *path,
+		       void (*fn)(struct integ_check *ic, uint32_t stream, uint64_t n))
 {
 	FILE *f = fopen(path, "r");
 	char line[256];
@@ -127,12 +131,31 @@ int integ_check_expect_file(struct integ_check *ic, const char *path)
 		unsigned long long w;
 
 		if (sscanf(line, "stream %u written %llu", &stream, &w) == 2 && slot_of(stream) >= 0) {
-			integ_check_expect(ic, stream, w);
+			fn(ic, stream, w);
 			n++;
 		}
 	}
 	fclose(f);
 	return n ? 0 : -EINVAL;
+}
+
+int integ_check_expect_file(struct integ_check *ic, const char *path)
+{
+	return counts_file(ic, path, integ_check_expect);
+}
+
+void integ_check_prefix(struct integ_check *ic, uint32_t stream, uint64_t floor)
+{
+	int slot = slot_of(stream);
+
+	if (slot < 0)
+		abort();
+	ic->s[slot].floor = (int64_t)floor;
+}
+
+int integ_check_prefix_file(struct integ_check *ic, const char *path)
+{
+	return counts_file(ic, path, integ_check_prefix);
 }
 
 void integ_check_want_comm(struct integ_check *ic, int on)
@@ -433,6 +456,19 @@ int integ_check_verdict(struct integ_check *ic, const char *name, enum integ_rel
 				ic->bad++;
 				problem(ic, "stream %u: seq %" PRIu64 " read, only %" PRId64 " written",
 					stream_of(i), q, s->written);
+				break;
+			}
+		if (s->floor >= 0 && s->read < (uint64_t)s->floor) {
+			fail = 1;
+			problem(ic, "stream %u: %" PRIu64 " events read, %" PRId64 " were written before",
+				stream_of(i), s->read, s->floor);
+		}
+		/* Read exactly once each (dup), so all of 0 .. read - 1 seen means no gap. */
+		for (uint64_t q = 0; s->floor >= 0 && q < s->read; q++)
+			if (q >= s->seen_bits || !((s->seen[q / 8] >> (q % 8)) & 1)) {
+				fail = 1;
+				problem(ic, "stream %u: seq %" PRIu64 " missing, %" PRIu64 " events read",
+					stream_of(i), q, s->read);
 				break;
 			}
 		if (rel == INTEG_EXACT && (stream_of(i) & INTEG_END) && s->read != (uint64_t)s->written) {

@@ -45,6 +45,16 @@ void integ_check_free(struct integ_check *ic);
 void integ_check_expect(struct integ_check *ic, uint32_t stream, uint64_t written);
 int integ_check_expect_file(struct integ_check *ic, const char *path);
 
+/*
+ * A reader that saw the writers stop at some point not known in advance (a
+ * process killed while it wrote): @stream's events read must be exactly
+ * seq 0 .. k - 1, none missing in between, with k >= @floor (what the
+ * writer had written before the signal). integ_check_prefix_file() reads
+ * the floors from a counts file.
+ */
+void integ_check_prefix(struct integ_check *ic, uint32_t stream, uint64_t floor);
+int integ_check_prefix_file(struct integ_check *ic, const char *path);
+
 /* Also verify each event's COMM is integ-w<thread> and one PID per thread. */
 void integ_check_want_comm(struct integ_check *ic, int on);
 

@@ -2,13 +2,16 @@
 /*
  * integ_check: the integrity checker as a program, for the script tests.
  *
- *	integ_check [-a] [-c] [-l LOST] [-n NAME] COUNTS [TEXT...]
+ *	integ_check [-a] [-c] [-l LOST] [-n NAME] [-p FLOORS] COUNTS [TEXT...]
  *
  * COUNTS is the writer's "stream S written N" file; each TEXT (or stdin) is
  * ftrace-format text (trace, trace_pipe, TREV_OUTPUT, trace-cmd report),
  * one source each for the order check. -a: read + lost <= written instead
  * of ==; -c: check the COMM-PID column; -l: add LOST events reported
- * elsewhere (a non-consuming reader's stats). Prints the one-line summary
+ * elsewhere (a non-consuming reader's stats); -p: each stream of the counts
+ * file FLOORS must have been read as seq 0 .. k - 1 with k at least its
+ * count there (the writers were stopped at a point not known in advance:
+ * COUNTS is then an upper bound, with -a). Prints the one-line summary
  * "NAME: written=W read=R lost=L bad=B reorder=O dup=D other=N"; exit 0
  * when every check holds, 1 when one fails, 2 on bad usage.
  */
@@ -38,12 +41,12 @@ static int feed_file(struct integ_check *ic, unsigned int source, const char *pa
 int main(int argc, char **argv)
 {
 	enum integ_relation rel = INTEG_EXACT;
-	const char *name = "integ";
+	const char *name = "integ", *floors = NULL;
 	struct integ_check *ic;
 	int c, ret;
 
 	ic = integ_check_new();
-	while ((c = getopt(argc, argv, "acl:n:")) != -1) {
+	while ((c = getopt(argc, argv, "acl:n:p:")) != -1) {
 		switch (c) {
 		case 'a':
 			rel = INTEG_ATMOST;
@@ -57,16 +60,24 @@ int main(int argc, char **argv)
 		case 'n':
 			name = optarg;
 			break;
+		case 'p':
+			floors = optarg;
+			break;
 		default:
 			return 2;
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "usage: integ_check [-a] [-c] [-l LOST] [-n NAME] COUNTS [TEXT...]\n");
+		fprintf(stderr, "usage: integ_check [-a] [-c] [-l LOST] [-n NAME] [-p FLOORS] COUNTS "
+				"[TEXT...]\n");
 		return 2;
 	}
 	if (integ_check_expect_file(ic, argv[optind]) < 0) {
 		fprintf(stderr, "integ_check: %s: no counts\n", argv[optind]);
+		return 2;
+	}
+	if (floors && integ_check_prefix_file(ic, floors) < 0) {
+		fprintf(stderr, "integ_check: %s: no counts\n", floors);
 		return 2;
 	}
 	if (optind + 1 == argc) {

@@ -3,8 +3,8 @@
  * The integrity checker must fail when it should: a changed payload byte,
  * check or length, a seq out of order or read twice, a stream that was never
  * written, a wrong COMM or PID, unparseable lines, losses that do not add
- * up; and pass on intact text, with lost lines in both trev's and
- * trace-cmd's forms.
+ * up, a prefix (integ_check_prefix()) with a hole or too short; and pass on
+ * intact text, with lost lines in both trev's and trace-cmd's forms.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -172,12 +172,45 @@ static void test_accounting(void **state)
 	assert_int_equal(verdict(ic, INTEG_EXACT), 1);
 }
 
+/* The writers were stopped at an unknown point: each stream read as 0 .. k - 1, k >= the floor. */
+static void test_prefix(void **state)
+{
+	static const struct {
+		uint64_t seqs[4];
+		int n;
+		uint64_t floor;
+		int fails;
+	} cases[] = {
+		{ { 0, 1, 2 }, 3, 2, 0 },	/* k = 3 >= 2 */
+		{ { 0, 1 }, 2, 2, 0 },		/* k = the floor */
+		{ { 0 }, 1, 2, 1 },		/* too short */
+		{ { 0, 2, 3 }, 3, 2, 1 },	/* seq 1 missing */
+		{ { 1, 2 }, 2, 1, 1 },		/* seq 0 missing */
+		{ { 0 }, 0, 0, 0 },		/* nothing, nothing required */
+	};
+	char l[1024];
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct integ_check *ic = integ_check_new();
+
+		integ_check_expect(ic, 0, 4);	/* an upper bound: writes begun */
+		integ_check_prefix(ic, 0, cases[c].floor);
+		for (int i = 0; i < cases[c].n; i++) {
+			line_of(l, sizeof(l), "integ-w0", 77, 0, cases[c].seqs[i]);
+			integ_check_line(ic, 0, l);
+		}
+		assert_int_equal(verdict(ic, INTEG_ATMOST), cases[c].fails);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intact_with_losses),
 		cmocka_unit_test(test_each_fault_fails),
 		cmocka_unit_test(test_accounting),
+		cmocka_unit_test(test_prefix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
