@@ -26,6 +26,7 @@
 #include "core/core_internal.h"
 #include "events/events_internal.h"
 #include "filter/filter.h"
+#include "ring_buffer/rb_internal.h"
 #include "trigger/trigger_internal.h"
 
 static struct trev_trace_array top = {
@@ -62,8 +63,16 @@ struct trev_trace_array *trev__top_instance(void)
 		return tr;
 	pthread_mutex_lock(&top_lock);
 	if (!atomic_load_explicit(&top_made, memory_order_relaxed)) {
+		int flight = trev__flight_open();
+
 		tr_default_options(&opts);
-		ret = trev_rb_create(&top.rb, &opts);
+		ret = trev__rb_create_in(&top.rb, &opts, flight);
+		if (ret && flight >= 0) {
+			trev__log(TREV_LOG_WARN, "TREV_FLIGHT: cannot make the trace buffer in its "
+				  "file: %s (it stays in memory only)\n", strerror(-ret));
+			trev__flight_abandon(flight);
+			ret = trev_rb_create(&top.rb, &opts);
+		}
 		if (ret)
 			trev__log(TREV_LOG_ERR, "cannot make the trace buffer: %s\n", strerror(-ret));
 		else
