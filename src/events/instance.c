@@ -15,6 +15,7 @@
  *     grace period.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -404,12 +405,18 @@ bool trev__snapshot_swap_probe(struct trev_trace_array *tr)
 int trev__instance_lend(bool consume, int *memfd)
 {
 	struct trev_trace_array *tr = trev__top_instance();
-	int ret = 0;
+	int seals, ret = 0;
 
 	if (!tr)
 		return -ENOMEM;
 	pthread_rwlock_wrlock(&tr->buf_lock);
-	if (consume)
+	/* A flight recorder's file cannot be sealed: a reader would refuse it
+	 * (trev_rb_attach()), so nothing is lent; it reads the pages over the
+	 * socket instead. */
+	seals = fcntl(trev_rb_memfd(tr->rb), F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		ret = -EPERM;
+	else if (consume)
 		ret = trev_rb_lend_consumer(tr->rb);
 	if (ret == 0) {
 		tr->lent++;
