@@ -44,4 +44,14 @@ void trev__crash_init(void);
 /* @act is the handler crash.c installed (tracefs/fuse.c chains to it). */
 bool trev__crash_handler_is(const struct sigaction *act);
 
+/*
+ * The flight recorder (flight.c, TREV_FLIGHT). trev__flight_open(): the new
+ * file the top instance's region goes in, or -1 (not asked for, or refused:
+ * logged); trev__flight_abandon(): the buffer could not be made in it.
+ * trev__flight_update(): rewrite NAME.meta (start-up, each object's events).
+ */
+int trev__flight_open(void);
+void trev__flight_abandon(int fd);
+void trev__flight_update(void);
+
 #endif /* TREV_CORE_INTERNAL_H */

@@ -5,8 +5,9 @@
  * TREV_OUTPUT receives the `trace` text when the program exits, or when
  * it dies of a signal (crash.c);
  * TREV_CLOCK, TREV_OPTIONS, TREV_WRITE and TREV_MOUNT go through the
- * tracefs tree as writes would. A bad value gets one warning and is
- * ignored; the program runs on.
+ * tracefs tree as writes would; TREV_FLIGHT keeps the buffer in a file
+ * that outlives the process (flight.c). A bad value gets one warning and
+ * is ignored; the program runs on.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -212,6 +213,7 @@ void trev__env_control(void)
 	if (atomic_exchange(&control_done, true)) {
 		env_apply_writes();
 		pthread_mutex_unlock(&env_lock);
+		trev__flight_update();
 		return;
 	}
 	if (kb && *kb) {
@@ -242,6 +244,8 @@ void trev__env_control(void)
 		trev__log(TREV_LOG_WARN, "TREV_MOUNT: cannot mount the tree at %s: %s (ignored)\n",
 			  mount, strerror(-ret));
 	trev__env_at_exit();
+	/* The flight recorder's metadata: its events are in, or more came. */
+	trev__flight_update();
 }
 
 void trev__env_apply_events(unsigned int min_id)

@@ -15,6 +15,7 @@
  *     grace period.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,7 @@
 #include "core/core_internal.h"
 #include "events/events_internal.h"
 #include "filter/filter.h"
+#include "ring_buffer/rb_internal.h"
 #include "trigger/trigger_internal.h"
 
 static struct trev_trace_array top = {
@@ -62,8 +64,16 @@ struct trev_trace_array *trev__top_instance(void)
 		return tr;
 	pthread_mutex_lock(&top_lock);
 	if (!atomic_load_explicit(&top_made, memory_order_relaxed)) {
+		int flight = trev__flight_open();
+
 		tr_default_options(&opts);
-		ret = trev_rb_create(&top.rb, &opts);
+		ret = trev__rb_create_in(&top.rb, &opts, flight);
+		if (ret && flight >= 0) {
+			trev__log(TREV_LOG_WARN, "TREV_FLIGHT: cannot make the trace buffer in its "
+				  "file: %s (it stays in memory only)\n", strerror(-ret));
+			trev__flight_abandon(flight);
+			ret = trev_rb_create(&top.rb, &opts);
+		}
 		if (ret)
 			trev__log(TREV_LOG_ERR, "cannot make the trace buffer: %s\n", strerror(-ret));
 		else
@@ -403,12 +413,18 @@ bool trev__snapshot_swap_probe(struct trev_trace_array *tr)
 int trev__instance_lend(bool consume, int *memfd)
 {
 	struct trev_trace_array *tr = trev__top_instance();
-	int ret = 0;
+	int seals, ret = 0;
 
 	if (!tr)
 		return -ENOMEM;
 	pthread_rwlock_wrlock(&tr->buf_lock);
-	if (consume)
+	/* A flight recorder's file cannot be sealed: a reader would refuse it
+	 * (trev_rb_attach()), so nothing is lent; it reads the pages over the
+	 * socket instead. */
+	seals = fcntl(trev_rb_memfd(tr->rb), F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		ret = -EPERM;
+	else if (consume)
 		ret = trev_rb_lend_consumer(tr->rb);
 	if (ret == 0) {
 		tr->lent++;

@@ -511,6 +511,7 @@ void trev__rb_consumer_pos(struct trev_rb *rb, uint32_t i, struct rb_cursor *out
 void trev__rb_detach(struct trev_rb *rb);
 void trev__rb_lent_sync(struct trev_rb *rb);
 void trev__rb_global_init(void);
+int trev__rb_create_in(struct trev_rb **out, const struct trev_rb_options *opts, int file);
 
 /* The CPU view an event of @cpu belongs to. */
 static inline int rb_view(const struct trev_rb *rb, uint32_t cpu)

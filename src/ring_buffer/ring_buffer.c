@@ -1166,21 +1166,28 @@ int trev_rb_memfd(const struct trev_rb *rb)
 /* ------------------------------------------------------------------ */
 /* Creation, destruction, fork                                          */
 
-/* Map a fresh, zeroed region of rb->region_size at @addr (or anywhere). */
-static int rb_map_region(struct trev_rb *rb, void *addr)
+/*
+ * Map a fresh, zeroed region of rb->region_size at @addr (or anywhere): in
+ * a new memfd, or in @file (>= 0: a new, empty file of the caller's, the
+ * flight recorder's), which becomes rb->memfd on success.
+ */
+static int rb_map_region(struct trev_rb *rb, void *addr, int file)
 {
-	int fd = memfd_create("trev-ring-buffer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	int fd = file >= 0 ? file
+			   : memfd_create("trev-ring-buffer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	void *p;
 
 	if (fd < 0)
 		return -errno;
 	/* Sealed at its size: a process that maps it (trev_rb_attach()) must
-	 * not meet SIGBUS because the file shrank under it. */
+	 * not meet SIGBUS because the file shrank under it. A file of a
+	 * filesystem cannot be sealed; trev_rb_attach() refuses it. */
 	if (ftruncate(fd, (off_t)rb->region_size) < 0 ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+	    (file < 0 && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)) {
 		int err = -errno;
 
-		close(fd);
+		if (file < 0)
+			close(fd);
 		return err;
 	}
 	p = mmap(addr, rb->region_size, PROT_READ | PROT_WRITE,
@@ -1188,7 +1195,8 @@ static int rb_map_region(struct trev_rb *rb, void *addr)
 	if (p == MAP_FAILED) {
 		int err = -errno;
 
-		close(fd);
+		if (file < 0)
+			close(fd);
 		return err;
 	}
 	/* A child of fork() must not share the pages; it maps its own. */
@@ -1241,14 +1249,16 @@ static void rb_atfork_child(void)
 		trev__rb_tls[i].set_gen = 0;
 		if (!rb)
 			continue;
-		/* The parent's mapping was not inherited (MADV_DONTFORK). */
+		/* The parent's mapping was not inherited (MADV_DONTFORK). A
+		 * flight recorder's file stays the parent's: the child's region
+		 * is a memfd. */
 		close(rb->memfd);
 		for (uint32_t k = 0; k < RB_MAX_BUFFERS; k++)
 			rb->cursor[k].gen = UINT64_MAX;
 		trev__rb_stage_clear(rb, false);
 		atomic_store(&rb->sleepers, 0);
 		atomic_store(&rb->lent, 0);	/* the fresh region is lent to nobody */
-		if (rb_map_region(rb, rb->base) < 0)
+		if (rb_map_region(rb, rb->base, -1) < 0)
 			abort();	/* the child cannot trace; nothing sane remains */
 		rb_init_region(rb, rb->saved.nr_pages, rb->saved.size_pages, rb->saved.cap_pages,
 			       rb->saved.overwrite, rb->saved.clock);
@@ -1335,6 +1345,22 @@ void trev__rb_global_init(void)
 
 int trev_rb_create(struct trev_rb **out, const struct trev_rb_options *opts)
 {
+	return trev__rb_create_in(out, opts, -1);
+}
+
+/*
+ * trev__rb_create_in() - trev_rb_create(), the region in @file
+ * @file: a new, empty regular file open for reading and writing (the flight
+ *        recorder's, under /dev/shm), or -1 for an anonymous memfd; on
+ *        success the buffer owns it (trev_rb_memfd() returns it,
+ *        trev_rb_destroy() closes it), on failure the caller still does
+ *
+ * The file is sized but not sealed (only a memfd can be): trev_rb_attach()
+ * refuses it, a reader copies it first (trev recover).
+ * Context: any thread, not in a signal handler or a probe.
+ */
+int trev__rb_create_in(struct trev_rb **out, const struct trev_rb_options *opts, int file)
+{
 	struct trev_rb_options o = { 0 };
 	uint32_t size_pages, cap_pages;
 	struct trev_rb *rb;
@@ -1369,7 +1395,7 @@ int trev_rb_create(struct trev_rb **out, const struct trev_rb_options *opts)
 		goto out_free_stage;
 	}
 	rb->region_size = trev__rb_geometry(cap_pages, NULL, NULL, NULL);
-	err = rb_map_region(rb, NULL);
+	err = rb_map_region(rb, NULL, file);
 	if (err < 0)
 		goto out_free_map;
 	rb_init_region(rb, cap_pages, size_pages, cap_pages, o.overwrite, o.clock);
@@ -1392,7 +1418,8 @@ int trev_rb_create(struct trev_rb **out, const struct trev_rb_options *opts)
 
 out_unmap:
 	munmap(rb->base, rb->region_size);
-	close(rb->memfd);
+	if (file < 0)
+		close(rb->memfd);
 out_free_map:
 	free(rb->page_map);
 out_free_stage:

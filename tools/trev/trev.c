@@ -18,6 +18,7 @@ static const struct trev_cmd commands[] = {
 	{ "record", cmd_record, "record a program's events into a trace.dat file" },
 	{ "report", cmd_report, "print a trace.dat file as the trace text" },
 	{ "list", cmd_list, "list the events of a process, program or library" },
+	{ "recover", cmd_recover, "a dead program's flight recorder file into trace.dat" },
 };
 
 void trev_err(const char *fmt, ...)
