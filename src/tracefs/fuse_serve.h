@@ -12,6 +12,7 @@
 /* 3.12: fuse_session_loop_mt() takes the fuse_loop_cfg_*() object (before, an older struct). */
 #define FUSE_USE_VERSION 312
 
+#include <signal.h>
 #include <pthread.h>
 #include <sys/queue.h>
 #include <sys/types.h>
@@ -101,6 +102,14 @@ int trev__fuse_stop(struct trev_fuse_mnt *m, int wait_ms);
 
 /* trev__fuse_detach() - detach the mount at @dir. Context: async-signal-safe. */
 void trev__fuse_detach(const char *dir);
+
+/*
+ * Set (from a signal handler) when the process is about to die with its
+ * mount detached and its device closed under the session: the loop then
+ * leaves the session as it is, since tearing it down would unmount what is
+ * gone and close a descriptor that may be another's by now.
+ */
+extern volatile sig_atomic_t trev__fuse_dying;
 
 /* trev__fuse_free() - free a mount whose loop has ended (m->loop_done). */
 void trev__fuse_free(struct trev_fuse_mnt *m);
