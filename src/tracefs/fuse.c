@@ -144,7 +144,7 @@ static void on_term_signal(int sig)
 
 	if (sig_armed) {
 		sig_armed = 0;
-		trev__fuse_dying = 1;
+		atomic_store(&trev__fuse_dying, 1);
 		trev__fuse_detach(sig_dir);
 		/*
 		 * A thread of this process blocked reading its own mount would

@@ -1084,7 +1084,7 @@ void trev__fuse_free(struct trev_fuse_mnt *m)
 	free(m);
 }
 
-volatile sig_atomic_t trev__fuse_dying;
+_Atomic int trev__fuse_dying;
 
 static void *loop_thread(void *arg)
 {
@@ -1103,7 +1103,7 @@ static void *loop_thread(void *arg)
 	} else {
 		ret = fuse_session_loop(m->se);
 	}
-	if (trev__fuse_dying)
+	if (atomic_load(&trev__fuse_dying))
 		return NULL;	/* the process dies next: touch nothing */
 	if (ret < 0 && m->be->log)
 		m->be->log(m->ctx, 1, "fuse: %s: session loop ended: %s\n", m->dir, strerror(-ret));

@@ -13,6 +13,7 @@
 #define FUSE_USE_VERSION 312
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <sys/queue.h>
 #include <sys/types.h>
@@ -109,7 +110,7 @@ void trev__fuse_detach(const char *dir);
  * leaves the session as it is, since tearing it down would unmount what is
  * gone and close a descriptor that may be another's by now.
  */
-extern volatile sig_atomic_t trev__fuse_dying;
+extern _Atomic int trev__fuse_dying;	/* lock-free: a handler may store it */
 
 /* trev__fuse_free() - free a mount whose loop has ended (m->loop_done). */
 void trev__fuse_free(struct trev_fuse_mnt *m);

@@ -173,6 +173,19 @@ static void gap(struct writer *w)
 }
 
 /* Move to another CPU we may run on, so the writer logs a CPU marker. */
+/* Stay on the CPU the caller runs on now. */
+static void pin_here(void)
+{
+	cpu_set_t one;
+	int cpu = sched_getcpu();
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+}
+
 static int move_cpu(void)
 {
 	int cur = sched_getcpu();
@@ -199,6 +212,11 @@ static void *writer_main(void *arg)
 
 	/* Phase A: mixed events, then fill the buffer until it refuses. */
 	w->moved_to = -1;
+	/* Writer 0 stays on one CPU until its move: else a migration of its own
+	 * just before move_cpu() looks could make the "move" a move to where
+	 * its last event already ran, which needs no marker. */
+	if (w->idx == 0)
+		pin_here();
 	if (write_next(w, sizes[0]) != 0)
 		w->errors++;
 	gap(w);
