@@ -268,7 +268,7 @@ static inline __attribute__((always_inline)) void event_commit(struct trev_event
 {
 	struct rb_wr w = { .d = fb->writer, .n = fb->level };
 
-	rb_commit(fb->rb, &w);
+	rb_commit(fb->rb, &w, fb->entry);
 	/* For TSan: the RCU grace period orders this before a snapshot buffer is freed. */
 	trev_tsan_release(fb->file->tr);
 }
@@ -307,7 +307,7 @@ static rb_cold void event_write_slow(struct trev_event_file *file, struct trev_r
 	if (ent) {
 		entry_fill(ent, file->call->id, w.d, w.n);
 		rec_copy(ent + 1, rec + 1, len - (unsigned int)sizeof(*rec));
-		rb_commit(rb, &w);
+		rb_commit(rb, &w, ent);
 	}
 	trev_tsan_release(file->tr);	/* done with rb: see trev__snapshot_free() */
 }
@@ -331,7 +331,7 @@ event_write_ring(struct trev_event_file *file, const struct trev_entry *rec, uns
 	}
 	entry_fill(ent, file->call->id, w.d, w.n);
 	rec_copy(ent + 1, rec + 1, len - (unsigned int)sizeof(*rec));
-	rb_commit(rb, &w);
+	rb_commit(rb, &w, ent);
 	trev_tsan_release(tr);
 }
 

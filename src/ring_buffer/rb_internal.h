@@ -67,7 +67,9 @@
  *   end), so the next event takes the slow path and starts a page that
  *   carries the lost count;
  * - tail_flags has RB_TAIL_PENDING while pages the writer left are not
- *   yet published, so the commit takes the slow publish only then;
+ *   yet published, so the commit takes the slow publish only then; and
+ *   without it the tail page is the page of the outermost level's record,
+ *   so the commit finds the commit word from the payload pointer;
  * - resv_off[n] is the offset of level n's record in its page; the page
  *   is the one the payload pointer lies in, and the record's own header
  *   gives its size and time delta, which is all trev_rb_discard() needs.
