@@ -126,7 +126,8 @@
 #define RB_SEQ_NONE		UINT64_MAX	/* slot holds no page */
 #define RB_SEQ_BUSY		(UINT64_MAX - 1)	/* slot is being rewritten */
 #define RB_NEST_CLAIM		0x100u	/* nesting: the innermost level is claiming */
-#define RB_TAIL_PENDING		(1ull << 62)	/* tail_flags: left pages unpublished */
+#define RB_TAIL_PENDING		(1ull << 63)	/* tail_flags: left pages unpublished; the sign
+						 * bit, which the commit's OR sets the flag of */
 #define RB_GATE_PAUSED		0x10000u	/* gate: a control operation runs; refuse */
 #define RB_GATE_CLOCK		0x20000u	/* gate: the clock is not the TSC; slow path */
 #define RB_GEN_OFF		(1ull << 63)	/* fast_gen: tracing_on is 0 */
