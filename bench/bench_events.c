@@ -9,7 +9,13 @@
  * BENCH_FAKE_CPU=1 for callgrind: valgrind has no rseq, so the writer would
  * ask sched_getcpu() on every event, through its slow path; this points
  * each thread's CPU read at a constant 0 instead, so that callgrind counts
- * the path that runs natively.
+ * the path that runs natively (without it, and without rseq, a warning
+ * says so). BENCH_EVENTS_ONLY=<case> runs one case (floor, disabled, ints3,
+ * str, printk3, filt_out, filt_in3, hist) once, after its warm-up and one
+ * run of the floor, and prints its row: for quick A/B runs, and for
+ * callgrind, where --toggle-collect=run_ints3 (the loop of every ints3
+ * case; run_str, run_printk3, run_floor for the others) counts N * 1.1
+ * events, the warm-up included.
  * Prints a table and exits 0: no thresholds, no pass/fail.
  */
 #include <pthread.h>
@@ -19,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/rseq.h>
 
 #include <trev/trev.h>
 
@@ -239,9 +246,59 @@ static int pin_here(void)
 	return sched_setaffinity(0, sizeof(one), &one) ? -1 : cpu;
 }
 
+/* One case of BENCH_EVENTS_ONLY: its loop and the control writes it needs. */
+struct only_case {
+	const char *name;
+	bench_fn fn;
+	const char *events;	/* trev_set_event() before the run, or NULL */
+	const char *file;	/* then trev_write(file, value), or NULL */
+	const char *value;
+};
+
+static const struct only_case only_cases[] = {
+	{ "floor", run_floor, NULL, NULL, NULL },
+	{ "disabled", run_ints3, NULL, NULL, NULL },
+	{ "ints3", run_ints3, "bench:*", NULL, NULL },
+	{ "str", run_str, "bench:*", NULL, NULL },
+	{ "printk3", run_printk3, "bench:*", NULL, NULL },
+	{ "filt_out", run_ints3, "bench:*", "events/bench/be_ints3/filter", "a < 0" },
+	{ "filt_in3", run_ints3, "bench:*", "events/bench/be_ints3/filter",
+	  "a >= 0 && b >= 0 && c != 1" },
+	{ "hist", run_ints3, "bench:*", "events/bench/be_ints3/trigger", "hist:keys=common_pid" },
+};
+
+/* BENCH_EVENTS_ONLY: one run of one case, next to one run of the floor. */
+static int run_only(const char *name, int cpu)
+{
+	const struct only_case *c = NULL;
+	double f, ns;
+
+	for (size_t i = 0; i < sizeof(only_cases) / sizeof(only_cases[0]); i++)
+		if (strcmp(only_cases[i].name, name) == 0)
+			c = &only_cases[i];
+	if (!c) {
+		fprintf(stderr, "bench_events: BENCH_EVENTS_ONLY: no case '%s'\n", name);
+		return 2;
+	}
+	if (c->events && trev_set_event(c->events))
+		die("trev_set_event", EINVAL);
+	if (c->file && trev_write(c->file, c->value))
+		die(c->file, EINVAL);
+	f = time_run(run_floor, nr_events);
+	ns = time_run(c->fn, nr_events);
+	printf("bench_events: %llu events, one run of case %s after one run of the floor; "
+	       "on CPU %d\n\n", (unsigned long long)nr_events, c->name, cpu);
+	printf("| %-38s | %8s | %6s | %9s | %6s |\n", "case", "ns/event", "x floor", "LTTng ns",
+	       "LTTng/trev");
+	printf("|%s|%s|%s|%s|%s|\n", "----------------------------------------", "----------",
+	       "--------", "-----------", "--------");
+	row(c->name, (struct result){ ns, ns / f }, NULL);
+	return 0;
+}
+
 int main(void)
 {
-	const char *env = getenv("BENCH_EVENTS_N");
+	const char *env = getenv("BENCH_EVENTS_N"), *only = getenv("BENCH_EVENTS_ONLY");
 	struct result floor_r, disabled, ints3, str, printk3, filt_out, filt_in3, hist_pid;
 	struct result l_ints3 = { -1, 0 }, l_str = l_ints3, l_tracef = l_ints3, l_rej = l_ints3,
 		      l_acc3 = l_ints3;
@@ -253,9 +310,14 @@ int main(void)
 
 	nr_events = env ? strtoull(env, NULL, 10) : 2000000ull;
 	fake_cpu = getenv("BENCH_FAKE_CPU") != NULL;
+	if (!fake_cpu && __rseq_size == 0)
+		fprintf(stderr, "bench_events: no rseq (valgrind?): every event asks sched_getcpu() "
+			"on the slow path; BENCH_FAKE_CPU=1 counts the path that runs natively\n");
 	if (nr_events < 1000)
 		nr_events = 1000;
 	cpu = pin_here();
+	if (only)
+		return run_only(only, cpu);
 
 	measure(run_floor);			/* warm the CPU up */
 	floor_r = measure_vs_floor(run_floor);

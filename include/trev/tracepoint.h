@@ -196,8 +196,9 @@ void __tsan_release(void *addr);
 #define DEFINE_TRACE_EVENT_FN(_name, _class, _reg, _unreg, proto, args)		\
 	static void trev_event_raw_event_##_class(void *__data, proto);		\
 	__DEFINE_TRACE(_name, _reg, _unreg, PARAMS(proto), PARAMS(args),		\
-		if (it_func_ptr->func == (void *)trev_event_raw_event_##_class &&	\
-		    !it_func_ptr[1].func)						\
+		if (trev_likely(it_func_ptr->func ==					\
+				(void *)trev_event_raw_event_##_class &&		\
+				!it_func_ptr[1].func))					\
 			trev_event_raw_event_##_class(it_func_ptr->data, args);		\
 		else)
 

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -32,11 +33,24 @@
 static inline __attribute__((always_inline)) void
 entry_fill(struct trev_entry *ent, unsigned short type, const struct rb_desc *d, uint32_t n)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* One store, not four: type, flags, preempt_count, pid. */
+	uint64_t w = type | (uint64_t)(uint32_t)d->tid << 32;
+
+	_Static_assert(sizeof(*ent) == 8 && offsetof(struct trev_entry, flags) == 2 &&
+			       offsetof(struct trev_entry, preempt_count) == 3 &&
+			       offsetof(struct trev_entry, pid) == 4,
+		       "struct trev_entry layout");
 	/* The nesting level is our signal-handler depth. */
+	if (trev_unlikely(n))
+		w |= (uint32_t)TREV_FLAG_HARDIRQ << 16 | n << 24;
+	memcpy(ent, &w, sizeof(w));
+#else
 	ent->type = type;
 	ent->flags = n ? TREV_FLAG_HARDIRQ : 0;
 	ent->preempt_count = (unsigned char)n;
 	ent->pid = d->tid;
+#endif
 }
 
 /* The common fields, and what the commit needs; fb->file and fb->rb are set. */
@@ -268,7 +282,7 @@ static inline __attribute__((always_inline)) void event_commit(struct trev_event
 {
 	struct rb_wr w = { .d = fb->writer, .n = fb->level };
 
-	rb_commit(fb->rb, &w);
+	rb_commit(fb->rb, &w, fb->entry);
 	/* For TSan: the RCU grace period orders this before a snapshot buffer is freed. */
 	trev_tsan_release(fb->file->tr);
 }
@@ -297,6 +311,16 @@ static inline __attribute__((always_inline)) void rec_copy(void *dst, const void
 	}
 }
 
+/* The rest of a ring write at level @w->n, out of line: fill, copy, commit. */
+static rb_cold void event_write_rest(struct trev_event_file *file, struct trev_rb *rb,
+				     const struct trev_entry *rec, unsigned int len,
+				     struct trev_entry *ent, struct rb_wr w)
+{
+	entry_fill(ent, file->call->id, w.d, w.n);
+	rec_copy(ent + 1, rec + 1, len - (unsigned int)sizeof(*rec));
+	rb_commit(rb, &w, ent);
+}
+
 /* What event_write_ring() does when the fast reservation fails. */
 static rb_cold void event_write_slow(struct trev_event_file *file, struct trev_rb *rb,
 				     const struct trev_entry *rec, unsigned int len,
@@ -304,17 +328,16 @@ static rb_cold void event_write_slow(struct trev_event_file *file, struct trev_r
 {
 	struct trev_entry *ent = event_rb_reserve_slow(rb, len, &w);
 
-	if (ent) {
-		entry_fill(ent, file->call->id, w.d, w.n);
-		rec_copy(ent + 1, rec + 1, len - (unsigned int)sizeof(*rec));
-		rb_commit(rb, &w);
-	}
+	if (ent)
+		event_write_rest(file, rb, rec, len, ent, w);
 	trev_tsan_release(file->tr);	/* done with rb: see trev__snapshot_free() */
 }
 
 /*
  * A built record into the ring; its common fields are the ring's. Nothing
  * here has its address taken, so the fast path keeps it all in registers.
+ * A signal handler's write (a level above 0) goes on out of line, so that
+ * the common case knows its level.
  */
 static inline __attribute__((always_inline)) void
 event_write_ring(struct trev_event_file *file, const struct trev_entry *rec, unsigned int len)
@@ -329,9 +352,13 @@ event_write_ring(struct trev_event_file *file, const struct trev_entry *rec, uns
 		event_write_slow(file, rb, rec, len, w);
 		return;
 	}
-	entry_fill(ent, file->call->id, w.d, w.n);
-	rec_copy(ent + 1, rec + 1, len - (unsigned int)sizeof(*rec));
-	rb_commit(rb, &w);
+	if (trev_unlikely(w.n)) {
+		event_write_rest(file, rb, rec, len, ent, w);
+	} else {
+		entry_fill(ent, file->call->id, w.d, 0);
+		rec_copy(ent + 1, rec + 1, len - (unsigned int)sizeof(*rec));
+		rb_commit(rb, &(struct rb_wr){ w.d, 0 }, ent);
+	}
 	trev_tsan_release(tr);
 }
 

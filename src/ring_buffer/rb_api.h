@@ -47,6 +47,33 @@ void trev__rb_leave_slow(struct trev_rb *rb, struct rb_desc *d, bool published, 
  */
 unsigned int trev__rb_level(struct trev_rb *rb);
 
+/*
+ * The busy word's increment at a time stamp and its decrement once the
+ * claim shows the write: one instruction each on x86, which a signal
+ * cannot split, and a handler leaves the word as it found it, so the
+ * decrement restores the value the increment found. The decrement is a
+ * release: everything before it is visible to a reader that sees it.
+ */
+static inline __attribute__((always_inline)) void rb_busy_inc(_Atomic uint32_t *busy)
+{
+#if defined(__x86_64__) && !defined(TREV_TSAN)
+	__asm__ __volatile__("addl $1, %0" : "+m"(*(uint32_t *)busy));
+#else
+	atomic_store_explicit(busy, atomic_load_explicit(busy, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+#endif
+}
+
+static inline __attribute__((always_inline)) void rb_busy_dec(_Atomic uint32_t *busy)
+{
+#if defined(__x86_64__) && !defined(TREV_TSAN)
+	__asm__ __volatile__("subl $1, %0" : "+m"(*(uint32_t *)busy) : : "memory");
+#else
+	atomic_store_explicit(busy, atomic_load_explicit(busy, memory_order_relaxed) - 1,
+			      memory_order_release);
+#endif
+}
+
 static inline _Atomic uint64_t *rb_commit_word(uint8_t *page)
 {
 	return (_Atomic uint64_t *)(void *)(page + 8);
@@ -112,7 +139,7 @@ rb_reserve_fast_at(struct trev_rb *rb, uintptr_t tls_off, uint64_t fast_gen, uin
 {
 	_Atomic uint32_t *busy = trev__rb_busy;
 	struct rb_desc *d;
-	uint32_t n, b;
+	uint32_t n;
 	uint64_t ts;
 	void *payload;
 
@@ -126,8 +153,7 @@ rb_reserve_fast_at(struct trev_rb *rb, uintptr_t tls_off, uint64_t fast_gen, uin
 	if (trev_unlikely(len - 1 >= RB_SMALL_MAX || RB_TLS_AT(rb, tls_off)->set_gen != fast_gen))
 		return NULL;
 	/* The stamp first (rb_internal.h), made visible by the busy word. */
-	b = atomic_load_explicit(busy, memory_order_relaxed);
-	atomic_store_explicit(busy, b + 1, memory_order_relaxed);
+	rb_busy_inc(busy);
 	atomic_signal_fence(memory_order_seq_cst);
 #ifdef RB_HAVE_TSC
 	ts = rb_tsc_ns();	/* other clocks set RB_GATE_CLOCK: not used then */
@@ -151,13 +177,13 @@ rb_reserve_fast_at(struct trev_rb *rb, uintptr_t tls_off, uint64_t fast_gen, uin
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(&d->nesting, n + 1, memory_order_relaxed);
 	/* Nesting shows the write from here on: a reader that sees busy
-	 * back at b sees it too. */
-	atomic_store_explicit(busy, b, memory_order_release);
+	 * back where it was sees it too. */
+	rb_busy_dec(busy);
 	return payload;
 
 out_unbusy:
 	/* The slow path stamps again, inside the claim. */
-	atomic_store_explicit(busy, b, memory_order_release);
+	rb_busy_dec(busy);
 	return NULL;
 }
 
@@ -171,12 +197,18 @@ static inline __attribute__((always_inline)) void *rb_reserve_fast(struct trev_r
 
 /*
  * rb_leave() - step out of level @n of @d; the outermost level publishes
+ * @payload: the payload of the level's record
+ *
+ * Without RB_TAIL_PENDING no page was left since the last publish, which
+ * came before this level's claim (only the outermost level publishes): the
+ * tail page is the one @payload lies in, and pages are RB_PAGE_SIZE-aligned.
  * Context: the writer, after a reservation at level @n.
  */
 static inline __attribute__((always_inline)) void rb_leave(struct trev_rb *rb, struct rb_desc *d,
-							    uint32_t n)
+							    uint32_t n, const void *payload)
 {
 	uint64_t seen, word;
+	uint8_t *page = (uint8_t *)((uintptr_t)payload & ~(uintptr_t)(RB_PAGE_SIZE - 1));
 
 	if (trev_unlikely(n != 0)) {
 		atomic_store_explicit(&d->nesting, n, memory_order_release);
@@ -191,8 +223,7 @@ static inline __attribute__((always_inline)) void rb_leave(struct trev_rb *rb, s
 		trev__rb_leave_slow(rb, d, false, seen);
 		return;
 	}
-	atomic_store_explicit(rb_commit_word(rb->pages + (uint64_t)d->tail_page * RB_PAGE_SIZE),
-			      word, memory_order_release);
+	atomic_store_explicit(rb_commit_word(page), word, memory_order_release);
 	atomic_store_explicit(&d->nesting, 0, memory_order_release);
 	atomic_signal_fence(memory_order_seq_cst);
 	if (trev_unlikely(rb_load(&d->committed) != seen ||
@@ -201,14 +232,16 @@ static inline __attribute__((always_inline)) void rb_leave(struct trev_rb *rb, s
 }
 
 /*
- * rb_commit() - trev_rb_commit() of the reservation @w describes
+ * rb_commit() - trev_rb_commit() of the reservation @w describes, whose
+ * payload is @payload
  * Context: the writer, async-signal-safe.
  */
 static inline __attribute__((always_inline)) void rb_commit(struct trev_rb *rb,
-							     const struct rb_wr *w)
+							     const struct rb_wr *w,
+							     const void *payload)
 {
 	rb_local_add(&w->d->committed, 1);
-	rb_leave(rb, w->d, w->n);
+	rb_leave(rb, w->d, w->n, payload);
 }
 
 #endif /* TREV_RB_API_H */

@@ -31,7 +31,8 @@ struct rb_tsc_calib {
 	int usable;		/* invariant TSC, calibrated */
 };
 
-extern struct rb_tsc_calib trev__tsc;
+/* Hidden on the declaration too, so that rb_tsc_ns() reads it RIP-relative. */
+extern struct rb_tsc_calib trev__tsc __attribute__((visibility("hidden")));
 
 /* Calibrate once per process; safe to call again. */
 void trev__clock_init(void);

@@ -67,7 +67,9 @@
  *   end), so the next event takes the slow path and starts a page that
  *   carries the lost count;
  * - tail_flags has RB_TAIL_PENDING while pages the writer left are not
- *   yet published, so the commit takes the slow publish only then;
+ *   yet published, so the commit takes the slow publish only then; and
+ *   without it the tail page is the page of the outermost level's record,
+ *   so the commit finds the commit word from the payload pointer;
  * - resv_off[n] is the offset of level n's record in its page; the page
  *   is the one the payload pointer lies in, and the record's own header
  *   gives its size and time delta, which is all trev_rb_discard() needs.
@@ -129,7 +131,8 @@
 #define RB_SEQ_NONE		UINT64_MAX	/* slot holds no page */
 #define RB_SEQ_BUSY		(UINT64_MAX - 1)	/* slot is being rewritten */
 #define RB_NEST_CLAIM		0x100u	/* nesting: the innermost level is claiming */
-#define RB_TAIL_PENDING		(1ull << 62)	/* tail_flags: left pages unpublished */
+#define RB_TAIL_PENDING		(1ull << 63)	/* tail_flags: left pages unpublished; the sign
+						 * bit, which the commit's OR sets the flag of */
 #define RB_GATE_PAUSED		0x10000u	/* gate: a control operation runs; refuse */
 #define RB_GATE_CLOCK		0x20000u	/* gate: the clock is not the TSC; slow path */
 #define RB_GEN_OFF		(1ull << 63)	/* fast_gen: tracing_on is 0 */

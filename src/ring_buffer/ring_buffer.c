@@ -812,10 +812,9 @@ void trev_rb_commit(struct trev_rb *rb, void *data)
 {
 	struct rb_wr w;
 
-	(void)data;
 	w.d = trev__rb_tls[rb->set].desc;
 	w.n = atomic_load_explicit(&w.d->nesting, memory_order_relaxed) - 1;
-	rb_commit(rb, &w);
+	rb_commit(rb, &w, data);
 }
 
 /*
@@ -850,7 +849,7 @@ void trev_rb_discard(struct trev_rb *rb, void *data)
 	}
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(&d->nesting, n + 1, memory_order_relaxed);
-	rb_leave(rb, d, n);
+	rb_leave(rb, d, n, data);
 }
 
 int trev_rb_write(struct trev_rb *rb, const void *data, uint32_t len)
@@ -866,7 +865,7 @@ int trev_rb_write(struct trev_rb *rb, const void *data, uint32_t len)
 		w.n = atomic_load_explicit(&w.d->nesting, memory_order_relaxed) - 1;
 	}
 	memcpy(p, data, len);
-	rb_commit(rb, &w);
+	rb_commit(rb, &w, p);
 	return 0;
 }
 

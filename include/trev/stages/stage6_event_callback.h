@@ -5,10 +5,11 @@
  *
  * A record of fixed size up to TREV_EVENT_STACK_MAX bytes is built on the
  * probe's stack and handed over whole: one call, which records it or drops
- * it (a filter that rejects it costs no time stamp and no reservation). It
- * starts zeroed, so padding carries no stack contents into the trace, and
- * a TP_fast_assign that reads a field before writing it (seed 004's
- * `__entry->count++`) finds 0, as in a fresh ring page.
+ * it (a filter that rejects it costs no time stamp and no reservation). Its
+ * fields start zeroed, so padding carries no stack contents into the trace,
+ * and a TP_fast_assign that reads a field before writing it (seed 004's
+ * `__entry->count++`) finds 0, as in a fresh ring page. The common fields
+ * are left alone: trev_event_write() fills them wherever they are read.
  * A record with dynamic fields is sized, reserved and filled in place.
  *
  *	static void trev_event_raw_event_<class>(void *__data, proto)
@@ -17,11 +18,12 @@
  *		struct trev_event_raw_<class> *entry;
  *		struct trev_event_buffer __fbuffer;
  *		unsigned int __data_size;
- *		char __stack_entry[on stack ? sizeof(*entry) : 1] = { 0 };
+ *		char __stack_entry[on stack ? sizeof(*entry) : 1];
  *
  *		__data_size = trev_event_get_offsets_<class>(&__data_offsets, args);
  *		if (on stack) {					a compile-time constant
  *			entry = (void *)__stack_entry;
+ *			memset(&entry->ent + 1, 0, sizeof(*entry) - sizeof(entry->ent));
  *		} else {
  *			entry = trev_event_buffer_reserve(&__fbuffer, __data,
  *							  sizeof(*entry) + __data_size);
@@ -83,12 +85,13 @@
 		unsigned int __data_size;					\
 		char __stack_entry[__TREV_ON_STACK(call) ?			\
 				   sizeof(struct trev_event_raw_##call) : 1]	\
-			__attribute__((aligned(__alignof__(struct trev_event_raw_##call)))) \
-			= { 0 };						\
+			__attribute__((aligned(__alignof__(struct trev_event_raw_##call)))); \
 										\
 		__data_size = trev_event_get_offsets_##call(&__data_offsets, args); \
 		if (__TREV_ON_STACK(call)) {					\
 			entry = (struct trev_event_raw_##call *)(void *)__stack_entry; \
+			memset(&entry->ent + 1, 0,				\
+			       sizeof(*entry) - sizeof(entry->ent));		\
 		} else {							\
 			entry = (struct trev_event_raw_##call *)		\
 				trev_event_buffer_reserve(&__fbuffer,		\
