@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -61,8 +62,20 @@
 struct fired {
 	uint64_t n;
 	double secs;
+	double cpu_secs;	/* this process's CPU time (user + system) */
 	double late_ms;		/* paced: the most a batch started after its due time */
 };
+
+/* CPU time (user + system) of this process (@who RUSAGE_SELF) or of its waited-for children. */
+static double cpu_secs(int who)
+{
+	struct rusage ru;
+
+	if (getrusage(who, &ru) < 0)
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
 
 static void fire_trev(int a, int b, int c)
 {
@@ -102,6 +115,7 @@ static struct fired fire_loop(void (*fire)(int, int, int), uint64_t rate, unsign
 	f.n = n;
 	f.secs = (double)(now_ns() - t0) / 1e9;
 	f.late_ms = (double)late / 1e6;
+	f.cpu_secs = cpu_secs(RUSAGE_SELF);
 	return f;
 }
 
@@ -109,7 +123,8 @@ static int emit_trev(uint64_t rate, unsigned int secs)
 {
 	struct fired f = fire_loop(fire_trev, rate, secs);
 
-	printf("fired %llu %.3f %.3f\n", (unsigned long long)f.n, f.secs, f.late_ms);
+	printf("fired %llu %.3f %.3f %.3f\n", (unsigned long long)f.n, f.secs, f.late_ms,
+	       f.cpu_secs);
 	return 0;
 }
 
@@ -147,6 +162,7 @@ struct run {
 	unsigned long long fired, recorded, lost;
 	double fire_secs, late_ms;
 	double secs;			/* recording: trev record's; LTTng's emit + stop */
+	double rec_cpu;			/* trev record's CPU time (s); 0: unknown */
 	double bytes;			/* to the file(s) */
 };
 
@@ -157,7 +173,7 @@ static struct run run_trev(const char *dir, uint64_t rate, unsigned int secs)
 {
 	char out[4096], line[512], cmd[16384];
 	struct run r = { .tracer = "trev" };
-	double evs = 0, mbs = 0;
+	double evs = 0, mbs = 0, emit_cpu = 0, cpu0 = cpu_secs(RUSAGE_CHILDREN);
 	FILE *p;
 
 	snprintf(out, sizeof(out), "%s/bench_record.%d.dat", dir, (int)getpid());
@@ -168,13 +184,16 @@ static struct run run_trev(const char *dir, uint64_t rate, unsigned int secs)
 	if (!p)
 		die("popen", errno);
 	while (fgets(line, sizeof(line), p)) {
-		sscanf(line, "fired %llu %lf %lf", &r.fired, &r.fire_secs, &r.late_ms);
+		sscanf(line, "fired %llu %lf %lf %lf", &r.fired, &r.fire_secs, &r.late_ms,
+		       &emit_cpu);
 		if (strstr(line, " events, "))
 			sscanf(line, "trev: %llu events, %llu lost", &r.recorded, &r.lost);
 		if (strstr(line, " events/s, "))
 			sscanf(line, "trev: %lf s, %lf events/s, %lf MB/s", &r.secs, &evs, &mbs);
 	}
 	r.ok = pclose(p) == 0 && r.recorded && r.fired && r.secs > 0;
+	/* trev record and the emitter it waited for, less the emitter */
+	r.rec_cpu = cpu_secs(RUSAGE_CHILDREN) - cpu0 - emit_cpu;
 	if (!r.ok)
 		snprintf(r.why, sizeof(r.why), "trev record failed (exit status or no summary)");
 	r.bytes = mbs * 1e6 * r.secs;
@@ -275,9 +294,9 @@ static double disk_rate(const char *dir)
 
 static void print_head(void)
 {
-	printf("%-24s %-9s %11s %7s %11s %7s %6s %5s %11s %6s %8s  %s\n", "case", "tracer",
+	printf("%-24s %-9s %11s %7s %11s %7s %6s %5s %11s %6s %8s %6s  %s\n", "case", "tracer",
 	       "fired", "M/s", "recorded", "M/s", "MB/s", "B/ev", "lost", "lost%", "late ms",
-	       "recorded+lost=fired");
+	       "CPU %", "recorded+lost=fired");
 }
 
 /* One row; returns false when trev's counts do not add up. */
@@ -289,12 +308,16 @@ static bool print_run(const char *name, const struct run *r)
 		printf("%-24s %-9s n/a (%s)\n", name, r->tracer, r->why);
 		return strcmp(r->tracer, "trev") != 0;
 	}
-	printf("%-24s %-9s %11llu %7.2f %11llu %7.2f %6.1f %5.1f %11llu %5.1f%% %8.1f  %s\n",
-	       name, r->tracer, r->fired, (double)r->fired / r->fire_secs / 1e6, r->recorded,
+	printf("%-24s %-9s %11llu %7.2f %11llu %7.2f %6.1f %5.1f %11llu %5.1f%% %8.1f ", name,
+	       r->tracer, r->fired, (double)r->fired / r->fire_secs / 1e6, r->recorded,
 	       (double)r->recorded / r->secs / 1e6, r->bytes / r->secs / 1e6,
 	       r->bytes / (double)r->recorded, r->lost,
-	       100.0 * (double)r->lost / (double)r->fired, r->late_ms,
-	       sum_ok ? "OK" : "MISMATCH");
+	       100.0 * (double)r->lost / (double)r->fired, r->late_ms);
+	if (r->rec_cpu > 0)
+		printf("%5.0f%%", 100.0 * r->rec_cpu / r->secs);
+	else
+		printf("%6s", "-");
+	printf("  %s\n", sum_ok ? "OK" : "MISMATCH");
 	return sum_ok;
 }
 
@@ -397,7 +420,9 @@ int main(int argc, char **argv)
 	printf("# flood: one thread as fast as it can for %u s, file in %s; paced: batches of %d "
 	       "due by the clock for %u s, file in %s\n", flood_s, dir, PACE_BATCH, paced_s, shm);
 	printf("# recorded M/s: events recorded / (trev record's run | LTTng's emitting + "
-	       "lttng stop); lost: trev's count in the file, LTTng's discarded\n");
+	       "lttng stop); lost: trev's count in the file, LTTng's discarded;\n"
+	       "# late ms: the most a paced batch started after its due time; CPU %%: trev "
+	       "record's CPU time / its run\n");
 	print_head();
 	snprintf(name, sizeof(name), "flood, %s", fs_name(dir));
 	sums_ok &= print_run(name, &ft);
@@ -420,6 +445,10 @@ int main(int argc, char **argv)
 		       "10 x the previous recorder is %.2f M/s: target %.2f M/s, %s (%.2f x)\n",
 		       rec_rate(&ft) / 1e6, disk / bpe, bpe, 10 * PREV_RECORDER / 1e6, target / 1e6,
 		       rec_rate(&ft) >= target ? "met" : "not met", rec_rate(&ft) / target);
+		if (ft.rec_cpu > 0)
+			printf("flood: trev record had %.2f s of CPU in %.2f s (%.0f %% of one CPU): "
+			       "%.1f M events recorded per CPU-second\n", ft.rec_cpu, ft.secs,
+			       100.0 * ft.rec_cpu / ft.secs, (double)ft.recorded / ft.rec_cpu / 1e6);
 		if (fl.ok)
 			printf("flood: trev / LTTng-UST recorded events/s: %.2f x (%.2f M against "
 			       "%.2f M): %s\n", rec_rate(&ft) / rec_rate(&fl), rec_rate(&ft) / 1e6,
