@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -798,6 +799,17 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 	return 0;
 }
 
+/* This process's CPU time, user and system: what recording cost. */
+static double rec_cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0.0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 static void rec_summary(const struct rec *rec, double seconds, long long file_bytes)
 {
 	uint64_t entries, lost, pages, overrun = 0, dropped = 0, lost_pages = 0;
@@ -824,9 +836,10 @@ static void rec_summary(const struct rec *rec, double seconds, long long file_by
 	if (lost_pages)
 		fprintf(stderr, ", %llu pages with an unknown loss", (unsigned long long)lost_pages);
 	fprintf(stderr, "\n");
-	fprintf(stderr, "trev: %.2f s, %.0f events/s, %.2f MB/s\n", seconds,
+	fprintf(stderr, "trev: %.2f s, %.0f events/s, %.2f MB/s, %.2f s of CPU\n", seconds,
 		seconds > 0 ? (double)entries / seconds : 0.0,
-		seconds > 0 ? (double)pages * TREV_DAT_PAGE_SIZE / 1e6 / seconds : 0.0);
+		seconds > 0 ? (double)pages * TREV_DAT_PAGE_SIZE / 1e6 / seconds : 0.0,
+		rec_cpu_seconds());
 	if (file_bytes >= 0)
 		fprintf(stderr, "trev: wrote %s (version %d, %lld bytes)\n", rec->output,
 			rec->version, file_bytes);
