@@ -34,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -62,20 +61,8 @@
 struct fired {
 	uint64_t n;
 	double secs;
-	double cpu_secs;	/* this process's CPU time (user + system) */
 	double late_ms;		/* paced: the most a batch started after its due time */
 };
-
-/* CPU time (user + system) of this process (@who RUSAGE_SELF) or of its waited-for children. */
-static double cpu_secs(int who)
-{
-	struct rusage ru;
-
-	if (getrusage(who, &ru) < 0)
-		return 0;
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
 
 static void fire_trev(int a, int b, int c)
 {
@@ -115,7 +102,6 @@ static struct fired fire_loop(void (*fire)(int, int, int), uint64_t rate, unsign
 	f.n = n;
 	f.secs = (double)(now_ns() - t0) / 1e9;
 	f.late_ms = (double)late / 1e6;
-	f.cpu_secs = cpu_secs(RUSAGE_SELF);
 	return f;
 }
 
@@ -123,8 +109,7 @@ static int emit_trev(uint64_t rate, unsigned int secs)
 {
 	struct fired f = fire_loop(fire_trev, rate, secs);
 
-	printf("fired %llu %.3f %.3f %.3f\n", (unsigned long long)f.n, f.secs, f.late_ms,
-	       f.cpu_secs);
+	printf("fired %llu %.3f %.3f\n", (unsigned long long)f.n, f.secs, f.late_ms);
 	return 0;
 }
 
@@ -162,7 +147,7 @@ struct run {
 	unsigned long long fired, recorded, lost;
 	double fire_secs, late_ms;
 	double secs;			/* recording: trev record's; LTTng's emit + stop */
-	double rec_cpu;			/* trev record's CPU time (s); 0: unknown */
+	double rec_cpu;			/* trev record's CPU time (its summary), s; 0: unknown */
 	double bytes;			/* to the file(s) */
 };
 
@@ -173,7 +158,7 @@ static struct run run_trev(const char *dir, uint64_t rate, unsigned int secs)
 {
 	char out[4096], line[512], cmd[16384];
 	struct run r = { .tracer = "trev" };
-	double evs = 0, mbs = 0, emit_cpu = 0, cpu0 = cpu_secs(RUSAGE_CHILDREN);
+	double evs = 0, mbs = 0;
 	FILE *p;
 
 	snprintf(out, sizeof(out), "%s/bench_record.%d.dat", dir, (int)getpid());
@@ -184,16 +169,14 @@ static struct run run_trev(const char *dir, uint64_t rate, unsigned int secs)
 	if (!p)
 		die("popen", errno);
 	while (fgets(line, sizeof(line), p)) {
-		sscanf(line, "fired %llu %lf %lf %lf", &r.fired, &r.fire_secs, &r.late_ms,
-		       &emit_cpu);
+		sscanf(line, "fired %llu %lf %lf", &r.fired, &r.fire_secs, &r.late_ms);
 		if (strstr(line, " events, "))
 			sscanf(line, "trev: %llu events, %llu lost", &r.recorded, &r.lost);
 		if (strstr(line, " events/s, "))
-			sscanf(line, "trev: %lf s, %lf events/s, %lf MB/s", &r.secs, &evs, &mbs);
+			sscanf(line, "trev: %lf s, %lf events/s, %lf MB/s, %lf s of CPU", &r.secs,
+			       &evs, &mbs, &r.rec_cpu);
 	}
 	r.ok = pclose(p) == 0 && r.recorded && r.fired && r.secs > 0;
-	/* trev record and the emitter it waited for, less the emitter */
-	r.rec_cpu = cpu_secs(RUSAGE_CHILDREN) - cpu0 - emit_cpu;
 	if (!r.ok)
 		snprintf(r.why, sizeof(r.why), "trev record failed (exit status or no summary)");
 	r.bytes = mbs * 1e6 * r.secs;
