@@ -85,6 +85,16 @@ const char *lttng_bench_config(void);
  */
 int lttng_bench_stop(unsigned long long *recorded, unsigned long long *discarded);
 
+/*
+ * How long the last lttng_bench_stop()'s `lttng stop` took, in seconds, or
+ * -1: in discard mode, until the consumer daemon had written out what the
+ * buffers still held (lttng stop waits for it).
+ */
+double lttng_bench_stop_seconds(void);
+
+/* The size of the last trace lttng_bench_stop() counted (every file), or -1. */
+long long lttng_bench_trace_bytes(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -83,6 +83,8 @@ static void (*tracef3_fn)(int a, int b, int c) = noop_ints3;
 static void (*ints3_rej_fn)(int a, int b, int c) = noop_ints3;
 static void (*ints3_acc_fn)(int a, int b, int c) = noop_ints3;
 static char config[200] = "n/a";
+static double stop_seconds = -1;	/* the last `lttng stop` */
+static long long trace_bytes = -1;	/* the last trace's files */
 
 /* Back to the no-op emitters. */
 static void emitters_off(void)
@@ -122,6 +124,16 @@ void lttng_bench_ints3_acc(int a, int b, int c)
 const char *lttng_bench_config(void)
 {
 	return config;
+}
+
+double lttng_bench_stop_seconds(void)
+{
+	return stop_seconds;
+}
+
+long long lttng_bench_trace_bytes(void)
+{
+	return trace_bytes;
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -892,6 +904,26 @@ static unsigned long long sum_after(const char *text, const char *label)
 	return found ? sum : LTTNG_BENCH_UNKNOWN;
 }
 
+static long long du_sum;
+
+static int du_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (flag == FTW_F)
+		du_sum += (long long)st->st_size;
+	return 0;
+}
+
+/* The size of the files under trace/ (streams and metadata), or -1. */
+static long long sum_trace_bytes(void)
+{
+	du_sum = 0;
+	if (nftw(lb.trace, du_one, 16, FTW_PHYS) < 0)
+		return -1;
+	return du_sum;
+}
+
 /* Events in the trace under trace/: babeltrace2's counter sink. */
 static unsigned long long count_events(void)
 {
@@ -920,6 +952,7 @@ static unsigned long long count_events(void)
 int lttng_bench_stop(unsigned long long *recorded, unsigned long long *discarded)
 {
 	char out[OUT_MAX], err[512];
+	uint64_t t0;
 	int ret = 0;
 
 	*recorded = LTTNG_BENCH_UNKNOWN;
@@ -928,10 +961,12 @@ int lttng_bench_stop(unsigned long long *recorded, unsigned long long *discarded
 		return -1;
 	emitters_off();
 
+	t0 = now_ms();
 	if (lttng_cmd(err, sizeof(err), out, sizeof(out), "stop", SESSION, NULL) < 0) {
 		fprintf(stderr, "lttng_bench: %s\n", err);
 		ret = -1;
 	}
+	stop_seconds = (double)(now_ms() - t0) / 1000.0;
 	if (lb.snapshot && lttng_cmd(err, sizeof(err), out, sizeof(out), "snapshot", "record",
 				     "--session=" SESSION, NULL) < 0) {
 		fprintf(stderr, "lttng_bench: %s\n", err);
@@ -951,6 +986,7 @@ int lttng_bench_stop(unsigned long long *recorded, unsigned long long *discarded
 		ret = -1;
 	}
 	stop_keeper(true);
+	trace_bytes = sum_trace_bytes();
 	*recorded = count_events();
 	cleanup();
 	return ret;

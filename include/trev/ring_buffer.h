@@ -428,7 +428,9 @@ TREV_API uint64_t trev_rb_recycled_lost(const struct trev_rb *rb);
  * on one CPU, with nothing of that CPU older than its last event elsewhere,
  * goes out whole, as a memcpy; otherwise events are staged per CPU as
  * trev_rb_read_page_cpu() stages them, and a staged page goes out when
- * full (or, without the flag, once the buffers are drained).
+ * full (or, without the flag, once the buffers are drained), or partial,
+ * with the flag too, just before a page of its CPU that can go whole: so
+ * staging ends at the buffer's next page boundary after a migration.
  * Context: any thread, not a signal handler. Return: 1 with @page and
  * *@cpu set, 0 when there is nothing (full) to read, -EAGAIN after staging
  * for 20 ms while writers keep writing, -EBUSY while the consuming

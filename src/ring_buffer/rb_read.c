@@ -1097,14 +1097,26 @@ int trev_rb_read_page(struct trev_rb *rb, void *page, unsigned int *buffer)
 	return trev_rb_read_page_flags(rb, page, buffer, 0);
 }
 
+/* rb_whole_page_for_cpu()'s answers */
+enum rb_whole {
+	RB_WHOLE_NO,		/* stage its events */
+	RB_WHOLE_NOW,		/* take the page whole */
+	RB_WHOLE_AFTER_STAGED,	/* its view's staged (partial) page first, then whole */
+};
+
 /*
  * Can buffer @id's head page go whole into one CPU's stream? It is
  * untouched, every record on it ran on one CPU (no marker, no discard),
- * that CPU's view has nothing staged, and no event that could belong to
+ * that CPU's view has no loss pending, and no event that could belong to
  * that CPU is older than the page's last one: no other buffer's head, no
- * write in flight. Under read_lock. Return: true with *@view set.
+ * write in flight. If the view has events staged, they are all older than
+ * the page (@id's head is the oldest event there is): they go out first,
+ * as a partial page. Without that, staging that began at a migration
+ * would never end, as the staged pages and the buffer's pages fill at
+ * different offsets. Under read_lock. Return: an rb_whole, *@view set
+ * unless RB_WHOLE_NO.
  */
-static bool rb_whole_page_for_cpu(struct trev_rb *rb, uint32_t id, int *view)
+static enum rb_whole rb_whole_page_for_cpu(struct trev_rb *rb, uint32_t id, int *view)
 {
 	struct rb_cursor *c = &rb->cursor[id];
 	uint64_t last_ts, in_flight;
@@ -1113,10 +1125,10 @@ static bool rb_whole_page_for_cpu(struct trev_rb *rb, uint32_t id, int *view)
 	int v;
 
 	if (!rb_page_untouched(c) || c->meta.cpu_marks || c->meta.padded)
-		return false;
+		return RB_WHOLE_NO;
 	v = rb_view(rb, c->meta.cpu);
-	if (rb->stage[v].head || rb->stage[v].pending)
-		return false;
+	if (rb->stage[v].pending)
+		return RB_WHOLE_NO;
 	last_ts = rb_get64(c->copy);
 	while (rb_decode(c->copy + RB_PAGE_HDR, c->copy_size, off, last_ts, &r) != RB_REC_END) {
 		off += r.size;
@@ -1125,12 +1137,12 @@ static bool rb_whole_page_for_cpu(struct trev_rb *rb, uint32_t id, int *view)
 	hwm = trev__rb_hwm(rb);
 	for (uint32_t i = 0; i < hwm; i++)
 		if (i != id && rb_peek_buffer(rb, i, &r) == 1 && r.ts < last_ts)
-			return false;
+			return RB_WHOLE_NO;
 	rb_in_flight_before(rb, last_ts, (int)id, &in_flight);
 	if (in_flight)
-		return false;
+		return RB_WHOLE_NO;
 	*view = v;
-	return true;
+	return rb->stage[v].head ? RB_WHOLE_AFTER_STAGED : RB_WHOLE_NOW;
 }
 
 /* Does a buffer other than @id head a page its writer has left (as last peeked)? */
@@ -1212,11 +1224,19 @@ static int rb_any_step(struct trev_rb *rb, bool full, uint8_t *page, int *cpu,
 		/* The peek keeps an older copy while it has unread records on it. */
 		if (!c->copy_final && rb_copy_page(rb, d, c, c->pos.seq) < 0)
 			continue;
-		if (rb_whole_page_for_cpu(rb, (uint32_t)id, &view)) {
+		switch (rb_whole_page_for_cpu(rb, (uint32_t)id, &view)) {
+		case RB_WHOLE_NOW:
 			rb_take_whole_page(rb, c, d, page);
 			rb_publish_read(rb, d, c);
 			*cpu = view;
 			return 1;
+		case RB_WHOLE_AFTER_STAGED:
+			/* partial even with @full: the page goes whole at the next step */
+			trev__rb_stage_take_page(rb, view, page);
+			*cpu = view;
+			return 1;
+		case RB_WHOLE_NO:
+			break;
 		}
 		/*
 		 * Full pages only, and the oldest event is on a page its writer

@@ -252,6 +252,39 @@ static int dat_ftrace_id(const struct trev_dat_source *src, const char *name)
 /* ------------------------------------------------------------------ */
 /* Open, pages                                                          */
 
+#define DAT_TMP_BUF	(256 * 1024)	/* a CPU's temp file's stdio buffer: 64 pages a write() */
+
+/*
+ * An unnamed temp file in @path's directory (O_TMPFILE), so that the pages
+ * go to the filesystem the trace goes to and are copied within it at the
+ * end; tmpfile() (P_tmpdir) where that is refused. Buffered DAT_TMP_BUF.
+ */
+static FILE *dat_tmpfile(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	FILE *f = NULL;
+	int fd;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if ((size_t)(slash - path) < sizeof(dir))
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	else
+		dir[0] = '\0';
+	fd = dir[0] ? open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : -1;
+	if (fd >= 0) {
+		f = fdopen(fd, "w+");
+		if (!f)
+			close(fd);
+	}
+	if (!f)
+		f = tmpfile();
+	if (f)
+		setvbuf(f, NULL, _IOFBF, DAT_TMP_BUF);
+	return f;
+}
+
 int trev_dat_open(struct trev_dat **datp, const char *path, int version,
 		  const struct trev_dat_source *src)
 {
@@ -278,7 +311,7 @@ int trev_dat_open(struct trev_dat **datp, const char *path, int version,
 		goto out_abort;
 	}
 	for (int cpu = 0; cpu < n; cpu++) {
-		dat->cpus[cpu].tmp = tmpfile();
+		dat->cpus[cpu].tmp = dat_tmpfile(path);
 		if (!dat->cpus[cpu].tmp) {
 			ret = -errno;
 			goto out_abort;
@@ -920,7 +953,7 @@ static int write_all(int fd, const void *data, size_t len)
 /* Copy every CPU's pages, in CPU order, each starting at @offsets[cpu]. */
 static int write_pages(const struct trev_dat *dat, int fd)
 {
-	unsigned char *buf = malloc(16 * TREV_DAT_PAGE_SIZE);
+	unsigned char *buf = malloc(64 * TREV_DAT_PAGE_SIZE);
 	int ret = buf ? 0 : -ENOMEM;
 
 	for (int cpu = 0; cpu < dat->nr_cpus && !ret; cpu++) {
@@ -932,7 +965,7 @@ static int write_pages(const struct trev_dat *dat, int fd)
 			break;
 		}
 		while (left && !ret) {
-			size_t k = left < 16 ? (size_t)left : 16;
+			size_t k = left < 64 ? (size_t)left : 64;
 
 			if (fread(buf, TREV_DAT_PAGE_SIZE, k, tmp) != k)
 				ret = ferror(tmp) ? -EIO : -ENODATA;

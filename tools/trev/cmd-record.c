@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -59,7 +60,8 @@ static const char record_help[] =
 #define REC_MAX_TRIGGERS	8
 #define REC_PROGRESS_MS		500	/* progress line refresh */
 #define REC_SNAPSHOT_MS		1000	/* metadata kept for a process that gets killed */
-#define REC_IDLE_POLL_MS	5	/* wait when no CPU has a page to copy */
+#define REC_IDLE_POLL_MS	5	/* wait when no CPU has had a page to copy for a while */
+#define REC_BUSY_POLL_US	250	/* the first wait after a round that copied pages */
 #define REC_FLUSH_MS		1000	/* --flush: partial pages copied this often */
 #define REC_BURST		64	/* pages read from one CPU before the next */
 #define REC_FINAL_DRAIN_MS	2000	/* the last read of a process that still runs (-p) */
@@ -723,6 +725,7 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 	int64_t start = rec_now_ms(), next_progress = start + REC_PROGRESS_MS;
 	int64_t next_snapshot = start + REC_SNAPSHOT_MS, last_ms = start;
 	uint64_t last_entries = 0;
+	unsigned int idle_us = REC_IDLE_POLL_MS * 1000;
 	int forwarded = 0;
 	long got;
 
@@ -769,9 +772,19 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 			rec_read_stats(rec, true);
 			next_snapshot = rec_now_ms() + REC_SNAPSHOT_MS;
 		}
-		/* No page to copy: the data there is (if any) waits for its page to fill. */
-		if (got == 0)
-			usleep(REC_IDLE_POLL_MS * 1000);
+		/*
+		 * No page to copy: the data there is (if any) waits for its page
+		 * to fill. Right after pages came the wait is short, doubling up
+		 * to REC_IDLE_POLL_MS: a writer that fills pages fast fills a
+		 * default buffer in a few milliseconds.
+		 */
+		if (got == 0) {
+			usleep(idle_us);
+			idle_us = idle_us * 2 < REC_IDLE_POLL_MS * 1000 ? idle_us * 2
+								 : REC_IDLE_POLL_MS * 1000;
+		} else {
+			idle_us = REC_BUSY_POLL_US;
+		}
 	}
 	if (*end != REC_END_BROKEN && (*end != REC_END_GONE || rec->rs.shm)) {
 		/*
@@ -796,6 +809,17 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 	if (tty)
 		fputs("\r\033[K", stderr);
 	return 0;
+}
+
+/* This process's CPU time, user and system: what recording cost. */
+static double rec_cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0.0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 static void rec_summary(const struct rec *rec, double seconds, long long file_bytes)
@@ -824,9 +848,10 @@ static void rec_summary(const struct rec *rec, double seconds, long long file_by
 	if (lost_pages)
 		fprintf(stderr, ", %llu pages with an unknown loss", (unsigned long long)lost_pages);
 	fprintf(stderr, "\n");
-	fprintf(stderr, "trev: %.2f s, %.0f events/s, %.2f MB/s\n", seconds,
+	fprintf(stderr, "trev: %.2f s, %.0f events/s, %.2f MB/s, %.2f s of CPU\n", seconds,
 		seconds > 0 ? (double)entries / seconds : 0.0,
-		seconds > 0 ? (double)pages * TREV_DAT_PAGE_SIZE / 1e6 / seconds : 0.0);
+		seconds > 0 ? (double)pages * TREV_DAT_PAGE_SIZE / 1e6 / seconds : 0.0,
+		rec_cpu_seconds());
 	if (file_bytes >= 0)
 		fprintf(stderr, "trev: wrote %s (version %d, %lld bytes)\n", rec->output,
 			rec->version, file_bytes);
