@@ -35,6 +35,9 @@ if [ "$sanitize" = thread ]; then
 	# the handler: it would report the locks the child makes anew (races, double locks) and
 	# its malloc() calls. Those reports, and only those, are left out.
 	printf '%s:crash_child_main\n' race mutex signal >"$T/tsan.supp"
+	# The mount case: the same child's exit finds the FUSE workers the parent started and,
+	# dying of the signal, never joined.
+	printf 'thread:libfuse3.so\n' >>"$T/tsan.supp"
 	export TSAN_OPTIONS=${TSAN_OPTIONS:+$TSAN_OPTIONS:}suppressions=$T/tsan.supp:print_suppressions=0
 fi
 [ "$sanitize" = address ] && export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
