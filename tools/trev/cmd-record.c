@@ -27,6 +27,7 @@
 #include "remote.h"
 #include "remote_source.h"
 #include "ring_buffer/rb_page.h"
+#include "pages.h"
 #include "trev.h"
 
 static const char record_help[] =
@@ -89,10 +90,7 @@ struct rec_saved_list {
 
 /* Per-CPU counts of what was recorded. */
 struct rec_cpu {
-	uint64_t pages;
-	uint64_t entries;	/* data records in the pages */
-	uint64_t lost;		/* lost counts carried by the pages */
-	uint64_t lost_pages;	/* pages flagged "events missed" without a count */
+	struct trev_page_tally t;	/* the pages written */
 	uint64_t overrun, dropped, commit_overrun;	/* per_cpu/cpuN/stats at the end */
 };
 
@@ -587,28 +585,6 @@ static int rec_connect_child(struct rec *rec)
 /* ------------------------------------------------------------------ */
 /* Recording                                                            */
 
-/* Count a page's events and the lost count it carries (record headers only). */
-static void rec_count_page(struct rec_cpu *c, const unsigned char *page)
-{
-	uint64_t commit = rb_get64(page + 8), ts = rb_get64(page);
-	uint32_t size = (uint32_t)(commit & RB_COMMIT_MASK), off = 0;
-	struct rb_rec r;
-
-	if (size > RB_DATA_SIZE)
-		size = RB_DATA_SIZE;
-	if (commit & RB_MISSED_STORED && size + 8 <= RB_DATA_SIZE)
-		c->lost += rb_get64(page + RB_PAGE_HDR + size);
-	else if (commit & RB_MISSED_EVENTS)
-		c->lost_pages++;
-	while (rb_decode(page + RB_PAGE_HDR, size, off, ts, &r) != RB_REC_END) {
-		if (r.kind == RB_REC_DATA)
-			c->entries++;
-		off += r.size;
-		ts = r.ts;
-	}
-	c->pages++;
-}
-
 /*
  * What a round of reads copies: full pages only, as trace-cmd record does
  * through the kernel's splice read, so that the file holds whole pages and
@@ -649,7 +625,7 @@ static long rec_drain_once(struct rec *rec, unsigned int flags)
 			ret = trev_dat_add_page(rec->dat, cpu, page);
 			if (ret < 0)
 				return ret;
-			rec_count_page(&rec->cpus[cpu], page);
+			trev_page_tally_add(&rec->cpus[cpu].t, page);
 			added++;
 		}
 	}
@@ -660,9 +636,9 @@ static void rec_totals(const struct rec *rec, uint64_t *entries, uint64_t *lost,
 {
 	*entries = *lost = *pages = 0;
 	for (int cpu = 0; cpu < rec->nr_cpus; cpu++) {
-		*entries += rec->cpus[cpu].entries;
-		*lost += rec->cpus[cpu].lost;
-		*pages += rec->cpus[cpu].pages;
+		*entries += rec->cpus[cpu].t.entries;
+		*lost += rec->cpus[cpu].t.lost;
+		*pages += rec->cpus[cpu].t.pages;
 	}
 }
 
@@ -832,13 +808,13 @@ static void rec_summary(const struct rec *rec, double seconds, long long file_by
 		const struct rec_cpu *c = &rec->cpus[cpu];
 
 		fprintf(stderr, "%3d %12llu %10llu %10llu %10llu %8llu %12llu\n", cpu,
-			(unsigned long long)c->entries, (unsigned long long)c->lost,
+			(unsigned long long)c->t.entries, (unsigned long long)c->t.lost,
 			(unsigned long long)c->overrun, (unsigned long long)c->dropped,
-			(unsigned long long)c->pages,
-			(unsigned long long)c->pages * TREV_DAT_PAGE_SIZE);
+			(unsigned long long)c->t.pages,
+			(unsigned long long)c->t.pages * TREV_DAT_PAGE_SIZE);
 		overrun += c->overrun + c->commit_overrun;
 		dropped += c->dropped;
-		lost_pages += c->lost_pages;
+		lost_pages += c->t.lost_pages;
 	}
 	rec_totals(rec, &entries, &lost, &pages);
 	fprintf(stderr, "trev: %llu events, %llu lost (in the file; the process counted %llu "

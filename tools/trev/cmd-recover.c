@@ -29,6 +29,7 @@
 #include "core/flight_meta.h"
 #include "flight_meta.h"
 #include "ring_buffer/rb_page.h"
+#include "pages.h"
 #include "trev.h"
 
 static const char recover_help[] =
@@ -51,16 +52,12 @@ static const char recover_help[] =
 #define RCV_MAX_REGION	(64ull << 30)
 #define RCV_CHUNK	(1u << 20)
 
-struct rcv_cpu {
-	uint64_t entries, lost, lost_pages, pages;
-};
-
 struct rcv {
 	struct trev_dat_source src;
 	struct trev_rb *rb;		/* the attached private copy */
 	struct trev_flight_meta meta;
 	int nr_cpus;
-	struct rcv_cpu *cpus;
+	struct trev_page_tally *cpus;
 };
 
 static struct rcv *rcv_of(const struct trev_dat_source *src)
@@ -238,34 +235,6 @@ static unsigned long long rcv_meta_number(const struct rcv *rcv, const char *nam
 /* ------------------------------------------------------------------ */
 /* The trace.dat source                                                 */
 
-/* saved_cmdlines from the region's descriptors: every thread that wrote. */
-static ssize_t rcv_cmdlines(struct trev_rb *rb, char **text)
-{
-	unsigned int ids[1024];
-	int n = trev_rb_buffers(rb, ids, 1024);
-	size_t cap = (size_t)(n > 0 ? n : 0) * 32 + 1, len = 0;
-	char *out = malloc(cap);
-
-	if (!out)
-		return -ENOMEM;
-	for (int i = 0; i < n; i++) {
-		struct trev_rb_stats st;
-		char comm[16];
-
-		if (trev_rb_buffer_stats(rb, ids[i], &st) < 0 || st.tid <= 0)
-			continue;
-		trev_rb_buffer_comm(rb, ids[i], comm);
-		for (char *c = comm; *c; c++)	/* only printable bytes go into the file */
-			if (*c < 0x21 || *c > 0x7e)
-				*c = '?';
-		len += (size_t)snprintf(out + len, cap - len, "%d %s\n", (int)st.tid,
-					comm[0] ? comm : "<...>");
-	}
-	out[len] = '\0';
-	*text = out;
-	return (ssize_t)len;
-}
-
 /* trace_clock with the region's clock selected (it may have changed after the metadata). */
 static ssize_t rcv_trace_clock(const struct rcv *rcv, char **text)
 {
@@ -335,7 +304,7 @@ static ssize_t rcv_read_file(const struct trev_dat_source *src, const char *path
 		return n == -ENOENT ? rcv_from_meta(rcv, path, text) : n;
 	}
 	if (strcmp(path, "saved_cmdlines") == 0) {
-		ssize_t n = rcv_cmdlines(rcv->rb, text);
+		ssize_t n = trev_mapped_cmdlines(rcv->rb, text);
 
 		if (n != 0)
 			return n;
@@ -363,28 +332,6 @@ static int rcv_read_page(const struct trev_dat_source *src, int cpu, void *page,
 	return ret == -EAGAIN ? 0 : ret;
 }
 
-/* What one page holds, for the summary (rec_count_page() of cmd-record.c). */
-static void rcv_count_page(struct rcv_cpu *c, const unsigned char *page)
-{
-	uint64_t commit = rb_get64(page + 8), ts = rb_get64(page);
-	uint32_t size = (uint32_t)(commit & RB_COMMIT_MASK), off = 0;
-	struct rb_rec r;
-
-	if (size > RB_DATA_SIZE)
-		size = RB_DATA_SIZE;
-	if (commit & RB_MISSED_STORED && size + 8 <= RB_DATA_SIZE)
-		c->lost += rb_get64(page + RB_PAGE_HDR + size);
-	else if (commit & RB_MISSED_EVENTS)
-		c->lost_pages++;
-	while (rb_decode(page + RB_PAGE_HDR, size, off, ts, &r) != RB_REC_END) {
-		if (r.kind == RB_REC_DATA)
-			c->entries++;
-		off += r.size;
-		ts = r.ts;
-	}
-	c->pages++;
-}
-
 /* Every page of every CPU into @dat. Return: 0 or a negative errno. */
 static int rcv_drain(struct rcv *rcv, struct trev_dat *dat)
 {
@@ -400,7 +347,7 @@ static int rcv_drain(struct rcv *rcv, struct trev_dat *dat)
 				ret = trev_dat_add_page(dat, cpu, page);
 				if (ret < 0)
 					return ret;
-				rcv_count_page(&rcv->cpus[cpu], page);
+				trev_page_tally_add(&rcv->cpus[cpu], page);
 				added++;
 			}
 			if (ret < 0)
@@ -444,7 +391,7 @@ static void rcv_summary(const struct rcv *rcv, const char *region)
 	pid_t pid = (pid_t)rcv_meta_number(rcv, "@pid");
 
 	for (int cpu = 0; cpu < rcv->nr_cpus; cpu++) {
-		const struct rcv_cpu *c = &rcv->cpus[cpu];
+		const struct trev_page_tally *c = &rcv->cpus[cpu];
 		struct trev_rb_stats st;
 
 		entries += c->entries;

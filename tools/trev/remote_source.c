@@ -17,6 +17,7 @@
 #include <trev/ring_buffer.h>
 
 #include "control/proto.h"
+#include "pages.h"
 #include "remote.h"
 #include "remote_source.h"
 
@@ -25,46 +26,13 @@ static struct trev_remote_source *rs_of(const struct trev_dat_source *src)
 	return (struct trev_remote_source *)((char *)src - offsetof(struct trev_remote_source, src));
 }
 
-/*
- * The thread names of the buffer mapped here, "TID COMM" lines as
- * saved_cmdlines has them: every thread that wrote, the dead ones too,
- * still there once the process is gone.
- */
-static ssize_t rs_mapped_cmdlines(struct trev_rb *rb, char **text)
-{
-	unsigned int ids[1024];
-	int n = trev_rb_buffers(rb, ids, 1024);
-	size_t cap = (size_t)(n > 0 ? n : 0) * 32 + 1, len = 0;
-	char *out = malloc(cap);
-
-	if (!out)
-		return -ENOMEM;
-	for (int i = 0; i < n; i++) {
-		struct trev_rb_stats st;
-		char comm[16];
-
-		if (trev_rb_buffer_stats(rb, ids[i], &st) < 0 || st.tid <= 0)
-			continue;
-		trev_rb_buffer_comm(rb, ids[i], comm);
-		/* Names are the process's: only printable bytes go into the file. */
-		for (char *c = comm; *c; c++)
-			if (*c < 0x21 || *c > 0x7e)
-				*c = '?';
-		len += (size_t)snprintf(out + len, cap - len, "%d %s\n", (int)st.tid,
-					comm[0] ? comm : "<...>");
-	}
-	out[len] = '\0';
-	*text = out;
-	return (ssize_t)len;
-}
-
 static ssize_t rs_read_file(const struct trev_dat_source *src, const char *path, char **text)
 {
 	struct trev_remote_source *rs = rs_of(src);
 	ssize_t n = trev_remote_read_file(rs->r, path, text);
 
 	if (n < 0 && rs->shm && strcmp(path, "saved_cmdlines") == 0)
-		return rs_mapped_cmdlines(rs->shm, text);
+		return trev_mapped_cmdlines(rs->shm, text);
 	return n;
 }
 

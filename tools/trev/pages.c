@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Counting the pages written to a file, and a mapped buffer's thread names (pages.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <trev/ring_buffer.h>
+
+#include "pages.h"
+#include "ring_buffer/rb_page.h"
+
+void trev_page_tally_add(struct trev_page_tally *t, const unsigned char *page)
+{
+	uint64_t commit = rb_get64(page + 8), ts = rb_get64(page);
+	uint32_t size = (uint32_t)(commit & RB_COMMIT_MASK), off = 0;
+	struct rb_rec r;
+
+	if (size > RB_DATA_SIZE)
+		size = RB_DATA_SIZE;
+	if (commit & RB_MISSED_STORED && size + 8 <= RB_DATA_SIZE)
+		t->lost += rb_get64(page + RB_PAGE_HDR + size);
+	else if (commit & RB_MISSED_EVENTS)
+		t->lost_pages++;
+	while (rb_decode(page + RB_PAGE_HDR, size, off, ts, &r) != RB_REC_END) {
+		if (r.kind == RB_REC_DATA)
+			t->entries++;
+		off += r.size;
+		ts = r.ts;
+	}
+	t->pages++;
+}
+
+ssize_t trev_mapped_cmdlines(struct trev_rb *rb, char **text)
+{
+	unsigned int ids[1024];
+	int n = trev_rb_buffers(rb, ids, 1024);
+	size_t cap = (size_t)(n > 0 ? n : 0) * 32 + 1, len = 0;
+	char *out = malloc(cap);
+
+	if (!out)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		struct trev_rb_stats st;
+		char comm[16];
+
+		if (trev_rb_buffer_stats(rb, ids[i], &st) < 0 || st.tid <= 0)
+			continue;
+		trev_rb_buffer_comm(rb, ids[i], comm);
+		for (char *c = comm; *c; c++)	/* the process's bytes: printable ones only */
+			if (*c < 0x21 || *c > 0x7e)
+				*c = '?';
+		len += (size_t)snprintf(out + len, cap - len, "%d %s\n", (int)st.tid,
+					comm[0] ? comm : "<...>");
+	}
+	out[len] = '\0';
+	*text = out;
+	return (ssize_t)len;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What trev record and trev recover count in the pages they write, and the thread names of a mapped buffer. */
+#ifndef TREV_TOOLS_PAGES_H
+#define TREV_TOOLS_PAGES_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct trev_rb;
+
+/* One CPU's pages written to a file, counted from their record headers. */
+struct trev_page_tally {
+	uint64_t pages;		/* pages written */
+	uint64_t entries;	/* data records in them */
+	uint64_t lost;		/* lost counts the pages carry */
+	uint64_t lost_pages;	/* pages flagged "events missed" without a count */
+};
+
+/* Count @page (a kernel-format page, any bytes) into @t: record headers only. */
+void trev_page_tally_add(struct trev_page_tally *t, const unsigned char *page);
+
+/*
+ * trev_mapped_cmdlines() - "TID COMM" lines, as saved_cmdlines has them, for
+ * every thread that wrote into @rb (an attached buffer: the dead ones too,
+ * still there once the process is gone), in a malloc'd NUL-terminated *@text;
+ * only printable bytes of the names. Return: its length, or -ENOMEM.
+ */
+ssize_t trev_mapped_cmdlines(struct trev_rb *rb, char **text);
+
+#endif /* TREV_TOOLS_PAGES_H */
