@@ -175,6 +175,18 @@ wait_ready "$work/sym.out"
 rec=$!
 wait_recording 10	# two rounds of sym_app's 5 records: a whole one since tracing was set up
 "$trev" write -p "$app" trace_marker 'hello from the test' || fail "trev write trace_marker failed"
+# A second recorder of the same process is refused before it changes anything.
+filters_before=$("$trev" cat -p "$app" events/trev_test/tt_ints/enable)
+"$trev" record -e trev_test:tt_ints -f 'a > 3' -o "$work/np2.dat" -p "$app" >"$work/np2.out" 2>"$work/np2.err"
+st=$?
+[ $st = 1 ] || fail "a second trev record -p exited $st, not 1"
+grep -qx "trev: process $app is being recorded already (another trev record consumes its buffer)" \
+	"$work/np2.err" || { cp "$work/np2.err" "$errf"; fail "the second recorder's message"; }
+[ ! -e "$work/np2.dat" ] || fail "the second recorder wrote a file"
+[ "$("$trev" cat -p "$app" events/trev_test/tt_ints/filter)" = none ] ||
+	fail "the second recorder changed the filter"
+[ "$("$trev" cat -p "$app" events/trev_test/tt_ints/enable)" = "$filters_before" ] ||
+	fail "the second recorder changed enable"
 kill -INT "$rec"	# the last pages are drained: the marker is in them
 wait "$rec"; st=$?
 [ $st = 0 ] || fail "trev record -p exited $st after SIGINT"

@@ -1015,12 +1015,18 @@ int cmd_record(int argc, char **argv)
 			goto out_free;
 	}
 	trev_remote_source_init(&rec.rs, rec.r, rec.pid);
-	if (rec_configure(&rec) < 0)
-		goto out_restore;
+	/* Before anything is changed: a process has one consumer at a time. */
 	ret = trev_remote_source_map(&rec.rs);
+	if (ret == -EBUSY) {
+		trev_err("process %d is being recorded already (another trev record consumes "
+			 "its buffer)", (int)rec.pid);
+		goto out_close;
+	}
 	if (ret < 0)
 		trev_err("process %d: its buffer cannot be mapped here (%s); pages come over the "
 			 "socket, and end with the process", (int)rec.pid, strerror(-ret));
+	if (rec_configure(&rec) < 0)
+		goto out_restore;
 	ret = trev_dat_open(&rec.dat, rec.output, rec.version, &rec.rs.src);
 	if (ret < 0) {
 		trev_err("%s: %s", rec.output, strerror(-ret));
@@ -1083,6 +1089,7 @@ out_restore:
 		trev_err("process %d: its tracing settings could not all be restored", (int)rec.pid);
 		status = 1;
 	}
+out_close:
 	trev_remote_source_close(&rec.rs);
 	trev_remote_close(rec.hold);	/* ends the exit hold */
 	trev_remote_close(rec.r);
