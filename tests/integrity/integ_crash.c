@@ -207,7 +207,7 @@ static void __attribute__((constructor(101))) before_library(void)
 }
 
 /* UBSan would report the division and exit: this one is meant to trap. */
-static void __attribute__((no_sanitize_undefined)) fpe(void)
+static void __attribute__((no_sanitize("undefined"))) fpe(void)
 {
 	zero = (int)bad_addr / zero;
 }

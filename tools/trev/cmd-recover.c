@@ -408,6 +408,9 @@ static void rcv_summary(const struct rcv *rcv, const char *region)
 		"%llu overwritten\n", (unsigned long long)entries, (int)pid,
 		comm && *comm ? comm : "?", region, (unsigned long long)lost,
 		(unsigned long long)overrun);
+	if (lost_pages)
+		fprintf(stderr, "trev: %llu pages say events were lost before them without a count\n",
+			(unsigned long long)lost_pages);
 	if (rcv_alive(rcv, pid))
 		fprintf(stderr, "trev: process %d is still running: this is a snapshot of its "
 			"buffer\n", (int)pid);
