@@ -464,6 +464,39 @@ TREV_API int trev_rb_memfd(const struct trev_rb *rb);
  */
 TREV_API int trev_rb_attach(struct trev_rb **out, int memfd);
 
+/*
+ * The memfd of this process's busy words, sealed at its size: one word per
+ * writing thread, set from its time stamp until it has claimed its bytes.
+ * A reader in another process needs it to keep each CPU's events in time
+ * order (trev_rb_attach_busy()). -1 when there is none.
+ */
+TREV_API int trev_rb_busy_memfd(void);
+
+/**
+ * trev_rb_attach_busy() - see the writers of an attached buffer mid-write
+ * @rb: a buffer from trev_rb_attach()
+ * @memfd: trev_rb_busy_memfd() of the same process; the caller keeps it
+ *
+ * Without it a reader cannot see a writer that took its time stamp but
+ * was preempted before claiming its bytes, and may hand out a younger
+ * event of another thread on the same CPU first. With it the reader waits
+ * for such a write (at most 20 ms each), as the process's own readers do.
+ * Context: any thread, before the first read. Return: 0, -EPERM (not
+ * sealed against shrinking), -EPROTO (not a busy area of this version),
+ * -EINVAL (not attached, or attached to busy words already), -errno.
+ */
+TREV_API int trev_rb_attach_busy(struct trev_rb *rb, int memfd);
+
+/**
+ * trev_rb_writers_gone() - the process that writes to @rb has died
+ *
+ * An attached reader no longer waits for writes in flight (a writer killed
+ * between its time stamp and its commit never finishes): what it
+ * committed is all there is. No-op on a buffer of this process.
+ * Context: any thread.
+ */
+TREV_API void trev_rb_writers_gone(struct trev_rb *rb);
+
 /**
  * trev_rb_lend_consumer() - let another process consume @rb
  *

@@ -45,20 +45,23 @@ struct trev_proto_hdr {
 #define TREV_PROTO_MAGIC	0x31565254u	/* "TRV1" in memory on little-endian */
 /*
  * 2: HOLD is acknowledged at once. 3: READ may carry flags (TREV_PR_FULL),
- * and MAP hands over the ring buffer's memfd.
+ * and MAP hands over the ring buffer's memfd. 4: MAP may hand over the
+ * busy words' memfd as well (TREV_MAP_BUSY).
  * HELLO agrees on a version: the server answers the client's when it speaks
  * it (MIN .. VERSION), else its own, which the client then refuses.
  */
-#define TREV_PROTO_VERSION	3u
+#define TREV_PROTO_VERSION	4u
 #define TREV_PROTO_VERSION_MIN	2u
 #define TREV_PROTO_READ_FLAGS	3u	/* the first version whose READ takes flags */
+#define TREV_PROTO_MAP_BUSY	4u	/* the first version whose MAP takes TREV_MAP_BUSY */
 #define TREV_PROTO_MAX_PAYLOAD	(1u << 20)	/* 1 MiB, both ways */
 #define TREV_PROTO_MAX_PATH	4096u
 #define TREV_PROTO_MAX_HANDLES	64u		/* open files per connection */
 #define TREV_OP_REPLY		0x8000u
 #define TREV_HOLD_SET		1	/* HOLD's first reply: the exit now waits for us */
 #define TREV_MAP_CONSUME	1	/* MAP: the client consumes; local readers get EBUSY */
-#define TREV_MAP_ALL		1
+#define TREV_MAP_BUSY		2	/* MAP (version 4): the busy words' memfd too */
+#define TREV_MAP_ALL		3
 
 /*
  * The operations. Payloads (request → reply):
@@ -90,6 +93,9 @@ struct trev_proto_hdr {
  *		it until this connection closes (trev_rb_lend_consumer());
  *		one MAP per connection. While any MAP is open, snapshot swaps
  *		are refused, so the region stays the one events go to.
+ *		With TREV_MAP_BUSY (version 4) a second descriptor follows
+ *		when the process has one: its busy words, sealed, for
+ *		trev_rb_attach_busy().
  *
  * Paths are relative to the tree's root, as trev_file_open() takes them,
  * without a terminating NUL in the payload.

@@ -173,8 +173,9 @@ static int ctl_reply(struct ctl_conn *c, const struct trev_proto_hdr *req, int32
 	return ret;
 }
 
-/* A reply that carries descriptor @fd (SCM_RIGHTS) with its first byte. */
-static int ctl_reply_fd(struct ctl_conn *c, const struct trev_proto_hdr *req, int fd)
+/* A reply that carries descriptors @fds[0..@nfds) (SCM_RIGHTS) with its first byte. */
+static int ctl_reply_fds(struct ctl_conn *c, const struct trev_proto_hdr *req, const int *fds,
+			 unsigned int nfds)
 {
 	struct trev_proto_hdr h = {
 		.magic = TREV_PROTO_MAGIC,
@@ -183,11 +184,11 @@ static int ctl_reply_fd(struct ctl_conn *c, const struct trev_proto_hdr *req, in
 	};
 	union {
 		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 	} ctrl;
 	struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctrl.buf,
-			      .msg_controllen = sizeof(ctrl.buf) };
+			      .msg_controllen = CMSG_SPACE(nfds * sizeof(int)) };
 	struct cmsghdr *cm;
 	ssize_t n;
 
@@ -195,8 +196,8 @@ static int ctl_reply_fd(struct ctl_conn *c, const struct trev_proto_hdr *req, in
 	cm = CMSG_FIRSTHDR(&msg);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
 	do
 		n = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
@@ -469,18 +470,22 @@ static int ctl_readdir_one(const char *name, const struct trev_stat *st, void *a
 static int ctl_map(struct ctl_conn *c, const struct trev_proto_hdr *h)
 {
 	bool consume = h->arg & TREV_MAP_CONSUME;
-	int fd, ret;
+	int fds[2], ret;
+	unsigned int nfds = 1;
 
 	if (h->len || h->handle || h->arg & ~TREV_MAP_ALL)
 		return ctl_reply(c, h, -EINVAL, NULL, 0);
 	if (c->mapped)
 		return ctl_reply(c, h, -EBUSY, NULL, 0);
-	ret = trev__instance_lend(consume, &fd);
+	ret = trev__instance_lend(consume, &fds[0]);
 	if (ret < 0)
 		return ctl_reply(c, h, ret, NULL, 0);
 	c->mapped = true;
 	c->mapped_consume = consume;
-	return ctl_reply_fd(c, h, fd);
+	fds[1] = trev_rb_busy_memfd();
+	if (h->arg & TREV_MAP_BUSY && fds[1] >= 0)
+		nfds = 2;
+	return ctl_reply_fds(c, h, fds, nfds);
 }
 
 static int ctl_handle(struct ctl_conn *c, const struct trev_proto_hdr *h)

@@ -137,6 +137,17 @@
 #define RB_GATE_CLOCK		0x20000u	/* gate: the clock is not the TSC; slow path */
 #define RB_GEN_OFF		(1ull << 63)	/* fast_gen: tracing_on is 0 */
 #define RB_GATE_NOBUSY		0x40000u	/* gate: the thread has no busy word; slow path */
+#define RB_BUSY_MAGIC		0x77627674u	/* "tvbw": the busy area (ring_buffer.c) */
+#define RB_BUSY_VERSION		1u
+#define RB_BUSY_MAX		65535u	/* threads with a busy word at once */
+#define RB_BUSY_STRIDE		64u	/* bytes from one busy word to the next */
+
+/* Entry 0 of the busy area. */
+struct rb_busy_head {
+	uint32_t magic;		/* RB_BUSY_MAGIC */
+	uint32_t version;	/* RB_BUSY_VERSION */
+	uint32_t words;		/* words after the header: RB_BUSY_MAX */
+};
 
 enum rb_desc_state {
 	RB_DESC_FREE,		/* unused */
@@ -332,6 +343,9 @@ struct trev_rb {
 	uint32_t nr_pages;	/*   that another process may scribble on */
 	int memfd;
 	bool attached;		/* another process's buffer, read through trev_rb_attach() */
+	const uint8_t *busy_map; /* attached: its process's busy area, or NULL */
+	uint32_t busy_words;	/*   the words in it (checked against its size) */
+	_Atomic bool writers_gone; /* attached: its process died (trev_rb_writers_gone()) */
 	_Atomic uint32_t lent;	/* consuming positions lent to other processes
 				 * (trev_rb_lend_consumer()): local consumers get -EBUSY */
 	unsigned int set;	/* index of this set's TLS slot */

@@ -304,6 +304,27 @@ static void rb_publish_read(struct trev_rb *rb, struct rb_desc *d, struct rb_cur
 }
 
 /*
+ * Does the thread owning @d hold a time stamp it has not claimed bytes for?
+ * Another process's busy words are read from its busy area when the reader
+ * has it (trev_rb_attach_busy()); without it, only a write that has claimed
+ * its bytes is seen in flight (its nesting).
+ */
+static bool rb_writer_busy(struct trev_rb *rb, const struct rb_desc *d)
+{
+	uint32_t ix = __atomic_load_n(&d->busy_ix, __ATOMIC_RELAXED);
+
+	if (!ix)
+		return false;
+	if (!rb->attached)
+		return atomic_load_explicit(trev__rb_busy_word(ix), memory_order_acquire) != 0;
+	if (!rb->busy_map || ix > rb->busy_words)
+		return false;
+	return __atomic_load_n((const uint32_t *)(const void *)(rb->busy_map +
+								(size_t)ix * RB_BUSY_STRIDE),
+			       __ATOMIC_ACQUIRE) != 0;
+}
+
+/*
  * Could a writer that is between its time stamp and its commit still add an
  * event at or before @ts to another buffer (its busy word or its nesting is
  * set: rb_internal.h)? If so, *write_id names that
@@ -321,16 +342,16 @@ static void rb_in_flight_before(struct trev_rb *rb, uint64_t ts, int except, uin
 	int self = trev__gettid();
 
 	*write_id = 0;
+	/* A dead process's writes never end: whatever it claimed is all there is. */
+	if (rb->attached && atomic_load_explicit(&rb->writers_gone, memory_order_relaxed))
+		return;
 	for (uint32_t i = 0; i < hwm; i++) {
 		struct rb_desc *d = &rb->descs[i];
 
 		if ((int)i == except || atomic_load(&d->state) != RB_DESC_LIVE || d->tid == self)
 			continue;
 		/* Busy before nesting: the writer clears busy after it sets nesting. */
-		/* Another process's busy words are not ours to read: there, only
-		 * a write that has claimed its bytes is seen in flight. */
-		if ((!d->busy_ix || rb->attached ||
-		     atomic_load_explicit(trev__rb_busy_word(d->busy_ix), memory_order_acquire) == 0) &&
+		if (!rb_writer_busy(rb, d) &&
 		    atomic_load_explicit(&d->nesting, memory_order_acquire) == 0)
 			continue;
 		if (rb->cursor[i].gen != atomic_load(&d->gen) || rb->cursor[i].pos.ts <= ts) {

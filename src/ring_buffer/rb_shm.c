@@ -37,7 +37,10 @@
  * checked where it is used (rb_reader_page(), rb_view()), page copies are
  * validated before decoding (rb_decode() never reads past a copy), and
  * every walk is bounded (RB_ATTACHED_MAX_STEPS), so a hostile or dead
- * writer yields wrong events at worst, never a crash or a hang.
+ * writer yields wrong events at worst, never a crash or a hang. The busy
+ * words' area (trev_rb_attach_busy()) is checked the same way and mapped
+ * read-only; a descriptor's index past its word count reads as idle, and a
+ * word stuck busy costs a reader 20 ms per call at most (rb_read.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -369,9 +372,50 @@ out_free_rb:
 	return err;
 }
 
+int trev_rb_attach_busy(struct trev_rb *rb, int memfd)
+{
+	struct rb_busy_head head;
+	struct stat st;
+	uint64_t words;
+	int seals;
+	void *p;
+
+	if (!rb || !rb->attached || rb->busy_map)
+		return -EINVAL;
+	if (fstat(memfd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)(2 * RB_BUSY_STRIDE))
+		return -EINVAL;
+	seals = fcntl(memfd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		return -EPERM;
+	if (pread(memfd, &head, sizeof(head), 0) != (ssize_t)sizeof(head))
+		return -EINVAL;
+	words = (uint64_t)st.st_size / RB_BUSY_STRIDE - 1;
+	if (head.magic != RB_BUSY_MAGIC || head.version != RB_BUSY_VERSION || !head.words ||
+	    head.words > words)
+		return -EPROTO;
+	/* Read only: a reader never changes another process's words. */
+	p = mmap(NULL, ((size_t)head.words + 1) * RB_BUSY_STRIDE, PROT_READ,
+		 MAP_SHARED | MAP_NORESERVE, memfd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	rb->busy_words = head.words;
+	rb->busy_map = p;
+	return 0;
+}
+
+void trev_rb_writers_gone(struct trev_rb *rb)
+{
+	if (rb && rb->attached)
+		atomic_store_explicit(&rb->writers_gone, true, memory_order_relaxed);
+}
+
 /* trev_rb_destroy() of an attached buffer. */
 void trev__rb_detach(struct trev_rb *rb)
 {
+	if (rb->busy_map)
+		munmap((void *)rb->busy_map, ((size_t)rb->busy_words + 1) * RB_BUSY_STRIDE);
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
 		free(rb->cursor[i].copy);
 	trev__rb_stage_fini(rb);

@@ -240,17 +240,32 @@ static bool rb_reader_trylock(struct trev_rb *rb)
 }
 
 /* ------------------------------------------------------------------ */
-/* Busy words: one per thread, in memory that is never freed              */
+/* Busy words: one per thread, in a memfd a recorder may map too         */
 
-#define RB_BUSY_CHUNK	64u	/* words per chunk, one cache line each */
-#define RB_BUSY_CHUNKS	1024u	/* chunks at most: 65536 threads at a time */
-
+/*
+ * The busy area (a memfd, sealed at its size, mapped MAP_SHARED; docs/ring-
+ * buffer.md "Busy words"): entry 0 is a header, entry i the busy word of
+ * the thread holding index i (a descriptor's busy_ix). A reader in another
+ * process maps it (trev_rb_attach_busy()) so that it sees a writer between
+ * its time stamp and its claim, as the process's own readers do.
+ *
+ *   OFFSET      SIZE   MEANING
+ *   0           4      RB_BUSY_MAGIC
+ *   4           4      RB_BUSY_VERSION
+ *   8           4      words: RB_BUSY_MAX
+ *   64 * i      4      word i: the thread's time stamps not yet claimed
+ *   64 * i + 4  4      owner i: thread id, 0 when free (ours only)
+ */
 struct rb_busy {
 	alignas(64) _Atomic uint32_t word;	/* the thread's time stamps not yet claimed */
 	_Atomic int owner;			/* thread id, 0 when free */
 };
+_Static_assert(sizeof(struct rb_busy) == RB_BUSY_STRIDE, "one busy word a cache line");
+_Static_assert(sizeof(struct rb_busy_head) <= sizeof(struct rb_busy), "the header is entry 0");
 
-static struct rb_busy *_Atomic rb_busy_chunks[RB_BUSY_CHUNKS];
+static struct rb_busy *rb_busy_area;	/* RB_BUSY_MAX + 1 entries; NULL: none */
+static int rb_busy_fd = -1;		/* its memfd, -1 when private or none */
+static _Atomic uint32_t rb_busy_hwm;	/* no index above it was ever taken */
 /*
  * Where trev__rb_busy points while the thread has no word of its own: any
  * thread may count on it, no reader looks at it. Such a thread has no
@@ -265,12 +280,46 @@ static __thread uint32_t rb_busy_ix __attribute__((tls_model("initial-exec")));
  * none of its buffers lacks the word its fast path would use. */
 static __thread bool rb_busy_failed __attribute__((tls_model("initial-exec")));
 
+static size_t rb_busy_size(void)
+{
+	return (size_t)(RB_BUSY_MAX + 1) * sizeof(struct rb_busy);
+}
+
+/*
+ * Map a fresh busy area at @addr (NULL: anywhere): a sealed memfd, or
+ * private memory when no memfd can be had (nobody else then sees the
+ * words). Sets rb_busy_area and rb_busy_fd; on failure, leaves them.
+ */
+static int rb_busy_map(void *addr)
+{
+	int fd = memfd_create("trev-busy", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	int flags = MAP_SHARED | MAP_NORESERVE | (addr ? MAP_FIXED : 0);
+	struct rb_busy *p;
+
+	if (fd >= 0 && (ftruncate(fd, (off_t)rb_busy_size()) < 0 ||
+			fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)) {
+		close(fd);
+		fd = -1;
+	}
+	p = mmap(addr, rb_busy_size(), PROT_READ | PROT_WRITE,
+		 fd >= 0 ? flags : flags ^ MAP_SHARED ^ MAP_PRIVATE ^ MAP_ANONYMOUS, fd, 0);
+	if (p == MAP_FAILED) {
+		int err = -errno;
+
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	*(struct rb_busy_head *)(void *)p = (struct rb_busy_head){
+		.magic = RB_BUSY_MAGIC, .version = RB_BUSY_VERSION, .words = RB_BUSY_MAX };
+	rb_busy_area = p;
+	rb_busy_fd = fd;
+	return 0;
+}
+
 static struct rb_busy *rb_busy_slot(uint32_t busy_ix)
 {
-	uint32_t i = busy_ix - 1;
-
-	return &atomic_load_explicit(&rb_busy_chunks[i / RB_BUSY_CHUNK],
-				     memory_order_acquire)[i % RB_BUSY_CHUNK];
+	return &rb_busy_area[busy_ix];
 }
 
 _Atomic uint32_t *trev__rb_busy_word(uint32_t busy_ix)
@@ -278,12 +327,17 @@ _Atomic uint32_t *trev__rb_busy_word(uint32_t busy_ix)
 	return &rb_busy_slot(busy_ix)->word;
 }
 
+int trev_rb_busy_memfd(void)
+{
+	return rb_busy_fd;
+}
+
 /*
  * The calling thread's busy word, taken on its first slow write: lock-free
- * and async-signal-safe (a chunk is mapped with mmap() and published with
- * a CAS). Return: its index + 1, or 0 when there is none (the buffer's
- * gate then has RB_GATE_NOBUSY: every write takes the slow path, which
- * needs none).
+ * and async-signal-safe (the area exists from the first trev_rb_create()).
+ * Return: its index (>= 1), or 0 when there is none (the buffer's gate
+ * then has RB_GATE_NOBUSY: every write takes the slow path, which needs
+ * none).
  */
 static uint32_t rb_busy_get(void)
 {
@@ -291,33 +345,20 @@ static uint32_t rb_busy_get(void)
 
 	if (rb_busy_ix || rb_busy_failed)
 		return rb_busy_ix;
-	for (uint32_t c = 0; c < RB_BUSY_CHUNKS; c++) {
-		struct rb_busy *ch = atomic_load_explicit(&rb_busy_chunks[c], memory_order_acquire);
+	for (uint32_t i = 1; rb_busy_area && i <= RB_BUSY_MAX; i++) {
+		struct rb_busy *b = &rb_busy_area[i];
+		uint32_t hwm = atomic_load_explicit(&rb_busy_hwm, memory_order_relaxed);
+		int free_owner = 0;
 
-		if (!ch) {
-			struct rb_busy *none = NULL;
-			void *m = mmap(NULL, sizeof(*ch) * RB_BUSY_CHUNK, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-			if (m == MAP_FAILED)
-				break;
-			ch = m;
-			if (!atomic_compare_exchange_strong(&rb_busy_chunks[c], &none, ch)) {
-				munmap(m, sizeof(*ch) * RB_BUSY_CHUNK);
-				ch = none;
-			}
-		}
-		for (uint32_t i = 0; i < RB_BUSY_CHUNK; i++) {
-			int free_owner = 0;
-
-			if (atomic_load_explicit(&ch[i].owner, memory_order_relaxed) != 0 ||
-			    !atomic_compare_exchange_strong(&ch[i].owner, &free_owner, tid))
-				continue;
-			atomic_store_explicit(&ch[i].word, 0, memory_order_relaxed);
-			rb_busy_ix = c * RB_BUSY_CHUNK + i + 1;
-			trev__rb_busy = &ch[i].word;
-			return rb_busy_ix;
-		}
+		if (atomic_load_explicit(&b->owner, memory_order_relaxed) != 0 ||
+		    !atomic_compare_exchange_strong(&b->owner, &free_owner, tid))
+			continue;
+		atomic_store_explicit(&b->word, 0, memory_order_relaxed);
+		while (hwm < i && !atomic_compare_exchange_weak(&rb_busy_hwm, &hwm, i))
+			;
+		rb_busy_ix = i;
+		trev__rb_busy = &b->word;
+		return rb_busy_ix;
 	}
 	rb_busy_failed = true;
 	return 0;
@@ -337,34 +378,30 @@ static void rb_busy_put(void)
 
 unsigned int trev__rb_busy_taken(void)
 {
+	uint32_t hwm = atomic_load(&rb_busy_hwm);
 	unsigned int n = 0;
 
-	for (uint32_t c = 0; c < RB_BUSY_CHUNKS; c++) {
-		struct rb_busy *ch = atomic_load(&rb_busy_chunks[c]);
-
-		for (uint32_t i = 0; ch && i < RB_BUSY_CHUNK; i++)
-			n += atomic_load(&ch[i].owner) != 0;
-	}
+	for (uint32_t i = 1; rb_busy_area && i <= hwm; i++)
+		n += atomic_load(&rb_busy_area[i].owner) != 0;
 	return n;
 }
 
 /*
- * In the child after fork(): the one thread keeps its word, idle; the
- * words of the parent's other threads, which do not exist here, are free.
+ * In the child after fork(): a fresh area at the same address, which the
+ * parent does not share (its threads' words would be the child's too);
+ * the one thread keeps its index, idle.
  */
 static void rb_busy_child(void)
 {
-	for (uint32_t c = 0; c < RB_BUSY_CHUNKS; c++) {
-		struct rb_busy *ch = atomic_load(&rb_busy_chunks[c]);
+	int parent_fd = rb_busy_fd;
 
-		if (!ch)
-			continue;
-		for (uint32_t i = 0; i < RB_BUSY_CHUNK; i++) {
-			atomic_store(&ch[i].word, 0);
-			if (c * RB_BUSY_CHUNK + i + 1 != rb_busy_ix)
-				atomic_store(&ch[i].owner, 0);
-		}
-	}
+	if (!rb_busy_area)
+		return;
+	if (rb_busy_map(rb_busy_area) < 0)
+		abort();	/* the old mapping is still there, shared: unsafe to go on */
+	if (parent_fd >= 0)
+		close(parent_fd);
+	atomic_store(&rb_busy_hwm, rb_busy_ix);
 	if (rb_busy_ix)
 		atomic_store(&rb_busy_slot(rb_busy_ix)->owner, trev__gettid());
 }
@@ -1334,6 +1371,8 @@ static void rb_global_init(void)
 	pthread_atfork(rb_atfork_prepare, rb_atfork_parent, rb_atfork_child);
 	membarrier_ok = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 	trev__clock_init();
+	/* No area: every thread's buffers take the slow path (RB_GATE_NOBUSY). */
+	(void)rb_busy_map(NULL);
 }
 
 /* The process-wide set-up: clocks, fork handlers, membarrier. */

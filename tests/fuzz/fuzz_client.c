@@ -251,11 +251,11 @@ static void fz_client(struct trev_remote *r, const uint8_t *ops, size_t nr_ops)
 			break;
 		case 17: {
 			/* A lying server sends no descriptor: refused, never used. */
-			int fd = -1;
+			int fd = -1, busyfd = -1;
 
-			if (trev_remote_map(r, ops[i] & 1, &fd) == 0)
+			if (trev_remote_map(r, ops[i] & 1, &fd, (ops[i] & 2) ? &busyfd : NULL) == 0)
 				abort();
-			if (fd != -1)
+			if (fd != -1 || busyfd != -1)
 				abort();
 			break;
 		}

@@ -3,8 +3,9 @@
  * libFuzzer target for trev_rb_attach() and the readers of an attached
  * buffer: a region written by another process may hold anything. The input
  * is laid over a valid region (so the fuzzer reaches past the header
- * checks): the first 2 bytes pick where, the rest are written there; then
- * every reader runs. Nothing may crash, read outside the mapping or hang.
+ * checks): the first 2 bytes pick where, the third how the busy words
+ * come (fz_busy()), the rest are written there; then every reader runs.
+ * Nothing may crash, read outside the mapping or hang.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -57,6 +58,35 @@ static void fz_init(void)
 	memcpy(fz_image, fz_src->base, fz_size);
 }
 
+/*
+ * A busy area for @rb as @how says: bit 0 none at all; bit 1 its header
+ * lies about the word count (@how's high bits); bit 2 every word is set,
+ * as if every writer were stuck mid-write; bit 3 the writers are gone.
+ */
+static void fz_busy(struct trev_rb *rb, uint8_t how)
+{
+	enum { WORDS = 8 };
+	uint8_t area[(WORDS + 1) * RB_BUSY_STRIDE] = { 0 };
+	struct rb_busy_head head = { RB_BUSY_MAGIC, RB_BUSY_VERSION, WORDS };
+	int fd;
+
+	if (how & 1)
+		return;
+	if (how & 2)
+		head.words = (uint32_t)(how >> 4) * 3u;
+	memcpy(area, &head, sizeof(head));
+	for (uint32_t i = 1; (how & 4) && i <= WORDS; i++)
+		area[i * RB_BUSY_STRIDE] = 1;
+	fd = memfd_create("fz-busy", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0 || pwrite(fd, area, sizeof(area), 0) != (ssize_t)sizeof(area))
+		abort();
+	fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW);
+	trev_rb_attach_busy(rb, fd);
+	close(fd);
+	if (how & 8)
+		trev_rb_writers_gone(rb);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t page[RB_PAGE_SIZE];
@@ -66,16 +96,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct trev_rb_iter *it;
 	unsigned int ids[RB_MAX_BUFFERS];
 	size_t at;
+	uint8_t how;
 	int fd, n;
 
 	if (!fz_src)
 		fz_init();
-	if (size < 2)
+	if (size < 3)
 		return 0;
 	/* Where: the header, the descriptors, the slots, or the first pages. */
 	at = ((size_t)data[0] << 8 | data[1]) * 64 % fz_size;
-	data += 2;
-	size -= 2;
+	how = data[2];
+	data += 3;
+	size -= 3;
 	fd = memfd_create("fz-region", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0 || ftruncate(fd, (off_t)fz_size) < 0)
 		abort();
@@ -87,6 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW);
 	if (trev_rb_attach(&rb, fd) == 0) {
+		fz_busy(rb, how);
 		for (int cpu = 0; cpu < trev_rb_nr_cpus(rb); cpu++) {
 			trev_rb_cpu_stats(rb, cpu, &st);
 			while (trev_rb_read_page_cpu(rb, cpu, page) == 1)

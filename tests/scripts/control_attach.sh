@@ -132,10 +132,30 @@ s = conn(); s.sendall(struct.pack("<IHHIiI", MAGIC, 77, 0, 0, 0, 0)); r = reply(
 assert r and r[1] == -95, r
 s.sendall(struct.pack("<IHHIiI", MAGIC, 1, 0, 0, 0, 4) + struct.pack("<I", 2)); r = reply(s)
 assert r and r[1] == 2 and r[2].startswith(b"trev "), r
-# HELLO settles on the client's version if the server speaks it (2, 3), else says its own
-for mine, theirs in [(3, 3), (1, 3), (9, 3)]:
+# HELLO settles on the client's version if the server speaks it (2 to 4), else says its own
+for mine, theirs in [(3, 3), (4, 4), (1, 4), (9, 4)]:
     s.sendall(struct.pack("<IHHIiI", MAGIC, 1, 0, 0, 0, 4) + struct.pack("<I", mine)); r = reply(s)
     assert r and r[1] == theirs, (mine, r)
+# MAP (op 13): an unknown flag is EINVAL with no descriptor; flag 2 (BUSY, version 4) hands
+# over the region and the busy words, each sealed against shrinking; a second MAP is EBUSY
+import fcntl, os
+m = conn()
+m.sendall(struct.pack("<IHHIiI", MAGIC, 13, 0, 0, 4, 0))
+data, fds, flags, _ = socket.recv_fds(m, 20, 4)
+assert len(data) == 20 and not fds and struct.unpack("<IHHIiI", data)[4] == -22, (data, fds)
+m.sendall(struct.pack("<IHHIiI", MAGIC, 13, 0, 0, 2, 0))
+data, fds, flags, _ = socket.recv_fds(m, 20, 4)
+while len(data) < 20:
+    data += m.recv(20 - len(data))
+assert struct.unpack("<IHHIiI", data)[4] == 0 and len(fds) == 2, (data, fds)
+F_GET_SEALS, F_SEAL_SHRINK = 1034, 2
+for fd, magic in zip(fds, (0x62727674, 0x77627674)):      # "tvrb", "tvbw"
+    assert fcntl.fcntl(fd, F_GET_SEALS) & F_SEAL_SHRINK, fd
+    assert struct.unpack("<I", os.pread(fd, 4, 0))[0] == magic, fd
+    os.close(fd)
+m.sendall(struct.pack("<IHHIiI", MAGIC, 13, 0, 0, 0, 0)); r = reply(m)
+assert r and r[1] == -16, r
+m.close()
 # bad handles, bad paths, bad flags
 for op, handle, arg, payload, want in [
         (3, 9, 16, struct.pack("<i", 0), -9),      # READ of a handle never opened: EBADF
@@ -171,7 +191,7 @@ s = conn(); s.sendall(b"TRV"); s.close()
 import time
 def hello(c):
     try:
-        c.sendall(struct.pack("<IHHIiI", MAGIC, 1, 0, 0, 0, 4) + struct.pack("<I", 3))
+        c.sendall(struct.pack("<IHHIiI", MAGIC, 1, 0, 0, 0, 4) + struct.pack("<I", 4))
     except (BrokenPipeError, ConnectionResetError):
         pass    # refused at once: the refusal is still there to read
     try:
@@ -183,9 +203,9 @@ end = time.monotonic() + 60
 while True:
     held = [conn() for _ in range(16)]
     res = [hello(c) for c in held]
-    if all(r == 3 for r in res):
+    if all(r == 4 for r in res):
         break
-    assert all(r in (3, -16, None) for r in res), res
+    assert all(r in (4, -16, None) for r in res), res
     assert time.monotonic() < end, "closed connections still counted after 60 s: %s" % res
     for c in held: c.close()
     time.sleep(0.02)

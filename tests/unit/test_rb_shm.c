@@ -219,6 +219,77 @@ static void test_refused_regions(void **state)
 	trev_rb_destroy(rb);
 }
 
+/* A memfd holding @size bytes of @data, sealed with @seals (0: none). */
+static int sealed_copy(const void *data, size_t size, unsigned int seals)
+{
+	int fd = memfd_create("t", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, data, size, 0), (ssize_t)size);
+	if (seals)
+		assert_int_equal(fcntl(fd, F_ADD_SEALS, seals), 0);
+	return fd;
+}
+
+/*
+ * Busy areas trev_rb_attach_busy() must refuse: unsealed, another magic
+ * or version, more words than the file holds, a file too small for one;
+ * and the calls that make no sense (a buffer of our own, a second area).
+ */
+static void test_refused_busy_areas(void **state)
+{
+	struct trev_rb_options o = { .size_kb = 8, .cap_kb = 64, .clock = -1 };
+	const unsigned int seals = F_SEAL_SHRINK | F_SEAL_GROW;
+	size_t size = 4 * RB_BUSY_STRIDE;
+	struct rb_busy_head head;
+	struct trev_rb *rb, *att;
+	uint8_t *area;
+	int fd;
+
+	(void)state;
+	assert_int_equal(trev_rb_create(&rb, &o), 0);
+	assert_int_equal(trev_rb_lend_consumer(rb), 0);
+	assert_int_equal(trev_rb_attach(&att, trev_rb_memfd(rb)), 0);
+	assert_true(trev_rb_busy_memfd() >= 0);
+	assert_int_equal(trev_rb_attach_busy(rb, trev_rb_busy_memfd()), -EINVAL); /* our own */
+
+	area = calloc(1, size);
+	assert_non_null(area);
+	head = (struct rb_busy_head){ RB_BUSY_MAGIC, RB_BUSY_VERSION, 3 };
+	memcpy(area, &head, sizeof(head));
+	fd = sealed_copy(area, size, 0);
+	assert_int_equal(trev_rb_attach_busy(att, fd), -EPERM);	/* could shrink */
+	close(fd);
+	for (int lie = 0; lie < 4; lie++) {
+		struct rb_busy_head h = head;
+
+		if (lie == 0)
+			h.magic ^= 1;
+		else if (lie == 1)
+			h.version++;
+		else if (lie == 2)
+			h.words = 4;	/* one past the file */
+		else
+			h.words = 0;
+		memcpy(area, &h, sizeof(h));
+		fd = sealed_copy(area, size, seals);
+		assert_int_equal(trev_rb_attach_busy(att, fd), -EPROTO);
+		close(fd);
+	}
+	memcpy(area, &head, sizeof(head));
+	fd = sealed_copy(area, RB_BUSY_STRIDE, seals);	/* the header alone */
+	assert_int_equal(trev_rb_attach_busy(att, fd), -EINVAL);
+	close(fd);
+	fd = sealed_copy(area, size, seals);
+	assert_int_equal(trev_rb_attach_busy(att, fd), 0);
+	assert_int_equal(trev_rb_attach_busy(att, fd), -EINVAL);	/* one area each */
+	close(fd);
+	free(area);
+	trev_rb_destroy(att);
+	assert_int_equal(trev_rb_return_consumer(rb), 0);
+	trev_rb_destroy(rb);
+}
+
 /* Writers for test_read_page_any: pinned to one CPU each, or moving between them. */
 struct any_writer {
 	struct trev_rb *rb;
@@ -255,12 +326,11 @@ static void *any_write(void *arg)
 
 /*
  * trev_rb_read_page_any() while writers write: every event exactly once,
- * each writer's in order within a CPU, whole pages or staged ones. Each
- * CPU's stream is in time order too when read in the writers' process.
- * From the attached buffer (@attached) that order is not checked: a writer
- * preempted between its time stamp and its claim is invisible there (its
- * busy word is the writers' process's memory, docs/ring-buffer.md "Shared
- * memory", Limits), so one of its events can come after newer ones.
+ * each writer's in order within a CPU, whole pages or staged ones, and
+ * each CPU's stream in time order. Read from the attached buffer
+ * (@attached), that order needs the writers' busy words
+ * (trev_rb_attach_busy()): a writer preempted between its time stamp and
+ * its claim is seen only there.
  */
 static void read_page_any(bool attached)
 {
@@ -285,6 +355,7 @@ static void read_page_any(bool attached)
 	if (attached) {
 		assert_int_equal(trev_rb_lend_consumer(rb), 0);
 		assert_int_equal(trev_rb_attach(&att, trev_rb_memfd(rb)), 0);
+		assert_int_equal(trev_rb_attach_busy(att, trev_rb_busy_memfd()), 0);
 	}
 	nr_cpus = trev_rb_nr_cpus(att);
 	assert_true(nr_cpus <= 256);
@@ -332,8 +403,7 @@ static void read_page_any(bool attached)
 				assert_true(seq + 1 > last_seq[id][cpu]);
 				last_seq[id][cpu] = seq + 1;
 				next[id]++;
-				if (!attached)	/* one CPU's stream in order */
-					assert_true(r.ts >= last_ts[cpu]);
+				assert_true(r.ts >= last_ts[cpu]);	/* one CPU's stream in order */
 				last_ts[cpu] = r.ts;
 				events++;
 			}
@@ -372,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_lend_and_return),
 		cmocka_unit_test(test_attached_pages),
 		cmocka_unit_test(test_refused_regions),
+		cmocka_unit_test(test_refused_busy_areas),
 		cmocka_unit_test(test_read_page_any),
 		cmocka_unit_test(test_read_page_any_attached),
 	};

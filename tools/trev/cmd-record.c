@@ -770,6 +770,9 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 		 */
 		int64_t until = rec_now_ms() + REC_FINAL_DRAIN_MS;
 
+		/* A write its death cut short never ends: nothing to wait for. */
+		if (*end == REC_END_GONE)
+			trev_rb_writers_gone(rec->rs.shm);
 		while ((got = rec_drain_once(rec, 0)) > 0) {
 			/* -p, stopped by us: the process may write on for ever. */
 			if (*end == REC_END_SIGNAL && rec_now_ms() >= until) {
@@ -1025,6 +1028,10 @@ int cmd_record(int argc, char **argv)
 	if (ret < 0)
 		trev_err("process %d: its buffer cannot be mapped here (%s); pages come over the "
 			 "socket, and end with the process", (int)rec.pid, strerror(-ret));
+	else if (!rec.rs.busy_mapped)
+		trev_err("process %d: its writers' busy words cannot be mapped here (an older "
+			 "trev?): a CPU's events may be out of time order where a writer was "
+			 "preempted mid-event", (int)rec.pid);
 	if (rec_configure(&rec) < 0)
 		goto out_restore;
 	ret = trev_dat_open(&rec.dat, rec.output, rec.version, &rec.rs.src);

@@ -611,14 +611,21 @@ static int rmt_recv_hdr_fds(struct trev_remote *r, struct trev_proto_hdr *h, int
 	return 0;
 }
 
-int trev_remote_map(struct trev_remote *r, unsigned int flags, int *memfd)
+int trev_remote_map(struct trev_remote *r, unsigned int flags, int *memfd, int *busyfd)
 {
-	struct rmt_req q = { .op = TREV_OP_MAP, .arg = (int32_t)flags };
-	struct trev_proto_hdr h = { TREV_PROTO_MAGIC, TREV_OP_MAP, 0, 0, (int32_t)flags, 0 };
-	int fds[4], nfds, ret;
+	struct rmt_req q = { .op = TREV_OP_MAP };
+	struct trev_proto_hdr h = { TREV_PROTO_MAGIC, TREV_OP_MAP, 0, 0, 0, 0 };
+	int fds[4], nfds, ret, most;
 
 	if (r->broken)
 		return r->broken;
+	if (busyfd) {
+		*busyfd = -1;
+		if (r->version >= TREV_PROTO_MAP_BUSY)
+			flags |= TREV_MAP_BUSY;
+	}
+	q.arg = h.arg = (int32_t)flags;
+	most = flags & TREV_MAP_BUSY ? 2 : 1;
 	ret = trev_proto_io(r->fd, &h, sizeof(h), true);
 	if (!ret)
 		ret = rmt_recv_hdr_fds(r, &h, fds, 4, &nfds);
@@ -627,8 +634,9 @@ int trev_remote_map(struct trev_remote *r, unsigned int flags, int *memfd)
 	if (ret)
 		return rmt_break(r, ret);
 	ret = rmt_check_header(r, &q, &h);
-	if (ret == 0 && h.arg == 0 && nfds != 1)
-		ret = rmt_malformed(r, TREV_OP_MAP, "%d descriptors, not 1", nfds);
+	if (ret == 0 && h.arg == 0 && (nfds < 1 || nfds > most))
+		ret = rmt_malformed(r, TREV_OP_MAP, "%d descriptors, not %s", nfds,
+				    most == 1 ? "1" : "1 or 2");
 	else if (ret == 0 && h.arg < 0 && nfds)
 		ret = rmt_malformed(r, TREV_OP_MAP, "error %d with %d descriptors", h.arg, nfds);
 	if (ret < 0 || h.arg < 0) {
@@ -637,6 +645,8 @@ int trev_remote_map(struct trev_remote *r, unsigned int flags, int *memfd)
 		return ret < 0 ? ret : h.arg;
 	}
 	*memfd = fds[0];
+	if (nfds == 2)
+		*busyfd = fds[1];
 	return 0;
 }
 

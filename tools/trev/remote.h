@@ -97,11 +97,15 @@ int trev_remote_hold_wait(struct trev_remote *r, int timeout_ms);
  * (proto.h), to read with trev_rb_attach(), which checks what it holds.
  * @flags: TREV_MAP_*; with TREV_MAP_CONSUME this connection consumes the
  *         buffer until it closes
- * Return: 0 with *@memfd set (the caller closes it), the process's
- * negative errno, or -EPROTO for a malformed reply (reported): a reply
- * must carry exactly one descriptor, an error none.
+ * @busyfd: NULL, or receives the memfd of the process's busy words for
+ *          trev_rb_attach_busy(), -1 when it has none or speaks a version
+ *          before TREV_PROTO_MAP_BUSY
+ * Return: 0 with *@memfd (and *@busyfd) set (the caller closes them), the
+ * process's negative errno, or -EPROTO for a malformed reply (reported):
+ * a reply carries one descriptor, or two when the busy words were asked
+ * for; an error none.
  */
-int trev_remote_map(struct trev_remote *r, unsigned int flags, int *memfd);
+int trev_remote_map(struct trev_remote *r, unsigned int flags, int *memfd, int *busyfd);
 
 /*
  * trev_remote_malformed() - report a reply to @op (TREV_OP_*) that its

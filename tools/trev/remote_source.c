@@ -189,12 +189,17 @@ void trev_remote_source_init(struct trev_remote_source *rs, struct trev_remote *
 
 int trev_remote_source_map(struct trev_remote_source *rs)
 {
-	int fd, ret = trev_remote_map(rs->r, TREV_MAP_CONSUME, &fd);
+	int fd, busyfd, ret = trev_remote_map(rs->r, TREV_MAP_CONSUME, &fd, &busyfd);
 
 	if (ret < 0)
 		return ret;
 	ret = trev_rb_attach(&rs->shm, fd);
 	close(fd);
+	/* Without the busy words (an older process) each CPU's order may
+	 * break where a writer was preempted mid-write; the pages are right. */
+	rs->busy_mapped = ret == 0 && busyfd >= 0 && trev_rb_attach_busy(rs->shm, busyfd) == 0;
+	if (busyfd >= 0)
+		close(busyfd);
 	return ret;
 }
 

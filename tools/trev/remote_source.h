@@ -42,6 +42,7 @@ struct trev_remote_source {
 	struct trev_remote_batch batch[TREV_REMOTE_MAX_CPUS];
 	struct trev_remote_symbols syms;	/* the process's code addresses to names */
 	struct trev_rb *shm;			/* its ring buffer, mapped (MAP), or NULL */
+	bool busy_mapped;			/* with shm: its writers' busy words too */
 	struct trev_remote_stash stash[TREV_REMOTE_MAX_CPUS]; /* with shm */
 };
 
@@ -59,6 +60,8 @@ void trev_remote_source_init(struct trev_remote_source *rs, struct trev_remote *
  * mapped into this process (MAP with TREV_MAP_CONSUME on the source's
  * connection, then trev_rb_attach()), not over the socket: the process
  * copies nothing, and the pages stay readable after it died.
+ * The process's busy words come too where it has them (rs->busy_mapped),
+ * so that each CPU's events keep their time order.
  * Return: 0, or a negative errno (the source then reads over the socket).
  */
 int trev_remote_source_map(struct trev_remote_source *rs);
