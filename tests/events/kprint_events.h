@@ -68,7 +68,7 @@ TRACE_EVENT(kp_ptrs,
 		__array(unsigned char, ip6, 16)
 		__array(unsigned char, mac, 6)
 		__array(unsigned char, uuid, 16)
-		__field(unsigned long, bits)
+		__array(unsigned long, bits, 1)
 	),
 	TP_fast_assign(
 		__entry->fn = fn;
@@ -76,11 +76,11 @@ TRACE_EVENT(kp_ptrs,
 		memcpy(__entry->ip6, ip6, 16);
 		memcpy(__entry->mac, mac, 6);
 		memcpy(__entry->uuid, uuid, 16);
-		__entry->bits = bits;
+		__entry->bits[0] = bits;
 	),
 	TP_printk("S=%pS s=%ps ip4=%pI4 ip6=%pI6c mac=%pM uuid=%pU bits=%*pb list=%*pbl",
 		  __entry->fn, __entry->fn, __entry->ip4, __entry->ip6, __entry->mac,
-		  __entry->uuid, 12, &__entry->bits, 12, &__entry->bits)
+		  __entry->uuid, 12, __entry->bits, 12, __entry->bits)
 );
 
 #endif /* _TRACE_KPRINT_H */

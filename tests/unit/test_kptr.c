@@ -229,8 +229,8 @@ static void test_kptr_event(void **state)
 	assert_int_equal(trev_event_format("kprint", "kp_ptrs", &text), 0);
 	assert_non_null(strstr(text, "\nprint fmt: \"S=%pS s=%ps ip4=%pI4 ip6=%pI6c mac=%pM "
 				     "uuid=%pU bits=%*pb list=%*pbl\", REC->fn, REC->fn, REC->ip4, "
-				     "REC->ip6, REC->mac, REC->uuid, 12, &REC->bits, 12, "
-				     "&REC->bits\n"));
+				     "REC->ip6, REC->mac, REC->uuid, 12, REC->bits, 12, "
+				     "REC->bits\n"));
 	free(text);
 
 	assert_int_equal(trev_trace_reset(), 0);
