@@ -14,7 +14,7 @@
  *   %h[diouxX]                          2              2      the low 2 bytes
  *   %[diouxX]                           4              4      int
  *   %l.. %z.. %t.. %p %px %pK %ps %pS   sizeof(long)   4      8-byte values: the
- *   %pf %pF %pe                                               u64's bytes, as two u32
+ *   %pe                                                       u64's bytes, as two u32
  *   %ll.. %L.. (%j..)                   8              4
  *   %s                                  strlen + 1     1      the text and its NUL
  *   %p<other letters>                   strlen + 1     1      the text, formatted at
@@ -29,9 +29,10 @@
  *    kernel uses, and the symbol is looked up at read time (a lookup is not
  *    async-signal-safe). Other readers print the address.
  *  - record-time extensions formatted here: %ph[CDN], %pb, %pbl, %pM[FR],
- *    %pm[R], %pI4/%pi4[hnbl], %pI6, %pi6, %pI6c, %pU[bBlL]. Every other
- *    %p<letters> is saved as the kernel saves it, as text, and that text is
- *    the raw address as %px prints it.
+ *    %pm[R], %pI4/%pi4[hnbl], %pI6, %pi6, %pI6c, %pIS/%piS[pcfs], %pU[bBlL],
+ *    %pF (a plain pointer in 6.1), %pf ("(%pf?)"). Every other %p<letters>
+ *    is saved as the kernel saves it, as text, and that text is the raw
+ *    address as %px prints it.
  *  - %pe (error pointer) prints the errno name from the C library.
  *  - 'j' (intmax_t) is taken as 8 bytes; the kernel stops at it as invalid.
  *  - a string that fills the area to its last byte is copied; the kernel's
@@ -57,6 +58,8 @@
  *    a literal 'x'; the kernel prints 16 hex digits without 0x.
  *  - %pS prints "name+0x1a", without "/0x<size>", and only for functions
  *    given to it (tep_register_function()).
+ *  - %pF and %pf: it reads a pointer and prints a symbol (kernels before
+ *    5.5); 6.1 saves them as text, so the arguments after them go astray.
  *  - %p<letters> other than s S x f F: it takes the argument as text if its
  *    first byte is printable, else as a pointer; the kernel decides by the
  *    letter. %pK and %pe are pointers in the record, so a pointer whose low
