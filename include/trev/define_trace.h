@@ -119,6 +119,7 @@
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
 #include <trev/stages/stage1_struct_define.h>
+#include <trev/stages/init.h>
 #include TRACE_INCLUDE(TRACE_INCLUDE_FILE)
 #include <trev/stages/stage2_data_offsets.h>
 #include TRACE_INCLUDE(TRACE_INCLUDE_FILE)
@@ -150,11 +151,16 @@ TREV_EXTERN_C struct trev_tracepoint *const __start___trev_tracepoints[]
 	__attribute__((weak, visibility("hidden")));
 TREV_EXTERN_C struct trev_tracepoint *const __stop___trev_tracepoints[]
 	__attribute__((weak, visibility("hidden")));
+TREV_EXTERN_C const struct trev_eval_map *const __start___trev_eval_map[]
+	__attribute__((weak, visibility("hidden")));
+TREV_EXTERN_C const struct trev_eval_map *const __stop___trev_eval_map[]
+	__attribute__((weak, visibility("hidden")));
 
 static void __attribute__((constructor)) trev_module_init(void)
 {
-	trev_events_register_module(__start___trev_events, __stop___trev_events,
-				    __start___trev_tracepoints, __stop___trev_tracepoints);
+	trev_events_register_module_evals(__start___trev_events, __stop___trev_events,
+					  __start___trev_tracepoints, __stop___trev_tracepoints,
+					  __start___trev_eval_map, __stop___trev_eval_map);
 }
 
 static void __attribute__((destructor)) trev_module_exit(void)
@@ -202,6 +208,8 @@ static void __attribute__((destructor)) trev_module_exit(void)
 #undef TREV_SYSTEM_STRING
 #undef __TREV_RAW_OUTPUT
 #undef __TREV_ON_STACK
+#undef __TREV_DEFINE_EVAL
+#undef __TREV_DEFINE_EVAL_1
 #undef TRACE_HEADER_MULTI_READ
 
 /* Only undef what we defined in this file */

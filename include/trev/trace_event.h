@@ -184,7 +184,34 @@ struct trev_trace_iter {
  */
 TREV_API int trev_event_output_prep(struct trev_trace_iter *iter, struct trev_event_call *call);
 
-/* Module registration, emitted once per CREATE_TRACE_POINTS file. */
+/*
+ * One TRACE_DEFINE_ENUM() or TRACE_DEFINE_SIZEOF() (struct trace_eval_map),
+ * made by stage init in the CREATE_TRACE_POINTS file and found through the
+ * __trev_eval_map section of the object that holds it.
+ */
+struct trev_eval_map {
+	const char *system;		/* TRACE_SYSTEM of the header */
+	const char *eval_string;	/* "XHR_OPEN" or "sizeof(struct xhr_req)" */
+	unsigned long eval_value;	/* printed as a long, as the kernel's "%ld" */
+};
+
+/*
+ * trev_events_register_module_evals() - register an object's events
+ * @start, @stop: its __trev_events section
+ * @tp_start, @tp_stop: its __trev_tracepoints section
+ * @eval_start, @eval_stop: its __trev_eval_map section (NULL: none)
+ *
+ * Emitted once per CREATE_TRACE_POINTS file (a constructor); the first call
+ * of an object registers all its events, with the eval maps applied to their
+ * print fmt. trev_events_register_module() is the same without eval maps.
+ * Context: any thread, not a signal handler.
+ */
+TREV_API void trev_events_register_module_evals(struct trev_event_call *const *start,
+						struct trev_event_call *const *stop,
+						struct trev_tracepoint *const *tp_start,
+						struct trev_tracepoint *const *tp_stop,
+						const struct trev_eval_map *const *eval_start,
+						const struct trev_eval_map *const *eval_stop);
 TREV_API void trev_events_register_module(struct trev_event_call *const *start,
 					  struct trev_event_call *const *stop,
 					  struct trev_tracepoint *const *tp_start,

@@ -124,12 +124,26 @@ struct trev_event_rt {
 	int nr_fields;
 	int fields_cap;
 	int nr_data_locs;		/* fields whose type starts "__data_loc" */
+	char *print_fmt;		/* with TRACE_DEFINE_ENUM values; NULL: call->print_fmt */
 };
 
 static inline struct trev_event_rt *trev__event_rt(const struct trev_event_call *call)
 {
 	return (struct trev_event_rt *)call->rt;
 }
+
+/* The print fmt the format file shows: enum names replaced (eval_map.c). */
+static inline const char *trev__event_print_fmt(const struct trev_event_call *call)
+{
+	const struct trev_event_rt *rt = trev__event_rt(call);
+
+	return rt && rt->print_fmt ? rt->print_fmt : call->print_fmt;
+}
+
+int trev__eval_update_printk(char *fmt, const char *name, unsigned long value);
+int trev__eval_print_fmt(const struct trev_event_call *call,
+			 const struct trev_eval_map *const *start,
+			 const struct trev_eval_map *const *stop, char **out);
 
 /* The top instance, made on first use. Context: not signal-safe the first time. */
 struct trev_trace_array *trev__top_instance(void);

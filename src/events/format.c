@@ -67,7 +67,7 @@ int trev__event_format_text(struct trev_event_call *call, char **text)
 
 		fmt_field(f, fl->type, fl->name, fl->offset, fl->size, fl->is_signed);
 	}
-	fprintf(f, "\nprint fmt: %s\n", call->print_fmt);
+	fprintf(f, "\nprint fmt: %s\n", trev__event_print_fmt(call));
 	if (fclose(f) != 0) {
 		free(buf);
 		return -ENOMEM;

@@ -21,6 +21,7 @@
 struct ev_module {
 	struct trev_event_call *const *start, *const *stop;
 	struct trev_tracepoint *const *tp_start, *const *tp_stop;
+	const struct trev_eval_map *const *eval_start, *const *eval_stop; /* TRACE_DEFINE_ENUM */
 	int refs;			/* CREATE_TRACE_POINTS files in it */
 	struct ev_module *next;
 };
@@ -148,6 +149,7 @@ static void ev_free_rt(struct trev_event_call *call)
 		free(rt->fields[i].name);
 	}
 	free(rt->fields);
+	free(rt->print_fmt);
 	free(rt);
 	call->rt = NULL;
 }
@@ -175,8 +177,9 @@ static int ev_set_id(struct trev_event_call *call, unsigned int id)
 	return 0;
 }
 
-/* Called with events_lock held for writing. */
-static int ev_register_call(struct trev_event_call *call, unsigned int id)
+/* Called with events_lock held for writing; @m is NULL for the built-in events. */
+static int ev_register_call(struct trev_event_call *call, unsigned int id,
+			    const struct ev_module *m)
 {
 	struct trev_event_rt *rt;
 	int ret;
@@ -194,6 +197,8 @@ static int ev_register_call(struct trev_event_call *call, unsigned int id)
 	call->rt = rt;
 	rt->file.call = call;
 	ret = call->klass->define_fields ? call->klass->define_fields(call) : 0;
+	if (!ret && m)
+		ret = trev__eval_print_fmt(call, m->eval_start, m->eval_stop, &rt->print_fmt);
 	if (!ret)
 		ret = ev_set_id(call, id);
 	if (ret) {
@@ -220,18 +225,20 @@ static void ev_unregister_call(struct trev_event_call *call)
 void trev__ftrace_events_register(void)
 {
 	pthread_rwlock_wrlock(&events_lock);
-	ev_register_call(&trev__ftrace_event_print, TREV_TYPE_PRINT);
-	ev_register_call(&trev__ftrace_event_bprint, TREV_TYPE_BPRINT);
-	ev_register_call(&trev__ftrace_event_kernel_stack, TREV_TYPE_KERNEL_STACK);
-	ev_register_call(&trev__ftrace_event_bputs, TREV_TYPE_BPUTS);
-	ev_register_call(&trev__ftrace_event_raw_data, TREV_TYPE_RAW_DATA);
+	ev_register_call(&trev__ftrace_event_print, TREV_TYPE_PRINT, NULL);
+	ev_register_call(&trev__ftrace_event_bprint, TREV_TYPE_BPRINT, NULL);
+	ev_register_call(&trev__ftrace_event_kernel_stack, TREV_TYPE_KERNEL_STACK, NULL);
+	ev_register_call(&trev__ftrace_event_bputs, TREV_TYPE_BPUTS, NULL);
+	ev_register_call(&trev__ftrace_event_raw_data, TREV_TYPE_RAW_DATA, NULL);
 	pthread_rwlock_unlock(&events_lock);
 }
 
-void trev_events_register_module(struct trev_event_call *const *start,
-				 struct trev_event_call *const *stop,
-				 struct trev_tracepoint *const *tp_start,
-				 struct trev_tracepoint *const *tp_stop)
+void trev_events_register_module_evals(struct trev_event_call *const *start,
+				       struct trev_event_call *const *stop,
+				       struct trev_tracepoint *const *tp_start,
+				       struct trev_tracepoint *const *tp_stop,
+				       const struct trev_eval_map *const *eval_start,
+				       const struct trev_eval_map *const *eval_stop)
 {
 	struct ev_module *m;
 	unsigned int first_id;
@@ -249,11 +256,11 @@ void trev_events_register_module(struct trev_event_call *const *start,
 		trev__log(TREV_LOG_ERR, "cannot register events: %s\n", strerror(ENOMEM));
 		goto out_unlock;
 	}
-	*m = (struct ev_module){ start, stop, tp_start, tp_stop, 1, modules };
+	*m = (struct ev_module){ start, stop, tp_start, tp_stop, eval_start, eval_stop, 1, modules };
 	modules = m;
 	first_id = next_id;
 	for (struct trev_event_call *const *p = start; p && p < stop; p++)
-		if (*p && ev_register_call(*p, next_id) == 0)
+		if (*p && ev_register_call(*p, next_id, m) == 0)
 			next_id++;
 	pthread_rwlock_unlock(&events_lock);
 	/* Start-up enables (TREV_EVENTS) apply to objects loaded later too. */
@@ -266,6 +273,14 @@ void trev_events_register_module(struct trev_event_call *const *start,
 
 out_unlock:
 	pthread_rwlock_unlock(&events_lock);
+}
+
+void trev_events_register_module(struct trev_event_call *const *start,
+				 struct trev_event_call *const *stop,
+				 struct trev_tracepoint *const *tp_start,
+				 struct trev_tracepoint *const *tp_stop)
+{
+	trev_events_register_module_evals(start, stop, tp_start, tp_stop, NULL, NULL);
 }
 
 void trev_events_unregister_module(struct trev_event_call *const *start,

@@ -14,7 +14,7 @@
  *   %h[diouxX]                          2              2      the low 2 bytes
  *   %[diouxX]                           4              4      int
  *   %l.. %z.. %t.. %p %px %pK %ps %pS   sizeof(long)   4      8-byte values: the
- *   %pf %pF %pe                                               u64's bytes, as two u32
+ *   %pe                                                       u64's bytes, as two u32
  *   %ll.. %L.. (%j..)                   8              4
  *   %s                                  strlen + 1     1      the text and its NUL
  *   %p<other letters>                   strlen + 1     1      the text, formatted at
@@ -29,9 +29,10 @@
  *    kernel uses, and the symbol is looked up at read time (a lookup is not
  *    async-signal-safe). Other readers print the address.
  *  - record-time extensions formatted here: %ph[CDN], %pb, %pbl, %pM[FR],
- *    %pm[R], %pI4/%pi4[hnbl], %pI6, %pi6, %pI6c, %pU[bBlL]. Every other
- *    %p<letters> is saved as the kernel saves it, as text, and that text is
- *    the raw address as %px prints it.
+ *    %pm[R], %pI4/%pi4[hnbl], %pI6, %pi6, %pI6c, %pIS/%piS[pcfs], %pU[bBlL],
+ *    %pF (a plain pointer in 6.1), %pf ("(%pf?)"). Every other %p<letters>
+ *    is saved as the kernel saves it, as text, and that text is the raw
+ *    address as %px prints it.
  *  - %pe (error pointer) prints the errno name from the C library.
  *  - 'j' (intmax_t) is taken as 8 bytes; the kernel stops at it as invalid.
  *  - a string that fills the area to its last byte is copied; the kernel's
@@ -57,6 +58,8 @@
  *    a literal 'x'; the kernel prints 16 hex digits without 0x.
  *  - %pS prints "name+0x1a", without "/0x<size>", and only for functions
  *    given to it (tep_register_function()).
+ *  - %pF and %pf: it reads a pointer and prints a symbol (kernels before
+ *    5.5); 6.1 saves them as text, so the arguments after them go astray.
  *  - %p<letters> other than s S x f F: it takes the argument as text if its
  *    first byte is printable, else as a pointer; the kernel decides by the
  *    letter. %pK and %pe are pointers in the record, so a pointer whose low
@@ -64,8 +67,11 @@
  *    The record-time texts (%pM, %pI4, %*ph ...) print the same.
  *  - every number is printed with glibc's printf: see above.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "output/bprint.h"
 #include "output/symbols.h"
@@ -277,14 +283,12 @@ static const char *bp_decode(const char *fmt, struct bp_conv *c)
 	return fmt + 1;
 }
 
-/* A %p whose pointer is saved and formatted at read time (kernel: S s F f x K e). */
+/* A %p whose pointer is saved and formatted at read time (kernel 6.1: S s x K e). */
 static inline int bp_ptr_at_read(const struct bp_conv *c)
 {
 	switch (c->text[0]) {
 	case 'S':
 	case 's':
-	case 'F':
-	case 'f':
 	case 'x':
 	case 'K':
 	case 'e':
@@ -611,24 +615,117 @@ static void bp_ip6_compressed(char *p, const unsigned char *a)
 	*p = '\0';
 }
 
-/* %pI4 %pi4 [hnbl], %pI6 %pi6 %pI6c. */
+/* Eight 16-bit words in hex, 4 digits each, ':' between them when @colons. */
+static char *bp_ip6_full(char *p, const unsigned char *addr, int colons)
+{
+	for (int i = 0; i < 8; i++) {
+		p = hex_byte(p, addr[2 * i], hex_lo);
+		p = hex_byte(p, addr[2 * i + 1], hex_lo);
+		if (colons && i != 7)
+			*p++ = ':';
+	}
+	*p = '\0';
+	return p;
+}
+
+/*
+ * A number of a sockaddr's text (port, flow label, scope) at @p, with the
+ * conversion's width and flags as the kernel's number(p, pend, v, spec) does.
+ */
+static char *bp_sa_number(char *p, char *pend, unsigned long v, const struct bp_conv *c)
+{
+	struct bp_out t = { .buf = p, .cap = (size_t)(pend - p) };
+
+	bp_number(&t, v, c->flags, c->width, c->precision, 10);
+	return p + (t.pos < t.cap ? t.pos : t.cap);
+}
+
+/*
+ * %pIS and %piS: a struct sockaddr_in or sockaddr_in6, with the letters
+ * after 'S' (every letter up to the first non-letter, as the kernel scans
+ * them): p port, c compressed (IPv6, %pI only), f flow label, s scope id,
+ * h n b l the byte order of an IPv4 address.
+ */
+static void bp_ip_sa_string(struct bp_out *o, const void *ptr, const struct bp_conv *c)
+{
+	const char *ext = c->text;
+	int have_p = 0, have_c = 0, have_f = 0, have_s = 0;
+	char order = 0;
+	char ip[sizeof("[xxxx:xxxx:xxxx:xxxx:xxxx:xxxx:255.255.255.255]") + 3 * 32];
+	char *p = ip, *pend = ip + sizeof(ip) - 1;
+	sa_family_t family;
+
+	for (const char *e = ext + 2; (*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z'); e++) {
+		switch (*e) {
+		case 'p': have_p = 1; break;
+		case 'c': have_c = 1; break;
+		case 'f': have_f = 1; break;
+		case 's': have_s = 1; break;
+		case 'h': case 'n': case 'b': case 'l': order = *e; break;
+		}
+	}
+	memcpy(&family, ptr, sizeof(family));
+	if (family == AF_INET) {
+		struct sockaddr_in sin;
+
+		memcpy(&sin, ptr, sizeof(sin));
+		p = bp_ip4(p, (const unsigned char *)&sin.sin_addr.s_addr, ext[0] == 'i', order);
+		if (have_p) {
+			*p++ = ':';
+			p = bp_sa_number(p, pend, ntohs(sin.sin_port), c);
+		}
+	} else if (family == AF_INET6) {
+		const int bracket = have_p || have_s || have_f;
+		struct sockaddr_in6 sin6;
+		const unsigned char *a;
+
+		memcpy(&sin6, ptr, sizeof(sin6));
+		a = sin6.sin6_addr.s6_addr;
+		if (bracket)
+			*p++ = '[';
+		if (ext[0] == 'I' && have_c) {
+			bp_ip6_compressed(p, a);
+			p += strlen(p);
+		} else {
+			p = bp_ip6_full(p, a, ext[0] == 'I');
+		}
+		if (bracket)
+			*p++ = ']';
+		if (have_p) {
+			*p++ = ':';
+			p = bp_sa_number(p, pend, ntohs(sin6.sin6_port), c);
+		}
+		if (have_f && p < pend) {
+			*p++ = '/';
+			p = bp_sa_number(p, pend, ntohl(sin6.sin6_flowinfo) & 0x0fffffffu, c);
+		}
+		if (have_s && p < pend) {
+			*p++ = '%';
+			p = bp_sa_number(p, pend, sin6.sin6_scope_id, c);
+		}
+	} else {
+		bp_error_string(o, "(einval)", c);
+		return;
+	}
+	*p = '\0';
+	bp_string(o, ip, SIZE_MAX, c);
+}
+
+/* %pI4 %pi4 [hnbl], %pI6 %pi6 %pI6c, %pIS %piS. */
 static void bp_ip_string(struct bp_out *o, const unsigned char *addr, const struct bp_conv *c)
 {
 	const char *ext = c->text;
-	char ip[sizeof("xxxx:xxxx:xxxx:xxxx:xxxx:xxxx:255.255.255.255")], *p = ip;
+	char ip[sizeof("xxxx:xxxx:xxxx:xxxx:xxxx:xxxx:255.255.255.255")];
 
 	if (ext[1] == '4') {
 		bp_ip4(ip, addr, ext[0] == 'i', ext[2]);
 	} else if (ext[1] == '6' && ext[0] == 'I' && ext[2] == 'c') {
 		bp_ip6_compressed(ip, addr);
 	} else if (ext[1] == '6') {
-		for (int i = 0; i < 8; i++) {
-			p = hex_byte(p, addr[2 * i], hex_lo);
-			p = hex_byte(p, addr[2 * i + 1], hex_lo);
-			if (ext[0] == 'I' && i != 7)
-				*p++ = ':';
-		}
-		*p = '\0';
+		bp_ip6_full(ip, addr, ext[0] == 'I');
+	} else if (ext[1] == 'S') {
+		bp_ip_sa_string(o, addr, c);
+		return;
 	} else {
 		bp_error_string(o, ext[0] == 'i' ? "(%pi?)" : "(%pI?)", c);
 		return;
@@ -655,57 +752,20 @@ static void bp_uuid_string(struct bp_out *o, const unsigned char *addr, const st
 	bp_string(o, uuid, SIZE_MAX, c);
 }
 
-/* Format a record-time %p<letters> into @o, as the kernel's pointer(). */
+static void bp_pointer(struct bp_out *o, const void *ptr, const struct bp_conv *c);
+
+/*
+ * A record-time %p<letters> into @o, as the kernel's pointer(), except %pB:
+ * its address is kept as text and looked up at read time.
+ */
 static void bp_pointer_record(struct bp_out *o, const void *ptr, const struct bp_conv *c)
 {
-	const char *bad = bp_bad_pointer(ptr);
-
-	switch (c->text[0]) {
-	case 'h':
-		if (c->width == 0)
-			return;
-		if (bad)
-			bp_error_string(o, bad, c);
-		else
-			bp_hex_string(o, ptr, c);
-		return;
-	case 'b':
-		if (bad)
-			bp_error_string(o, bad, c);
-		else if (c->text[1] == 'l')
-			bp_bitmap_list_string(o, ptr, c);
-		else
-			bp_bitmap_string(o, ptr, c);
-		return;
-	case 'M':
-	case 'm':
-		if (bad)
-			bp_error_string(o, bad, c);
-		else
-			bp_mac_string(o, ptr, c);
-		return;
-	case 'I':
-	case 'i':
-		if (c->text[1] == 'S')
-			break;		/* struct sockaddr: not supported, the address */
-		if (bad)
-			bp_error_string(o, bad, c);
-		else
-			bp_ip_string(o, ptr, c);
-		return;
-	case 'U':
-		if (bad)
-			bp_error_string(o, bad, c);
-		else
-			bp_uuid_string(o, ptr, c);
-		return;
-	case 'B':
-		/* Looked up at read time: the bare address. */
+	if (c->text[0] == 'B') {
 		out_mem(o, "0x", 2);
 		bp_number(o, (uintptr_t)ptr, BP_SMALL, -1, -1, 16);
 		return;
 	}
-	bp_pointer_string(o, (uintptr_t)ptr, c);
+	bp_pointer(o, ptr, c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1126,23 +1186,72 @@ static void bp_err_ptr(struct bp_out *o, uintptr_t ptr, const struct bp_conv *c)
 		  10);
 }
 
-/* A %p argument saved as a pointer: symbols, %px, %pK, %pe, plain %p. */
-static void bp_pointer_read(struct bp_out *o, uintptr_t ptr, const struct bp_conv *c)
+/*
+ * The kernel's pointer() (lib/vsprintf.c, 6.1) for the extensions trev
+ * knows. Userspace choices: %p, %pK and an unknown letter print the address
+ * as %px does (the kernel hashes %p and, with kptr_restrict, hides %pK: a
+ * process has nothing to hide from itself); %pSb and %pBb print no build id;
+ * %pfw has no fwnode to print and is "(%pf?)" as any other %pf. %pF, which
+ * 6.1 no longer knows as a symbol, is a plain pointer as there.
+ */
+static void bp_pointer(struct bp_out *o, const void *ptr, const struct bp_conv *c)
 {
+	const char *bad = bp_bad_pointer(ptr);
+
 	switch (c->text[0]) {
 	case 'S':
-	case 'F':
-		bp_symbol(o, ptr, TREV_SYM_OFFSET, c);
+		bp_symbol(o, (uintptr_t)ptr, TREV_SYM_OFFSET, c);
 		return;
 	case 's':
-	case 'f':
-		bp_symbol(o, ptr, TREV_SYM_NAME, c);
+		bp_symbol(o, (uintptr_t)ptr, TREV_SYM_NAME, c);
+		return;
+	case 'B':
+		bp_symbol(o, (uintptr_t)ptr, TREV_SYM_BACKTRACE, c);
+		return;
+	case 'h':
+		if (c->width == 0)
+			return;
+		if (bad)
+			bp_error_string(o, bad, c);
+		else
+			bp_hex_string(o, ptr, c);
+		return;
+	case 'b':
+		if (bad)
+			bp_error_string(o, bad, c);
+		else if (c->text[1] == 'l')
+			bp_bitmap_list_string(o, ptr, c);
+		else
+			bp_bitmap_string(o, ptr, c);
+		return;
+	case 'M':
+	case 'm':
+		if (bad)
+			bp_error_string(o, bad, c);
+		else
+			bp_mac_string(o, ptr, c);
+		return;
+	case 'I':
+	case 'i':
+		if (bad)
+			bp_error_string(o, bad, c);
+		else
+			bp_ip_string(o, ptr, c);
+		return;
+	case 'U':
+		if (bad)
+			bp_error_string(o, bad, c);
+		else
+			bp_uuid_string(o, ptr, c);
 		return;
 	case 'e':
-		bp_err_ptr(o, ptr, c);
+		bp_err_ptr(o, (uintptr_t)ptr, c);
+		return;
+	case 'f':
+		bp_error_string(o, "(%pf?)", c);
 		return;
 	}
-	bp_pointer_string(o, ptr, c);
+	bp_pointer_string(o, (uintptr_t)ptr, c);
 }
 
 /* A record-time %p: its text as saved, or for %pB the symbol of the address in it. */
@@ -1234,7 +1343,7 @@ static int bp_format(struct bp_out *o, const char *fmt, struct bp_args *a)
 			if (bp_ptr_at_read(&c)) {
 				if (get_ptr(a, &ptr))
 					return -1;
-				bp_pointer_read(o, ptr, &c);
+				bp_pointer(o, (const void *)ptr, &c);
 			} else {
 				str = get_str(a, &n);
 				if (!str)
@@ -1284,4 +1393,71 @@ int trev__bprint_format(struct trev_seq *s, const char *fmt, const void *buf, si
 	s->len += o.pos;
 	s->buffer[s->len] = '\0';
 	return ret;
+}
+
+/**
+ * trev__kptr_parse() - tell whether a conversion is one of the kernel's %p extensions
+ * @fmt: a conversion, at its '%'
+ * @stars: set to the number of int arguments its '*' width and precision take
+ *
+ * An extension is "%[flags][width][.precision][length]p" followed by a letter
+ * or digit; every letter and digit after the 'p' belongs to it, as the kernel
+ * skips them all.
+ *
+ * Context: any.
+ * Return: the format past the conversion, or NULL when it is no extension.
+ */
+const char *trev__kptr_parse(const char *fmt, int *stars)
+{
+	struct bp_conv c;
+	const char *end;
+
+	if (!fmt || *fmt != '%')
+		return NULL;
+	end = bp_decode(fmt, &c);
+	if (c.type != BP_PTR || c.len == 0)
+		return NULL;
+	*stars = c.width_star + c.prec_star;
+	return end;
+}
+
+/**
+ * trev__kptr_snprint() - format one %p extension as the kernel's vsnprintf() does
+ * @buf: where the text goes (no NUL is added)
+ * @size: room at @buf
+ * @fmt: the conversion, which trev__kptr_parse() accepted
+ * @star: the values of its '*' width and precision, in order
+ * @ptr: the argument
+ *
+ * The extensions that read memory (%pI4, %pM, %pU, %*pb, %pIS ...) read it
+ * at @ptr now: it must point at the bytes (in a TP_printk, into the record).
+ *
+ * Context: any thread, not a signal handler (symbols are looked up).
+ * Return: the length of the text; more than @size means it was cut.
+ */
+size_t trev__kptr_snprint(char *buf, size_t size, const char *fmt, const int *star,
+			  const void *ptr)
+{
+	struct bp_out o = { .buf = buf, .cap = size };
+	struct bp_conv c;
+
+	bp_decode(fmt, &c);
+	if (c.type != BP_PTR)
+		return 0;
+	if (c.width_star) {
+		int v = bp_clamp_width(*star++);
+
+		if (v < 0) {
+			v = -v;
+			c.flags |= BP_LEFT;
+		}
+		c.width = v;
+	}
+	if (c.prec_star) {
+		int v = *star;
+
+		c.precision = v < 0 ? 0 : v > BP_PREC_MAX ? BP_PREC_MAX : v;
+	}
+	bp_pointer(&o, ptr, &c);
+	return o.pos;
 }

@@ -24,4 +24,9 @@ size_t trev__bprint_save(uint32_t *buf, size_t words, const void *spec, va_list 
 int trev__bprint_int_args(const void *spec);
 int trev__bprint_format(struct trev_seq *s, const char *fmt, const void *buf, size_t len);
 
+/* The kernel's %p extensions in a printf (TP_printk's): bprint.c formats them. */
+const char *trev__kptr_parse(const char *fmt, int *stars);
+size_t trev__kptr_snprint(char *buf, size_t size, const char *fmt, const int *star,
+			  const void *ptr);
+
 #endif /* TREV_BPRINT_H */

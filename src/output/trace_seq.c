@@ -56,6 +56,7 @@
 
 #include <trev/trace_seq.h>
 
+#include "output/bprint.h"
 #include "output/fmt_num.h"
 
 /* Room left for text: the last byte of the buffer always holds a NUL. */
@@ -97,6 +98,11 @@ void trev_seq_init(struct trev_seq *s)
  *   precision in digits on %s, lengths hh h l ll z j t on d i u x X, and
  *   %c %s %p %%.
  *
+ * The kernel's %p extensions, a 'p' followed by a letter or digit (%pS %ps
+ * %pB %pI4 %pI6c %pISpc %pM %pU %pK %px %*pb %*pbl ...), print as the
+ * kernel's vsnprintf() prints them (output/bprint.c); a plain %p stays
+ * glibc's "0x1234" / "(nil)".
+ *
  * At the first conversion outside that set it stops, and vsnprintf formats
  * the rest of the format with the arguments not yet taken: '*', '#', '+',
  * ' ', a precision on a number, %o, %f, %ls, %1$d ... print as they always
@@ -120,6 +126,11 @@ struct seq_conv {
 static inline bool seq_isdigit(char c)
 {
 	return c >= '0' && c <= '9';
+}
+
+static inline bool seq_isalnum(char c)
+{
+	return seq_isdigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
 /*
@@ -320,8 +331,22 @@ int trev_seq_vprintf(struct trev_seq *s, const char *fmt, va_list ap)
 			continue;
 		}
 		next = seq_conv_parse(f, &c);
-		if (!next)
-			return seq_vprintf_rest(s, p, f, ap);
+		if (!next || (c.conv == 'p' && seq_isalnum(*next))) {
+			int stars, star[2] = { 0, 0 };
+			const char *kend = trev__kptr_parse(f, &stars);
+			size_t n;
+
+			if (!kend)
+				return seq_vprintf_rest(s, p, f, ap);
+			for (int i = 0; i < stars; i++)
+				star[i] = va_arg(ap, int);
+			n = trev__kptr_snprint(p, (size_t)(end - p), f, star, va_arg(ap, const void *));
+			if (n > (size_t)(end - p))
+				return seq_overflow(s);
+			p += n;
+			f = kend;
+			continue;
+		}
 		switch (c.conv) {
 		case 'd':
 		case 'i':

@@ -15,7 +15,12 @@
 #define _TRACE_DL_TEST_DEF
 /* Exported by the module (looked up with dlsym): fires dl_hello and dl_value. */
 void dl_module_fire(int n, const char *s);
+enum dl_mode { DL_MODE_LAZY = 1, DL_MODE_NOW = 2 };
 #endif
+
+/* Replaced by their values in dl_mode's print fmt when the module registers. */
+TRACE_DEFINE_ENUM(DL_MODE_LAZY);
+TRACE_DEFINE_ENUM(DL_MODE_NOW);
 
 TRACE_EVENT(dl_hello,
 	TP_PROTO(int n, const char *s),
@@ -41,6 +46,20 @@ TRACE_EVENT(dl_value,
 		__entry->v = v;
 	),
 	TP_printk("v=0x%lx", __entry->v)
+);
+
+/* Not fired: its format file is what the dlopen test reads. */
+TRACE_EVENT(dl_mode,
+	TP_PROTO(int mode),
+	TP_ARGS(mode),
+	TP_STRUCT__entry(
+		__field(int, mode)
+	),
+	TP_fast_assign(
+		__entry->mode = mode;
+	),
+	TP_printk("mode=%s", __print_symbolic(__entry->mode, { DL_MODE_LAZY, "lazy" },
+					      { DL_MODE_NOW, "now" }))
 );
 
 #endif /* _TRACE_DL_TEST_H */

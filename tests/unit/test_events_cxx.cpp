@@ -24,6 +24,8 @@ extern "C" {
 
 #define CREATE_TRACE_POINTS
 #include "trev_test_events.h"
+/* TRACE_DEFINE_ENUM/SIZEOF and the %p extensions, compiled as C++. */
+#include "kprint_events.h"
 
 int tt_reg(void)
 {

@@ -199,6 +199,11 @@ static void test_load_registers_events(void **state)
 	assert_non_null(strstr(text, "\tfield:__data_loc char[] s;\t"));
 	assert_non_null(strstr(text, "\nprint fmt: \"n=%d s=%s\", REC->n, __get_str(s)\n"));
 	free(text);
+	/* The module's TRACE_DEFINE_ENUMs apply to its events when it registers. */
+	assert_int_equal(trev_event_format("dl_test", "dl_mode", &text), 0);
+	assert_non_null(strstr(text, "\nprint fmt: \"mode=%s\", __print_symbolic(REC->mode, "
+				     "{ 1, \"lazy\" }, { 2, \"now\" })\n"));
+	free(text);
 	old_hello_id = event_id("dl_hello");
 	old_value_id = event_id("dl_value");
 	assert_int_not_equal(old_hello_id, old_value_id);

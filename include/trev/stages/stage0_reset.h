@@ -32,6 +32,12 @@
 #undef __bitmask
 #define __bitmask(item, nr_bits)
 
+/* Only stage init (init.h) emits them. */
+#undef TRACE_DEFINE_ENUM
+#define TRACE_DEFINE_ENUM(a)
+#undef TRACE_DEFINE_SIZEOF
+#define TRACE_DEFINE_SIZEOF(a)
+
 #undef TP_STRUCT__entry
 #define TP_STRUCT__entry(args...)	args
 #undef TP_fast_assign
