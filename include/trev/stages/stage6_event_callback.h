@@ -31,6 +31,7 @@
  *				return;
  *		}
  *		entry->__data_loc_msg = __data_offsets.msg;	dynamic fields
+ *		entry->__rel_loc_name = __data_offsets.name;	(both kinds)
  *		{ TP_fast_assign }
  *		if (on stack)
  *			trev_event_write(__data, entry, sizeof(*entry));
