@@ -8,9 +8,9 @@
  * does nothing.
  *
  * The header is found as TRACE_INCLUDE_PATH/TRACE_INCLUDE_FILE.h, the file
- * name defaulting to TRACE_SYSTEM and the path to the include path
- * (<TRACE_INCLUDE_FILE.h>); the kernel's default is <trace/events/...>, which
- * has no meaning outside the kernel tree.
+ * name defaulting to TRACE_SYSTEM and the header to
+ * <trace/events/TRACE_INCLUDE_FILE.h>, as in the kernel: a program keeps its
+ * event headers in a trace/events/ directory on its include path.
  *
  * No include guard: read once per event header.
  */
@@ -18,6 +18,16 @@
 
 /* Prevent recursion */
 #undef CREATE_TRACE_POINTS
+
+/*
+ * Everything the generated code needs is included here, before the event
+ * header is read again. In C++ the first libstdc++ header of a file
+ * (<stdlib.h>, through liburcu) #undefs min and max (bits/c++config.h);
+ * a program that defined its own before including its event header keeps
+ * them.
+ */
+#pragma push_macro("min")
+#pragma push_macro("max")
 
 /* The probe arrays are read under urcu-bp, inlined (DESIGN.md: ~1.4 ns). */
 #ifndef _LGPL_SOURCE
@@ -30,10 +40,15 @@
 #undef TREV_UNDEF_LGPL_SOURCE
 #endif
 
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <trev/trace_event.h>
+
+#pragma pop_macro("max")
+#pragma pop_macro("min")
 
 /* Pass 1: define every tracepoint of the header. */
 #undef TRACE_EVENT
@@ -67,6 +82,15 @@
 #undef DECLARE_TRACE_CONDITION
 #define DECLARE_TRACE_CONDITION(name, proto, args, cond)			\
 	DEFINE_TRACE(name, PARAMS(proto), PARAMS(args))
+/* The _NOP forms define nothing in any pass (their trace_<name>() is inline). */
+#undef TRACE_EVENT_NOP
+#define TRACE_EVENT_NOP(name, proto, args, tstruct, assign, print)
+#undef DEFINE_EVENT_NOP
+#define DEFINE_EVENT_NOP(template, name, proto, args)
+#undef DECLARE_EVENT_NOP
+#define DECLARE_EVENT_NOP(name, proto, args)
+#undef DECLARE_EVENT_CLASS_NOP
+#define DECLARE_EVENT_CLASS_NOP(name, proto, args, tstruct, assign, print)
 
 #undef TRACE_INCLUDE
 #undef __TRACE_INCLUDE
@@ -77,7 +101,7 @@
 #endif
 
 #ifndef TRACE_INCLUDE_PATH
-# define __TRACE_INCLUDE(system) <system.h>
+# define __TRACE_INCLUDE(system) <trace/events/system.h>
 # define UNDEF_TRACE_INCLUDE_PATH
 #else
 # define __TRACE_INCLUDE(system) __trev_stringify(TRACE_INCLUDE_PATH/system.h)
@@ -183,6 +207,10 @@ static void __attribute__((destructor)) trev_module_exit(void)
 #undef TRACE_EVENT_CONDITION
 #undef DECLARE_TRACE
 #undef DECLARE_TRACE_CONDITION
+#undef TRACE_EVENT_NOP
+#undef DEFINE_EVENT_NOP
+#undef DECLARE_EVENT_NOP
+#undef DECLARE_EVENT_CLASS_NOP
 #undef __field
 #undef __field_ext
 #undef __field_struct
@@ -192,16 +220,35 @@ static void __attribute__((destructor)) trev_module_exit(void)
 #undef __string
 #undef __string_len
 #undef __bitmask
+#undef __cpumask
+#undef __vstring
+#undef __rel_dynamic_array
+#undef __rel_string
+#undef __rel_string_len
+#undef __rel_bitmask
+#undef __rel_cpumask
 #undef __entry
 #undef __get_dynamic_array
 #undef __get_dynamic_array_len
 #undef __get_str
 #undef __get_bitmask
+#undef __get_cpumask
+#undef __get_rel_dynamic_array
+#undef __get_rel_dynamic_array_len
+#undef __get_rel_str
+#undef __get_rel_bitmask
+#undef __get_rel_cpumask
 #undef __print_flags_u64
 #undef __print_symbolic_u64
 #undef __assign_str
 #undef __assign_str_len
 #undef __assign_bitmask
+#undef __assign_cpumask
+#undef __assign_vstr
+#undef __assign_rel_str
+#undef __assign_rel_str_len
+#undef __assign_rel_bitmask
+#undef __assign_rel_cpumask
 #undef TP_STRUCT__entry
 #undef TP_fast_assign
 #undef TP_printk

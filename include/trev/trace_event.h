@@ -8,8 +8,10 @@
 #ifndef TREV_TRACE_EVENT_H
 #define TREV_TRACE_EVENT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
 
@@ -44,6 +46,7 @@ enum trev_filter_type {
 	TREV_FILTER_STATIC_STRING,	/* char name[N] */
 	TREV_FILTER_DYN_STRING,		/* __string() */
 	TREV_FILTER_PTR_STRING,		/* char * */
+	TREV_FILTER_RDYN_STRING,	/* __rel_string() */
 };
 
 struct trev_event_call;
@@ -103,6 +106,51 @@ TREV_API int trev_event_define_array(struct trev_event_call *call, const char *t
 	(((nr_bits) + 8 * sizeof(long) - 1) / (8 * sizeof(long)))
 #define trev_bitmask_size_in_bytes(nr_bits)					\
 	(trev_bitmask_size_in_longs(nr_bits) * sizeof(long))
+
+/*
+ * trev_nr_cpumask_bits() - the bits a __cpumask() holds (the kernel's
+ * nr_cpumask_bits): the CPUs configured, sysconf(_SC_NPROCESSORS_CONF), at
+ * most CPU_SETSIZE, so that a cpu_set_t always holds them.
+ * Context: any thread, async-signal-safe (known before any event registers).
+ */
+TREV_API unsigned int trev_nr_cpumask_bits(void);
+
+/* The longest __vstring() text kept, NUL included (TRACE_EVENT_STR_MAX). */
+#define TREV_EVENT_STR_MAX	512u
+
+/* __vstring(): bytes the text of @fmt and *@ap takes, NUL included, capped. */
+static inline __attribute__((format(printf, 1, 0))) unsigned int
+trev_event_vstr_len(const char *fmt, va_list *ap)
+{
+	va_list aq;
+	int n;
+
+	if (!fmt)
+		return 1;
+	va_copy(aq, *ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		return 1;
+	return (unsigned int)n < TREV_EVENT_STR_MAX ? (unsigned int)n + 1 : TREV_EVENT_STR_MAX;
+}
+
+/* __assign_vstr(): the text again, into the @len bytes __vstring() measured. */
+static inline __attribute__((format(printf, 3, 0))) void
+trev_assign_vstr(char *dst, unsigned int len, const char *fmt, va_list *ap)
+{
+	va_list aq;
+
+	if (len == 0)
+		return;
+	dst[0] = '\0';
+	if (!fmt)
+		return;
+	va_copy(aq, *ap);
+	if (vsnprintf(dst, len, fmt, aq) < 0)
+		dst[0] = '\0';
+	va_end(aq);
+}
 
 /* __assign_str(): copy what __string() measured; @len counts the NUL. */
 static inline void trev_assign_str(char *dst, const void *src, unsigned int len)

@@ -112,6 +112,21 @@ void __tsan_release(void *addr);
 #endif
 
 #define PARAMS(args...)		args
+
+/*
+ * The kernel marks some TP_ARGS for perf (sched.h: __perf_task(p),
+ * __perf_count(delay)); perf.h makes them hand the value to the perf
+ * event. There is no perf here: each is its argument.
+ */
+#ifndef __perf_task
+#define __perf_task(t)		(t)
+#endif
+#ifndef __perf_count
+#define __perf_count(c)		(c)
+#endif
+#ifndef __perf_addr
+#define __perf_addr(a)		(a)
+#endif
 #define TP_PROTO(args...)	args
 #define TP_ARGS(args...)	args
 #define TP_CONDITION(args...)	args
@@ -295,5 +310,31 @@ void __tsan_release(void *addr);
  */
 #define TRACE_DEFINE_ENUM(a)
 #define TRACE_DEFINE_SIZEOF(a)
+
+/*
+ * The _NOP forms (sched.h without CONFIG_SCHEDSTATS): no tracepoint, no
+ * event, only an empty trace_<name>() and a trace_<name>_enabled() that is
+ * false, so that callers compile unchanged. Their parameters are unused.
+ */
+#undef DECLARE_EVENT_NOP
+#define DECLARE_EVENT_NOP(name, proto, args)						\
+	_Pragma("GCC diagnostic push")							\
+	_Pragma("GCC diagnostic ignored \"-Wunused-parameter\"")			\
+	static inline void trace_##name(proto)						\
+	{										\
+	}										\
+	_Pragma("GCC diagnostic pop")							\
+	static inline bool trace_##name##_enabled(void)					\
+	{										\
+		return false;								\
+	}
+#undef TRACE_EVENT_NOP
+#define TRACE_EVENT_NOP(name, proto, args, tstruct, assign, print)			\
+	DECLARE_EVENT_NOP(name, PARAMS(proto), PARAMS(args))
+#undef DECLARE_EVENT_CLASS_NOP
+#define DECLARE_EVENT_CLASS_NOP(name, proto, args, tstruct, assign, print)
+#undef DEFINE_EVENT_NOP
+#define DEFINE_EVENT_NOP(template, name, proto, args)					\
+	DECLARE_EVENT_NOP(name, PARAMS(proto), PARAMS(args))
 
 #endif /* TRACE_EVENT */

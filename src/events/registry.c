@@ -7,8 +7,10 @@
  * never be printed as another event.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "control/control.h"
 #include "core/core_internal.h"
@@ -79,6 +81,22 @@ int trev__events_for_each(int (*fn)(struct trev_event_call *call, void *arg), vo
 /* ------------------------------------------------------------------ */
 /* Fields                                                               */
 
+/* Set before the first event registers, so a probe only ever reads it. */
+static unsigned int nr_cpumask_bits;
+
+unsigned int trev_nr_cpumask_bits(void)
+{
+	unsigned int n = __atomic_load_n(&nr_cpumask_bits, __ATOMIC_RELAXED);
+
+	if (!n) {
+		long conf = sysconf(_SC_NPROCESSORS_CONF);
+
+		n = conf < 1 ? 1 : conf > CPU_SETSIZE ? CPU_SETSIZE : (unsigned int)conf;
+		__atomic_store_n(&nr_cpumask_bits, n, __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
 /* The kernel's filter_assign_type(): how filters will compare the field. */
 static int ev_filter_type(const char *type, int filter_type)
 {
@@ -86,6 +104,8 @@ static int ev_filter_type(const char *type, int filter_type)
 		return filter_type;
 	if (strstr(type, "__data_loc") && strstr(type, "char"))
 		return TREV_FILTER_DYN_STRING;
+	if (strstr(type, "__rel_loc") && strstr(type, "char"))
+		return TREV_FILTER_RDYN_STRING;
 	if (strchr(type, '[') && strstr(type, "char"))
 		return TREV_FILTER_STATIC_STRING;
 	if (strcmp(type, "char *") == 0 || strcmp(type, "const char *") == 0)
@@ -121,7 +141,7 @@ int trev_event_define_field(struct trev_event_call *call, const char *type, cons
 	f->is_signed = is_signed;
 	f->filter_type = ev_filter_type(type, filter_type);
 	rt->nr_fields++;
-	if (strncmp(type, "__data_loc", 10) == 0)
+	if (strncmp(type, "__data_loc", 10) == 0 || strncmp(type, "__rel_loc", 9) == 0)
 		rt->nr_data_locs++;
 	return 0;
 }
@@ -244,6 +264,7 @@ void trev_events_register_module_evals(struct trev_event_call *const *start,
 	unsigned int first_id;
 
 	trev__library_init();
+	(void)trev_nr_cpumask_bits();	/* before a probe can need it */
 	pthread_rwlock_wrlock(&events_lock);
 	for (m = modules; m; m = m->next) {
 		if (m->start == start && m->tp_start == tp_start) {

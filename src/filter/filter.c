@@ -219,12 +219,16 @@ static __attribute__((noinline)) bool flt_eval_str(const struct flt_insn *in, co
 	switch (in->kind) {
 	case FK_STATIC_STR:
 		return flt_str(in, (const char *)a, strnlen((const char *)a, in->size));
-	case FK_DYN_STR: {
+	case FK_DYN_STR:
+	case FK_REL_STR: {
 		uint32_t w, loc, n;
 
 		memcpy(&w, a, 4);
 		loc = w & 0xffff;
 		n = w >> 16;
+		/* __rel_loc: from the end of the word (the kernel's filter_pred_strrelloc()). */
+		if (in->kind == FK_REL_STR)
+			loc += (uint32_t)in->offset + 4;
 		/* A location outside the record reads as the empty string. */
 		if (loc > len || n > len - loc)
 			return flt_str(in, "", 0);
@@ -307,7 +311,7 @@ void trev__filter_free(struct trev_filter *f)
 /* Compiling                                                            */
 
 /* Field kinds as the parser sees them. */
-enum flt_ftype { FT_NUM, FT_STATIC_STR, FT_DYN_STR, FT_PTR_STR, FT_CPU, FT_COMM };
+enum flt_ftype { FT_NUM, FT_STATIC_STR, FT_DYN_STR, FT_REL_STR, FT_PTR_STR, FT_CPU, FT_COMM };
 
 struct flt_field {
 	int offset, size, is_signed;
@@ -340,6 +344,7 @@ static bool flt_find_field(const struct trev_filter_field *fields, unsigned int 
 		switch (f->kind) {
 		case TREV_FF_STATIC_STR: out->type = FT_STATIC_STR; break;
 		case TREV_FF_DYN_STR: out->type = FT_DYN_STR; break;
+		case TREV_FF_REL_STR: out->type = FT_REL_STR; break;
 		case TREV_FF_PTR_STR: out->type = FT_PTR_STR; break;
 		default: out->type = FT_NUM; break;
 		}
@@ -651,7 +656,7 @@ static int flt_parse_pred(struct flt_parse *ps, int start)
 			in->kind = FK_STATIC_STR;
 			in->size = (uint16_t)fld.size;
 		} else {
-			in->kind = FK_DYN_STR;
+			in->kind = fld.type == FT_REL_STR ? FK_REL_STR : FK_DYN_STR;
 			fld.size = 4;
 		}
 		i++;

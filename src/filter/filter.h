@@ -31,13 +31,14 @@ enum trev_filter_field_kind {
 	TREV_FF_STATIC_STR,	/* char name[size] */
 	TREV_FF_DYN_STR,	/* __data_loc char[]: (length << 16) | offset */
 	TREV_FF_PTR_STR,	/* char *: refused in string comparisons */
+	TREV_FF_REL_STR,	/* __rel_loc char[]: offset from the end of the word */
 };
 
 /* One field a filter may name: what the compiler needs of a format line. */
 struct trev_filter_field {
 	const char *name;
 	int offset;		/* in the record, common fields included */
-	int size;		/* bytes; for TREV_FF_DYN_STR the 4 of its __data_loc word */
+	int size;		/* bytes; for TREV_FF_DYN_STR and _REL_STR the 4 of its word */
 	int is_signed;
 	enum trev_filter_field_kind kind;
 };

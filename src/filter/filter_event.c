@@ -35,6 +35,7 @@ int trev__filter_compile(struct trev_event_call *call, const char *text,
 		switch (f->filter_type) {
 		case TREV_FILTER_STATIC_STRING: ff->kind = TREV_FF_STATIC_STR; break;
 		case TREV_FILTER_DYN_STRING: ff->kind = TREV_FF_DYN_STR; break;
+		case TREV_FILTER_RDYN_STRING: ff->kind = TREV_FF_REL_STR; break;
 		case TREV_FILTER_PTR_STRING: ff->kind = TREV_FF_PTR_STR; break;
 		default: ff->kind = TREV_FF_NUM; break;
 		}

@@ -22,6 +22,7 @@ enum flt_kind {
 	FK_CPU,					/* the CPU now, as an int */
 	FK_STATIC_STR,				/* char name[size] */
 	FK_DYN_STR,				/* __data_loc char[] */
+	FK_REL_STR,				/* __rel_loc char[] */
 	FK_COMM,				/* the thread's name */
 };
 

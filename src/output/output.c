@@ -96,7 +96,10 @@ int trev_event_output_prep(struct trev_trace_iter *iter, struct trev_event_call 
 	return 0;
 }
 
-/* Every __data_loc of the record must lie inside it; strings must end in it. */
+/*
+ * Every __data_loc and __rel_loc of the record must lie inside it; strings
+ * must end in it. A __rel_loc counts from the end of its own word.
+ */
 static bool out_record_sane(struct trev_event_call *call, const struct trev_trace_iter *iter)
 {
 	const struct trev_event_rt *rt = trev__event_rt(call);
@@ -110,14 +113,17 @@ static bool out_record_sane(struct trev_event_call *call, const struct trev_trac
 		const struct trev_field *f = &rt->fields[i];
 		uint32_t loc, off, len;
 
-		if (strncmp(f->type, "__data_loc", 10) != 0)
+		bool rel = strncmp(f->type, "__rel_loc", 9) == 0;
+
+		if (!rel && strncmp(f->type, "__data_loc", 10) != 0)
 			continue;
 		memcpy(&loc, rec + f->offset, sizeof(loc));
-		off = loc & 0xffff;
+		off = (loc & 0xffff) + (rel ? (uint32_t)f->offset + 4 : 0);
 		len = loc >> 16;
 		if (off + len > iter->ent_size)
 			return false;
-		if (strcmp(f->type, "__data_loc char[]") == 0 && len && rec[off + len - 1] != '\0')
+		if ((strcmp(f->type, "__data_loc char[]") == 0 ||
+		     strcmp(f->type, "__rel_loc char[]") == 0) && len && rec[off + len - 1] != '\0')
 			return false;
 	}
 	return true;

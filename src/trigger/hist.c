@@ -58,6 +58,7 @@ const char *trev__hist_err_text(enum trev_hist_err code)
 #define HF_USECS	0x0800u
 #define HF_BUCKET	0x1000u
 #define HF_DYN_STRING	0x2000u		/* with HF_STRING: a __data_loc string */
+#define HF_REL_STRING	0x4000u		/* with HF_DYN_STRING: a __rel_loc one */
 
 /* The compound key's largest size (the kernel's HIST_KEY_SIZE_MAX). */
 #define HIST_KEY_SIZE_MAX	(TREV_HIST_STR_MAX + TREV_HIST_STACK_DEPTH * 8)
@@ -324,14 +325,17 @@ static int hist_parse_field(struct hist_parse *p, char *str, bool key, struct hi
 			f->is_signed = ef->is_signed;
 			type = ef->type;
 			if (ef->filter_type == TREV_FILTER_STATIC_STRING ||
-			    ef->filter_type == TREV_FILTER_DYN_STRING) {
+			    ef->filter_type == TREV_FILTER_DYN_STRING ||
+			    ef->filter_type == TREV_FILTER_RDYN_STRING) {
 				/* A string can be a key, not a sum, and takes no modifier. */
 				if (!key)
 					return hist_fail(p, TREV_HIST_ERR_HIST_CREATE_FAIL, str);
 				if (dot)
 					return hist_fail(p, TREV_HIST_ERR_BAD_FIELD_MODIFIER, dot + 1);
 				f->flags |= HF_STRING;
-				if (ef->filter_type == TREV_FILTER_DYN_STRING) {
+				if (ef->filter_type == TREV_FILTER_RDYN_STRING)
+					f->flags |= HF_REL_STRING;
+				if (ef->filter_type != TREV_FILTER_STATIC_STRING) {
 					f->flags |= HF_DYN_STRING;
 					f->key_size = TREV_HIST_STR_MAX;
 				} else {
@@ -848,14 +852,17 @@ static void hist_key_string(struct hist_ev *ev, const struct hist_field *f, char
 	unsigned int max;
 
 	if (f->flags & HF_DYN_STRING) {
-		uint32_t loc;
+		uint32_t loc, off;
 
 		if ((unsigned int)f->offset + 4 > ev->len)
 			return;
 		memcpy(&loc, ev->rec + f->offset, 4);
-		if ((loc & 0xffff) + (loc >> 16) > ev->len)
+		off = loc & 0xffff;
+		if (f->flags & HF_REL_STRING)	/* from the end of its word */
+			off += (uint32_t)f->offset + 4;
+		if (off + (loc >> 16) > ev->len)
 			return;
-		src = (const char *)ev->rec + (loc & 0xffff);
+		src = (const char *)ev->rec + off;
 		max = loc >> 16;
 	} else {
 		if ((unsigned int)(f->offset + f->size) > ev->len)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Test events: every field kind and print helper, a class with a plain and
- * a DEFINE_EVENT_PRINT event, a condition, and TRACE_EVENT_FN hooks. Used by
- * the golden, C++ and libtraceevent tests.
+ * a DEFINE_EVENT_PRINT event, a condition, TRACE_EVENT_FN hooks, the _NOP
+ * forms, perf's argument markers, cpumasks, __vstring and the __rel_* family.
+ * Used by the golden, C++ and libtraceevent tests.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM trev_test
@@ -15,6 +16,7 @@
 /* Types are read once, not once per stage (the kernel's _DEF guard idiom). */
 #ifndef _TRACE_TREV_TEST_DEF
 #define _TRACE_TREV_TEST_DEF
+#include <stdarg.h>
 #include <stdbool.h>
 struct tt_pair {
 	int a;
@@ -185,6 +187,142 @@ TRACE_EVENT_FN(tt_hooked,
 	),
 	TP_printk("v=%d", __entry->v),
 	tt_reg, tt_unreg
+);
+
+/* sched.h without CONFIG_SCHEDSTATS: no event, trace_<name>() does nothing. */
+TRACE_EVENT_NOP(tt_nop,
+	TP_PROTO(int v),
+	TP_ARGS(v),
+	TP_STRUCT__entry(
+		__field(int, v)
+	),
+	TP_fast_assign(
+		__entry->v = v;
+	),
+	TP_printk("v=%d", __entry->v)
+);
+
+DECLARE_EVENT_CLASS_NOP(tt_nop_class,
+	TP_PROTO(int v, const char *s),
+	TP_ARGS(v, s),
+	TP_STRUCT__entry(
+		__field(int, v)
+		__string(s, s)
+	),
+	TP_fast_assign(
+		__entry->v = v;
+		__assign_str(s, s);
+	),
+	TP_printk("v=%d s=%s", __entry->v, __get_str(s))
+);
+
+DEFINE_EVENT_NOP(tt_nop_class, tt_nop_ev,
+	TP_PROTO(int v, const char *s),
+	TP_ARGS(v, s));
+
+/* sched.h's perf markers in a class's TP_ARGS and in a TRACE_EVENT's. */
+DECLARE_EVENT_CLASS(tt_perf_class,
+	TP_PROTO(const void *task, unsigned long long delay, unsigned long addr),
+	TP_ARGS(__perf_task(task), __perf_count(delay), __perf_addr(addr)),
+	TP_STRUCT__entry(
+		__field(const void *, task)
+		__field(unsigned long long, delay)
+		__field(unsigned long, addr)
+	),
+	TP_fast_assign(
+		__entry->task = task;
+		__entry->delay = delay;
+		__entry->addr = addr;
+	),
+	TP_printk("task=%p delay=%llu addr=0x%lx", __entry->task, __entry->delay,
+		  __entry->addr)
+);
+
+DEFINE_EVENT(tt_perf_class, tt_perf,
+	TP_PROTO(const void *task, unsigned long long delay, unsigned long addr),
+	TP_ARGS(task, delay, addr));
+
+TRACE_EVENT(tt_perf_count,
+	TP_PROTO(unsigned long long runtime, int cpu),
+	TP_ARGS(__perf_count(runtime), cpu),
+	TP_STRUCT__entry(
+		__field(unsigned long long, runtime)
+		__field(int, cpu)
+	),
+	TP_fast_assign(
+		__entry->runtime = runtime;
+		__entry->cpu = cpu;
+	),
+	TP_printk("runtime=%llu cpu=%d", __entry->runtime, __entry->cpu)
+);
+
+/* @cpus: trev_nr_cpumask_bits() bits as unsigned longs (a cpu_set_t holds them). */
+TRACE_EVENT(tt_cpumask,
+	TP_PROTO(int id, const unsigned long *cpus),
+	TP_ARGS(id, cpus),
+	TP_STRUCT__entry(
+		__field(int, id)
+		__cpumask(cpus)
+	),
+	TP_fast_assign(
+		__entry->id = id;
+		__assign_cpumask(cpus, cpus);
+	),
+	TP_printk("id=%d cpus=%s", __entry->id, __get_cpumask(cpus))
+);
+
+/* @va points at the caller's va_list (the kernel's struct va_format idiom). */
+TRACE_EVENT(tt_vstr,
+	TP_PROTO(int level, const char *fmt, va_list *va),
+	TP_ARGS(level, fmt, va),
+	TP_STRUCT__entry(
+		__field(int, level)
+		__vstring(msg, fmt, va)
+	),
+	TP_fast_assign(
+		__entry->level = level;
+		__assign_vstr(msg, fmt, va);
+	),
+	TP_printk("level=%d msg=%s", __entry->level, __get_str(msg))
+);
+
+TRACE_EVENT(tt_rel,
+	TP_PROTO(const char *name, const char *tag, int tag_len, const int *vals, int n,
+		 const unsigned long *bits, int nr_bits, const unsigned long *cpus),
+	TP_ARGS(name, tag, tag_len, vals, n, bits, nr_bits, cpus),
+	TP_STRUCT__entry(
+		__field(int, n)
+		__rel_string(name, name)
+		__rel_string_len(tag, tag, tag_len)
+		__rel_dynamic_array(int, vals, n)
+		__rel_bitmask(bits, nr_bits)
+		__rel_cpumask(cpus)
+	),
+	TP_fast_assign(
+		__entry->n = n;
+		__assign_rel_str(name, name);
+		__assign_rel_str_len(tag, tag, tag_len);
+		memcpy(__get_rel_dynamic_array(vals), vals, n * sizeof(int));
+		__assign_rel_bitmask(bits, bits, nr_bits);
+		__assign_rel_cpumask(cpus, cpus);
+	),
+	TP_printk("name=%s tag=%s n=%d vals=%s bits=%s cpus=%s", __get_rel_str(name),
+		  __get_rel_str(tag), __get_rel_dynamic_array_len(vals) / 4,
+		  __print_array(__get_rel_dynamic_array(vals),
+				__get_rel_dynamic_array_len(vals) / 4, 4),
+		  __get_rel_bitmask(bits), __get_rel_cpumask(cpus))
+);
+
+TRACE_EVENT(tt_dynprint,
+	TP_PROTO(const unsigned int *vals, int n),
+	TP_ARGS(vals, n),
+	TP_STRUCT__entry(
+		__dynamic_array(unsigned int, vals, n)
+	),
+	TP_fast_assign(
+		memcpy(__get_dynamic_array(vals), vals, n * sizeof(*vals));
+	),
+	TP_printk("vals=%s", __print_dynamic_array(vals, sizeof(unsigned int)))
 );
 
 DECLARE_TRACE(tt_bare,

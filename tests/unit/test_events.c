@@ -3,7 +3,9 @@
  * TRACE_EVENT end to end: format texts and output lines (golden), enabling
  * per event, system and globally, conditions, TRACE_EVENT_FN hooks, several
  * probes with priorities, probes coming and going while the tracepoint fires,
- * trace_printk conversions, trace_pipe and the raw option.
+ * trace_printk conversions, trace_pipe and the raw option; the kernel 6.1
+ * macros (_NOP forms, perf markers, __cpumask, __vstring, __rel_*,
+ * __print_dynamic_array) with filters and hist keys on their fields.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -160,6 +162,44 @@ static void test_format_texts(void **state)
 		     "\tfield:int id;\toffset:8;\tsize:4;\tsigned:1;\n"
 		     "\tfield:__data_loc char[] what;\toffset:12;\tsize:4;\tsigned:1;\n"
 		     "\nprint fmt: \"closed %s (%d)\", __get_str(what), REC->id\n");
+	/* Perf's markers leave the class as it is. */
+	check_format("tt_perf",
+		     "\tfield:const void * task;\toffset:8;\tsize:8;\tsigned:0;\n"
+		     "\tfield:unsigned long long delay;\toffset:16;\tsize:8;\tsigned:0;\n"
+		     "\tfield:unsigned long addr;\toffset:24;\tsize:8;\tsigned:0;\n"
+		     "\nprint fmt: \"task=%p delay=%llu addr=0x%lx\", REC->task, REC->delay, "
+		     "REC->addr\n");
+	/* The kernel's stage 4: a cpumask is "__data_loc cpumask_t", unsigned. */
+	check_format("tt_cpumask",
+		     "\tfield:int id;\toffset:8;\tsize:4;\tsigned:1;\n"
+		     "\tfield:__data_loc cpumask_t cpus;\toffset:12;\tsize:4;\tsigned:0;\n"
+		     "\nprint fmt: \"id=%d cpus=%s\", REC->id, __get_cpumask(cpus)\n");
+	check_format("tt_vstr",
+		     "\tfield:int level;\toffset:8;\tsize:4;\tsigned:1;\n"
+		     "\tfield:__data_loc char[] msg;\toffset:12;\tsize:4;\tsigned:1;\n"
+		     "\nprint fmt: \"level=%d msg=%s\", REC->level, __get_str(msg)\n");
+	/*
+	 * __rel_loc: 6.1's f_show() moves only a __data_loc type's "[]" off
+	 * the name, so these print as "__rel_loc char name[]".
+	 */
+	check_format("tt_rel",
+		     "\tfield:int n;\toffset:8;\tsize:4;\tsigned:1;\n"
+		     "\tfield:__rel_loc char name[];\toffset:12;\tsize:4;\tsigned:1;\n"
+		     "\tfield:__rel_loc char tag[];\toffset:16;\tsize:4;\tsigned:1;\n"
+		     "\tfield:__rel_loc int vals[];\toffset:20;\tsize:4;\tsigned:1;\n"
+		     "\tfield:__rel_loc unsigned long bits[];\toffset:24;\tsize:4;\tsigned:0;\n"
+		     "\tfield:__rel_loc cpumask_t cpus;\toffset:28;\tsize:4;\tsigned:0;\n"
+		     "\nprint fmt: \"name=%s tag=%s n=%d vals=%s bits=%s cpus=%s\", "
+		     "__get_rel_str(name), __get_rel_str(tag), __get_rel_dynamic_array_len(vals) / 4, "
+		     "__print_array(__get_rel_dynamic_array(vals), "
+		     "__get_rel_dynamic_array_len(vals) / 4, 4), "
+		     "__get_rel_bitmask(bits), __get_rel_cpumask(cpus)\n");
+	check_format("tt_dynprint",
+		     "\tfield:__data_loc unsigned int[] vals;\toffset:8;\tsize:4;\tsigned:0;\n"
+		     "\nprint fmt: \"vals=%s\", __print_dynamic_array(vals, sizeof(unsigned int))\n");
+	/* The _NOP forms define no event. */
+	assert_int_equal(trev_event_format("trev_test", "tt_nop", &text), -ENOENT);
+	assert_int_equal(trev_event_format("trev_test", "tt_nop_ev", &text), -ENOENT);
 	/* The built-in ftrace events, as the kernel's events/ftrace/.../format. */
 	assert_int_equal(trev_event_format("ftrace", "bprint", &text), 0);
 	assert_string_equal(text, "name: bprint\nID: 6\nformat:\n" COMMON_FIELDS
@@ -215,6 +255,128 @@ static void test_output_lines(void **state)
 		"tt_positive: v=5\n"
 		"tt_hooked: v=7\n");
 	free(text);
+}
+
+/*
+ * "%*pb" of a cpumask with @low in its first long, as the kernel prints a
+ * bitmask: every 32-bit word of the trev_nr_cpumask_bits() rounded up to
+ * longs, highest first, comma-separated.
+ */
+static void cpumask_text(char *out, size_t size, unsigned long low)
+{
+	unsigned int words = (trev_nr_cpumask_bits() + 63) / 64 * 2;
+	size_t o = 0;
+
+	for (unsigned int w = words; w-- > 0;) {
+		unsigned long v = w == 0 ? low & 0xffffffffUL : w == 1 ? low >> 32 : 0;
+
+		o += (size_t)snprintf(out + o, size - o, "%s%08lx", o ? "," : "", v);
+	}
+}
+
+static __attribute__((format(printf, 2, 3))) void fire_vstr(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	trace_tt_vstr(level, fmt, &ap);
+	va_end(ap);
+}
+
+static void test_kernel61_macros(void **state)
+{
+	/* Room for CPU_SETSIZE (1024) CPUs, the most trev_nr_cpumask_bits() gives. */
+	unsigned long cpus[1024 / (8 * sizeof(long))] = { 0x5 };
+	unsigned long bits[2] = { 0x5, 0x1 };
+	unsigned int u[3] = { 1, 2, 0xffffffffu };
+	int vals[3] = { 1, -2, 300 };
+	char mask[512], expect[4096], longfmt[700], *text;
+
+	(void)state;
+	assert_true(trev_nr_cpumask_bits() >= 1);
+	assert_true(trev_nr_cpumask_bits() <= 1024);
+	cpumask_text(mask, sizeof(mask), 0x5);
+	memset(longfmt, 'x', sizeof(longfmt) - 1);
+	longfmt[sizeof(longfmt) - 1] = '\0';
+
+	reset();
+	assert_int_equal(trev_set_event("trev_test:*"), 0);
+	/* The _NOP forms: callers compile, nothing is recorded, never enabled. */
+	trace_tt_nop(1);
+	trace_tt_nop_ev(2, "x");
+	assert_false(trace_tt_nop_enabled());
+	assert_false(trace_tt_nop_ev_enabled());
+	assert_true(trace_tt_perf_enabled());
+	trace_tt_perf((const void *)0x1000, 5, 0xabc);
+	trace_tt_perf_count(77, 1);
+	trace_tt_cpumask(4, cpus);
+	fire_vstr(2, "hello %s %d", "world", 42);
+	fire_vstr(3, "%s", "");
+	/* TRACE_EVENT_STR_MAX: the text is cut to 511 characters. */
+	fire_vstr(4, "%s!", longfmt);
+	trace_tt_rel("nm", "tagxyz", 3, vals, 3, bits, 70, cpus);
+	trace_tt_rel(NULL, NULL, 0, vals, 0, bits, 1, cpus);
+	trace_tt_dynprint(u, 3);
+	trace_tt_dynprint(u, 0);
+	text = trace_events_text();
+	snprintf(expect, sizeof(expect),
+		 "tt_perf: task=0x1000 delay=5 addr=0xabc\n"
+		 "tt_perf_count: runtime=77 cpu=1\n"
+		 "tt_cpumask: id=4 cpus=%s\n"
+		 "tt_vstr: level=2 msg=hello world 42\n"
+		 "tt_vstr: level=3 msg=\n"
+		 "tt_vstr: level=4 msg=%.511s\n"
+		 "tt_rel: name=nm tag=tag n=3 vals={0x1,0xfffffffe,0x12c} "
+		 "bits=00000000,00000001,00000000,00000005 cpus=%s\n"
+		 "tt_rel: name=(null) tag= n=0 vals={} bits=00000000,00000005 cpus=%s\n"
+		 "tt_dynprint: vals={0x1,0x2,0xffffffff}\n"
+		 "tt_dynprint: vals={}\n",
+		 mask, longfmt, mask, mask);
+	assert_string_equal(text, expect);
+	free(text);
+
+	/* Filters read __rel_loc strings (the kernel's FILTER_RDYN_STRING). */
+	reset();
+	assert_int_equal(trev_write("events/trev_test/tt_rel/filter",
+				    "name == \"keep\" || tag ~ \"ab*\""), 0);
+	assert_int_equal(trev_set_event("trev_test:tt_rel"), 0);
+	trace_tt_rel("keep", "zz", 2, vals, 1, bits, 8, cpus);
+	trace_tt_rel("drop", "zz", 2, vals, 1, bits, 8, cpus);
+	trace_tt_rel("other", "abc", 3, vals, 1, bits, 8, cpus);
+	trace_tt_rel("keeper", "xab", 3, vals, 1, bits, 8, cpus);
+	trace_tt_rel(NULL, NULL, 0, vals, 1, bits, 8, cpus);
+	text = trace_events_text();
+	snprintf(expect, sizeof(expect),
+		 "tt_rel: name=keep tag=zz n=1 vals={0x1} bits=00000000,00000005 cpus=%s\n"
+		 "tt_rel: name=other tag=abc n=1 vals={0x1} bits=00000000,00000005 cpus=%s\n",
+		 mask, mask);
+	assert_string_equal(text, expect);
+	free(text);
+	assert_int_equal(trev_write("events/trev_test/tt_rel/filter", "0"), 0);
+
+	/* ... and hist keys, counted per name. */
+	reset();
+	assert_int_equal(trev_write("events/trev_test/tt_rel/trigger", "hist:keys=name"), 0);
+	assert_int_equal(trev_set_event("trev_test:tt_rel"), 0);
+	trace_tt_rel("a", "t", 1, vals, 1, bits, 8, cpus);
+	trace_tt_rel("bb", "t", 1, vals, 1, bits, 8, cpus);
+	trace_tt_rel("a", "t", 1, vals, 1, bits, 8, cpus);
+	{
+		static char buf[8192];
+		ssize_t n = trev_read("events/trev_test/tt_rel/hist", buf, sizeof(buf) - 1);
+		char line[128];
+
+		assert_true(n > 0);
+		buf[n] = '\0';
+		/* The kernel's hist_trigger_print_key(): "%-50s" for a string. */
+		snprintf(line, sizeof(line), "{ name: %-50s } hitcount: %10d\n", "a", 2);
+		assert_non_null(strstr(buf, line));
+		snprintf(line, sizeof(line), "{ name: %-50s } hitcount: %10d\n", "bb", 1);
+		assert_non_null(strstr(buf, line));
+		assert_non_null(strstr(buf, "Hits: 3\n"));
+	}
+	assert_int_equal(trev_write("events/trev_test/tt_rel/trigger", "!hist:keys=name"), 0);
+	reset();
 }
 
 static void test_enable_levels(void **state)
@@ -573,6 +735,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_texts),
 		cmocka_unit_test(test_output_lines),
+		cmocka_unit_test(test_kernel61_macros),
 		cmocka_unit_test(test_enable_levels),
 		cmocka_unit_test(test_fn_hooks),
 		cmocka_unit_test(test_probe_priorities),

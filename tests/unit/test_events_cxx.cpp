@@ -36,6 +36,16 @@ void tt_unreg(void)
 {
 }
 
+static void fire_vstr(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fire_vstr(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	trace_tt_vstr(level, fmt, &ap);
+	va_end(ap);
+}
+
 static void test_cxx_events(void **state)
 {
 	unsigned short v[2] = { 7, 8 };
@@ -52,6 +62,23 @@ static void test_cxx_events(void **state)
 	trace_tt_flags(0x3, 2, 0x1, mask, 8);
 	trace_tt_close(9, "cxx");
 	trace_printk("from C++ %d %s\n", 42, "ok");
+	{
+		/* The kernel 6.1 macros, every one, from C++. */
+		static const unsigned long cpus[1024 / (8 * sizeof(long))] = { 0x1 };
+		static const unsigned long bits[1] = { 0x6 };
+		static const unsigned int uv[2] = { 5, 6 };
+		static const int iv[2] = { -1, 2 };
+
+		trace_tt_nop(1);
+		trace_tt_nop_ev(1, "nop");
+		assert_false(trace_tt_nop_enabled());
+		trace_tt_perf(nullptr, 3, 0x10);
+		trace_tt_perf_count(4, 0);
+		trace_tt_cpumask(5, cpus);
+		fire_vstr(6, "cxx %s", "vstr");
+		trace_tt_rel("cxx", "relative", 3, iv, 2, bits, 3, cpus);
+		trace_tt_dynprint(uv, 2);
+	}
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
 	assert_int_equal(trev_trace_print(f), 0);
@@ -63,6 +90,14 @@ static void test_cxx_events(void **state)
 				    "mask=00000000,00000003\n"));
 	assert_non_null(strstr(buf, ": tt_close: closed cxx (9)\n"));
 	assert_non_null(strstr(buf, "from C++ 42 ok\n"));
+	assert_non_null(strstr(buf, ": tt_perf: task=(nil) delay=3 addr=0x10\n"));
+	assert_non_null(strstr(buf, ": tt_perf_count: runtime=4 cpu=0\n"));
+	assert_non_null(strstr(buf, ": tt_cpumask: id=5 cpus="));
+	assert_non_null(strstr(buf, ": tt_vstr: level=6 msg=cxx vstr\n"));
+	assert_non_null(strstr(buf, ": tt_rel: name=cxx tag=rel n=2 vals={0xffffffff,0x2} "
+				    "bits=00000000,00000006 cpus="));
+	assert_non_null(strstr(buf, ": tt_dynprint: vals={0x5,0x6}\n"));
+	assert_null(strstr(buf, "tt_nop"));
 	free(buf);
 }
 

@@ -176,10 +176,8 @@ static enum trev_filter_field_kind rpt_field_kind(const struct tep_format_field 
 {
 	bool is_char = f->type && strstr(f->type, "char");
 
-	if ((f->flags & TEP_FIELD_IS_DYNAMIC) && is_char && !(f->flags & TEP_FIELD_IS_RELATIVE))
-		return TREV_FF_DYN_STR;
-	if (f->flags & TEP_FIELD_IS_RELATIVE)
-		return TREV_FF_PTR_STR;	/* __rel_loc: not compared (the compiler has no kind) */
+	if ((f->flags & TEP_FIELD_IS_DYNAMIC) && is_char)
+		return f->flags & TEP_FIELD_IS_RELATIVE ? TREV_FF_REL_STR : TREV_FF_DYN_STR;
 	if ((f->flags & TEP_FIELD_IS_ARRAY) && is_char)
 		return TREV_FF_STATIC_STR;
 	if (f->type && (!strcmp(f->type, "char *") || !strcmp(f->type, "const char *")))

@@ -31,6 +31,20 @@
 #define __string_len(item, src, len)
 #undef __bitmask
 #define __bitmask(item, nr_bits)
+#undef __cpumask
+#define __cpumask(item)
+#undef __vstring
+#define __vstring(item, fmt, ap)
+#undef __rel_dynamic_array
+#define __rel_dynamic_array(type, item, len)
+#undef __rel_string
+#define __rel_string(item, src)
+#undef __rel_string_len
+#define __rel_string_len(item, src, len)
+#undef __rel_bitmask
+#define __rel_bitmask(item, nr_bits)
+#undef __rel_cpumask
+#define __rel_cpumask(item)
 
 /* Only stage init (init.h) emits them. */
 #undef TRACE_DEFINE_ENUM

@@ -7,10 +7,13 @@
  *		int count;				__field(int, count)
  *		char tag[16];				__array(char, tag, 16)
  *		uint32_t __data_loc_msg;		__string(msg, src)
+ *		uint32_t __rel_loc_name;		__rel_string(name, src)
  *		char __data[];				dynamic fields go here
  *	};
  *
- * A __data_loc word holds (length << 16) | offset from the record start.
+ * A __data_loc word holds (length << 16) | offset from the record start; a
+ * __rel_loc word (length << 16) | offset from the end of the word itself.
+ * __string, __vstring, __bitmask and __cpumask are __data_loc arrays.
  */
 #include <trev/stages/stage0_reset.h>
 
@@ -32,6 +35,20 @@
 #define __string_len(item, src, len)		__dynamic_array(char, item, -1)
 #undef __bitmask
 #define __bitmask(item, nr_bits)		__dynamic_array(unsigned long, item, -1)
+#undef __cpumask
+#define __cpumask(item)				__dynamic_array(unsigned long, item, -1)
+#undef __vstring
+#define __vstring(item, fmt, ap)		__dynamic_array(char, item, -1)
+#undef __rel_dynamic_array
+#define __rel_dynamic_array(type, item, len)	uint32_t __rel_loc_##item;
+#undef __rel_string
+#define __rel_string(item, src)			__rel_dynamic_array(char, item, -1)
+#undef __rel_string_len
+#define __rel_string_len(item, src, len)	__rel_dynamic_array(char, item, -1)
+#undef __rel_bitmask
+#define __rel_bitmask(item, nr_bits)		__rel_dynamic_array(unsigned long, item, -1)
+#undef __rel_cpumask
+#define __rel_cpumask(item)			__rel_dynamic_array(unsigned long, item, -1)
 
 #undef DECLARE_EVENT_CLASS
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)		\

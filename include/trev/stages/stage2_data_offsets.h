@@ -7,6 +7,8 @@
  *		uint32_t msg;				(length << 16) | offset
  *		const void *msg_ptr_;			__string's source, for __assign_str
  *	};
+ *
+ * The word is the record's __data_loc or __rel_loc word, ready to store.
  */
 #include <trev/stages/stage0_reset.h>
 
@@ -18,6 +20,20 @@
 #define __string_len(item, src, len)		uint32_t item; const void *item##_ptr_;
 #undef __bitmask
 #define __bitmask(item, nr_bits)		uint32_t item;
+#undef __cpumask
+#define __cpumask(item)				uint32_t item;
+#undef __vstring
+#define __vstring(item, fmt, ap)		uint32_t item;
+#undef __rel_dynamic_array
+#define __rel_dynamic_array(type, item, len)	uint32_t item;
+#undef __rel_string
+#define __rel_string(item, src)			uint32_t item; const void *item##_ptr_;
+#undef __rel_string_len
+#define __rel_string_len(item, src, len)	uint32_t item; const void *item##_ptr_;
+#undef __rel_bitmask
+#define __rel_bitmask(item, nr_bits)		uint32_t item;
+#undef __rel_cpumask
+#define __rel_cpumask(item)			uint32_t item;
 
 #undef DECLARE_EVENT_CLASS
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)		\

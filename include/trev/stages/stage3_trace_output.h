@@ -27,6 +27,14 @@
 #define __get_bitmask(field)							\
 	trev_print_bitmask_seq(p, __get_dynamic_array(field),			\
 			       (unsigned int)__get_dynamic_array_len(field))
+#undef __get_cpumask
+#define __get_cpumask(field)	__get_bitmask(field)
+#undef __get_rel_bitmask
+#define __get_rel_bitmask(field)						\
+	trev_print_bitmask_seq(p, __get_rel_dynamic_array(field),		\
+			       (unsigned int)__get_rel_dynamic_array_len(field))
+#undef __get_rel_cpumask
+#define __get_rel_cpumask(field)	__get_rel_bitmask(field)
 
 #undef __print_flags
 #define __print_flags(flag, delim, flag_array...)				\
@@ -70,6 +78,10 @@
 			       "__print_array: el_size must be 1, 2, 4 or 8");	\
 		trev_print_array_seq(p, array, count, el_size);			\
 	})
+#undef __print_dynamic_array
+#define __print_dynamic_array(array, el_size)					\
+	__print_array(__get_dynamic_array(array),				\
+		      __get_dynamic_array_len(array) / (el_size), el_size)
 
 /* One output function: @name's, reading records laid out as @layout's. */
 #undef __TREV_RAW_OUTPUT

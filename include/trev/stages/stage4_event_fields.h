@@ -16,7 +16,9 @@
  *		return ret;
  *	}
  *
- * Arrays are described as "type[len]", dynamic fields as "__data_loc type[]".
+ * Arrays are described as "type[len]", dynamic fields as "__data_loc type[]"
+ * or "__rel_loc type[]", cpumasks as "__data_loc cpumask_t" or
+ * "__rel_loc cpumask_t" (unsigned), as the kernel's stage 4 names them.
  */
 #include <trev/stages/stage0_reset.h>
 
@@ -73,6 +75,35 @@
 #define __string_len(item, src, len)	__dynamic_array(char, item, -1)
 #undef __bitmask
 #define __bitmask(item, nr_bits)	__dynamic_array(unsigned long, item, -1)
+#undef __vstring
+#define __vstring(item, fmt, ap)	__dynamic_array(char, item, -1)
+#undef __cpumask
+#define __cpumask(_item)							\
+	ret = trev_event_define_field(event_call, "__data_loc cpumask_t", #_item, \
+				      (int)offsetof(__typeof__(field), __data_loc_##_item), \
+				      4, 0, TREV_FILTER_OTHER);			\
+	if (ret)								\
+		return ret;
+#undef __rel_dynamic_array
+#define __rel_dynamic_array(_type, _item, _len)					\
+	ret = trev_event_define_field(event_call, "__rel_loc " #_type "[]", #_item, \
+				      (int)offsetof(__typeof__(field), __rel_loc_##_item), \
+				      4, trev_is_signed_type(_type), TREV_FILTER_OTHER); \
+	if (ret)								\
+		return ret;
+#undef __rel_string
+#define __rel_string(item, src)		__rel_dynamic_array(char, item, -1)
+#undef __rel_string_len
+#define __rel_string_len(item, src, len) __rel_dynamic_array(char, item, -1)
+#undef __rel_bitmask
+#define __rel_bitmask(item, nr_bits)	__rel_dynamic_array(unsigned long, item, -1)
+#undef __rel_cpumask
+#define __rel_cpumask(_item)							\
+	ret = trev_event_define_field(event_call, "__rel_loc cpumask_t", #_item, \
+				      (int)offsetof(__typeof__(field), __rel_loc_##_item), \
+				      4, 0, TREV_FILTER_OTHER);			\
+	if (ret)								\
+		return ret;
 
 #undef DECLARE_EVENT_CLASS
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)		\

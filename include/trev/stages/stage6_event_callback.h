@@ -31,6 +31,7 @@
  *				return;
  *		}
  *		entry->__data_loc_msg = __data_offsets.msg;	dynamic fields
+ *		entry->__rel_loc_name = __data_offsets.name;	(both kinds)
  *		{ TP_fast_assign }
  *		if (on stack)
  *			trev_event_write(__data, entry, sizeof(*entry));
@@ -58,6 +59,36 @@
 #define __assign_bitmask(dst, src, nr_bits)					\
 	memcpy(__get_bitmask(dst), (src), trev_bitmask_size_in_bytes(nr_bits))
 
+/* @src: the CPUs as unsigned longs (a cpu_set_t *), trev_nr_cpumask_bits() of them. */
+#undef __get_cpumask
+#define __get_cpumask(field)	((unsigned long *)__get_dynamic_array(field))
+#undef __assign_cpumask
+#define __assign_cpumask(dst, src)						\
+	memcpy(__get_cpumask(dst), (src), (size_t)__get_dynamic_array_len(dst))
+
+/* @va: a va_list *, as __vstring() measured it with; it is copied, not consumed. */
+#undef __assign_vstr
+#define __assign_vstr(dst, fmt, va)						\
+	trev_assign_vstr(__get_str(dst), (unsigned int)__get_dynamic_array_len(dst), \
+			 fmt, va)
+
+#undef __assign_rel_str
+#define __assign_rel_str(dst, ...)						\
+	trev_assign_str(__get_rel_str(dst), __data_offsets.dst##_ptr_,		\
+			(unsigned int)__get_rel_dynamic_array_len(dst))
+#undef __assign_rel_str_len
+#define __assign_rel_str_len(dst, src, len)	__assign_rel_str(dst)
+#undef __get_rel_bitmask
+#define __get_rel_bitmask(field)	((unsigned long *)__get_rel_dynamic_array(field))
+#undef __assign_rel_bitmask
+#define __assign_rel_bitmask(dst, src, nr_bits)					\
+	memcpy(__get_rel_bitmask(dst), (src), trev_bitmask_size_in_bytes(nr_bits))
+#undef __get_rel_cpumask
+#define __get_rel_cpumask(field)	__get_rel_bitmask(field)
+#undef __assign_rel_cpumask
+#define __assign_rel_cpumask(dst, src)						\
+	memcpy(__get_rel_cpumask(dst), (src), (size_t)__get_rel_dynamic_array_len(dst))
+
 #undef __dynamic_array
 #define __dynamic_array(type, item, len)					\
 	__entry->__data_loc_##item = __data_offsets.item;
@@ -67,6 +98,21 @@
 #define __string_len(item, src, len)	__dynamic_array(char, item, -1)
 #undef __bitmask
 #define __bitmask(item, nr_bits)	__dynamic_array(unsigned long, item, -1)
+#undef __cpumask
+#define __cpumask(item)			__dynamic_array(unsigned long, item, -1)
+#undef __vstring
+#define __vstring(item, fmt, ap)	__dynamic_array(char, item, -1)
+#undef __rel_dynamic_array
+#define __rel_dynamic_array(type, item, len)					\
+	__entry->__rel_loc_##item = __data_offsets.item;
+#undef __rel_string
+#define __rel_string(item, src)		__rel_dynamic_array(char, item, -1)
+#undef __rel_string_len
+#define __rel_string_len(item, src, len) __rel_dynamic_array(char, item, -1)
+#undef __rel_bitmask
+#define __rel_bitmask(item, nr_bits)	__rel_dynamic_array(unsigned long, item, -1)
+#undef __rel_cpumask
+#define __rel_cpumask(item)		__rel_dynamic_array(unsigned long, item, -1)
 
 /* Fixed size (no dynamic field: the offsets hold only their placeholder) and small. */
 #undef __TREV_ON_STACK

@@ -29,6 +29,12 @@
 #undef __get_dynamic_array_len
 #undef __get_str
 #undef __get_bitmask
+#undef __get_cpumask
+#undef __get_rel_dynamic_array
+#undef __get_rel_dynamic_array_len
+#undef __get_rel_str
+#undef __get_rel_bitmask
+#undef __get_rel_cpumask
 #undef __print_flags
 #undef __print_symbolic
 /* As the kernel: on 64-bit, the _u64 forms are the plain ones in print fmt. */
@@ -41,6 +47,7 @@
 #undef __print_hex
 #undef __print_hex_str
 #undef __print_array
+#undef __print_dynamic_array
 
 #undef TP_printk
 #define TP_printk(fmt, args...)	"\"" fmt "\", " __trev_stringify(args)
