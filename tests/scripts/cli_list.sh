@@ -60,7 +60,7 @@ run 0 "$trev" list "$B/examples/demo_events"
 run 0 "$trev" list "$B/examples/te_test"
 [ "$(cat "$out")" = "xhr_test:te_test" ] || fail "te_test"
 run 0 "$trev" list "$B/tests/libtrev_dl_module.so"
-[ "$(sort "$out")" = "$(printf 'dl_test:dl_hello\ndl_test:dl_value')" ] || fail "the dlopen module"
+[ "$(sort "$out")" = "$(printf 'dl_test:dl_hello\ndl_test:dl_mode\ndl_test:dl_value')" ] || fail "the dlopen module"
 echo "ok: examples and a shared library"
 
 # ---- errors ----------------------------------------------------------------------------------
