@@ -153,7 +153,9 @@ TREV_API long trev_dat_drain(struct trev_dat *dat);
  * killed), it writes the file with the last snapshot instead, but for
  * kallsyms, which it makes again through symbol(). Each call replaces the
  * previous one.
- * Context: one thread at a time per @dat.
+ * Context: one thread at a time per @dat, which may run beside one thread
+ * in trev_dat_add_page() (trev record takes snapshots in a thread of their
+ * own); the source's read_file() and symbol() are then called from it.
  * Return: 0 or a negative errno (the previous snapshot stays).
  */
 TREV_API int trev_dat_snapshot(struct trev_dat *dat);

@@ -33,6 +33,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,8 @@ struct trev_dat {
 	struct dat_cpu *cpus;
 	int printk_ids[3];	/* ftrace print, bprint, bputs; -1 when unknown */
 	int stack_id;		/* ftrace kernel_stack; -1 when unknown */
+	/* trev_dat_snapshot() may run beside trev_dat_add_page(): ips_lock. */
+	pthread_mutex_t ips_lock;
 	uint64_t *ips;		/* code addresses seen in pages: DAT_IP_SLOTS, 0 is free */
 	size_t nr_ips;
 	struct dat_meta *snap;	/* trev_dat_snapshot()'s metadata, or NULL */
@@ -301,6 +304,7 @@ int trev_dat_open(struct trev_dat **datp, const char *path, int version,
 	dat = calloc(1, sizeof(*dat));
 	if (!dat)
 		return -ENOMEM;
+	pthread_mutex_init(&dat->ips_lock, NULL);
 	dat->src = src;
 	dat->version = version;
 	dat->nr_cpus = n;
@@ -355,17 +359,20 @@ static void dat_add_ip(struct trev_dat *dat, uint64_t ip)
 
 	if (!ip)
 		return;
+	pthread_mutex_lock(&dat->ips_lock);
 	if (!dat->ips && !(dat->ips = calloc(DAT_IP_SLOTS, sizeof(*dat->ips))))
-		return;
+		goto out_unlock;
 	/* Fibonacci hashing, then linear probing: the set is at most half full. */
 	for (slot = (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> (64 - DAT_IP_BITS)); dat->ips[slot];
 	     slot = (slot + 1) & (DAT_IP_SLOTS - 1))
 		if (dat->ips[slot] == ip)
-			return;
+			goto out_unlock;
 	if (dat->nr_ips == DAT_MAX_IPS)
-		return;
+		goto out_unlock;
 	dat->ips[slot] = ip;
 	dat->nr_ips++;
+out_unlock:
+	pthread_mutex_unlock(&dat->ips_lock);
 }
 
 /*
@@ -480,6 +487,7 @@ void trev_dat_abort(struct trev_dat *dat)
 			fclose(dat->cpus[cpu].tmp);
 	free(dat->cpus);
 	free(dat->ips);
+	pthread_mutex_destroy(&dat->ips_lock);
 	free(dat->path);
 	if (dat->snap)
 		meta_free(dat->snap);
@@ -745,25 +753,30 @@ static int dat_sym_cmp(const void *a, const void *b)
  * know gets a line of its own, named as libtraceevent prints an unknown
  * address; it would take the name of the function below it otherwise.
  */
-static int meta_kallsyms(const struct trev_dat *dat, struct dat_buf *b)
+static int meta_kallsyms(struct trev_dat *dat, struct dat_buf *b)
 {
 	struct dat_buf text = { 0 };
-	struct dat_sym *syms;
-	size_t n = 0, known = 0;
+	struct dat_sym *syms = NULL;
+	size_t n = 0, known = 0, nr_ips;
 
-	if (!dat->src->symbol || !dat->nr_ips) {
+	/* The addresses as now, named outside the lock: symbol() is slow. */
+	pthread_mutex_lock(&dat->ips_lock);
+	nr_ips = dat->src->symbol ? dat->nr_ips : 0;
+	if (nr_ips && (syms = calloc(nr_ips, sizeof(*syms))))
+		for (size_t i = 0; i < DAT_IP_SLOTS && n < nr_ips; i++)
+			if (dat->ips[i])
+				syms[n++].start = dat->ips[i];
+	pthread_mutex_unlock(&dat->ips_lock);
+	if (!nr_ips) {
 		buf_u32(b, 0);
 		return b->err;
 	}
-	syms = calloc(dat->nr_ips, sizeof(*syms));
 	if (!syms)
 		return -ENOMEM;
-	for (size_t i = 0; i < DAT_IP_SLOTS && n < dat->nr_ips; i++) {
-		struct dat_sym *s = &syms[n];
-		uint64_t ip = dat->ips[i];
+	for (size_t i = 0; i < n; i++) {
+		struct dat_sym *s = &syms[i];
+		uint64_t ip = s->start;
 
-		if (!ip)
-			continue;
 		if (dat->src->symbol(dat->src, ip, s->name, sizeof(s->name), &s->start) == 0 &&
 		    s->name[0]) {
 			known++;
@@ -771,7 +784,6 @@ static int meta_kallsyms(const struct trev_dat *dat, struct dat_buf *b)
 			s->start = ip;
 			snprintf(s->name, sizeof(s->name), "0x%llx", (unsigned long long)ip);
 		}
-		n++;
 	}
 	if (!known)
 		n = 0;
@@ -811,7 +823,7 @@ static char *clock_selected(const char *text)
 	return strndup(open + 1, (size_t)(close - open - 1));
 }
 
-static int meta_read(const struct trev_dat *dat, struct dat_meta *m)
+static int meta_read(struct trev_dat *dat, struct dat_meta *m)
 {
 	const struct trev_dat_source *src = dat->src;
 	char *text;
@@ -950,6 +962,36 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+/*
+ * Copy @len bytes of @in from its start to @fd's position in the kernel
+ * (copy_file_range(): no copy through this process, and none at all where
+ * the file system shares extents). Return: the bytes copied, which is less
+ * than @len where the kernel cannot copy between these files (the caller
+ * goes on with read() and write() from there), or -errno.
+ */
+static int64_t copy_in_kernel(int in, int fd, uint64_t len)
+{
+	loff_t in_off = 0;
+	uint64_t done = 0;
+
+	while (done < len) {
+		size_t chunk = len - done > (1u << 30) ? (1u << 30) : (size_t)(len - done);
+		ssize_t n = copy_file_range(in, &in_off, fd, NULL, chunk, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
+			      errno == EOPNOTSUPP || errno == EBADF))
+			break;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		done += (uint64_t)n;
+	}
+	return (int64_t)done;
+}
+
 /* Copy every CPU's pages, in CPU order, each starting at @offsets[cpu]. */
 static int write_pages(const struct trev_dat *dat, int fd)
 {
@@ -959,8 +1001,26 @@ static int write_pages(const struct trev_dat *dat, int fd)
 	for (int cpu = 0; cpu < dat->nr_cpus && !ret; cpu++) {
 		FILE *tmp = dat->cpus[cpu].tmp;
 		uint64_t left = dat->cpus[cpu].pages;
+		int64_t copied;
 
-		if (fflush(tmp) || fseek(tmp, 0, SEEK_SET)) {
+		if (fflush(tmp)) {
+			ret = -errno;
+			break;
+		}
+		copied = copy_in_kernel(fileno(tmp), fd, left * TREV_DAT_PAGE_SIZE);
+		if (copied < 0) {
+			ret = (int)copied;
+			break;
+		}
+		/* Whole pages only were copied, or the rest goes the long way. */
+		if (copied % TREV_DAT_PAGE_SIZE && lseek(fd, -(copied % TREV_DAT_PAGE_SIZE),
+							 SEEK_CUR) < 0) {
+			ret = -errno;
+			break;
+		}
+		left -= (uint64_t)copied / TREV_DAT_PAGE_SIZE;
+		if (fseek(tmp, (long)((dat->cpus[cpu].pages - left) * TREV_DAT_PAGE_SIZE),
+			  SEEK_SET)) {
 			ret = -errno;
 			break;
 		}

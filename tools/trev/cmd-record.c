@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -114,6 +115,7 @@ struct rec {
 	struct trev_dat *dat;
 	int nr_cpus;
 	struct rec_cpu *cpus;
+	struct rec_meta *meta;		/* the metadata thread, with the buffer mapped */
 
 	/*
 	 * -p: what to put back (rec_restore()), list by list in this order:
@@ -665,14 +667,15 @@ static void rec_progress(const struct rec *rec, int64_t start_ms, uint64_t *last
  * still does once the process is gone); refused writes are counted in the
  * process only.
  */
-static void rec_read_stats(struct rec *rec, bool alive)
+static void rec_read_stats(struct rec *rec, bool alive, bool final)
 {
 	for (int cpu = 0; cpu < rec->nr_cpus; cpu++) {
 		char path[64], *text = NULL, *p;
 		struct rec_cpu *c = &rec->cpus[cpu];
 		struct trev_rb_stats st;
 
-		if (rec->rs.shm && trev_rb_cpu_stats(rec->rs.shm, cpu, &st) == 0)
+		/* The mapping outlives the process: read it at the end only. */
+		if (final && rec->rs.shm && trev_rb_cpu_stats(rec->rs.shm, cpu, &st) == 0)
 			c->overrun = st.overrun;
 		snprintf(path, sizeof(path), "per_cpu/cpu%d/stats", cpu);
 		if (!alive || trev_remote_read_file(rec->r, path, &text) < 0)
@@ -685,6 +688,88 @@ static void rec_read_stats(struct rec *rec, bool alive)
 			c->dropped = strtoull(p + 16, NULL, 10);
 		free(text);
 	}
+}
+
+/*
+ * Once a second the process's metadata (formats, symbols: what a file
+ * needs if the process is killed) and its loss counts are read over the
+ * socket. That takes 10-30 ms, in which a writer at 2 M events/s fills most
+ * of a default buffer; with the buffer mapped here the pages do not come
+ * over the socket, so a thread of its own does it and page copying never
+ * waits. It alone uses the control connection until rec_meta_stop().
+ */
+struct rec_meta {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stop;		/* under lock: leave now */
+	struct rec *rec;
+};
+
+static void *rec_meta_run(void *arg)
+{
+	struct rec_meta *m = arg;
+	struct timespec due;
+
+	clock_gettime(CLOCK_MONOTONIC, &due);
+	pthread_mutex_lock(&m->lock);
+	for (;;) {
+		due.tv_sec += REC_SNAPSHOT_MS / 1000;
+		while (!m->stop && pthread_cond_timedwait(&m->cond, &m->lock, &due) != ETIMEDOUT)
+			;
+		if (m->stop)
+			break;
+		pthread_mutex_unlock(&m->lock);
+		trev_dat_snapshot(m->rec->dat);
+		rec_read_stats(m->rec, true, false);
+		pthread_mutex_lock(&m->lock);
+	}
+	pthread_mutex_unlock(&m->lock);
+	return NULL;
+}
+
+/* Start the thread (signals stay with the main thread). NULL: do it inline. */
+static struct rec_meta *rec_meta_start(struct rec *rec)
+{
+	struct rec_meta *m = calloc(1, sizeof(*m));
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	int err;
+
+	if (!m)
+		return NULL;
+	m->rec = rec;
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&m->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&m->thread, NULL, rec_meta_run, m);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		pthread_cond_destroy(&m->cond);
+		pthread_mutex_destroy(&m->lock);
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* Stop the thread and wait for it: the control connection is ours again. */
+static void rec_meta_stop(struct rec_meta *m)
+{
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	m->stop = true;
+	pthread_cond_signal(&m->cond);
+	pthread_mutex_unlock(&m->lock);
+	pthread_join(m->thread, NULL);
+	pthread_cond_destroy(&m->cond);
+	pthread_mutex_destroy(&m->lock);
+	free(m);
 }
 
 enum rec_end {
@@ -706,6 +791,8 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 	long got;
 
 	rec->next_flush = start + rec->flush_ms;
+	if (rec->rs.shm)
+		rec->meta = rec_meta_start(rec);
 	for (;;) {
 		int held;
 
@@ -743,9 +830,9 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 			rec_progress(rec, start, &last_entries, &last_ms);
 			next_progress += REC_PROGRESS_MS;
 		}
-		if (rec_now_ms() >= next_snapshot) {
+		if (!rec->meta && rec_now_ms() >= next_snapshot) {
 			trev_dat_snapshot(rec->dat);
-			rec_read_stats(rec, true);
+			rec_read_stats(rec, true, false);
 			next_snapshot = rec_now_ms() + REC_SNAPSHOT_MS;
 		}
 		/*
@@ -762,6 +849,8 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 			idle_us = REC_BUSY_POLL_US;
 		}
 	}
+	rec_meta_stop(rec->meta);
+	rec->meta = NULL;
 	if (*end != REC_END_BROKEN && (*end != REC_END_GONE || rec->rs.shm)) {
 		/*
 		 * The last pages, partial ones too: read until every CPU is empty.
@@ -784,7 +873,7 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 		if (got < 0)
 			*end = got == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
 	}
-	rec_read_stats(rec, *end != REC_END_GONE && *end != REC_END_BROKEN);
+	rec_read_stats(rec, *end != REC_END_GONE && *end != REC_END_BROKEN, true);
 	if (tty)
 		fputs("\r\033[K", stderr);
 	return 0;
