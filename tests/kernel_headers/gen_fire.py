@@ -3,8 +3,9 @@
 
     gen_fire.py PREPROCESSED STANDIN_HEADER > fire.h
 
-PREPROCESSED is the header run through the preprocessor with KH_FIRE_STAGE defined
-(ref/linux/tracepoint.h), where every event that gets a format left a marker:
+PREPROCESSED is tu.c run through the preprocessor with KH_FIRE_STAGE defined
+(ref/linux/tracepoint.h), where every event of the header (after __kh_header_start__) that
+gets a format left a marker:
 
     __kh_event__ name ( proto ) __kh_end__
 
@@ -53,6 +54,8 @@ def base_name(type_text):
 
 def main():
     text = open(sys.argv[1], encoding='utf-8').read()
+    # Events of a header read before this one (tu.c's KH_BEFORE) are not this header's.
+    text = text[text.index('__kh_header_start__'):]
     hooks = set(re.findall(r'\bkh_init_(\w+)\s*\(', open(sys.argv[2], encoding='utf-8').read()))
     decls, calls, seen = [], [], set()
     nobj = 0

@@ -152,6 +152,7 @@ static inline void kh_init_cpumask(struct cpumask *m)
 /* Tasks (include/linux/sched.h). */
 #define TASK_COMM_LEN	16
 struct signal_struct;
+struct mm_struct;
 struct task_struct {
 	char comm[TASK_COMM_LEN];
 	pid_t pid;
@@ -160,10 +161,15 @@ struct task_struct {
 	int normal_prio;
 	int exit_state;
 	struct signal_struct *signal;
+	struct mm_struct *mm;
+	unsigned int flags;
+	int nr_dirtied_pause;
+	unsigned long dirty_paused_when;
 	int kh_cpu;		/* task_cpu() */
 	int kh_numa_group;	/* task_numa_group_id() */
 };
 extern struct signal_struct kh_signal;
+extern struct mm_struct kh_mm;
 static inline void kh_init_task_struct(struct task_struct *t)
 {
 	strcpy(t->comm, "kh-task");
@@ -172,6 +178,7 @@ static inline void kh_init_task_struct(struct task_struct *t)
 	t->prio = 120;
 	t->normal_prio = 120;
 	t->signal = &kh_signal;
+	t->mm = &kh_mm;
 	t->kh_cpu = 1;
 }
 
@@ -749,6 +756,688 @@ enum skb_drop_reason {
 	SKB_DROP_REASON_TCP_CSUM,
 	SKB_DROP_REASON_MAX,
 };
+
+/* XDP and BPF (include/uapi/linux/bpf.h, net/xdp.h, net/xdp_priv.h; a subset of the map types). */
+enum xdp_action {
+	XDP_ABORTED = 0,
+	XDP_DROP,
+	XDP_PASS,
+	XDP_TX,
+	XDP_REDIRECT,
+};
+enum bpf_map_type {
+	BPF_MAP_TYPE_UNSPEC = 0,
+	BPF_MAP_TYPE_DEVMAP = 14,
+	BPF_MAP_TYPE_DEVMAP_HASH = 25,
+};
+enum xdp_mem_type {
+	MEM_TYPE_PAGE_SHARED = 0,
+	MEM_TYPE_PAGE_ORDER0,
+	MEM_TYPE_PAGE_POOL,
+	MEM_TYPE_XSK_BUFF_POOL,
+	MEM_TYPE_MAX,
+};
+struct bpf_prog_aux {
+	u32 id;
+};
+struct bpf_prog {
+	struct bpf_prog_aux *aux;
+};
+extern struct bpf_prog_aux kh_bpf_prog_aux;
+static inline void kh_init_bpf_prog(struct bpf_prog *prog)
+{
+	prog->aux = &kh_bpf_prog_aux;
+}
+struct xdp_cpumap_stats {
+	unsigned int redirect;
+	unsigned int pass;
+	unsigned int drop;
+};
+struct xdp_mem_info {
+	u32 type;
+	u32 id;
+};
+struct xdp_mem_allocator {
+	struct xdp_mem_info mem;
+	void *allocator;
+};
+struct xdp_rxq_info {
+	struct net_device *dev;
+	u32 queue_index;
+	struct xdp_mem_info mem;
+};
+static inline void kh_init_xdp_rxq_info(struct xdp_rxq_info *rxq)
+{
+	rxq->dev = &kh_net_device;
+}
+struct page;
+
+/* Power management and cpufreq (include/linux/pm.h, pm_qos.h, cpufreq.h, device.h). */
+#define PM_EVENT_FREEZE		0x0001
+#define PM_EVENT_SUSPEND	0x0002
+#define PM_EVENT_HIBERNATE	0x0004
+#define PM_EVENT_QUIESCE	0x0008
+#define PM_EVENT_RESUME		0x0010
+#define PM_EVENT_THAW		0x0020
+#define PM_EVENT_RESTORE	0x0040
+#define PM_EVENT_RECOVER	0x0080
+enum pm_qos_req_action {
+	PM_QOS_ADD_REQ,
+	PM_QOS_UPDATE_REQ,
+	PM_QOS_REMOVE_REQ
+};
+enum dev_pm_qos_req_type {
+	DEV_PM_QOS_RESUME_LATENCY = 1,
+	DEV_PM_QOS_LATENCY_TOLERANCE,
+	DEV_PM_QOS_MIN_FREQUENCY,
+	DEV_PM_QOS_MAX_FREQUENCY,
+	DEV_PM_QOS_FLAGS,
+};
+struct device {
+	struct device *parent;
+	const char *kh_name;		/* dev_name() */
+	const char *kh_driver;		/* dev_driver_string() */
+	u32 devt;
+};
+static inline const char *dev_name(const struct device *dev)
+{
+	return dev->kh_name ? dev->kh_name : "";
+}
+static inline const char *dev_driver_string(const struct device *dev)
+{
+	return dev->kh_driver ? dev->kh_driver : "";
+}
+static inline void kh_init_device(struct device *dev)
+{
+	dev->kh_name = "kh-dev0";
+	dev->kh_driver = "kh-drv";
+}
+struct cpufreq_policy {
+	unsigned int cpu;
+	unsigned int min;
+	unsigned int max;
+};
+static inline void kh_init_cpufreq_policy(struct cpufreq_policy *policy)
+{
+	policy->cpu = 1;
+	policy->min = 800000;
+	policy->max = 3200000;
+}
+
+/*
+ * Block devices (include/linux/blkdev.h, blk_types.h, kdev_t.h, buffer_head.h, blktrace_api.h).
+ * dev_t stays glibc's (8 bytes; the kernel's is 4): both sides see the same.
+ */
+#define MINORBITS	20
+#define MINORMASK	((1U << MINORBITS) - 1)
+#define MAJOR(dev)	((unsigned int) ((dev) >> MINORBITS))
+#define MINOR(dev)	((unsigned int) ((dev) & MINORMASK))
+#define MKDEV(ma,mi)	(((ma) << MINORBITS) | (mi))
+typedef u64 sector_t;
+typedef u8 blk_status_t;
+typedef u32 blk_opf_t;
+struct gendisk {
+	dev_t kh_devt;
+};
+#define disk_devt(disk)	((disk)->kh_devt)
+struct request_queue {
+	struct gendisk *disk;
+};
+extern struct request_queue kh_request_queue;
+struct block_device {
+	dev_t bd_dev;
+};
+extern struct block_device kh_block_device;
+struct bvec_iter {
+	sector_t bi_sector;
+	unsigned int bi_size;
+};
+struct bio {
+	struct block_device *bi_bdev;
+	blk_opf_t bi_opf;
+	blk_status_t bi_status;
+	struct bvec_iter bi_iter;
+};
+#define bio_dev(bio)		((bio)->bi_bdev ? (bio)->bi_bdev->bd_dev : 0)
+#define bio_sectors(bio)	((bio)->bi_iter.bi_size >> 9)
+static inline void kh_init_bio(struct bio *bio)
+{
+	bio->bi_bdev = &kh_block_device;
+	bio->bi_opf = 1;
+	bio->bi_iter.bi_sector = 2048;
+	bio->bi_iter.bi_size = 4096;
+}
+struct request {
+	struct request_queue *q;
+	blk_opf_t cmd_flags;
+	sector_t __sector;
+	unsigned int __data_len;
+	struct bio *bio;
+};
+#define blk_rq_pos(rq)			((rq)->__sector)
+#define blk_rq_bytes(rq)		((rq)->__data_len)
+#define blk_rq_sectors(rq)		(blk_rq_bytes(rq) >> 9)
+#define blk_rq_trace_sector(rq)		blk_rq_pos(rq)
+#define blk_rq_trace_nr_sectors(rq)	blk_rq_sectors(rq)
+#define blk_rq_count_bios(rq)		((rq)->bio ? 1U : 0U)
+static inline void kh_init_request(struct request *rq)
+{
+	rq->q = &kh_request_queue;
+	rq->cmd_flags = 1;
+	rq->__sector = 4096;
+	rq->__data_len = 8192;
+}
+static inline int blk_status_to_errno(blk_status_t status)
+{
+	return status ? -EIO : 0;
+}
+/* The kernel's rwbs: W/R/D/F/N, then F, S, M, A, M (a subset: the op and sync bits). */
+static inline void blk_fill_rwbs(char *rwbs, blk_opf_t opf)
+{
+	int i = 0;
+
+	rwbs[i++] = (opf & 1) ? 'W' : 'R';
+	if (opf & (1u << 11))
+		rwbs[i++] = 'S';
+	rwbs[i] = '\0';
+}
+struct buffer_head {
+	struct block_device *b_bdev;
+	sector_t b_blocknr;
+	size_t b_size;
+};
+static inline void kh_init_buffer_head(struct buffer_head *bh)
+{
+	bh->b_bdev = &kh_block_device;
+	bh->b_blocknr = 99;
+	bh->b_size = 4096;
+}
+
+/* Memory management: what trace/events/mmflags.h prints (linux/gfp_types.h, page-flags.h, mm.h,
+ * mmzone.h, compaction.h), with the kernel's values. */
+#define ___GFP_DMA		0x01u
+#define ___GFP_HIGHMEM		0x02u
+#define ___GFP_DMA32		0x04u
+#define ___GFP_MOVABLE		0x08u
+#define ___GFP_RECLAIMABLE	0x10u
+#define ___GFP_HIGH		0x20u
+#define ___GFP_IO		0x40u
+#define ___GFP_FS		0x80u
+#define ___GFP_ZERO		0x100u
+#define ___GFP_ATOMIC		0x200u
+#define ___GFP_DIRECT_RECLAIM	0x400u
+#define ___GFP_KSWAPD_RECLAIM	0x800u
+#define ___GFP_WRITE		0x1000u
+#define ___GFP_NOWARN		0x2000u
+#define ___GFP_RETRY_MAYFAIL	0x4000u
+#define ___GFP_NOFAIL		0x8000u
+#define ___GFP_NORETRY		0x10000u
+#define ___GFP_MEMALLOC		0x20000u
+#define ___GFP_COMP		0x40000u
+#define ___GFP_NOMEMALLOC	0x80000u
+#define ___GFP_HARDWALL		0x100000u
+#define ___GFP_THISNODE		0x200000u
+#define ___GFP_ACCOUNT		0x400000u
+#define ___GFP_ZEROTAGS		0x800000u
+#define __GFP_DMA	((__force gfp_t)___GFP_DMA)
+#define __GFP_HIGHMEM	((__force gfp_t)___GFP_HIGHMEM)
+#define __GFP_DMA32	((__force gfp_t)___GFP_DMA32)
+#define __GFP_MOVABLE	((__force gfp_t)___GFP_MOVABLE)
+#define __GFP_RECLAIMABLE ((__force gfp_t)___GFP_RECLAIMABLE)
+#define __GFP_WRITE	((__force gfp_t)___GFP_WRITE)
+#define __GFP_HARDWALL   ((__force gfp_t)___GFP_HARDWALL)
+#define __GFP_THISNODE	((__force gfp_t)___GFP_THISNODE)
+#define __GFP_ACCOUNT	((__force gfp_t)___GFP_ACCOUNT)
+#define __GFP_ATOMIC	((__force gfp_t)___GFP_ATOMIC)
+#define __GFP_HIGH	((__force gfp_t)___GFP_HIGH)
+#define __GFP_MEMALLOC	((__force gfp_t)___GFP_MEMALLOC)
+#define __GFP_NOMEMALLOC ((__force gfp_t)___GFP_NOMEMALLOC)
+#define __GFP_IO	((__force gfp_t)___GFP_IO)
+#define __GFP_FS	((__force gfp_t)___GFP_FS)
+#define __GFP_DIRECT_RECLAIM	((__force gfp_t)___GFP_DIRECT_RECLAIM)
+#define __GFP_KSWAPD_RECLAIM	((__force gfp_t)___GFP_KSWAPD_RECLAIM)
+#define __GFP_RECLAIM ((__force gfp_t)(___GFP_DIRECT_RECLAIM|___GFP_KSWAPD_RECLAIM))
+#define __GFP_RETRY_MAYFAIL	((__force gfp_t)___GFP_RETRY_MAYFAIL)
+#define __GFP_NOFAIL	((__force gfp_t)___GFP_NOFAIL)
+#define __GFP_NORETRY	((__force gfp_t)___GFP_NORETRY)
+#define __GFP_NOWARN	((__force gfp_t)___GFP_NOWARN)
+#define __GFP_COMP	((__force gfp_t)___GFP_COMP)
+#define __GFP_ZERO	((__force gfp_t)___GFP_ZERO)
+#define __GFP_ZEROTAGS	((__force gfp_t)___GFP_ZEROTAGS)
+#define GFP_ATOMIC	(__GFP_HIGH|__GFP_ATOMIC|__GFP_KSWAPD_RECLAIM)
+#define GFP_KERNEL	(__GFP_RECLAIM | __GFP_IO | __GFP_FS)
+#define GFP_KERNEL_ACCOUNT (GFP_KERNEL | __GFP_ACCOUNT)
+#define GFP_NOWAIT	(__GFP_KSWAPD_RECLAIM)
+#define GFP_NOIO	(__GFP_RECLAIM)
+#define GFP_NOFS	(__GFP_RECLAIM | __GFP_IO)
+#define GFP_USER	(__GFP_RECLAIM | __GFP_IO | __GFP_FS | __GFP_HARDWALL)
+#define GFP_DMA		__GFP_DMA
+#define GFP_DMA32	__GFP_DMA32
+#define GFP_HIGHUSER	(GFP_USER | __GFP_HIGHMEM)
+#define GFP_HIGHUSER_MOVABLE	(GFP_HIGHUSER | __GFP_MOVABLE)
+#define GFP_TRANSHUGE_LIGHT	((GFP_HIGHUSER_MOVABLE | __GFP_COMP | \
+			 __GFP_NOMEMALLOC | __GFP_NOWARN) & ~__GFP_RECLAIM)
+#define GFP_TRANSHUGE	(GFP_TRANSHUGE_LIGHT | __GFP_DIRECT_RECLAIM)
+
+enum pageflags {
+	PG_locked, PG_referenced, PG_uptodate, PG_dirty, PG_lru, PG_active, PG_workingset,
+	PG_waiters, PG_error, PG_slab, PG_owner_priv_1, PG_arch_1, PG_reserved, PG_private,
+	PG_private_2, PG_writeback, PG_head, PG_mappedtodisk, PG_reclaim, PG_swapbacked,
+	PG_unevictable, PG_mlocked, PG_uncached, PG_hwpoison, __NR_PAGEFLAGS
+};
+
+#define BIT(nr)			(1UL << (nr))
+#define VM_NONE		0x00000000
+#define VM_READ		0x00000001
+#define VM_WRITE	0x00000002
+#define VM_EXEC		0x00000004
+#define VM_SHARED	0x00000008
+#define VM_MAYREAD	0x00000010
+#define VM_MAYWRITE	0x00000020
+#define VM_MAYEXEC	0x00000040
+#define VM_MAYSHARE	0x00000080
+#define VM_GROWSDOWN	0x00000100
+#define VM_UFFD_MISSING	0x00000200
+#define VM_PFNMAP	0x00000400
+#define VM_UFFD_WP	0x00001000
+#define VM_LOCKED	0x00002000
+#define VM_IO           0x00004000
+#define VM_SEQ_READ	0x00008000
+#define VM_RAND_READ	0x00010000
+#define VM_DONTCOPY	0x00020000
+#define VM_DONTEXPAND	0x00040000
+#define VM_LOCKONFAULT	0x00080000
+#define VM_ACCOUNT	0x00100000
+#define VM_NORESERVE	0x00200000
+#define VM_HUGETLB	0x00400000
+#define VM_SYNC		0x00800000
+#define VM_ARCH_1	0x01000000
+#define VM_WIPEONFORK	0x02000000
+#define VM_DONTDUMP	0x04000000
+#define VM_SOFTDIRTY	0
+#define VM_MIXEDMAP	0x10000000
+#define VM_HUGEPAGE	0x20000000
+#define VM_NOHUGEPAGE	0x40000000
+#define VM_MERGEABLE	BIT(31)
+#define VM_PAT		VM_ARCH_1
+#define VM_GROWSUP	VM_NONE
+#define VM_UFFD_MINOR	VM_NONE
+
+enum zone_type {
+	ZONE_DMA,
+	ZONE_DMA32,
+	ZONE_NORMAL,
+	ZONE_MOVABLE,
+	ZONE_DEVICE,
+	__MAX_NR_ZONES
+};
+#define LRU_BASE	0
+#define LRU_ACTIVE	1
+#define LRU_FILE	2
+enum lru_list {
+	LRU_INACTIVE_ANON = LRU_BASE,
+	LRU_ACTIVE_ANON = LRU_BASE + LRU_ACTIVE,
+	LRU_INACTIVE_FILE = LRU_BASE + LRU_FILE,
+	LRU_ACTIVE_FILE = LRU_BASE + LRU_FILE + LRU_ACTIVE,
+	LRU_UNEVICTABLE,
+	NR_LRU_LISTS
+};
+enum compact_priority {
+	COMPACT_PRIO_SYNC_FULL,
+	MIN_COMPACT_PRIORITY = COMPACT_PRIO_SYNC_FULL,
+	COMPACT_PRIO_SYNC_LIGHT,
+	MIN_COMPACT_COSTLY_PRIORITY = COMPACT_PRIO_SYNC_LIGHT,
+	DEF_COMPACT_PRIORITY = COMPACT_PRIO_SYNC_LIGHT,
+	COMPACT_PRIO_ASYNC,
+	INIT_COMPACT_PRIORITY = COMPACT_PRIO_ASYNC
+};
+enum compact_result {
+	COMPACT_NOT_SUITABLE_ZONE,
+	COMPACT_SKIPPED,
+	COMPACT_DEFERRED,
+	COMPACT_NO_SUITABLE_PAGE,
+	COMPACT_CONTINUE,
+	COMPACT_COMPLETE,
+	COMPACT_PARTIAL_SKIPPED,
+	COMPACT_CONTENDED,
+	COMPACT_SUCCESS,
+};
+static inline bool compaction_failed(enum compact_result result)
+{
+	return result == COMPACT_COMPLETE;
+}
+static inline bool compaction_withdrawn(enum compact_result result)
+{
+	return result == COMPACT_SKIPPED || result == COMPACT_DEFERRED ||
+	       result == COMPACT_CONTENDED || result == COMPACT_PARTIAL_SKIPPED;
+}
+
+/* Pages, folios, zones, nodes (include/linux/mm_types.h, mm.h, mmzone.h). */
+#define PAGE_SHIFT	12
+#define PAGE_SIZE	(1UL << PAGE_SHIFT)
+#define MAX_ORDER	11
+struct address_space;
+struct page {
+	unsigned long flags;
+	struct address_space *mapping;
+	unsigned long index;
+	unsigned long kh_pfn;		/* page_to_pfn() */
+};
+/* A folio begins as its first page does. */
+struct folio {
+	unsigned long flags;
+	struct address_space *mapping;
+	unsigned long index;
+	unsigned long kh_pfn;
+};
+#define page_to_pfn(page)	((page) ? (page)->kh_pfn : 0UL)
+/* x86-64's sparse vmemmap (asm-generic/memory_model.h, asm/pgtable_64*.h): an address, not read. */
+extern unsigned long vmemmap_base;
+#define VMEMMAP_START	vmemmap_base
+#define vmemmap		((struct page *)VMEMMAP_START)
+#define __pfn_to_page(pfn)	(vmemmap + (pfn))
+#define pfn_to_page __pfn_to_page
+#define folio_pfn(folio)	((folio)->kh_pfn)
+#define page_folio(p)		((struct folio *)(p))
+#define folio_page(folio, n)	((struct page *)(folio))
+#define folio_nr_pages(folio)	1L
+#define folio_index(folio)	((folio)->index)
+#define folio_mapping(folio)	((folio)->mapping)
+#define page_mapping(page)	((page)->mapping)
+#define page_to_nid(page)	0
+#define folio_nid(folio)	0
+#define PageSwapBacked(page)	0
+#define page_ref_count(page)	1
+#define PageCompound(page)	0
+#define compound_order(page)	0
+extern struct address_space kh_address_space;
+static inline void kh_init_page(struct page *page)
+{
+	page->flags = (1UL << PG_uptodate) | (1UL << PG_lru);
+	page->mapping = &kh_address_space;
+	page->kh_pfn = 0x1234;
+	page->index = 7;
+}
+static inline void kh_init_folio(struct folio *folio)
+{
+	kh_init_page((struct page *)folio);
+}
+struct pglist_data {
+	int node_id;
+};
+typedef struct pglist_data pg_data_t;
+struct zone {
+	struct pglist_data *zone_pgdat;
+	const char *name;
+	unsigned int compact_considered;
+	unsigned int compact_defer_shift;
+	int compact_order_failed;
+};
+extern struct pglist_data kh_pglist_data;
+static inline void kh_init_zone(struct zone *zone)
+{
+	zone->zone_pgdat = &kh_pglist_data;
+	zone->name = "Normal";
+}
+#define zone_idx(zone)		ZONE_NORMAL
+#define zone_to_nid(zone)	((zone)->zone_pgdat ? (zone)->zone_pgdat->node_id : 0)
+struct kmem_cache {
+	unsigned int flags;
+	const char *name;
+	unsigned int size;
+	unsigned int object_size;
+};
+
+/* Address spaces, slab, reclaim, compaction (mm_types.h, slab.h, vmstat.h, mm/internal.h). */
+#define SLAB_ACCOUNT	((unsigned int)0x04000000U)
+#define pageblock_order	9
+#define get_pageblock_migratetype(page)	1
+enum {
+	MM_FILEPAGES,
+	MM_ANONPAGES,
+	MM_SWAPENTS,
+	MM_SHMEMPAGES,
+	NR_MM_COUNTERS
+};
+struct mm_struct {
+	unsigned long total_vm;
+	atomic_long_t rss_stat[NR_MM_COUNTERS];
+	atomic_long_t pgtables_bytes;
+};
+#define get_mm_counter(mm, member)	((mm) ? (mm)->rss_stat[member].counter : 0L)
+#define mm_pgtables_bytes(mm)		((mm) ? (unsigned long)(mm)->pgtables_bytes.counter : 0UL)
+#define PF_KTHREAD	0x00200000
+extern struct mm_struct kh_mm;
+/* lib/vsprintf.c's %p hashing: here the address folded, not keyed. */
+static inline int ptr_to_hashval(const void *ptr, unsigned long *hashval_out)
+{
+	*hashval_out = (unsigned long)(uintptr_t)ptr ^ 0x5a5a5a5aUL;
+	return 0;
+}
+struct zoneref {
+	struct zone *zone;
+	int zone_idx;
+};
+extern struct zone kh_zone;
+static inline void kh_init_zoneref(struct zoneref *z)
+{
+	z->zone = &kh_zone;
+	z->zone_idx = ZONE_NORMAL;
+}
+struct compact_control {
+	unsigned long nr_migratepages;
+	unsigned long free_pfn;
+	unsigned long migrate_pfn;
+	struct zone *zone;
+};
+typedef unsigned isolate_mode_t;
+enum vmscan_throttle_state {
+	VMSCAN_THROTTLE_WRITEBACK,
+	VMSCAN_THROTTLE_ISOLATED,
+	VMSCAN_THROTTLE_NOPROGRESS,
+	VMSCAN_THROTTLE_CONGESTED,
+	NR_VMSCAN_THROTTLE,
+};
+#define ANON_AND_FILE	2
+struct reclaim_stat {
+	unsigned nr_dirty;
+	unsigned nr_unqueued_dirty;
+	unsigned nr_congested;
+	unsigned nr_writeback;
+	unsigned nr_immediate;
+	unsigned nr_pageout;
+	unsigned nr_activate[ANON_AND_FILE];
+	unsigned nr_ref_keep;
+	unsigned nr_unmap_fail;
+	unsigned nr_lazyfree_fail;
+};
+struct shrink_control {
+	gfp_t gfp_mask;
+	int nid;
+	unsigned long nr_to_scan;
+	unsigned long nr_scanned;
+};
+struct shrinker {
+	unsigned long (*scan_objects)(struct shrinker *, struct shrink_control *sc);
+};
+#define folio_is_file_lru(folio)	0
+#define folio_order(folio)		0U
+
+/* Files and inodes (include/linux/fs.h, errseq.h). */
+typedef u32 errseq_t;
+typedef unsigned short umode_t;
+struct super_block {
+	dev_t s_dev;
+};
+extern struct super_block kh_super_block;
+struct inode {
+	unsigned long i_ino;
+	dev_t i_rdev;
+	struct super_block *i_sb;
+	umode_t i_mode;
+	unsigned long i_state;
+	unsigned long dirtied_when;
+	struct address_space *i_mapping;
+};
+extern struct inode kh_inode;
+struct address_space {
+	struct inode *host;
+	errseq_t wb_err;
+	unsigned long writeback_index;
+};
+extern struct address_space kh_address_space;
+struct file {
+	struct address_space *f_mapping;
+	errseq_t f_wb_err;
+};
+static inline void kh_init_address_space(struct address_space *m)
+{
+	m->host = &kh_inode;
+	m->wb_err = 3;
+}
+static inline void kh_init_inode(struct inode *inode)
+{
+	inode->i_ino = 1234;
+	inode->i_sb = &kh_super_block;
+	inode->i_mapping = &kh_address_space;
+}
+static inline void kh_init_file(struct file *file)
+{
+	file->f_mapping = &kh_address_space;
+	file->f_wb_err = 2;
+}
+
+/* Writeback (include/linux/fs.h's inode states, writeback.h, backing-dev*.h, memcontrol.h). */
+typedef unsigned long pgoff_t;
+#define HZ			250
+#define I_DIRTY_SYNC		(1 << 0)
+#define I_DIRTY_DATASYNC	(1 << 1)
+#define I_DIRTY_PAGES		(1 << 2)
+#define __I_NEW			3
+#define I_NEW			(1 << __I_NEW)
+#define I_WILL_FREE		(1 << 4)
+#define I_FREEING		(1 << 5)
+#define I_CLEAR			(1 << 6)
+#define __I_SYNC		7
+#define I_SYNC			(1 << __I_SYNC)
+#define I_REFERENCED		(1 << 8)
+#define I_DIRTY_TIME		(1 << 11)
+enum wb_reason {
+	WB_REASON_BACKGROUND,
+	WB_REASON_VMSCAN,
+	WB_REASON_SYNC,
+	WB_REASON_PERIODIC,
+	WB_REASON_LAPTOP_TIMER,
+	WB_REASON_FS_FREE_SPACE,
+	WB_REASON_FORKER_THREAD,
+	WB_REASON_FOREIGN_FLUSH,
+	WB_REASON_MAX,
+};
+enum writeback_sync_modes {
+	WB_SYNC_NONE,
+	WB_SYNC_ALL,
+};
+struct cgroup {
+	u64 kh_ino;			/* cgroup_ino() */
+};
+#define cgroup_ino(cgrp)	((cgrp) ? (cgrp)->kh_ino : 1)
+struct cgroup_subsys_state {
+	struct cgroup *cgroup;
+	int id;
+};
+extern struct cgroup_subsys_state kh_css;
+struct mem_cgroup {
+	struct cgroup_subsys_state css;
+};
+extern struct mem_cgroup kh_mem_cgroup;
+#define folio_memcg(folio)	(&kh_mem_cgroup)
+struct backing_dev_info {
+	u64 id;
+	const char *kh_dev_name;	/* bdi_dev_name() */
+};
+extern struct backing_dev_info kh_bdi;
+static inline const char *bdi_dev_name(struct backing_dev_info *bdi)
+{
+	if (!bdi || !bdi->kh_dev_name)
+		return "(unknown)";
+	return bdi->kh_dev_name;
+}
+static inline void kh_init_backing_dev_info(struct backing_dev_info *bdi)
+{
+	bdi->id = 5;
+	bdi->kh_dev_name = "8:0";
+}
+struct bdi_writeback {
+	struct backing_dev_info *bdi;
+	struct cgroup_subsys_state *memcg_css;
+	unsigned long write_bandwidth;
+	unsigned long avg_write_bandwidth;
+	unsigned long dirty_ratelimit;
+	unsigned long balanced_dirty_ratelimit;
+};
+extern struct bdi_writeback kh_bdi_writeback;
+static inline void kh_init_bdi_writeback(struct bdi_writeback *wb)
+{
+	wb->bdi = &kh_bdi;
+	wb->memcg_css = &kh_css;
+	wb->write_bandwidth = 2560;
+}
+#define inode_to_bdi(inode)	(&kh_bdi)
+#define inode_to_wb(inode)	(&kh_bdi_writeback)
+struct writeback_control {
+	long nr_to_write;
+	long pages_skipped;
+	loff_t range_start;
+	loff_t range_end;
+	enum writeback_sync_modes sync_mode;
+	unsigned for_kupdate:1;
+	unsigned for_background:1;
+	unsigned tagged_writepages:1;
+	unsigned for_reclaim:1;
+	unsigned range_cyclic:1;
+	unsigned for_sync:1;
+	struct bdi_writeback *wb;
+};
+struct wb_writeback_work {
+	long nr_pages;
+	struct super_block *sb;
+	enum writeback_sync_modes sync_mode;
+	unsigned int tagged_writepages:1;
+	unsigned int for_kupdate:1;
+	unsigned int range_cyclic:1;
+	unsigned int for_background:1;
+	unsigned int for_sync:1;
+	unsigned int auto_free:1;
+	enum wb_reason reason;
+};
+struct wb_domain {
+	unsigned long dirty_limit;
+};
+extern struct wb_domain global_wb_domain;
+enum node_stat_item {
+	NR_FILE_DIRTY,
+	NR_WRITEBACK,
+	NR_DIRTIED,
+	NR_WRITTEN,
+	NR_VM_NODE_STAT_ITEMS
+};
+#define global_node_page_state(item)	((unsigned long)(item) * 10)
+/* The kernel's strscpy_pad(): copy, terminate, zero the rest; -E2BIG when truncated. */
+static inline long strscpy_pad(char *dst, const char *src, size_t count)
+{
+	size_t len = strnlen(src, count);
+
+	if (!count)
+		return -E2BIG;
+	if (len == count) {
+		memcpy(dst, src, count - 1);
+		dst[count - 1] = '\0';
+		return -E2BIG;
+	}
+	memcpy(dst, src, len);
+	memset(dst + len, 0, count - len);
+	return (long)len;
+}
 
 /* What the generated callers (gen_fire.py) use. */
 #define KH_OBJ_SIZE	8192
