@@ -18,8 +18,9 @@ tarball=/usr/src/linux-source-6.1.tar.xz
 if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
 	sudo=; [ "$(id -u)" -eq 0 ] || sudo=sudo
 	echo "extract.sh: installing $pkg" >&2
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 \
-		install -y -qq --no-install-recommends "$pkg" >&2
+	apt=($sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600)
+	"${apt[@]}" update -qq >&2
+	"${apt[@]}" install -y -qq --no-install-recommends "$pkg" >&2
 fi
 [ -f "$tarball" ] || { echo "extract.sh: $tarball is missing" >&2; exit 1; }
 

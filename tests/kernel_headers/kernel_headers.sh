@@ -102,25 +102,7 @@ run_one() {
 				>"$o/report.norm" 2>>"$o/text.log" || true
 		fi
 		text_total=$(grep -vc '^LOST' "$o/trace.norm" || true)
-		text_eq=$(paste -d '\n' "$o/trace.norm" /dev/null | head -0; \
-			python3 - "$o/trace.norm" "$o/report.norm" "$o/text.diff" <<'PY'
-import sys
-a = [l for l in open(sys.argv[1]) if not l.startswith('LOST')]
-try:
-    b = [l for l in open(sys.argv[2]) if not l.startswith('LOST')]
-except OSError:
-    b = []
-with open(sys.argv[3], 'w') as d:
-    n = 0
-    for i, line in enumerate(a):
-        other = b[i] if i < len(b) else '(no line)\n'
-        if line == other:
-            n += 1
-        else:
-            d.write('- trace:  %s+ report: %s' % (line, other))
-print(n)
-PY
-)
+		text_eq=$(python3 "$KH/compare_text.py" "$o/trace.norm" "$o/report.norm" "$o/text.diff")
 	fi
 	echo "$name $c $cxx $formats_eq/$total $text_eq/$text_total" >"$o/result"
 }
