@@ -4,6 +4,8 @@
 #   make test    install what is missing, then build and run every test suite in three trees:
 #                build/ (normal), build-asan/ (ASan+UBSan), build-tsan/ (TSan)
 #   make bench   install what is missing, build, run every benchmark
+#   make kernel-headers         the kernel-header corpus test (tests/kernel_headers/,
+#                               docs/events.md); kernel-headers-update records its results
 #
 # Helpers: deps, build, fuzz (FUZZ_SECONDS=300 per target), install (PREFIX=/usr/local), clean.
 
@@ -29,7 +31,7 @@ FUZZ_OPTS = -DCMAKE_C_COMPILER=clang -DTREV_SANITIZE=address -DTREV_FUZZ=ON \
 
 # Every recipe runs cmake/ctest with its own -j; the targets themselves run in order.
 .NOTPARALLEL:
-.PHONY: demo test bench fuzz deps build install clean
+.PHONY: demo test bench fuzz deps build install clean kernel-headers kernel-headers-update
 .DEFAULT_GOAL := build
 
 # $(call configure_build,DIR,CMAKE OPTIONS)
@@ -88,6 +90,15 @@ bench: deps build
 		"$$b" || exit 1; \
 	done; \
 	[ $$found -eq 1 ] || echo "bench: no benchmarks in build/bench"
+
+# Debian's kernel event headers compiled with trev, formats and text compared with the kernel's
+# stages and trace-cmd report; fails when a result differs from tests/kernel_headers/expected.txt.
+# It installs linux-source-6.1 itself (tests/kernel_headers/extract.sh).
+kernel-headers: deps build
+	tests/kernel_headers/kernel_headers.sh
+
+kernel-headers-update: deps build
+	tests/kernel_headers/kernel_headers.sh --update
 
 # The fuzz targets for longer (FUZZ_SECONDS each); the corpus stays in build-fuzz.
 fuzz: deps
