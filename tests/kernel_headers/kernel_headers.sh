@@ -45,8 +45,8 @@ run_one() {
 		-I"$W/stubs")
 	local trev_inc=(-DKH_TREV -I"$S/include" -I"$KH/standin" -I"$W/trev/include"
 		-I"$W/trev/$dir" -I"$W/stubs")
-	# trev's default path is about to become the kernel's <trace/events/SYSTEM.h>; until then
-	# the headers under include/ name it (the sample sets its own).
+	# trev's default path is the kernel's <trace/events/SYSTEM.h>; the headers under include/
+	# name it too, as a header may (the sample sets its own).
 	[ "$dir" != include ] || trev_inc+=(-DTRACE_INCLUDE_PATH=trace/events)
 
 	# The reference: the kernel's stages, the kernel's format printing.
