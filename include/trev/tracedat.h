@@ -93,6 +93,17 @@ struct trev_dat_source {
 	int (*symbol)(const struct trev_dat_source *src, uint64_t addr, char *name, size_t size,
 		      uint64_t *start);
 	void *arg;
+	/*
+	 * read_page_any() - optional: consume the next raw page of whichever
+	 * CPU has one (trev_rb_read_page_any()), without blocking
+	 * @cpu: receives the page's CPU
+	 * @flags: as read_page()'s
+	 * Return: 1 with @page and *@cpu set, 0 when no CPU has one now, or a
+	 * negative errno. When set, trev_dat_drain() and trev record read
+	 * pages this way: no CPU's pages wait while another's are read.
+	 */
+	int (*read_page_any)(const struct trev_dat_source *src, void *page, int *cpu,
+			     unsigned int flags);
 };
 
 /*

@@ -441,6 +441,25 @@ int trev_dat_add_page(struct trev_dat *dat, int cpu, const void *page)
 	return 0;
 }
 
+/* trev_dat_drain() with the source's read_page_any(): pages as they come. */
+static long dat_drain_any(struct trev_dat *dat)
+{
+	unsigned char *page = malloc(TREV_DAT_PAGE_SIZE);
+	long added = 0;
+	int cpu, ret;
+
+	if (!page)
+		return -ENOMEM;
+	while ((ret = dat->src->read_page_any(dat->src, page, &cpu, 0)) > 0) {
+		ret = trev_dat_add_page(dat, cpu, page);
+		if (ret < 0)
+			break;
+		added++;
+	}
+	free(page);
+	return ret < 0 ? ret : added;
+}
+
 long trev_dat_drain(struct trev_dat *dat)
 {
 	unsigned char *page;
@@ -450,6 +469,8 @@ long trev_dat_drain(struct trev_dat *dat)
 
 	if (!dat || !dat->src->read_page)
 		return -EINVAL;
+	if (dat->src->read_page_any)
+		return dat_drain_any(dat);
 	page = malloc(TREV_DAT_PAGE_SIZE);
 	done = calloc((size_t)dat->nr_cpus, sizeof(*done));
 	if (!page || !done) {

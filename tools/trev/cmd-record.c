@@ -607,16 +607,36 @@ static unsigned int rec_read_flags(struct rec *rec)
 }
 
 /*
- * Read every CPU's pages until none has more (at most REC_BURST pages of
- * one CPU at a time); @flags: read_page()'s, rec_read_flags().
+ * Read pages until none is ready: with the buffer mapped, whichever CPU's
+ * comes next (read_page_any()), at most REC_BURST per CPU in a round;
+ * over the socket, each CPU in turn, at most REC_BURST pages of one CPU at
+ * a time. @flags: read_page()'s, rec_read_flags().
  * Return: the pages added, or a negative errno.
  */
 static long rec_drain_once(struct rec *rec, unsigned int flags)
 {
 	static unsigned char page[TREV_DAT_PAGE_SIZE];
+	const struct trev_dat_source *src = &rec->rs.src;
 	long added = 0;
+	int cpu;
 
-	for (int cpu = 0; cpu < rec->nr_cpus; cpu++) {
+	/* As many pages in one round either way: then the caller looks around. */
+	while (src->read_page_any && added < (long)REC_BURST * rec->nr_cpus) {
+		int ret = src->read_page_any(src, page, &cpu, flags);
+
+		if (ret <= 0)
+			return ret < 0 ? ret : added;
+		if (cpu >= rec->nr_cpus)
+			return -ERANGE;
+		ret = trev_dat_add_page(rec->dat, cpu, page);
+		if (ret < 0)
+			return ret;
+		trev_page_tally_add(&rec->cpus[cpu].t, page);
+		added++;
+	}
+	if (src->read_page_any)
+		return added;
+	for (cpu = 0; cpu < rec->nr_cpus; cpu++) {
 		for (int i = 0; i < REC_BURST; i++) {
 			int ret = rec->rs.src.read_page(&rec->rs.src, cpu, page, flags);
 

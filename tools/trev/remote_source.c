@@ -80,43 +80,28 @@ static ssize_t rs_list_dir(const struct trev_dat_source *src, const char *path, 
 }
 
 /*
- * A page of @cpu from the mapped buffer: stashed earlier, or read now with
- * trev_rb_read_page_any(), stashing other CPUs' pages meanwhile (at most
- * TREV_REMOTE_BATCH each: then 0, and the caller reads that CPU next).
+ * A page of @cpu from the mapped buffer; the library stages other CPUs'
+ * events meanwhile (trev_rb_read_page_cpu_flags()).
  */
 static int rs_read_mapped(struct trev_remote_source *rs, int cpu, void *page, unsigned int flags)
 {
-	unsigned int rb_flags = flags & TREV_DAT_READ_FULL ? TREV_RB_READ_FULL : 0;
-	struct trev_remote_stash *st = &rs->stash[cpu];
-	int nr_cpus = trev_rb_nr_cpus(rs->shm);
+	int ret = trev_rb_read_page_cpu_flags(rs->shm, cpu, page,
+					      flags & TREV_DAT_READ_FULL ? TREV_RB_READ_FULL : 0);
 
-	if (st->nr) {
-		memcpy(page, st->pages + (size_t)st->first * TREV_DAT_PAGE_SIZE, TREV_DAT_PAGE_SIZE);
-		st->first = (st->first + 1) % TREV_REMOTE_BATCH;
-		st->nr--;
-		return 1;
-	}
-	for (;;) {
-		struct trev_remote_stash *o;
-		int got, ret;
+	return ret == -EAGAIN ? 0 : ret;
+}
 
-		for (int c = 0; c < nr_cpus && c < TREV_REMOTE_MAX_CPUS; c++)
-			if (rs->stash[c].nr == TREV_REMOTE_BATCH)
-				return 0;	/* read that CPU first */
-		ret = trev_rb_read_page_any(rs->shm, page, &got, rb_flags);
-		if (ret <= 0)
-			return ret == -EAGAIN ? 0 : ret;
-		if (got == cpu)
-			return 1;
-		if (got < 0 || got >= TREV_REMOTE_MAX_CPUS)
-			return -ERANGE;
-		o = &rs->stash[got];
-		if (!o->pages && !(o->pages = malloc(TREV_REMOTE_BATCH * TREV_DAT_PAGE_SIZE)))
-			return -ENOMEM;
-		memcpy(o->pages + (size_t)((o->first + o->nr) % TREV_REMOTE_BATCH) * TREV_DAT_PAGE_SIZE,
-		       page, TREV_DAT_PAGE_SIZE);
-		o->nr++;
-	}
+/* The next page of whichever CPU has one, from the mapped buffer. */
+static int rs_read_page_any(const struct trev_dat_source *src, void *page, int *cpu,
+			    unsigned int flags)
+{
+	struct trev_remote_source *rs = rs_of(src);
+	int ret = trev_rb_read_page_any(rs->shm, page, cpu,
+					flags & TREV_DAT_READ_FULL ? TREV_RB_READ_FULL : 0);
+
+	if (ret == 1 && (*cpu < 0 || *cpu >= TREV_REMOTE_MAX_CPUS))
+		return -ERANGE;
+	return ret == -EAGAIN ? 0 : ret;
 }
 
 static int rs_read_page(const struct trev_dat_source *src, int cpu, void *page,
@@ -195,6 +180,8 @@ int trev_remote_source_map(struct trev_remote_source *rs)
 		return ret;
 	ret = trev_rb_attach(&rs->shm, fd);
 	close(fd);
+	if (ret == 0)
+		rs->src.read_page_any = rs_read_page_any;
 	/* Without the busy words (an older process) each CPU's order may
 	 * break where a writer was preempted mid-write; the pages are right. */
 	rs->busy_mapped = ret == 0 && busyfd >= 0 && trev_rb_attach_busy(rs->shm, busyfd) == 0;
@@ -216,8 +203,5 @@ void trev_remote_source_close(struct trev_remote_source *rs)
 	trev_remote_symbols_free(&rs->syms);
 	trev_rb_destroy(rs->shm);
 	rs->shm = NULL;
-	for (int cpu = 0; cpu < TREV_REMOTE_MAX_CPUS; cpu++) {
-		free(rs->stash[cpu].pages);
-		rs->stash[cpu] = (struct trev_remote_stash){ NULL, 0, 0 };
-	}
+	rs->src.read_page_any = NULL;
 }

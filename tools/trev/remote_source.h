@@ -26,15 +26,6 @@ struct trev_remote_batch {
 	unsigned int nr, next;			/* pages in it, the next one to hand out */
 };
 
-/*
- * Pages of the mapped buffer read for another CPU than the one asked for
- * (trev_rb_read_page_any() gives whichever comes next), until asked.
- */
-struct trev_remote_stash {
-	unsigned char *pages;			/* TREV_REMOTE_BATCH pages, malloc'd on first use */
-	unsigned int first, nr;			/* a ring: the oldest, how many */
-};
-
 struct trev_remote_source {
 	struct trev_dat_source src;		/* what trev_dat_open() takes */
 	struct trev_remote *r;			/* the connection; not owned */
@@ -43,7 +34,6 @@ struct trev_remote_source {
 	struct trev_remote_symbols syms;	/* the process's code addresses to names */
 	struct trev_rb *shm;			/* its ring buffer, mapped (MAP), or NULL */
 	bool busy_mapped;			/* with shm: its writers' busy words too */
-	struct trev_remote_stash stash[TREV_REMOTE_MAX_CPUS]; /* with shm */
 };
 
 /*
