@@ -20,6 +20,8 @@
 # kernel files in its linux/.
 set -euo pipefail
 export LC_ALL=C
+# The source tree stays as checked out: no __pycache__ beside gen_fire.py.
+export PYTHONDONTWRITEBYTECODE=1
 
 KH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 S=${TREV_SOURCE_DIR:-$(cd "$KH/../.." && pwd)}
