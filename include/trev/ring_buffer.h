@@ -21,7 +21,8 @@
 extern "C" {
 #endif
 
-/* Page ("sub-buffer") size; the page layout is the kernel's (FORMATS.md §5). */
+/* Page ("sub-buffer") size; the page layout is the kernel's
+ * (docs/formats.md, "Ring-buffer pages"). */
 #define TREV_RB_PAGE_SIZE	4096u
 /* Default size of each per-thread buffer (the kernel's default buffer_size_kb). */
 #define TREV_RB_DEFAULT_SIZE_KB	1408u
@@ -280,7 +281,7 @@ TREV_API int trev_rb_consume_cpu(struct trev_rb *rb, int cpu, struct trev_rb_eve
  * trev_rb_read_page_cpu() - consume one page of one CPU's events
  * @page: TREV_RB_PAGE_SIZE bytes; receives a page in the kernel format
  *        holding only events of @cpu, with the lost-events flags and count
- *        (FORMATS.md §5) where events of that CPU were lost before it
+ *        (docs/formats.md, "Lost events") where events of that CPU were lost before it
  *
  * Other CPUs' events met on the way are staged. The page is as full as the
  * unread data allows (trace_pipe_raw). A call stages for at most about

@@ -2,7 +2,7 @@
 /*
  * Format texts: events/<system>/<event>/format, events/header_page and
  * events/header_event, byte for byte as the kernel writes them
- * (FORMATS.md §2, §4.4, §4.5).
+ * (docs/formats.md, "Format files", "header_page and header_event").
  */
 #include <errno.h>
 #include <stdio.h>

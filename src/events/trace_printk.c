@@ -26,7 +26,7 @@
 _Static_assert(TREV_PRINTK_SPEC_SIZE >= TREV_BPRINT_SPEC_SIZE,
 	       "struct trev_printk_site cannot hold a compiled format");
 
-/* Record layouts (FORMATS.md: the kernel's print/bprint/bputs entries). */
+/* The kernel's print/bprint/bputs records (docs/formats.md, "The ftrace events"). */
 /* trace_marker_raw's record: an id the writer chose, then its bytes. */
 struct raw_data_entry {
 	struct trev_entry ent;

@@ -9,7 +9,7 @@
  *   0             4096                        struct rb_region (header)
  *   desc_off      RB_MAX_BUFFERS * desc size  struct rb_desc[]: one per buffer
  *   slot_off      nr_pages * slot size        struct rb_slot[]: one per page
- *   page_off      nr_pages * 4096             pages (FORMATS.md §5 layout)
+ *   page_off      nr_pages * 4096             pages (docs/formats.md, "Ring-buffer pages")
  *
  * A buffer owns a run of nr_pages consecutive pages; page sequence number s
  * lives in page first_page + s % nr_pages. Nothing in the region holds a

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The kernel ring-buffer page and record format (FORMATS.md §5): constants,
+ * The kernel ring-buffer page and record format (docs/formats.md,
+ * "Ring-buffer pages"): constants,
  * record encoding and a decoder shared by the writer, the readers and tests.
  *
  * Page (host byte order, commit is a 64-bit "long"):

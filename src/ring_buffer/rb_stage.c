@@ -28,7 +28,8 @@
  *   rb->stage[M]:  head -> [rb_spage] -> [rb_spage] -> ... -> tail
  *
  *   rb_spage:  page[4096]   kernel-format page of CPU M's events
- *                           (FORMATS.md §5), no CPU markers, no padding;
+ *                           (docs/formats.md, "Ring-buffer pages"), no CPU
+ *                           markers, no padding;
  *                           time extends where deltas need them
  *              meta[i]      tid, buffer id and CPU of the i-th event: what
  *                           the page cannot hold (the time stamp, payload

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The trace.dat writer: versions 6 and 7 exactly as FORMATS.md §4 lays
- * them out, from a struct trev_dat_source. Pages are copied as they came.
+ * The trace.dat writer: versions 6 and 7 exactly as docs/formats.md,
+ * "trace.dat files" lays them out, from a struct trev_dat_source. Pages are copied as they came.
  *
  * Version 6 (one linear stream):
  *
@@ -881,7 +881,7 @@ static int meta_read(struct trev_dat *dat, struct dat_meta *m)
 	n = src_read_inst(src, "trace_clock", &m->clock);
 	if (n < 0)
 		return (int)n;
-	/* A TRACECLOCK text must not be empty (FORMATS.md §6.4). */
+	/* A TRACECLOCK text must not be empty (docs/formats.md, "Options"). */
 	if (!strchr(m->clock, '[')) {
 		free(m->clock);
 		m->clock = strdup("[local]\n");
@@ -1094,7 +1094,7 @@ static int build_v6(const struct trev_dat *dat, const struct dat_meta *m, struct
 		buf_u64(b, off[cpu]);
 		buf_u64(b, size[cpu]);
 	}
-	/* TRACECLOCK is written, so its text follows the table (FORMATS.md §6.3). */
+	/* TRACECLOCK is written, so its text follows the table (docs/formats.md, "Version 6"). */
 	buf_u64(b, strlen(m->clock));
 	buf_put(b, m->clock, strlen(m->clock));
 	if (!b->err)
@@ -1196,7 +1196,8 @@ static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct
 	opt_pos = opt_off;
 	memcpy(b->p + opt_ptr, &opt_pos, 8);
 
-	/* The flyrecord section holds its own padding, so the chain has no gap (§4.7). */
+	/* The flyrecord section holds its own padding, so the chain has no gap
+	 * (docs/formats.md, "Version 7"). */
 	v7_section(b, DAT_OPT_BUFFER, "flyrecord", NULL,
 		   start - (fly_off + DAT_SEC_HDR) + data_size);
 	if (!b->err)

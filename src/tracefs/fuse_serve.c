@@ -11,8 +11,8 @@
  * Threads. trev__fuse_start() starts one loop thread with every signal
  * blocked; it runs fuse_session_loop_mt(), whose workers inherit that mask,
  * so the application's signal handlers only ever run in its own threads. No
- * request handler blocks a worker for long (RESEARCH.md §1, pitfall 2: a
- * reader blocked in a worker uses up the pool, and then not even the
+ * request handler blocks a worker for long (docs/fuse.md, "Measured facts",
+ * 2: a reader blocked in a worker uses up the pool, and then not even the
  * INTERRUPT that would free it is served).
  *
  * Blocking reads. The backend's files never block, so a READ handler only
@@ -62,8 +62,9 @@
  * loop returns; the loop thread then waits out the waiters, closes what is
  * still open and destroys the session. If another process still holds a file
  * of the mount open, the lazily detached connection lives on until it closes
- * (RESEARCH.md pitfall 3): trev__fuse_stop() stops waiting after its time-out
- * and the loop thread cleans up by itself when that file is closed.
+ * (docs/fuse.md, "Measured facts", 4): trev__fuse_stop() stops waiting after
+ * its time-out and the loop thread cleans up by itself when that file is
+ * closed.
  *
  * Inodes. ino 1 is the root; every other path seen by LOOKUP, READDIR or
  * MKDIR gets the next number, kept for the life of the mount, so a path always
@@ -1231,8 +1232,9 @@ int trev__fuse_stop(struct trev_fuse_mnt *m, int wait_ms)
 		if (pthread_cond_timedwait(&m->cond, &m->lock, &deadline) == ETIMEDOUT)
 			break;
 	if (!m->loop_done) {
-		/* Another process holds a file open (RESEARCH.md pitfall 3): the loop
-		 * thread frees the mount when the connection finally closes. */
+		/* Another process holds a file open (docs/fuse.md, "Measured facts",
+		 * 4): the loop thread frees the mount when the connection finally
+		 * closes. */
 		m->abandoned = 1;
 		ret = -EBUSY;
 	}

@@ -225,10 +225,11 @@ echo "ok: errors"
 # ---- a kernel trace.dat, where this machine lets us record one ------------------------------
 # The kernel's own `trace` text of a few sched_switch events, then `trace-cmd extract` of the
 # same buffer (a v7 file, compressed by trace-cmd 3.1.6): trev report prints the same events.
-# The kernel's format differs from ours (FORMATS.md §1) in two documented ways, which the
-# comparison allows: a 7-wide pid column and a fifth flag character. Time stamps are rounded
-# to the microsecond by both (the kernel's ns2usecs()) and must match. Needs root, tracefs and
-# trace-cmd; skipped (with a note) otherwise. The tracing state is put back afterwards.
+# The kernel's format differs from ours (docs/formats.md, "The trace text") in two documented
+# ways, which the comparison allows: a 7-wide pid column and a fifth flag character. Time
+# stamps are rounded to the microsecond by both (the kernel's ns2usecs()) and must match.
+# Needs root, tracefs and trace-cmd; skipped (with a note) otherwise. The tracing state is put
+# back afterwards.
 kernel_check() {
 	local tfs=$T/tracefs on
 	mkdir -p "$tfs"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A strict, independent parser of the trace.dat files trev writes (v6 and
- * v7, FORMATS.md §4), for the tests: every length, offset, section and
+ * v7, docs/formats.md, "trace.dat files"), for the tests: every length, offset, section and
  * option is checked against the bytes, and the first violation is reported
  * with its file offset. Header-only; the host's byte order is assumed.
  */
@@ -223,7 +223,7 @@ static const struct df_option *df_option(const struct datfile *df, uint16_t id, 
 	return NULL;
 }
 
-/* Every CPU stream page-aligned, whole pages, inside the file (FORMATS.md §4.3). */
+/* Every CPU stream page-aligned, whole pages, inside the file (docs/formats.md, "CPU data"). */
 static bool df_check_cpus(struct df_cur *c, uint64_t lo, uint64_t hi)
 {
 	struct datfile *df = c->df;
@@ -301,7 +301,8 @@ static bool df_parse_v7(struct df_cur *c)
 		return df_fail(c, "compression \"%s\" \"%s\"", comp, comp_ver);
 	if (!df_u64(c, &df->options_off))
 		return false;
-	/* The chain: section after section, exactly to the end of the file (§4.7). */
+	/* The chain: section after section, exactly to the end of the file
+	 * (docs/formats.md, "Version 7"). */
 	while (c->pos < df->size) {
 		uint16_t id = 0, flags = 0;
 		uint32_t desc = 0;

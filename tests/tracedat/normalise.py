@@ -4,7 +4,7 @@
     normalise.py trev FILE | normalise.py report FILE
 
 Each event becomes "TASK-PID [CPU] SECONDS.MICROS: EVENT: TEXT". The known differences
-(docs/tracedat.md, "Checking a file") are removed:
+(docs/tracedat.md, "Known differences") are removed:
   - trace-cmd report prints no flags column ("....");
   - the report is read with -t (nanoseconds) and rounded here to the nearest microsecond,
     as the kernel's `trace` (ns2usecs()) and trev's do;

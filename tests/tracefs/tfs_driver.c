@@ -224,7 +224,7 @@ static int do_pipe(const char *path, int ms)
 	return err;
 }
 
-/* Count the data records of a kernel-format page (FORMATS.md §5). */
+/* Count the data records of a kernel-format page (docs/formats.md, "Ring-buffer pages"). */
 static unsigned int page_events(const unsigned char *page)
 {
 	uint64_t commit;

@@ -55,7 +55,7 @@ static char *trace_events_text(void)
 	assert_non_null(o);
 	assert_int_equal(trev_trace_print(f), 0);
 	fclose(f);
-	/* FORMATS.md §1: "%16s-%-5d [%03d] %c%c%c%c %5lu.%06lu: " */
+	/* docs/formats.md, "The trace text": "%16s-%-5d [%03d] %c%c%c%c %5lu.%06lu: " */
 	assert_int_equal(regcomp(&re, "^ *[^ ].{0,15}-[0-9]+ +\\[[0-9]{3}\\] [.h][.][.h][.0-9a-f] "
 				  " *[0-9]+\\.[0-9]{6}: ", REG_EXTENDED), 0);
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {

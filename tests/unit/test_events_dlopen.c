@@ -77,7 +77,7 @@ static char *trace_text(void)
 }
 
 /*
- * Split one event line "COMM-PID [CPU] FLAGS SECS.USECS: REST" (FORMATS.md §1).
+ * Split one event line "COMM-PID [CPU] FLAGS SECS.USECS: REST" (docs/formats.md, "The trace text").
  * Return: REST, or NULL if the line does not have that shape.
  */
 static const char *line_rest(const char *line, int *pid)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The kernel page format, byte for byte: rb_page.h encoders against golden
- * bytes (FORMATS.md §5), rb_decode() on corrupt input, and pages and lost-event
- * flags as the real buffer produces them.
+ * bytes (docs/formats.md, "Ring-buffer pages"), rb_decode() on corrupt input,
+ * and pages and lost-event flags as the real buffer produces them.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -149,7 +149,7 @@ static const struct data_case data_cases[] = {
 	{ 112, RB_DELTA_MAX, { 0xfc, 0xff, 0xff, 0xff }, 4, 28, 112 },
 	/* one byte more: long form, L = 116 + 4 */
 	{ 113, 1, { 0x20, 0x00, 0x00, 0x00, 0x78, 0x00, 0x00, 0x00 }, 8, 0, 116 },
-	/* FORMATS.md worked bytes at offset 156: 184 bytes, L = 188 */
+	/* docs/formats.md, "A worked page", offset 156: 184 bytes, L = 188 */
 	{ 184, 1000, { 0x00, 0x7d, 0x00, 0x00, 0xbc, 0x00, 0x00, 0x00 }, 8, 0, 184 },
 	/* the largest event: L = 4064 + 4 */
 	{ TREV_RB_MAX_EVENT, 0, { 0x00, 0x00, 0x00, 0x00, 0xe4, 0x0f, 0x00, 0x00 }, 8, 0,
@@ -192,7 +192,7 @@ static void test_encode_data_records(void **state)
 
 static void test_encode_time_extend(void **state)
 {
-	/* FORMATS.md worked bytes at offset 392 */
+	/* docs/formats.md, "A worked page", offset 392 */
 	static const uint8_t want[8] = { 0x1e, 0xbd, 0xbe, 0x40, 0x25, 0x00, 0x00, 0x00 };
 	/* the smallest delta that needs an extend: 2^27 */
 	static const uint8_t want_min[8] = { 0x1e, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00 };
@@ -221,7 +221,7 @@ static void test_encode_time_extend(void **state)
 
 static void test_encode_time_stamp(void **state)
 {
-	/* FORMATS.md worked bytes at offset 420 */
+	/* docs/formats.md, "A worked page", offset 420 */
 	static const uint8_t want[8] = { 0x1f, 0x70, 0x4c, 0xd7, 0x3f, 0x1d, 0x00, 0x00 };
 	const uint64_t top = 0xf8ull << 56;	/* the 5 bits a time stamp does not store */
 	uint8_t buf[8];
@@ -301,7 +301,7 @@ static void test_decode_padding(void **state)
 }
 
 /*
- * The worked page of FORMATS.md §5, built with the encoders: the bytes at
+ * docs/formats.md, "A worked page", built with the encoders: the bytes at
  * every offset the spec lists, and the times a reader walks through.
  */
 static void test_worked_page(void **state)

@@ -221,7 +221,7 @@ static void test_v6_layout(void **state)
 	(void)state;
 	map = record(6, df);
 	check_common(df, 6);
-	/* The byte offsets FORMATS.md §4.2 gives. */
+	/* The byte offsets docs/formats.md, "Version 6" gives. */
 	assert_memory_equal((const char *)map + 10, "6\0", 2);
 	assert_memory_equal((const char *)map + 18, "header_page\0", 12);
 	assert_int_equal(df->header_page.p - (const char *)map, 38);

@@ -53,7 +53,7 @@ static const char report_help[] =
 #define RPT_PROBE_OK		10
 #define RPT_PROBE_FAILED	11
 
-/* The trace.dat magic: "\027\010D" then "tracing" (FORMATS.md, 4.2). */
+/* The trace.dat magic: "\027\010D" then "tracing" (docs/formats.md, "File header"). */
 static const char rpt_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
 /* One -F argument. */
