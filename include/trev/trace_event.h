@@ -29,7 +29,7 @@ extern "C" {
  *
  *	OFFSET	SIZE	FIELD
  *	0	2	common_type		event id
- *	2	1	common_flags		irqs-off/need-resched/irq flags: 0 here
+ *	2	1	common_flags		0, or 0x08 (hardirq) for an event a signal handler wrote
  *	3	1	common_preempt_count	signal-handler nesting depth of the writer
  *	4	4	common_pid		thread id of the writer
  */
