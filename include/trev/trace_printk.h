@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <trev/abi.h>
 #include <trev/common.h>
 
 #ifdef __cplusplus
@@ -26,6 +27,7 @@ extern "C" {
  * its arguments are saved; later calls only save them.
  */
 struct trev_printk_site {
+	struct trev_abi_hdr abi;	/* size and ABI version (trev/abi.h) */
 	const char *fmt;		/* as written at the call site */
 	const char *interned;		/* what records point to; set once */
 	int state;			/* 0 new, 1 binary, 2 + n: n int arguments, -1 text */
@@ -52,6 +54,7 @@ static inline __attribute__((format(printf, 1, 2))) void trev_printk_check_forma
 #define trev_do_trace_printk(fmt, args...)					\
 	do {									\
 		static struct trev_printk_site __trev_site = {			\
+			TREV_ABI_HDR(struct trev_printk_site),			\
 			__builtin_constant_p(fmt) ? (fmt) : NULL, NULL, 0, { 0 } }; \
 										\
 		/* A run-time format is allowed, as in the kernel. */		\
@@ -86,6 +89,7 @@ static inline __attribute__((format(printf, 1, 2))) void trev_printk_check_forma
 #define trace_puts(str)								\
 	({									\
 		static struct trev_printk_site __trev_site = {			\
+			TREV_ABI_HDR(struct trev_printk_site),			\
 			__builtin_constant_p(str) ? (str) : NULL, NULL, 0, { 0 } }; \
 										\
 		__builtin_constant_p(str) ?					\
