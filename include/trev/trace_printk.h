@@ -34,11 +34,18 @@ struct trev_printk_site {
 	unsigned char spec[TREV_PRINTK_SPEC_SIZE] __attribute__((aligned(8)));
 };
 
-/* Record functions behind the macros. Context: any thread; signal-safe once the site is set up. */
-TREV_API int trev_trace_bprintk(struct trev_printk_site *site, unsigned long ip, ...);
+/*
+ * Record functions behind the macros. Context: any thread; signal-safe once
+ * the site is set up. The two that take a site are ABI 1's symbols (the
+ * names without _v1 are ABI 0's): a program built with this header does not
+ * load with a libtrev that cannot read its sites (docs/events.md, "ABI").
+ */
+TREV_API int trev_trace_bprintk(struct trev_printk_site *site, unsigned long ip, ...)
+	__asm__("trev_trace_bprintk_v1");
 TREV_API int trev_trace_printk(unsigned long ip, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-TREV_API int trev_trace_bputs(struct trev_printk_site *site, unsigned long ip);
+TREV_API int trev_trace_bputs(struct trev_printk_site *site, unsigned long ip)
+	__asm__("trev_trace_bputs_v1");
 TREV_API int trev_trace_puts(unsigned long ip, const char *str, size_t size);
 
 /* Address of the calling code, as the kernel's _THIS_IP_. */

@@ -7,6 +7,7 @@
  * ABI, or whose header is broken, is refused with a log message and never
  * written to.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,18 +36,23 @@ int trev__abi_of(const void *desc, size_t min_size, unsigned int *abi)
 	return 0;
 }
 
+/* Says which object, which descriptor and why; the registry goes on without it. */
 static void abi_refuse(const char *what, const void *desc, int err, unsigned int abi)
 {
 	const struct trev_abi_hdr *h = desc;
+	const char *obj = "?";
+	Dl_info info;
 
+	if (dladdr(desc, &info) && info.dli_fname && *info.dli_fname)
+		obj = info.dli_fname;
 	if (err == -EPROTO)
 		trev__log(TREV_LOG_ERR,
-			  "%s at %p is of ABI %u; this libtrev (%s) reads ABI 0 to %d: "
-			  "not registered (rebuild against this libtrev, or use a newer one)\n",
-			  what, desc, abi, TREV_VERSION_STRING, TREV_ABI_VERSION);
+			  "%s: %s at %p is of ABI %u; this libtrev (%s) reads ABI 0 to %d: "
+			  "not registered (use a newer libtrev)\n",
+			  obj, what, desc, abi, TREV_VERSION_STRING, TREV_ABI_VERSION);
 	else
-		trev__log(TREV_LOG_ERR, "%s at %p has a broken ABI header (ABI %u, size %u): "
-			  "not registered\n", what, desc, abi, (unsigned int)h->size);
+		trev__log(TREV_LOG_ERR, "%s: %s at %p has a broken ABI header (ABI %u, size %u): "
+			  "not registered\n", obj, what, desc, abi, (unsigned int)h->size);
 }
 
 int trev__abi_module(const struct trev_module *mod, struct trev_module *out)

@@ -32,8 +32,11 @@ _Static_assert(TREV_PRINTK_SPEC_SIZE >= TREV_BPRINT_SPEC_SIZE,
 
 /*
  * What the library keeps in a call site: the whole site in ABI 0, the part
- * after the header in ABI 1 (trev/abi.h). Both layouts are accepted by the
- * same entry points; printk_site_body() tells them apart.
+ * after the header in ABI 1 (trev/abi.h). Each ABI has entry points of its
+ * own: trev_trace_bprintk() and trev_trace_bputs() are ABI 0's symbols, and
+ * <trev/trace_printk.h> names ABI 1's trev_trace_bprintk_v1() and
+ * trev_trace_bputs_v1(), so that a program built for ABI 1 does not load
+ * with a libtrev that cannot read its sites.
  */
 struct printk_body {
 	const char *fmt;		/* as written at the call site */
@@ -49,32 +52,31 @@ _Static_assert(offsetof(struct trev_printk_site, fmt) == sizeof(struct trev_abi_
 		       sizeof(struct trev_abi_hdr) + offsetof(struct printk_body, spec),
 	       "struct trev_printk_site is not a header followed by struct printk_body");
 
-/* Bytes 0-7 of an ABI 1 site, as one word: size, then version and magic. */
+/* Bytes 0-7 of an ABI 1 site, as one word: the version and the magic above the size. */
 #define PRINTK_SITE_HDR_MASK	0xffffffffffff0000ull
 #define PRINTK_SITE_HDR_V1	(((uint64_t)TREV_ABI_MAGIC << 32) | ((uint64_t)TREV_ABI_VERSION << 16))
 
 static atomic_bool printk_refused_logged;
 
-/* A site of an ABI this library does not know: never written to, never recorded. */
+/* A site that is not ABI 1's: never written to, never recorded. */
 static __attribute__((cold, noinline)) struct printk_body *printk_site_refused(const void *site)
 {
 	const struct trev_abi_hdr *h = site;
 
 	if (!atomic_exchange(&printk_refused_logged, true))
 		trev__log(TREV_LOG_ERR,
-			  "trace_printk: a call site of ABI %u (size %u) is newer than this "
-			  "libtrev (ABI %d): its records are dropped\n",
+			  "trace_printk: a call site of ABI %u (size %u) is not of this libtrev's "
+			  "ABI %d: its records are dropped\n",
 			  (unsigned int)h->abi, (unsigned int)h->size, TREV_ABI_VERSION);
 	return NULL;
 }
 
 /*
- * The library's part of @site: past the header of an ABI 1 site, the whole
- * of an ABI 0 one (it starts with a pointer, which never has the magic in
- * its upper half), or NULL for an unknown ABI. One load of a word the call
- * reads anyway. Context: any thread, signal-safe.
+ * The library's part of an ABI 1 @site, or NULL if its header is not ABI
+ * 1's. One load of a word in the line the call reads anyway.
+ * Context: any thread, signal-safe.
  */
-static inline struct printk_body *printk_site_body(struct trev_printk_site *site)
+static inline struct printk_body *printk_site_v1(struct trev_printk_site *site)
 {
 	uint64_t word;
 
@@ -82,8 +84,6 @@ static inline struct printk_body *printk_site_body(struct trev_printk_site *site
 	if (trev_likely((word & PRINTK_SITE_HDR_MASK) == PRINTK_SITE_HDR_V1 &&
 			site->abi.size >= sizeof(*site)))
 		return (struct printk_body *)(void *)&site->fmt;
-	if ((uint32_t)(word >> 32) != TREV_ABI_MAGIC)
-		return (struct printk_body *)(void *)site;
 	return printk_site_refused(site);
 }
 
@@ -269,18 +269,18 @@ static inline void bprint_save_ints(uint32_t *buf, size_t words, va_list ap)
 #undef ARG
 }
 
-int trev_trace_bprintk(struct trev_printk_site *usite, unsigned long ip, ...)
+/* trace_printk() of a constant format, for both ABIs; @ap is used once. */
+static inline __attribute__((always_inline)) int printk_bprintk(struct printk_body *site,
+								 unsigned long ip, va_list ap)
 {
-	struct printk_body *site = printk_site_body(usite);
 	struct trev_trace_array *tr = printk_instance();
 	uint32_t args[TREV_BPRINT_MAX_WORDS];
 	struct trev_event_buffer fb;
 	struct bprint_entry *e;
 	size_t words;
-	va_list ap;
 	int state;
 
-	if (trev_unlikely(!tr || !site))
+	if (trev_unlikely(!tr))
 		return 0;
 	state = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
 	if (trev_unlikely(state == 0))
@@ -294,25 +294,18 @@ int trev_trace_bprintk(struct trev_printk_site *usite, unsigned long ip, ...)
 			return 0;
 		e->ip = ip;
 		e->fmt = site->interned;
-		va_start(ap, ip);
 		bprint_save_ints(e->buf, words, ap);
-		va_end(ap);
 		printk_commit(&fb);
 		return (int)(words * sizeof(uint32_t));
 	}
 	if (trev_unlikely(state <= 0)) {
 		/* The call site's format, checked by the compiler there. */
-		va_start(ap, ip);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-		state = printk_string(ip, site->fmt, ap);
+		return printk_string(ip, site->fmt, ap);
 #pragma GCC diagnostic pop
-		va_end(ap);
-		return state;
 	}
-	va_start(ap, ip);
 	words = trev__bprint_save(args, TREV_BPRINT_MAX_WORDS, site->spec, ap);
-	va_end(ap);
 	/* More than fits: the kernel's trace_vbprintk() drops the event too. */
 	if (trev_unlikely(words > TREV_BPRINT_MAX_WORDS))
 		return 0;
@@ -327,15 +320,16 @@ int trev_trace_bprintk(struct trev_printk_site *usite, unsigned long ip, ...)
 	return (int)(words * sizeof(uint32_t));
 }
 
-int trev_trace_bputs(struct trev_printk_site *usite, unsigned long ip)
+/* trace_puts() of a constant string, for both ABIs. */
+static inline __attribute__((always_inline)) int printk_bputs(struct printk_body *site,
+							       unsigned long ip)
 {
-	struct printk_body *site = printk_site_body(usite);
 	struct trev_trace_array *tr = printk_instance();
 	struct trev_event_buffer fb;
 	struct bputs_entry *e;
 	int state;
 
-	if (trev_unlikely(!tr || !site))
+	if (trev_unlikely(!tr))
 		return 0;
 	state = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
 	if (trev_unlikely(state == 0))
@@ -349,6 +343,49 @@ int trev_trace_bputs(struct trev_printk_site *usite, unsigned long ip)
 	e->str = site->interned;
 	printk_commit(&fb);
 	return 1;
+}
+
+int trev_trace_bprintk(struct trev_printk_site *site, unsigned long ip, ...)
+{
+	struct printk_body *body = printk_site_v1(site);
+	va_list ap;
+	int ret;
+
+	if (trev_unlikely(!body))
+		return 0;
+	va_start(ap, ip);
+	ret = printk_bprintk(body, ip, ap);
+	va_end(ap);
+	return ret;
+}
+
+int trev_trace_bputs(struct trev_printk_site *site, unsigned long ip)
+{
+	struct printk_body *body = printk_site_v1(site);
+
+	return trev_likely(body) ? printk_bputs(body, ip) : 0;
+}
+
+/* ABI 0's entry points, under the names trev 0.1.0 exported: a site without a header. */
+TREV_API int trev__trace_bprintk_v0(struct printk_body *site, unsigned long ip, ...)
+	__asm__("trev_trace_bprintk");
+TREV_API int trev__trace_bputs_v0(struct printk_body *site, unsigned long ip)
+	__asm__("trev_trace_bputs");
+
+int trev__trace_bprintk_v0(struct printk_body *site, unsigned long ip, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, ip);
+	ret = printk_bprintk(site, ip, ap);
+	va_end(ap);
+	return ret;
+}
+
+int trev__trace_bputs_v0(struct printk_body *site, unsigned long ip)
+{
+	return printk_bputs(site, ip);
 }
 
 /* As the kernel's __trace_puts(): the text, with a newline added if missing. */
