@@ -180,17 +180,21 @@ TREV_EXTERN_C const struct trev_eval_map *const __start___trev_eval_map[]
 TREV_EXTERN_C const struct trev_eval_map *const __stop___trev_eval_map[]
 	__attribute__((weak, visibility("hidden")));
 
+static const struct trev_module __trev_module = {
+	TREV_ABI_HDR(struct trev_module),
+	__start___trev_events, __stop___trev_events,
+	__start___trev_tracepoints, __stop___trev_tracepoints,
+	__start___trev_eval_map, __stop___trev_eval_map
+};
+
 static void __attribute__((constructor)) trev_module_init(void)
 {
-	trev_events_register_module_evals(__start___trev_events, __stop___trev_events,
-					  __start___trev_tracepoints, __stop___trev_tracepoints,
-					  __start___trev_eval_map, __stop___trev_eval_map);
+	trev_module_register(&__trev_module);
 }
 
 static void __attribute__((destructor)) trev_module_exit(void)
 {
-	trev_events_unregister_module(__start___trev_events, __stop___trev_events,
-				      __start___trev_tracepoints, __stop___trev_tracepoints);
+	trev_module_unregister(&__trev_module);
 }
 #endif /* TREV_MODULE_REGISTERED */
 

@@ -58,6 +58,7 @@ typedef int (*trev_event_output_fn)(struct trev_trace_iter *iter, struct trev_ev
 
 /* What events of one DECLARE_EVENT_CLASS share (struct trace_event_class). */
 struct trev_event_class {
+	struct trev_abi_hdr abi;			/* size and ABI version (trev/abi.h) */
 	const char *system;				/* TRACE_SYSTEM */
 	void *probe;					/* void (*)(void *file, proto) */
 	int (*define_fields)(struct trev_event_call *call);
@@ -73,6 +74,7 @@ struct trev_event_class {
  * __trev_events section of the object that holds it.
  */
 struct trev_event_call {
+	struct trev_abi_hdr abi;		/* size and ABI version (trev/abi.h) */
 	const struct trev_event_class *klass;	/* shared by the class's events */
 	const char *name;			/* "te_test" */
 	struct trev_tracepoint *tp;		/* the tracepoint it hooks */
@@ -238,21 +240,53 @@ TREV_API int trev_event_output_prep(struct trev_trace_iter *iter, struct trev_ev
  * __trev_eval_map section of the object that holds it.
  */
 struct trev_eval_map {
+	struct trev_abi_hdr abi;	/* size and ABI version (trev/abi.h) */
 	const char *system;		/* TRACE_SYSTEM of the header */
 	const char *eval_string;	/* "XHR_OPEN" or "sizeof(struct xhr_req)" */
 	unsigned long eval_value;	/* printed as a long, as the kernel's "%ld" */
 };
 
 /*
- * trev_events_register_module_evals() - register an object's events
- * @start, @stop: its __trev_events section
- * @tp_start, @tp_stop: its __trev_tracepoints section
- * @eval_start, @eval_stop: its __trev_eval_map section (NULL: none)
+ * What one object (the program or a shared object) hands the library: the
+ * bounds of its descriptor sections. Emitted, with the constructor and
+ * destructor that pass it, once per CREATE_TRACE_POINTS file; the sections
+ * are the object's own, so every such file of an object names the same.
+ */
+struct trev_module {
+	struct trev_abi_hdr abi;				/* size and ABI version */
+	struct trev_event_call *const *events_start;		/* __trev_events */
+	struct trev_event_call *const *events_stop;
+	struct trev_tracepoint *const *tp_start;		/* __trev_tracepoints */
+	struct trev_tracepoint *const *tp_stop;
+	const struct trev_eval_map *const *eval_start;		/* __trev_eval_map */
+	const struct trev_eval_map *const *eval_stop;
+};
+
+/*
+ * trev_module_register() - register an object's events
+ * @mod: its sections
  *
- * Emitted once per CREATE_TRACE_POINTS file (a constructor); the first call
- * of an object registers all its events, with the eval maps applied to their
- * print fmt. trev_events_register_module() is the same without eval maps.
+ * The first call for an object registers all its events, with the eval maps
+ * applied to their print fmt; later calls count references. A module, event,
+ * class, tracepoint or eval map of an ABI newer than the library's is
+ * refused with a log message and left alone; one of an older ABI is read
+ * as that ABI lays it out (docs/events.md, "ABI").
  * Context: any thread, not a signal handler.
+ */
+TREV_API void trev_module_register(const struct trev_module *mod);
+
+/*
+ * trev_module_unregister() - withdraw what trev_module_register() added
+ *
+ * The last reference removes every probe of the object's tracepoints, waits
+ * for a grace period and unregisters its events.
+ * Context: as for registering.
+ */
+TREV_API void trev_module_unregister(const struct trev_module *mod);
+
+/*
+ * The ABI 0 entry points, called by objects built against trev 0.1.0 (whose
+ * descriptors have no header). New code uses trev_module_register().
  */
 TREV_API void trev_events_register_module_evals(struct trev_event_call *const *start,
 						struct trev_event_call *const *stop,

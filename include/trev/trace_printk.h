@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <trev/abi.h>
 #include <trev/common.h>
 
 #ifdef __cplusplus
@@ -26,17 +27,25 @@ extern "C" {
  * its arguments are saved; later calls only save them.
  */
 struct trev_printk_site {
+	struct trev_abi_hdr abi;	/* size and ABI version (trev/abi.h) */
 	const char *fmt;		/* as written at the call site */
 	const char *interned;		/* what records point to; set once */
 	int state;			/* 0 new, 1 binary, 2 + n: n int arguments, -1 text */
 	unsigned char spec[TREV_PRINTK_SPEC_SIZE] __attribute__((aligned(8)));
 };
 
-/* Record functions behind the macros. Context: any thread; signal-safe once the site is set up. */
-TREV_API int trev_trace_bprintk(struct trev_printk_site *site, unsigned long ip, ...);
+/*
+ * Record functions behind the macros. Context: any thread; signal-safe once
+ * the site is set up. The two that take a site are ABI 1's symbols (the
+ * names without _v1 are ABI 0's): a program built with this header does not
+ * load with a libtrev that cannot read its sites (docs/events.md, "ABI").
+ */
+TREV_API int trev_trace_bprintk(struct trev_printk_site *site, unsigned long ip, ...)
+	__asm__("trev_trace_bprintk_v1");
 TREV_API int trev_trace_printk(unsigned long ip, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-TREV_API int trev_trace_bputs(struct trev_printk_site *site, unsigned long ip);
+TREV_API int trev_trace_bputs(struct trev_printk_site *site, unsigned long ip)
+	__asm__("trev_trace_bputs_v1");
 TREV_API int trev_trace_puts(unsigned long ip, const char *str, size_t size);
 
 /* Address of the calling code, as the kernel's _THIS_IP_. */
@@ -52,6 +61,7 @@ static inline __attribute__((format(printf, 1, 2))) void trev_printk_check_forma
 #define trev_do_trace_printk(fmt, args...)					\
 	do {									\
 		static struct trev_printk_site __trev_site = {			\
+			TREV_ABI_HDR(struct trev_printk_site),			\
 			__builtin_constant_p(fmt) ? (fmt) : NULL, NULL, 0, { 0 } }; \
 										\
 		/* A run-time format is allowed, as in the kernel. */		\
@@ -86,6 +96,7 @@ static inline __attribute__((format(printf, 1, 2))) void trev_printk_check_forma
 #define trace_puts(str)								\
 	({									\
 		static struct trev_printk_site __trev_site = {			\
+			TREV_ABI_HDR(struct trev_printk_site),			\
 			__builtin_constant_p(str) ? (str) : NULL, NULL, 0, { 0 } }; \
 										\
 		__builtin_constant_p(str) ?					\

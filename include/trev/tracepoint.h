@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <trev/abi.h>
 #include <trev/common.h>
 
 #ifdef __cplusplus
@@ -42,6 +43,7 @@ struct trev_tracepoint_func {
  * in the one file that defines CREATE_TRACE_POINTS.
  */
 struct trev_tracepoint {
+	struct trev_abi_hdr abi;		/* size and ABI version (trev/abi.h) */
 	const char *name;			/* "sched_switch" */
 	struct trev_static_key key;		/* set while funcs is not empty */
 	struct trev_tracepoint_func *funcs;	/* RCU-protected probe array or NULL */
@@ -218,7 +220,7 @@ void __tsan_release(void *addr);
 		else)
 
 /*
- *	struct trev_tracepoint __tracepoint_foo = { "foo", ... };
+ *	struct trev_tracepoint __tracepoint_foo = { TREV_ABI_HDR(...), "foo", ... };
  *	void __traceiter_foo(void *__data, int a)
  *	{
  *		rcu_read_lock();
@@ -232,6 +234,7 @@ void __tsan_release(void *addr);
 	TREV_EXTERN_C struct trev_tracepoint __tracepoint_##_name;			\
 	TREV_EXTERN_C void __traceiter_##_name(void *__data, proto);			\
 	struct trev_tracepoint __tracepoint_##_name = {					\
+		TREV_ABI_HDR(struct trev_tracepoint),					\
 		__tpstrtab_##_name, { 0 }, NULL, _reg, _unreg,				\
 		(void *)__traceiter_##_name						\
 	};										\

@@ -14,16 +14,26 @@
 
 #include "control/control.h"
 #include "core/core_internal.h"
+#include "events/abi.h"
 #include "events/events_internal.h"
 #include "filter/filter.h"
 #include "tracepoint/tracepoint_internal.h"
 #include "trigger/trigger_internal.h"
 
-/* One object that registered its sections (a program or a shared object). */
+/*
+ * One object that registered its sections (a program or a shared object).
+ * The sections' entries may be of different ABIs (static libraries built
+ * against different releases); calls[] and evals[] hold, entry by entry,
+ * what the registry uses: the descriptor itself, a library-owned copy of an
+ * older one (abi.c), or NULL for one refused or empty.
+ */
 struct ev_module {
 	struct trev_event_call *const *start, *const *stop;
 	struct trev_tracepoint *const *tp_start, *const *tp_stop;
 	const struct trev_eval_map *const *eval_start, *const *eval_stop; /* TRACE_DEFINE_ENUM */
+	struct trev_event_call **calls;		/* stop - start of them */
+	const struct trev_eval_map **evals;	/* eval_stop - eval_start of them */
+	size_t nr_calls, nr_evals;
 	int refs;			/* CREATE_TRACE_POINTS files in it */
 	struct ev_module *next;
 };
@@ -218,7 +228,7 @@ static int ev_register_call(struct trev_event_call *call, unsigned int id,
 	rt->file.call = call;
 	ret = call->klass->define_fields ? call->klass->define_fields(call) : 0;
 	if (!ret && m)
-		ret = trev__eval_print_fmt(call, m->eval_start, m->eval_stop, &rt->print_fmt);
+		ret = trev__eval_print_fmt(call, m->evals, m->evals + m->nr_evals, &rt->print_fmt);
 	if (!ret)
 		ret = ev_set_id(call, id);
 	if (ret) {
@@ -253,21 +263,55 @@ void trev__ftrace_events_register(void)
 	pthread_rwlock_unlock(&events_lock);
 }
 
-void trev_events_register_module_evals(struct trev_event_call *const *start,
-				       struct trev_event_call *const *stop,
-				       struct trev_tracepoint *const *tp_start,
-				       struct trev_tracepoint *const *tp_stop,
-				       const struct trev_eval_map *const *eval_start,
-				       const struct trev_eval_map *const *eval_stop)
+static void ev_free_module(struct ev_module *m)
+{
+	for (size_t i = 0; i < m->nr_calls; i++)
+		trev__abi_release_call(m->calls[i], m->start[i]);
+	for (size_t i = 0; i < m->nr_evals; i++)
+		trev__abi_release_eval(m->evals[i], m->eval_start[i]);
+	free(m->calls);
+	free(m->evals);
+	free(m);
+}
+
+/* Every entry of @m's sections checked, older ones translated. Called with events_lock held. */
+static int ev_adopt_sections(struct ev_module *m)
+{
+	size_t nr_calls = m->start && m->stop > m->start ? (size_t)(m->stop - m->start) : 0;
+	size_t nr_evals = m->eval_start && m->eval_stop > m->eval_start ?
+			  (size_t)(m->eval_stop - m->eval_start) : 0;
+	struct trev__tp_ref ref;
+
+	m->calls = calloc(nr_calls ? nr_calls : 1, sizeof(*m->calls));
+	m->evals = calloc(nr_evals ? nr_evals : 1, sizeof(*m->evals));
+	if (!m->calls || !m->evals)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr_calls; i++, m->nr_calls++)
+		m->calls[i] = m->start[i] ? trev__abi_adopt_call(m->start[i]) : NULL;
+	for (size_t i = 0; i < nr_evals; i++, m->nr_evals++)
+		m->evals[i] = m->eval_start[i] ? trev__abi_adopt_eval(m->eval_start[i]) : NULL;
+	/* Tracepoints of no event (DECLARE_TRACE) are only checked. */
+	for (struct trev_tracepoint *const *t = m->tp_start; t && t < m->tp_stop; t++)
+		if (*t && trev__tp_ref(*t, &ref))
+			trev__log(TREV_LOG_ERR,
+				  "tracepoint descriptor at %p is of an ABI this libtrev (ABI %d) "
+				  "does not read: it cannot be enabled\n", (void *)*t,
+				  TREV_ABI_VERSION);
+	return 0;
+}
+
+/* Both entry points, with @mod in this library's layout. */
+static void ev_register_module(const struct trev_module *mod)
 {
 	struct ev_module *m;
 	unsigned int first_id;
+	const void *key;
 
 	trev__library_init();
 	(void)trev_nr_cpumask_bits();	/* before a probe can need it */
 	pthread_rwlock_wrlock(&events_lock);
 	for (m = modules; m; m = m->next) {
-		if (m->start == start && m->tp_start == tp_start) {
+		if (m->start == mod->events_start && m->tp_start == mod->tp_start) {
 			m->refs++;
 			goto out_unlock;
 		}
@@ -277,11 +321,23 @@ void trev_events_register_module_evals(struct trev_event_call *const *start,
 		trev__log(TREV_LOG_ERR, "cannot register events: %s\n", strerror(ENOMEM));
 		goto out_unlock;
 	}
-	*m = (struct ev_module){ start, stop, tp_start, tp_stop, eval_start, eval_stop, 1, modules };
+	m->start = mod->events_start;
+	m->stop = mod->events_stop;
+	m->tp_start = mod->tp_start;
+	m->tp_stop = mod->tp_stop;
+	m->eval_start = mod->eval_start;
+	m->eval_stop = mod->eval_stop;
+	m->refs = 1;
+	if (ev_adopt_sections(m)) {
+		trev__log(TREV_LOG_ERR, "cannot register events: %s\n", strerror(ENOMEM));
+		ev_free_module(m);
+		goto out_unlock;
+	}
+	m->next = modules;
 	modules = m;
 	first_id = next_id;
-	for (struct trev_event_call *const *p = start; p && p < stop; p++)
-		if (*p && ev_register_call(*p, next_id, m) == 0)
+	for (size_t i = 0; i < m->nr_calls; i++)
+		if (m->calls[i] && ev_register_call(m->calls[i], next_id, m) == 0)
 			next_id++;
 	pthread_rwlock_unlock(&events_lock);
 	/* Start-up enables (TREV_EVENTS) apply to objects loaded later too. */
@@ -289,11 +345,70 @@ void trev_events_register_module_evals(struct trev_event_call *const *start,
 	trev__env_control();
 	trev__env_at_exit();
 	/* The program's own events are in: `trev record -- COMMAND` may configure them now. */
-	trev__control_module_registered(start ? (const void *)start : (const void *)tp_start);
+	key = mod->events_start ? (const void *)mod->events_start : (const void *)mod->tp_start;
+	trev__control_module_registered(key);
 	return;
 
 out_unlock:
 	pthread_rwlock_unlock(&events_lock);
+}
+
+static void ev_unregister_module(const struct trev_module *mod)
+{
+	struct ev_module **pm, *m;
+
+	pthread_rwlock_wrlock(&events_lock);
+	for (pm = &modules; *pm; pm = &(*pm)->next)
+		if ((*pm)->start == mod->events_start && (*pm)->tp_start == mod->tp_start)
+			break;
+	m = *pm;
+	if (!m || --m->refs > 0)
+		goto out_unlock;
+	*pm = m->next;
+	/*
+	 * Every probe of the object's tracepoints goes (ours and the user's),
+	 * and a grace period passes, before the object's memory does.
+	 */
+	for (struct trev_tracepoint *const *t = m->tp_start; t && t < m->tp_stop; t++)
+		if (*t)
+			trev__tp_remove_all(*t);
+	for (size_t i = 0; i < m->nr_calls; i++)
+		if (m->calls[i])
+			ev_unregister_call(m->calls[i]);
+	ev_free_module(m);
+out_unlock:
+	pthread_rwlock_unlock(&events_lock);
+}
+
+void trev_module_register(const struct trev_module *mod)
+{
+	struct trev_module native;
+
+	if (mod && trev__abi_module(mod, &native) == 0)
+		ev_register_module(&native);
+}
+
+void trev_module_unregister(const struct trev_module *mod)
+{
+	unsigned int abi;
+
+	/* A refused module was logged when it registered, and holds nothing. */
+	if (mod && trev__abi_of(mod, sizeof(*mod), &abi) == 0 && abi != 0)
+		ev_unregister_module(mod);
+}
+
+/* ABI 0: the same sections, passed one by one by an object built against trev 0.1.0. */
+void trev_events_register_module_evals(struct trev_event_call *const *start,
+				       struct trev_event_call *const *stop,
+				       struct trev_tracepoint *const *tp_start,
+				       struct trev_tracepoint *const *tp_stop,
+				       const struct trev_eval_map *const *eval_start,
+				       const struct trev_eval_map *const *eval_stop)
+{
+	const struct trev_module mod = { TREV_ABI_HDR(struct trev_module), start, stop,
+					 tp_start, tp_stop, eval_start, eval_stop };
+
+	ev_register_module(&mod);
 }
 
 void trev_events_register_module(struct trev_event_call *const *start,
@@ -309,29 +424,10 @@ void trev_events_unregister_module(struct trev_event_call *const *start,
 				   struct trev_tracepoint *const *tp_start,
 				   struct trev_tracepoint *const *tp_stop)
 {
-	struct ev_module **pm, *m;
+	const struct trev_module mod = { TREV_ABI_HDR(struct trev_module), start, stop,
+					 tp_start, tp_stop, NULL, NULL };
 
-	pthread_rwlock_wrlock(&events_lock);
-	for (pm = &modules; *pm; pm = &(*pm)->next)
-		if ((*pm)->start == start && (*pm)->tp_start == tp_start)
-			break;
-	m = *pm;
-	if (!m || --m->refs > 0)
-		goto out_unlock;
-	*pm = m->next;
-	/*
-	 * Every probe of the object's tracepoints goes (ours and the user's),
-	 * and a grace period passes, before the object's memory does.
-	 */
-	for (struct trev_tracepoint *const *t = tp_start; t && t < tp_stop; t++)
-		if (*t)
-			trev__tp_remove_all(*t);
-	for (struct trev_event_call *const *p = start; p && p < stop; p++)
-		if (*p)
-			ev_unregister_call(*p);
-	free(m);
-out_unlock:
-	pthread_rwlock_unlock(&events_lock);
+	ev_unregister_module(&mod);
 }
 
 /* ------------------------------------------------------------------ */

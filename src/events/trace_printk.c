@@ -10,6 +10,10 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +29,63 @@
 
 _Static_assert(TREV_PRINTK_SPEC_SIZE >= TREV_BPRINT_SPEC_SIZE,
 	       "struct trev_printk_site cannot hold a compiled format");
+
+/*
+ * What the library keeps in a call site: the whole site in ABI 0, the part
+ * after the header in ABI 1 (trev/abi.h). Each ABI has entry points of its
+ * own: trev_trace_bprintk() and trev_trace_bputs() are ABI 0's symbols, and
+ * <trev/trace_printk.h> names ABI 1's trev_trace_bprintk_v1() and
+ * trev_trace_bputs_v1(), so that a program built for ABI 1 does not load
+ * with a libtrev that cannot read its sites.
+ */
+struct printk_body {
+	const char *fmt;		/* as written at the call site */
+	const char *interned;		/* what records point to; set once */
+	int state;			/* 0 new, 1 binary, 2 + n ints, -1 text */
+	unsigned char spec[TREV_PRINTK_SPEC_SIZE] __attribute__((aligned(8)));
+};
+
+_Static_assert(offsetof(struct trev_printk_site, fmt) == sizeof(struct trev_abi_hdr) &&
+	       sizeof(struct trev_printk_site) ==
+		       sizeof(struct trev_abi_hdr) + sizeof(struct printk_body) &&
+	       offsetof(struct trev_printk_site, spec) ==
+		       sizeof(struct trev_abi_hdr) + offsetof(struct printk_body, spec),
+	       "struct trev_printk_site is not a header followed by struct printk_body");
+
+/* Bytes 0-7 of an ABI 1 site, as one word: the version and the magic above the size. */
+#define PRINTK_SITE_HDR_MASK	0xffffffffffff0000ull
+#define PRINTK_SITE_HDR_V1	(((uint64_t)TREV_ABI_MAGIC << 32) | ((uint64_t)TREV_ABI_VERSION << 16))
+
+static atomic_bool printk_refused_logged;
+
+/* A site that is not ABI 1's: never written to, never recorded. */
+static __attribute__((cold, noinline)) struct printk_body *printk_site_refused(const void *site)
+{
+	const struct trev_abi_hdr *h = site;
+
+	if (!atomic_exchange(&printk_refused_logged, true))
+		trev__log(TREV_LOG_ERR,
+			  "trace_printk: a call site of ABI %u (size %u) is not of this libtrev's "
+			  "ABI %d: its records are dropped\n",
+			  (unsigned int)h->abi, (unsigned int)h->size, TREV_ABI_VERSION);
+	return NULL;
+}
+
+/*
+ * The library's part of an ABI 1 @site, or NULL if its header is not ABI
+ * 1's. One load of a word in the line the call reads anyway.
+ * Context: any thread, signal-safe.
+ */
+static inline struct printk_body *printk_site_v1(struct trev_printk_site *site)
+{
+	uint64_t word;
+
+	memcpy(&word, site, sizeof(word));
+	if (trev_likely((word & PRINTK_SITE_HDR_MASK) == PRINTK_SITE_HDR_V1 &&
+			site->abi.size >= sizeof(*site)))
+		return (struct printk_body *)(void *)&site->fmt;
+	return printk_site_refused(site);
+}
 
 /* The kernel's print/bprint/bputs records (docs/formats.md, "The ftrace events"). */
 /* trace_marker_raw's record: an id the writer chose, then its bytes. */
@@ -89,7 +150,7 @@ static const char *printk_intern(const char *fmt)
  * the lock is busy (a signal handler interrupted the setup of another
  * site: format this one as text, this time).
  */
-static __attribute__((cold, noinline)) int printk_site_setup(struct trev_printk_site *site, bool binary)
+static __attribute__((cold, noinline)) int printk_site_setup(struct printk_body *site, bool binary)
 {
 	int state;
 
@@ -208,14 +269,15 @@ static inline void bprint_save_ints(uint32_t *buf, size_t words, va_list ap)
 #undef ARG
 }
 
-int trev_trace_bprintk(struct trev_printk_site *site, unsigned long ip, ...)
+/* trace_printk() of a constant format, for both ABIs; @ap is used once. */
+static inline __attribute__((always_inline)) int printk_bprintk(struct printk_body *site,
+								 unsigned long ip, va_list ap)
 {
 	struct trev_trace_array *tr = printk_instance();
 	uint32_t args[TREV_BPRINT_MAX_WORDS];
 	struct trev_event_buffer fb;
 	struct bprint_entry *e;
 	size_t words;
-	va_list ap;
 	int state;
 
 	if (trev_unlikely(!tr))
@@ -232,25 +294,18 @@ int trev_trace_bprintk(struct trev_printk_site *site, unsigned long ip, ...)
 			return 0;
 		e->ip = ip;
 		e->fmt = site->interned;
-		va_start(ap, ip);
 		bprint_save_ints(e->buf, words, ap);
-		va_end(ap);
 		printk_commit(&fb);
 		return (int)(words * sizeof(uint32_t));
 	}
 	if (trev_unlikely(state <= 0)) {
 		/* The call site's format, checked by the compiler there. */
-		va_start(ap, ip);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-		state = printk_string(ip, site->fmt, ap);
+		return printk_string(ip, site->fmt, ap);
 #pragma GCC diagnostic pop
-		va_end(ap);
-		return state;
 	}
-	va_start(ap, ip);
 	words = trev__bprint_save(args, TREV_BPRINT_MAX_WORDS, site->spec, ap);
-	va_end(ap);
 	/* More than fits: the kernel's trace_vbprintk() drops the event too. */
 	if (trev_unlikely(words > TREV_BPRINT_MAX_WORDS))
 		return 0;
@@ -265,7 +320,9 @@ int trev_trace_bprintk(struct trev_printk_site *site, unsigned long ip, ...)
 	return (int)(words * sizeof(uint32_t));
 }
 
-int trev_trace_bputs(struct trev_printk_site *site, unsigned long ip)
+/* trace_puts() of a constant string, for both ABIs. */
+static inline __attribute__((always_inline)) int printk_bputs(struct printk_body *site,
+							       unsigned long ip)
 {
 	struct trev_trace_array *tr = printk_instance();
 	struct trev_event_buffer fb;
@@ -286,6 +343,49 @@ int trev_trace_bputs(struct trev_printk_site *site, unsigned long ip)
 	e->str = site->interned;
 	printk_commit(&fb);
 	return 1;
+}
+
+int trev_trace_bprintk(struct trev_printk_site *site, unsigned long ip, ...)
+{
+	struct printk_body *body = printk_site_v1(site);
+	va_list ap;
+	int ret;
+
+	if (trev_unlikely(!body))
+		return 0;
+	va_start(ap, ip);
+	ret = printk_bprintk(body, ip, ap);
+	va_end(ap);
+	return ret;
+}
+
+int trev_trace_bputs(struct trev_printk_site *site, unsigned long ip)
+{
+	struct printk_body *body = printk_site_v1(site);
+
+	return trev_likely(body) ? printk_bputs(body, ip) : 0;
+}
+
+/* ABI 0's entry points, under the names trev 0.1.0 exported: a site without a header. */
+TREV_API int trev__trace_bprintk_v0(struct printk_body *site, unsigned long ip, ...)
+	__asm__("trev_trace_bprintk");
+TREV_API int trev__trace_bputs_v0(struct printk_body *site, unsigned long ip)
+	__asm__("trev_trace_bputs");
+
+int trev__trace_bprintk_v0(struct printk_body *site, unsigned long ip, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, ip);
+	ret = printk_bprintk(site, ip, ap);
+	va_end(ap);
+	return ret;
+}
+
+int trev__trace_bputs_v0(struct printk_body *site, unsigned long ip)
+{
+	return printk_bputs(site, ip);
 }
 
 /* As the kernel's __trace_puts(): the text, with a newline added if missing. */
@@ -542,29 +642,29 @@ static int raw_data_fields(struct trev_event_call *call)
 				       TREV_FILTER_OTHER);
 }
 
-static const struct trev_event_class print_class = { "ftrace", NULL, print_fields,
+static const struct trev_event_class print_class = { TREV_ABI_HDR(struct trev_event_class), "ftrace", NULL, print_fields,
 						     sizeof(struct print_entry) };
-static const struct trev_event_class bprint_class = { "ftrace", NULL, bprint_fields,
+static const struct trev_event_class bprint_class = { TREV_ABI_HDR(struct trev_event_class), "ftrace", NULL, bprint_fields,
 						      sizeof(struct bprint_entry) };
-static const struct trev_event_class bputs_class = { "ftrace", NULL, bputs_fields,
+static const struct trev_event_class bputs_class = { TREV_ABI_HDR(struct trev_event_class), "ftrace", NULL, bputs_fields,
 						     sizeof(struct bputs_entry) };
 
-static const struct trev_event_class raw_data_class = { "ftrace", NULL, raw_data_fields,
+static const struct trev_event_class raw_data_class = { TREV_ABI_HDR(struct trev_event_class), "ftrace", NULL, raw_data_fields,
 							sizeof(struct raw_data_entry) };
 
 struct trev_event_call trev__ftrace_event_print = {
-	&print_class, "print", NULL, "\"%ps: %s\", (void *)REC->ip, REC->buf",
+	TREV_ABI_HDR(struct trev_event_call), &print_class, "print", NULL, "\"%ps: %s\", (void *)REC->ip, REC->buf",
 	print_output, TREV_EVENT_FL_FTRACE, 0, NULL
 };
 struct trev_event_call trev__ftrace_event_bprint = {
-	&bprint_class, "bprint", NULL, "\"%ps: %s\", (void *)REC->ip, REC->fmt",
+	TREV_ABI_HDR(struct trev_event_call), &bprint_class, "bprint", NULL, "\"%ps: %s\", (void *)REC->ip, REC->fmt",
 	bprint_output, TREV_EVENT_FL_FTRACE, 0, NULL
 };
 struct trev_event_call trev__ftrace_event_bputs = {
-	&bputs_class, "bputs", NULL, "\"%ps: %s\", (void *)REC->ip, REC->str",
+	TREV_ABI_HDR(struct trev_event_call), &bputs_class, "bputs", NULL, "\"%ps: %s\", (void *)REC->ip, REC->str",
 	bputs_output, TREV_EVENT_FL_FTRACE, 0, NULL
 };
 struct trev_event_call trev__ftrace_event_raw_data = {
-	&raw_data_class, "raw_data", NULL, "\"id:%04x %08x\", REC->id, (int)REC->buf[0]",
+	TREV_ABI_HDR(struct trev_event_call), &raw_data_class, "raw_data", NULL, "\"id:%04x %08x\", REC->id, (int)REC->buf[0]",
 	raw_data_output, TREV_EVENT_FL_FTRACE, 0, NULL
 };

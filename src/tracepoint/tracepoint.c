@@ -19,6 +19,8 @@
 
 #include <trev/tracepoint.h>
 
+#include "events/abi.h"
+#include "events/abi_v0.h"
 #include "tracepoint/tracepoint_internal.h"
 
 static pthread_mutex_t tp_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -31,6 +33,26 @@ static void tp_init(void)
 		       urcu_bp_after_fork_child);
 }
 
+int trev__tp_ref(struct trev_tracepoint *tp, struct trev__tp_ref *ref)
+{
+	unsigned int abi;
+	int ret = trev__abi_of(tp, sizeof(*tp), &abi);
+
+	if (ret)
+		return ret;
+	if (abi == 0) {
+		struct trev_v0_tracepoint *v0 = (void *)tp;
+
+		*ref = (struct trev__tp_ref){ v0->name, &v0->key.enabled,
+					      (struct trev_tracepoint_func **)&v0->funcs,
+					      v0->regfunc, v0->unregfunc, v0->iterator };
+	} else {
+		*ref = (struct trev__tp_ref){ tp->name, &tp->key.enabled, &tp->funcs,
+					      tp->regfunc, tp->unregfunc, tp->iterator };
+	}
+	return 0;
+}
+
 static int tp_nr_funcs(const struct trev_tracepoint_func *funcs)
 {
 	int n = 0;
@@ -41,17 +63,18 @@ static int tp_nr_funcs(const struct trev_tracepoint_func *funcs)
 }
 
 /* Publish @new as @tp's array and free @old once no reader can hold it. */
-static void tp_publish(struct trev_tracepoint *tp, struct trev_tracepoint_func *old,
-		       struct trev_tracepoint_func *new)
+static void tp_publish(struct trev_tracepoint *tp, const struct trev__tp_ref *ref,
+		       struct trev_tracepoint_func *old, struct trev_tracepoint_func *new)
 {
 	int n = tp_nr_funcs(new);
 
-	__atomic_store_n(&tp->funcs, new, __ATOMIC_RELEASE);	/* rcu_assign_pointer() */
+	(void)tp;	/* only TSan's pairing names it */
+	__atomic_store_n(ref->funcs, new, __ATOMIC_RELEASE);	/* rcu_assign_pointer() */
 	/*
 	 * The key goes on after the array is there and off before it goes; a
 	 * reader that sees the key on with a NULL array just does nothing.
 	 */
-	__atomic_store_n(&tp->key.enabled, n, __ATOMIC_RELEASE);
+	__atomic_store_n(ref->enabled, n, __ATOMIC_RELEASE);
 	if (old) {
 		urcu_bp_synchronize_rcu();
 		trev_tsan_acquire(tp);
@@ -63,13 +86,17 @@ int trev_tracepoint_probe_register_prio(struct trev_tracepoint *tp, void *probe,
 					int prio)
 {
 	struct trev_tracepoint_func *old, *new;
+	struct trev__tp_ref ref;
 	int n, pos, ret = 0;
 
 	if (!tp || !probe)
 		return -EINVAL;
+	ret = trev__tp_ref(tp, &ref);
+	if (ret)
+		return ret;
 	pthread_once(&tp_once, tp_init);
 	pthread_mutex_lock(&tp_mutex);
-	old = tp->funcs;
+	old = *ref.funcs;
 	n = tp_nr_funcs(old);
 	for (int i = 0; i < n; i++) {
 		if (old[i].func == probe && old[i].data == data) {
@@ -77,8 +104,8 @@ int trev_tracepoint_probe_register_prio(struct trev_tracepoint *tp, void *probe,
 			goto out_unlock;
 		}
 	}
-	if (n == 0 && tp->regfunc) {
-		ret = tp->regfunc();
+	if (n == 0 && ref.regfunc) {
+		ret = ref.regfunc();
 		if (ret)
 			goto out_unlock;
 	}
@@ -95,13 +122,13 @@ int trev_tracepoint_probe_register_prio(struct trev_tracepoint *tp, void *probe,
 	new[pos] = (struct trev_tracepoint_func){ probe, data, prio };
 	if (n)
 		memcpy(new + pos + 1, old + pos, (size_t)(n - pos) * sizeof(*new));
-	tp_publish(tp, old, new);
+	tp_publish(tp, &ref, old, new);
 	pthread_mutex_unlock(&tp_mutex);
 	return 0;
 
 out_unreg:
-	if (n == 0 && tp->unregfunc)
-		tp->unregfunc();
+	if (n == 0 && ref.unregfunc)
+		ref.unregfunc();
 out_unlock:
 	pthread_mutex_unlock(&tp_mutex);
 	return ret;
@@ -116,12 +143,15 @@ int trev_tracepoint_probe_register(struct trev_tracepoint *tp, void *probe, void
 int trev_tracepoint_probe_unregister(struct trev_tracepoint *tp, void *probe, void *data)
 {
 	struct trev_tracepoint_func *old, *new = NULL;
+	struct trev__tp_ref ref;
 	int n, at = -1;
 
 	if (!tp || !probe)
 		return -EINVAL;
+	if (trev__tp_ref(tp, &ref))
+		return -ENOENT;
 	pthread_mutex_lock(&tp_mutex);
-	old = tp->funcs;
+	old = *ref.funcs;
 	n = tp_nr_funcs(old);
 	for (int i = 0; i < n && at < 0; i++)
 		if (old[i].func == probe && old[i].data == data)
@@ -146,9 +176,9 @@ int trev_tracepoint_probe_unregister(struct trev_tracepoint *tp, void *probe, vo
 			if (i != at)
 				new[j++] = old[i];
 	}
-	tp_publish(tp, old, new);
-	if (!new && tp->unregfunc)
-		tp->unregfunc();
+	tp_publish(tp, &ref, old, new);
+	if (!new && ref.unregfunc)
+		ref.unregfunc();
 	pthread_mutex_unlock(&tp_mutex);
 	return 0;
 }
@@ -164,19 +194,26 @@ void trev_tracepoint_synchronize_unregister(void)
 
 int trev_tracepoint_probe_count(struct trev_tracepoint *tp)
 {
-	return __atomic_load_n(&tp->key.enabled, __ATOMIC_ACQUIRE);
+	struct trev__tp_ref ref;
+
+	if (trev__tp_ref(tp, &ref))
+		return 0;
+	return __atomic_load_n(ref.enabled, __ATOMIC_ACQUIRE);
 }
 
 void trev__tp_remove_all(struct trev_tracepoint *tp)
 {
 	struct trev_tracepoint_func *old;
+	struct trev__tp_ref ref;
 
+	if (trev__tp_ref(tp, &ref))
+		return;
 	pthread_mutex_lock(&tp_mutex);
-	old = tp->funcs;
+	old = *ref.funcs;
 	if (old) {
-		tp_publish(tp, old, NULL);
-		if (tp->unregfunc)
-			tp->unregfunc();
+		tp_publish(tp, &ref, old, NULL);
+		if (ref.unregfunc)
+			ref.unregfunc();
 	}
 	pthread_mutex_unlock(&tp_mutex);
 }

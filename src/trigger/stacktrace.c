@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "output/symbols.h"
+#include "tracepoint/tracepoint_internal.h"
 #include "trigger/trigger_internal.h"
 
 /* The kernel's FTRACE_STACK_ENTRIES: what the format file shows. */
@@ -55,11 +56,13 @@ static void stack_fn_range(unsigned long addr, unsigned long *lo, unsigned long 
 
 void trev__stack_prepare(struct trev_event_call *call, struct trev_stack_skip *skip)
 {
+	struct trev__tp_ref tp = { 0 };
 	void *prime[2];
 
 	backtrace(prime, 2);
-	stack_fn_range(call->tp ? (unsigned long)call->tp->iterator : 0, &skip->iter_lo,
-		       &skip->iter_hi);
+	if (call->tp)
+		trev__tp_ref(call->tp, &tp);
+	stack_fn_range((unsigned long)tp.iterator, &skip->iter_lo, &skip->iter_hi);
 	stack_fn_range((unsigned long)call->klass->probe, &skip->probe_lo, &skip->probe_hi);
 }
 
@@ -144,12 +147,12 @@ static int stack_fields(struct trev_event_call *call)
 				       (int)sizeof(unsigned long), 0);
 }
 
-static const struct trev_event_class stack_class = { "ftrace", NULL, stack_fields,
+static const struct trev_event_class stack_class = { TREV_ABI_HDR(struct trev_event_class), "ftrace", NULL, stack_fields,
 						     sizeof(struct stack_entry) };
 
 /* The kernel's print fmt for kernel_stack, as libtraceevent reads it. */
 struct trev_event_call trev__ftrace_event_kernel_stack = {
-	&stack_class, "kernel_stack", NULL,
+	TREV_ABI_HDR(struct trev_event_call), &stack_class, "kernel_stack", NULL,
 	"\"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" "
 	"\"\\t=> %ps\\n\\t=> %ps\\n\", "
 	"(void *)REC->caller[0], (void *)REC->caller[1], (void *)REC->caller[2], "

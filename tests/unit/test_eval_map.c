@@ -103,12 +103,12 @@ static void test_eval_table(void **state)
 /* Maps apply in order, only those of the event's system. */
 static void test_eval_maps_of_system(void **state)
 {
-	static const struct trev_eval_map a = { "sys", "FOO", 1 };
-	static const struct trev_eval_map b = { "other", "BAR", 2 };
-	static const struct trev_eval_map c = { "sys", "sizeof(FOO)", 8 };
-	static const struct trev_eval_map d = { "sys", "BAR", 3 };
+	static const struct trev_eval_map a = { TREV_ABI_HDR(struct trev_eval_map), "sys", "FOO", 1 };
+	static const struct trev_eval_map b = { TREV_ABI_HDR(struct trev_eval_map), "other", "BAR", 2 };
+	static const struct trev_eval_map c = { TREV_ABI_HDR(struct trev_eval_map), "sys", "sizeof(FOO)", 8 };
+	static const struct trev_eval_map d = { TREV_ABI_HDR(struct trev_eval_map), "sys", "BAR", 3 };
 	static const struct trev_eval_map *const maps[] = { &c, &a, &b, &d, NULL };
-	static const struct trev_event_class klass = { "sys", NULL, NULL, 8 };
+	static const struct trev_event_class klass = { TREV_ABI_HDR(struct trev_event_class), "sys", NULL, NULL, 8 };
 	struct trev_event_call call = { .klass = &klass, .name = "ev" };
 	char *out;
 

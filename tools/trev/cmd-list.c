@@ -18,6 +18,7 @@
 
 #include <trev/trace_event.h>
 
+#include "descr.h"
 #include "remote.h"
 #include "trev.h"
 
@@ -220,42 +221,52 @@ static int lst_read_ptr(struct lst_elf *e, uint64_t vaddr, uint64_t *out)
 	return lst_pread_word(e, off, out);
 }
 
-/* The NUL-terminated string at @vaddr, into @buf. */
-static int lst_read_str(struct lst_elf *e, uint64_t vaddr, char *buf, size_t size)
+/* descr_mem's readers over the file. */
+static int lst_mem_read(void *ctx, uint64_t vaddr, void *buf, size_t len)
 {
+	struct lst_elf *e = ctx;
 	uint64_t off, avail;
-	ssize_t n;
 
-	if (lst_vaddr_off(e, vaddr, &off, &avail))
+	if (lst_vaddr_off(e, vaddr, &off, &avail) || avail < len)
 		return -EFAULT;
-	if (avail < size)
-		size = (size_t)avail;
-	n = pread(e->fd, buf, size, (off_t)off);
-	if (n <= 0 || !memchr(buf, '\0', (size_t)n))
-		return -EFAULT;
-	return 0;
+	return pread(e->fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : -EFAULT;
 }
 
-/* One event of the section: "system:name", or an error for a broken entry. */
-static int lst_event(struct lst_elf *e, uint64_t call, char *out, size_t size)
+static int lst_mem_read_ptr(void *ctx, uint64_t vaddr, uint64_t *out)
 {
-	char system[256], name[256];
-	uint64_t klass, sys, nm, flags = 0;
-	unsigned int fl;
-	uint64_t off, avail;
+	return lst_read_ptr(ctx, vaddr, out);
+}
 
-	if (lst_read_ptr(e, call + offsetof(struct trev_event_call, klass), &klass) ||
-	    lst_read_ptr(e, call + offsetof(struct trev_event_call, name), &nm) ||
-	    lst_read_ptr(e, klass + offsetof(struct trev_event_class, system), &sys) ||
-	    lst_read_str(e, sys, system, sizeof(system)) || lst_read_str(e, nm, name, sizeof(name)))
-		return -EFAULT;
+/*
+ * One event of the section: "system:name"; 1 for a built-in one; or an
+ * error for a broken entry or one of an unknown ABI, said here.
+ */
+static int lst_event(struct lst_elf *e, uint64_t at, uint64_t call, char *out, size_t size)
+{
+	const struct descr_mem mem = { e, lst_mem_read, lst_mem_read_ptr };
+	struct descr_event ev;
+	int ret = descr_event(&mem, call, &ev);
+
+	if (ret == -EPROTO) {
+		trev_err("list: %s: the event descriptor at %#llx is of ABI %u; this trev reads "
+			 "ABI 0 to %d (use a newer trev)", e->path, (unsigned long long)call,
+			 ev.abi, TREV_ABI_VERSION);
+		return ret;
+	}
+	if (ret == -EINVAL) {
+		trev_err("list: %s: the event descriptor at %#llx has a broken ABI header "
+			 "(ABI %u, size %u)", e->path, (unsigned long long)call, ev.abi, ev.size);
+		return ret;
+	}
+	if (ret) {
+		trev_err("list: %s: the __trev_events entry at %#llx cannot be read", e->path,
+			 (unsigned long long)at);
+		return ret;
+	}
 	/* Built-in ftrace events (libtrev's own) have no enable switch: not listed. */
-	if (!lst_vaddr_off(e, call + offsetof(struct trev_event_call, flags), &off, &avail) &&
-	    avail >= sizeof(fl) && pread(e->fd, &fl, sizeof(fl), (off_t)off) == sizeof(fl))
-		flags = fl;
-	if (flags & TREV_EVENT_FL_FTRACE)
+	if (ev.flags & TREV_EVENT_FL_FTRACE)
 		return 1;
-	snprintf(out, size, "%s:%s", system, name);
+	snprintf(out, size, "%s:%s", ev.system, ev.name);
 	return 0;
 }
 
@@ -325,12 +336,9 @@ static int lst_file(const char *path)
 		/* An entry may be 0 (a discarded event); the loader skips those too. */
 		if (lst_read_ptr(&e, at, &call) || !call)
 			continue;
-		r = lst_event(&e, call, line, sizeof(line));
-		if (r < 0) {
-			trev_err("list: %s: the __trev_events entry at %#llx cannot be read", path,
-				 (unsigned long long)at);
+		r = lst_event(&e, at, call, line, sizeof(line));
+		if (r < 0)
 			goto out;
-		}
 		if (r > 0)
 			continue;
 		/* Registration refuses a second event of the same name. */

@@ -6,7 +6,8 @@
  *
  *	TRACE_DEFINE_ENUM(XHR_OPEN);
  *	static const struct trev_eval_map __trev_eval_7 =
- *		{ "xhr", "XHR_OPEN", (unsigned long)(XHR_OPEN) };
+ *		{ TREV_ABI_HDR(struct trev_eval_map), "xhr", "XHR_OPEN",
+ *		  (unsigned long)(XHR_OPEN) };
  *	static const struct trev_eval_map *const __trev_eval_ptr_7
  *		__attribute__((used, section("__trev_eval_map"))) = &__trev_eval_7;
  *
@@ -33,6 +34,7 @@
 #undef __TREV_DEFINE_EVAL_1
 #define __TREV_DEFINE_EVAL_1(n, str, value)					\
 	static const struct trev_eval_map __trev_eval_##n = {			\
+		TREV_ABI_HDR(struct trev_eval_map),				\
 		__trev_stringify(TRACE_SYSTEM), str, value			\
 	};									\
 	static const struct trev_eval_map *const __trev_eval_ptr_##n		\

@@ -6,11 +6,11 @@
  *	static const char trev_print_fmt_<class>[] =
  *		"\"count=%d\", REC->count";		TP_printk, __entry spelt REC
  *	static const struct trev_event_class trev_event_class_<class> = {
- *		"xhr_test", trev_event_raw_event_<class>,
+ *		TREV_ABI_HDR(struct trev_event_class), "xhr_test", trev_event_raw_event_<class>,
  *		trev_event_define_fields_<class>, sizeof(struct trev_event_raw_<class>)
  *	};
  *	static struct trev_event_call trev_event_<event> = {
- *		&trev_event_class_<class>, "te_test", &__tracepoint_te_test,
+ *		TREV_ABI_HDR(struct trev_event_call), &trev_event_class_<class>, "te_test", &__tracepoint_te_test,
  *		trev_print_fmt_<class>, trev_raw_output_<class>, 0, 0, NULL
  *	};
  *	static struct trev_event_call *const trev_event_ptr_<event>
@@ -59,6 +59,7 @@
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)		\
 	static const char trev_print_fmt_##call[] = print;			\
 	static const struct trev_event_class trev_event_class_##call = {	\
+		TREV_ABI_HDR(struct trev_event_class),				\
 		TREV_SYSTEM_STRING, (void *)trev_event_raw_event_##call,	\
 		trev_event_define_fields_##call,				\
 		(unsigned int)sizeof(struct trev_event_raw_##call)		\
@@ -67,6 +68,7 @@
 #undef DEFINE_EVENT
 #define DEFINE_EVENT(template, call, proto, args)				\
 	static struct trev_event_call trev_event_##call = {			\
+		TREV_ABI_HDR(struct trev_event_call),				\
 		&trev_event_class_##template, #call, &__tracepoint_##call,	\
 		trev_print_fmt_##template, trev_raw_output_##template,		\
 		0, 0, NULL							\
@@ -78,6 +80,7 @@
 #define DEFINE_EVENT_PRINT(template, call, proto, args, print)			\
 	static const char trev_print_fmt_##call[] = print;			\
 	static struct trev_event_call trev_event_##call = {			\
+		TREV_ABI_HDR(struct trev_event_call),				\
 		&trev_event_class_##template, #call, &__tracepoint_##call,	\
 		trev_print_fmt_##call, trev_raw_output_##call,			\
 		0, 0, NULL							\
