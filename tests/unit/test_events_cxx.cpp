@@ -79,6 +79,7 @@ static void test_cxx_events(void **state)
 		trace_tt_rel("cxx", "relative", 3, iv, 2, bits, 3, cpus);
 		trace_tt_dynprint(uv, 2);
 	}
+	assert_string_equal(tracepoint_string("from C++"), "from C++");
 	/* Negative values in __print_symbolic/__print_flags pairs, converted as in C. */
 	assert_int_equal(trev_set_event("kprint:kp_neg"), 0);
 	trace_kp_neg(-1, ~0ul - 2, -2);
