@@ -30,15 +30,36 @@ struct trev_seq {
 	char buffer[TREV_SEQ_SIZE];	/* the text, always NUL-terminated */
 };
 
+/*
+ * In C++, the braced pairs of __print_flags() and __print_symbolic() convert
+ * their value as C's initialisation does ({ -1, "x" } is no narrowing error,
+ * and becomes ULONG_MAX as in C): one constructor per integer type, so that
+ * every value matches one exactly and every enum or narrower type by
+ * promotion.
+ */
+#ifdef __cplusplus
+#define TREV__PRINT_FLAGS_CTORS(type, mask_type)					\
+	constexpr type(int m, const char *n) : mask((mask_type)m), name(n) {}			\
+	constexpr type(unsigned int m, const char *n) : mask((mask_type)m), name(n) {}		\
+	constexpr type(long m, const char *n) : mask((mask_type)m), name(n) {}			\
+	constexpr type(unsigned long m, const char *n) : mask((mask_type)m), name(n) {}		\
+	constexpr type(long long m, const char *n) : mask((mask_type)m), name(n) {}		\
+	constexpr type(unsigned long long m, const char *n) : mask((mask_type)m), name(n) {}
+#else
+#define TREV__PRINT_FLAGS_CTORS(type, mask_type)
+#endif
+
 /* One name for a bit mask or a value (__print_flags, __print_symbolic). */
 struct trev_print_flags {
 	unsigned long mask;
 	const char *name;
+	TREV__PRINT_FLAGS_CTORS(trev_print_flags, unsigned long)
 };
 
 struct trev_print_flags_u64 {
 	unsigned long long mask;
 	const char *name;
+	TREV__PRINT_FLAGS_CTORS(trev_print_flags_u64, unsigned long long)
 };
 
 /* trev_seq_init() - empty @s. Context: any. */

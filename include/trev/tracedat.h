@@ -83,8 +83,9 @@ struct trev_dat_source {
 	/*
 	 * symbol() - optional: the function that holds a code address, for the
 	 * kallsyms section (trace_printk()'s caller, the stacktrace trigger's
-	 * frames). NULL: kallsyms is empty and readers show such addresses in
-	 * hex. Called at each trev_dat_snapshot() and at trev_dat_finish(),
+	 * frames, the fields print fmts print with %pS and its kin). NULL:
+	 * kallsyms is empty and readers show such addresses in hex. Called
+	 * at each trev_dat_snapshot() and at trev_dat_finish(),
 	 * also when read_file() fails there (a traced process that is gone):
 	 * it answers from what it has kept.
 	 * Return: 0 with @name (NUL-terminated, at most @size bytes) and
@@ -127,7 +128,9 @@ struct trev_dat;
  * @src: where control files and pages come from; must outlive @dat
  *
  * Finds the CPUs (per_cpu/cpu<N>/ that exist) and makes one temporary file
- * per CPU, in $TMPDIR (default /tmp).
+ * per CPU, in $TMPDIR (default /tmp). With a symbol() callback, also reads
+ * the events' formats, to know which fields are code addresses (failing
+ * that, they are known from the first snapshot on).
  * Context: any thread, not in a signal handler or a probe.
  * Return: 0, -EINVAL (bad version, no CPU), -ENOMEM, or the errno of the
  * temporary files or of the source.

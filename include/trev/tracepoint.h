@@ -88,6 +88,39 @@ TREV_API void trev_tracepoint_synchronize_unregister(void);
 /* Number of probes on @tp now (0 when disabled). Context: any. */
 TREV_API int trev_tracepoint_probe_count(struct trev_tracepoint *tp);
 
+/* One tracepoint_string() call site. */
+struct trev_tp_string {
+	const char *str;	/* as written at the call site */
+	const char *interned;	/* what the call returns; set once (atomically) */
+};
+
+/*
+ * trev_tracepoint_string() - tracepoint_string()'s first use at a call
+ * site: intern @site->str (a copy that is never freed) and list it in
+ * printk_formats.
+ * Context: any thread; in a signal handler that interrupted the interning
+ * of another string, @site->str is returned as it is, not listed.
+ * Return: the interned copy, or @site->str when it could not be made.
+ */
+TREV_API const char *trev_tracepoint_string(struct trev_tp_string *site);
+
+/*
+ * tracepoint_string() - a constant string for an event to record by address
+ * (a `const char *` field printed with "%s"), as the kernel's: the string
+ * is listed in printk_formats, so that readers of the binary records
+ * (trace.dat: trace-cmd report, KernelShark) print it, not its address.
+ * The kernel's callers of such events pass these (rcu's TPS(), the IPI
+ * names, suspend_resume's actions). After the first call, one load.
+ */
+#define tracepoint_string(str)							\
+	({									\
+		static struct trev_tp_string __trev_tps = { str, NULL };	\
+		const char *__trev_s =						\
+			__atomic_load_n(&__trev_tps.interned, __ATOMIC_ACQUIRE); \
+		__builtin_expect(__trev_s != NULL, 1) ? __trev_s :		\
+			trev_tracepoint_string(&__trev_tps);			\
+	})
+
 #ifdef __cplusplus
 }
 #endif

@@ -185,7 +185,12 @@ TREV_API int trev_path_stat(const char *path, struct trev_stat *st);
 /*
  * trev_readdir() - list a directory: @fn is called for each entry, in the
  * order `ls -f` would show them; a non-zero return from @fn stops the walk
- * and is returned. Return: 0, -ENOENT, -ENOTDIR, or what @fn returned.
+ * and is returned. The entries are listed first and @fn is called after,
+ * with no lock of the tree held: it may read, write, list or make files of
+ * the tree (trev_write(), trev_readdir(), trev_mkdir()), and sees the
+ * directory as it was when listed.
+ * Context: any thread, not in a signal handler or a probe.
+ * Return: 0, -ENOENT, -ENOTDIR, -ENOMEM, or what @fn returned.
  */
 typedef int (*trev_readdir_fn)(const char *name, const struct trev_stat *st, void *arg);
 TREV_API int trev_readdir(const char *path, trev_readdir_fn fn, void *arg);

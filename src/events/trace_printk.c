@@ -6,7 +6,8 @@
  *
  * A constant format is interned on its call site's first use: records point
  * to the copy, which is never freed, so they stay printable after the
- * caller's object is unloaded (the kernel does the same for modules).
+ * caller's object is unloaded (the kernel does the same for modules). The
+ * strings of tracepoint_string() are interned and listed the same way.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -171,6 +172,22 @@ static __attribute__((cold, noinline)) int printk_site_setup(struct printk_body 
 	}
 	pthread_mutex_unlock(&fmt_lock);
 	return state;
+}
+
+const char *trev_tracepoint_string(struct trev_tp_string *site)
+{
+	const char *s;
+
+	if (pthread_mutex_trylock(&fmt_lock) != 0)
+		return site->str;
+	s = __atomic_load_n(&site->interned, __ATOMIC_RELAXED);
+	if (!s) {
+		s = printk_intern(site->str);
+		if (s)
+			__atomic_store_n(&site->interned, s, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&fmt_lock);
+	return s ? s : site->str;
 }
 
 static struct trev_trace_array *printk_instance(void)

@@ -45,6 +45,7 @@
 #include <trev/tracedat.h>
 
 #include "ring_buffer/rb_page.h"
+#include "tracedat_internal.h"
 
 #ifndef TREV_VERSION_STRING
 #define TREV_VERSION_STRING "unknown"
@@ -72,6 +73,8 @@ enum {
 #define DAT_MAX_IPS	4096	/* code addresses kept for kallsyms */
 #define DAT_IP_BITS	13	/* their hash set: 2^13 slots, at most half full */
 #define DAT_IP_SLOTS	(1u << DAT_IP_BITS)
+#define DAT_MAX_IDS	65536	/* event ids are a u16 */
+#define DAT_CODE_MAX	16	/* code-address fields kept per event */
 
 /* A growing byte buffer; the first failure sticks in ->err. */
 struct dat_buf {
@@ -85,6 +88,32 @@ struct dat_cpu {
 	uint64_t pages;		/* how many */
 };
 
+/* One event's code-address field, as its format was read. */
+struct dat_code_ent {
+	uint16_t id;
+	struct trev_dat_code_field f;
+};
+
+/* The code-address fields of every format read, and the highest id read. */
+struct dat_code_list {
+	struct dat_code_ent *p;
+	size_t n, cap;
+	long max_id;		/* -1: no format read */
+	int err;
+};
+
+/*
+ * Per event id, the fields its print fmt prints as code addresses
+ * (code_fields.c): trev_dat_add_page() adds their values to kallsyms.
+ * Made from the formats at trev_dat_open() and at each snapshot; an id at
+ * or above nr_ids is an event registered since (dat->missed).
+ */
+struct dat_code_map {
+	uint32_t nr_ids;			/* ids 0 .. nr_ids - 1 are known */
+	uint32_t *first;			/* nr_ids + 1: id's fields are fields[first[id]] */
+	struct trev_dat_code_field *fields;	/* ... up to fields[first[id + 1]] */
+};
+
 struct trev_dat {
 	const struct trev_dat_source *src;
 	char *path;		/* the file to write */
@@ -93,14 +122,34 @@ struct trev_dat {
 	struct dat_cpu *cpus;
 	int printk_ids[3];	/* ftrace print, bprint, bputs; -1 when unknown */
 	int stack_id;		/* ftrace kernel_stack; -1 when unknown */
-	/* trev_dat_snapshot() may run beside trev_dat_add_page(): ips_lock. */
+	/* trev_dat_snapshot() may run beside trev_dat_add_page(): ips_lock guards these. */
 	pthread_mutex_t ips_lock;
 	uint64_t *ips;		/* code addresses seen in pages: DAT_IP_SLOTS, 0 is free */
 	size_t nr_ips;
+	struct dat_code_map code;	/* replaced whole by each snapshot */
+	uint8_t *missed;	/* DAT_MAX_IDS bits: ids seen at or above code.nr_ids, or NULL */
 	struct dat_meta *snap;	/* trev_dat_snapshot()'s metadata, or NULL */
 };
 
+/* The metadata, read at a snapshot or at the end. */
+struct dat_meta {
+	struct dat_buf header_info;	/* section 16 */
+	struct dat_buf ftrace;		/* 17 */
+	struct dat_buf events;		/* 18 */
+	struct dat_buf kallsyms;	/* 19 */
+	struct dat_buf printk;		/* 20 */
+	struct dat_buf cmdlines;	/* 21 */
+	char *clock;			/* trace_clock text */
+	char *clock_name;		/* the selected clock */
+	char **cpustat;			/* per_cpu/cpu<N>/stats */
+	int nr_cpus;
+	struct dat_code_list code;	/* from the formats of 17 and 18 */
+};
+
 static void meta_free(struct dat_meta *m);
+static int meta_formats(const struct trev_dat_source *src, struct dat_meta *m);
+static void code_map_free(struct dat_code_map *map);
+static int dat_code_install(struct trev_dat *dat, struct dat_code_list *l);
 
 /* ------------------------------------------------------------------ */
 /* Byte buffers                                                         */
@@ -187,6 +236,102 @@ static void buf_free(struct dat_buf *b)
 static uint64_t round_up_page(uint64_t n)
 {
 	return (n + TREV_DAT_PAGE_SIZE - 1) / TREV_DAT_PAGE_SIZE * TREV_DAT_PAGE_SIZE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Code-address fields                                                  */
+
+/* Note the code-address fields of one event's @format (any thread). */
+static void code_list_add(struct dat_code_list *l, const char *format)
+{
+	struct trev_dat_code_field f[DAT_CODE_MAX];
+	int id, n = trev__dat_code_fields(format, &id, f, DAT_CODE_MAX);
+
+	if (n < 0 || id < 0 || id >= DAT_MAX_IDS)
+		return;
+	if (id > l->max_id)
+		l->max_id = id;
+	for (int i = 0; i < n && i < DAT_CODE_MAX && !l->err; i++) {
+		if (l->n == l->cap) {
+			size_t cap = l->cap ? 2 * l->cap : 64;
+			struct dat_code_ent *p = realloc(l->p, cap * sizeof(*p));
+
+			if (!p) {
+				l->err = -ENOMEM;
+				return;
+			}
+			l->p = p;
+			l->cap = cap;
+		}
+		l->p[l->n++] = (struct dat_code_ent){ .id = (uint16_t)id, .f = f[i] };
+	}
+}
+
+static void code_list_free(struct dat_code_list *l)
+{
+	free(l->p);
+	memset(l, 0, sizeof(*l));
+	l->max_id = -1;
+}
+
+static void code_map_free(struct dat_code_map *map)
+{
+	free(map->first);
+	free(map->fields);
+	memset(map, 0, sizeof(*map));
+}
+
+static int code_ent_cmp(const void *a, const void *b)
+{
+	const struct dat_code_ent *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->f.offset < y->f.offset ? -1 : x->f.offset > y->f.offset;
+}
+
+/* The map of @l (whose entries it sorts): 0, or -ENOMEM. */
+static int code_map_build(struct dat_code_list *l, struct dat_code_map *map)
+{
+	uint32_t nr_ids = (uint32_t)(l->max_id + 1), k = 0;
+
+	memset(map, 0, sizeof(*map));
+	if (l->err)
+		return l->err;
+	if (!nr_ids)
+		return 0;
+	qsort(l->p, l->n, sizeof(*l->p), code_ent_cmp);
+	map->first = malloc((nr_ids + 1) * sizeof(*map->first));
+	map->fields = malloc((l->n ? l->n : 1) * sizeof(*map->fields));
+	if (!map->first || !map->fields) {
+		code_map_free(map);
+		return -ENOMEM;
+	}
+	for (uint32_t id = 0; id <= nr_ids; id++) {
+		map->first[id] = k;
+		while (k < l->n && l->p[k].id == id) {
+			map->fields[k] = l->p[k].f;
+			k++;
+		}
+	}
+	map->nr_ids = nr_ids;
+	return 0;
+}
+
+/* Make dat->code from the formats just read. Context: takes ips_lock. */
+static int dat_code_install(struct trev_dat *dat, struct dat_code_list *l)
+{
+	struct dat_code_map map, old;
+	int ret = code_map_build(l, &map);
+
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&dat->ips_lock);
+	old = dat->code;
+	dat->code = map;
+	pthread_mutex_unlock(&dat->ips_lock);
+	code_map_free(&old);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -323,10 +468,15 @@ int trev_dat_open(struct trev_dat **datp, const char *path, int version,
 	}
 	if (src->symbol) {
 		static const char *const names[] = { "print", "bprint", "bputs" };
+		struct dat_meta m = { .code.max_id = -1 };
 
 		for (int i = 0; i < 3; i++)
 			dat->printk_ids[i] = dat_ftrace_id(src, names[i]);
 		dat->stack_id = dat_ftrace_id(src, "kernel_stack");
+		/* The code-address fields of the events there are (none if this fails). */
+		if (meta_formats(src, &m) == 0)
+			dat_code_install(dat, &m.code);
+		meta_free(&m);
 	} else {
 		dat->printk_ids[0] = dat->printk_ids[1] = dat->printk_ids[2] = -1;
 		dat->stack_id = -1;
@@ -352,39 +502,40 @@ static bool dat_is_printk(const struct trev_dat *dat, unsigned int type)
 	return false;
 }
 
-/* Add a code address to the set, unless it is there or the set is full. */
-static void dat_add_ip(struct trev_dat *dat, uint64_t ip)
+/*
+ * Add a code address to the set, unless it is there or the set is full.
+ * Return: 1 if added, else 0. Context: holds ips_lock.
+ */
+static int dat_add_ip(struct trev_dat *dat, uint64_t ip)
 {
 	uint32_t slot;
 
 	if (!ip)
-		return;
-	pthread_mutex_lock(&dat->ips_lock);
+		return 0;
 	if (!dat->ips && !(dat->ips = calloc(DAT_IP_SLOTS, sizeof(*dat->ips))))
-		goto out_unlock;
+		return 0;
 	/* Fibonacci hashing, then linear probing: the set is at most half full. */
 	for (slot = (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> (64 - DAT_IP_BITS)); dat->ips[slot];
 	     slot = (slot + 1) & (DAT_IP_SLOTS - 1))
 		if (dat->ips[slot] == ip)
-			goto out_unlock;
+			return 0;
 	if (dat->nr_ips == DAT_MAX_IPS)
-		goto out_unlock;
+		return 0;
 	dat->ips[slot] = ip;
 	dat->nr_ips++;
-out_unlock:
-	pthread_mutex_unlock(&dat->ips_lock);
+	return 1;
 }
 
 /*
  * A kernel_stack record: int size at 8 (the addresses in caller[]),
  * unsigned long caller[] at 16, innermost first, ended early by ULONG_MAX.
  */
-static void dat_scan_stack(struct trev_dat *dat, const struct rb_rec *r)
+static int dat_scan_stack(struct trev_dat *dat, const struct rb_rec *r)
 {
-	int size;
+	int size, added = 0;
 
 	if (r->len < 16)
-		return;
+		return 0;
 	memcpy(&size, r->payload + 8, sizeof(size));
 	for (uint32_t off = 16; size > 0 && r->len - off >= sizeof(long);
 	     off += sizeof(long), size--) {
@@ -393,40 +544,130 @@ static void dat_scan_stack(struct trev_dat *dat, const struct rb_rec *r)
 		memcpy(&ip, r->payload + off, sizeof(ip));
 		if (ip == ~0ul)
 			break;
-		dat_add_ip(dat, ip);
+		added += dat_add_ip(dat, ip);
 	}
+	return added;
+}
+
+/* The values of the code-address fields of record @r of event @type. */
+static int dat_scan_code(struct trev_dat *dat, const struct rb_rec *r, uint16_t type)
+{
+	const struct dat_code_map *map = &dat->code;
+	int added = 0;
+
+	for (uint32_t i = map->first[type]; i < map->first[type + 1]; i++) {
+		const struct trev_dat_code_field *f = &map->fields[i];
+		uint64_t ip;
+
+		if ((uint32_t)f->offset + f->size > r->len)
+			continue;
+		if (f->size == 8) {
+			memcpy(&ip, r->payload + f->offset, 8);
+		} else {
+			uint32_t v;
+
+			memcpy(&v, r->payload + f->offset, 4);
+			ip = v;
+		}
+		added += dat_add_ip(dat, ip);
+	}
+	return added;
+}
+
+/* Note that records of event @type came before its format was read. */
+static void dat_note_missed(struct trev_dat *dat, uint16_t type)
+{
+	if (!dat->missed && !(dat->missed = calloc(DAT_MAX_IDS / 8, 1)))
+		return;
+	dat->missed[type / 8] |= (uint8_t)(1u << (type % 8));
+}
+
+static bool dat_was_missed(const struct trev_dat *dat, uint16_t type)
+{
+	return dat->missed && (dat->missed[type / 8] & (1u << (type % 8)));
 }
 
 /*
  * Note the code addresses readers name through kallsyms: the call sites of
  * trace_printk() records (ftrace print, bprint and bputs all start with
- * "unsigned long ip" after the common fields) and the return addresses of
- * the stacktrace trigger's kernel_stack records. Reads the page only.
+ * "unsigned long ip" after the common fields), the return addresses of the
+ * stacktrace trigger's kernel_stack records, and the fields that events'
+ * print fmts print with %pS and its kin (dat->code). @missed_only: only the
+ * records of events in dat->missed (trev_dat_finish() reading the pages
+ * again). Reads the page only; takes ips_lock once for the page.
+ * Return: the number of addresses added.
  */
-static void dat_scan_page(struct trev_dat *dat, const unsigned char *page)
+static int dat_scan_page(struct trev_dat *dat, const unsigned char *page, bool missed_only)
 {
 	const uint8_t *data = page + RB_PAGE_HDR;
 	uint32_t size = (uint32_t)(rb_get64(page + 8) & RB_COMMIT_MASK);
 	uint64_t ts = rb_get64(page);
 	struct rb_rec r;
+	int added = 0;
 
 	if (size > RB_DATA_SIZE)
 		size = RB_DATA_SIZE;
+	pthread_mutex_lock(&dat->ips_lock);
 	for (uint32_t off = 0; rb_decode(data, size, off, ts, &r) != RB_REC_END;
 	     off += r.size, ts = r.ts) {
 		uint16_t type;
 		unsigned long ip;
 
-		if (r.kind != RB_REC_DATA || r.len < 8 + sizeof(long))
+		if (r.kind != RB_REC_DATA || r.len < 8)
 			continue;
 		memcpy(&type, r.payload, sizeof(type));
+		if (missed_only && !dat_was_missed(dat, type))
+			continue;
 		if (dat_is_printk(dat, type)) {
-			memcpy(&ip, r.payload + 8, sizeof(ip));
-			dat_add_ip(dat, ip);
+			if (r.len >= 8 + sizeof(long)) {
+				memcpy(&ip, r.payload + 8, sizeof(ip));
+				added += dat_add_ip(dat, ip);
+			}
 		} else if (dat->stack_id >= 0 && type == (unsigned int)dat->stack_id) {
-			dat_scan_stack(dat, &r);
+			added += dat_scan_stack(dat, &r);
+		} else if (type < dat->code.nr_ids) {
+			added += dat_scan_code(dat, &r, type);
+		} else if (!missed_only) {
+			dat_note_missed(dat, type);
 		}
 	}
+	pthread_mutex_unlock(&dat->ips_lock);
+	return added;
+}
+
+/*
+ * Read the pages again for the records of events whose formats came only
+ * after them (registered since the last snapshot), now that dat->code
+ * knows them. Context: trev_dat_finish(), no other thread.
+ * Return: the number of addresses added (0 also on a read error: the names
+ * are missing then, nothing else).
+ */
+static int dat_rescan_missed(struct trev_dat *dat)
+{
+	unsigned char *page;
+	bool any = false;
+	int added = 0;
+
+	if (!dat->missed || !dat->src->symbol)
+		return 0;
+	for (uint32_t id = 0; id < dat->code.nr_ids && !any; id++)
+		any = dat_was_missed(dat, (uint16_t)id) && dat->code.first[id + 1] > dat->code.first[id];
+	if (!any || !(page = malloc(TREV_DAT_PAGE_SIZE)))
+		return 0;
+	for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
+		FILE *tmp = dat->cpus[cpu].tmp;
+
+		if (fflush(tmp))
+			break;
+		for (uint64_t n = 0; n < dat->cpus[cpu].pages; n++) {
+			if (pread(fileno(tmp), page, TREV_DAT_PAGE_SIZE,
+				  (off_t)(n * TREV_DAT_PAGE_SIZE)) != TREV_DAT_PAGE_SIZE)
+				break;
+			added += dat_scan_page(dat, page, true);
+		}
+	}
+	free(page);
+	return added;
 }
 
 int trev_dat_add_page(struct trev_dat *dat, int cpu, const void *page)
@@ -437,7 +678,7 @@ int trev_dat_add_page(struct trev_dat *dat, int cpu, const void *page)
 		return errno ? -errno : -EIO;
 	dat->cpus[cpu].pages++;
 	if (dat->src->symbol)
-		dat_scan_page(dat, page);
+		dat_scan_page(dat, page, false);
 	return 0;
 }
 
@@ -508,6 +749,8 @@ void trev_dat_abort(struct trev_dat *dat)
 			fclose(dat->cpus[cpu].tmp);
 	free(dat->cpus);
 	free(dat->ips);
+	free(dat->missed);
+	code_map_free(&dat->code);
 	pthread_mutex_destroy(&dat->ips_lock);
 	free(dat->path);
 	if (dat->snap)
@@ -518,19 +761,6 @@ void trev_dat_abort(struct trev_dat *dat)
 
 /* ------------------------------------------------------------------ */
 /* Metadata blocks (the same bytes in v6 and inside v7's sections)      */
-
-struct dat_meta {
-	struct dat_buf header_info;	/* section 16 */
-	struct dat_buf ftrace;		/* 17 */
-	struct dat_buf events;		/* 18 */
-	struct dat_buf kallsyms;	/* 19 */
-	struct dat_buf printk;		/* 20 */
-	struct dat_buf cmdlines;	/* 21 */
-	char *clock;			/* trace_clock text */
-	char *clock_name;		/* the selected clock */
-	char **cpustat;			/* per_cpu/cpu<N>/stats */
-	int nr_cpus;
-};
 
 static void meta_free(struct dat_meta *m)
 {
@@ -545,6 +775,7 @@ static void meta_free(struct dat_meta *m)
 	for (int i = 0; m->cpustat && i < m->nr_cpus; i++)
 		free(m->cpustat[i]);
 	free(m->cpustat);
+	code_list_free(&m->code);
 }
 
 static int meta_header_info(const struct trev_dat_source *src, struct dat_buf *b)
@@ -679,9 +910,12 @@ static int meta_systems(const struct trev_dat_source *src, struct dat_system **s
 	return ret;
 }
 
-/* Append the format text of one event with its u64 length; 1 if added, 0 if gone. */
+/*
+ * Append the format text of one event with its u64 length, and note its
+ * code-address fields in @code; 1 if added, 0 if gone.
+ */
 static int meta_format(const struct trev_dat_source *src, const char *sys, const char *ev,
-		       struct dat_buf *b)
+		       struct dat_buf *b, struct dat_code_list *code)
 {
 	char path[512], *text;
 	ssize_t n;
@@ -695,6 +929,7 @@ static int meta_format(const struct trev_dat_source *src, const char *sys, const
 		return (int)n;
 	buf_u64(b, (uint64_t)n);
 	buf_put(b, text, (size_t)n);
+	code_list_add(code, text);
 	free(text);
 	return b->err ? b->err : 1;
 }
@@ -726,7 +961,7 @@ static int meta_formats(const struct trev_dat_source *src, struct dat_meta *m)
 		if (!ftrace)
 			buf_u32(b, 0);
 		for (uint32_t j = 0; j < s->nr && !ret; j++) {
-			ret = meta_format(src, s->name, s->events[j], b);
+			ret = meta_format(src, s->name, s->events[j], b, &m->code);
 			if (ret > 0) {
 				count++;
 				ret = 0;
@@ -852,10 +1087,14 @@ static int meta_read(struct trev_dat *dat, struct dat_meta *m)
 	int ret;
 
 	memset(m, 0, sizeof(*m));
+	m->code.max_id = -1;
 	ret = meta_header_info(src, &m->header_info);
 	if (ret)
 		return ret;
 	ret = meta_formats(src, m);
+	if (ret)
+		return ret;
+	ret = dat_code_install(dat, &m->code);
 	if (ret)
 		return ret;
 	ret = meta_kallsyms(dat, &m->kallsyms);
@@ -1256,6 +1495,17 @@ int trev_dat_finish(struct trev_dat *dat)
 	}
 	if (ret)
 		goto out_free;
+	if (dat_rescan_missed(dat) > 0) {
+		struct dat_buf kallsyms = { 0 };
+
+		ret = meta_kallsyms(dat, &kallsyms);
+		if (ret) {
+			buf_free(&kallsyms);
+			goto out_free;
+		}
+		buf_free(&meta.kallsyms);
+		meta.kallsyms = kallsyms;
+	}
 	off = calloc((size_t)dat->nr_cpus, sizeof(*off));
 	size = calloc((size_t)dat->nr_cpus, sizeof(*size));
 	if (!off || !size) {

@@ -368,8 +368,43 @@ int trev_path_stat(const char *path, struct trev_stat *st)
 	return 0;
 }
 
+/* trev_readdir()'s entries, gathered under tfs_lock and handed out after it. */
+struct readdir_list {
+	struct readdir_ent {
+		char *name;
+		struct trev_stat st;
+	} *ents;
+	size_t n, cap;
+};
+
+static int readdir_collect(const char *name, const struct trev_stat *st, void *arg)
+{
+	struct readdir_list *l = arg;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 32;
+		struct readdir_ent *ents = realloc(l->ents, cap * sizeof(*ents));
+
+		if (!ents)
+			return -ENOMEM;
+		l->ents = ents;
+		l->cap = cap;
+	}
+	l->ents[l->n].name = strdup(name);
+	if (!l->ents[l->n].name)
+		return -ENOMEM;
+	l->ents[l->n++].st = *st;
+	return 0;
+}
+
+/*
+ * The entries are copied under tfs_lock and @fn is called after it is
+ * dropped, so that @fn may use the tree (trev_write(), trev_readdir() of a
+ * subdirectory): it sees the directory as it was when listed.
+ */
 int trev_readdir(const char *path, trev_readdir_fn fn, void *arg)
 {
+	struct readdir_list list = { 0 };
 	const struct tfs_dir *dir;
 	struct tfs_loc loc;
 	int ret;
@@ -392,15 +427,21 @@ int trev_readdir(const char *path, trev_readdir_fn fn, void *arg)
 
 		if (n->top_only && *loc.tr->name)
 			continue;
-		ret = fn(n->name, &st, arg);
+		ret = readdir_collect(n->name, &st, &list);
 		if (ret)
 			goto out_unlock;
 	}
 	if (dir->list)
-		ret = dir->list(&loc, fn, arg);
+		ret = dir->list(&loc, readdir_collect, &list);
 out_unlock:
 	trev__events_read_unlock();
 	pthread_mutex_unlock(&tfs_lock);
+	for (size_t i = 0; i < list.n; i++) {
+		if (!ret)
+			ret = fn(list.ents[i].name, &list.ents[i].st, arg);
+		free(list.ents[i].name);
+	}
+	free(list.ents);
 	return ret;
 }
 

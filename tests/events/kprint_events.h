@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Events of the kprint system: TRACE_DEFINE_ENUM and TRACE_DEFINE_SIZEOF
- * names in their print fmt, and the kernel's %p extensions in TP_printk.
+ * names in their print fmt, the kernel's %p extensions in TP_printk, and
+ * negative values in __print_symbolic/__print_flags pairs.
  * Used by test_eval_map, test_events_cxx and the trace-cmd interop script.
  */
 #undef TRACE_SYSTEM
@@ -81,6 +82,31 @@ TRACE_EVENT(kp_ptrs,
 	TP_printk("S=%pS s=%ps ip4=%pI4 ip6=%pI6c mac=%pM uuid=%pU bits=%*pb list=%*pbl",
 		  __entry->fn, __entry->fn, __entry->ip4, __entry->ip6, __entry->mac,
 		  __entry->uuid, 12, __entry->bits, 12, __entry->bits)
+);
+
+/*
+ * Negative values in the pairs of __print_symbolic and __print_flags, as
+ * xdp.h's XDP_* actions have: C converts them to unsigned long, and so must
+ * C++ (no narrowing error).
+ */
+TRACE_EVENT(kp_neg,
+	TP_PROTO(int act, unsigned long flags, long long big),
+	TP_ARGS(act, flags, big),
+	TP_STRUCT__entry(
+		__field(int, act)
+		__field(unsigned long, flags)
+		__field(long long, big)
+	),
+	TP_fast_assign(
+		__entry->act = act;
+		__entry->flags = flags;
+		__entry->big = big;
+	),
+	TP_printk("act=%s flags=%s big=%s",
+		  __print_symbolic(__entry->act, { -1, "NEG" }, { KP_NEGATIVE, "KPNEG" },
+				   { 0, "ZERO" }),
+		  __print_flags(__entry->flags, "|", { 1, "ONE" }, { -4, "HIGH" }),
+		  __print_symbolic_u64(__entry->big, { -2LL, "NEG2" }, { 1U, "ONE" }))
 );
 
 #endif /* _TRACE_KPRINT_H */

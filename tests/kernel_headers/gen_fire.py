@@ -12,7 +12,10 @@ gets a format left a marker:
 Each parameter of the proto gets a value:
   - a pointer (or array) parameter points at a zeroed, 64-byte aligned block of KH_OBJ_SIZE
     bytes, large enough for any stand-in object; a char pointer's block holds the parameter's
-    name as a string; a pointer to pointers points at an array of such blocks; when the
+    name as a string; a const char pointer is tracepoint_string() of the name instead, as the
+    kernel's callers pass to the events that record the pointer and print it with %s (rcu's
+    TPS(), the IPI reasons, suspend_resume's actions): printk_formats then lists it, so that
+    trace-cmd prints the string, not its address; a pointer to pointers points at an array of such blocks; when the
     stand-in header defines kh_init_<struct tag or typedef>(), it is called on the block first
     (it points the object's members at other stand-in objects where TP_fast_assign follows them);
   - a function pointer is NULL;
@@ -85,6 +88,11 @@ def main():
             if depth >= 2:
                 decls.append('static void *%s[KH_OBJ_PTRS];' % obj)
                 body.append('kh_fill_ptrs(%s);' % obj)
+            elif base == 'char' and re.search(r'\bconst\b', ptype):
+                # As the kernel's callers pass to the events that record the pointer.
+                nobj -= 1
+                args.append('tracepoint_string("%s")' % pname)
+                continue
             elif base == 'char':
                 decls.append('static char %s[KH_OBJ_SIZE] __attribute__((aligned(64))) = "%s";'
                              % (obj, pname))

@@ -173,6 +173,11 @@ static void test_event_trace_names(void **state)
 	trace_kp_state(KP_RUNNING, 48);
 	trace_kp_state(KP_NEGATIVE, 24);
 	trace_kp_state(7, 0);
+	/* Negative values in the pairs (test_events_cxx checks the same text from C++). */
+	assert_int_equal(trev_set_event("kprint:kp_neg"), 0);
+	trace_kp_neg(-1, ~0ul - 2, -2);
+	trace_kp_neg(KP_NEGATIVE, 1, 1);
+	trace_kp_neg(0, ~0ul - 3, 3);
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
 	assert_int_equal(trev_trace_print(f), 0);
@@ -180,6 +185,9 @@ static void test_event_trace_names(void **state)
 	assert_non_null(strstr(buf, "kp_state: KP_IDLE state=running reqs=2 busy=1 neg=0\n"));
 	assert_non_null(strstr(buf, "kp_state: KP_IDLE state=0xfffffffffffffffd reqs=1 busy=0 neg=1\n"));
 	assert_non_null(strstr(buf, "kp_state: KP_IDLE state=0x7 reqs=0 busy=0 neg=0\n"));
+	assert_non_null(strstr(buf, ": kp_neg: act=NEG flags=ONE|HIGH big=NEG2\n"));
+	assert_non_null(strstr(buf, ": kp_neg: act=KPNEG flags=ONE big=ONE\n"));
+	assert_non_null(strstr(buf, ": kp_neg: act=ZERO flags=HIGH big=0x3\n"));
 	free(buf);
 	trev_set_event("!kprint:*");
 }

@@ -610,6 +610,32 @@ static void test_trace_printk(void **state)
 	free(text);
 }
 
+static const char *tps_site_a(void)
+{
+	return tracepoint_string("tps \"idle\"\tloop");
+}
+
+/*
+ * tracepoint_string(): one interned copy per text, the same at every call,
+ * listed in printk_formats (escaped as the kernel's) at its address.
+ */
+static void test_tracepoint_string(void **state)
+{
+	static const char literal[] = "tps \"idle\"\tloop";
+	const char *a = tps_site_a(), *b = tracepoint_string("tps \"idle\"\tloop");
+	char line[128], *text;
+
+	(void)state;
+	assert_string_equal(a, literal);
+	assert_ptr_equal(a, tps_site_a());
+	assert_ptr_equal(a, b);		/* another site, the same text: one copy */
+	assert_ptr_not_equal(a, literal);
+	assert_int_equal(trev_printk_formats(&text), 0);
+	snprintf(line, sizeof(line), "0x%lx : \"tps \\\"idle\\\"\\tloop\"\n", (unsigned long)a);
+	assert_non_null(strstr(text, line));
+	free(text);
+}
+
 /*
  * bprint and bputs records hold pointers to interned formats; one that is
  * not ours (a record written by other means, or damaged) is a malformed
@@ -744,6 +770,7 @@ int main(void)
 		cmocka_unit_test(test_printk_foreign_pointer),
 		cmocka_unit_test(test_trace_pipe_and_raw),
 		cmocka_unit_test(test_soft_mode),
+		cmocka_unit_test(test_tracepoint_string),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -79,6 +79,12 @@ static void test_cxx_events(void **state)
 		trace_tt_rel("cxx", "relative", 3, iv, 2, bits, 3, cpus);
 		trace_tt_dynprint(uv, 2);
 	}
+	assert_string_equal(tracepoint_string("from C++"), "from C++");
+	/* Negative values in __print_symbolic/__print_flags pairs, converted as in C. */
+	assert_int_equal(trev_set_event("kprint:kp_neg"), 0);
+	trace_kp_neg(-1, ~0ul - 2, -2);
+	trace_kp_neg(KP_NEGATIVE, 1, 1);
+	trace_kp_neg(0, ~0ul - 3, 3);
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
 	assert_int_equal(trev_trace_print(f), 0);
@@ -98,6 +104,9 @@ static void test_cxx_events(void **state)
 				    "bits=00000000,00000006 cpus="));
 	assert_non_null(strstr(buf, ": tt_dynprint: vals={0x5,0x6}\n"));
 	assert_null(strstr(buf, "tt_nop"));
+	assert_non_null(strstr(buf, ": kp_neg: act=NEG flags=ONE|HIGH big=NEG2\n"));
+	assert_non_null(strstr(buf, ": kp_neg: act=KPNEG flags=ONE big=ONE\n"));
+	assert_non_null(strstr(buf, ": kp_neg: act=ZERO flags=HIGH big=0x3\n"));
 	free(buf);
 }
 

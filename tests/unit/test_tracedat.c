@@ -4,7 +4,9 @@
  * all: the writer must depend on nothing but the source): 3 CPUs with CPU 1
  * empty, known texts and pages. Each file is read back byte by byte with
  * tests/tracedat/datfile.h: section offsets, sizes, option ids, CPU tables,
- * page alignment, and the pages themselves unchanged. Then the errors.
+ * page alignment, and the pages themselves unchanged. Then the errors, and
+ * the kallsyms section: which fields print fmts print as code addresses
+ * (a table of print fmts), and their values named in the file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +26,7 @@
 #include <trev/tracedat.h>
 
 #include "../tracedat/datfile.h"
+#include "tracedat/tracedat_internal.h"
 
 #define NR_CPUS 3
 
@@ -333,9 +336,193 @@ static void test_record_empty(void **state)
 	free(df);
 }
 
+/* ---- code-address fields ---------------------------------------------------------------- */
+
+#define CF_FIELDS \
+	"format:\n" \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n" \
+	"\n" \
+	"\tfield:void * a;\toffset:8;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long b;\toffset:16;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned int u32;\toffset:24;\tsize:4;\tsigned:0;\n" \
+	"\tfield:short s16;\toffset:28;\tsize:2;\tsigned:1;\n" \
+	"\tfield:unsigned long arr[2];\toffset:32;\tsize:16;\tsigned:0;\n" \
+	"\tfield:__data_loc char[] name;\toffset:48;\tsize:4;\tsigned:0;\n" \
+	"\tfield:int n;\toffset:52;\tsize:4;\tsigned:1;\n" \
+	"\n" \
+	"print fmt: "
+
+/* Print fmts and the fields they print as code addresses: offsets, 0-terminated. */
+static const struct {
+	const char *fmt;
+	int want[4];
+} cf_cases[] = {
+	{ "\"%ps %pS\", REC->a, REC->b", { 8, 16 } },
+	{ "\"%pS\", (void *)REC->b", { 16 } },
+	{ "\"%pF %pf %pB\", ((void *)(REC->a)), REC->u32, REC->b", { 8, 24, 16 } },
+	{ "\"%pSR x\", REC->a", { 8 } },
+	/* Every conversion and '*' takes an argument; "%%" none. */
+	{ "\"%d %*pb %.*s %pS\", REC->n, REC->n, REC->arr, REC->n, __get_str(name), REC->b",
+	  { 16 } },
+	{ "\"100%% %%pS %ps\", REC->a", { 8 } },
+	{ "\"%-08lx %5.3s %hhd %llu %zu %pS\", REC->b, \"x\", REC->n, REC->b, REC->b, REC->a",
+	  { 8 } },
+	/* Commas and parentheses inside arguments, quotes inside strings. */
+	{ "\"%s \\\"%d\\\" %ps\", __print_symbolic(REC->n, { 1, \"a,(b\" }), f(REC->n, 2), REC->a",
+	  { 8 } },
+	/* Adjacent literals are one string. */
+	{ "\"%d \" \"%pS\", REC->n, REC->b", { 16 } },
+	/* Not a field alone, not a scalar of 4 or 8 bytes, not a code conversion: none. */
+	{ "\"%pS\", REC->a + 4", { 0 } },
+	{ "\"%pS\", (REC->a) + 4", { 0 } },
+	{ "\"%pS\", REC->arr", { 0 } },
+	{ "\"%pS\", REC->s16", { 0 } },
+	{ "\"%pS\", REC->name", { 0 } },
+	{ "\"%pS\", REC->nosuch", { 0 } },
+	{ "\"%pS\", REC->common_pid", { 4 } },
+	{ "\"%p %pK %pI4 %px\", REC->a, REC->a, REC->a, REC->b", { 0 } },
+	{ "\"%pS\", RECX->a", { 0 } },
+	{ "\"%d%\", REC->n, REC->a", { 0 } },
+	{ "\"%ps\"", { 0 } },
+};
+
+static void test_code_fields(void **state)
+{
+	struct trev_dat_code_field f[8];
+	char format[2048];
+	int id;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cf_cases) / sizeof(cf_cases[0]); i++) {
+		int n, want_n = 0;
+
+		snprintf(format, sizeof(format), "name: ev\nID: %zu\n" CF_FIELDS "%s\n", 40 + i,
+			 cf_cases[i].fmt);
+		while (want_n < 4 && cf_cases[i].want[want_n])
+			want_n++;
+		n = trev__dat_code_fields(format, &id, f, 8);
+		if (n != want_n)
+			fail_msg("case %zu (%s): %d fields, not %d", i, cf_cases[i].fmt, n, want_n);
+		assert_int_equal(id, 40 + (int)i);
+		for (int k = 0; k < n; k++) {
+			assert_int_equal(f[k].offset, cf_cases[i].want[k]);
+			assert_int_equal(f[k].size, f[k].offset == 24 || f[k].offset == 4 ? 4 : 8);
+		}
+	}
+	/* No room: counted, not stored. */
+	assert_int_equal(trev__dat_code_fields("ID: 7\n" CF_FIELDS "\"%ps %ps\", REC->a, REC->b\n",
+					       &id, f, 1), 2);
+	assert_int_equal(id, 7);
+	assert_int_equal(f[0].offset, 8);
+	assert_int_equal(trev__dat_code_fields("name: x\n" CF_FIELDS "\"%ps\", REC->a\n", &id, f, 8),
+			 -EINVAL);
+	assert_int_equal(trev__dat_code_fields("name: x\nID: 3\n", &id, f, 8), -EINVAL);
+}
+
+/*
+ * A source whose event ev_code prints "func" with %ps and "data" with %p,
+ * and whose format appears only once late_format is set (an event
+ * registered after trev_dat_open()); symbol() names every address.
+ */
+static const char fmt_code[] =
+	"name: ev_code\nID: 1003\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:void * func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:void * data;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\nprint fmt: \"func=%ps data=%p\", REC->func, REC->data\n";
+static int late_format;
+
+static ssize_t code_read_file(const struct trev_dat_source *src, const char *file, char **text)
+{
+	const char *t = NULL;
+
+	if (!strcmp(file, "available_events"))
+		t = late_format ? "sysa:ev_a\nsysc:ev_code\n" : "sysa:ev_a\n";
+	else if (!strcmp(file, "events/sysc/ev_code/format") && late_format)
+		t = fmt_code;
+	if (!t)
+		return fake_read_file(src, file, text);
+	*text = strdup(t);
+	return (ssize_t)strlen(t);
+}
+
+static int code_symbol(const struct trev_dat_source *src, uint64_t addr, char *name, size_t size,
+		       uint64_t *start)
+{
+	(void)src;
+	snprintf(name, size, "fn_%llx", (unsigned long long)addr);
+	*start = addr;
+	return 0;
+}
+
+/* A page of ev_code records, one per function address in @funcs (0-ended). */
+static void make_code_page(unsigned char *page, const uint64_t *funcs)
+{
+	uint64_t ts = 1000, commit = 0;
+	unsigned char *p = page + 16;
+
+	memset(page, 0, TREV_DAT_PAGE_SIZE);
+	for (; *funcs; funcs++) {
+		uint32_t hdr = 24 / 4;		/* type_len: 6 words of payload, delta 0 */
+		uint16_t type = 1003;
+		uint64_t data = *funcs + 0x1000;
+
+		memcpy(p, &hdr, 4);
+		memcpy(p + 4, &type, 2);
+		memcpy(p + 4 + 8, funcs, 8);
+		memcpy(p + 4 + 16, &data, 8);
+		p += 4 + 24;
+		commit += 4 + 24;
+	}
+	memcpy(page, &ts, 8);
+	memcpy(page + 8, &commit, 8);
+}
+
+static void test_code_kallsyms(void **state)
+{
+	static const uint64_t funcs[] = { 0x401000, 0x402000, 0x401000, 0 };
+	static const char want[] =
+		"0000000000401000 t fn_401000\n"
+		"0000000000402000 t fn_402000\n"
+		"ffffffffffffffff t __trev_kallsyms_end\n";
+	struct trev_dat_source src = fake;
+	unsigned char page[TREV_DAT_PAGE_SIZE];
+	struct datfile *df = malloc(sizeof(*df));
+	struct trev_dat *dat;
+	uint64_t size;
+	void *map;
+
+	(void)state;
+	src.read_file = code_read_file;
+	src.symbol = code_symbol;
+	fail_path = NULL;
+	make_code_page(page, funcs);
+	/* Known at the start; then registered late, found when the pages are read again. */
+	for (int late = 0; late <= 1; late++) {
+		late_format = !late;
+		assert_int_equal(trev_dat_open(&dat, path, 7, &src), 0);
+		assert_int_equal(trev_dat_add_page(dat, 1, page), 0);
+		if (late) {
+			/* A snapshot before the format exists names nothing yet. */
+			assert_int_equal(trev_dat_snapshot(dat), 0);
+			late_format = 1;
+		}
+		assert_int_equal(trev_dat_finish(dat), 0);
+		map = read_whole(path, &size);
+		if (df_parse(df, map, size))
+			fail_msg("%s", df->err);
+		check_text(&df->kallsyms, want);
+		free(map);
+	}
+	free(df);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_code_fields),
+		cmocka_unit_test(test_code_kallsyms),
 		cmocka_unit_test(test_v6_layout),
 		cmocka_unit_test(test_v7_layout),
 		cmocka_unit_test(test_errors),

@@ -460,6 +460,65 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(n, 22);	/* with trev's per_thread_stats */
 }
 
+/* What readdir_uses_tree() did from inside trev_readdir()'s callback. */
+struct readdir_uses {
+	int events;		/* event directories enabled */
+	int files;		/* files listed in them, by nested trev_readdir() */
+	int removed;		/* instances removed */
+};
+
+static int enable_event_dir(const char *name, const struct trev_stat *st, void *arg)
+{
+	struct readdir_uses *u = arg;
+	char path[256];
+
+	if (!st->is_dir)
+		return 0;
+	snprintf(path, sizeof(path), "events/trev_test/%s/enable", name);
+	assert_int_equal(trev_write(path, "1"), 0);
+	snprintf(path, sizeof(path), "events/trev_test/%s", name);
+	assert_int_equal(trev_readdir(path, count_entry, &u->files), 0);
+	u->events++;
+	return 0;
+}
+
+static int remove_instance(const char *name, const struct trev_stat *st, void *arg)
+{
+	struct readdir_uses *u = arg;
+	char path[256];
+
+	(void)st;
+	snprintf(path, sizeof(path), "instances/%s", name);
+	assert_int_equal(trev_rmdir(path), 0);
+	u->removed++;
+	return 0;
+}
+
+/*
+ * trev_readdir()'s callback may use the tree: write files, list others,
+ * remove the very instance it is given (whose name it still reads).
+ */
+static void test_readdir_callback_uses_tree(void **state)
+{
+	struct readdir_uses u = { 0 };
+	int left = 0;
+
+	(void)state;
+	assert_int_equal(trev_readdir("events/trev_test", enable_event_dir, &u), 0);
+	assert_true(u.events >= 2);
+	assert_true(u.files >= 5 * u.events);	/* enable, filter, format, id, trigger at least */
+	assert_string_equal(read_text("events/trev_test/tt_ints/enable"), "1\n");
+	assert_string_equal(read_text("events/trev_test/enable"), "1\n");
+	assert_int_equal(trev_write("events/trev_test/enable", "0"), 0);
+
+	assert_int_equal(trev_mkdir("instances/rd1"), 0);
+	assert_int_equal(trev_mkdir("instances/rd2"), 0);
+	assert_int_equal(trev_readdir("instances", remove_instance, &u), 0);
+	assert_int_equal(u.removed, 2);
+	assert_int_equal(trev_readdir("instances", count_entry, &left), 0);
+	assert_int_equal(left, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -472,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_split_writes),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_trace_pipe_raw_full),
+		cmocka_unit_test(test_readdir_callback_uses_tree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The trace.dat writer's internals shared between its files: which fields
+ * of an event its print fmt prints as code addresses (code_fields.c).
+ */
+#ifndef TREV_TRACEDAT_INTERNAL_H
+#define TREV_TRACEDAT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One field that an event's print fmt prints with %pS %ps %pB %pF or %pf. */
+struct trev_dat_code_field {
+	uint16_t offset;	/* in the record, from the common fields' start */
+	uint16_t size;		/* 4 or 8 */
+};
+
+/*
+ * trev__dat_code_fields() - the fields an event's format prints as code
+ * addresses
+ * @format: the text of events/SYSTEM/EVENT/format
+ * @id: receives the "ID:" line's number
+ * @fields: receives up to @max fields, in the order the print fmt prints them
+ *          (one field printed twice is there twice)
+ * @max: room in @fields
+ *
+ * Only an argument that is a field and nothing else counts: "REC->name",
+ * possibly in parentheses or after casts ("(void *)REC->call_site"), of a
+ * field that is neither an array nor dynamic, 4 or 8 bytes long. Every
+ * conversion and '*' of the print fmt takes one argument, as printf's do.
+ * Context: any thread; reads @format only.
+ * Return: the number of fields found (which may exceed @max: only @max are
+ * stored), or -EINVAL when the text has no ID or no print fmt.
+ */
+int trev__dat_code_fields(const char *format, int *id, struct trev_dat_code_field *fields,
+			  size_t max);
+
+#endif /* TREV_TRACEDAT_INTERNAL_H */
