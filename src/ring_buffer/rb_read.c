@@ -1123,19 +1123,31 @@ enum rb_whole {
 	RB_WHOLE_NO,		/* stage its events */
 	RB_WHOLE_NOW,		/* take the page whole */
 	RB_WHOLE_AFTER_STAGED,	/* its view's staged (partial) page first, then whole */
+	RB_WHOLE_BUILD,		/* copy its records behind a lost count it does not
+				 * carry itself (rb_build_page()): all of them, or
+				 * all but the last few where the count needs room */
 };
 
+/* The cursor stands at the start of a complete page: nothing of it was read. */
+static bool rb_page_from_start(const struct rb_cursor *c)
+{
+	return c->copy_final && c->copy_seq == c->pos.seq && !c->pos.consumed;
+}
+
 /*
- * Can buffer @id's head page go whole into one CPU's stream? It is
- * untouched, every record on it ran on one CPU (no marker, no discard),
- * that CPU's view has no loss pending, and no event that could belong to
- * that CPU is older than the page's last one: no other buffer's head, no
- * write in flight. If the view has events staged, they are all older than
- * the page (@id's head is the oldest event there is): they go out first,
- * as a partial page. Without that, staging that began at a migration
- * would never end, as the staged pages and the buffer's pages fill at
- * different offsets. Under read_lock. Return: an rb_whole, *@view set
- * unless RB_WHOLE_NO.
+ * Can buffer @id's head page go whole into one CPU's stream? Nothing of it
+ * was read, every record on it ran on one CPU (no marker, no discard), and
+ * no event that could belong to that CPU is older than the page's last
+ * one: no other buffer's head, no write in flight. If the view has events
+ * staged, they are all older than the page (@id's head is the oldest event
+ * there is): they go out first, as a partial page. Without that, staging
+ * that began at a migration would never end, as the staged pages and the
+ * buffer's pages fill at different offsets. A loss the page does not carry
+ * itself (an overrun this reader met, the view's pending losses) goes in
+ * front of its records as the count of a built page, not one staged event
+ * at a time: a writer that laps the reader on every page would otherwise
+ * keep it staging for ever. Under read_lock. Return: an rb_whole, *@view
+ * set unless RB_WHOLE_NO.
  */
 static enum rb_whole rb_whole_page_for_cpu(struct trev_rb *rb, uint32_t id, int *view)
 {
@@ -1145,11 +1157,9 @@ static enum rb_whole rb_whole_page_for_cpu(struct trev_rb *rb, uint32_t id, int 
 	struct rb_rec r;
 	int v;
 
-	if (!rb_page_untouched(c) || c->meta.cpu_marks || c->meta.padded)
+	if (!rb_page_from_start(c) || c->meta.cpu_marks || c->meta.padded)
 		return RB_WHOLE_NO;
 	v = rb_view(rb, c->meta.cpu);
-	if (rb->stage[v].pending)
-		return RB_WHOLE_NO;
 	last_ts = rb_get64(c->copy);
 	while (rb_decode(c->copy + RB_PAGE_HDR, c->copy_size, off, last_ts, &r) != RB_REC_END) {
 		off += r.size;
@@ -1163,7 +1173,11 @@ static enum rb_whole rb_whole_page_for_cpu(struct trev_rb *rb, uint32_t id, int 
 	if (in_flight)
 		return RB_WHOLE_NO;
 	*view = v;
-	return rb->stage[v].head ? RB_WHOLE_AFTER_STAGED : RB_WHOLE_NOW;
+	if (rb->stage[v].head)
+		return RB_WHOLE_AFTER_STAGED;
+	if (c->pos.lost != c->meta.lost || rb->stage[v].pending)
+		return RB_WHOLE_BUILD;
+	return RB_WHOLE_NOW;
 }
 
 /* Does a buffer other than @id head a page its writer has left (as last peeked)? */
@@ -1254,6 +1268,13 @@ static int rb_any_step(struct trev_rb *rb, bool full, uint8_t *page, int *cpu,
 		case RB_WHOLE_AFTER_STAGED:
 			/* partial even with @full: the page goes whole at the next step */
 			trev__rb_stage_take_page(rb, view, page);
+			*cpu = view;
+			return 1;
+		case RB_WHOLE_BUILD:
+			c->pos.lost += rb->stage[view].pending;
+			rb->stage[view].pending = 0;
+			rb_build_page(rb, c, d, page);
+			rb_publish_read(rb, d, c);
 			*cpu = view;
 			return 1;
 		case RB_WHOLE_NO:
