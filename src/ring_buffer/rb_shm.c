@@ -300,27 +300,43 @@ static uint32_t rb_region_check(const struct rb_region *h, uint64_t size)
 	return h->nr_pages;
 }
 
+/*
+ * A file another process handed over, before it is mapped: a regular file
+ * of at least @min bytes, sealed against shrinking (unsealed, that process
+ * could shrink it under the mapping: SIGBUS), whose first @len bytes go to
+ * @head. Return: its size, -EINVAL, -EPERM (not sealed) or -errno.
+ */
+static int64_t rb_sealed_head(int memfd, uint64_t min, void *head, size_t len)
+{
+	struct stat st;
+	int seals;
+
+	if (fstat(memfd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_size < 0 || (uint64_t)st.st_size < min)
+		return -EINVAL;
+	seals = fcntl(memfd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		return -EPERM;
+	if (pread(memfd, head, len, 0) != (ssize_t)len)
+		return -EINVAL;
+	return (int64_t)st.st_size;
+}
+
 int trev_rb_attach(struct trev_rb **out, int memfd)
 {
 	struct rb_region head;
 	struct trev_rb *rb;
-	struct stat st;
 	uint32_t nr_pages;
-	int seals, err;
+	int64_t size;
+	int err;
 	void *p;
 
 	trev__rb_global_init();	/* the clocks, for statistics' "now" */
-	if (fstat(memfd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode) || st.st_size <= 0)
-		return -EINVAL;
-	/* Unsealed, the other process could shrink it under our mapping. */
-	seals = fcntl(memfd, F_GET_SEALS);
-	if (seals < 0 || !(seals & F_SEAL_SHRINK))
-		return -EPERM;
-	if (pread(memfd, &head, sizeof(head), 0) != (ssize_t)sizeof(head))
-		return -EINVAL;
-	nr_pages = rb_region_check(&head, (uint64_t)st.st_size);
+	size = rb_sealed_head(memfd, 1, &head, sizeof(head));
+	if (size < 0)
+		return (int)size;
+	nr_pages = rb_region_check(&head, (uint64_t)size);
 	if (!nr_pages)
 		return -EPROTO;
 
@@ -375,23 +391,16 @@ out_free_rb:
 int trev_rb_attach_busy(struct trev_rb *rb, int memfd)
 {
 	struct rb_busy_head head;
-	struct stat st;
 	uint64_t words;
-	int seals;
+	int64_t size;
 	void *p;
 
 	if (!rb || !rb->attached || rb->busy_map)
 		return -EINVAL;
-	if (fstat(memfd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)(2 * RB_BUSY_STRIDE))
-		return -EINVAL;
-	seals = fcntl(memfd, F_GET_SEALS);
-	if (seals < 0 || !(seals & F_SEAL_SHRINK))
-		return -EPERM;
-	if (pread(memfd, &head, sizeof(head), 0) != (ssize_t)sizeof(head))
-		return -EINVAL;
-	words = (uint64_t)st.st_size / RB_BUSY_STRIDE - 1;
+	size = rb_sealed_head(memfd, 2 * RB_BUSY_STRIDE, &head, sizeof(head));
+	if (size < 0)
+		return (int)size;
+	words = (uint64_t)size / RB_BUSY_STRIDE - 1;
 	if (head.magic != RB_BUSY_MAGIC || head.version != RB_BUSY_VERSION || !head.words ||
 	    head.words > words)
 		return -EPROTO;
