@@ -489,11 +489,13 @@ TREV_API int trev_rb_busy_memfd(void);
 TREV_API int trev_rb_attach_busy(struct trev_rb *rb, int memfd);
 
 /**
- * trev_rb_writers_gone() - the process that writes to @rb has died
+ * trev_rb_writers_gone() - nothing writes to @rb any more
  *
- * An attached reader no longer waits for writes in flight (a writer killed
- * between its time stamp and its commit never finishes): what it
- * committed is all there is. No-op on a buffer of this process.
+ * Its process has died, or @rb is attached to a copy of a region (a
+ * snapshot, trev recover). An attached reader no longer waits for writes
+ * in flight (a writer stopped between its time stamp and its commit never
+ * finishes): what was committed is all there is. No-op on a buffer of this
+ * process.
  * Context: any thread.
  */
 TREV_API void trev_rb_writers_gone(struct trev_rb *rb);

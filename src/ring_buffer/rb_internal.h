@@ -281,6 +281,9 @@ struct rb_cursor {
 	bool copy_final;	/* the page was complete when copied */
 	struct rb_slot meta;	/* its slot metadata at copy time */
 	bool handoff_dirty;	/* attached: the position moved since its last handoff */
+	uint64_t stuck_write;	/* a write of this buffer's thread that readers waited
+				 * rb_settle_ms for in vain: not waited for again
+				 * (rb_read.c, rb_in_flight_before()); 0 for none */
 };
 
 /*
@@ -360,6 +363,8 @@ struct trev_rb {
 	_Atomic uint32_t desc_hwm; /* descriptors [0, desc_hwm) were ever used */
 	pthread_mutex_t read_lock; /* serialises consumers and control */
 	struct rb_cursor cursor[RB_MAX_BUFFERS];
+	uint64_t stuck_writes;	/* writes readers waited for in vain (rb_read.c,
+				 * rb_settle_wait()), under read_lock */
 	_Atomic uint32_t wake_all; /* bumped by trev_rb_wake_readers */
 	int nr_cpus;		/* CPU views (sysconf(_SC_NPROCESSORS_CONF)) */
 	struct rb_stage *stage;	/* [nr_cpus], under read_lock */

@@ -328,7 +328,11 @@ static bool rb_writer_busy(struct trev_rb *rb, const struct rb_desc *d)
  * Could a writer that is between its time stamp and its commit still add an
  * event at or before @ts to another buffer (its busy word or its nesting is
  * set: rb_internal.h)? If so, *write_id names that
- * write (never 0); else it is 0. Whatever it has not published
+ * write (never 0; its top 16 bits are the buffer's index + 1,
+ * rb_write_buffer()); else it is 0. A write the reader already waited for in
+ * vain (a thread stopped in it, by a debugger or SIGSTOP, or one that died in
+ * it) is not named again, so that a reader pays rb_settle_ms once per stuck
+ * write, not once per event, and still waits for the other writers. Whatever it has not published
  * yet is no older than the last event it did publish, which is where the
  * consuming cursor of that buffer stands when it has nothing unread
  * (a signal handler's event can be published together with an older one of
@@ -336,6 +340,14 @@ static bool rb_writer_busy(struct trev_rb *rb, const struct rb_desc *d)
  * avoids all this by disabling preemption around a write; userspace cannot,
  * so readers wait a little instead (rb_settle_ms).
  */
+#define RB_WRITE_ID_MASK	((1ull << 48) - 1)
+
+/* The buffer a write id of rb_in_flight_before() belongs to. */
+static uint32_t rb_write_buffer(uint64_t write_id)
+{
+	return (uint32_t)(write_id >> 48) - 1;
+}
+
 static void rb_in_flight_before(struct trev_rb *rb, uint64_t ts, int except, uint64_t *write_id)
 {
 	uint32_t hwm = trev__rb_hwm(rb);
@@ -357,12 +369,17 @@ static void rb_in_flight_before(struct trev_rb *rb, uint64_t ts, int except, uin
 		if (rb->cursor[i].gen != atomic_load(&d->gen) || rb->cursor[i].pos.ts <= ts) {
 			uint64_t next;
 
+			uint64_t id;
+
 			/* Names this write: buffer, events committed and reserved. */
 			rb_copy_racy((uint8_t *)&next, (const uint8_t *)&d->next_entry,
 				     sizeof(next));
-			*write_id = ((uint64_t)(i + 1) << 48) ^ rb_load(&d->committed) ^
-				    (rb_load(&d->lost_total) << 24) ^ (next << 32);
-			*write_id |= 1;	/* 0 means "none" */
+			id = rb_load(&d->committed) ^ (rb_load(&d->lost_total) << 24) ^
+			     (next << 32);
+			id = ((uint64_t)(i + 1) << 48) | (id & RB_WRITE_ID_MASK) | 1;
+			if (id == rb->cursor[i].stuck_write)
+				continue;
+			*write_id = id;
 			return;
 		}
 	}
@@ -612,8 +629,12 @@ struct rb_settle {
 	bool yield;		/* RB_PULL_AGAIN: yield before looking again */
 };
 
-/* Should the caller let write @in_flight commit before it takes an event? */
-static bool rb_settle_wait(struct rb_settle *s, uint64_t in_flight)
+/*
+ * Should the caller let write @in_flight commit before it takes an event?
+ * Once it has waited rb_settle_ms, the write is marked stuck on its
+ * buffer's cursor and no reader waits for it again. Under read_lock.
+ */
+static bool rb_settle_wait(struct trev_rb *rb, struct rb_settle *s, uint64_t in_flight)
 {
 	int64_t now;
 
@@ -624,7 +645,11 @@ static bool rb_settle_wait(struct rb_settle *s, uint64_t in_flight)
 		s->waited_for = in_flight;
 		s->until = now + rb_settle_ms;
 	}
-	return now < s->until;
+	if (now < s->until)
+		return true;
+	rb->cursor[rb_write_buffer(in_flight)].stuck_write = in_flight;
+	rb->stuck_writes++;
+	return false;
 }
 
 /*
@@ -685,7 +710,7 @@ int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms
 			trev__rb_stage_pop(rb, view, ev, out);
 			ret = 1;
 		} else if (ret == 1) {
-			if (rb_settle_wait(&settle, in_flight)) {
+			if (rb_settle_wait(rb, &settle, in_flight)) {
 				pthread_mutex_unlock(&rb->read_lock);
 				sched_yield();
 				continue;
@@ -757,7 +782,7 @@ static int rb_pull(struct trev_rb *rb, int cpu, enum rb_want want, struct rb_rec
 			return ret;
 		if (ret == 0)	/* a partial page stays staged for a full-page read */
 			return s->head && want != RB_WANT_FULL_PAGE ? RB_PULL_STAGED : RB_PULL_NONE;
-		if (rb_settle_wait(settle, in_flight)) {
+		if (rb_settle_wait(rb, settle, in_flight)) {
 			settle->yield = true;
 			return RB_PULL_AGAIN;
 		}
@@ -1250,7 +1275,7 @@ static int rb_any_step(struct trev_rb *rb, bool full, uint8_t *page, int *cpu,
 			*cpu = view;
 			return 1;
 		}
-		if (rb_settle_wait(settle, in_flight)) {
+		if (rb_settle_wait(rb, settle, in_flight)) {
 			settle->yield = true;
 			return RB_PULL_AGAIN;
 		}

@@ -1297,6 +1297,103 @@ static void test_nesting_limit(void **state)
 	trev_rb_destroy(rb);
 }
 
+/*
+ * Writers stopped between reserve and commit (a debugger, SIGSTOP): a
+ * reader waits rb_settle_ms for each stuck write once, not once per event
+ * it reads after it, and every event still comes out once.
+ */
+#define STUCK_WRITERS	2
+#define STUCK_BEFORE	100	/* events each writer commits before it stops */
+#define STUCK_AFTER	50	/* events of the main thread after they stopped */
+
+struct stuck_writer {
+	struct trev_rb *rb;
+	uint32_t tag;
+	sem_t holding, release;
+};
+
+static void *stuck_writer_run(void *arg)
+{
+	struct stuck_writer *w = arg;
+	void *p;
+
+	for (uint32_t i = 0; i < STUCK_BEFORE; i++)
+		if (ev_write(w->rb, w->tag, i) != 0)
+			return (void *)1;
+	p = trev_rb_reserve(w->rb, EV_LEN);
+	if (!p)
+		return (void *)1;
+	ev_build(p, EV_LEN, w->tag, STUCK_BEFORE);
+	sem_post(&w->holding);
+	while (sem_wait(&w->release) != 0)
+		;
+	trev_rb_commit(w->rb, p);
+	return NULL;
+}
+
+static void test_stuck_writers(void **state)
+{
+	struct trev_rb *rb = make_rb(256, 0, 0);
+	struct stuck_writer w[STUCK_WRITERS];
+	pthread_t t[STUCK_WRITERS];
+	uint32_t next[STUCK_WRITERS + 1] = { 0 };
+	struct trev_rb_event ev;
+	uint32_t tag = 0, seq = 0;
+	unsigned int read = 0;
+
+	(void)state;
+	for (int i = 0; i < STUCK_WRITERS; i++) {
+		w[i].rb = rb;
+		w[i].tag = TAG_OTHER + (uint32_t)i;
+		assert_int_equal(sem_init(&w[i].holding, 0, 0), 0);
+		assert_int_equal(sem_init(&w[i].release, 0, 0), 0);
+		assert_int_equal(pthread_create(&t[i], NULL, stuck_writer_run, &w[i]), 0);
+	}
+	for (int i = 0; i < STUCK_WRITERS; i++)
+		while (sem_wait(&w[i].holding) != 0)
+			;
+	for (uint32_t i = 0; i < STUCK_AFTER; i++)
+		assert_int_equal(ev_write(rb, TAG_MAIN, i), 0);
+
+	/* Everything committed comes out, in each writer's order. */
+	while (trev_rb_consume(rb, &ev, 0) == 1) {
+		int k;
+
+		assert_int_equal(ev_parse(&ev, &tag, &seq), 0);
+		k = tag == TAG_MAIN ? STUCK_WRITERS : (int)(tag - TAG_OTHER);
+		assert_true(k >= 0 && k <= STUCK_WRITERS);
+		assert_int_equal(seq, next[k]);
+		next[k]++;
+		read++;
+	}
+	assert_int_equal(read, STUCK_WRITERS * STUCK_BEFORE + STUCK_AFTER);
+	/* One wait per stuck write, whatever the number of events after it. */
+	pthread_mutex_lock(&rb->read_lock);
+	assert_int_equal(rb->stuck_writes, STUCK_WRITERS);
+	pthread_mutex_unlock(&rb->read_lock);
+
+	/* Released, they commit, and their last events come out too. */
+	for (int i = 0; i < STUCK_WRITERS; i++) {
+		void *ret;
+
+		sem_post(&w[i].release);
+		assert_int_equal(pthread_join(t[i], &ret), 0);
+		assert_null(ret);
+		sem_destroy(&w[i].holding);
+		sem_destroy(&w[i].release);
+	}
+	for (int i = 0; i < STUCK_WRITERS; i++) {
+		assert_int_equal(trev_rb_consume(rb, &ev, 0), 1);
+		assert_int_equal(ev_parse(&ev, &tag, &seq), 0);
+		assert_true(tag >= TAG_OTHER && tag < TAG_OTHER + STUCK_WRITERS);
+		assert_int_equal(seq, next[tag - TAG_OTHER]);
+		assert_int_equal(ev.lost, 0);
+		next[tag - TAG_OTHER]++;
+	}
+	assert_int_equal(trev_rb_consume(rb, &ev, 0), 0);
+	trev_rb_destroy(rb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1312,6 +1409,7 @@ int main(void)
 		cmocka_unit_test(test_first_event_signal),
 		cmocka_unit_test(test_blocking_read),
 		cmocka_unit_test(test_nesting_limit),
+		cmocka_unit_test(test_stuck_writers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

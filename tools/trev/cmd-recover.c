@@ -480,6 +480,8 @@ int cmd_recover(int argc, char **argv)
 			 strerror(-ret));
 		goto out;
 	}
+	/* A copy: a write in flight in it never ends, whether the process lives or not. */
+	trev_rb_writers_gone(rcv.rb);
 	rcv.nr_cpus = trev_rb_nr_cpus(rcv.rb);
 	rcv.cpus = calloc((size_t)(rcv.nr_cpus > 0 ? rcv.nr_cpus : 1), sizeof(*rcv.cpus));
 	if (rcv.nr_cpus <= 0 || !rcv.cpus) {
