@@ -29,7 +29,7 @@
 
 #include "control/control.h"
 #include "control/proto.h"
-#include "core/core_internal.h"
+#include "frontend/frontend.h"
 #include "events/events_internal.h"
 
 #define CTL_MAX_CONNS	16	/* connections served at once; more are refused */

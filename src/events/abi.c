@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core_internal.h"
+#include "base/log.h"
 #include "events/abi.h"
 #include "events/abi_v0.h"
 #include "events/events_internal.h"

@@ -37,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core_internal.h"
+#include "base/log.h"
 #include "events/events_internal.h"
 
 static inline bool ev_isdigit(unsigned char c)

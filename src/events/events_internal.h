@@ -145,13 +145,55 @@ int trev__eval_print_fmt(const struct trev_event_call *call,
 			 const struct trev_eval_map *const *start,
 			 const struct trev_eval_map *const *stop, char **out);
 
+/*
+ * trev__events_register_module() - register the events and tracepoints of
+ * an object whose module record @mod is in this library's layout (the
+ * public entry points, frontend/register.c, convert older layouts); an
+ * object registered twice is counted, not added again. Then the hook set
+ * with trev__events_on_register() is told: the ids from @first_id on are
+ * new, and @section (in the object's event or tracepoint section) names it.
+ * trev__events_unregister_module() withdraws it at the last unregister.
+ * Context: not a probe, not a signal handler; no registry lock held.
+ */
+/*
+ * What hangs on an event file from the layer above (filters, triggers,
+ * docs/architecture.md): release() frees it when the file goes (an instance
+ * removed, an object unloaded), call_gone() drops what names @call before
+ * the call goes. Set at start-up (frontend/init.c), before anything can
+ * hang there. Context: the registry lock held for writing.
+ */
+struct trev__event_file_ops {
+	void (*release)(struct trev_event_file *file);
+	void (*call_gone)(struct trev_event_call *call);
+};
+void trev__event_file_ops_set(const struct trev__event_file_ops *ops);
+/* The file's filter and triggers go (no probe uses them any more). */
+void trev__event_file_release(struct trev_event_file *file);
+
+typedef void (*trev__events_registered_fn)(unsigned int first_id, const void *section);
+void trev__events_on_register(trev__events_registered_fn fn);
+void trev__events_register_module(const struct trev_module *mod);
+void trev__events_unregister_module(const struct trev_module *mod);
+
 /* The top instance, made on first use. Context: not signal-safe the first time. */
 struct trev_trace_array *trev__top_instance(void);
 /* The top instance if it exists, else NULL. Context: any, signal-safe. */
 struct trev_trace_array *trev__top_instance_if_made(void);
 
 /*
- * In the child that writes a dying process's trace (core/crash.c), the one
+ * Where the top instance's region is made: a higher layer's hook (the
+ * flight recorder, frontend/flight.c), set at start-up before the top
+ * instance exists. open() returns a file to make the region in, or -1 for
+ * an anonymous memfd; abandon() is told when that file could not be used.
+ */
+struct trev__top_region_ops {
+	int (*open)(void);
+	void (*abandon)(int fd);
+};
+void trev__top_region_set(const struct trev__top_region_ops *ops);
+
+/*
+ * In the child that writes a dying process's trace (frontend/crash.c), the one
  * thread left: the registry's and the instances' locks made anew, as no
  * thread that held one exists there. Context: async-signal-safe.
  */
@@ -246,13 +288,12 @@ int trev__event_soft_mode(struct trev_event_call *call, bool take);
 /* The same for one instance's file; under the registry lock for writing. */
 int trev__file_soft_mode_locked(struct trev_event_file *file, bool take);
 
-/* Built-in ftrace events (ftrace:print, bprint, bputs), registered at start. */
-extern struct trev_event_call trev__ftrace_event_print;
-extern struct trev_event_call trev__ftrace_event_bprint;
-extern struct trev_event_call trev__ftrace_event_bputs;
-extern struct trev_event_call trev__ftrace_event_raw_data;
-extern struct trev_event_call trev__ftrace_event_kernel_stack;
-void trev__ftrace_events_register(void);
+/*
+ * trev__events_register_builtin() - register one of the built-in ftrace
+ * events (write/write.h) under its fixed id @type (TREV_TYPE_*).
+ * Return: 0 or a negative errno (logged).
+ */
+int trev__events_register_builtin(struct trev_event_call *call, unsigned int type);
 
 /*
  * trace_marker and trace_marker_raw: one record in @tr's buffer (raw: an

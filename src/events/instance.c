@@ -24,11 +24,9 @@
 
 #include <trev/tracepoint.h>
 
-#include "core/core_internal.h"
+#include "base/log.h"
 #include "events/events_internal.h"
-#include "filter/filter.h"
 #include "ring_buffer/rb_internal.h"
-#include "trigger/trigger_internal.h"
 
 static struct trev_trace_array top = {
 	.name = "",
@@ -49,6 +47,16 @@ static void tr_default_options(struct trev_rb_options *opts)
 		opts->size_kb = (unsigned int)strtoul(kb, NULL, 10);
 }
 
+/* Where the top instance's region goes (the flight recorder): a frontend's hook. */
+static const struct trev__top_region_ops *top_region;
+
+void trev__top_region_set(const struct trev__top_region_ops *ops)
+{
+	pthread_mutex_lock(&top_lock);
+	top_region = ops;
+	pthread_mutex_unlock(&top_lock);
+}
+
 struct trev_trace_array *trev__top_instance_if_made(void)
 {
 	return atomic_load_explicit(&top_made, memory_order_acquire);
@@ -64,14 +72,14 @@ struct trev_trace_array *trev__top_instance(void)
 		return tr;
 	pthread_mutex_lock(&top_lock);
 	if (!atomic_load_explicit(&top_made, memory_order_relaxed)) {
-		int flight = trev__flight_open();
+		int flight = top_region ? top_region->open() : -1;
 
 		tr_default_options(&opts);
 		ret = trev__rb_create_in(&top.rb, &opts, flight);
 		if (ret && flight >= 0) {
 			trev__log(TREV_LOG_WARN, "TREV_FLIGHT: cannot make the trace buffer in its "
 				  "file: %s (it stays in memory only)\n", strerror(-ret));
-			trev__flight_abandon(flight);
+			top_region->abandon(flight);
 			ret = trev_rb_create(&top.rb, &opts);
 		}
 		if (ret)
@@ -119,8 +127,7 @@ static void tr_file_free(struct trev_event_file *file)
 {
 	if (!file)
 		return;
-	trev__filter_free(file->filter);	/* no probe uses it: see the callers */
-	trev__triggers_free_file(file);
+	trev__event_file_release(file);	/* no probe uses it: see the callers */
 	free(file);
 }
 

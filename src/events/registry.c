@@ -12,13 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "control/control.h"
-#include "core/core_internal.h"
+#include "base/log.h"
 #include "events/abi.h"
 #include "events/events_internal.h"
-#include "filter/filter.h"
 #include "tracepoint/tracepoint_internal.h"
-#include "trigger/trigger_internal.h"
 
 /*
  * One object that registered its sections (a program or a shared object).
@@ -166,14 +163,28 @@ int trev_event_define_array(struct trev_event_call *call, const char *type, cons
 				       TREV_FILTER_OTHER);
 }
 
+static const struct trev__event_file_ops *file_ops;
+
+void trev__event_file_ops_set(const struct trev__event_file_ops *ops)
+{
+	pthread_rwlock_wrlock(&events_lock);
+	file_ops = ops;
+	pthread_rwlock_unlock(&events_lock);
+}
+
+void trev__event_file_release(struct trev_event_file *file)
+{
+	if (file_ops)
+		file_ops->release(file);
+}
+
 static void ev_free_rt(struct trev_event_call *call)
 {
 	struct trev_event_rt *rt = trev__event_rt(call);
 
 	if (!rt)
 		return;
-	trev__filter_free(rt->file.filter);	/* its probes are gone */
-	trev__triggers_free_file(&rt->file);
+	trev__event_file_release(&rt->file);	/* its probes are gone */
 	for (int i = 0; i < rt->nr_fields; i++) {
 		free(rt->fields[i].type);
 		free(rt->fields[i].name);
@@ -245,22 +256,22 @@ static void ev_unregister_call(struct trev_event_call *call)
 	if (!call->rt)
 		return;
 	/* Triggers that refer to it go first, while it is still findable. */
-	trev__triggers_drop_call(call);
+	if (file_ops)
+		file_ops->call_gone(call);
 	if (call->id < by_id_len && by_id[call->id] == call)
 		by_id[call->id] = NULL;
 	trev__event_files_drop(call);
 	ev_free_rt(call);
 }
 
-void trev__ftrace_events_register(void)
+int trev__events_register_builtin(struct trev_event_call *call, unsigned int type)
 {
+	int ret;
+
 	pthread_rwlock_wrlock(&events_lock);
-	ev_register_call(&trev__ftrace_event_print, TREV_TYPE_PRINT, NULL);
-	ev_register_call(&trev__ftrace_event_bprint, TREV_TYPE_BPRINT, NULL);
-	ev_register_call(&trev__ftrace_event_kernel_stack, TREV_TYPE_KERNEL_STACK, NULL);
-	ev_register_call(&trev__ftrace_event_bputs, TREV_TYPE_BPUTS, NULL);
-	ev_register_call(&trev__ftrace_event_raw_data, TREV_TYPE_RAW_DATA, NULL);
+	ret = ev_register_call(call, type, NULL);
 	pthread_rwlock_unlock(&events_lock);
+	return ret;
 }
 
 static void ev_free_module(struct ev_module *m)
@@ -300,14 +311,21 @@ static int ev_adopt_sections(struct ev_module *m)
 	return 0;
 }
 
-/* Both entry points, with @mod in this library's layout. */
-static void ev_register_module(const struct trev_module *mod)
+/* Told of each object whose events were registered (frontend/init.c). */
+static _Atomic(trev__events_registered_fn) registered_hook;
+
+void trev__events_on_register(trev__events_registered_fn fn)
 {
+	atomic_store(&registered_hook, fn);
+}
+
+void trev__events_register_module(const struct trev_module *mod)
+{
+	trev__events_registered_fn hook;
 	struct ev_module *m;
 	unsigned int first_id;
 	const void *key;
 
-	trev__library_init();
 	(void)trev_nr_cpumask_bits();	/* before a probe can need it */
 	pthread_rwlock_wrlock(&events_lock);
 	for (m = modules; m; m = m->next) {
@@ -340,20 +358,17 @@ static void ev_register_module(const struct trev_module *mod)
 		if (m->calls[i] && ev_register_call(m->calls[i], next_id, m) == 0)
 			next_id++;
 	pthread_rwlock_unlock(&events_lock);
-	/* Start-up enables (TREV_EVENTS) apply to objects loaded later too. */
-	trev__env_apply_events(first_id);
-	trev__env_control();
-	trev__env_at_exit();
-	/* The program's own events are in: `trev record -- COMMAND` may configure them now. */
 	key = mod->events_start ? (const void *)mod->events_start : (const void *)mod->tp_start;
-	trev__control_module_registered(key);
+	hook = atomic_load(&registered_hook);
+	if (hook)
+		hook(first_id, key);
 	return;
 
 out_unlock:
 	pthread_rwlock_unlock(&events_lock);
 }
 
-static void ev_unregister_module(const struct trev_module *mod)
+void trev__events_unregister_module(const struct trev_module *mod)
 {
 	struct ev_module **pm, *m;
 
@@ -378,56 +393,6 @@ static void ev_unregister_module(const struct trev_module *mod)
 	ev_free_module(m);
 out_unlock:
 	pthread_rwlock_unlock(&events_lock);
-}
-
-void trev_module_register(const struct trev_module *mod)
-{
-	struct trev_module native;
-
-	if (mod && trev__abi_module(mod, &native) == 0)
-		ev_register_module(&native);
-}
-
-void trev_module_unregister(const struct trev_module *mod)
-{
-	unsigned int abi;
-
-	/* A refused module was logged when it registered, and holds nothing. */
-	if (mod && trev__abi_of(mod, sizeof(*mod), &abi) == 0 && abi != 0)
-		ev_unregister_module(mod);
-}
-
-/* ABI 0: the same sections, passed one by one by an object built against trev 0.1.0. */
-void trev_events_register_module_evals(struct trev_event_call *const *start,
-				       struct trev_event_call *const *stop,
-				       struct trev_tracepoint *const *tp_start,
-				       struct trev_tracepoint *const *tp_stop,
-				       const struct trev_eval_map *const *eval_start,
-				       const struct trev_eval_map *const *eval_stop)
-{
-	const struct trev_module mod = { TREV_ABI_HDR(struct trev_module), start, stop,
-					 tp_start, tp_stop, eval_start, eval_stop };
-
-	ev_register_module(&mod);
-}
-
-void trev_events_register_module(struct trev_event_call *const *start,
-				 struct trev_event_call *const *stop,
-				 struct trev_tracepoint *const *tp_start,
-				 struct trev_tracepoint *const *tp_stop)
-{
-	trev_events_register_module_evals(start, stop, tp_start, tp_stop, NULL, NULL);
-}
-
-void trev_events_unregister_module(struct trev_event_call *const *start,
-				   struct trev_event_call *const *stop,
-				   struct trev_tracepoint *const *tp_start,
-				   struct trev_tracepoint *const *tp_stop)
-{
-	const struct trev_module mod = { TREV_ABI_HDR(struct trev_module), start, stop,
-					 tp_start, tp_stop, NULL, NULL };
-
-	ev_unregister_module(&mod);
 }
 
 /* ------------------------------------------------------------------ */

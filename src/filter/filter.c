@@ -39,7 +39,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
-#include "core/core_internal.h"
+#include "base/log.h"
 #include "events/events_internal.h"
 #include "filter/filter.h"
 #include "filter/filter_run.h"

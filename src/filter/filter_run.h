@@ -2,7 +2,7 @@
 /*
  * A compiled filter as it runs (src/filter/filter.c compiles it): the
  * program's layout and its loop, inline so that the probe's path for a
- * filtered event (src/events/event_buffer.c) runs a numeric filter without
+ * filtered event (src/write/event_buffer.c) runs a numeric filter without
  * a call.
  */
 #ifndef TREV_FILTER_RUN_H
@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/core_internal.h"
+#include "base/log.h"
 #include "events/events_internal.h"
 
 /* What a predicate reads. */

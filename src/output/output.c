@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/core_internal.h"
+#include "base/log.h"
 #include "events/events_internal.h"
 #include "output/bprint.h"
 #include "output/fmt_num.h"

@@ -567,7 +567,7 @@ _Atomic uint32_t *trev__rb_busy_word(uint32_t busy_ix);
 /* Busy words that threads hold now (for tests). */
 unsigned int trev__rb_busy_taken(void);
 
-/* The child that writes a dying process's trace (ring_buffer.c, core/crash.c). */
+/* The child that writes a dying process's trace (ring_buffer.c, frontend/crash.c). */
 void trev__rb_fork_share(bool share);
 void trev__rb_crash_child(void);
 

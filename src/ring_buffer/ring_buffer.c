@@ -1304,7 +1304,7 @@ static void rb_atfork_child(void)
 }
 
 /*
- * A dying process writes its trace through a child (core/crash.c), which
+ * A dying process writes its trace through a child (frontend/crash.c), which
  * must see the regions as they are: @share lets the next fork copy their
  * mappings (shared: the child sees the parent's threads go on writing),
  * !@share stops that again. Context: async-signal-safe (madvise only);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core_internal.h"
+#include "base/log.h"
 #include "filter/filter.h"
 #include "tracefs/tracefs_internal.h"
 #include "trigger/hist.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/core_internal.h"
+#include "base/log.h"
 #include "tracefs/tracefs_internal.h"
 
 /* Show a number and a newline. */

@@ -2,7 +2,7 @@
 /*
  * A tracefs tree served as a FUSE file system over a small backend interface
  * (src/tracefs/fuse_serve.c). Two users: trev_mount() serves the process's
- * own tree (src/tracefs/fuse.c), `trev mount -p PID` serves another
+ * own tree (src/frontend/fuse.c), `trev mount -p PID` serves another
  * process's tree over its control socket (tools/trev/cmd-mount.c, which is
  * compiled with this file and does not link the library).
  */

@@ -111,6 +111,21 @@ static inline bool tfs_writable(const struct trev_file *f)
 	return (f->flags & O_ACCMODE) != O_RDONLY;
 }
 
+/*
+ * The C API's calls that take a path (<trev/trev.h>: trev_file_open(),
+ * trev_path_stat(), trev_readdir(), trev_mkdir(), trev_rmdir(), trev_write(),
+ * trev_append(), trev_read()) are frontend/api.c's: they start the library
+ * up, then call these, which do the work and never start anything.
+ */
+int trev__tfs_open(const char *path, int flags, struct trev_file **out);
+int trev__tfs_stat(const char *path, struct trev_stat *st);
+int trev__tfs_readdir(const char *path, trev_readdir_fn fn, void *arg);
+int trev__tfs_mkdir(const char *path);
+int trev__tfs_rmdir(const char *path);
+int trev__tfs_write(const char *path, const char *text);
+int trev__tfs_append(const char *path, const char *text);
+ssize_t trev__tfs_read(const char *path, char *buf, size_t size);
+
 /* The directories; trev__instance_dir is the root of every instance. */
 extern const struct tfs_dir trev__instance_dir;
 extern const struct tfs_dir trev__events_dir;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core_internal.h"
+#include "base/log.h"
 #include "tracefs/tracefs_internal.h"
 #include "trigger/trigger_internal.h"
 
@@ -204,7 +204,6 @@ static int tfs_resolve_locked(const char *path, struct tfs_loc *loc)
 
 	if (!path)
 		return -EINVAL;
-	trev__library_init();
 	trev__events_read_lock();
 	ret = tfs_resolve(path, loc);
 	trev__events_read_unlock();
@@ -214,7 +213,7 @@ static int tfs_resolve_locked(const char *path, struct tfs_loc *loc)
 /* ------------------------------------------------------------------ */
 /* Open files                                                           */
 
-int trev_file_open(const char *path, int flags, struct trev_file **out)
+int trev__tfs_open(const char *path, int flags, struct trev_file **out)
 {
 	struct trev_file *f;
 	int ret;
@@ -351,7 +350,7 @@ int trev_file_close(struct trev_file *f)
 /* ------------------------------------------------------------------ */
 /* Directories                                                          */
 
-int trev_path_stat(const char *path, struct trev_stat *st)
+int trev__tfs_stat(const char *path, struct trev_stat *st)
 {
 	struct tfs_loc loc;
 	int ret;
@@ -368,7 +367,7 @@ int trev_path_stat(const char *path, struct trev_stat *st)
 	return 0;
 }
 
-/* trev_readdir()'s entries, gathered under tfs_lock and handed out after it. */
+/* trev__tfs_readdir()'s entries, gathered under tfs_lock and handed out after it. */
 struct readdir_list {
 	struct readdir_ent {
 		char *name;
@@ -399,10 +398,10 @@ static int readdir_collect(const char *name, const struct trev_stat *st, void *a
 
 /*
  * The entries are copied under tfs_lock and @fn is called after it is
- * dropped, so that @fn may use the tree (trev_write(), trev_readdir() of a
+ * dropped, so that @fn may use the tree (trev__tfs_write(), trev__tfs_readdir() of a
  * subdirectory): it sees the directory as it was when listed.
  */
-int trev_readdir(const char *path, trev_readdir_fn fn, void *arg)
+int trev__tfs_readdir(const char *path, trev_readdir_fn fn, void *arg)
 {
 	struct readdir_list list = { 0 };
 	const struct tfs_dir *dir;
@@ -412,7 +411,6 @@ int trev_readdir(const char *path, trev_readdir_fn fn, void *arg)
 	if (!fn)
 		return -EINVAL;
 	pthread_mutex_lock(&tfs_lock);
-	trev__library_init();
 	trev__events_read_lock();
 	ret = path ? tfs_resolve(path, &loc) : -EINVAL;
 	if (ret)
@@ -463,7 +461,7 @@ static const char *instance_name(const char *path, char *name, size_t size)
 	return name;
 }
 
-int trev_mkdir(const char *path)
+int trev__tfs_mkdir(const char *path)
 {
 	char name[TFS_NAME_MAX];
 	struct trev_stat st;
@@ -471,7 +469,7 @@ int trev_mkdir(const char *path)
 
 	if (!path)
 		return -EINVAL;
-	if (trev_path_stat(path, &st) == 0)
+	if (trev__tfs_stat(path, &st) == 0)
 		return -EEXIST;
 	if (!instance_name(path, name, sizeof(name)))
 		return -EPERM;	/* tracefs makes directories only under instances/ */
@@ -485,7 +483,7 @@ int trev_mkdir(const char *path)
 	return ret;
 }
 
-int trev_rmdir(const char *path)
+int trev__tfs_rmdir(const char *path)
 {
 	struct trev_trace_array *tr;
 	char name[TFS_NAME_MAX];
@@ -494,7 +492,7 @@ int trev_rmdir(const char *path)
 	if (!path)
 		return -EINVAL;
 	if (!instance_name(path, name, sizeof(name)))
-		return trev_path_stat(path, &(struct trev_stat){ 0 }) ? -ENOENT : -EPERM;
+		return trev__tfs_stat(path, &(struct trev_stat){ 0 }) ? -ENOENT : -EPERM;
 	pthread_mutex_lock(&tfs_lock);
 	trev__events_read_lock();
 	tr = trev__instance_lookup(name);
@@ -571,7 +569,7 @@ static int tfs_write_text(const char *path, const char *text, int flags)
 
 	if (!text)
 		return -EINVAL;
-	ret = trev_file_open(path, O_WRONLY | flags, &f);
+	ret = trev__tfs_open(path, O_WRONLY | flags, &f);
 	if (ret)
 		return ret;
 	len = strlen(text);
@@ -588,17 +586,17 @@ static int tfs_write_text(const char *path, const char *text, int flags)
 	return ret;
 }
 
-int trev_write(const char *path, const char *text)
+int trev__tfs_write(const char *path, const char *text)
 {
 	return tfs_write_text(path, text, O_TRUNC);
 }
 
-int trev_append(const char *path, const char *text)
+int trev__tfs_append(const char *path, const char *text)
 {
 	return tfs_write_text(path, text, O_APPEND);
 }
 
-ssize_t trev_read(const char *path, char *buf, size_t size)
+ssize_t trev__tfs_read(const char *path, char *buf, size_t size)
 {
 	struct trev_file *f;
 	char scratch[4096];
@@ -607,7 +605,7 @@ ssize_t trev_read(const char *path, char *buf, size_t size)
 
 	if (!buf || size == 0)
 		return -EINVAL;
-	ret = trev_file_open(path, O_RDONLY | O_NONBLOCK, &f);
+	ret = trev__tfs_open(path, O_RDONLY | O_NONBLOCK, &f);
 	if (ret)
 		return ret;
 	for (;;) {

@@ -18,6 +18,7 @@
 #include "output/symbols.h"
 #include "tracepoint/tracepoint_internal.h"
 #include "trigger/trigger_internal.h"
+#include "write/write.h"
 
 /* The kernel's FTRACE_STACK_ENTRIES: what the format file shows. */
 #define STACK_ENTRIES		8

@@ -21,7 +21,7 @@
 
 #include <trev/tracepoint.h>
 
-#include "core/core_internal.h"
+#include "base/log.h"
 #include "trigger/trigger_internal.h"
 
 /* ------------------------------------------------------------------ */

@@ -24,6 +24,7 @@
 #include <trev/trev.h>
 
 #include "events/events_internal.h"
+#include "write/write.h"
 
 #define CREATE_TRACE_POINTS
 #include "trev_test_events.h"

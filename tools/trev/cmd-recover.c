@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * trev recover FILE: a flight recorder's file (TREV_FLIGHT, src/core/flight.c)
+ * trev recover FILE: a flight recorder's file (TREV_FLIGHT, src/frontend/flight.c)
  * left under /dev/shm by a process that died with nobody recording, into
  * trace.dat. Nothing in the files is trusted: the region is copied into a
  * sealed memfd of our own (so nobody can truncate what we map: no SIGBUS)
@@ -26,7 +26,7 @@
 #include <trev/ring_buffer.h>
 #include <trev/tracedat.h>
 
-#include "core/flight_meta.h"
+#include "frontend/flight_meta.h"
 #include "flight_meta.h"
 #include "ring_buffer/rb_page.h"
 #include "pages.h"

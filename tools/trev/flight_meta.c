@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/flight_meta.h"
+#include "frontend/flight_meta.h"
 #include "flight_meta.h"
 
 static uint32_t fm_u32(const uint8_t *p)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A flight recorder's metadata file (NAME.meta, src/core/flight_meta.h),
+ * A flight recorder's metadata file (NAME.meta, src/frontend/flight_meta.h),
  * parsed for `trev recover` without trusting it: every length and count
  * is checked against the bytes there are.
  */

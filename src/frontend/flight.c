@@ -2,7 +2,7 @@
 /*
  * The flight recorder that outlives the process (TREV_FLIGHT): the top
  * instance's ring buffer region in a file under /dev/shm instead of an
- * anonymous memfd, and beside it NAME.meta (src/core/flight_meta.h), what
+ * anonymous memfd, and beside it NAME.meta (src/frontend/flight_meta.h), what
  * `trev recover` needs to make a trace.dat of the region once the process
  * is gone. A normal exit removes both (unless TREV_FLIGHT_KEEP=1); a crash
  * or SIGKILL leaves them.
@@ -27,8 +27,8 @@
 
 #include <trev/tracedat.h>
 
-#include "core/core_internal.h"
-#include "core/flight_meta.h"
+#include "frontend/frontend.h"
+#include "frontend/flight_meta.h"
 #include "events/events_internal.h"
 
 static pthread_mutex_t flight_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -23,8 +23,9 @@
 
 #include <trev/trace_printk.h>
 
-#include "core/core_internal.h"
+#include "base/log.h"
 #include "events/events_internal.h"
+#include "write/write.h"
 #include "output/bprint.h"
 #include "output/symbols.h"
 
@@ -685,3 +686,12 @@ struct trev_event_call trev__ftrace_event_raw_data = {
 	TREV_ABI_HDR(struct trev_event_call), &raw_data_class, "raw_data", NULL, "\"id:%04x %08x\", REC->id, (int)REC->buf[0]",
 	raw_data_output, TREV_EVENT_FL_FTRACE, 0, NULL
 };
+
+void trev__ftrace_events_register(void)
+{
+	trev__events_register_builtin(&trev__ftrace_event_print, TREV_TYPE_PRINT);
+	trev__events_register_builtin(&trev__ftrace_event_bprint, TREV_TYPE_BPRINT);
+	trev__events_register_builtin(&trev__ftrace_event_kernel_stack, TREV_TYPE_KERNEL_STACK);
+	trev__events_register_builtin(&trev__ftrace_event_bputs, TREV_TYPE_BPUTS);
+	trev__events_register_builtin(&trev__ftrace_event_raw_data, TREV_TYPE_RAW_DATA);
+}

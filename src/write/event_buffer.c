@@ -22,7 +22,7 @@
 
 #include <trev/tracepoint.h>
 
-#include "core/core_internal.h"
+#include "base/log.h"
 #include "events/events_internal.h"
 #include "filter/filter.h"
 #include "filter/filter_run.h"

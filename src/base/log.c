@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "core/core_internal.h"
+#include "base/log.h"
 
 static void log_stderr(int level, const char *msg, void *arg)
 {

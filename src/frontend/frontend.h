@@ -1,20 +1,22 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Library-wide internals: start-up, logging, the start-up environment. */
-#ifndef TREV_CORE_INTERNAL_H
-#define TREV_CORE_INTERNAL_H
+/*
+ * The frontends (layer 5, docs/architecture.md): start-up, the TREV_*
+ * environment, the crash writer, the flight recorder. Nothing below this
+ * layer includes this header.
+ */
+#ifndef TREV_FRONTEND_H
+#define TREV_FRONTEND_H
 
 #include <stdbool.h>
 
 #include <trev/trev.h>
 
+#include "base/log.h"
+
 struct sigaction;
 
 /* Run once before anything else the library does; safe to call often. */
 void trev__library_init(void);
-
-void trev__log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* In the child that writes a dying process's trace: the log's lock made anew. */
-void trev__log_crash_child(void);
 
 /* Apply TREV_EVENTS to the events with ids from @min_id on (those just registered). */
 void trev__env_apply_events(unsigned int min_id);
@@ -41,7 +43,7 @@ void trev__env_exit_release(void);
  * handlers; called once, from trev__env_init().
  */
 void trev__crash_init(void);
-/* @act is the handler crash.c installed (tracefs/fuse.c chains to it). */
+/* @act is the handler crash.c installed (frontend/fuse.c chains to it). */
 bool trev__crash_handler_is(const struct sigaction *act);
 
 /*
@@ -54,4 +56,4 @@ int trev__flight_open(void);
 void trev__flight_abandon(int fd);
 void trev__flight_update(void);
 
-#endif /* TREV_CORE_INTERNAL_H */
+#endif /* TREV_FRONTEND_H */

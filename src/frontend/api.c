@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core_internal.h"
+#include "frontend/frontend.h"
 #include "events/events_internal.h"
+#include "tracefs/tracefs_internal.h"
 
 int trev_set_event(const char *spec)
 {
@@ -141,4 +142,55 @@ struct trev_rb *trev_trace_buffer(void)
 	struct trev_trace_array *tr = trev__top_instance();
 
 	return tr ? tr->rb : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The tree by path: start up, then tracefs/tree.c                      */
+
+int trev_file_open(const char *path, int flags, struct trev_file **out)
+{
+	trev__library_init();
+	return trev__tfs_open(path, flags, out);
+}
+
+int trev_path_stat(const char *path, struct trev_stat *st)
+{
+	trev__library_init();
+	return trev__tfs_stat(path, st);
+}
+
+int trev_readdir(const char *path, trev_readdir_fn fn, void *arg)
+{
+	trev__library_init();
+	return trev__tfs_readdir(path, fn, arg);
+}
+
+int trev_mkdir(const char *path)
+{
+	trev__library_init();
+	return trev__tfs_mkdir(path);
+}
+
+int trev_rmdir(const char *path)
+{
+	trev__library_init();
+	return trev__tfs_rmdir(path);
+}
+
+int trev_write(const char *path, const char *text)
+{
+	trev__library_init();
+	return trev__tfs_write(path, text);
+}
+
+int trev_append(const char *path, const char *text)
+{
+	trev__library_init();
+	return trev__tfs_append(path, text);
+}
+
+ssize_t trev_read(const char *path, char *buf, size_t size)
+{
+	trev__library_init();
+	return trev__tfs_read(path, buf, size);
 }

@@ -2,7 +2,7 @@
 /*
  * The flight recorder's metadata file (NAME.meta beside the region file
  * NAME): what a trace.dat needs that the ring buffer region does not hold,
- * written by the traced process (src/core/flight.c), read by `trev recover`
+ * written by the traced process (src/frontend/flight.c), read by `trev recover`
  * (tools/trev/flight_meta.c), which trusts none of it.
  *
  *   OFFSET  SIZE  MEANING

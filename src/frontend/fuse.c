@@ -28,7 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core/core_internal.h"
+#include "frontend/frontend.h"
 #include "tracefs/fuse_serve.h"
 
 #define UNMOUNT_WAIT_MS 1000	/* how long trev_unmount() waits for the loop to end */
@@ -134,7 +134,7 @@ static volatile sig_atomic_t sig_armed;
 static volatile sig_atomic_t sig_fuse_fd = -1;	/* the session's /dev/fuse descriptor */
 static const int term_signals[] = { SIGTERM, SIGINT, SIGHUP };
 static int sig_installed[3];		/* guarded by mount_lock */
-/* The action ours replaced: the default, or the TREV_OUTPUT writer's (core/crash.c). */
+/* The action ours replaced: the default, or the TREV_OUTPUT writer's (frontend/crash.c). */
 static struct sigaction sig_prev[3];
 
 

@@ -49,7 +49,7 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
-#include "core/core_internal.h"
+#include "frontend/frontend.h"
 #include "events/events_internal.h"
 #include "ring_buffer/rb_internal.h"
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core_internal.h"
+#include "frontend/frontend.h"
 #include "events/events_internal.h"
 
 struct env_term {

@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# The layers of src/ (docs/architecture.md): a file may include and call only
+# its own layer and the ones below. Checks every '#include "DIR/..."' of
+# src/, and every symbol an object file of the library uses against the
+# object that defines it (nm), so that a call declared in a header of the
+# caller's own layer is caught too. Fails naming each include or call that
+# goes up, unless it is one of the exceptions listed below with its reason.
+#
+#   layers.sh [SOURCE_DIR [BUILD_DIR]]   (ctest: $TREV_SOURCE_DIR, $TREV_BUILD_DIR;
+#                                         with no build directory, includes only)
+set -uo pipefail
+export LC_ALL=C
+
+src=${1:-${TREV_SOURCE_DIR:?usage: layers.sh SOURCE_DIR [BUILD_DIR]}}/src
+build=${2:-${TREV_BUILD_DIR:-}}
+
+# Directory of src/ -> layer, lowest first.
+declare -A layer=(
+	[base]=0
+	[ring_buffer]=1
+	[tracepoint]=2 [events]=2
+	[filter]=3 [trigger]=3 [output]=3 [tracedat]=3 [write]=3
+	[tracefs]=4
+	[frontend]=5 [control]=5
+)
+names=(base "ring buffer" "tracepoint, events, instances" "write path, filter, trigger, output, trace.dat"
+       tracefs "frontends: C API, environment, socket, FUSE")
+
+# Known calls up, each until its fix lands: "FROM_FILE -> TO_FILE SYMBOL" or
+# "FROM_FILE -> TO_DIR/HEADER" (paths below src/).
+exceptions=(
+	# Triggers print their settings and hist output into tracefs's text
+	# buffer, and report errors into the instance's error_log, which tracefs
+	# keeps (issue 20: one growable buffer in base/, the error log with
+	# the instance).
+	"trigger/trigger_internal.h -> tracefs/tracefs_internal.h"
+	"trigger/hist.c -> tracefs/tracefs_internal.h"
+	"trigger/hist.c -> tracefs/tree.c trev__text_printf"
+	"trigger/trigger.c -> tracefs/tree.c trev__text_printf"
+	"trigger/hist.c -> tracefs/tree.c trev__text_puts"
+	"trigger/trigger.c -> tracefs/tree.c trev__text_puts"
+	"trigger/hist.c -> tracefs/tree.c trev__tfs_error"
+	"trigger/trigger.c -> tracefs/tree.c trev__tfs_error"
+)
+
+is_exception() {
+	local e
+	for e in "${exceptions[@]}"; do
+		[ "$e" = "$1" ] && return 0
+	done
+	return 1
+}
+
+bad=0
+up() {
+	if is_exception "$1"; then
+		echo "known: $1"
+	else
+		echo "UP: $1 ($2)"
+		bad=1
+	fi
+}
+
+# Every directory of src/ has a layer.
+for d in "$src"/*/; do
+	d=$(basename "$d")
+	[ -n "${layer[$d]+x}" ] || { echo "src/$d has no layer: add it to $0"; bad=1; }
+done
+
+# Includes.
+while IFS=: read -r file inc; do
+	from=${file#"$src"/}
+	fdir=${from%%/*}
+	tdir=${inc%%/*}
+	[ -n "${layer[$tdir]+x}" ] || continue	# not a directory of src/
+	[ -n "${layer[$fdir]+x}" ] || continue
+	if [ "${layer[$tdir]}" -gt "${layer[$fdir]}" ]; then
+		up "$from -> $inc" "layer ${layer[$fdir]} includes layer ${layer[$tdir]}"
+	fi
+done < <(grep -rHoE '^#include "[a-z_]+/[^"]+"' "$src" --include='*.[ch]' |
+	 sed -E 's/:#include "/:/; s/"$//')
+
+# Calls (and data): who uses a symbol another object of the library defines.
+if [ -n "$build" ]; then
+	objdir="$build/CMakeFiles/trev_objects.dir/src"
+	[ -d "$objdir" ] || { echo "no object files in $objdir"; exit 1; }
+	defs=$(mktemp)
+	trap 'rm -f "$defs"' EXIT
+	for o in $(find "$objdir" -name '*.o' | sort); do
+		rel=${o#"$objdir"/}
+		[ -f "$src/${rel%.o}" ] || continue	# a stale object of a moved file
+		nm --defined-only "$o" | awk -v f="${rel%.o}" '$2 ~ /^[TDBRVW]$/ { print $3, f }'
+	done | sort -u >"$defs"
+	for o in $(find "$objdir" -name '*.o' | sort); do
+		rel=${o#"$objdir"/}
+		[ -f "$src/${rel%.o}" ] || continue	# a stale object of a moved file
+		nm -u "$o" | awk -v f="${rel%.o}" '{ print $2, f }'
+	done | sort | join - "$defs" | while read -r sym from to; do
+		fdir=${from%%/*}
+		tdir=${to%%/*}
+		if [ "${layer[$tdir]:-0}" -gt "${layer[$fdir]:-0}" ]; then
+			echo "$from -> $to $sym"
+		fi
+	done >"$defs.up"
+	while read -r from _ to sym; do
+		up "$from -> $to $sym" "layer ${layer[${from%%/*}]:-?} calls layer ${layer[${to%%/*}]:-?}"
+	done <"$defs.up"
+	rm -f "$defs.up"
+fi
+
+if [ "$bad" != 0 ]; then
+	echo "FAIL: a lower layer reaches a higher one. The layers, lowest first:"
+	for i in "${!names[@]}"; do echo "  $i ${names[$i]}"; done
+	exit 1
+fi
+echo "layers: ok"
