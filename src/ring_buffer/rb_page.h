@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The kernel ring-buffer page and record format (docs/formats.md,
- * "Ring-buffer pages"): constants,
- * record encoding and a decoder shared by the writer, the readers and tests.
+ * "Ring-buffer pages"): constants, record encoding, a decoder and a walker
+ * over a page's records (rb_page_for_each()), shared by the writer, the
+ * readers, the trace.dat writer, the trev command and tests.
  *
  * Page (host byte order, commit is a 64-bit "long"):
  *
@@ -31,6 +32,7 @@
 #ifndef TREV_RB_PAGE_H
 #define TREV_RB_PAGE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -249,6 +251,87 @@ static inline int rb_decode(const uint8_t *data, uint32_t size, uint32_t off, ui
 	r->ts = ts + delta;
 	r->kind = RB_REC_DATA;
 	return RB_REC_DATA;
+}
+
+/*
+ * A walk over the records of one page, from its first record to its commit
+ * (rb_page_for_each()). After the walk, @off is where decoding stopped
+ * (@size when the records fill the commit exactly, less on a malformed
+ * page) and @ts the time of the last record.
+ */
+struct rb_walk {
+	const uint8_t *data;	/* the page's data area */
+	uint64_t commit;	/* the page's commit word, flags included */
+	uint32_t size;		/* committed bytes, at most RB_DATA_SIZE */
+	uint32_t off;		/* offset of the next record in the data area */
+	uint64_t ts;		/* time stamp before the next record */
+};
+
+/*
+ * rb_walk_start() - set @w at the first record of @page (RB_PAGE_SIZE bytes)
+ *
+ * The commit word comes from the page, which may be another process's or
+ * a file's: a size past the data area is cut to it, so the walk never
+ * reads outside the page.
+ */
+static inline void rb_walk_start(struct rb_walk *w, const void *page)
+{
+	const uint8_t *p = (const uint8_t *)page;
+	uint32_t size;
+
+	w->commit = rb_get64(p + 8);
+	size = (uint32_t)(w->commit & RB_COMMIT_MASK);
+	w->size = size < RB_DATA_SIZE ? size : RB_DATA_SIZE;
+	w->data = p + RB_PAGE_HDR;
+	w->off = 0;
+	w->ts = rb_get64(p);
+}
+
+/*
+ * rb_walk_next() - decode the record at @w into @r and step past it
+ * Return: false at the end of the page's records (or where a malformed
+ * record makes rb_decode() stop), @w then left on it.
+ */
+static inline bool rb_walk_next(struct rb_walk *w, struct rb_rec *r)
+{
+	if (rb_decode(w->data, w->size, w->off, w->ts, r) == RB_REC_END)
+		return false;
+	w->off += r->size;
+	w->ts = r->ts;
+	return true;
+}
+
+/*
+ * rb_page_for_each() - each record of a page, in order
+ * @w: struct rb_walk *, the walk (its state after the loop: struct rb_walk)
+ * @page: the page, RB_PAGE_SIZE bytes (header included)
+ * @r: struct rb_rec *, set to each record in turn
+ *
+ * Every kind of record comes out (r->kind): data, padding, discarded
+ * events, CPU markers, time extends and stamps; r->ts is the record's
+ * time with all of them applied. The lost-event count after the data is
+ * not a record (rb_walk_lost()). Inside the body @w is already past the
+ * record, so `continue` and `break` need nothing else; r->off is the
+ * record's own offset.
+ */
+#define rb_page_for_each(w, page, r) \
+	for (rb_walk_start((w), (page)); rb_walk_next((w), (r));)
+
+/*
+ * rb_walk_lost() - the lost-event count a page carries after its data
+ * @w: a walk started on the page (rb_walk_start()); it need not have run
+ * @lost: set to the count, or to 0
+ * Return: true if the page carries a count (MISSED_STORED, and the count
+ * fits inside the page). Without one the page may still be flagged
+ * RB_MISSED_EVENTS in w->commit: events were lost, their number unknown.
+ */
+static inline bool rb_walk_lost(const struct rb_walk *w, uint64_t *lost)
+{
+	*lost = 0;
+	if (!(w->commit & RB_MISSED_STORED) || w->size + 8 > RB_DATA_SIZE)
+		return false;
+	*lost = rb_get64(w->data + w->size);
+	return true;
 }
 
 #endif /* TREV_RB_PAGE_H */
