@@ -275,9 +275,10 @@ struct rb_region {
 struct rb_cursor {
 	struct rb_pos pos;	/* consuming reader's position */
 	uint64_t gen;		/* desc gen the position belongs to */
-	uint8_t *copy;		/* private copy of page pos.seq */
+	uint8_t *copy;		/* private copy of page pos.seq, header included */
 	uint64_t copy_seq;	/* which page; RB_SEQ_NONE if none */
-	uint32_t copy_size;	/* data bytes copied */
+	uint32_t copy_size;	/* data bytes copied: the copy's commit word holds
+				 * them (a page to rb_page_for_each()) */
 	bool copy_final;	/* the page was complete when copied */
 	struct rb_slot meta;	/* its slot metadata at copy time */
 	bool handoff_dirty;	/* attached: the position moved since its last handoff */

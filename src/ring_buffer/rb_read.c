@@ -1029,10 +1029,9 @@ static void rb_build_page(struct trev_rb *rb, struct rb_cursor *c, struct rb_des
 /* Account for a page taken whole: its events are read, per CPU too. */
 static void rb_count_page(struct trev_rb *rb, struct rb_cursor *c, struct rb_desc *d)
 {
-	uint32_t cpu = c->meta.cpu, off = 0;
-	uint64_t ts = rb_get64(c->copy);
+	uint32_t cpu = c->meta.cpu;
+	struct rb_walk w;
 	struct rb_rec r;
-	int kind;
 
 	c->pos.entry = c->meta.first_entry + c->meta.entries;
 	rb_local_add(&d->read_events, c->meta.entries - c->meta.padded);
@@ -1040,13 +1039,11 @@ static void rb_count_page(struct trev_rb *rb, struct rb_cursor *c, struct rb_des
 		rb->stage[rb_view(rb, cpu)].read_events += c->meta.entries - c->meta.padded;
 		return;
 	}
-	while ((kind = rb_decode(c->copy + RB_PAGE_HDR, c->copy_size, off, ts, &r)) != RB_REC_END) {
-		if (kind == RB_REC_DATA)
+	rb_page_for_each(&w, c->copy, &r) {
+		if (r.kind == RB_REC_DATA)
 			rb->stage[rb_view(rb, cpu)].read_events++;
-		else if (kind == RB_REC_CPU)
+		else if (r.kind == RB_REC_CPU)
 			cpu = r.cpu;
-		off += r.size;
-		ts = r.ts;
 	}
 }
 
@@ -1178,18 +1175,18 @@ static enum rb_whole rb_whole_page_for_cpu(struct trev_rb *rb, uint32_t id, int 
 {
 	struct rb_cursor *c = &rb->cursor[id];
 	uint64_t last_ts, in_flight;
-	uint32_t off = 0, hwm;
+	struct rb_walk w;
 	struct rb_rec r;
+	uint32_t hwm;
 	int v;
 
 	if (!rb_page_from_start(c) || c->meta.cpu_marks || c->meta.padded)
 		return RB_WHOLE_NO;
 	v = rb_view(rb, c->meta.cpu);
-	last_ts = rb_get64(c->copy);
-	while (rb_decode(c->copy + RB_PAGE_HDR, c->copy_size, off, last_ts, &r) != RB_REC_END) {
-		off += r.size;
-		last_ts = r.ts;
-	}
+	/* The time of its last record. */
+	rb_page_for_each(&w, c->copy, &r)
+		;
+	last_ts = w.ts;
 	hwm = trev__rb_hwm(rb);
 	for (uint32_t i = 0; i < hwm; i++)
 		if (i != id && rb_peek_buffer(rb, i, &r) == 1 && r.ts < last_ts)
