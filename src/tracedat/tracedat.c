@@ -599,17 +599,12 @@ static bool dat_was_missed(const struct trev_dat *dat, uint16_t type)
  */
 static int dat_scan_page(struct trev_dat *dat, const unsigned char *page, bool missed_only)
 {
-	const uint8_t *data = page + RB_PAGE_HDR;
-	uint32_t size = (uint32_t)(rb_get64(page + 8) & RB_COMMIT_MASK);
-	uint64_t ts = rb_get64(page);
+	struct rb_walk w;
 	struct rb_rec r;
 	int added = 0;
 
-	if (size > RB_DATA_SIZE)
-		size = RB_DATA_SIZE;
 	pthread_mutex_lock(&dat->ips_lock);
-	for (uint32_t off = 0; rb_decode(data, size, off, ts, &r) != RB_REC_END;
-	     off += r.size, ts = r.ts) {
+	rb_page_for_each(&w, page, &r) {
 		uint16_t type;
 		unsigned long ip;
 

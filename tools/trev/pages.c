@@ -11,22 +11,18 @@
 
 void trev_page_tally_add(struct trev_page_tally *t, const unsigned char *page)
 {
-	uint64_t commit = rb_get64(page + 8), ts = rb_get64(page);
-	uint32_t size = (uint32_t)(commit & RB_COMMIT_MASK), off = 0;
+	struct rb_walk w;
 	struct rb_rec r;
+	uint64_t lost;
 
-	if (size > RB_DATA_SIZE)
-		size = RB_DATA_SIZE;
-	if (commit & RB_MISSED_STORED && size + 8 <= RB_DATA_SIZE)
-		t->lost += rb_get64(page + RB_PAGE_HDR + size);
-	else if (commit & RB_MISSED_EVENTS)
-		t->lost_pages++;
-	while (rb_decode(page + RB_PAGE_HDR, size, off, ts, &r) != RB_REC_END) {
+	rb_page_for_each(&w, page, &r) {
 		if (r.kind == RB_REC_DATA)
 			t->entries++;
-		off += r.size;
-		ts = r.ts;
 	}
+	if (rb_walk_lost(&w, &lost))
+		t->lost += lost;
+	else if (w.commit & RB_MISSED_EVENTS)
+		t->lost_pages++;
 	t->pages++;
 }
 
