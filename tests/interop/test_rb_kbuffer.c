@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Pages from trev_rb_read_page() read by libtraceevent's kbuffer: the same
- * events, times and lost counts as rb_decode() sees, and as were written.
+ * events, times and lost counts as rb_page_for_each() sees, and as were written.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -310,21 +310,18 @@ static uint32_t decode_kbuffer(struct kbuffer *kb, uint8_t *page, struct seen *o
 	return n;
 }
 
-/* Decode a page with rb_decode(). Return: events, and the page's lost count. */
+/* Decode a page with rb_page_for_each(). Return: events, and the page's lost count. */
 static uint32_t decode_rb(const uint8_t *page, struct seen *out, uint32_t max, int64_t *lost)
 {
-	uint64_t commit = rb_get64(page + 8), ts = rb_get64(page);
-	uint32_t size = (uint32_t)(commit & RB_COMMIT_MASK), off = 0, n = 0, mark_cpu = 0;
-	int kind, before = RB_REC_END;
+	uint32_t n = 0, mark_cpu = 0;
+	int before = RB_REC_END;
+	struct rb_walk w;
 	struct rb_rec r;
+	uint64_t count;
 
-	assert_true(size <= RB_DATA_SIZE);
-	*lost = 0;
-	if (commit & RB_MISSED_EVENTS)
-		*lost = commit & RB_MISSED_STORED ?
-			(int64_t)rb_get64(page + RB_PAGE_HDR + size) : -1;
-	while ((kind = rb_decode(page + RB_PAGE_HDR, size, off, ts, &r)) != RB_REC_END) {
-		switch (kind) {
+	assert_true((rb_get64(page + 8) & RB_COMMIT_MASK) <= RB_DATA_SIZE);
+	rb_page_for_each(&w, page, &r) {
+		switch (r.kind) {
 		case RB_REC_DATA:
 			assert_true(n < max);
 			out[n].ts = r.ts;
@@ -352,12 +349,13 @@ static uint32_t decode_rb(const uint8_t *page, struct seen *out, uint32_t max, i
 		default:
 			break;
 		}
-		before = kind;
-		ts = r.ts;
-		off += r.size;
+		before = r.kind;
 	}
 	/* The records fill the commit exactly: nothing is left undecoded. */
-	assert_int_equal(off, size);
+	assert_int_equal(w.off, w.size);
+	*lost = 0;
+	if (w.commit & RB_MISSED_EVENTS)
+		*lost = rb_walk_lost(&w, &count) ? (int64_t)count : -1;
 	return n;
 }
 

@@ -89,29 +89,28 @@ static struct trev_rb *make_rb(unsigned int size_kb, int overwrite)
 /* The page's lost count: 0, -1 (unknown) or the stored count. */
 static int64_t page_lost(const uint8_t *page)
 {
-	uint64_t commit = rb_get64(page + 8);
+	struct rb_walk w;
+	uint64_t lost;
 
-	if (!(commit & RB_MISSED_EVENTS))
+	rb_walk_start(&w, page);
+	if (!(w.commit & RB_MISSED_EVENTS))
 		return 0;
-	if (!(commit & RB_MISSED_STORED))
-		return -1;
-	return (int64_t)rb_get64(page + RB_PAGE_HDR + (commit & RB_COMMIT_MASK));
+	return rb_walk_lost(&w, &lost) ? (int64_t)lost : -1;
 }
 
 /*
- * Walk a page with rb_decode(); check every data record is one of our
- * 24-byte events and store the counters in @ids. Return: events found.
+ * Walk a page with rb_page_for_each(); check every data record is one of
+ * our 24-byte events and store the counters in @ids. Return: events found.
  */
 static uint32_t page_events(const uint8_t *page, uint32_t *ids, uint32_t max)
 {
-	uint32_t size = (uint32_t)(rb_get64(page + 8) & RB_COMMIT_MASK), off = 0, n = 0;
-	uint64_t ts = rb_get64(page);
+	struct rb_walk w;
 	struct rb_rec r;
-	int kind;
+	uint32_t n = 0;
 
-	assert_true(size <= RB_DATA_SIZE);
-	while ((kind = rb_decode(page + RB_PAGE_HDR, size, off, ts, &r)) != RB_REC_END) {
-		if (kind == RB_REC_DATA) {
+	assert_true((rb_get64(page + 8) & RB_COMMIT_MASK) <= RB_DATA_SIZE);
+	rb_page_for_each(&w, page, &r) {
+		if (r.kind == RB_REC_DATA) {
 			uint8_t want[EV_LEN];
 
 			assert_int_equal(r.len, EV_LEN);
@@ -121,10 +120,8 @@ static uint32_t page_events(const uint8_t *page, uint32_t *ids, uint32_t max)
 			assert_memory_equal(r.payload, want, EV_LEN);
 			n++;
 		}
-		ts = r.ts;
-		off += r.size;
 	}
-	assert_int_equal(off, size);	/* the records fill the commit exactly */
+	assert_int_equal(w.off, w.size);	/* the records fill the commit exactly */
 	return n;
 }
 
@@ -325,10 +322,10 @@ static void test_worked_page(void **state)
 	};
 	const uint64_t t0 = 1000000000000ull;
 	uint8_t *page = calloc(1, RB_PAGE_SIZE), *data = page + RB_PAGE_HDR, *end;
-	uint64_t expect_ts[16], ts;
-	uint32_t n = 0, off = 0, size, kinds[RB_REC_TIME + 1] = { 0 };
+	uint32_t n = 0, size, kinds[RB_REC_TIME + 1] = { 0 };
+	uint64_t expect_ts[16];
+	struct rb_walk w;
 	struct rb_rec r;
-	int kind;
 
 	(void)state;
 	assert_non_null(page);
@@ -375,22 +372,19 @@ static void test_worked_page(void **state)
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		assert_memory_equal(page + want[i].off, want[i].bytes, want[i].n);
 
-	ts = rb_get64(page);
 	n = 0;
-	while ((kind = rb_decode(data, size, off, ts, &r)) != RB_REC_END) {
-		if (kind == RB_REC_DATA) {
+	rb_page_for_each(&w, page, &r) {
+		if (r.kind == RB_REC_DATA) {
 			assert_true(n < 13);
 			assert_int_equal(r.ts, expect_ts[n++]);
 		}
-		kinds[kind]++;
-		ts = r.ts;
-		off += r.size;
+		kinds[r.kind]++;
 	}
-	assert_int_equal(off, size);
+	assert_int_equal(w.off, size);
 	assert_int_equal(n, 13);
 	assert_int_equal(kinds[RB_REC_PADDING], 1);
 	assert_int_equal(kinds[RB_REC_TIME], 2);
-	assert_int_equal(ts, 1005001008000ull + 2000);
+	assert_int_equal(w.ts, 1005001008000ull + 2000);
 	free(page);
 }
 

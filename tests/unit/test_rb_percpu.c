@@ -209,25 +209,22 @@ static unsigned int snap_find(const struct seen *s)
 }
 
 /*
- * Decode a page with rb_decode(), no assertions (reader threads use it):
- * payloads and time stamps to @out, the lost count to *@lost (-1: flag
+ * Decode a page with rb_page_for_each(), no assertions (reader threads use
+ * it): payloads and time stamps to @out, the lost count to *@lost (-1: flag
  * without a count). Return: events, or -1 if the page is malformed or, with
  * @one_cpu, holds a CPU marker.
  */
 static int page_decode(const uint8_t *page, struct seen *out, bool one_cpu, int64_t *lost)
 {
-	uint64_t commit = rb_get64(page + 8), ts = rb_get64(page);
-	uint32_t size = (uint32_t)(commit & RB_COMMIT_MASK), off = 0;
-	int n = 0;
+	struct rb_walk w;
 	struct rb_rec r;
-	int kind;
+	uint64_t count;
+	int n = 0;
 
-	if (size > RB_DATA_SIZE)
+	if ((rb_get64(page + 8) & RB_COMMIT_MASK) > RB_DATA_SIZE)
 		return -1;
-	*lost = !(commit & RB_MISSED_EVENTS) ? 0 :
-		!(commit & RB_MISSED_STORED) ? -1 : (int64_t)rb_get64(page + RB_PAGE_HDR + size);
-	while ((kind = rb_decode(page + RB_PAGE_HDR, size, off, ts, &r)) != RB_REC_END) {
-		if (kind == RB_REC_DATA) {
+	rb_page_for_each(&w, page, &r) {
+		if (r.kind == RB_REC_DATA) {
 			struct payload p;
 
 			if (r.len != EV_LEN)
@@ -237,13 +234,13 @@ static int page_decode(const uint8_t *page, struct seen *out, bool one_cpu, int6
 				return -1;
 			out[n++] = (struct seen){ .writer = p.writer, .seq = p.seq, .cpu = p.cpu,
 						  .ts = r.ts, .tid = writer_tid[p.writer % 8] };
-		} else if (kind == RB_REC_CPU && one_cpu) {
+		} else if (r.kind == RB_REC_CPU && one_cpu) {
 			return -1;
 		}
-		ts = r.ts;
-		off += r.size;
 	}
-	return off == size ? n : -1;
+	*lost = !(w.commit & RB_MISSED_EVENTS) ? 0 :
+		rb_walk_lost(&w, &count) ? (int64_t)count : -1;
+	return w.off == w.size ? n : -1;
 }
 
 /* The same, asserting; with @cpu >= 0 every event must be of that CPU. */

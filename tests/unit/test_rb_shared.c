@@ -35,22 +35,18 @@ static unsigned int decode_mapping(const uint8_t *base, unsigned int id, uint32_
 	for (uint64_t s = 0; s <= tail; s++) {
 		uint32_t page = d->first_page + (uint32_t)(s % d->nr_pages);
 		const uint8_t *pg = base + hdr->page_off + (uint64_t)page * RB_PAGE_SIZE;
-		uint32_t size = (uint32_t)(rb_get64(pg + 8) & RB_COMMIT_MASK), off = 0;
-		uint64_t ts = rb_get64(pg);
+		struct rb_walk w;
 		struct rb_rec r;
-		int kind;
 
 		assert_int_equal(atomic_load(&slots[page].seq), s);
 		assert_int_equal(slots[page].first_entry, n);
-		while ((kind = rb_decode(pg + RB_PAGE_HDR, size, off, ts, &r)) != RB_REC_END) {
-			if (kind == RB_REC_DATA) {
+		rb_page_for_each(&w, pg, &r) {
+			if (r.kind == RB_REC_DATA) {
 				assert_int_equal(r.len, 8);
 				seen[n++] = rb_get32(r.payload);
 				assert_true(r.ts >= prev_ts);
 				prev_ts = r.ts;
 			}
-			ts = r.ts;
-			off += r.size;
 		}
 	}
 	return n;

@@ -153,16 +153,12 @@ static void test_attached_pages(void **state)
 		int ret;
 
 		while ((ret = trev_rb_read_page_cpu(att, cpu, page)) == 1) {
-			uint64_t ts = rb_get64(page);
-			uint32_t size = (uint32_t)(rb_get64(page + 8) & RB_COMMIT_MASK), off = 0;
+			struct rb_walk w;
 			struct rb_rec r;
 
-			assert_true(size <= RB_DATA_SIZE);
-			while (rb_decode(page + RB_PAGE_HDR, size, off, ts, &r) != RB_REC_END) {
+			assert_true((rb_get64(page + 8) & RB_COMMIT_MASK) <= RB_DATA_SIZE);
+			rb_page_for_each(&w, page, &r)
 				events += r.kind == RB_REC_DATA;
-				off += r.size;
-				ts = r.ts;
-			}
 		}
 		assert_int_equal(ret, 0);
 	}
@@ -369,9 +365,8 @@ static void read_page_any(bool attached)
 		/* Read before the call: a 0 after all writers finished means drained. */
 		bool finished = atomic_load(&any_finished) == W;
 		int cpu, ret = trev_rb_read_page_any(att, page, &cpu, writing ? TREV_RB_READ_FULL : 0);
-		uint64_t ts = rb_get64(page);
 		uint64_t commit = rb_get64(page + 8);
-		uint32_t size = (uint32_t)(commit & RB_COMMIT_MASK), off = 0;
+		struct rb_walk pw;
 		struct rb_rec r;
 
 		if (ret == -EAGAIN)
@@ -388,8 +383,8 @@ static void read_page_any(bool attached)
 		}
 		assert_true(cpu >= 0 && cpu < nr_cpus);
 		assert_false(commit & RB_MISSED_EVENTS);
-		assert_true(size <= RB_DATA_SIZE);
-		while (rb_decode(page + RB_PAGE_HDR, size, off, ts, &r) != RB_REC_END) {
+		assert_true((commit & RB_COMMIT_MASK) <= RB_DATA_SIZE);
+		rb_page_for_each(&pw, page, &r) {
 			if (r.kind == RB_REC_DATA) {
 				uint32_t id, seq;
 
@@ -407,8 +402,6 @@ static void read_page_any(bool attached)
 				last_ts[cpu] = r.ts;
 				events++;
 			}
-			off += r.size;
-			ts = r.ts;
 		}
 	}
 	for (int i = 0; i < W; i++) {
@@ -474,18 +467,14 @@ static void test_read_page_any_lapped(void **state)
 	}
 	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
 	while ((ret = trev_rb_read_page_any(rb, page, &cpu, 0)) == 1) {
-		uint64_t commit = rb_get64(page + 8), ts = rb_get64(page);
-		uint32_t size = (uint32_t)(commit & RB_COMMIT_MASK), off = 0, n = 0;
+		uint64_t commit = rb_get64(page + 8), count;
+		struct rb_walk w;
 		struct rb_rec r;
+		uint32_t n = 0;
 
 		assert_int_equal(cpu, 0);
-		assert_true(size <= RB_DATA_SIZE);
-		if (commit & RB_MISSED_EVENTS) {
-			assert_true(commit & RB_MISSED_STORED);
-			lost += rb_get64(page + RB_PAGE_HDR + size);
-			lost_pages++;
-		}
-		while (rb_decode(page + RB_PAGE_HDR, size, off, ts, &r) != RB_REC_END) {
+		assert_true((commit & RB_COMMIT_MASK) <= RB_DATA_SIZE);
+		rb_page_for_each(&w, page, &r) {
 			uint64_t seq;
 
 			if (r.kind == RB_REC_DATA) {
@@ -496,8 +485,11 @@ static void test_read_page_any_lapped(void **state)
 				read++;
 				n++;
 			}
-			off += r.size;
-			ts = r.ts;
+		}
+		if (commit & RB_MISSED_EVENTS) {
+			assert_true(rb_walk_lost(&w, &count));
+			lost += count;
+			lost_pages++;
 		}
 		/*
 		 * The page that carries the overrun holds a page of records but
