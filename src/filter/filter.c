@@ -33,7 +33,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +42,6 @@
 #include "events/events_internal.h"
 #include "filter/filter.h"
 #include "filter/filter_run.h"
-#include "ring_buffer/rb_internal.h"
 
 #define FLT_MAX_PREDS	16384	/* the kernel's MAX_FILTER_PRED */
 #define FLT_MAX_STR	256	/* the kernel's MAX_FILTER_STR_VAL */
@@ -111,15 +109,6 @@ static const char *flt_comm_get(unsigned int *len)
 	c->countdown--;
 	*len = c->len;
 	return c->name;
-}
-
-/* The CPU the ring buffer would record (glibc's rseq area), else sched_getcpu(). */
-static int64_t flt_cpu(void)
-{
-	const volatile int32_t *id = trev__rb_cpu_id;
-	int32_t cpu = id ? *id : -1;
-
-	return cpu >= 0 ? cpu : sched_getcpu();
 }
 
 /* One character class of a glob at @p: ?, [set], \c or c. @p moves past it. */
@@ -249,20 +238,20 @@ static __attribute__((noinline)) bool flt_eval_str(const struct flt_insn *in, co
 }
 
 /* The raw comparison of one predicate (before its negation, which is in `when`). */
-static bool flt_eval(const struct flt_insn *in, const uint8_t *rec, unsigned int len)
+static bool flt_eval(const struct flt_insn *in, const uint8_t *rec, unsigned int len, int cpu)
 {
 	uint64_t v;
 
 	if (flt_load_num(in, rec, &v))
 		return flt_num_match(in, v);
 	if (in->kind == FK_CPU)
-		return flt_num_match(in, (uint64_t)flt_cpu());
+		return flt_num_match(in, (uint64_t)(int64_t)cpu);
 	return flt_eval_str(in, rec, len);
 }
 
 /* The program loop from predicate @i; @visited (tests) marks each predicate evaluated. */
 bool trev__filter_run_from(const struct trev_filter *f, const void *rec, unsigned int len,
-			   unsigned char *visited, unsigned int i)
+			   int cpu, unsigned char *visited, unsigned int i)
 {
 	unsigned int n = f->n;
 
@@ -271,22 +260,27 @@ bool trev__filter_run_from(const struct trev_filter *f, const void *rec, unsigne
 
 		if (visited)
 			visited[i] = 1;
-		i = flt_eval(in, rec, len) == in->when ? in->target : i + 1;
+		i = flt_eval(in, rec, len, cpu) == in->when ? in->target : i + 1;
 	}
 	return i == n;
 }
 
-bool trev__filter_match(const struct trev_filter *f, const void *rec, unsigned int len)
+bool trev__filter_match(const struct trev_filter *f, const void *rec, unsigned int len, int cpu)
 {
-	return flt_run(f, rec, len);
+	unsigned int at;
+	enum flt_verdict v = flt_run_num(f, rec, len, &at);
+
+	if (v == FLT_MORE)
+		return trev__filter_run_from(f, rec, len, cpu, NULL, at);
+	return v == FLT_KEEP;
 }
 
 bool trev__filter_match_visits(const struct trev_filter *f, const void *rec, unsigned int len,
-			       unsigned char *visited)
+			       int cpu, unsigned char *visited)
 {
 	if (len < f->min_len)
 		return false;
-	return trev__filter_run_from(f, rec, len, visited, 0);
+	return trev__filter_run_from(f, rec, len, cpu, visited, 0);
 }
 
 unsigned int trev__filter_nr_preds(const struct trev_filter *f)

@@ -48,8 +48,9 @@ struct trev_filter_field {
  * @fields: the event's fields, searched in order before CPU, COMM and the
  *          common fields (the kernel's order); they may name common fields
  *          themselves, which then win
- * The compiler and the matcher need nothing else of the library, so the
- * trev command builds this file into itself to filter trace.dat records.
+ * The compiler and the matcher need nothing else of the library (a CPU
+ * predicate compares the CPU its caller passes), so the trev command links
+ * them (trev_common) to filter trace.dat records.
  * Return: 0 and *@out (NULL when @text is "0": no filter), -EINVAL with
  * *@err filled (the kernel's message and column), or -ENOMEM.
  * Context: any thread; @fields is only read during the call.
@@ -69,10 +70,13 @@ int trev__filter_compile(struct trev_event_call *call, const char *text,
 
 /*
  * trev__filter_match() - does record @rec of @len bytes pass?
+ * @cpu: what a CPU predicate compares: the CPU the record runs on (in the
+ *       library, the one the ring buffer records: trev__rb_this_cpu())
  * Context: any thread, inside the RCU read side that protects @f;
  * async-signal-safe, no allocation, no lock.
  */
-bool trev__filter_match(const struct trev_filter *f, const void *rec, unsigned int len);
+bool trev__filter_match(const struct trev_filter *f, const void *rec, unsigned int len,
+			int cpu);
 
 /*
  * For tests: trev__filter_match() that also sets @visited[i] for each
@@ -80,7 +84,7 @@ bool trev__filter_match(const struct trev_filter *f, const void *rec, unsigned i
  * @visited holds trev__filter_nr_preds() bytes).
  */
 bool trev__filter_match_visits(const struct trev_filter *f, const void *rec, unsigned int len,
-			       unsigned char *visited);
+			       int cpu, unsigned char *visited);
 unsigned int trev__filter_nr_preds(const struct trev_filter *f);
 
 /* The text the filter was compiled from, as the filter file shows it. */

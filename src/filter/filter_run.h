@@ -13,13 +13,12 @@
 #include <string.h>
 
 #include "base/log.h"
-#include "events/events_internal.h"
 
 /* What a predicate reads. */
 enum flt_kind {
 	FK_U8, FK_U16, FK_U32, FK_U64,		/* zero-extended */
 	FK_S8, FK_S16, FK_S32, FK_S64,		/* sign-extended */
-	FK_CPU,					/* the CPU now, as an int */
+	FK_CPU,					/* the caller's CPU, as an int */
 	FK_STATIC_STR,				/* char name[size] */
 	FK_DYN_STR,				/* __data_loc char[] */
 	FK_REL_STR,				/* __rel_loc char[] */
@@ -64,11 +63,12 @@ struct trev_filter {
 
 /*
  * trev__filter_run_from() - the program from predicate @i, any kind of
- * predicate; @visited (tests), if not NULL, marks each predicate evaluated
+ * predicate; @cpu is what a CPU predicate compares (trev__filter_match());
+ * @visited (tests), if not NULL, marks each predicate evaluated
  * Return: true when the record is kept.
  */
 bool trev__filter_run_from(const struct trev_filter *f, const void *rec, unsigned int len,
-			   unsigned char *visited, unsigned int i);
+			   int cpu, unsigned char *visited, unsigned int i);
 
 /* Load a numeric predicate's field into @v. Return: false for the other kinds. */
 static inline __attribute__((always_inline)) bool
@@ -108,7 +108,8 @@ enum flt_verdict {
 /*
  * The program's numeric predicates, inline and without calls: from the
  * start up to the first predicate of another kind, whose index goes to
- * *@at for trev__filter_run_from().
+ * *@at for trev__filter_run_from(). A caller that must look its CPU up
+ * does so only then.
  */
 static inline __attribute__((always_inline)) enum flt_verdict
 flt_run_num(const struct trev_filter *f, const void *rec, unsigned int len, unsigned int *at)
@@ -128,32 +129,6 @@ flt_run_num(const struct trev_filter *f, const void *rec, unsigned int len, unsi
 		in = flt_num_match(in, v) == in->when ? prog + in->target : in + 1;
 	}
 	return in == end ? FLT_KEEP : FLT_DROP;
-}
-
-/* The whole program on a record: true when it is kept. */
-static inline __attribute__((always_inline)) bool flt_run(const struct trev_filter *f,
-							   const void *rec, unsigned int len)
-{
-	unsigned int at;
-	enum flt_verdict v = flt_run_num(f, rec, len, &at);
-
-	if (trev_unlikely(v == FLT_MORE))
-		return trev__filter_run_from(f, rec, len, NULL, at);
-	return v == FLT_KEEP;
-}
-
-/*
- * trev__event_filter_check() - @file's filter on @rec: true when the record
- * is kept (no filter, or it matches).
- * Context: the event's probe (inside urcu_bp_read_lock()).
- */
-static inline __attribute__((always_inline)) bool
-trev__event_filter_check(struct trev_event_file *file, const void *rec, unsigned int len)
-{
-	/* rcu_dereference(): pairs with the release store in trev__event_filter_set(). */
-	const struct trev_filter *f = __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE);
-
-	return !f || flt_run(f, rec, len);
 }
 
 #endif /* TREV_FILTER_RUN_H */

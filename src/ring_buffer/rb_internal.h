@@ -105,6 +105,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -401,6 +402,21 @@ struct rb_tls {
 extern RB_TLS struct rb_tls trev__rb_tls[RB_MAX_SETS];
 /* The calling thread's rseq cpu_id (or a -1 without rseq); set with its first buffer. */
 extern RB_TLS const volatile int32_t *trev__rb_cpu_id;
+
+/*
+ * trev__rb_this_cpu() - the CPU the ring buffer would record for the
+ * calling thread now: glibc's rseq area, else (no rseq, or before the
+ * thread's first buffer) sched_getcpu(). What a filter's CPU predicate
+ * compares in the library.
+ * Context: any thread, async-signal-safe.
+ */
+static inline int trev__rb_this_cpu(void)
+{
+	const volatile int32_t *id = trev__rb_cpu_id;
+	int32_t cpu = id ? *id : -1;
+
+	return cpu >= 0 ? cpu : sched_getcpu();
+}
 
 static inline struct rb_slot *rb_slot_of(const struct trev_rb *rb, uint32_t page)
 {

@@ -900,7 +900,7 @@ void trev__hist_event(struct trev_hist_trigger *ht, const void *rec, unsigned in
 
 	if (atomic_load_explicit(&ht->paused, memory_order_relaxed))
 		return;
-	if (hd->filter && !trev__filter_match(hd->filter, rec, len))
+	if (hd->filter && !trev__filter_match(hd->filter, rec, len, trev__rb_this_cpu()))
 		return;
 	memset(key, 0, hd->key_size);
 	for (unsigned int i = hd->n_vals; i < hd->n_vals + hd->n_keys; i++) {

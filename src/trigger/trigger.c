@@ -22,6 +22,7 @@
 #include <trev/tracepoint.h>
 
 #include "base/log.h"
+#include "ring_buffer/rb_internal.h"
 #include "trigger/trigger_internal.h"
 
 /* ------------------------------------------------------------------ */
@@ -76,7 +77,7 @@ unsigned int trev__triggers_call(struct trev_event_file *file, void *rec, unsign
 			trig_run(t, NULL, 0);
 			continue;
 		}
-		if (t->filter && !trev__filter_match(t->filter, rec, len))
+		if (t->filter && !trev__filter_match(t->filter, rec, len, trev__rb_this_cpu()))
 			continue;
 		if (t->cmd->flags & TREV_TRIGGER_CMD_POST) {
 			tt |= t->cmd->type;

@@ -172,6 +172,28 @@ cond_fill(struct trev_entry *ent, const struct trev_event_file *file, bool level
 	ent->pid = trev__gettid();
 }
 
+/*
+ * @file's filter on @rec: true when the record is kept (no filter, or it
+ * matches). A CPU predicate compares the CPU the ring buffer would record,
+ * looked up only when the program gets to one.
+ * Context: the event's probe (inside urcu_bp_read_lock()).
+ */
+static inline __attribute__((always_inline)) bool
+event_filter_check(struct trev_event_file *file, const void *rec, unsigned int len)
+{
+	/* rcu_dereference(): pairs with the release store in trev__event_filter_set(). */
+	const struct trev_filter *f = __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE);
+	enum flt_verdict v;
+	unsigned int at;
+
+	if (!f)
+		return true;
+	v = flt_run_num(f, rec, len, &at);
+	if (trev_unlikely(v == FLT_MORE))
+		return trev__filter_run_from(f, rec, len, trev__rb_this_cpu(), NULL, at);
+	return v == FLT_KEEP;
+}
+
 /* Does @file's filter, if it is the only condition, read the nesting level? */
 static inline bool filter_reads_level(const struct trev_event_file *file)
 {
@@ -204,7 +226,7 @@ static void cond_record(struct trev_event_file *file, struct trev_entry *rec,
 	if (flags & TREV_FILE_FL_TRIGGER_COND)
 		tt = trev__triggers_call(file, rec, len);
 	if (!(flags & TREV_FILE_FL_SOFT_DISABLED) &&
-	    (!(flags & TREV_FILE_FL_FILTERED) || trev__event_filter_check(file, rec, len)))
+	    (!(flags & TREV_FILE_FL_FILTERED) || event_filter_check(file, rec, len)))
 		event_write_copy(file, rec, len);
 	if (tt)
 		trev__triggers_post_call(file, tt);
@@ -390,7 +412,7 @@ static __attribute__((noinline)) void event_commit_scratch(struct trev_event_buf
 		event_commit_cond(fb, flags);
 		return;
 	}
-	if (trev_unlikely(trev__event_filter_check(file, fb->entry, fb->level)))
+	if (trev_unlikely(event_filter_check(file, fb->entry, fb->level)))
 		event_write_copy(file, fb->entry, fb->level);
 	scratch_depth--;
 }
@@ -420,7 +442,7 @@ static rb_cold void event_write_filtered_slow(struct trev_event_file *file,
 					      struct trev_entry *rec, unsigned int len)
 {
 	cond_fill(rec, file, filter_reads_level(file));
-	if (trev__event_filter_check(file, rec, len))
+	if (event_filter_check(file, rec, len))
 		event_write_copy(file, rec, len);
 }
 
@@ -430,7 +452,7 @@ static rb_cold void event_write_filtered_more(struct trev_event_file *file,
 					      struct trev_entry *rec, unsigned int len,
 					      unsigned int at)
 {
-	if (trev__filter_run_from(f, rec, len, NULL, at))
+	if (trev__filter_run_from(f, rec, len, trev__rb_this_cpu(), NULL, at))
 		event_write_copy(file, rec, len);
 }
 

@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;	/* "0" */
 		if (strcmp(trev__filter_text(f), text))
 			abort();
-		(void)trev__filter_match(f, rec, (unsigned int)rlen);
+		(void)trev__filter_match(f, rec, (unsigned int)rlen, 0);
 		trev__filter_free(f);
 	}
 	free(rec);

@@ -92,11 +92,14 @@ static struct trev_filter *compile_ok(struct trev_event_call *call, const char *
 	return f;
 }
 
+/* The CPU eval_all() hands the matcher, for CPU predicates. */
+static int rec_cpu;
+
 static bool eval_all(const char *text, const struct vals *v)
 {
 	struct trev_filter *f = compile_ok(&trev_event_ft_all, text);
 	unsigned int len = make_rec(v);
-	bool m = trev__filter_match(f, recbuf, len);
+	bool m = trev__filter_match(f, recbuf, len, rec_cpu);
 
 	trev__filter_free(f);
 	return m;
@@ -316,21 +319,22 @@ static void test_data_loc_bounds(void **state)
 		r->__data_loc_str = locs[i];
 		if (i == 2) {
 			/* In bounds: the first byte of the record, common_type's low byte = 0. */
-			assert_true(trev__filter_match(eq, r, len));
+			assert_true(trev__filter_match(eq, r, len, 0));
 			continue;
 		}
-		assert_true(trev__filter_match(eq, r, len));
-		assert_true(trev__filter_match(ne, r, len));
-		assert_false(trev__filter_match(any, r, len));
-		assert_false(trev__filter_match(glob, r, len));
+		assert_true(trev__filter_match(eq, r, len, 0));
+		assert_true(trev__filter_match(ne, r, len, 0));
+		assert_false(trev__filter_match(any, r, len, 0));
+		assert_false(trev__filter_match(glob, r, len, 0));
 	}
 	/* The string runs exactly to the end of the record, without a NUL. */
 	memcpy(map + page - 3, "abc", 3);
 	r->__data_loc_str = (3u << 16) | (unsigned int)(len - 3);
-	assert_true(trev__filter_match(any, r, len) == false);
-	assert_true(trev__filter_match(glob, r, len));
+	assert_true(trev__filter_match(any, r, len, 0) == false);
+	assert_true(trev__filter_match(glob, r, len, 0));
 	/* A record too short to hold the field never matches. */
-	assert_false(trev__filter_match(eq, r, offsetof(struct trev_event_raw_ft_all, __data_loc_str) + 3));
+	assert_false(trev__filter_match(eq, r,
+					offsetof(struct trev_event_raw_ft_all, __data_loc_str) + 3, 0));
 	trev__filter_free(eq);
 	trev__filter_free(ne);
 	trev__filter_free(any);
@@ -343,26 +347,22 @@ static void test_data_loc_bounds(void **state)
 
 static void test_cpu_comm(void **state)
 {
-	cpu_set_t set;
-	int cpu = sched_getcpu();
-	char text[64];
 	struct vals v = { 0 };
 
 	(void)state;
-	assert_true(cpu >= 0);
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	assert_int_equal(sched_setaffinity(0, sizeof(set), &set), 0);	/* stay here */
-	snprintf(text, sizeof(text), "CPU == %d", cpu);
-	assert_true(eval_all(text, &v));
-	snprintf(text, sizeof(text), "cpu == %d", cpu);
-	assert_true(eval_all(text, &v));
-	snprintf(text, sizeof(text), "CPU != %d", cpu);
-	assert_false(eval_all(text, &v));
-	snprintf(text, sizeof(text), "CPU > %d", cpu);
-	assert_false(eval_all(text, &v));
+	/* CPU is the one the caller passes (test_tree_cpu: the library's). */
+	rec_cpu = 5;
+	assert_true(eval_all("CPU == 5", &v));
+	assert_true(eval_all("cpu == 5", &v));
+	assert_false(eval_all("CPU != 5", &v));
+	assert_false(eval_all("CPU > 5", &v));
 	assert_true(eval_all("CPU >= 0", &v));
 	assert_true(eval_all("CPU < 100000", &v));
+	rec_cpu = 300;
+	assert_true(eval_all("CPU > 255", &v));
+	assert_false(eval_all("CPU == 5", &v));
+	assert_true(eval_all("CPU == 300 && u8 == 0", &v));
+	rec_cpu = 0;
 
 	assert_int_equal(prctl(PR_SET_NAME, "flt-worker-7"), 0);
 	assert_true(eval_all("COMM == \"flt-worker-7\"", &v));
@@ -386,9 +386,9 @@ static bool eval8(const char *text, const int vals[8], unsigned char visited[16]
 	r.a = vals[0], r.b = vals[1], r.c = vals[2], r.d = vals[3];
 	r.e = vals[4], r.f = vals[5], r.g = vals[6], r.h = vals[7];
 	memset(visited, 0, 16);
-	m = trev__filter_match_visits(f, &r, sizeof(r), visited);
+	m = trev__filter_match_visits(f, &r, sizeof(r), 0, visited);
 	/* The plain loop gives the same answer. */
-	assert_int_equal(m, trev__filter_match(f, &r, sizeof(r)));
+	assert_int_equal(m, trev__filter_match(f, &r, sizeof(r), 0));
 	trev__filter_free(f);
 	return m;
 }
@@ -551,15 +551,15 @@ static void test_short_circuit_data_loc(void **state)
 	make_rec(&(struct vals){ .s32 = 1 });
 	r->__data_loc_str = 0xffffffffu;
 	memset(visited, 0, sizeof(visited));
-	assert_true(trev__filter_match_visits(f, r, sizeof(*r), visited));
+	assert_true(trev__filter_match_visits(f, r, sizeof(*r), 0, visited));
 	assert_int_equal(visited[1], 0);
 	r->s32 = 0;
 	memset(visited, 0, sizeof(visited));
-	assert_false(trev__filter_match_visits(f, r, sizeof(*r), visited));
+	assert_false(trev__filter_match_visits(f, r, sizeof(*r), 0, visited));
 	assert_int_equal(visited[1], 1);
-	assert_false(trev__filter_match_visits(g, r, sizeof(*r), visited));
+	assert_false(trev__filter_match_visits(g, r, sizeof(*r), 0, visited));
 	r->s32 = 1;
-	assert_true(trev__filter_match(g, r, sizeof(*r)));
+	assert_true(trev__filter_match(g, r, sizeof(*r), 0));
 	trev__filter_free(f);
 	trev__filter_free(g);
 }
@@ -757,6 +757,82 @@ static void test_tree_level(void **state)
 	assert_int_equal(sigaction(SIGUSR1, &old, NULL), 0);
 }
 
+/*
+ * CPU in filters set through the tree is the CPU the ring buffer records:
+ * on both paths that build a record before it is reserved (ft_eight on the
+ * probe's stack, its filter alone; ft_all in the scratch area, with
+ * triggers) and in triggers' conditions.
+ */
+static void fire_cpu_events(void)
+{
+	trace_ft_eight(7, 0, 0, 0, 0, 0, 0, 0);
+	trace_ft_eight(8, 0, 0, 0, 0, 0, 0, 0);
+	trace_ft_all(1, 0, 0, 0, 0, 0, 0, 0, "n", "cpu", NULL);
+}
+
+static void test_tree_cpu(void **state)
+{
+	static char buf[1 << 16];
+	char text[64], col[16];
+	cpu_set_t set, old;
+	int cpu;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
+	cpu = sched_getcpu();
+	assert_true(cpu >= 0);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	assert_int_equal(sched_setaffinity(0, sizeof(set), &set), 0);	/* stay here */
+	snprintf(col, sizeof(col), "[%03d] ", cpu);
+
+	snprintf(text, sizeof(text), "CPU == %d && a == 7", cpu);
+	assert_int_equal(trev_write("events/ftest/ft_eight/filter", text), 0);
+	snprintf(text, sizeof(text), "cpu == %d", cpu);
+	assert_int_equal(trev_write("events/ftest/ft_all/filter", text), 0);
+	snprintf(text, sizeof(text), "hist:keys=u8 if CPU == %d", cpu);
+	assert_int_equal(trev_write("events/ftest/ft_all/trigger", text), 0);
+	snprintf(text, sizeof(text), "traceoff if CPU != %d", cpu);
+	assert_int_equal(trev_append("events/ftest/ft_all/trigger", text), 0);
+	assert_int_equal(trev_write("events/ftest/enable", "1"), 0);
+	assert_int_equal(trev_write("trace", ""), 0);
+	fire_cpu_events();
+	assert_true(trev_read("trace", buf, sizeof(buf)) > 0);
+	assert_int_equal(count_lines(buf, "ft_eight:"), 1);
+	assert_int_equal(count_lines(buf, "ft_all:"), 1);
+	assert_int_equal(count_lines(buf, col), 2);
+	assert_true(trev_read("tracing_on", buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "1\n");
+	assert_true(trev_read("events/ftest/ft_all/hist", buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "Hits: 1\n"));
+	assert_int_equal(trev_append("events/ftest/ft_all/trigger", "!hist:keys=u8"), 0);
+	assert_int_equal(trev_append("events/ftest/ft_all/trigger", "!traceoff"), 0);
+
+	/* Every other CPU: nothing is kept, and the trigger fires. */
+	snprintf(text, sizeof(text), "CPU != %d", cpu);
+	assert_int_equal(trev_write("events/ftest/ft_eight/filter", text), 0);
+	assert_int_equal(trev_write("events/ftest/ft_all/filter", text), 0);
+	snprintf(text, sizeof(text), "hist:keys=u8 if CPU != %d", cpu);
+	assert_int_equal(trev_write("events/ftest/ft_all/trigger", text), 0);
+	snprintf(text, sizeof(text), "traceoff if CPU == %d", cpu);
+	assert_int_equal(trev_append("events/ftest/ft_all/trigger", text), 0);
+	assert_int_equal(trev_write("trace", ""), 0);
+	fire_cpu_events();
+	assert_true(trev_read("trace", buf, sizeof(buf)) > 0);
+	assert_int_equal(count_lines(buf, "ft_"), 0);
+	assert_true(trev_read("tracing_on", buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "0\n");
+	assert_true(trev_read("events/ftest/ft_all/hist", buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "Hits: 0\n"));
+
+	assert_int_equal(trev_append("events/ftest/ft_all/trigger", "!hist:keys=u8"), 0);
+	assert_int_equal(trev_append("events/ftest/ft_all/trigger", "!traceoff"), 0);
+	assert_int_equal(trev_write("tracing_on", "1"), 0);
+	assert_int_equal(trev_write("events/ftest/filter", "0"), 0);
+	assert_int_equal(trev_write("events/ftest/enable", "0"), 0);
+	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -775,6 +851,7 @@ int main(void)
 		cmocka_unit_test(test_clear),
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_tree_level),
+		cmocka_unit_test(test_tree_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

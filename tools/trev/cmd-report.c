@@ -86,9 +86,9 @@ struct rpt {
 	struct rpt_event *events;	/* indexed by event id */
 	unsigned int nr_ids;
 
-	/* A record copy with the CPU and COMM fields a filter may name after it. */
+	/* A record copy with the COMM field a filter may name after it. */
 	unsigned char *scratch;
-	unsigned int syn_off;		/* CPU (int) here, COMM (char[16]) 4 bytes on */
+	unsigned int syn_off;		/* COMM (char[16]) here */
 
 	unsigned long long *records, *lost;	/* [nr_cpus] */
 	unsigned long long unknown_lost;	/* lost, count not known */
@@ -200,24 +200,21 @@ static unsigned int rpt_add_fields(struct trev_filter_field *out, unsigned int n
 }
 
 /*
- * @ev's fields as the compiler's table: its own, then CPU and COMM (the
- * record's CPU and task, stored after the record copy), then the common ones.
+ * @ev's fields as the compiler's table: its own, then COMM (the record's
+ * task, stored after the record copy), then the common ones. CPU is the
+ * compiler's own: the record's CPU goes to trev__filter_match().
  */
 static struct trev_filter_field *rpt_fields(struct rpt *r, struct tep_event *ev,
 					    unsigned int *nr)
 {
-	unsigned int n = 0, max = 4 + (unsigned int)(ev->format.nr_common + ev->format.nr_fields);
+	unsigned int n = 0, max = 2 + (unsigned int)(ev->format.nr_common + ev->format.nr_fields);
 	struct trev_filter_field *t = calloc(max, sizeof(*t));
 
 	if (!t)
 		return NULL;
 	n = rpt_add_fields(t, n, ev->format.fields);
-	t[n++] = (struct trev_filter_field){ "CPU", (int)r->syn_off, 4, 1, TREV_FF_NUM };
-	t[n++] = (struct trev_filter_field){ "cpu", (int)r->syn_off, 4, 1, TREV_FF_NUM };
-	t[n++] = (struct trev_filter_field){ "COMM", (int)r->syn_off + 4, 16, 0,
-					     TREV_FF_STATIC_STR };
-	t[n++] = (struct trev_filter_field){ "comm", (int)r->syn_off + 4, 16, 0,
-					     TREV_FF_STATIC_STR };
+	t[n++] = (struct trev_filter_field){ "COMM", (int)r->syn_off, 16, 0, TREV_FF_STATIC_STR };
+	t[n++] = (struct trev_filter_field){ "comm", (int)r->syn_off, 16, 0, TREV_FF_STATIC_STR };
 	n = rpt_add_fields(t, n, ev->format.common_fields);
 	*nr = n;
 	return t;
@@ -334,7 +331,6 @@ static bool rpt_filter_pass(struct rpt *r, int id, struct tep_record *rec, int c
 {
 	struct rpt_event *re = (unsigned int)id < r->nr_ids ? &r->events[id] : NULL;
 	const char *comm;
-	int32_t cpu32 = cpu;
 	unsigned int len;
 
 	if (!re)
@@ -349,12 +345,11 @@ static bool rpt_filter_pass(struct rpt *r, int id, struct tep_record *rec, int c
 	len = (unsigned int)rec->size;
 	memcpy(r->scratch, rec->data, len);
 	memset(r->scratch + len, 0, r->syn_off - len);
-	memcpy(r->scratch + r->syn_off, &cpu32, 4);
 	comm = tep_data_comm_from_pid(r->tep, pid);
-	memset(r->scratch + r->syn_off + 4, 0, 16);
-	strncpy((char *)r->scratch + r->syn_off + 4, comm, 16);
+	memset(r->scratch + r->syn_off, 0, 16);
+	strncpy((char *)r->scratch + r->syn_off, comm, 16);
 	for (unsigned int i = 0; i < re->nr_filters; i++)
-		if (trev__filter_match(re->filters[i], r->scratch, r->syn_off + 20))
+		if (trev__filter_match(re->filters[i], r->scratch, r->syn_off + 16, cpu))
 			return true;
 	return false;
 }
@@ -647,11 +642,11 @@ static int rpt_run(struct rpt *r, const char **cpu_args, unsigned int nr_cpu_arg
 	r->cpu_on = calloc((size_t)r->nr_cpus, sizeof(*r->cpu_on));
 	r->records = calloc((size_t)r->nr_cpus, sizeof(*r->records));
 	r->lost = calloc((size_t)r->nr_cpus, sizeof(*r->lost));
-	/* A page: the longest record; the CPU and COMM a filter reads go after it. */
+	/* A page: the longest record; the COMM a filter reads goes after it. */
 	r->syn_off = (unsigned int)tracecmd_page_size(r->handle);
 	if (r->syn_off < 4096 || r->syn_off > 65536 - 32)
 		r->syn_off = 65536 - 32;
-	r->scratch = calloc(1, r->syn_off + 20);
+	r->scratch = calloc(1, r->syn_off + 16);
 	if (!r->cpu_on || !r->records || !r->lost || !r->scratch) {
 		trev_err("report: %s", strerror(ENOMEM));
 		return 1;
