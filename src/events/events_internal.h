@@ -43,9 +43,6 @@
 /* Not an option: the buffer's clock counts ns (the kernel's TRACE_FILE_TIME_IN_NS). */
 #define TREV_ITER_TIME_IN_NS	0x10000u
 
-/* common_flags bits (the kernel's TRACE_FLAG_*). */
-#define TREV_FLAG_HARDIRQ	0x08	/* written by a signal handler */
-
 struct trev_event_file;
 
 /* One error_log entry (the kernel's struct tracing_log_err). */

@@ -14,7 +14,7 @@
 #include "base/log.h"
 #include "events/events_internal.h"
 #include "output/bprint.h"
-#include "output/fmt_num.h"
+#include "output/line_prefix.h"
 #include "output/symbols.h"
 
 /* ------------------------------------------------------------------ */
@@ -129,60 +129,27 @@ static bool out_record_sane(struct trev_event_call *call, const struct trev_trac
 	return true;
 }
 
-/*
- * trace_print_context(): "%16s-%-5d [%03d] FLAGS %5lu.%06lu: ", written by
- * hand: printf made it 60 % of the cost of a line.
- */
+/* trace_print_context(): "TASK-PID [CPU] FLAGS TIMESTAMP: " (line_prefix.h). */
 static void out_context(struct trev_trace_iter *iter, const char *comm)
 {
 	const struct trev_entry *ent = iter->ent;
-	/* Rounded to the nearest microsecond, as the kernel's ns2usecs() does. */
-	unsigned long long usecs = (iter->ts + 500) / 1000;
-	char buf[96], *p = buf, *start;
-	size_t len = strnlen(comm, 16);
+	unsigned int opts = iter->trace_flags;
+	struct trev_line_prefix lp = {
+		.comm = comm,
+		.pid = ent->pid,
+		.cpu = (unsigned int)iter->cpu,
+		.flags = ent->flags,
+		.preempt = ent->preempt_count,
+		.ts = iter->ts,
+		.show = ((opts & TREV_ITER_RECORD_TGID) ? TREV_PREFIX_TGID : 0) |
+			((opts & TREV_ITER_IRQ_INFO) ? TREV_PREFIX_LAT : 0) |
+			((opts & TREV_ITER_TIME_IN_NS) ? 0 : TREV_PREFIX_COUNTER),
+	};
+	char buf[TREV_LINE_PREFIX_MAX];
 
-	memset(p, ' ', 16);
-	memcpy(p + 16 - len, comm, len);
-	p += 16;
-	*p++ = '-';
-	start = p;
-	if (ent->pid < 0) {
-		*p++ = '-';
-		p = fmt_udec(p, (unsigned long long)-(long long)ent->pid, 0, ' ');
-	} else {
-		p = fmt_udec(p, (unsigned long long)ent->pid, 0, ' ');
-	}
-	while (p - start < 5)
-		*p++ = ' ';
-	*p++ = ' ';
-	if (iter->trace_flags & TREV_ITER_RECORD_TGID) {
-		*p++ = '(';
-		p = fmt_udec(p, (unsigned long long)getpid(), 7, ' ');
-		*p++ = ')';
-		*p++ = ' ';
-	}
-	*p++ = '[';
-	p = fmt_udec(p, (unsigned long long)(unsigned int)iter->cpu, 3, '0');
-	*p++ = ']';
-	*p++ = ' ';
-	if (iter->trace_flags & TREV_ITER_IRQ_INFO) {
-		/* trace_print_lat_fmt(): irqs-off, need-resched, irq, preempt-depth */
-		*p++ = '.';
-		*p++ = '.';
-		*p++ = (ent->flags & TREV_FLAG_HARDIRQ) ? 'h' : '.';
-		*p++ = (ent->preempt_count & 0xf) ? "0123456789abcdef"[ent->preempt_count & 0xf] : '.';
-	}
-	*p++ = ' ';
-	if (iter->trace_flags & TREV_ITER_TIME_IN_NS) {
-		p = fmt_udec(p, usecs / 1000000, 5, ' ');
-		*p++ = '.';
-		p = fmt_udec(p, usecs % 1000000, 6, '0');
-	} else {
-		p = fmt_udec(p, iter->ts, 12, ' ');	/* the counter: a count, not a time */
-	}
-	*p++ = ':';
-	*p++ = ' ';
-	trev_seq_putmem(&iter->seq, buf, (size_t)(p - buf));
+	if (lp.show & TREV_PREFIX_TGID)
+		lp.tgid = getpid();
+	trev_seq_putmem(&iter->seq, buf, trev__line_prefix(buf, &lp));
 }
 
 /* raw/hex/bin of an event that has no such printer: the kernel's trace_nop_print(). */

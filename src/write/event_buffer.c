@@ -26,6 +26,7 @@
 #include "events/events_internal.h"
 #include "filter/filter.h"
 #include "filter/filter_run.h"
+#include "output/line_prefix.h"
 #include "ring_buffer/rb_api.h"
 #include "trigger/trigger.h"
 

@@ -23,6 +23,7 @@
 #include <trace-cmd/trace-cmd.h>
 
 #include "filter/filter.h"
+#include "output/line_prefix.h"
 #include "trev.h"
 
 /* libtracecmd 3.1.6 exports these but its installed header does not declare them. */
@@ -357,23 +358,6 @@ static bool rpt_filter_pass(struct rpt *r, int id, struct tep_record *rec, int c
 /* ------------------------------------------------------------------ */
 /* Printing                                                             */
 
-/* trace_print_lat_fmt(): irqs-off, need-resched, hardirq/softirq, preempt-depth. */
-static void rpt_lat_flags(char out[5], unsigned int flags, unsigned int pc)
-{
-	bool nmi = flags & 0x40, hard = flags & 0x08, soft = flags & 0x10;
-
-	out[0] = (flags & 0x01) ? 'd' : (flags & 0x02) ? 'X' : '.';
-	switch (flags & (0x04 | 0x20)) {
-	case 0x04 | 0x20: out[1] = 'N'; break;
-	case 0x04: out[1] = 'n'; break;
-	case 0x20: out[1] = 'p'; break;
-	default: out[1] = '.'; break;
-	}
-	out[2] = nmi && hard ? 'Z' : nmi ? 'z' : hard && soft ? 'H' : hard ? 'h' : soft ? 's' : '.';
-	out[3] = (pc & 0xf) ? "0123456789abcdef"[pc & 0xf] : '.';
-	out[4] = '\0';
-}
-
 /* The event's text (TP_printk), without the newline a print record may end in. */
 static const char *rpt_info(struct rpt *r, struct tep_record *rec)
 {
@@ -457,8 +441,8 @@ static int rpt_record(struct tracecmd_input *handle, struct tep_record *rec, int
 	struct rpt *r = arg;
 	struct tep_event *ev = tep_find_event_by_record(r->tep, rec);
 	int pid = tep_data_pid(r->tep, rec);
-	unsigned long long usecs = (rec->ts + 500) / 1000;	/* rounded, as the kernel's trace */
-	char flags[5];
+	struct trev_line_prefix lp;
+	char prefix[TREV_LINE_PREFIX_MAX];
 
 	(void)handle;
 	if (cpu < 0 || cpu >= r->nr_cpus)
@@ -484,10 +468,16 @@ static int rpt_record(struct tracecmd_input *handle, struct tep_record *rec, int
 		rpt_print_raw(r, ev, rec, cpu, pid);
 		return 0;
 	}
-	rpt_lat_flags(flags, (unsigned int)tep_data_flags(r->tep, rec),
-		      (unsigned int)tep_data_preempt_count(r->tep, rec));
-	printf("%16.16s-%-5d [%03d] %s %5llu.%06llu: ", tep_data_comm_from_pid(r->tep, pid), pid,
-	       cpu, flags, usecs / 1000000, usecs % 1000000);
+	lp = (struct trev_line_prefix){
+		.comm = tep_data_comm_from_pid(r->tep, pid),
+		.pid = pid,
+		.cpu = (unsigned int)cpu,
+		.flags = (unsigned int)tep_data_flags(r->tep, rec),
+		.preempt = (unsigned int)tep_data_preempt_count(r->tep, rec),
+		.ts = rec->ts,
+		.show = TREV_PREFIX_LAT,
+	};
+	fwrite(prefix, 1, trev__line_prefix(prefix, &lp), stdout);
 	if (!ev)
 		printf("Unknown type %d\n", tep_data_type(r->tep, rec));
 	else if (!rpt_record_sane(ev, rec))
