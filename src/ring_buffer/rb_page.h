@@ -255,16 +255,17 @@ static inline int rb_decode(const uint8_t *data, uint32_t size, uint32_t off, ui
 
 /*
  * A walk over the records of one page, from its first record to its commit
- * (rb_page_for_each()). After the walk, @off is where decoding stopped
- * (@size when the records fill the commit exactly, less on a malformed
- * page) and @ts the time of the last record.
+ * (rb_page_for_each()). Inside the loop's body @off and @ts are the
+ * record's offset and the time before it; after the loop, @off is where
+ * decoding stopped (@size when the records fill the commit exactly, less
+ * on a malformed page) and @ts the time of the last record.
  */
 struct rb_walk {
 	const uint8_t *data;	/* the page's data area */
 	uint64_t commit;	/* the page's commit word, flags included */
 	uint32_t size;		/* committed bytes, at most RB_DATA_SIZE */
-	uint32_t off;		/* offset of the next record in the data area */
-	uint64_t ts;		/* time stamp before the next record */
+	uint32_t off;		/* offset of the record in the data area */
+	uint64_t ts;		/* time stamp before the record */
 };
 
 /*
@@ -287,18 +288,17 @@ static inline void rb_walk_start(struct rb_walk *w, const void *page)
 	w->ts = rb_get64(p);
 }
 
-/*
- * rb_walk_next() - decode the record at @w into @r and step past it
- * Return: false at the end of the page's records (or where a malformed
- * record makes rb_decode() stop), @w then left on it.
- */
-static inline bool rb_walk_next(struct rb_walk *w, struct rb_rec *r)
+/* Decode the record @w stands on into @r. Return: false at the end (rb_decode()). */
+static inline bool rb_walk_decode(const struct rb_walk *w, struct rb_rec *r)
 {
-	if (rb_decode(w->data, w->size, w->off, w->ts, r) == RB_REC_END)
-		return false;
+	return rb_decode(w->data, w->size, w->off, w->ts, r) != RB_REC_END;
+}
+
+/* Step @w past record @r. */
+static inline void rb_walk_step(struct rb_walk *w, const struct rb_rec *r)
+{
 	w->off += r->size;
 	w->ts = r->ts;
-	return true;
 }
 
 /*
@@ -310,12 +310,13 @@ static inline bool rb_walk_next(struct rb_walk *w, struct rb_rec *r)
  * Every kind of record comes out (r->kind): data, padding, discarded
  * events, CPU markers, time extends and stamps; r->ts is the record's
  * time with all of them applied. The lost-event count after the data is
- * not a record (rb_walk_lost()). Inside the body @w is already past the
- * record, so `continue` and `break` need nothing else; r->off is the
- * record's own offset.
+ * not a record (rb_walk_lost()). `continue` steps to the next record;
+ * after a `break` @w still stands on the record. The step comes last, as
+ * in a hand-written `while (rb_decode(...)) { ...; off += r.size; }`, so
+ * the loop compiles the same.
  */
 #define rb_page_for_each(w, page, r) \
-	for (rb_walk_start((w), (page)); rb_walk_next((w), (r));)
+	for (rb_walk_start((w), (page)); rb_walk_decode((w), (r)); rb_walk_step((w), (r)))
 
 /*
  * rb_walk_lost() - the lost-event count a page carries after its data

@@ -79,14 +79,16 @@ static void set_commit(uint8_t *page, const uint8_t *end, uint64_t flags)
 /* Walk @page into got[]. Return: the records; *@w as the loop left it. */
 static unsigned int walk(const uint8_t *page, struct rb_walk *w)
 {
+	uint64_t before = rb_get64(page);
 	unsigned int n = 0;
 	struct rb_rec r;
 
 	rb_page_for_each(w, page, &r) {
 		assert_true(n < MAX_GOT);
-		/* The walk is past the record inside the body. */
-		assert_int_equal(w->off, r.off + r.size);
-		assert_int_equal(w->ts, r.ts);
+		/* Inside the body the walk stands on the record, at the time before it. */
+		assert_int_equal(w->off, r.off);
+		assert_int_equal(w->ts, before);
+		before = r.ts;
 		got[n] = (struct got){ .kind = r.kind, .type_len = r.type_len, .off = r.off,
 				       .size = r.size, .ts = r.ts };
 		if (r.kind == RB_REC_DATA) {
@@ -359,7 +361,7 @@ static void test_walk_empty(void **state)
 	free(page);
 }
 
-/* `break` leaves the walk past the record it stopped on; a new loop starts over. */
+/* `break` leaves the walk on the record it stopped on; a new loop starts over. */
 static void test_walk_break(void **state)
 {
 	uint8_t *page = new_page(T0), *end = page + RB_PAGE_HDR;
@@ -376,8 +378,9 @@ static void test_walk_break(void **state)
 			break;
 	}
 	assert_int_equal(r.off, 12);
-	assert_int_equal(w.off, 24);
-	assert_int_equal(w.ts, T0 + 20);
+	assert_int_equal(r.ts, T0 + 20);
+	assert_int_equal(w.off, 12);
+	assert_int_equal(w.ts, T0 + 10);
 	rb_page_for_each(&w, page, &r) {
 		if (rb_get32(r.payload) % 2)
 			continue;
