@@ -3,7 +3,7 @@
  * Filters on registered events: compiling against an event's fields and
  * publishing a filter to an event file under RCU. filter.c (the compiler
  * and the matcher) needs neither the registry nor RCU, and the trev command
- * builds it alone.
+ * links it alone (trev_common).
  */
 #define _LGPL_SOURCE
 #include <errno.h>

@@ -3,7 +3,7 @@
  * trev mount -p PID DIR: a running process's tree as a FUSE file system at
  * DIR, served by this command over the process's control socket until
  * Ctrl-C, SIGTERM or the end of the process. The FUSE side is the library's
- * own (src/tracefs/fuse_serve.c, compiled in, not linked); this file is its
+ * own (src/tracefs/fuse_serve.c, from trev_common); this file is its
  * backend: one shared connection for stat, readdir, mkdir and rmdir, and one
  * connection per open file, because the protocol answers one request at a
  * time per connection and a blocked trace_pipe must not hold up the others.
