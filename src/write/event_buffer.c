@@ -174,9 +174,19 @@ cond_fill(struct trev_entry *ent, const struct trev_event_file *file, bool level
 }
 
 /*
+ * The rest of @f from predicate @at (a CPU, COMM or string predicate), a
+ * CPU predicate comparing the CPU the ring buffer would record. Out of
+ * line, so that the look-up costs the callers' numeric paths no registers.
+ */
+static rb_cold __attribute__((noinline)) bool
+event_filter_more(const struct trev_filter *f, const void *rec, unsigned int len, unsigned int at)
+{
+	return trev__filter_run_from(f, rec, len, trev__rb_this_cpu(), NULL, at);
+}
+
+/*
  * @file's filter on @rec: true when the record is kept (no filter, or it
- * matches). A CPU predicate compares the CPU the ring buffer would record,
- * looked up only when the program gets to one.
+ * matches).
  * Context: the event's probe (inside urcu_bp_read_lock()).
  */
 static inline __attribute__((always_inline)) bool
@@ -191,7 +201,7 @@ event_filter_check(struct trev_event_file *file, const void *rec, unsigned int l
 		return true;
 	v = flt_run_num(f, rec, len, &at);
 	if (trev_unlikely(v == FLT_MORE))
-		return trev__filter_run_from(f, rec, len, trev__rb_this_cpu(), NULL, at);
+		return event_filter_more(f, rec, len, at);
 	return v == FLT_KEEP;
 }
 
@@ -453,7 +463,7 @@ static rb_cold void event_write_filtered_more(struct trev_event_file *file,
 					      struct trev_entry *rec, unsigned int len,
 					      unsigned int at)
 {
-	if (trev__filter_run_from(f, rec, len, trev__rb_this_cpu(), NULL, at))
+	if (event_filter_more(f, rec, len, at))
 		event_write_copy(file, rec, len);
 }
 
