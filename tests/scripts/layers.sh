@@ -83,21 +83,31 @@ done < <(grep -rHoE '^#include "[a-z_]+/[^"]+"' "$src" --include='*.[ch]' |
 	 sed -E 's/:#include "/:/; s/"$//')
 
 # Calls (and data): who uses a symbol another object of the library defines.
+# The library's objects come from two targets (the top CMakeLists.txt):
+# trev_common_objects (the code the trev command shares) and trev_objects.
 if [ -n "$build" ]; then
-	objdir="$build/CMakeFiles/trev_objects.dir/src"
-	[ -d "$objdir" ] || { echo "no object files in $objdir"; exit 1; }
+	objdirs=("$build/CMakeFiles/trev_common_objects.dir/src" "$build/CMakeFiles/trev_objects.dir/src")
+	for d in "${objdirs[@]}"; do
+		[ -d "$d" ] || { echo "no object files in $d"; exit 1; }
+	done
 	defs=$(mktemp)
-	trap 'rm -f "$defs"' EXIT
-	for o in $(find "$objdir" -name '*.o' | sort); do
-		rel=${o#"$objdir"/}
-		[ -f "$src/${rel%.o}" ] || continue	# a stale object of a moved file
-		nm --defined-only "$o" | awk -v f="${rel%.o}" '$2 ~ /^[TDBRVW]$/ { print $3, f }'
-	done | sort -u >"$defs"
-	for o in $(find "$objdir" -name '*.o' | sort); do
-		rel=${o#"$objdir"/}
-		[ -f "$src/${rel%.o}" ] || continue	# a stale object of a moved file
-		nm -u "$o" | awk -v f="${rel%.o}" '{ print $2, f }'
-	done | sort | join - "$defs" | while read -r sym from to; do
+	objs=$(mktemp)
+	trap 'rm -f "$defs" "$objs"' EXIT
+	# "SOURCE OBJECT", one object per source: trev_common_objects' first, so that
+	# an object left in trev_objects from before a file went to trev_common is not read.
+	for d in "${objdirs[@]}"; do
+		for o in $(find "$d" -name '*.o' | sort); do
+			rel=${o#"$d"/}
+			[ -f "$src/${rel%.o}" ] || continue	# a stale object of a moved file
+			echo "${rel%.o} $o"
+		done
+	done | awk '!seen[$1]++' >"$objs"
+	while read -r rel o; do
+		nm --defined-only "$o" | awk -v f="$rel" '$2 ~ /^[TDBRVW]$/ { print $3, f }'
+	done <"$objs" | sort -u >"$defs"
+	while read -r rel o; do
+		nm -u "$o" | awk -v f="$rel" '{ print $2, f }'
+	done <"$objs" | sort | join - "$defs" | while read -r sym from to; do
 		fdir=${from%%/*}
 		tdir=${to%%/*}
 		if [ "${layer[$tdir]:-0}" -gt "${layer[$fdir]:-0}" ]; then
