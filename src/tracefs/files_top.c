@@ -16,9 +16,9 @@
 #include "tracefs/tracefs_internal.h"
 
 /* Show a number and a newline. */
-static int show_ulong(struct tfs_text *out, unsigned long v)
+static int show_ulong(struct trev_buf *out, unsigned long v)
 {
-	return trev__text_printf(out, "%lu\n", v);
+	return trev__buf_printf(out, "%lu\n", v);
 }
 
 /* A bad number or word: the kernel's errno, and an error_log entry. */
@@ -35,7 +35,7 @@ static ssize_t bad_value(struct trev_file *f, const char *file, const char *buf,
 /* ------------------------------------------------------------------ */
 /* tracing_on                                                           */
 
-static int tracing_on_show(struct trev_file *f, struct tfs_text *out)
+static int tracing_on_show(struct trev_file *f, struct trev_buf *out)
 {
 	return show_ulong(out, (unsigned long)trev_rb_record_is_on(f->loc.tr->rb));
 }
@@ -65,7 +65,7 @@ static const struct tfs_fops tracing_on_fops = {
 /* trace, snapshot                                                      */
 
 static int trace_text(struct trev_trace_array *tr, struct trev_rb *rb, int cpu,
-		      unsigned int what, struct tfs_text *out)
+		      unsigned int what, struct trev_buf *out)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -81,8 +81,8 @@ static int trace_text(struct trev_trace_array *tr, struct trev_rb *rb, int cpu,
 		free(buf);
 		return ret;
 	}
-	free(out->buf);
-	out->buf = buf;
+	trev__buf_free(out);
+	out->data = buf;
 	out->len = len;
 	out->cap = len + 1;
 	return 0;
@@ -102,7 +102,7 @@ static int trace_open(struct trev_file *f)
 	return ret;
 }
 
-static int trace_show(struct trev_file *f, struct tfs_text *out)
+static int trace_show(struct trev_file *f, struct trev_buf *out)
 {
 	struct trev_trace_array *tr = f->loc.tr;
 	int ret;
@@ -127,7 +127,7 @@ const struct tfs_fops trev__trace_fops = {
 	.write = write_ignored,
 };
 
-static int snapshot_show(struct trev_file *f, struct tfs_text *out)
+static int snapshot_show(struct trev_file *f, struct trev_buf *out)
 {
 	struct trev_trace_array *tr = f->loc.tr;
 	int ret;
@@ -358,15 +358,15 @@ static const struct tfs_fops marker_raw_fops = {
 /* ------------------------------------------------------------------ */
 /* trace_clock                                                          */
 
-static int clock_show(struct trev_file *f, struct tfs_text *out)
+static int clock_show(struct trev_file *f, struct trev_buf *out)
 {
 	int cur = trev_rb_clock(f->loc.tr->rb);
 
 	for (int i = 0; i < TREV_CLOCK__COUNT; i++)
-		if (trev__text_printf(out, "%s%s%s%s", i ? " " : "", i == cur ? "[" : "",
-				      trev_clock_name(i), i == cur ? "]" : ""))
+		if (trev__buf_printf(out, "%s%s%s%s", i ? " " : "", i == cur ? "[" : "",
+				     trev_clock_name(i), i == cur ? "]" : ""))
 			return -ENOMEM;
-	return trev__text_puts(out, "\n");
+	return trev__buf_puts(out, "\n");
 }
 
 static ssize_t clock_write(struct trev_file *f, const char *buf, size_t size)
@@ -437,11 +437,11 @@ int trev__option_set(struct trev_trace_array *tr, int i, bool on)
 	return ret;
 }
 
-static int options_show(struct trev_file *f, struct tfs_text *out)
+static int options_show(struct trev_file *f, struct trev_buf *out)
 {
 	for (int i = 0; i < trev__nr_options; i++)
-		if (trev__text_printf(out, "%s%s\n", trev__option_get(f->loc.tr, i) ? "" : "no",
-				      trev__options[i].name))
+		if (trev__buf_printf(out, "%s%s\n", trev__option_get(f->loc.tr, i) ? "" : "no",
+				     trev__options[i].name))
 			return -ENOMEM;
 	return 0;
 }
@@ -477,7 +477,7 @@ static const struct tfs_fops trace_options_fops = {
 	.write = options_write,
 };
 
-static int option_show(struct trev_file *f, struct tfs_text *out)
+static int option_show(struct trev_file *f, struct trev_buf *out)
 {
 	return show_ulong(out, (unsigned long)trev__option_get(f->loc.tr, f->loc.option));
 }
@@ -534,7 +534,7 @@ const struct tfs_dir trev__options_dir = {
 /* ------------------------------------------------------------------ */
 /* Buffer sizes                                                         */
 
-static int buffer_size_show(struct trev_file *f, struct tfs_text *out)
+static int buffer_size_show(struct trev_file *f, struct trev_buf *out)
 {
 	return show_ulong(out, trev_rb_size_kb(f->loc.tr->rb));
 }
@@ -561,7 +561,7 @@ const struct tfs_fops trev__buffer_size_fops = {
 };
 
 /* Each thread that wrote has a buffer of buffer_size_kb. */
-static int buffer_total_show(struct trev_file *f, struct tfs_text *out)
+static int buffer_total_show(struct trev_file *f, struct trev_buf *out)
 {
 	struct trev_rb *rb = f->loc.tr->rb;
 	int n = trev_rb_buffers(rb, NULL, 0);
@@ -576,7 +576,7 @@ static const struct tfs_fops buffer_total_fops = {
 /* ------------------------------------------------------------------ */
 /* saved_cmdlines, printk_formats, error_log                            */
 
-static int cmdlines_show(struct trev_file *f, struct tfs_text *out)
+static int cmdlines_show(struct trev_file *f, struct trev_buf *out)
 {
 	struct trev_rb *rb = f->loc.tr->rb;
 	int n = trev_rb_buffers(rb, NULL, 0);
@@ -602,7 +602,7 @@ static int cmdlines_show(struct trev_file *f, struct tfs_text *out)
 			continue;
 		memcpy(comm, st.comm, 16);
 		comm[16] = '\0';
-		ret = trev__text_printf(out, "%d %s\n", (int)st.tid, comm[0] ? comm : "<...>");
+		ret = trev__buf_printf(out, "%d %s\n", (int)st.tid, comm[0] ? comm : "<...>");
 	}
 	free(ids);
 	return ret;
@@ -612,7 +612,7 @@ static const struct tfs_fops cmdlines_fops = {
 	.show = cmdlines_show,
 };
 
-static int printk_formats_show(struct trev_file *f, struct tfs_text *out)
+static int printk_formats_show(struct trev_file *f, struct trev_buf *out)
 {
 	char *text;
 	int ret = trev__printk_formats_text(&text);
@@ -620,7 +620,7 @@ static int printk_formats_show(struct trev_file *f, struct tfs_text *out)
 	(void)f;
 	if (ret)
 		return ret;
-	ret = trev__text_puts(out, text);
+	ret = trev__buf_puts(out, text);
 	free(text);
 	return ret;
 }
@@ -636,7 +636,7 @@ static int error_log_open(struct trev_file *f)
 	return 0;
 }
 
-static int error_log_show(struct trev_file *f, struct tfs_text *out)
+static int error_log_show(struct trev_file *f, struct trev_buf *out)
 {
 	return trev__error_log_show(f->loc.tr, out);
 }
@@ -650,10 +650,10 @@ static const struct tfs_fops error_log_fops = {
 /* ------------------------------------------------------------------ */
 /* Tracers                                                              */
 
-static int tracers_show(struct trev_file *f, struct tfs_text *out)
+static int tracers_show(struct trev_file *f, struct trev_buf *out)
 {
 	(void)f;
-	return trev__text_puts(out, "nop\n");
+	return trev__buf_puts(out, "nop\n");
 }
 
 static const struct tfs_fops available_tracers_fops = {

@@ -28,6 +28,7 @@
 
 #include <trev/trev.h>
 
+#include "base/buf.h"
 #include "events/events_internal.h"
 
 #define TFS_NAME_MAX	128
@@ -42,20 +43,11 @@ struct tfs_loc {
 	int option;			/* options/<name>, else -1 */
 };
 
-/* Text a file shows, built once by ->show and then read in order. */
-struct tfs_text {
-	char *buf;
-	size_t len, cap;
-};
-
-int trev__text_printf(struct tfs_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int trev__text_puts(struct tfs_text *t, const char *s);
-
 struct tfs_fops {
 	/* Set up per-open state; O_TRUNC effects (clear the buffer) happen here. */
 	int (*open)(struct trev_file *f);
 	/* Build the whole text of the file (tfs_lock held). */
-	int (*show)(struct trev_file *f, struct tfs_text *out);
+	int (*show)(struct trev_file *f, struct trev_buf *out);
 	/* Stream instead of show (pipes); called without tfs_lock. @flags:
 	 * trev_file_read_flags()'s (TREV_READ_FULL), 0 for trev_file_read(). */
 	ssize_t (*read)(struct trev_file *f, char *buf, size_t size, unsigned int flags);
@@ -94,7 +86,7 @@ struct trev_file {
 	const struct tfs_fops *fops;
 	int flags;			/* open(2) flags */
 	pthread_mutex_t lock;		/* one read or write at a time */
-	struct tfs_text text;		/* what ->show built */
+	struct trev_buf text;		/* what ->show built */
 	size_t pos;			/* read position in text */
 	bool shown;
 	void *priv;			/* the handler's per-open state */
@@ -127,7 +119,7 @@ extern const struct tfs_dir trev__instances_dir;
  */
 void trev__tfs_error(struct trev_trace_array *tr, const char *loc, const char *cmd, int pos,
 	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-int trev__error_log_show(struct trev_trace_array *tr, struct tfs_text *out);
+int trev__error_log_show(struct trev_trace_array *tr, struct trev_buf *out);
 void trev__error_log_clear(struct trev_trace_array *tr);
 
 /*

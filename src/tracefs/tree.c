@@ -17,52 +17,7 @@
 static pthread_mutex_t tfs_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ------------------------------------------------------------------ */
-/* Text helpers                                                         */
-
-static int text_reserve(struct tfs_text *t, size_t more)
-{
-	size_t cap = t->cap ? t->cap : 256;
-	char *n;
-
-	if (t->len + more + 1 <= t->cap)
-		return 0;
-	while (cap < t->len + more + 1)
-		cap *= 2;
-	n = realloc(t->buf, cap);
-	if (!n)
-		return -ENOMEM;
-	t->buf = n;
-	t->cap = cap;
-	return 0;
-}
-
-int trev__text_printf(struct tfs_text *t, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || text_reserve(t, (size_t)n))
-		return -ENOMEM;
-	va_start(ap, fmt);
-	vsnprintf(t->buf + t->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	t->len += (size_t)n;
-	return 0;
-}
-
-int trev__text_puts(struct tfs_text *t, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (text_reserve(t, n))
-		return -ENOMEM;
-	memcpy(t->buf + t->len, s, n + 1);
-	t->len += n;
-	return 0;
-}
+/* Parsing helpers                                                      */
 
 int trev__parse_ulong(const char *buf, size_t size, unsigned long *val)
 {
@@ -120,7 +75,7 @@ void trev__tfs_error(struct trev_trace_array *tr, const char *loc, const char *c
 	trev__log(TREV_LOG_DEBUG, "%s: error: %s\n", loc, msg ? msg : "");
 }
 
-int trev__error_log_show(struct trev_trace_array *tr, struct tfs_text *out)
+int trev__error_log_show(struct trev_trace_array *tr, struct trev_buf *out)
 {
 	unsigned int n = tr->nr_errs < TREV_ERR_LOG_MAX ? tr->nr_errs : TREV_ERR_LOG_MAX;
 
@@ -128,11 +83,11 @@ int trev__error_log_show(struct trev_trace_array *tr, struct tfs_text *out)
 		const struct trev_err_entry *e = &tr->errs[i % TREV_ERR_LOG_MAX];
 
 		/* "  Command: " is 11 columns; the caret goes under the error. */
-		if (trev__text_printf(out, "[%5llu.%06llu] %s: error: %s\n  Command: %s\n%*s^\n",
-				      (unsigned long long)(e->ts / 1000000000ull),
-				      (unsigned long long)(e->ts % 1000000000ull / 1000),
-				      e->loc ? e->loc : "", e->msg ? e->msg : "",
-				      e->cmd ? e->cmd : "", 11 + e->pos, ""))
+		if (trev__buf_printf(out, "[%5llu.%06llu] %s: error: %s\n  Command: %s\n%*s^\n",
+				     (unsigned long long)(e->ts / 1000000000ull),
+				     (unsigned long long)(e->ts % 1000000000ull / 1000),
+				     e->loc ? e->loc : "", e->msg ? e->msg : "",
+				     e->cmd ? e->cmd : "", 11 + e->pos, ""))
 			return -ENOMEM;
 	}
 	return 0;
@@ -274,6 +229,7 @@ ssize_t trev_file_read_flags(struct trev_file *f, void *buf, size_t size, unsign
 			ret = -EINVAL;
 			goto out_unlock;
 		}
+		trev__buf_reset(&f->text);	/* what a failed show left */
 		pthread_mutex_lock(&tfs_lock);
 		ret = f->fops->show(f, &f->text);
 		pthread_mutex_unlock(&tfs_lock);
@@ -283,7 +239,7 @@ ssize_t trev_file_read_flags(struct trev_file *f, void *buf, size_t size, unsign
 	}
 	ret = (ssize_t)(f->text.len - f->pos < size ? f->text.len - f->pos : size);
 	if (ret > 0)
-		memcpy(buf, f->text.buf + f->pos, (size_t)ret);
+		memcpy(buf, f->text.data + f->pos, (size_t)ret);
 	f->pos += (size_t)ret;
 out_unlock:
 	pthread_mutex_unlock(&f->lock);
@@ -343,7 +299,7 @@ int trev_file_close(struct trev_file *f)
 	f->loc.tr->ref--;
 	pthread_mutex_unlock(&tfs_lock);
 	pthread_mutex_destroy(&f->lock);
-	free(f->text.buf);
+	trev__buf_free(&f->text);
 	free(f);
 	return 0;
 }

@@ -125,20 +125,20 @@ out_bad:
 }
 
 int trev__trigger_print_std(const struct trev_event_trigger *t, const char *name,
-			    struct tfs_text *out)
+			    struct trev_buf *out)
 {
 	long c = atomic_load_explicit(&t->count, memory_order_relaxed);
 	int ret;
 
 	if (c == -1)
-		ret = trev__text_printf(out, "%s:unlimited", name);
+		ret = trev__buf_printf(out, "%s:unlimited", name);
 	else
-		ret = trev__text_printf(out, "%s:count=%ld", name, c);
+		ret = trev__buf_printf(out, "%s:count=%ld", name, c);
 	if (ret)
 		return ret;
 	if (t->filter_text)
-		return trev__text_printf(out, " if %s\n", t->filter_text);
-	return trev__text_puts(out, "\n");
+		return trev__buf_printf(out, " if %s\n", t->filter_text);
+	return trev__buf_puts(out, "\n");
 }
 
 static bool trig_same(const struct trev_event_trigger *a, const struct trev_event_trigger *b)
@@ -501,15 +501,15 @@ out_free:
 	return ret;
 }
 
-int trev__trigger_show(struct trev_event_file *file, struct tfs_text *out)
+int trev__trigger_show(struct trev_event_file *file, struct trev_buf *out)
 {
 	int ret = 0;
 
 	if (!file || !file->triggers) {
-		ret = trev__text_puts(out, "# Available triggers:\n#");
+		ret = trev__buf_puts(out, "# Available triggers:\n#");
 		for (unsigned int i = 0; !ret && i < trev__nr_trigger_cmds; i++)
-			ret = trev__text_printf(out, " %s", trev__trigger_cmds[i]->name);
-		return ret ? ret : trev__text_puts(out, "\n");
+			ret = trev__buf_printf(out, " %s", trev__trigger_cmds[i]->name);
+		return ret ? ret : trev__buf_puts(out, "\n");
 	}
 	for (struct trev_event_trigger *t = file->triggers; t && !ret; t = t->next) {
 		if (t->cmd->print)
