@@ -43,14 +43,25 @@ int trev__buf_reserve(struct trev_buf *b, size_t more)
 	return 0;
 }
 
+void trev__buf_extend(struct trev_buf *b, size_t n)
+{
+	if (n > trev__buf_room(b))
+		n = trev__buf_room(b);	/* a caller's bug; the NUL stays inside */
+	b->len += n;
+	if (b->data)
+		b->data[b->len] = '\0';
+}
+
 int trev__buf_append(struct trev_buf *b, const void *data, size_t len)
 {
-	int ret = trev__buf_reserve(b, len);
+	int ret;
 
+	if (!len)
+		return b->err;	/* nothing to add: no allocation either */
+	ret = trev__buf_reserve(b, len);
 	if (ret)
 		return ret;
-	if (len)
-		memcpy(b->data + b->len, data, len);
+	memcpy(b->data + b->len, data, len);
 	b->len += len;
 	b->data[b->len] = '\0';
 	return 0;

@@ -38,6 +38,18 @@ static inline void trev__buf_init(struct trev_buf *b)
  */
 int trev__buf_reserve(struct trev_buf *b, size_t more);
 
+/*
+ * Reading into the buffer: after trev__buf_reserve(), up to
+ * trev__buf_room() bytes may be written at @data + @len, then counted with
+ * trev__buf_extend(), which puts the NUL after them.
+ */
+static inline size_t trev__buf_room(const struct trev_buf *b)
+{
+	return b->cap ? b->cap - b->len - 1 : 0;
+}
+
+void trev__buf_extend(struct trev_buf *b, size_t n);
+
 /* Append bytes, a string, a character, formatted text. Return: 0, or the kept error. */
 int trev__buf_append(struct trev_buf *b, const void *data, size_t len);
 int trev__buf_puts(struct trev_buf *b, const char *s);

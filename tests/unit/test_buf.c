@@ -82,6 +82,23 @@ static void test_buf_reserve(void **state)
 	trev__buf_free(&b);
 }
 
+/* A read into the room reserve() made, counted with extend(). */
+static void test_buf_extend(void **state)
+{
+	struct trev_buf b = TREV_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(trev__buf_room(&b), 0);
+	assert_int_equal(trev__buf_puts(&b, "ab"), 0);
+	assert_int_equal(trev__buf_reserve(&b, 10), 0);
+	assert_true(trev__buf_room(&b) >= 10);
+	memcpy(b.data + b.len, "cdefXXXX", 8);
+	trev__buf_extend(&b, 4);
+	assert_int_equal(b.len, 6);
+	assert_string_equal(b.data, "abcdef");
+	trev__buf_free(&b);
+}
+
 /* An impossible size fails, the failure is kept, and reset forgets it. */
 static void test_buf_error_kept(void **state)
 {
@@ -132,6 +149,7 @@ int main(void)
 		cmocka_unit_test(test_buf_append),
 		cmocka_unit_test(test_buf_printf_grows),
 		cmocka_unit_test(test_buf_reserve),
+		cmocka_unit_test(test_buf_extend),
 		cmocka_unit_test(test_buf_error_kept),
 		cmocka_unit_test(test_buf_detach),
 	};
