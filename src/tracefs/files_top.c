@@ -64,28 +64,61 @@ static const struct tfs_fops tracing_on_fops = {
 /* ------------------------------------------------------------------ */
 /* trace, snapshot                                                      */
 
-static int trace_text(struct trev_trace_array *tr, struct trev_rb *rb, int cpu,
-		      unsigned int what, struct trev_buf *out)
+/*
+ * `trace`, `snapshot` and per_cpu/cpuN/trace are streamed, as the kernel's
+ * seq_file streams them: open places an iterator at the oldest unread
+ * event and each read formats only the next page of text (tree.c,
+ * tfs_read_stream()), so a reader of a big buffer holds a page, not the
+ * whole text, and holds no lock between reads.
+ *
+ * The iterator shows what was unread at open while writers go on writing,
+ * as the kernel's with the pause-on-trace option off: trev never pauses
+ * its writers for a reader (an event refused then would be lost with no
+ * count). Events overwritten before the reader reaches them are skipped
+ * and reported with a LOST line; events written after open are not shown.
+ *
+ * The buffer is walked without tr->buf_lock, so that snapshot triggers
+ * (which only try the lock) are not refused while a reader dawdles. What
+ * the lock protects, the buffer's life, the open holds instead
+ * (trev__instance_buffers_get()): a swap leaves the walked buffer alive
+ * (the kernel's iterator too goes on in the buffer it started in), and a
+ * snapshot freed meanwhile is destroyed when the reader closes. A reset or
+ * a resize is serialised with each iterator step by the ring buffer's own
+ * reader lock; a reset ends the buffers it cleared.
+ */
+static int trace_stream_open(struct trev_file *f, bool snapshot)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
+	struct trev_trace_array *tr = f->loc.tr;
+	struct trev_trace_text *tt;
 	int ret;
 
-	if (!mem)
-		return -ENOMEM;
-	ret = trev__trace_print_rb(tr, rb, cpu, what, mem);
-	if (fclose(mem) && !ret)
-		ret = -ENOMEM;
-	if (ret) {
-		free(buf);
+	if (!tfs_readable(f))
+		return 0;
+	/* A snapshot trigger may have swapped the buffers from a probe. */
+	if (snapshot)
+		trev__snapshot_settle(tr);
+	pthread_rwlock_rdlock(&tr->buf_lock);
+	ret = trev__trace_text_start(tr, snapshot ? tr->snapshot : tr->rb, f->loc.cpu,
+				     snapshot ? TREV_PRINT_SNAPSHOT : 0, &tt);
+	pthread_rwlock_unlock(&tr->buf_lock);
+	if (ret)
 		return ret;
-	}
-	trev__buf_free(out);
-	out->data = buf;
-	out->len = len;
-	out->cap = len + 1;
+	trev__instance_buffers_get(tr);
+	f->priv = tt;
 	return 0;
+}
+
+static int trace_stream_next(struct trev_file *f, struct trev_buf *out, size_t want)
+{
+	return trev__trace_text_next(f->priv, out, want);
+}
+
+static void trace_stream_release(struct trev_file *f)
+{
+	if (!f->priv)
+		return;
+	trev__trace_text_finish(f->priv);
+	trev__instance_buffers_put(f->loc.tr);
 }
 
 static int trace_open(struct trev_file *f)
@@ -99,18 +132,7 @@ static int trace_open(struct trev_file *f)
 		ret = trev_rb_reset(tr->rb);
 		pthread_rwlock_unlock(&tr->buf_lock);
 	}
-	return ret;
-}
-
-static int trace_show(struct trev_file *f, struct trev_buf *out)
-{
-	struct trev_trace_array *tr = f->loc.tr;
-	int ret;
-
-	pthread_rwlock_rdlock(&tr->buf_lock);
-	ret = trace_text(tr, tr->rb, f->loc.cpu, 0, out);
-	pthread_rwlock_unlock(&tr->buf_lock);
-	return ret;
+	return ret ? ret : trace_stream_open(f, false);
 }
 
 /* Writes to `trace` are accepted and ignored, as tracefs does. */
@@ -123,21 +145,14 @@ static ssize_t write_ignored(struct trev_file *f, const char *buf, size_t size)
 
 const struct tfs_fops trev__trace_fops = {
 	.open = trace_open,
-	.show = trace_show,
+	.next = trace_stream_next,
 	.write = write_ignored,
+	.release = trace_stream_release,
 };
 
-static int snapshot_show(struct trev_file *f, struct trev_buf *out)
+static int snapshot_open(struct trev_file *f)
 {
-	struct trev_trace_array *tr = f->loc.tr;
-	int ret;
-
-	/* A snapshot trigger may have swapped the buffers from a probe. */
-	trev__snapshot_settle(tr);
-	pthread_rwlock_rdlock(&tr->buf_lock);
-	ret = trace_text(tr, tr->snapshot, f->loc.cpu, TREV_PRINT_SNAPSHOT, out);
-	pthread_rwlock_unlock(&tr->buf_lock);
-	return ret;
+	return trace_stream_open(f, true);
 }
 
 /* The kernel's tracing_snapshot_write(): 0 frees, 1 swaps, anything else clears. */
@@ -164,8 +179,10 @@ static ssize_t snapshot_write(struct trev_file *f, const char *buf, size_t size)
 }
 
 static const struct tfs_fops snapshot_fops = {
-	.show = snapshot_show,
+	.open = snapshot_open,
+	.next = trace_stream_next,
 	.write = snapshot_write,
+	.release = trace_stream_release,
 };
 
 /* ------------------------------------------------------------------ */

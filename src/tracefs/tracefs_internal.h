@@ -13,7 +13,7 @@
  *
  * Locking: tfs_lock (the kernel's event_mutex and trace_types_lock in one)
  * serialises resolution, open/close, every write and every show; a
- * blocking read (trace_pipe) runs without it.
+ * blocking read (trace_pipe) and a streamed one (trace) run without it.
  */
 #ifndef TREV_TRACEFS_INTERNAL_H
 #define TREV_TRACEFS_INTERNAL_H
@@ -48,6 +48,13 @@ struct tfs_fops {
 	int (*open)(struct trev_file *f);
 	/* Build the whole text of the file (tfs_lock held). */
 	int (*show)(struct trev_file *f, struct trev_buf *out);
+	/*
+	 * Or stream it, as a seq_file: append the next piece of the text to
+	 * @out, at least @want bytes unless the text ends first, from the
+	 * position ->open set up. Called without tfs_lock, one call per file
+	 * at a time. Return: 1, 0 at the end (nothing appended), or -errno.
+	 */
+	int (*next)(struct trev_file *f, struct trev_buf *out, size_t want);
 	/* Stream instead of show (pipes); called without tfs_lock. @flags:
 	 * trev_file_read_flags()'s (TREV_READ_FULL), 0 for trev_file_read(). */
 	ssize_t (*read)(struct trev_file *f, char *buf, size_t size, unsigned int flags);
@@ -86,7 +93,7 @@ struct trev_file {
 	const struct tfs_fops *fops;
 	int flags;			/* open(2) flags */
 	pthread_mutex_t lock;		/* one read or write at a time */
-	struct trev_buf text;		/* what ->show built */
+	struct trev_buf text;		/* what ->show built, or ->next's piece not yet read */
 	size_t pos;			/* read position in text */
 	bool shown;
 	void *priv;			/* the handler's per-open state */

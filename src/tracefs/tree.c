@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The tracefs tree's public C API: path resolution, open files (generated
- * text read in order, or streamed by the file's handler), directories, and
- * instances/ (mkdir and rmdir).
+ * The tracefs tree's public C API: path resolution, open files (text made
+ * whole at the first read, text formatted a page at a time, or bytes a
+ * handler reads itself), directories, and instances/ (mkdir and rmdir).
  */
 #include <errno.h>
 #include <poll.h>
@@ -211,6 +211,42 @@ out_free:
 	return ret;
 }
 
+/* How much a streamed file formats at a time: a page, as a seq_file's first buffer. */
+#define TFS_STREAM_PIECE	4096
+
+/*
+ * A streamed file (->next): hand out what the last piece left in f->text,
+ * and only when it is all read, format the next piece. f->text so holds a
+ * page and at most one line more, whatever the size of the read and of
+ * the file. Without tfs_lock: the position is the file's own, and f->lock
+ * keeps its reads in order.
+ */
+static ssize_t tfs_read_stream(struct trev_file *f, char *buf, size_t size)
+{
+	size_t done = 0;
+
+	while (done < size) {
+		size_t n;
+
+		if (f->pos == f->text.len) {
+			int ret;
+
+			trev__buf_reset(&f->text);
+			f->pos = 0;
+			ret = f->fops->next(f, &f->text, TFS_STREAM_PIECE);
+			if (ret < 0)
+				return done ? (ssize_t)done : ret;
+			if (ret == 0)
+				break;		/* the end of the text */
+		}
+		n = f->text.len - f->pos < size - done ? f->text.len - f->pos : size - done;
+		memcpy(buf + done, f->text.data + f->pos, n);
+		f->pos += n;
+		done += n;
+	}
+	return (ssize_t)done;
+}
+
 ssize_t trev_file_read_flags(struct trev_file *f, void *buf, size_t size, unsigned int flags)
 {
 	ssize_t ret;
@@ -222,6 +258,10 @@ ssize_t trev_file_read_flags(struct trev_file *f, void *buf, size_t size, unsign
 	pthread_mutex_lock(&f->lock);
 	if (f->fops->read) {
 		ret = f->fops->read(f, buf, size, flags);
+		goto out_unlock;
+	}
+	if (f->fops->next) {
+		ret = tfs_read_stream(f, buf, size);
 		goto out_unlock;
 	}
 	if (!f->shown) {
