@@ -52,7 +52,7 @@ void trev__buf_extend(struct trev_buf *b, size_t n)
 		b->data[b->len] = '\0';
 }
 
-int trev__buf_append(struct trev_buf *b, const void *data, size_t len)
+int trev__buf_append_slow(struct trev_buf *b, const void *data, size_t len)
 {
 	int ret;
 

@@ -17,6 +17,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 struct trev_buf {
 	char *data;		/* @len bytes, then a NUL; NULL until the first growth */
@@ -50,8 +51,25 @@ static inline size_t trev__buf_room(const struct trev_buf *b)
 
 void trev__buf_extend(struct trev_buf *b, size_t n);
 
-/* Append bytes, a string, a character, formatted text. Return: 0, or the kept error. */
-int trev__buf_append(struct trev_buf *b, const void *data, size_t len);
+int trev__buf_append_slow(struct trev_buf *b, const void *data, size_t len);
+
+/*
+ * Append bytes, a string, a character, formatted text. Return: 0, or the
+ * kept error. Appending is inline while it fits: the trace text appends
+ * each line it formats.
+ */
+static inline int trev__buf_append(struct trev_buf *b, const void *data, size_t len)
+{
+	/* Room for the bytes and the NUL; cap is 0 until the first growth. */
+	if (len && len < b->cap - b->len && !b->err) {
+		memcpy(b->data + b->len, data, len);
+		b->len += len;
+		b->data[b->len] = '\0';
+		return 0;
+	}
+	return trev__buf_append_slow(b, data, len);
+}
+
 int trev__buf_puts(struct trev_buf *b, const char *s);
 int trev__buf_putc(struct trev_buf *b, char c);
 int trev__buf_printf(struct trev_buf *b, const char *fmt, ...)
