@@ -11,6 +11,9 @@
  * pieces and look at the outcome once (as the kernel's seq_buf keeps its
  * overflow). The fixed-size trev_seq of <trev/trace_seq.h> stays what it is
  * in the kernel: one page, an overflow flag, no allocation.
+ *
+ * Context: any thread, not a signal handler (it allocates); a buffer has
+ * one user at a time, whose lock, if any, is the caller's.
  */
 #ifndef TREV_BASE_BUF_H
 #define TREV_BASE_BUF_H
@@ -23,7 +26,7 @@ struct trev_buf {
 	char *data;		/* @len bytes, then a NUL; NULL until the first growth */
 	size_t len;		/* bytes used, not counting the NUL */
 	size_t cap;		/* bytes allocated at @data */
-	int err;		/* 0, or the first failure (-ENOMEM): kept until reset */
+	int err;		/* 0, or the first failure (-ENOMEM; -EINVAL from vsnprintf) */
 };
 
 #define TREV_BUF_INIT	{ NULL, 0, 0, 0 }
