@@ -45,6 +45,9 @@
 
 struct trev_event_file;
 
+/* The longest system or event name kept (tracefs paths, trigger locations). */
+#define TREV_NAME_MAX	128
+
 /* One error_log entry (the kernel's struct tracing_log_err). */
 struct trev_err_entry {
 	uint64_t ts;			/* trace clock, ns */
@@ -73,7 +76,15 @@ struct trev_trace_array {
 	unsigned long snap_settled;	/* snap_swaps at the last grace period (tfs lock) */
 	_Atomic unsigned long snap_refused; /* probe swaps refused (buffers busy) */
 	int lent;			/* rb lent to recorders (trev__instance_lend()): no swaps */
+	int buf_holders;		/* streamed readers walking rb or snapshot (tfs lock) */
+	struct trev_rb_held *freed;	/* snapshot buffers freed while held (tfs lock) */
 	struct trev_trace_array *next;	/* named instances list */
+};
+
+/* A snapshot buffer freed while a reader walks it: destroyed when the last one is done. */
+struct trev_rb_held {
+	struct trev_rb *rb;
+	struct trev_rb_held *next;
 };
 
 /* The text last written to events/<system>/filter of an instance. */
@@ -213,11 +224,22 @@ void trev__event_files_drop(struct trev_event_call *call);
 
 /*
  * The snapshot file (echo 1/0/2 > snapshot): swap the main and snapshot
- * buffers (allocating it), free it, clear it. Context: the tracefs lock.
+ * buffers (allocating it), free it, clear it. A buffer freed while a
+ * streamed reader holds the instance's buffers leaves the instance at once
+ * and is destroyed by the last trev__instance_buffers_put(). Context: the
+ * tracefs lock.
  */
 int trev__snapshot_take(struct trev_trace_array *tr);
 int trev__snapshot_free(struct trev_trace_array *tr);
 int trev__snapshot_clear(struct trev_trace_array *tr);
+/*
+ * A reader that walks a buffer of @tr across calls without tr->buf_lock
+ * (the `trace` and `snapshot` streams) holds the instance's buffers from
+ * its open to its release: whichever of them it walks, swapped or freed
+ * meanwhile, stays alive until put. Context: the tracefs lock.
+ */
+void trev__instance_buffers_get(struct trev_trace_array *tr);
+void trev__instance_buffers_put(struct trev_trace_array *tr);
 /*
  * The snapshot trigger (docs/triggers.md, "snapshot"): arm allocates the
  * snapshot buffer and lets probes swap; disarm undoes one arm (registry
@@ -320,6 +342,29 @@ int trev__trace_print(struct trev_trace_array *tr, FILE *out);
 #define TREV_PRINT_SNAPSHOT	0x1u
 int trev__trace_print_rb(struct trev_trace_array *tr, struct trev_rb *rb, int cpu,
 			 unsigned int what, FILE *out);
+
+/*
+ * The same text as a stream (the kernel's seq_file over its trace
+ * iterator), for the `trace` files and trev__trace_print_rb():
+ *
+ * trev__trace_text_start() - a position at the oldest unread event of @rb
+ * (@rb, @cpu, @what as above), and @tr's output options as they are now.
+ * Context: @tr's options stable (the tracefs lock); @rb alive until
+ * trev__trace_text_finish(). Return: 0 and *@out, or -ENOMEM.
+ *
+ * trev__trace_text_next() - append the header (first call), then the next
+ * lines until at least @want bytes were appended or the text ended: only
+ * those lines are formatted. Context: @rb alive, one caller at a time;
+ * takes the registry lock for reading and the buffer's reader lock inside.
+ * Return: 1 when something was appended, 0 at the end, or -errno (the
+ * iterator's error, or @out's kept one).
+ */
+struct trev_buf;
+struct trev_trace_text;
+int trev__trace_text_start(struct trev_trace_array *tr, struct trev_rb *rb, int cpu,
+			   unsigned int what, struct trev_trace_text **out);
+int trev__trace_text_next(struct trev_trace_text *tt, struct trev_buf *out, size_t want);
+void trev__trace_text_finish(struct trev_trace_text *tt);
 void trev__print_line(struct trev_trace_array *tr, struct trev_trace_iter *iter,
 		      const struct trev_rb_event *ev, const char *comm);
 /*
@@ -327,5 +372,19 @@ void trev__print_line(struct trev_trace_array *tr, struct trev_trace_iter *iter,
  * @pid's, and the symbol table's lock is made anew.
  */
 void trev__output_crash_child(pid_t pid);
+
+/* error_log.c: an instance's error_log. */
+/*
+ * trev__tracing_log_err() - add an error_log entry in the kernel's shape and keep it:
+ *   [   12.345678] @loc: error: @msg
+ *     Command: @cmd
+ *                ^ (under column @pos)
+ * Context: tfs_lock held (it guards @tr->errs).
+ */
+void trev__tracing_log_err(struct trev_trace_array *tr, const char *loc, const char *cmd,
+			   int pos, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The error_log file's text; the write that clears it. Context: tfs_lock held. */
+int trev__error_log_show(struct trev_trace_array *tr, struct trev_buf *out);
+void trev__error_log_clear(struct trev_trace_array *tr);
 
 #endif /* TREV_EVENTS_INTERNAL_H */

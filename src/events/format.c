@@ -5,10 +5,10 @@
  * (docs/formats.md, "Format files", "header_page and header_event").
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "events/events_internal.h"
 #include "ring_buffer/rb_page.h"
 
@@ -30,48 +30,40 @@ const char trev__header_event_text[] =
 	"\tdata max type_len  == 28\n";
 
 /* One field line; arrays put their dimension after the name, as f_show() does. */
-static void fmt_field(FILE *f, const char *type, const char *name, int offset, int size,
-		      int is_signed)
+static void fmt_field(struct trev_buf *b, const char *type, const char *name, int offset,
+		      int size, int is_signed)
 {
 	const char *dim = strchr(type, '[');
 
 	if (strncmp(type, "__data_loc", 10) == 0)
 		dim = NULL;
 	if (dim)
-		fprintf(f, "\tfield:%.*s %s%s;", (int)(dim - type), type, name, dim);
+		trev__buf_printf(b, "\tfield:%.*s %s%s;", (int)(dim - type), type, name, dim);
 	else
-		fprintf(f, "\tfield:%s %s;", type, name);
-	fprintf(f, "\toffset:%d;\tsize:%d;\tsigned:%d;\n", offset, size, is_signed);
+		trev__buf_printf(b, "\tfield:%s %s;", type, name);
+	trev__buf_printf(b, "\toffset:%d;\tsize:%d;\tsigned:%d;\n", offset, size, is_signed);
 }
 
 int trev__event_format_text(struct trev_event_call *call, char **text)
 {
 	struct trev_event_rt *rt = trev__event_rt(call);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	struct trev_buf b = TREV_BUF_INIT;
 
 	if (!rt)
 		return -ENOENT;
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return -ENOMEM;
-	fprintf(f, "name: %s\nID: %u\nformat:\n", call->name, call->id);
-	fmt_field(f, "unsigned short", "common_type", 0, 2, 0);
-	fmt_field(f, "unsigned char", "common_flags", 2, 1, 0);
-	fmt_field(f, "unsigned char", "common_preempt_count", 3, 1, 0);
-	fmt_field(f, "int", "common_pid", 4, 4, 1);
-	fputc('\n', f);
+	/* A failed growth is kept by the buffer: looked at once, by the detach. */
+	trev__buf_printf(&b, "name: %s\nID: %u\nformat:\n", call->name, call->id);
+	fmt_field(&b, "unsigned short", "common_type", 0, 2, 0);
+	fmt_field(&b, "unsigned char", "common_flags", 2, 1, 0);
+	fmt_field(&b, "unsigned char", "common_preempt_count", 3, 1, 0);
+	fmt_field(&b, "int", "common_pid", 4, 4, 1);
+	trev__buf_putc(&b, '\n');
 	for (int i = 0; i < rt->nr_fields; i++) {
 		const struct trev_field *fl = &rt->fields[i];
 
-		fmt_field(f, fl->type, fl->name, fl->offset, fl->size, fl->is_signed);
+		fmt_field(&b, fl->type, fl->name, fl->offset, fl->size, fl->is_signed);
 	}
-	fprintf(f, "\nprint fmt: %s\n", trev__event_print_fmt(call));
-	if (fclose(f) != 0) {
-		free(buf);
-		return -ENOMEM;
-	}
-	*text = buf;
-	return 0;
+	trev__buf_printf(&b, "\nprint fmt: %s\n", trev__event_print_fmt(call));
+	*text = trev__buf_detach(&b);
+	return *text ? 0 : -ENOMEM;
 }

@@ -322,21 +322,56 @@ int trev__snapshot_take(struct trev_trace_array *tr)
 
 int trev__snapshot_free(struct trev_trace_array *tr)
 {
+	struct trev_rb_held *held = NULL;
 	struct trev_rb *snap;
 
 	/* A snapshot trigger needs the buffer (the kernel's armed snapshot). */
 	if (atomic_load(&tr->snap_arms))
 		return -EBUSY;
+	/* Made first: once the buffer left the instance, freeing it cannot fail. */
+	if (tr->buf_holders && !(held = malloc(sizeof(*held))))
+		return -ENOMEM;
 	pthread_rwlock_wrlock(&tr->buf_lock);
 	snap = tr->snapshot;
 	tr->snapshot = NULL;
 	pthread_rwlock_unlock(&tr->buf_lock);
-	if (!snap)
+	if (!snap) {
+		free(held);
 		return 0;
+	}
 	urcu_bp_synchronize_rcu();
 	trev_tsan_acquire(tr);
+	if (held) {
+		/*
+		 * A streamed reader may be walking it (it was the main buffer
+		 * when a `trace` reader opened, perhaps): the kernel's iterators
+		 * likewise keep a freed snapshot buffer from being shrunk.
+		 */
+		held->rb = snap;
+		held->next = tr->freed;
+		tr->freed = held;
+		return 0;
+	}
 	trev_rb_destroy(snap);
 	return 0;
+}
+
+void trev__instance_buffers_get(struct trev_trace_array *tr)
+{
+	tr->buf_holders++;
+}
+
+void trev__instance_buffers_put(struct trev_trace_array *tr)
+{
+	if (--tr->buf_holders)
+		return;
+	while (tr->freed) {
+		struct trev_rb_held *held = tr->freed;
+
+		tr->freed = held->next;
+		trev_rb_destroy(held->rb);
+		free(held);
+	}
 }
 
 int trev__snapshot_clear(struct trev_trace_array *tr)

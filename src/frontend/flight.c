@@ -27,6 +27,7 @@
 
 #include <trev/tracedat.h>
 
+#include "base/buf.h"
 #include "frontend/frontend.h"
 #include "frontend/flight_meta.h"
 #include "events/events_internal.h"
@@ -169,33 +170,20 @@ void trev__flight_abandon(int fd)
 /* NAME.meta                                                            */
 
 struct meta_buf {
-	uint8_t *p;
-	size_t len, cap;
-	uint32_t nr;
-	int err;
+	struct trev_buf bytes;	/* the file */
+	uint32_t nr;		/* entries in it */
+	int err;		/* the first failure: -EFBIG past TREV_FLIGHT_META_MAX, -ENOMEM */
 };
 
 static void meta_put(struct meta_buf *b, const void *data, size_t n)
 {
 	if (b->err)
 		return;
-	if (b->len + n > TREV_FLIGHT_META_MAX) {
+	if (b->bytes.len + n > TREV_FLIGHT_META_MAX) {
 		b->err = -EFBIG;
 		return;
 	}
-	if (b->len + n > b->cap) {
-		size_t cap = (b->cap ? b->cap * 2 : 65536) + n;
-		uint8_t *p = realloc(b->p, cap);
-
-		if (!p) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, data, n);
-	b->len += n;
+	b->err = trev__buf_append(&b->bytes, data, n);
 }
 
 static void meta_entry(struct meta_buf *b, const char *name, const char *data, size_t n)
@@ -313,7 +301,7 @@ static int meta_build(struct meta_buf *b)
 	flight_comm(comm);
 	meta_entry(b, "@comm", comm, strlen(comm));
 	if (!b->err)
-		memcpy(b->p + 8, &b->nr, sizeof(b->nr));
+		memcpy(b->bytes.data + 8, &b->nr, sizeof(b->nr));
 	return b->err;
 }
 
@@ -330,8 +318,8 @@ static int meta_write(const struct meta_buf *b)
 	fd = openat(flight_dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	while (off < b->len && !err) {
-		ssize_t n = write(fd, b->p + off, b->len - off);
+	while (off < b->bytes.len && !err) {
+		ssize_t n = write(fd, b->bytes.data + off, b->bytes.len - off);
 
 		if (n < 0 && errno != EINTR)
 			err = -errno;
@@ -350,7 +338,7 @@ static int meta_write(const struct meta_buf *b)
 void trev__flight_update(void)
 {
 	const char *v = getenv("TREV_FLIGHT");
-	struct meta_buf b = { 0 };
+	struct meta_buf b = { TREV_BUF_INIT, 0, 0 };
 	int err;
 
 	if (!v || !*v || strcmp(v, "0") == 0)
@@ -370,5 +358,5 @@ void trev__flight_update(void)
 		trev__log(TREV_LOG_WARN, "TREV_FLIGHT: cannot write %s.meta: %s\n", flight_path,
 			  strerror(-err));
 	pthread_mutex_unlock(&flight_lock);
-	free(b.p);
+	trev__buf_free(&b.bytes);
 }

@@ -12,101 +12,70 @@
 #include <trev/trev.h>
 #include <trev/tracedat.h>
 
+#include "base/buf.h"
 #include "events/events_internal.h"
 #include "output/symbols.h"
 
 static ssize_t local_read_file(const struct trev_dat_source *src, const char *path, char **text)
 {
+	struct trev_buf b = TREV_BUF_INIT;
 	struct trev_file *f;
-	size_t len = 0, cap = 4096;
-	char *buf;
+	size_t len;
 	int ret;
 
 	(void)src;
 	ret = trev_file_open(path, O_RDONLY | O_NONBLOCK, &f);
 	if (ret)
 		return ret;
-	buf = malloc(cap);
-	if (!buf) {
-		trev_file_close(f);
-		return -ENOMEM;
-	}
 	for (;;) {
 		ssize_t n;
 
-		if (cap - len < 1024) {
-			char *grown = realloc(buf, cap * 2);
-
-			if (!grown) {
-				ret = -ENOMEM;
-				break;
-			}
-			buf = grown;
-			cap *= 2;
-		}
-		n = trev_file_read(f, buf + len, cap - len - 1);
+		ret = trev__buf_reserve(&b, 4096);
+		if (ret)
+			break;
+		n = trev_file_read(f, b.data + b.len, trev__buf_room(&b));
 		if (n == 0 || n == -EAGAIN)
 			break;
 		if (n < 0) {
 			ret = (int)n;
 			break;
 		}
-		len += (size_t)n;
+		trev__buf_extend(&b, (size_t)n);
 	}
 	trev_file_close(f);
 	if (ret) {
-		free(buf);
+		trev__buf_free(&b);
 		return ret;
 	}
-	buf[len] = '\0';
-	*text = buf;
-	return (ssize_t)len;
+	len = b.len;
+	*text = trev__buf_detach(&b);
+	return *text ? (ssize_t)len : -ENOMEM;
 }
-
-struct list_text {
-	char *buf;
-	size_t len, cap;
-};
 
 static int list_add(const char *name, const struct trev_stat *st, void *arg)
 {
-	struct list_text *t = arg;
-	size_t n = strlen(name);
+	struct trev_buf *b = arg;
 
 	(void)st;
-	if (t->len + n + 2 > t->cap) {
-		size_t cap = (t->cap ? t->cap * 2 : 256) + n;
-		char *grown = realloc(t->buf, cap);
-
-		if (!grown)
-			return -ENOMEM;
-		t->buf = grown;
-		t->cap = cap;
-	}
-	memcpy(t->buf + t->len, name, n);
-	t->len += n;
-	t->buf[t->len++] = '\n';
-	t->buf[t->len] = '\0';
-	return 0;
+	trev__buf_puts(b, name);
+	return trev__buf_putc(b, '\n');
 }
 
 static ssize_t local_list_dir(const struct trev_dat_source *src, const char *path, char **text)
 {
-	struct list_text t = { 0 };
+	struct trev_buf b = TREV_BUF_INIT;
+	size_t len;
 	int ret;
 
 	(void)src;
-	ret = trev_readdir(path, list_add, &t);
-	if (!ret && !t.buf)
-		t.buf = strdup("");
-	if (!ret && !t.buf)
-		ret = -ENOMEM;
+	ret = trev_readdir(path, list_add, &b);
 	if (ret) {
-		free(t.buf);
+		trev__buf_free(&b);
 		return ret;
 	}
-	*text = t.buf;
-	return (ssize_t)t.len;
+	len = b.len;
+	*text = trev__buf_detach(&b);
+	return *text ? (ssize_t)len : -ENOMEM;
 }
 
 /* Each page is read whole by one open, so nothing is kept between calls. */

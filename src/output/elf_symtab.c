@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "output/elf_symtab.h"
 
 /* Symbols worth naming an address after: defined code and data. */
@@ -88,7 +89,8 @@ static int symtab_read_segs(struct trev_symtab *tab, Elf *elf)
 
 static int symtab_read_syms(struct trev_symtab *tab, Elf *elf)
 {
-	size_t nsyms, n = 0, k = 0, names_len = 0, names_cap = 0;
+	struct trev_buf names = TREV_BUF_INIT;	/* every name, each with its NUL */
+	size_t nsyms, n = 0, k = 0;
 	GElf_Shdr shdr = { 0 };
 	Elf_Scn *scn = symtab_section(elf, &shdr);
 	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
@@ -115,26 +117,16 @@ static int symtab_read_syms(struct trev_symtab *tab, Elf *elf)
 		if (!name || !*name || name[0] == '$')
 			continue;
 		len = strlen(name) + 1;
-		if (names_len + len > UINT32_MAX)
+		if (names.len + len > UINT32_MAX)
 			break;
-		if (names_len + len > names_cap) {
-			size_t cap = names_cap ? names_cap * 2 : 4096;
-			char *p;
-
-			while (cap < names_len + len)
-				cap *= 2;
-			p = realloc(tab->names, cap);
-			if (!p)
-				return -ENOMEM;
-			tab->names = p;
-			names_cap = cap;
+		if (trev__buf_append(&names, name, len)) {
+			trev__buf_free(&names);
+			return -ENOMEM;
 		}
-		memcpy(tab->names + names_len, name, len);
 		tab->syms[n].value = sym.st_value;
 		tab->syms[n].size = sym.st_size;
-		tab->syms[n].name = (uint32_t)names_len;
+		tab->syms[n].name = (uint32_t)(names.len - len);
 		tab->syms[n].rank = (uint8_t)rank;
-		names_len += len;
 		n++;
 	}
 	qsort(tab->syms, n, sizeof(*tab->syms), symtab_cmp);
@@ -150,10 +142,10 @@ static int symtab_read_syms(struct trev_symtab *tab, Elf *elf)
 	tab->nsyms = k;
 	if (!k) {
 		free(tab->syms);
-		free(tab->names);
 		tab->syms = NULL;
-		tab->names = NULL;
+		trev__buf_free(&names);
 	}
+	tab->names = names.data;
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "base/log.h"
 #include "events/events_internal.h"
 #include "output/bprint.h"
@@ -170,15 +171,13 @@ static void out_hex_field(struct trev_seq *s, const void *v, size_t size)
 
 static void out_raw_ftrace(struct trev_trace_iter *iter, struct trev_event_call *call);
 
-void trev__print_line(struct trev_trace_array *tr, struct trev_trace_iter *iter,
-		      const struct trev_rb_event *ev, const char *comm)
+/* One event's line into iter->seq, with the TREV_ITER_* options @flags. */
+static void out_line(struct trev_trace_iter *iter, const struct trev_rb_event *ev,
+		     const char *comm, unsigned long flags)
 {
 	struct trev_seq *s = &iter->seq;
 	struct trev_event_call *call;
-	unsigned long flags = tr->trace_flags;
 
-	if (trev_rb_clock(tr->rb) != TREV_CLOCK_COUNTER)
-		flags |= TREV_ITER_TIME_IN_NS;
 	trev_seq_init(s);
 	iter->ent = (struct trev_entry *)(uintptr_t)ev->data;
 	iter->ent_size = ev->len;
@@ -250,32 +249,67 @@ out_unlock:
 	}
 }
 
+/* The options a line of @rb is printed with: @flags, and whether its clock counts ns. */
+static unsigned long out_flags(unsigned long flags, struct trev_rb *rb)
+{
+	if (trev_rb_clock(rb) != TREV_CLOCK_COUNTER)
+		flags |= TREV_ITER_TIME_IN_NS;
+	return flags;
+}
+
+void trev__print_line(struct trev_trace_array *tr, struct trev_trace_iter *iter,
+		      const struct trev_rb_event *ev, const char *comm)
+{
+	out_line(iter, ev, comm, out_flags(tr->trace_flags, tr->rb));
+}
+
 /* ------------------------------------------------------------------ */
 /* The trace file                                                       */
 
+/*
+ * The trace text as a stream, the kernel's seq_file over its trace
+ * iterator: a position in the buffer (a trev_rb_iter, which shows what was
+ * unread when it started while writers go on), the header on the first
+ * call, then each call formats only the lines it was asked for.
+ */
+struct trev_trace_text {
+	struct trev_trace_array *tr;
+	struct trev_rb *rb;		/* the buffer shown; NULL: a freed snapshot */
+	int cpu;			/* its CPU view, -1 for all */
+	unsigned int what;		/* TREV_PRINT_* */
+	unsigned long flags;		/* tr's TREV_ITER_* options at the start */
+	bool header_done;		/* the header went out */
+	bool done;			/* the last line went out, or @err came */
+	int err;			/* what the iterator failed with, then returned */
+	struct trev_rb_iter *it;	/* the position in @rb; NULL without @rb */
+	struct trev_trace_iter *iter;	/* the line being formatted */
+	struct comm_cache cc;		/* names of the threads met so far */
+};
+
 /* The kernel's print_snapshot_help(), for a snapshot file with nothing in it. */
-static void out_snapshot_help(bool allocated, FILE *out)
+static void out_snapshot_help(bool allocated, struct trev_buf *out)
 {
-	fputs(allocated ? "#\n# * Snapshot is allocated *\n#\n" : "#\n# * Snapshot is freed *\n#\n",
-	      out);
-	fputs("# Snapshot commands:\n"
-	      "# echo 0 > snapshot : Clears and frees snapshot buffer\n"
-	      "# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated.\n"
-	      "#                      Takes a snapshot of the main buffer.\n"
-	      "# echo 2 > snapshot : Clears snapshot buffer (but does not allocate or free)\n"
-	      "#                      (Doesn't have to be '2' works with any number that\n"
-	      "#                       is not a '0' or '1')\n", out);
+	trev__buf_puts(out, allocated ? "#\n# * Snapshot is allocated *\n#\n" :
+			    "#\n# * Snapshot is freed *\n#\n");
+	trev__buf_puts(out, "# Snapshot commands:\n"
+		       "# echo 0 > snapshot : Clears and frees snapshot buffer\n"
+		       "# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated.\n"
+		       "#                      Takes a snapshot of the main buffer.\n"
+		       "# echo 2 > snapshot : Clears snapshot buffer (but does not allocate or free)\n"
+		       "#                      (Doesn't have to be '2' works with any number that\n"
+		       "#                       is not a '0' or '1')\n");
 }
 
-static void out_header(struct trev_trace_array *tr, struct trev_rb *rb, int cpu,
-		       unsigned int what, FILE *out)
+/* The header, with the entries of the buffer (the CPU's, for a per-CPU view) now. */
+static void out_header(const struct trev_trace_text *tt, struct trev_buf *out)
 {
 	unsigned long long entries = 0, written = 0;
+	struct trev_rb *rb = tt->rb;
 	unsigned int ids[1024];
-	int n = rb && cpu < 0 ? trev_rb_buffers(rb, ids, 1024) : 0;
+	int n = rb && tt->cpu < 0 ? trev_rb_buffers(rb, ids, 1024) : 0;
 	struct trev_rb_stats cst;
 
-	if (rb && cpu >= 0 && trev_rb_cpu_stats(rb, cpu, &cst) == 0) {
+	if (rb && tt->cpu >= 0 && trev_rb_cpu_stats(rb, tt->cpu, &cst) == 0) {
 		entries = cst.entries;
 		written = cst.written;
 	}
@@ -287,27 +321,106 @@ static void out_header(struct trev_trace_array *tr, struct trev_rb *rb, int cpu,
 			written += st.written;
 		}
 	}
-	fprintf(out, "# tracer: nop\n#\n");
-	if ((what & TREV_PRINT_SNAPSHOT) && entries == 0) {
+	trev__buf_puts(out, "# tracer: nop\n#\n");
+	if ((tt->what & TREV_PRINT_SNAPSHOT) && entries == 0) {
 		out_snapshot_help(rb != NULL, out);
 		return;
 	}
-	fprintf(out, "# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n#\n", entries,
-		written, sysconf(_SC_NPROCESSORS_ONLN));
-	if (!(tr->trace_flags & TREV_ITER_CONTEXT_INFO))
+	trev__buf_printf(out, "# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n#\n",
+			 entries, written, sysconf(_SC_NPROCESSORS_ONLN));
+	if (!(tt->flags & TREV_ITER_CONTEXT_INFO))
 		return;
-	if (tr->trace_flags & TREV_ITER_IRQ_INFO) {
-		fputs("#                              _-----=> irqs-off\n"
-		      "#                             / _----=> need-resched\n"
-		      "#                            | / _---=> hardirq/softirq\n"
-		      "#                            || / _--=> preempt-depth\n"
-		      "#                            ||| /     delay\n"
-		      "#           TASK-PID   CPU#  ||||    TIMESTAMP  FUNCTION\n"
-		      "#              | |       |   ||||       |         |\n", out);
+	if (tt->flags & TREV_ITER_IRQ_INFO) {
+		trev__buf_puts(out, "#                              _-----=> irqs-off\n"
+			       "#                             / _----=> need-resched\n"
+			       "#                            | / _---=> hardirq/softirq\n"
+			       "#                            || / _--=> preempt-depth\n"
+			       "#                            ||| /     delay\n"
+			       "#           TASK-PID   CPU#  ||||    TIMESTAMP  FUNCTION\n"
+			       "#              | |       |   ||||       |         |\n");
 	} else {
-		fputs("#           TASK-PID   CPU#   TIMESTAMP  FUNCTION\n"
-		      "#              | |       |       |         |\n", out);
+		trev__buf_puts(out, "#           TASK-PID   CPU#   TIMESTAMP  FUNCTION\n"
+			       "#              | |       |       |         |\n");
 	}
+}
+
+int trev__trace_text_start(struct trev_trace_array *tr, struct trev_rb *rb, int cpu,
+			   unsigned int what, struct trev_trace_text **out)
+{
+	struct trev_trace_text *tt = calloc(1, sizeof(*tt));
+
+	if (!tt)
+		return -ENOMEM;
+	tt->tr = tr;
+	tt->rb = rb;
+	tt->cpu = cpu;
+	tt->what = what;
+	tt->flags = tr->trace_flags;
+	tt->cc.rb = rb;
+	if (rb) {
+		tt->iter = malloc(sizeof(*tt->iter));
+		tt->it = tt->iter ? trev_rb_iter_start_cpu(rb, cpu) : NULL;
+		if (!tt->it) {
+			trev__trace_text_finish(tt);
+			return -ENOMEM;
+		}
+	}
+	*out = tt;
+	return 0;
+}
+
+int trev__trace_text_next(struct trev_trace_text *tt, struct trev_buf *out, size_t want)
+{
+	size_t start = out->len;
+	unsigned long flags;
+	struct trev_rb_event ev;
+	int ret = 0;
+
+	if (tt->done)
+		return tt->err;
+	if (!tt->header_done) {
+		tt->header_done = true;
+		if (!(tt->flags & (TREV_ITER_RAW | TREV_ITER_HEX | TREV_ITER_BIN)))
+			out_header(tt, out);
+	}
+	if (!tt->rb) {
+		tt->done = true;
+		return out->err ? out->err : out->len > start;
+	}
+	flags = out_flags(tt->flags, tt->rb);
+	/* The registry lock is held in batches: events may come and go between them. */
+	trev__events_read_lock();
+	for (unsigned int n = 1; out->len - start < want && !out->err; n++) {
+		ret = trev_rb_iter_next(tt->it, &ev);
+		if (ret <= 0) {
+			tt->done = true;
+			tt->err = ret;
+			break;
+		}
+		out_line(tt->iter, &ev, comm_lookup(&tt->cc, ev.buffer, ev.tid), flags);
+		trev__buf_append(out, tt->iter->seq.buffer, tt->iter->seq.len);
+		if (n % 256 == 0) {
+			trev__events_read_unlock();
+			trev__events_read_lock();
+		}
+	}
+	trev__events_read_unlock();
+	if (out->err)
+		return out->err;
+	/* An error after some lines: the lines now, the error at the next call. */
+	if (ret < 0 && out->len == start)
+		return ret;
+	return out->len > start;
+}
+
+void trev__trace_text_finish(struct trev_trace_text *tt)
+{
+	if (!tt)
+		return;
+	trev_rb_iter_finish(tt->it);
+	free(tt->cc.comm);
+	free(tt->iter);
+	free(tt);
 }
 
 int trev__trace_print(struct trev_trace_array *tr, FILE *out)
@@ -321,74 +434,27 @@ int trev__trace_print(struct trev_trace_array *tr, FILE *out)
 }
 
 /*
- * Lines go to the FILE in chunks of this many bytes: one fwrite per line
- * cost as much as the line's prefix.
+ * The text goes to the FILE in pieces of about this many bytes: one fwrite
+ * per line cost as much as the line's prefix.
  */
 #define OUT_CHUNK_SIZE	(64 * 1024)
-
-struct out_chunk {
-	FILE *out;
-	size_t len;		/* bytes in buf */
-	char *buf;		/* OUT_CHUNK_SIZE bytes */
-};
-
-static void out_chunk_flush(struct out_chunk *oc)
-{
-	fwrite(oc->buf, 1, oc->len, oc->out);
-	oc->len = 0;
-}
-
-/* Append @len bytes (at most TREV_SEQ_SIZE) of @text, writing the chunk out when it is full. */
-static void out_chunk_add(struct out_chunk *oc, const char *text, size_t len)
-{
-	if (len > OUT_CHUNK_SIZE - oc->len)
-		out_chunk_flush(oc);
-	memcpy(oc->buf + oc->len, text, len);
-	oc->len += len;
-}
 
 int trev__trace_print_rb(struct trev_trace_array *tr, struct trev_rb *rb, int cpu,
 			 unsigned int what, FILE *out)
 {
-	struct comm_cache cc = { rb, 0, NULL };
-	struct out_chunk oc = { out, 0, NULL };
-	struct trev_trace_iter *iter;
-	struct trev_rb_iter *it;
-	struct trev_rb_event ev;
-	int ret = 0;
+	struct trev_buf chunk = TREV_BUF_INIT;
+	struct trev_trace_text *tt;
+	int ret = trev__trace_text_start(tr, rb, cpu, what, &tt);
 
-	if (!rb) {
-		if (!(tr->trace_flags & (TREV_ITER_RAW | TREV_ITER_HEX | TREV_ITER_BIN)))
-			out_header(tr, NULL, cpu, what, out);
-		return 0;
+	if (ret)
+		return ret;
+	while ((ret = trev__trace_text_next(tt, &chunk, OUT_CHUNK_SIZE)) > 0) {
+		fwrite(chunk.data, 1, chunk.len, out);
+		trev__buf_reset(&chunk);
 	}
-	iter = malloc(sizeof(*iter));
-	oc.buf = malloc(OUT_CHUNK_SIZE);
-	it = iter && oc.buf ? trev_rb_iter_start_cpu(rb, cpu) : NULL;
-	if (!it) {
-		free(oc.buf);
-		free(iter);
-		return -ENOMEM;
-	}
-	if (!(tr->trace_flags & (TREV_ITER_RAW | TREV_ITER_HEX | TREV_ITER_BIN)))
-		out_header(tr, rb, cpu, what, out);
-	/* The registry lock is held in batches: events may come and go between them. */
-	trev__events_read_lock();
-	for (unsigned int n = 1; (ret = trev_rb_iter_next(it, &ev)) > 0; n++) {
-		trev__print_line(tr, iter, &ev, comm_lookup(&cc, ev.buffer, ev.tid));
-		out_chunk_add(&oc, iter->seq.buffer, iter->seq.len);
-		if (n % 256 == 0) {
-			trev__events_read_unlock();
-			trev__events_read_lock();
-		}
-	}
-	trev__events_read_unlock();
-	out_chunk_flush(&oc);
-	trev_rb_iter_finish(it);
-	free(cc.comm);
-	free(oc.buf);
-	free(iter);
-	return ret < 0 ? ret : 0;
+	trev__trace_text_finish(tt);
+	trev__buf_free(&chunk);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */

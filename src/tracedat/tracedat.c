@@ -44,6 +44,7 @@
 
 #include <trev/tracedat.h>
 
+#include "base/buf.h"
 #include "ring_buffer/rb_page.h"
 #include "tracedat_internal.h"
 
@@ -75,13 +76,6 @@ enum {
 #define DAT_IP_SLOTS	(1u << DAT_IP_BITS)
 #define DAT_MAX_IDS	65536	/* event ids are a u16 */
 #define DAT_CODE_MAX	16	/* code-address fields kept per event */
-
-/* A growing byte buffer; the first failure sticks in ->err. */
-struct dat_buf {
-	unsigned char *p;
-	size_t len, cap;
-	int err;
-};
 
 struct dat_cpu {
 	FILE *tmp;		/* this CPU's pages, in order */
@@ -133,12 +127,12 @@ struct trev_dat {
 
 /* The metadata, read at a snapshot or at the end. */
 struct dat_meta {
-	struct dat_buf header_info;	/* section 16 */
-	struct dat_buf ftrace;		/* 17 */
-	struct dat_buf events;		/* 18 */
-	struct dat_buf kallsyms;	/* 19 */
-	struct dat_buf printk;		/* 20 */
-	struct dat_buf cmdlines;	/* 21 */
+	struct trev_buf header_info;	/* section 16 */
+	struct trev_buf ftrace;		/* 17 */
+	struct trev_buf events;		/* 18 */
+	struct trev_buf kallsyms;	/* 19 */
+	struct trev_buf printk;		/* 20 */
+	struct trev_buf cmdlines;	/* 21 */
 	char *clock;			/* trace_clock text */
 	char *clock_name;		/* the selected clock */
 	char **cpustat;			/* per_cpu/cpu<N>/stats */
@@ -154,51 +148,35 @@ static int dat_code_install(struct trev_dat *dat, struct dat_code_list *l);
 /* ------------------------------------------------------------------ */
 /* Byte buffers                                                         */
 
-static void buf_put(struct dat_buf *b, const void *data, size_t len)
+/* The sections are built with one trev_buf each; its first failure is kept. */
+static void buf_put(struct trev_buf *b, const void *data, size_t len)
 {
-	if (b->err || !len)
-		return;
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		unsigned char *p;
-
-		while (cap < b->len + len)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, data, len);
-	b->len += len;
+	trev__buf_append(b, data, len);
 }
 
 /* Integers go in host order: the file's byte order is the host's (byte 12). */
-static void buf_u16(struct dat_buf *b, uint16_t v)
+static void buf_u16(struct trev_buf *b, uint16_t v)
 {
 	buf_put(b, &v, sizeof(v));
 }
 
-static void buf_u32(struct dat_buf *b, uint32_t v)
+static void buf_u32(struct trev_buf *b, uint32_t v)
 {
 	buf_put(b, &v, sizeof(v));
 }
 
-static void buf_u64(struct dat_buf *b, uint64_t v)
+static void buf_u64(struct trev_buf *b, uint64_t v)
 {
 	buf_put(b, &v, sizeof(v));
 }
 
 /* A string with its NUL. */
-static void buf_str(struct dat_buf *b, const char *s)
+static void buf_str(struct trev_buf *b, const char *s)
 {
 	buf_put(b, s, strlen(s) + 1);
 }
 
-static void buf_zeros(struct dat_buf *b, size_t n)
+static void buf_zeros(struct trev_buf *b, size_t n)
 {
 	static const unsigned char zeros[256];
 
@@ -210,27 +188,21 @@ static void buf_zeros(struct dat_buf *b, size_t n)
 	}
 }
 
-static void buf_option(struct dat_buf *b, uint16_t id, const void *data, uint32_t len)
+static void buf_option(struct trev_buf *b, uint16_t id, const void *data, uint32_t len)
 {
 	buf_u16(b, id);
 	buf_u32(b, len);
 	buf_put(b, data, len);
 }
 
-static void buf_option_str(struct dat_buf *b, uint16_t id, const char *s)
+static void buf_option_str(struct trev_buf *b, uint16_t id, const char *s)
 {
 	buf_option(b, id, s, (uint32_t)strlen(s) + 1);
 }
 
-static void buf_option_u64(struct dat_buf *b, uint16_t id, uint64_t v)
+static void buf_option_u64(struct trev_buf *b, uint16_t id, uint64_t v)
 {
 	buf_option(b, id, &v, sizeof(v));
-}
-
-static void buf_free(struct dat_buf *b)
-{
-	free(b->p);
-	memset(b, 0, sizeof(*b));
 }
 
 static uint64_t round_up_page(uint64_t n)
@@ -759,12 +731,12 @@ void trev_dat_abort(struct trev_dat *dat)
 
 static void meta_free(struct dat_meta *m)
 {
-	buf_free(&m->header_info);
-	buf_free(&m->ftrace);
-	buf_free(&m->events);
-	buf_free(&m->kallsyms);
-	buf_free(&m->printk);
-	buf_free(&m->cmdlines);
+	trev__buf_free(&m->header_info);
+	trev__buf_free(&m->ftrace);
+	trev__buf_free(&m->events);
+	trev__buf_free(&m->kallsyms);
+	trev__buf_free(&m->printk);
+	trev__buf_free(&m->cmdlines);
 	free(m->clock);
 	free(m->clock_name);
 	for (int i = 0; m->cpustat && i < m->nr_cpus; i++)
@@ -773,7 +745,7 @@ static void meta_free(struct dat_meta *m)
 	code_list_free(&m->code);
 }
 
-static int meta_header_info(const struct trev_dat_source *src, struct dat_buf *b)
+static int meta_header_info(const struct trev_dat_source *src, struct trev_buf *b)
 {
 	char *page, *event;
 	ssize_t np, ne;
@@ -910,7 +882,7 @@ static int meta_systems(const struct trev_dat_source *src, struct dat_system **s
  * code-address fields in @code; 1 if added, 0 if gone.
  */
 static int meta_format(const struct trev_dat_source *src, const char *sys, const char *ev,
-		       struct dat_buf *b, struct dat_code_list *code)
+		       struct trev_buf *b, struct dat_code_list *code)
 {
 	char path[512], *text;
 	ssize_t n;
@@ -946,7 +918,7 @@ static int meta_formats(const struct trev_dat_source *src, struct dat_meta *m)
 	for (size_t i = 0; i < nr && !ret; i++) {
 		struct dat_system *s = &systems[i];
 		bool ftrace = strcmp(s->name, "ftrace") == 0;
-		struct dat_buf *b = ftrace ? &m->ftrace : &m->events;
+		struct trev_buf *b = ftrace ? &m->ftrace : &m->events;
 		size_t count_pos;
 		uint32_t count = 0;
 
@@ -967,16 +939,16 @@ static int meta_formats(const struct trev_dat_source *src, struct dat_meta *m)
 		if (ftrace) {
 			uint32_t old;
 
-			memcpy(&old, b->p, 4);
+			memcpy(&old, b->data, 4);
 			old += count;
-			memcpy(b->p, &old, 4);
+			memcpy(b->data, &old, 4);
 		} else {
-			memcpy(b->p + count_pos, &count, 4);
+			memcpy(b->data + count_pos, &count, 4);
 			nr_sys++;
 		}
 	}
 	if (!m->events.err)
-		memcpy(m->events.p + nr_sys_pos, &nr_sys, 4);
+		memcpy(m->events.data + nr_sys_pos, &nr_sys, 4);
 	ret = ret ?: m->ftrace.err ?: m->events.err;
 out_free:
 	systems_free(systems, nr);
@@ -1004,9 +976,9 @@ static int dat_sym_cmp(const void *a, const void *b)
  * know gets a line of its own, named as libtraceevent prints an unknown
  * address; it would take the name of the function below it otherwise.
  */
-static int meta_kallsyms(struct trev_dat *dat, struct dat_buf *b)
+static int meta_kallsyms(struct trev_dat *dat, struct trev_buf *b)
 {
-	struct dat_buf text = { 0 };
+	struct trev_buf text = TREV_BUF_INIT;
 	struct dat_sym *syms = NULL;
 	size_t n = 0, known = 0, nr_ips;
 
@@ -1055,12 +1027,12 @@ static int meta_kallsyms(struct trev_dat *dat, struct dat_buf *b)
 	if (text.err) {
 		int err = text.err;
 
-		buf_free(&text);
+		trev__buf_free(&text);
 		return err;
 	}
 	buf_u32(b, (uint32_t)text.len);
-	buf_put(b, text.p, text.len);
-	buf_free(&text);
+	buf_put(b, text.data, text.len);
+	trev__buf_free(&text);
 	return b->err;
 }
 
@@ -1163,7 +1135,7 @@ int trev_dat_snapshot(struct trev_dat *dat)
 }
 
 /* Options both versions carry: CPUSTAT per CPU, TRACECLOCK, UNAME, VERSION. */
-static void options_common(const struct dat_meta *m, struct dat_buf *b)
+static void options_common(const struct dat_meta *m, struct trev_buf *b)
 {
 	struct utsname u;
 	char uname_text[5 * sizeof(u.release)];
@@ -1182,7 +1154,7 @@ static void options_common(const struct dat_meta *m, struct dat_buf *b)
 /* ------------------------------------------------------------------ */
 /* Writing                                                              */
 
-static void file_header(struct dat_buf *b, int version)
+static void file_header(struct trev_buf *b, int version)
 {
 	static const uint16_t one = 1;
 	unsigned char endian = *(const unsigned char *)&one ? 0 : 1;
@@ -1303,18 +1275,18 @@ static void cpu_layout(const struct trev_dat *dat, uint64_t start, uint64_t *off
 	}
 }
 
-static int build_v6(const struct trev_dat *dat, const struct dat_meta *m, struct dat_buf *b,
+static int build_v6(const struct trev_dat *dat, const struct dat_meta *m, struct trev_buf *b,
 		    uint64_t *off, uint64_t *size)
 {
 	uint64_t table, start;
 
 	file_header(b, 6);
-	buf_put(b, m->header_info.p, m->header_info.len);
-	buf_put(b, m->ftrace.p, m->ftrace.len);
-	buf_put(b, m->events.p, m->events.len);
-	buf_put(b, m->kallsyms.p, m->kallsyms.len);
-	buf_put(b, m->printk.p, m->printk.len);
-	buf_put(b, m->cmdlines.p, m->cmdlines.len);
+	buf_put(b, m->header_info.data, m->header_info.len);
+	buf_put(b, m->ftrace.data, m->ftrace.len);
+	buf_put(b, m->events.data, m->events.len);
+	buf_put(b, m->kallsyms.data, m->kallsyms.len);
+	buf_put(b, m->printk.data, m->printk.len);
+	buf_put(b, m->cmdlines.data, m->cmdlines.len);
 	buf_u32(b, (uint32_t)dat->nr_cpus);
 	buf_put(b, "options  ", 10);
 	options_common(m, b);
@@ -1349,7 +1321,7 @@ static uint32_t v7_string_id(const char *s)
 	return 0;
 }
 
-static void v7_section(struct dat_buf *b, uint16_t id, const char *desc, const void *payload,
+static void v7_section(struct trev_buf *b, uint16_t id, const char *desc, const void *payload,
 		       uint64_t size)
 {
 	buf_u16(b, id);
@@ -1360,8 +1332,8 @@ static void v7_section(struct dat_buf *b, uint16_t id, const char *desc, const v
 		buf_put(b, payload, (size_t)size);
 }
 
-static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct dat_buf *b,
-		    uint64_t *off, uint64_t *size, struct dat_buf *tail)
+static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct trev_buf *b,
+		    uint64_t *off, uint64_t *size, struct trev_buf *tail)
 {
 	static const struct { uint16_t id; const char *desc; size_t field; } sections[] = {
 		{ DAT_OPT_HEADER_INFO, "headers", offsetof(struct dat_meta, header_info) },
@@ -1372,17 +1344,17 @@ static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct
 		{ DAT_OPT_CMDLINES, "command lines", offsetof(struct dat_meta, cmdlines) },
 	};
 	uint64_t sec_off[6], opt_pos, opt_off, fly_off, start, data_size = 0;
-	struct dat_buf opts = { 0 };
+	struct trev_buf opts = TREV_BUF_INIT;
 	size_t opt_ptr;
 
 	file_header(b, 7);
 	opt_ptr = b->len;
 	buf_u64(b, 0);		/* the options section's offset, set below */
 	for (int i = 0; i < 6; i++) {
-		const struct dat_buf *s = (const void *)((const char *)m + sections[i].field);
+		const struct trev_buf *s = (const void *)((const char *)m + sections[i].field);
 
 		sec_off[i] = b->len;
-		v7_section(b, sections[i].id, sections[i].desc, s->p, s->len);
+		v7_section(b, sections[i].id, sections[i].desc, s->data, s->len);
 	}
 
 	/* Options: where each section is, then what both versions carry, then the buffer. */
@@ -1420,15 +1392,15 @@ static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct
 		buf_option_u64(&opts, DAT_OPT_DONE, 0);	/* no further options section */
 	}
 	if (opts.err) {
-		buf_free(&opts);
+		trev__buf_free(&opts);
 		return opts.err;
 	}
-	v7_section(b, DAT_OPT_DONE, "options", opts.p, opts.len);
-	buf_free(&opts);
+	v7_section(b, DAT_OPT_DONE, "options", opts.data, opts.len);
+	trev__buf_free(&opts);
 	if (b->err)
 		return b->err;
 	opt_pos = opt_off;
-	memcpy(b->p + opt_ptr, &opt_pos, 8);
+	memcpy(b->data + opt_ptr, &opt_pos, 8);
 
 	/* The flyrecord section holds its own padding, so the chain has no gap
 	 * (docs/formats.md, "Version 7"). */
@@ -1443,7 +1415,7 @@ static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct
 int trev_dat_finish(struct trev_dat *dat)
 {
 	uint64_t *off = NULL, *size = NULL;
-	struct dat_buf head = { 0 }, tail = { 0 };
+	struct trev_buf head = TREV_BUF_INIT, tail = TREV_BUF_INIT;
 	struct dat_meta meta;
 	int fd = -1, ret;
 
@@ -1451,7 +1423,7 @@ int trev_dat_finish(struct trev_dat *dat)
 		return -EINVAL;
 	ret = meta_read(dat, &meta);
 	if (ret && dat->snap) {
-		struct dat_buf kallsyms = { 0 };
+		struct trev_buf kallsyms = TREV_BUF_INIT;
 		char *text = NULL;
 		ssize_t n;
 
@@ -1467,22 +1439,22 @@ int trev_dat_finish(struct trev_dat *dat)
 		free(dat->snap);
 		dat->snap = NULL;
 		if (meta_kallsyms(dat, &kallsyms) == 0) {
-			buf_free(&meta.kallsyms);
+			trev__buf_free(&meta.kallsyms);
 			meta.kallsyms = kallsyms;
 		} else {
-			buf_free(&kallsyms);
+			trev__buf_free(&kallsyms);
 		}
 		n = src_read_opt(dat->src, "saved_cmdlines", &text);
 		if (n > 0) {
-			struct dat_buf cmdlines = { 0 };
+			struct trev_buf cmdlines = TREV_BUF_INIT;
 
 			buf_u64(&cmdlines, (uint64_t)n);
 			buf_put(&cmdlines, text, (size_t)n);
 			if (!cmdlines.err) {
-				buf_free(&meta.cmdlines);
+				trev__buf_free(&meta.cmdlines);
 				meta.cmdlines = cmdlines;
 			} else {
-				buf_free(&cmdlines);
+				trev__buf_free(&cmdlines);
 			}
 		}
 		free(text);
@@ -1491,14 +1463,14 @@ int trev_dat_finish(struct trev_dat *dat)
 	if (ret)
 		goto out_free;
 	if (dat_rescan_missed(dat) > 0) {
-		struct dat_buf kallsyms = { 0 };
+		struct trev_buf kallsyms = TREV_BUF_INIT;
 
 		ret = meta_kallsyms(dat, &kallsyms);
 		if (ret) {
-			buf_free(&kallsyms);
+			trev__buf_free(&kallsyms);
 			goto out_free;
 		}
-		buf_free(&meta.kallsyms);
+		trev__buf_free(&meta.kallsyms);
 		meta.kallsyms = kallsyms;
 	}
 	off = calloc((size_t)dat->nr_cpus, sizeof(*off));
@@ -1517,8 +1489,8 @@ int trev_dat_finish(struct trev_dat *dat)
 		ret = -errno;
 		goto out_free;
 	}
-	ret = write_all(fd, head.p, head.len) ?: write_pages(dat, fd) ?:
-	      write_all(fd, tail.p, tail.len);
+	ret = write_all(fd, head.data, head.len) ?: write_pages(dat, fd) ?:
+	      write_all(fd, tail.data, tail.len);
 	if (close(fd) && !ret)
 		ret = -errno;
 	if (ret)
@@ -1526,8 +1498,8 @@ int trev_dat_finish(struct trev_dat *dat)
 out_free:
 	free(off);
 	free(size);
-	buf_free(&head);
-	buf_free(&tail);
+	trev__buf_free(&head);
+	trev__buf_free(&tail);
 	meta_free(&meta);
 	trev_dat_abort(dat);
 	return ret;

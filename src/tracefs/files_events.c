@@ -56,7 +56,7 @@ static struct trev_event_call *ev_find(const char *system, const char *event)
 
 struct ev_list {
 	struct trev_trace_array *tr;
-	struct tfs_text *out;
+	struct trev_buf *out;
 	bool enabled_only;
 };
 
@@ -73,10 +73,10 @@ static int ev_list_one(struct trev_event_call *call, void *arg)
 		if (!(flags & TREV_FILE_FL_ENABLED) || (flags & TREV_FILE_FL_SOFT_DISABLED))
 			return 0;
 	}
-	return trev__text_printf(l->out, "%s:%s\n", call->klass->system, call->name);
+	return trev__buf_printf(l->out, "%s:%s\n", call->klass->system, call->name);
 }
 
-static int ev_list_show(struct trev_file *f, struct tfs_text *out, bool enabled_only)
+static int ev_list_show(struct trev_file *f, struct trev_buf *out, bool enabled_only)
 {
 	struct ev_list l = { f->loc.tr, out, enabled_only };
 	int ret;
@@ -87,7 +87,7 @@ static int ev_list_show(struct trev_file *f, struct tfs_text *out, bool enabled_
 	return ret;
 }
 
-static int available_events_show(struct trev_file *f, struct tfs_text *out)
+static int available_events_show(struct trev_file *f, struct trev_buf *out)
 {
 	return ev_list_show(f, out, false);
 }
@@ -104,7 +104,7 @@ static int set_event_open(struct trev_file *f)
 	return 0;
 }
 
-static int set_event_show(struct trev_file *f, struct tfs_text *out)
+static int set_event_show(struct trev_file *f, struct trev_buf *out)
 {
 	return ev_list_show(f, out, true);
 }
@@ -121,7 +121,7 @@ static ssize_t set_event_write(struct trev_file *f, const char *buf, size_t size
 		int r = trev__set_event_tr(f->loc.tr, w, 0);
 
 		if (r == -EINVAL)
-			trev__tfs_error(f->loc.tr, "set_event", w, *w == '!', "No such event");
+			trev__tracing_log_err(f->loc.tr, "set_event", w, *w == '!', "No such event");
 		if (r && !ret)
 			ret = r;
 	}
@@ -157,14 +157,14 @@ static int ev_state_one(struct trev_event_call *call, void *arg)
 }
 
 /* events/enable and events/<system>/enable: 0, 1, X when mixed, ? when empty. */
-static int group_enable_show(struct trev_file *f, struct tfs_text *out)
+static int group_enable_show(struct trev_file *f, struct trev_buf *out)
 {
 	struct ev_state st = { f->loc.tr, *f->loc.system ? f->loc.system : NULL, 0 };
 
 	trev__events_read_lock();
 	trev__events_for_each(ev_state_one, &st);
 	trev__events_read_unlock();
-	return trev__text_printf(out, "%c\n", "?01X"[st.set]);
+	return trev__buf_printf(out, "%c\n", "?01X"[st.set]);
 }
 
 static ssize_t enable_write(struct trev_file *f, const char *buf, size_t size)
@@ -177,7 +177,7 @@ static ssize_t enable_write(struct trev_file *f, const char *buf, size_t size)
 	if (trev__parse_ulong(buf, size, &v) || v > 1) {
 		char *cmd = trev__strip(buf, size);
 
-		trev__tfs_error(f->loc.tr, "enable", cmd ? cmd : "", 0, "Invalid value (0 or 1)");
+		trev__tracing_log_err(f->loc.tr, "enable", cmd ? cmd : "", 0, "Invalid value (0 or 1)");
 		free(cmd);
 		return -EINVAL;
 	}
@@ -193,7 +193,7 @@ static const struct tfs_fops group_enable_fops = {
 };
 
 /* events/<system>/<event>/enable: 0 or 1, with '*' in soft mode. */
-static int event_enable_show(struct trev_file *f, struct tfs_text *out)
+static int event_enable_show(struct trev_file *f, struct trev_buf *out)
 {
 	struct trev_event_call *call;
 	struct trev_event_file *file;
@@ -210,11 +210,11 @@ static int event_enable_show(struct trev_file *f, struct tfs_text *out)
 	trev__events_read_unlock();
 	if (ret)
 		return ret;
-	return trev__text_printf(out, "%c%s\n",
-				 (flags & TREV_FILE_FL_ENABLED) &&
-				 !(flags & TREV_FILE_FL_SOFT_DISABLED) ? '1' : '0',
-				 flags & (TREV_FILE_FL_SOFT_DISABLED | TREV_FILE_FL_SOFT_MODE) ?
-				 "*" : "");
+	return trev__buf_printf(out, "%c%s\n",
+				(flags & TREV_FILE_FL_ENABLED) &&
+				!(flags & TREV_FILE_FL_SOFT_DISABLED) ? '1' : '0',
+				flags & (TREV_FILE_FL_SOFT_DISABLED | TREV_FILE_FL_SOFT_MODE) ?
+				"*" : "");
 }
 
 static const struct tfs_fops event_enable_fops = {
@@ -237,7 +237,7 @@ static int set_text(char **slot, const char *text)
 	return 0;
 }
 
-static int event_filter_show(struct trev_file *f, struct tfs_text *out)
+static int event_filter_show(struct trev_file *f, struct trev_buf *out)
 {
 	struct trev_event_call *call;
 	struct trev_event_file *file;
@@ -247,9 +247,9 @@ static int event_filter_show(struct trev_file *f, struct tfs_text *out)
 	call = ev_find(f->loc.system, f->loc.event);
 	if (call) {
 		file = trev__event_file(f->loc.tr, call, false);
-		ret = trev__text_printf(out, "%s\n",
-					file && file->filter ? trev__filter_text(file->filter) :
-					"none");
+		ret = trev__buf_printf(out, "%s\n",
+				       file && file->filter ? trev__filter_text(file->filter) :
+				       "none");
 	}
 	trev__events_read_unlock();
 	return ret;
@@ -298,7 +298,7 @@ static ssize_t event_filter_write(struct trev_file *f, const char *buf, size_t s
 		ret = filter_apply(f->loc.tr, call, text, &err);
 	trev__events_write_unlock();
 	if (ret == -EINVAL)
-		trev__tfs_error(f->loc.tr, filter_err_loc, text, err.pos, "%s", err.msg);
+		trev__tracing_log_err(f->loc.tr, filter_err_loc, text, err.pos, "%s", err.msg);
 	free(text);
 	return ret ? ret : (ssize_t)size;
 }
@@ -392,11 +392,11 @@ static ssize_t system_filter_write(struct trev_file *f, const char *buf, size_t 
 	 * kernel's message.
 	 */
 	for (int i = 0; i < sf.nr_fails && (sf.accepted || i == 0); i++)
-		trev__tfs_error(f->loc.tr, filter_err_loc, text, sf.fails[i].err.pos, "%s%s%s",
-				sf.accepted ? sf.fails[i].event : "", sf.accepted ? ": " : "",
-				sf.fails[i].err.msg);
+		trev__tracing_log_err(f->loc.tr, filter_err_loc, text, sf.fails[i].err.pos, "%s%s%s",
+				      sf.accepted ? sf.fails[i].event : "", sf.accepted ? ": " : "",
+				      sf.fails[i].err.msg);
 	if (ret == -EINVAL)
-		trev__tfs_error(f->loc.tr, filter_err_loc, text, 0, "%s", TREV_FILTER_ERR_SUBSYS);
+		trev__tracing_log_err(f->loc.tr, filter_err_loc, text, 0, "%s", TREV_FILTER_ERR_SUBSYS);
 	trev__events_write_unlock();
 	free(sf.fails);
 	free(text);
@@ -410,12 +410,12 @@ static const char sys_filter_default[] =
 	"# Only events with the given fields will be affected.\n"
 	"# If no events are modified, an error message will be displayed here\n";
 
-static int system_filter_show(struct trev_file *f, struct tfs_text *out)
+static int system_filter_show(struct trev_file *f, struct trev_buf *out)
 {
 	for (struct trev_sys_filter *sf = f->loc.tr->sys_filters; sf; sf = sf->next)
 		if (strcmp(sf->system, f->loc.system) == 0 && sf->text)
-			return trev__text_printf(out, "%s\n", sf->text);
-	return trev__text_puts(out, sys_filter_default);
+			return trev__buf_printf(out, "%s\n", sf->text);
+	return trev__buf_puts(out, sys_filter_default);
 }
 
 static const struct tfs_fops system_filter_fops = {
@@ -446,7 +446,7 @@ static int trigger_open(struct trev_file *f)
 	return 0;
 }
 
-static int trigger_show(struct trev_file *f, struct tfs_text *out)
+static int trigger_show(struct trev_file *f, struct trev_buf *out)
 {
 	int ret;
 
@@ -489,7 +489,7 @@ static const struct tfs_fops trigger_fops = {
 };
 
 /* hist: the histograms of the event's hist triggers (src/trigger/hist.c). */
-static int hist_file_show(struct trev_file *f, struct tfs_text *out)
+static int hist_file_show(struct trev_file *f, struct trev_buf *out)
 {
 	int ret;
 
@@ -506,7 +506,7 @@ static const struct tfs_fops hist_fops = {
 /* ------------------------------------------------------------------ */
 /* format, id, header_page, header_event                                */
 
-static int format_show(struct trev_file *f, struct tfs_text *out)
+static int format_show(struct trev_file *f, struct trev_buf *out)
 {
 	struct trev_event_call *call;
 	char *text = NULL;
@@ -518,7 +518,7 @@ static int format_show(struct trev_file *f, struct tfs_text *out)
 		ret = trev__event_format_text(call, &text);
 	trev__events_read_unlock();
 	if (!ret)
-		ret = trev__text_puts(out, text);
+		ret = trev__buf_puts(out, text);
 	free(text);
 	return ret;
 }
@@ -527,7 +527,7 @@ static const struct tfs_fops format_fops = {
 	.show = format_show,
 };
 
-static int id_show(struct trev_file *f, struct tfs_text *out)
+static int id_show(struct trev_file *f, struct trev_buf *out)
 {
 	struct trev_event_call *call;
 	int ret = -ENODEV;
@@ -535,7 +535,7 @@ static int id_show(struct trev_file *f, struct tfs_text *out)
 	trev__events_read_lock();
 	call = ev_find(f->loc.system, f->loc.event);
 	if (call)
-		ret = trev__text_printf(out, "%u\n", (unsigned int)call->id);
+		ret = trev__buf_printf(out, "%u\n", (unsigned int)call->id);
 	trev__events_read_unlock();
 	return ret;
 }
@@ -544,16 +544,16 @@ static const struct tfs_fops id_fops = {
 	.show = id_show,
 };
 
-static int header_page_show(struct trev_file *f, struct tfs_text *out)
+static int header_page_show(struct trev_file *f, struct trev_buf *out)
 {
 	(void)f;
-	return trev__text_puts(out, trev__header_page_text);
+	return trev__buf_puts(out, trev__header_page_text);
 }
 
-static int header_event_show(struct trev_file *f, struct tfs_text *out)
+static int header_event_show(struct trev_file *f, struct trev_buf *out)
 {
 	(void)f;
-	return trev__text_puts(out, trev__header_event_text);
+	return trev__buf_puts(out, trev__header_event_text);
 }
 
 static const struct tfs_fops header_page_fops = { .show = header_page_show };

@@ -99,16 +99,16 @@ static const struct tfs_fops trace_pipe_raw_fops = {
 /* stats                                                                */
 
 /* A time stamp as the kernel's stats file shows it: seconds.usecs for ns clocks. */
-static int stats_ts(struct tfs_text *out, const char *name, uint64_t ts, bool in_ns)
+static int stats_ts(struct trev_buf *out, const char *name, uint64_t ts, bool in_ns)
 {
 	if (!in_ns)
-		return trev__text_printf(out, "%s: %llu\n", name, (unsigned long long)ts);
-	return trev__text_printf(out, "%s: %5llu.%06llu\n", name,
-				 (unsigned long long)(ts / 1000000000ull),
-				 (unsigned long long)(ts % 1000000000ull / 1000));
+		return trev__buf_printf(out, "%s: %llu\n", name, (unsigned long long)ts);
+	return trev__buf_printf(out, "%s: %5llu.%06llu\n", name,
+				(unsigned long long)(ts / 1000000000ull),
+				(unsigned long long)(ts % 1000000000ull / 1000));
 }
 
-static int stats_show(struct trev_file *f, struct tfs_text *out)
+static int stats_show(struct trev_file *f, struct trev_buf *out)
 {
 	struct trev_trace_array *tr = f->loc.tr;
 	struct trev_rb_stats st;
@@ -121,16 +121,16 @@ static int stats_show(struct trev_file *f, struct tfs_text *out)
 	pthread_rwlock_unlock(&tr->buf_lock);
 	if (ret)
 		return ret;
-	return trev__text_printf(out, "entries: %llu\noverrun: %llu\ncommit overrun: %llu\n"
-				 "bytes: %llu\n", (unsigned long long)st.entries,
-				 (unsigned long long)st.overrun,
-				 (unsigned long long)st.commit_overrun,
-				 (unsigned long long)st.bytes) ?:
+	return trev__buf_printf(out, "entries: %llu\noverrun: %llu\ncommit overrun: %llu\n"
+				"bytes: %llu\n", (unsigned long long)st.entries,
+				(unsigned long long)st.overrun,
+				(unsigned long long)st.commit_overrun,
+				(unsigned long long)st.bytes) ?:
 	       stats_ts(out, "oldest event ts", st.oldest_event_ts, in_ns) ?:
 	       stats_ts(out, "now ts", st.now_ts, in_ns) ?:
-	       trev__text_printf(out, "dropped events: %llu\nread events: %llu\n",
-				 (unsigned long long)st.dropped_events,
-				 (unsigned long long)st.read_events);
+	       trev__buf_printf(out, "dropped events: %llu\nread events: %llu\n",
+				(unsigned long long)st.dropped_events,
+				(unsigned long long)st.read_events);
 }
 
 static const struct tfs_fops stats_fops = {

@@ -40,7 +40,7 @@ static int count_entries(struct trev_rb *rb, uint64_t **counts, size_t *nr)
 	return ret < 0 ? ret : 0;
 }
 
-static int per_thread_show(struct trev_file *f, struct tfs_text *out)
+static int per_thread_show(struct trev_file *f, struct trev_buf *out)
 {
 	struct trev_trace_array *tr = f->loc.tr;
 	uint64_t *counts = NULL, nobuf, recycled;
@@ -65,7 +65,7 @@ static int per_thread_show(struct trev_file *f, struct tfs_text *out)
 	}
 	nobuf = trev_rb_nobuf_dropped(tr->rb);
 	recycled = trev_rb_recycled_lost(tr->rb);
-	ret = ret ?: trev__text_printf(out,
+	ret = ret ?: trev__buf_printf(out,
 			"# per_thread_stats (trev; not a kernel file): each thread's buffer\n"
 			"#     TID COMM                ENTRIES       READ    OVERRUN    DROPPED\n");
 	for (int i = 0; i < n && !ret; i++) {
@@ -80,15 +80,15 @@ static int per_thread_show(struct trev_file *f, struct tfs_text *out)
 		uint64_t entries = ids[i] < nr_counts ? counts[ids[i]] : 0;
 		uint64_t dropped = st.dropped_events + st.commit_overrun;
 
-		ret = trev__text_printf(out, "%9d %-16s %10llu %10llu %10llu %10llu\n",
-					(int)st.tid, comm[0] ? comm : "<...>",
-					(unsigned long long)entries,
-					(unsigned long long)st.read_events,
-					(unsigned long long)st.overrun,
-					(unsigned long long)dropped);
+		ret = trev__buf_printf(out, "%9d %-16s %10llu %10llu %10llu %10llu\n",
+				       (int)st.tid, comm[0] ? comm : "<...>",
+				       (unsigned long long)entries,
+				       (unsigned long long)st.read_events,
+				       (unsigned long long)st.overrun,
+				       (unsigned long long)dropped);
 	}
 	pthread_rwlock_unlock(&tr->buf_lock);
-	ret = ret ?: trev__text_printf(out,
+	ret = ret ?: trev__buf_printf(out,
 			"# not per thread: %llu dropped (no buffer), %llu lost (recycled buffer);\n"
 			"# overrun of the per-CPU staging queues: per_cpu/cpuN/stats only\n",
 			(unsigned long long)nobuf, (unsigned long long)recycled);

@@ -16,9 +16,9 @@
 #include "tracefs/tracefs_internal.h"
 
 /* Show a number and a newline. */
-static int show_ulong(struct tfs_text *out, unsigned long v)
+static int show_ulong(struct trev_buf *out, unsigned long v)
 {
-	return trev__text_printf(out, "%lu\n", v);
+	return trev__buf_printf(out, "%lu\n", v);
 }
 
 /* A bad number or word: the kernel's errno, and an error_log entry. */
@@ -27,7 +27,7 @@ static ssize_t bad_value(struct trev_file *f, const char *file, const char *buf,
 {
 	char *cmd = trev__strip(buf, size);
 
-	trev__tfs_error(f->loc.tr, file, cmd ? cmd : "", 0, "%s", why);
+	trev__tracing_log_err(f->loc.tr, file, cmd ? cmd : "", 0, "%s", why);
 	free(cmd);
 	return -EINVAL;
 }
@@ -35,7 +35,7 @@ static ssize_t bad_value(struct trev_file *f, const char *file, const char *buf,
 /* ------------------------------------------------------------------ */
 /* tracing_on                                                           */
 
-static int tracing_on_show(struct trev_file *f, struct tfs_text *out)
+static int tracing_on_show(struct trev_file *f, struct trev_buf *out)
 {
 	return show_ulong(out, (unsigned long)trev_rb_record_is_on(f->loc.tr->rb));
 }
@@ -64,28 +64,61 @@ static const struct tfs_fops tracing_on_fops = {
 /* ------------------------------------------------------------------ */
 /* trace, snapshot                                                      */
 
-static int trace_text(struct trev_trace_array *tr, struct trev_rb *rb, int cpu,
-		      unsigned int what, struct tfs_text *out)
+/*
+ * `trace`, `snapshot` and per_cpu/cpuN/trace are streamed, as the kernel's
+ * seq_file streams them: open places an iterator at the oldest unread
+ * event and each read formats only the next page of text (tree.c,
+ * tfs_read_stream()), so a reader of a big buffer holds a page, not the
+ * whole text, and holds no lock between reads.
+ *
+ * The iterator shows what was unread at open while writers go on writing,
+ * as the kernel's with the pause-on-trace option off: trev never pauses
+ * its writers for a reader (an event refused then would be lost with no
+ * count). Events overwritten before the reader reaches them are skipped
+ * and reported with a LOST line; events written after open are not shown.
+ *
+ * The buffer is walked without tr->buf_lock, so that snapshot triggers
+ * (which only try the lock) are not refused while a reader dawdles. What
+ * the lock protects, the buffer's life, the open holds instead
+ * (trev__instance_buffers_get()): a swap leaves the walked buffer alive
+ * (the kernel's iterator too goes on in the buffer it started in), and a
+ * snapshot freed meanwhile is destroyed when the reader closes. A reset or
+ * a resize is serialised with each iterator step by the ring buffer's own
+ * reader lock; a reset ends the buffers it cleared.
+ */
+static int trace_stream_open(struct trev_file *f, bool snapshot)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
+	struct trev_trace_array *tr = f->loc.tr;
+	struct trev_trace_text *tt;
 	int ret;
 
-	if (!mem)
-		return -ENOMEM;
-	ret = trev__trace_print_rb(tr, rb, cpu, what, mem);
-	if (fclose(mem) && !ret)
-		ret = -ENOMEM;
-	if (ret) {
-		free(buf);
+	if (!tfs_readable(f))
+		return 0;
+	/* A snapshot trigger may have swapped the buffers from a probe. */
+	if (snapshot)
+		trev__snapshot_settle(tr);
+	pthread_rwlock_rdlock(&tr->buf_lock);
+	ret = trev__trace_text_start(tr, snapshot ? tr->snapshot : tr->rb, f->loc.cpu,
+				     snapshot ? TREV_PRINT_SNAPSHOT : 0, &tt);
+	pthread_rwlock_unlock(&tr->buf_lock);
+	if (ret)
 		return ret;
-	}
-	free(out->buf);
-	out->buf = buf;
-	out->len = len;
-	out->cap = len + 1;
+	trev__instance_buffers_get(tr);
+	f->priv = tt;
 	return 0;
+}
+
+static int trace_stream_next(struct trev_file *f, struct trev_buf *out, size_t want)
+{
+	return trev__trace_text_next(f->priv, out, want);
+}
+
+static void trace_stream_release(struct trev_file *f)
+{
+	if (!f->priv)
+		return;
+	trev__trace_text_finish(f->priv);
+	trev__instance_buffers_put(f->loc.tr);
 }
 
 static int trace_open(struct trev_file *f)
@@ -99,18 +132,7 @@ static int trace_open(struct trev_file *f)
 		ret = trev_rb_reset(tr->rb);
 		pthread_rwlock_unlock(&tr->buf_lock);
 	}
-	return ret;
-}
-
-static int trace_show(struct trev_file *f, struct tfs_text *out)
-{
-	struct trev_trace_array *tr = f->loc.tr;
-	int ret;
-
-	pthread_rwlock_rdlock(&tr->buf_lock);
-	ret = trace_text(tr, tr->rb, f->loc.cpu, 0, out);
-	pthread_rwlock_unlock(&tr->buf_lock);
-	return ret;
+	return ret ? ret : trace_stream_open(f, false);
 }
 
 /* Writes to `trace` are accepted and ignored, as tracefs does. */
@@ -123,21 +145,14 @@ static ssize_t write_ignored(struct trev_file *f, const char *buf, size_t size)
 
 const struct tfs_fops trev__trace_fops = {
 	.open = trace_open,
-	.show = trace_show,
+	.next = trace_stream_next,
 	.write = write_ignored,
+	.release = trace_stream_release,
 };
 
-static int snapshot_show(struct trev_file *f, struct tfs_text *out)
+static int snapshot_open(struct trev_file *f)
 {
-	struct trev_trace_array *tr = f->loc.tr;
-	int ret;
-
-	/* A snapshot trigger may have swapped the buffers from a probe. */
-	trev__snapshot_settle(tr);
-	pthread_rwlock_rdlock(&tr->buf_lock);
-	ret = trace_text(tr, tr->snapshot, f->loc.cpu, TREV_PRINT_SNAPSHOT, out);
-	pthread_rwlock_unlock(&tr->buf_lock);
-	return ret;
+	return trace_stream_open(f, true);
 }
 
 /* The kernel's tracing_snapshot_write(): 0 frees, 1 swaps, anything else clears. */
@@ -164,8 +179,10 @@ static ssize_t snapshot_write(struct trev_file *f, const char *buf, size_t size)
 }
 
 static const struct tfs_fops snapshot_fops = {
-	.show = snapshot_show,
+	.open = snapshot_open,
+	.next = trace_stream_next,
 	.write = snapshot_write,
+	.release = trace_stream_release,
 };
 
 /* ------------------------------------------------------------------ */
@@ -358,15 +375,15 @@ static const struct tfs_fops marker_raw_fops = {
 /* ------------------------------------------------------------------ */
 /* trace_clock                                                          */
 
-static int clock_show(struct trev_file *f, struct tfs_text *out)
+static int clock_show(struct trev_file *f, struct trev_buf *out)
 {
 	int cur = trev_rb_clock(f->loc.tr->rb);
 
 	for (int i = 0; i < TREV_CLOCK__COUNT; i++)
-		if (trev__text_printf(out, "%s%s%s%s", i ? " " : "", i == cur ? "[" : "",
-				      trev_clock_name(i), i == cur ? "]" : ""))
+		if (trev__buf_printf(out, "%s%s%s%s", i ? " " : "", i == cur ? "[" : "",
+				     trev_clock_name(i), i == cur ? "]" : ""))
 			return -ENOMEM;
-	return trev__text_puts(out, "\n");
+	return trev__buf_puts(out, "\n");
 }
 
 static ssize_t clock_write(struct trev_file *f, const char *buf, size_t size)
@@ -437,11 +454,11 @@ int trev__option_set(struct trev_trace_array *tr, int i, bool on)
 	return ret;
 }
 
-static int options_show(struct trev_file *f, struct tfs_text *out)
+static int options_show(struct trev_file *f, struct trev_buf *out)
 {
 	for (int i = 0; i < trev__nr_options; i++)
-		if (trev__text_printf(out, "%s%s\n", trev__option_get(f->loc.tr, i) ? "" : "no",
-				      trev__options[i].name))
+		if (trev__buf_printf(out, "%s%s\n", trev__option_get(f->loc.tr, i) ? "" : "no",
+				     trev__options[i].name))
 			return -ENOMEM;
 	return 0;
 }
@@ -477,7 +494,7 @@ static const struct tfs_fops trace_options_fops = {
 	.write = options_write,
 };
 
-static int option_show(struct trev_file *f, struct tfs_text *out)
+static int option_show(struct trev_file *f, struct trev_buf *out)
 {
 	return show_ulong(out, (unsigned long)trev__option_get(f->loc.tr, f->loc.option));
 }
@@ -534,7 +551,7 @@ const struct tfs_dir trev__options_dir = {
 /* ------------------------------------------------------------------ */
 /* Buffer sizes                                                         */
 
-static int buffer_size_show(struct trev_file *f, struct tfs_text *out)
+static int buffer_size_show(struct trev_file *f, struct trev_buf *out)
 {
 	return show_ulong(out, trev_rb_size_kb(f->loc.tr->rb));
 }
@@ -561,7 +578,7 @@ const struct tfs_fops trev__buffer_size_fops = {
 };
 
 /* Each thread that wrote has a buffer of buffer_size_kb. */
-static int buffer_total_show(struct trev_file *f, struct tfs_text *out)
+static int buffer_total_show(struct trev_file *f, struct trev_buf *out)
 {
 	struct trev_rb *rb = f->loc.tr->rb;
 	int n = trev_rb_buffers(rb, NULL, 0);
@@ -576,7 +593,7 @@ static const struct tfs_fops buffer_total_fops = {
 /* ------------------------------------------------------------------ */
 /* saved_cmdlines, printk_formats, error_log                            */
 
-static int cmdlines_show(struct trev_file *f, struct tfs_text *out)
+static int cmdlines_show(struct trev_file *f, struct trev_buf *out)
 {
 	struct trev_rb *rb = f->loc.tr->rb;
 	int n = trev_rb_buffers(rb, NULL, 0);
@@ -602,7 +619,7 @@ static int cmdlines_show(struct trev_file *f, struct tfs_text *out)
 			continue;
 		memcpy(comm, st.comm, 16);
 		comm[16] = '\0';
-		ret = trev__text_printf(out, "%d %s\n", (int)st.tid, comm[0] ? comm : "<...>");
+		ret = trev__buf_printf(out, "%d %s\n", (int)st.tid, comm[0] ? comm : "<...>");
 	}
 	free(ids);
 	return ret;
@@ -612,7 +629,7 @@ static const struct tfs_fops cmdlines_fops = {
 	.show = cmdlines_show,
 };
 
-static int printk_formats_show(struct trev_file *f, struct tfs_text *out)
+static int printk_formats_show(struct trev_file *f, struct trev_buf *out)
 {
 	char *text;
 	int ret = trev__printk_formats_text(&text);
@@ -620,7 +637,7 @@ static int printk_formats_show(struct trev_file *f, struct tfs_text *out)
 	(void)f;
 	if (ret)
 		return ret;
-	ret = trev__text_puts(out, text);
+	ret = trev__buf_puts(out, text);
 	free(text);
 	return ret;
 }
@@ -636,7 +653,7 @@ static int error_log_open(struct trev_file *f)
 	return 0;
 }
 
-static int error_log_show(struct trev_file *f, struct tfs_text *out)
+static int error_log_show(struct trev_file *f, struct trev_buf *out)
 {
 	return trev__error_log_show(f->loc.tr, out);
 }
@@ -650,10 +667,10 @@ static const struct tfs_fops error_log_fops = {
 /* ------------------------------------------------------------------ */
 /* Tracers                                                              */
 
-static int tracers_show(struct trev_file *f, struct tfs_text *out)
+static int tracers_show(struct trev_file *f, struct trev_buf *out)
 {
 	(void)f;
-	return trev__text_puts(out, "nop\n");
+	return trev__buf_puts(out, "nop\n");
 }
 
 static const struct tfs_fops available_tracers_fops = {

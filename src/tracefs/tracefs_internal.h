@@ -13,7 +13,7 @@
  *
  * Locking: tfs_lock (the kernel's event_mutex and trace_types_lock in one)
  * serialises resolution, open/close, every write and every show; a
- * blocking read (trace_pipe) runs without it.
+ * blocking read (trace_pipe) and a streamed one (trace) run without it.
  */
 #ifndef TREV_TRACEFS_INTERNAL_H
 #define TREV_TRACEFS_INTERNAL_H
@@ -28,9 +28,10 @@
 
 #include <trev/trev.h>
 
+#include "base/buf.h"
 #include "events/events_internal.h"
 
-#define TFS_NAME_MAX	128
+#define TFS_NAME_MAX	TREV_NAME_MAX
 
 /* Where a path points. */
 struct tfs_loc {
@@ -42,20 +43,18 @@ struct tfs_loc {
 	int option;			/* options/<name>, else -1 */
 };
 
-/* Text a file shows, built once by ->show and then read in order. */
-struct tfs_text {
-	char *buf;
-	size_t len, cap;
-};
-
-int trev__text_printf(struct tfs_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int trev__text_puts(struct tfs_text *t, const char *s);
-
 struct tfs_fops {
 	/* Set up per-open state; O_TRUNC effects (clear the buffer) happen here. */
 	int (*open)(struct trev_file *f);
 	/* Build the whole text of the file (tfs_lock held). */
-	int (*show)(struct trev_file *f, struct tfs_text *out);
+	int (*show)(struct trev_file *f, struct trev_buf *out);
+	/*
+	 * Or stream it, as a seq_file: append the next piece of the text to
+	 * @out, at least @want bytes unless the text ends first, from the
+	 * position ->open set up. Called without tfs_lock, one call per file
+	 * at a time. Return: 1, 0 at the end (nothing appended), or -errno.
+	 */
+	int (*next)(struct trev_file *f, struct trev_buf *out, size_t want);
 	/* Stream instead of show (pipes); called without tfs_lock. @flags:
 	 * trev_file_read_flags()'s (TREV_READ_FULL), 0 for trev_file_read(). */
 	ssize_t (*read)(struct trev_file *f, char *buf, size_t size, unsigned int flags);
@@ -94,7 +93,7 @@ struct trev_file {
 	const struct tfs_fops *fops;
 	int flags;			/* open(2) flags */
 	pthread_mutex_t lock;		/* one read or write at a time */
-	struct tfs_text text;		/* what ->show built */
+	struct trev_buf text;		/* what ->show built, or ->next's piece not yet read */
 	size_t pos;			/* read position in text */
 	bool shown;
 	void *priv;			/* the handler's per-open state */
@@ -132,18 +131,6 @@ extern const struct tfs_dir trev__events_dir;
 extern const struct tfs_dir trev__options_dir;
 extern const struct tfs_dir trev__per_cpu_dir;
 extern const struct tfs_dir trev__instances_dir;
-
-/*
- * trev__tfs_error() - add an error_log entry in the kernel's shape and keep it:
- *   [   12.345678] @loc: error: @msg
- *     Command: @cmd
- *                ^ (under column @pos)
- * Context: tfs_lock held.
- */
-void trev__tfs_error(struct trev_trace_array *tr, const char *loc, const char *cmd, int pos,
-	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-int trev__error_log_show(struct trev_trace_array *tr, struct tfs_text *out);
-void trev__error_log_clear(struct trev_trace_array *tr);
 
 /*
  * trev__tfs_wait_data() - wait until @f's buffer (its CPU's view for a

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The tracefs tree's public C API: path resolution, open files (generated
- * text read in order, or streamed by the file's handler), directories, and
- * instances/ (mkdir and rmdir).
+ * The tracefs tree's public C API: path resolution, open files (text made
+ * whole at the first read, text formatted a page at a time, or bytes a
+ * handler reads itself), directories, and instances/ (mkdir and rmdir).
  */
 #include <errno.h>
 #include <poll.h>
@@ -17,52 +17,7 @@
 static pthread_mutex_t tfs_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ------------------------------------------------------------------ */
-/* Text helpers                                                         */
-
-static int text_reserve(struct tfs_text *t, size_t more)
-{
-	size_t cap = t->cap ? t->cap : 256;
-	char *n;
-
-	if (t->len + more + 1 <= t->cap)
-		return 0;
-	while (cap < t->len + more + 1)
-		cap *= 2;
-	n = realloc(t->buf, cap);
-	if (!n)
-		return -ENOMEM;
-	t->buf = n;
-	t->cap = cap;
-	return 0;
-}
-
-int trev__text_printf(struct tfs_text *t, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || text_reserve(t, (size_t)n))
-		return -ENOMEM;
-	va_start(ap, fmt);
-	vsnprintf(t->buf + t->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	t->len += (size_t)n;
-	return 0;
-}
-
-int trev__text_puts(struct tfs_text *t, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (text_reserve(t, n))
-		return -ENOMEM;
-	memcpy(t->buf + t->len, s, n + 1);
-	t->len += n;
-	return 0;
-}
+/* Parsing helpers                                                      */
 
 int trev__parse_ulong(const char *buf, size_t size, unsigned long *val)
 {
@@ -92,61 +47,6 @@ char *trev__strip(const char *buf, size_t size)
 		size--;
 	}
 	return strndup(buf, size);
-}
-
-/* ------------------------------------------------------------------ */
-/* error_log                                                            */
-
-void trev__tfs_error(struct trev_trace_array *tr, const char *loc, const char *cmd, int pos,
-		     const char *fmt, ...)
-{
-	struct trev_err_entry *e = &tr->errs[tr->nr_errs % TREV_ERR_LOG_MAX];
-	char *msg = NULL;
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	va_end(ap);
-	free(e->loc);
-	free(e->msg);
-	free(e->cmd);
-	e->ts = trev_rb_clock_now(tr->rb);
-	e->loc = strdup(loc);
-	e->msg = msg;
-	e->cmd = strdup(cmd);
-	e->pos = pos < 0 ? 0 : pos;
-	tr->nr_errs++;
-	trev__log(TREV_LOG_DEBUG, "%s: error: %s\n", loc, msg ? msg : "");
-}
-
-int trev__error_log_show(struct trev_trace_array *tr, struct tfs_text *out)
-{
-	unsigned int n = tr->nr_errs < TREV_ERR_LOG_MAX ? tr->nr_errs : TREV_ERR_LOG_MAX;
-
-	for (unsigned int i = tr->nr_errs - n; i < tr->nr_errs; i++) {
-		const struct trev_err_entry *e = &tr->errs[i % TREV_ERR_LOG_MAX];
-
-		/* "  Command: " is 11 columns; the caret goes under the error. */
-		if (trev__text_printf(out, "[%5llu.%06llu] %s: error: %s\n  Command: %s\n%*s^\n",
-				      (unsigned long long)(e->ts / 1000000000ull),
-				      (unsigned long long)(e->ts % 1000000000ull / 1000),
-				      e->loc ? e->loc : "", e->msg ? e->msg : "",
-				      e->cmd ? e->cmd : "", 11 + e->pos, ""))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-void trev__error_log_clear(struct trev_trace_array *tr)
-{
-	for (unsigned int i = 0; i < TREV_ERR_LOG_MAX; i++) {
-		free(tr->errs[i].loc);
-		free(tr->errs[i].msg);
-		free(tr->errs[i].cmd);
-		tr->errs[i] = (struct trev_err_entry){ 0 };
-	}
-	tr->nr_errs = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -255,6 +155,42 @@ out_free:
 	return ret;
 }
 
+/* How much a streamed file formats at a time: a page, as a seq_file's first buffer. */
+#define TFS_STREAM_PIECE	4096
+
+/*
+ * A streamed file (->next): hand out what the last piece left in f->text,
+ * and only when it is all read, format the next piece. f->text so holds a
+ * page and at most one line more, whatever the size of the read and of
+ * the file. Without tfs_lock: the position is the file's own, and f->lock
+ * keeps its reads in order.
+ */
+static ssize_t tfs_read_stream(struct trev_file *f, char *buf, size_t size)
+{
+	size_t done = 0;
+
+	while (done < size) {
+		size_t n;
+
+		if (f->pos == f->text.len) {
+			int ret;
+
+			trev__buf_reset(&f->text);
+			f->pos = 0;
+			ret = f->fops->next(f, &f->text, TFS_STREAM_PIECE);
+			if (ret < 0)
+				return done ? (ssize_t)done : ret;
+			if (ret == 0)
+				break;		/* the end of the text */
+		}
+		n = f->text.len - f->pos < size - done ? f->text.len - f->pos : size - done;
+		memcpy(buf + done, f->text.data + f->pos, n);
+		f->pos += n;
+		done += n;
+	}
+	return (ssize_t)done;
+}
+
 ssize_t trev_file_read_flags(struct trev_file *f, void *buf, size_t size, unsigned int flags)
 {
 	ssize_t ret;
@@ -268,11 +204,16 @@ ssize_t trev_file_read_flags(struct trev_file *f, void *buf, size_t size, unsign
 		ret = f->fops->read(f, buf, size, flags);
 		goto out_unlock;
 	}
+	if (f->fops->next) {
+		ret = tfs_read_stream(f, buf, size);
+		goto out_unlock;
+	}
 	if (!f->shown) {
 		if (!f->fops->show) {
 			ret = -EINVAL;
 			goto out_unlock;
 		}
+		trev__buf_reset(&f->text);	/* what a failed show left */
 		pthread_mutex_lock(&tfs_lock);
 		ret = f->fops->show(f, &f->text);
 		pthread_mutex_unlock(&tfs_lock);
@@ -282,7 +223,7 @@ ssize_t trev_file_read_flags(struct trev_file *f, void *buf, size_t size, unsign
 	}
 	ret = (ssize_t)(f->text.len - f->pos < size ? f->text.len - f->pos : size);
 	if (ret > 0)
-		memcpy(buf, f->text.buf + f->pos, (size_t)ret);
+		memcpy(buf, f->text.data + f->pos, (size_t)ret);
 	f->pos += (size_t)ret;
 out_unlock:
 	pthread_mutex_unlock(&f->lock);
@@ -342,7 +283,7 @@ int trev_file_close(struct trev_file *f)
 	f->loc.tr->ref--;
 	pthread_mutex_unlock(&tfs_lock);
 	pthread_mutex_destroy(&f->lock);
-	free(f->text.buf);
+	trev__buf_free(&f->text);
 	free(f);
 	return 0;
 }

@@ -26,11 +26,11 @@
 
 #include <trev/tracepoint.h>
 
+#include "base/buf.h"
 #include "events/events_internal.h"
 #include "filter/filter.h"
 #include "output/symbols.h"
 #include "ring_buffer/rb_internal.h"
-#include "tracefs/tracefs_internal.h"
 #include "trigger/hist.h"
 #include "trigger/tracing_map.h"
 #include "trigger/trigger_internal.h"
@@ -951,59 +951,59 @@ static const char *hist_field_flag(const struct hist_field *f)
 	return NULL;
 }
 
-static int hist_field_print(struct tfs_text *out, const struct hist_field *f)
+static int hist_field_print(struct trev_buf *out, const struct hist_field *f)
 {
 	const char *flag = hist_field_flag(f);
-	int ret = trev__text_puts(out, f->name);
+	int ret = trev__buf_puts(out, f->name);
 
 	if (!ret && flag)
-		ret = trev__text_printf(out, ".%s", flag);
+		ret = trev__buf_printf(out, ".%s", flag);
 	if (!ret && (f->flags & HF_BUCKET))
-		ret = trev__text_printf(out, "=%lu", f->buckets);
+		ret = trev__buf_printf(out, "=%lu", f->buckets);
 	return ret;
 }
 
-int trev__hist_print(struct trev_hist_trigger *ht, struct tfs_text *out)
+int trev__hist_print(struct trev_hist_trigger *ht, struct trev_buf *out)
 {
 	const struct hist_data *hd = ht->hd;
 	struct trev_tmap *map = atomic_load_explicit(&ht->sh->map, memory_order_acquire);
 	const char *filter_text = ht->trig ? ht->trig->filter_text : hd->filter_text;
 	const _Atomic bool *paused = ht->trig ? &ht->trig->paused : &ht->paused;
-	int ret = trev__text_puts(out, "hist:");
+	int ret = trev__buf_puts(out, "hist:");
 
 	if (!ret && hd->name)
-		ret = trev__text_printf(out, "name=%s:", hd->name);
+		ret = trev__buf_printf(out, "name=%s:", hd->name);
 	if (!ret)
-		ret = trev__text_puts(out, "keys=");
+		ret = trev__buf_puts(out, "keys=");
 	for (unsigned int i = hd->n_vals; !ret && i < hd->n_vals + hd->n_keys; i++) {
 		if (i > hd->n_vals)
-			ret = trev__text_puts(out, ",");
+			ret = trev__buf_puts(out, ",");
 		if (!ret)
 			ret = hist_field_print(out, &hd->fields[i]);
 	}
 	if (!ret)
-		ret = trev__text_puts(out, ":vals=hitcount");
+		ret = trev__buf_puts(out, ":vals=hitcount");
 	for (unsigned int i = 1; !ret && i < hd->n_vals; i++) {
-		ret = trev__text_puts(out, ",");
+		ret = trev__buf_puts(out, ",");
 		if (!ret)
 			ret = hist_field_print(out, &hd->fields[i]);
 	}
 	if (!ret)
-		ret = trev__text_puts(out, ":sort=");
+		ret = trev__buf_puts(out, ":sort=");
 	for (unsigned int i = 0; !ret && i < hd->n_sort; i++) {
 		if (i)
-			ret = trev__text_puts(out, ",");
+			ret = trev__buf_puts(out, ",");
 		if (!ret)
 			ret = hist_field_print(out, &hd->fields[hd->sort[i].idx]);
 		if (!ret && hd->sort[i].descending)
-			ret = trev__text_puts(out, ".descending");
+			ret = trev__buf_puts(out, ".descending");
 	}
 	if (!ret)
-		ret = trev__text_printf(out, ":size=%u", 1u << trev__tmap_bits(map));
+		ret = trev__buf_printf(out, ":size=%u", 1u << trev__tmap_bits(map));
 	if (!ret && filter_text)
-		ret = trev__text_printf(out, " if %s", filter_text);
+		ret = trev__buf_printf(out, " if %s", filter_text);
 	if (!ret)
-		ret = trev__text_puts(out, atomic_load_explicit(paused, memory_order_relaxed) ?
+		ret = trev__buf_puts(out, atomic_load_explicit(paused, memory_order_relaxed) ?
 						   " [paused]\n" : " [active]\n");
 	return ret;
 }
@@ -1084,10 +1084,10 @@ static int hist_cmp(const void *pa, const void *pb, void *arg)
 	return memcmp(a->key, b->key, s->hd->key_size);
 }
 
-static int hist_print_stack(struct tfs_text *out, const unsigned char *slot)
+static int hist_print_stack(struct trev_buf *out, const unsigned char *slot)
 {
 	char sym[256];
-	int ret = trev__text_puts(out, "stacktrace:\n");
+	int ret = trev__buf_puts(out, "stacktrace:\n");
 
 	for (unsigned int i = 0; !ret && i < TREV_HIST_STACK_DEPTH; i++) {
 		unsigned long a;
@@ -1096,17 +1096,17 @@ static int hist_print_stack(struct tfs_text *out, const unsigned char *slot)
 		if (!a)
 			break;
 		trev__sym_snprint(sym, sizeof(sym), a, TREV_SYM_OFFSET);
-		ret = trev__text_printf(out, "%*c%s\n", 9, ' ', sym);
+		ret = trev__buf_printf(out, "%*c%s\n", 9, ' ', sym);
 	}
 	return ret;
 }
 
 /* "{ key: value, ... }" as the kernel's hist_trigger_print_key(). */
-static int hist_print_key(struct tfs_text *out, const struct hist_data *hd,
+static int hist_print_key(struct trev_buf *out, const struct hist_data *hd,
 			  const struct hist_row *r)
 {
 	bool multiline = false;
-	int ret = trev__text_puts(out, "{ ");
+	int ret = trev__buf_puts(out, "{ ");
 
 	for (unsigned int i = hd->n_vals; !ret && i < hd->n_vals + hd->n_keys; i++) {
 		const struct hist_field *f = &hd->fields[i];
@@ -1115,66 +1115,66 @@ static int hist_print_key(struct tfs_text *out, const struct hist_data *hd,
 		uint64_t v;
 
 		if (i > hd->n_vals)
-			ret = trev__text_puts(out, ", ");
+			ret = trev__buf_puts(out, ", ");
 		if (ret)
 			break;
 		memcpy(&v, slot, 8);
 		if (f->flags & HF_HEX) {
-			ret = trev__text_printf(out, "%s: %" PRIx64, f->name, v);
+			ret = trev__buf_printf(out, "%s: %" PRIx64, f->name, v);
 		} else if (f->flags & (HF_SYM | HF_SYM_OFFSET)) {
 			bool off = f->flags & HF_SYM_OFFSET;
 
 			trev__sym_snprint(sym, sizeof(sym), (unsigned long)v,
 					  off ? TREV_SYM_OFFSET : TREV_SYM_NAME);
-			ret = trev__text_printf(out, "%s: [%" PRIx64 "] %-*s", f->name, v,
-						off ? 55 : 45, sym);
+			ret = trev__buf_printf(out, "%s: [%" PRIx64 "] %-*s", f->name, v,
+					       off ? 55 : 45, sym);
 		} else if (f->flags & HF_EXECNAME) {
-			ret = trev__text_printf(out, "%s: %-16s[%10" PRIu64 "]", f->name,
-						r->elt->comm, v);
+			ret = trev__buf_printf(out, "%s: %-16s[%10" PRIu64 "]", f->name,
+					       r->elt->comm, v);
 		} else if (f->flags & HF_STACKTRACE) {
 			ret = hist_print_stack(out, slot);
 			multiline = true;
 		} else if (f->flags & HF_LOG2) {
-			ret = trev__text_printf(out, "%s: ~ 2^%-2" PRIu64, f->name, v);
+			ret = trev__buf_printf(out, "%s: ~ 2^%-2" PRIu64, f->name, v);
 		} else if (f->flags & HF_BUCKET) {
-			ret = trev__text_printf(out, "%s: ~ %" PRIu64 "-%" PRIu64, f->name, v,
-						v + f->buckets - 1);
+			ret = trev__buf_printf(out, "%s: ~ %" PRIu64 "-%" PRIu64, f->name, v,
+					       v + f->buckets - 1);
 		} else if (f->flags & HF_STRING) {
-			ret = trev__text_printf(out, "%s: %-50.*s", f->name, (int)f->key_size,
-						(const char *)slot);
+			ret = trev__buf_printf(out, "%s: %-50.*s", f->name, (int)f->key_size,
+					       (const char *)slot);
 		} else {
-			ret = trev__text_printf(out, "%s: %10" PRIu64, f->name, v);
+			ret = trev__buf_printf(out, "%s: %10" PRIu64, f->name, v);
 		}
 	}
 	if (!ret && !multiline)
-		ret = trev__text_puts(out, " ");
+		ret = trev__buf_puts(out, " ");
 	if (!ret)
-		ret = trev__text_puts(out, "}");
+		ret = trev__buf_puts(out, "}");
 	return ret;
 }
 
 /* One line: key, hitcount, then each value (hist_trigger_entry_print()). */
-static int hist_print_entry(struct tfs_text *out, const struct hist_data *hd,
+static int hist_print_entry(struct trev_buf *out, const struct hist_data *hd,
 			    const struct hist_row *r)
 {
 	int ret = hist_print_key(out, hd, r);
 
 	if (!ret)
-		ret = trev__text_printf(out, " hitcount: %10" PRIu64, r->sums[0]);
+		ret = trev__buf_printf(out, " hitcount: %10" PRIu64, r->sums[0]);
 	for (unsigned int i = 1; !ret && i < hd->n_vals; i++) {
 		const struct hist_field *f = &hd->fields[i];
 
 		if (f->flags & HF_HEX)
-			ret = trev__text_printf(out, "  %s: %10" PRIx64, f->name, r->sums[i]);
+			ret = trev__buf_printf(out, "  %s: %10" PRIx64, f->name, r->sums[i]);
 		else
-			ret = trev__text_printf(out, "  %s: %10" PRIu64, f->name, r->sums[i]);
+			ret = trev__buf_printf(out, "  %s: %10" PRIu64, f->name, r->sums[i]);
 	}
 	if (!ret)
-		ret = trev__text_puts(out, "\n");
+		ret = trev__buf_puts(out, "\n");
 	return ret;
 }
 
-int trev__hist_show(struct trev_hist_trigger *ht, int n, struct tfs_text *out)
+int trev__hist_show(struct trev_hist_trigger *ht, int n, struct trev_buf *out)
 {
 	struct hist_snap s = { ht->hd, NULL, NULL, 0, 0, 0 };
 	uint64_t drops;
@@ -1182,13 +1182,13 @@ int trev__hist_show(struct trev_hist_trigger *ht, int n, struct tfs_text *out)
 
 	s.map = atomic_load_explicit(&ht->sh->map, memory_order_acquire);
 	if (n > 0)
-		ret = trev__text_puts(out, "\n\n");
+		ret = trev__buf_puts(out, "\n\n");
 	if (!ret)
-		ret = trev__text_puts(out, "# event histogram\n#\n# trigger info: ");
+		ret = trev__buf_puts(out, "# event histogram\n#\n# trigger info: ");
 	if (!ret)
 		ret = trev__hist_print(ht, out);
 	if (!ret)
-		ret = trev__text_puts(out, "#\n\n");
+		ret = trev__buf_puts(out, "#\n\n");
 	if (!ret)
 		ret = trev__tmap_for_each(s.map, hist_snap_one, &s);
 	if (!ret && s.n)
@@ -1198,8 +1198,8 @@ int trev__hist_show(struct trev_hist_trigger *ht, int n, struct tfs_text *out)
 	drops = trev__tmap_drops(s.map);
 	/* Hits counts every event the map saw, dropped ones too (map->hits). */
 	if (!ret)
-		ret = trev__text_printf(out, "\nTotals:\n    Hits: %" PRIu64 "\n    Entries: %zu\n"
-					"    Dropped: %" PRIu64 "\n", s.hits + drops, s.n, drops);
+		ret = trev__buf_printf(out, "\nTotals:\n    Hits: %" PRIu64 "\n    Entries: %zu\n"
+				       "    Dropped: %" PRIu64 "\n", s.hits + drops, s.n, drops);
 	free(s.rows);
 	return ret;
 }
@@ -1208,7 +1208,7 @@ int trev__hist_show(struct trev_hist_trigger *ht, int n, struct tfs_text *out)
 /* The hist command of the trigger framework                            */
 
 /* error_log's location of a hist error, "hist:<sys>:<ev>" (tracefs lock). */
-static char hist_err_loc[2 * TFS_NAME_MAX + 8];
+static char hist_err_loc[2 * TREV_NAME_MAX + 8];
 
 static const char *hist_loc(const struct trev_event_file *file)
 {
@@ -1274,16 +1274,16 @@ static int hist_cmd_parse(struct trev_event_trigger *t, char *param, bool remove
 			return 1;
 		}
 		if (attrs & (TREV_HIST_ATTR_CONT | TREV_HIST_ATTR_CLEAR)) {
-			trev__tfs_error(file->tr, hist_loc(file), ht->cmd, 0, "%s",
-					trev__hist_err_text(TREV_HIST_ERR_TRIGGER_ENOENT_CLEAR));
+			trev__tracing_log_err(file->tr, hist_loc(file), ht->cmd, 0, "%s",
+					      trev__hist_err_text(TREV_HIST_ERR_TRIGGER_ENOENT_CLEAR));
 			return -ENOENT;
 		}
 		/* :pause with nothing to pause makes a new trigger, paused. */
 		atomic_store(&t->paused, true);
 	}
 	if (old) {
-		trev__tfs_error(file->tr, hist_loc(file), ht->cmd, 0, "%s",
-				trev__hist_err_text(TREV_HIST_ERR_TRIGGER_EEXIST));
+		trev__tracing_log_err(file->tr, hist_loc(file), ht->cmd, 0, "%s",
+				      trev__hist_err_text(TREV_HIST_ERR_TRIGGER_EEXIST));
 		return -EEXIST;
 	}
 	return 0;
@@ -1297,7 +1297,7 @@ static int hist_cmd_reg(struct trev_event_trigger *t)
 	int ret = trev__hist_attach(ht, &herr);
 
 	if (ret == -EINVAL)
-		trev__tfs_error(t->file->tr, hist_loc(t->file), ht->cmd, herr.pos, "%s", herr.msg);
+		trev__tracing_log_err(t->file->tr, hist_loc(t->file), ht->cmd, herr.pos, "%s", herr.msg);
 	return ret;
 }
 
@@ -1307,7 +1307,7 @@ static void hist_cmd_fire(struct trev_event_trigger *t, void *rec, unsigned int 
 		trev__hist_event(t->priv, rec, len);
 }
 
-static int hist_cmd_print(const struct trev_event_trigger *t, struct tfs_text *out)
+static int hist_cmd_print(const struct trev_event_trigger *t, struct trev_buf *out)
 {
 	return trev__hist_print(t->priv, out);
 }
@@ -1330,7 +1330,7 @@ const struct trev_trigger_cmd trev__hist_cmd = {
 	.free = hist_cmd_free,
 };
 
-int trev__hist_file_show(struct trev_event_file *file, struct tfs_text *out)
+int trev__hist_file_show(struct trev_event_file *file, struct trev_buf *out)
 {
 	struct trev_hist_trigger **list;
 	int n = 0, ret = 0;
@@ -1396,10 +1396,10 @@ static void hist_enable_fire(struct trev_event_trigger *t, void *rec, unsigned i
 			atomic_store_explicit(&h->paused, !he->enable, memory_order_relaxed);
 }
 
-static int hist_enable_print(const struct trev_event_trigger *t, struct tfs_text *out)
+static int hist_enable_print(const struct trev_event_trigger *t, struct trev_buf *out)
 {
 	const struct hist_enable *he = t->priv;
-	char name[2 * TFS_NAME_MAX + 16];
+	char name[2 * TREV_NAME_MAX + 16];
 
 	snprintf(name, sizeof(name), "%s:%s:%s", t->cmd->name, he->target->call->klass->system,
 		 he->target->call->name);

@@ -13,7 +13,7 @@
 struct trev_event_call;
 struct trev_event_file;
 struct trev_trace_array;
-struct tfs_text;
+struct trev_buf;
 
 /* The kernel's limits (TRACING_MAP_*_MAX, HIST_STACKTRACE_DEPTH). */
 #define TREV_HIST_KEYS_MAX	3
@@ -86,10 +86,10 @@ void trev__hist_free(struct trev_hist_trigger *ht);
 void trev__hist_event(struct trev_hist_trigger *ht, const void *rec, unsigned int len);
 
 /* The trigger line, "hist:keys=...:size=2048 [active]\n", as the trigger file lists it. */
-int trev__hist_print(struct trev_hist_trigger *ht, struct tfs_text *out);
+int trev__hist_print(struct trev_hist_trigger *ht, struct trev_buf *out);
 
 /* Histogram number @n of an event's hist file, with its header and totals. */
-int trev__hist_show(struct trev_hist_trigger *ht, int n, struct tfs_text *out);
+int trev__hist_show(struct trev_hist_trigger *ht, int n, struct trev_buf *out);
 
 /*
  * Same keys, values, sort keys, name and filter (the kernel's
@@ -126,7 +126,7 @@ extern const struct trev_trigger_cmd trev__disable_hist_cmd;
  * trigger of @file (NULL: none), oldest first; empty when there is none.
  * Context: the tracefs lock and the registry lock for reading.
  */
-int trev__hist_file_show(struct trev_event_file *file, struct tfs_text *out);
+int trev__hist_file_show(struct trev_event_file *file, struct trev_buf *out);
 
 /* The message of a code. */
 const char *trev__hist_err_text(enum trev_hist_err code);

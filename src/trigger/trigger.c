@@ -126,20 +126,20 @@ out_bad:
 }
 
 int trev__trigger_print_std(const struct trev_event_trigger *t, const char *name,
-			    struct tfs_text *out)
+			    struct trev_buf *out)
 {
 	long c = atomic_load_explicit(&t->count, memory_order_relaxed);
 	int ret;
 
 	if (c == -1)
-		ret = trev__text_printf(out, "%s:unlimited", name);
+		ret = trev__buf_printf(out, "%s:unlimited", name);
 	else
-		ret = trev__text_printf(out, "%s:count=%ld", name, c);
+		ret = trev__buf_printf(out, "%s:count=%ld", name, c);
 	if (ret)
 		return ret;
 	if (t->filter_text)
-		return trev__text_printf(out, " if %s\n", t->filter_text);
-	return trev__text_puts(out, "\n");
+		return trev__buf_printf(out, " if %s\n", t->filter_text);
+	return trev__buf_puts(out, "\n");
 }
 
 static bool trig_same(const struct trev_event_trigger *a, const struct trev_event_trigger *b)
@@ -370,14 +370,14 @@ static char *trig_find_if(char *s)
 /* Log @msg at column @pos of @line in @tr's error_log (loc "trigger", as the hist errors use). */
 static void trig_error(struct trev_trace_array *tr, const char *line, int pos, const char *msg)
 {
-	trev__tfs_error(tr, "trigger", line, pos, "%s", msg);
+	trev__tracing_log_err(tr, "trigger", line, pos, "%s", msg);
 }
 
 /* The same at a command's own location (hist: "hist:<sys>:<ev>"). */
 static void trig_error_at(struct trev_trace_array *tr, const char *loc, const char *line, int pos,
 			  const char *msg)
 {
-	trev__tfs_error(tr, loc ? loc : "trigger", line, pos, "%s", msg);
+	trev__tracing_log_err(tr, loc ? loc : "trigger", line, pos, "%s", msg);
 }
 
 int trev__trigger_write(struct trev_trace_array *tr, struct trev_event_file *file,
@@ -502,15 +502,15 @@ out_free:
 	return ret;
 }
 
-int trev__trigger_show(struct trev_event_file *file, struct tfs_text *out)
+int trev__trigger_show(struct trev_event_file *file, struct trev_buf *out)
 {
 	int ret = 0;
 
 	if (!file || !file->triggers) {
-		ret = trev__text_puts(out, "# Available triggers:\n#");
+		ret = trev__buf_puts(out, "# Available triggers:\n#");
 		for (unsigned int i = 0; !ret && i < trev__nr_trigger_cmds; i++)
-			ret = trev__text_printf(out, " %s", trev__trigger_cmds[i]->name);
-		return ret ? ret : trev__text_puts(out, "\n");
+			ret = trev__buf_printf(out, " %s", trev__trigger_cmds[i]->name);
+		return ret ? ret : trev__buf_puts(out, "\n");
 	}
 	for (struct trev_event_trigger *t = file->triggers; t && !ret; t = t->next) {
 		if (t->cmd->print)

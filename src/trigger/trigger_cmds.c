@@ -261,11 +261,11 @@ static void enable_fire(struct trev_event_trigger *t, void *rec, unsigned int le
 		atomic_fetch_or(&ed->target->flags, TREV_FILE_FL_SOFT_DISABLED);
 }
 
-static int enable_print(const struct trev_event_trigger *t, struct tfs_text *out)
+static int enable_print(const struct trev_event_trigger *t, struct trev_buf *out)
 {
 	const struct enable_data *ed = t->priv;
 	const struct trev_event_call *call = ed->target->call;
-	char name[2 * TFS_NAME_MAX + 16];
+	char name[2 * TREV_NAME_MAX + 16];
 
 	snprintf(name, sizeof(name), "%s:%s:%s", t->cmd->name, call->klass->system, call->name);
 	return trev__trigger_print_std(t, name, out);

@@ -55,9 +55,9 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "base/buf.h"
 #include "events/events_internal.h"
 #include "filter/filter.h"
-#include "tracefs/tracefs_internal.h"
 #include "trigger/trigger.h"
 
 /* The kernel's enum event_trigger_type: one bit per kind of command. */
@@ -109,7 +109,7 @@ struct trev_trigger_cmd {
 	 * One line of the trigger file, '\n' included. NULL: the kernel's
 	 * generic form, trev__trigger_print_std(t, cmd->name, out).
 	 */
-	int (*print)(const struct trev_event_trigger *t, struct tfs_text *out);
+	int (*print)(const struct trev_event_trigger *t, struct trev_buf *out);
 	/* Free ->priv (after ->unreg(), or after a failed parse/reg). May be NULL. */
 	void (*free)(struct trev_event_trigger *t);
 	/*
@@ -156,7 +156,7 @@ int trev__trigger_parse_target(struct trev_event_trigger *t, char *param, bool r
 
 /* "name:unlimited" or "name:count=N", then " if <filter>" when there is one, then '\n'. */
 int trev__trigger_print_std(const struct trev_event_trigger *t, const char *name,
-			    struct tfs_text *out);
+			    struct trev_buf *out);
 
 /* The first trigger of @file that is the same as @t (->match), or NULL. Registry lock held. */
 struct trev_event_trigger *trev__trigger_find(struct trev_event_file *file,
@@ -209,7 +209,7 @@ void trev__stack_record(struct trev_trace_array *tr, const struct trev_stack_ski
 int trev__trigger_write(struct trev_trace_array *tr, struct trev_event_file *file,
 			const char *line);
 /* The trigger file's text: the triggers, or the "# Available triggers:" help. */
-int trev__trigger_show(struct trev_event_file *file, struct tfs_text *out);
+int trev__trigger_show(struct trev_event_file *file, struct trev_buf *out);
 /* Remove every trigger of @file (O_TRUNC). Context: the registry lock for writing. */
 void trev__triggers_clear(struct trev_event_file *file);
 /* Remove every trigger of every file of @tr (before the instance goes). Takes the registry lock. */

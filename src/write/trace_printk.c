@@ -23,6 +23,7 @@
 
 #include <trev/trace_printk.h>
 
+#include "base/buf.h"
 #include "base/log.h"
 #include "events/events_internal.h"
 #include "write/write.h"
@@ -436,33 +437,26 @@ int trev_trace_puts(unsigned long ip, const char *str, size_t size)
 
 int trev__printk_formats_text(char **text)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct trev_buf b = TREV_BUF_INIT;
 
-	if (!f)
-		return -ENOMEM;
 	for (struct printk_fmt *p = atomic_load_explicit(&fmts, memory_order_acquire); p;
 	     p = p->next) {
 		/* The kernel's t_show(): escapes for \n, \t, \\ and \". */
-		fprintf(f, "0x%lx : \"", (unsigned long)p->fmt);
+		trev__buf_printf(&b, "0x%lx : \"", (unsigned long)p->fmt);
 		for (const char *c = p->fmt; *c; c++) {
 			switch (*c) {
-			case '\n': fputs("\\n", f); break;
-			case '\t': fputs("\\t", f); break;
-			case '\\': fputs("\\\\", f); break;
-			case '"': fputs("\\\"", f); break;
-			default: fputc(*c, f); break;
+			case '\n': trev__buf_puts(&b, "\\n"); break;
+			case '\t': trev__buf_puts(&b, "\\t"); break;
+			case '\\': trev__buf_puts(&b, "\\\\"); break;
+			case '"': trev__buf_puts(&b, "\\\""); break;
+			default: trev__buf_putc(&b, *c); break;
 			}
 		}
-		fputs("\"\n", f);
+		trev__buf_puts(&b, "\"\n");
 	}
-	if (fclose(f) != 0) {
-		free(buf);
-		return -ENOMEM;
-	}
-	*text = buf;
-	return 0;
+	/* A failed growth is kept by the buffer: looked at once, by the detach. */
+	*text = trev__buf_detach(&b);
+	return *text ? 0 : -ENOMEM;
 }
 
 /* ------------------------------------------------------------------ */

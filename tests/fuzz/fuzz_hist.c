@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct trev_hist_trigger *ht = NULL, *again = NULL;
-	struct tfs_text t = { NULL, 0, 0 }, h = { NULL, 0, 0 };
+	struct trev_buf t = TREV_BUF_INIT, h = TREV_BUF_INIT;
 	struct trev_event_call *call;
 	struct trev_hist_error err;
 	unsigned char rec[512];
@@ -117,17 +117,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (ret == 0) {
 		size_t n;
 
-		if (trev__hist_print(ht, &t) || !t.buf || strncmp(t.buf, "hist:", 5))
+		if (trev__hist_print(ht, &t) || !t.data || strncmp(t.data, "hist:", 5))
 			abort();
 		/* The canonical text parses to the same trigger. */
-		n = strlen(t.buf);
-		if (n > 11 && strcmp(t.buf + n - 10, " [active]\n") == 0)
-			t.buf[n - 10] = '\0';
-		else if (n > 11 && strcmp(t.buf + n - 10, " [paused]\n") == 0)
-			t.buf[n - 10] = '\0';
+		n = strlen(t.data);
+		if (n > 11 && strcmp(t.data + n - 10, " [active]\n") == 0)
+			t.data[n - 10] = '\0';
+		else if (n > 11 && strcmp(t.data + n - 10, " [paused]\n") == 0)
+			t.data[n - 10] = '\0';
 		else
 			abort();
-		if (trev__hist_parse(call, trev__top_instance(), t.buf + 5, &again, &err) ||
+		if (trev__hist_parse(call, trev__top_instance(), t.data + 5, &again, &err) ||
 		    !trev__hist_match(ht, again))
 			abort();
 		/* A record made of the input, its dynamic-string words included. */
@@ -144,8 +144,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	trev__events_read_unlock();
-	free(t.buf);
-	free(h.buf);
+	free(t.data);
+	free(h.data);
 	free(param);
 	return 0;
 }

@@ -31,18 +31,7 @@ names=(base "ring buffer" "tracepoint, events, instances" "write path, filter, t
 # Known calls up, each until its fix lands: "FROM_FILE -> TO_FILE SYMBOL" or
 # "FROM_FILE -> TO_DIR/HEADER" (paths below src/).
 exceptions=(
-	# Triggers print their settings and hist output into tracefs's text
-	# buffer, and report errors into the instance's error_log, which tracefs
-	# keeps (issue 20: one growable buffer in base/, the error log with
-	# the instance).
-	"trigger/trigger_internal.h -> tracefs/tracefs_internal.h"
-	"trigger/hist.c -> tracefs/tracefs_internal.h"
-	"trigger/hist.c -> tracefs/tree.c trev__text_printf"
-	"trigger/trigger.c -> tracefs/tree.c trev__text_printf"
-	"trigger/hist.c -> tracefs/tree.c trev__text_puts"
-	"trigger/trigger.c -> tracefs/tree.c trev__text_puts"
-	"trigger/hist.c -> tracefs/tree.c trev__tfs_error"
-	"trigger/trigger.c -> tracefs/tree.c trev__tfs_error"
+	# none: every include and call goes down or stays in its layer
 )
 
 is_exception() {

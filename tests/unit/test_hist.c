@@ -306,7 +306,7 @@ static void test_parse_table(void **state)
 		struct trev_event_call *call = find_call(c->event);
 		struct trev_hist_trigger *ht = NULL;
 		struct trev_hist_error err;
-		struct tfs_text t = { NULL, 0, 0 };
+		struct trev_buf t = TREV_BUF_INIT;
 		int ret;
 
 		trev__events_read_lock();
@@ -316,10 +316,10 @@ static void test_parse_table(void **state)
 			if (ret)
 				fail_msg("'%s': refused: %s at %d", c->param, err.msg, err.pos);
 			assert_int_equal(trev__hist_print(ht, &t), 0);
-			assert_non_null(t.buf);
-			if (strcmp(t.buf, c->text))
-				fail_msg("'%s': got '%s'", c->param, t.buf);
-			free(t.buf);
+			assert_non_null(t.data);
+			if (strcmp(t.data, c->text))
+				fail_msg("'%s': got '%s'", c->param, t.data);
+			free(t.data);
 			trev__hist_free(ht);
 		} else {
 			if (ret != -EINVAL)

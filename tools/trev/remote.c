@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "control/proto.h"
 #include "remote.h"
 
@@ -492,46 +493,41 @@ int trev_remote_write_file(struct trev_remote *r, const char *path, const char *
 
 ssize_t trev_remote_read_file(struct trev_remote *r, const char *path, char **text)
 {
-	size_t len = 0, cap = 0;
-	char *buf = NULL;
+	struct trev_buf b = TREV_BUF_INIT;
+	size_t len;
 	ssize_t n;
 	int h = trev_remote_open(r, path, TREV_PO_READ | TREV_PO_NONBLOCK);
 
 	if (h < 0)
 		return h;
 	for (;;) {
-		if (cap - len < 65536) {
-			char *p;
+		size_t ask;
 
-			if (cap >= TREV_REMOTE_MAX_FILE) {
-				n = -EFBIG;	/* a file that never ends */
-				break;
-			}
-			p = realloc(buf, cap += 65536 + 1);
-			if (!p) {
-				n = -ENOMEM;
-				break;
-			}
-			buf = p;
+		if (b.len >= TREV_REMOTE_MAX_FILE) {
+			n = -EFBIG;	/* a file that never ends */
+			break;
+		}
+		if (trev__buf_reserve(&b, 65536)) {
+			n = -ENOMEM;
+			break;
 		}
 		/* At most what is asked for (rmt_check_header()). */
-		n = trev_remote_read(r, h, buf + len, cap - len - 1, 0);
+		ask = trev__buf_room(&b) < 65536 ? trev__buf_room(&b) : 65536;
+		n = trev_remote_read(r, h, b.data + b.len, ask, 0);
 		if (n <= 0)
 			break;
-		len += (size_t)n;
+		trev__buf_extend(&b, (size_t)n);
 	}
 	trev_remote_close_file(r, h);
 	if (n == -EAGAIN)
 		n = 0;	/* a pipe file with nothing more to give */
 	if (n < 0) {
-		free(buf);
+		trev__buf_free(&b);
 		return n;
 	}
-	if (!buf && !(buf = malloc(1)))
-		return -ENOMEM;
-	buf[len] = '\0';
-	*text = buf;
-	return (ssize_t)len;
+	len = b.len;
+	*text = trev__buf_detach(&b);
+	return *text ? (ssize_t)len : -ENOMEM;
 }
 
 int trev_remote_release(struct trev_remote *r)

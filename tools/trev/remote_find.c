@@ -25,6 +25,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "remote.h"
 
 /* What the process's /proc files say. */
@@ -40,44 +41,38 @@ struct rfind_proc {
 /* A whole small file of /proc/PID. Return: its length (malloc'd, NUL-ended), or -errno. */
 static ssize_t rfind_read(int procfd, const char *name, char **text)
 {
-	size_t len = 0, cap = 0;
-	char *buf = NULL;
+	struct trev_buf b = TREV_BUF_INIT;
+	ssize_t n;
+	size_t len;
 	int fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
 	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 4096) {
-			char *p = NULL;
-
-			if (cap < (1u << 24))
-				p = realloc(buf, cap = cap ? cap * 2 : 8192);
-			if (!p) {
-				free(buf);
-				close(fd);
-				return -ENOMEM;
-			}
-			buf = p;
+		/* Small files: one that goes on past 16 MiB is refused. */
+		if (b.len >= (1u << 24) || trev__buf_reserve(&b, 4096)) {
+			n = -ENOMEM;
+			break;
 		}
-		n = read(fd, buf + len, cap - len - 1);
+		n = read(fd, b.data + b.len, trev__buf_room(&b));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			n = -errno;
-			free(buf);
-			close(fd);
-			return n;
+			break;
 		}
 		if (n == 0)
 			break;
-		len += (size_t)n;
+		trev__buf_extend(&b, (size_t)n);
 	}
 	close(fd);
-	buf[len] = '\0';
-	*text = buf;
-	return (ssize_t)len;
+	if (n < 0) {
+		trev__buf_free(&b);
+		return n;
+	}
+	len = b.len;
+	*text = trev__buf_detach(&b);
+	return *text ? (ssize_t)len : -ENOMEM;
 }
 
 /* The value of @name in the environment block @env (@len bytes), or NULL. */

@@ -16,6 +16,7 @@
 
 #include <trev/ring_buffer.h>
 
+#include "base/buf.h"
 #include "control/proto.h"
 #include "pages.h"
 #include "remote.h"
@@ -36,47 +37,28 @@ static ssize_t rs_read_file(const struct trev_dat_source *src, const char *path,
 	return n;
 }
 
-struct rs_list {
-	char *buf;
-	size_t len, cap;
-};
-
 static int rs_list_add(const char *name, int is_dir, unsigned int mode, void *arg)
 {
-	struct rs_list *l = arg;
-	size_t n = strlen(name);
+	struct trev_buf *b = arg;
 
 	(void)is_dir;
 	(void)mode;
-	if (l->len + n + 2 > l->cap) {
-		size_t cap = l->cap * 2 + n + 256;
-		char *p = realloc(l->buf, cap);
-
-		if (!p)
-			return -ENOMEM;
-		l->buf = p;
-		l->cap = cap;
-	}
-	memcpy(l->buf + l->len, name, n);
-	l->len += n;
-	l->buf[l->len++] = '\n';
-	l->buf[l->len] = '\0';
-	return 0;
+	trev__buf_puts(b, name);
+	return trev__buf_putc(b, '\n');
 }
 
 static ssize_t rs_list_dir(const struct trev_dat_source *src, const char *path, char **text)
 {
-	struct rs_list l = { NULL, 0, 0 };
-	int ret = trev_remote_readdir(rs_of(src)->r, path, rs_list_add, &l);
+	struct trev_buf b = TREV_BUF_INIT;
+	int ret = trev_remote_readdir(rs_of(src)->r, path, rs_list_add, &b);
+	size_t len = b.len;
 
-	if (!ret && !l.buf && !(l.buf = strdup("")))
-		ret = -ENOMEM;
 	if (ret) {
-		free(l.buf);
+		trev__buf_free(&b);
 		return ret;
 	}
-	*text = l.buf;
-	return (ssize_t)l.len;
+	*text = trev__buf_detach(&b);
+	return *text ? (ssize_t)len : -ENOMEM;
 }
 
 /*
