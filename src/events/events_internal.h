@@ -187,6 +187,8 @@ void trev__events_unregister_module(const struct trev_module *mod);
 struct trev_trace_array *trev__top_instance(void);
 /* The top instance if it exists, else NULL. Context: any, signal-safe. */
 struct trev_trace_array *trev__top_instance_if_made(void);
+/* The top instance's buffer size in KiB when it is made (0: the default); frontend/env.c. */
+void trev__top_size_kb_set(unsigned int kb);
 
 /*
  * Where the top instance's region is made: a higher layer's hook (the
@@ -314,66 +316,13 @@ int trev__file_soft_mode_locked(struct trev_event_file *file, bool take);
  */
 int trev__events_register_builtin(struct trev_event_call *call, unsigned int type);
 
-/*
- * trace_marker and trace_marker_raw: one record in @tr's buffer (raw: an
- * unsigned int id, then bytes). Return: bytes taken (a marker longer than
- * TREV_MARKER_MAX is cut there, so a writer's retry makes a second
- * record), -EBADF when the buffer refused (tracing off), -EINVAL.
- */
-#define TREV_MARKER_MAX		1024u
-ssize_t trev__marker_write(struct trev_trace_array *tr, const char *text, size_t size);
-/* The ip of trace_marker's records; it prints as "tracing_mark_write". */
-unsigned long trev__marker_ip(void);
-ssize_t trev__marker_raw_write(struct trev_trace_array *tr, const void *data, size_t size);
-
 /* Format texts. Return: 0 and a malloc'd string, or -errno. */
 int trev__event_format_text(struct trev_event_call *call, char **text);
 extern const char trev__header_page_text[];
 extern const char trev__header_event_text[];
-int trev__printk_formats_text(char **text);
-
-/* Text output of the trace (output.c). trev__print_line(): under trev__events_read_lock(). */
-int trev__trace_print(struct trev_trace_array *tr, FILE *out);
-/*
- * The same for buffer @rb of @tr (its main or snapshot buffer; NULL: a
- * freed snapshot), only CPU @cpu's events when @cpu >= 0; @what
- * TREV_PRINT_SNAPSHOT prints the snapshot help when empty.
- */
-#define TREV_PRINT_SNAPSHOT	0x1u
-int trev__trace_print_rb(struct trev_trace_array *tr, struct trev_rb *rb, int cpu,
-			 unsigned int what, FILE *out);
-
-/*
- * The same text as a stream (the kernel's seq_file over its trace
- * iterator), for the `trace` files and trev__trace_print_rb():
- *
- * trev__trace_text_start() - a position at the oldest unread event of @rb
- * (@rb, @cpu, @what as above), and @tr's output options as they are now.
- * Context: @tr's options stable (the tracefs lock); @rb alive until
- * trev__trace_text_finish(). Return: 0 and *@out, or -ENOMEM.
- *
- * trev__trace_text_next() - append the header (first call), then the next
- * lines until at least @want bytes were appended or the text ended: only
- * those lines are formatted. Context: @rb alive, one caller at a time;
- * takes the registry lock for reading and the buffer's reader lock inside.
- * Return: 1 when something was appended, 0 at the end, or -errno (the
- * iterator's error, or @out's kept one).
- */
-struct trev_buf;
-struct trev_trace_text;
-int trev__trace_text_start(struct trev_trace_array *tr, struct trev_rb *rb, int cpu,
-			   unsigned int what, struct trev_trace_text **out);
-int trev__trace_text_next(struct trev_trace_text *tt, struct trev_buf *out, size_t want);
-void trev__trace_text_finish(struct trev_trace_text *tt);
-void trev__print_line(struct trev_trace_array *tr, struct trev_trace_iter *iter,
-		      const struct trev_rb_event *ev, const char *comm);
-/*
- * In that child: the threads whose names the text shows are process
- * @pid's, and the symbol table's lock is made anew.
- */
-void trev__output_crash_child(pid_t pid);
 
 /* error_log.c: an instance's error_log. */
+struct trev_buf;
 /*
  * trev__tracing_log_err() - add an error_log entry in the kernel's shape and keep it:
  *   [   12.345678] @loc: error: @msg

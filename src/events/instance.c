@@ -38,13 +38,20 @@ static pthread_mutex_t top_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Named instances, newest first; under the registry lock. */
 static struct trev_trace_array *named;
 
+/* The top instance's buffer size when it is made (a frontend's setting; 0: the default). */
+static unsigned int top_size_kb;
+
+void trev__top_size_kb_set(unsigned int kb)
+{
+	pthread_mutex_lock(&top_lock);
+	top_size_kb = kb;
+	pthread_mutex_unlock(&top_lock);
+}
+
+/* Context: top_lock held. */
 static void tr_default_options(struct trev_rb_options *opts)
 {
-	const char *kb = getenv("TREV_BUFFER_KB");
-
-	*opts = (struct trev_rb_options){ .overwrite = 1, .clock = -1 };
-	if (kb && *kb)
-		opts->size_kb = (unsigned int)strtoul(kb, NULL, 10);
+	*opts = (struct trev_rb_options){ .overwrite = 1, .clock = -1, .size_kb = top_size_kb };
 }
 
 /* Where the top instance's region goes (the flight recorder): a frontend's hook. */

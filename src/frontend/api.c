@@ -11,6 +11,8 @@
 
 #include "frontend/frontend.h"
 #include "events/events_internal.h"
+#include "write/write.h"
+#include "output/output.h"
 #include "tracefs/tracefs_internal.h"
 
 int trev_set_event(const char *spec)

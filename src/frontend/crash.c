@@ -51,6 +51,7 @@
 
 #include "frontend/frontend.h"
 #include "events/events_internal.h"
+#include "output/output.h"
 #include "ring_buffer/rb_internal.h"
 
 #if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)

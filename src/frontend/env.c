@@ -10,6 +10,7 @@
  * is ignored; the program runs on.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 
 #include "frontend/frontend.h"
 #include "events/events_internal.h"
+#include "output/output.h"
 
 struct env_term {
 	char *spec;		/* one set_event term */
@@ -96,6 +98,19 @@ void trev__env_init(void)
 {
 	const char *events = getenv("TREV_EVENTS");
 	const char *output = getenv("TREV_OUTPUT");
+	const char *kb = getenv("TREV_BUFFER_KB");
+
+	/* Before anything can make the top instance: its size when it is made. */
+	if (kb && *kb) {
+		char *end;
+		unsigned long v = strtoul(kb, &end, 10);
+
+		if (*end || v == 0 || v > UINT_MAX || kb[0] == '-')
+			trev__log(TREV_LOG_WARN, "TREV_BUFFER_KB: '%s' is not a size in KiB (ignored)\n",
+				  kb);
+		else
+			trev__top_size_kb_set((unsigned int)v);
+	}
 
 	if (events && *events) {
 		char *copy = strdup(events), *save = NULL;
@@ -204,7 +219,6 @@ void trev__env_control(void)
 {
 	const char *clock = getenv("TREV_CLOCK");
 	const char *options = getenv("TREV_OPTIONS");
-	const char *kb = getenv("TREV_BUFFER_KB");
 	const char *writes = getenv("TREV_WRITE");
 	const char *mount = getenv("TREV_MOUNT");
 	int ret;
@@ -215,14 +229,6 @@ void trev__env_control(void)
 		pthread_mutex_unlock(&env_lock);
 		trev__flight_update();
 		return;
-	}
-	if (kb && *kb) {
-		char *end;
-		unsigned long v = strtoul(kb, &end, 10);
-
-		if (*end || v == 0 || kb[0] == '-')
-			trev__log(TREV_LOG_WARN, "TREV_BUFFER_KB: '%s' is not a size in KiB (ignored)\n",
-				  kb);
 	}
 	if (clock && *clock && (ret = trev_write("trace_clock", clock)))
 		env_warn_write("TREV_CLOCK", "trace_clock", clock, ret);

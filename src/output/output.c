@@ -14,6 +14,7 @@
 #include "base/buf.h"
 #include "base/log.h"
 #include "events/events_internal.h"
+#include "output/output.h"
 #include "output/bprint.h"
 #include "output/line_prefix.h"
 #include "output/symbols.h"

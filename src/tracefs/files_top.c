@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "output/output.h"
 #include "tracefs/tracefs_internal.h"
+#include "write/write.h"
 
 /* Show a number and a newline. */
 static int show_ulong(struct trev_buf *out, unsigned long v)

@@ -20,4 +20,19 @@ extern struct trev_event_call trev__ftrace_event_kernel_stack;	/* trigger/stackt
 /* Register them under their fixed ids; at start-up (frontend/init.c). */
 void trev__ftrace_events_register(void);
 
+/*
+ * trace_marker and trace_marker_raw: one record in @tr's buffer (raw: an
+ * unsigned int id, then bytes). Return: bytes taken (a marker longer than
+ * TREV_MARKER_MAX is cut there, so a writer's retry makes a second
+ * record), -EBADF when the buffer refused (tracing off), -EINVAL.
+ */
+#define TREV_MARKER_MAX		1024u
+ssize_t trev__marker_write(struct trev_trace_array *tr, const char *text, size_t size);
+/* The ip of trace_marker's records; it prints as "tracing_mark_write". */
+unsigned long trev__marker_ip(void);
+ssize_t trev__marker_raw_write(struct trev_trace_array *tr, const void *data, size_t size);
+
+/* The printk_formats file: Return: 0 and a malloc'd string, or -errno. */
+int trev__printk_formats_text(char **text);
+
 #endif /* TREV_WRITE_H */

@@ -30,7 +30,7 @@ tfs_stop
 [ ! -s "$errfile" ] || fail "warnings for good values: $(cat "$errfile")"
 
 # Bad values: one warning each, and the program runs with the defaults.
-TREV_CLOCK=sundial TREV_OPTIONS='raw,nosuch' TREV_BUFFER_KB=lots \
+TREV_CLOCK=sundial TREV_OPTIONS='raw,nosuch' TREV_BUFFER_KB=12lots \
 	TREV_WRITE='tracing_on=maybe;noequals;events/nosys/nosuch/enable=1;trace_marker=hi' \
 	start
 is $'[local] mono mono_raw boot counter\n' read trace_clock
@@ -43,7 +43,7 @@ tfs_stop
 grep -q "TREV_CLOCK: 'sundial' to trace_clock refused: Invalid argument (ignored)" "$errfile" ||
 	fail "no TREV_CLOCK warning: $(cat "$errfile")"
 grep -q "TREV_OPTIONS: 'nosuch' to trace_options refused" "$errfile" || fail "TREV_OPTIONS warning"
-grep -q "TREV_BUFFER_KB: 'lots' is not a size in KiB (ignored)" "$errfile" || fail "TREV_BUFFER_KB"
+grep -q "TREV_BUFFER_KB: '12lots' is not a size in KiB (ignored)" "$errfile" || fail "TREV_BUFFER_KB"
 grep -q "TREV_WRITE: 'maybe' to tracing_on refused: Invalid argument" "$errfile" || fail "TREV_WRITE bad"
 grep -q "TREV_WRITE: 'noequals' is not path=value" "$errfile" || fail "TREV_WRITE syntax"
 grep -q "TREV_WRITE: events/nosys/nosuch/enable: no such file" "$errfile" || fail "TREV_WRITE missing"
