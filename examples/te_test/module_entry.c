@@ -21,6 +21,8 @@ static void *xhr_thread(void *arg)
 	struct timespec tick = { 0, 10 * 1000 * 1000 };	/* HZ: 10 ms here */
 	int n = *(int *)arg;
 
+	/* Named before its first event, as kthread_run() names the module's thread. */
+	pthread_setname_np(pthread_self(), "xhr-thread");
 	for (int i = 0; i < n; i++) {
 		nanosleep(&tick, NULL);
 		trace_te_test((int)count);
@@ -37,7 +39,6 @@ int main(int argc, char **argv)
 	printf("Hello, %s.\n", __func__);
 	if (pthread_create(&xhr_task, NULL, xhr_thread, &n))
 		return 1;
-	pthread_setname_np(xhr_task, "xhr-thread");
 	pthread_join(xhr_task, NULL);
 	printf("Hello, %s.\n", __func__);
 	return 0;

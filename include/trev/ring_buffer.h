@@ -74,7 +74,7 @@ struct trev_rb_stats {
 	pid_t tid;		/* owning thread */
 	int alive;		/* 1 while the thread lives */
 	unsigned int size_kb;	/* size of this buffer */
-	char comm[16];		/* thread name when the buffer was created */
+	char comm[16];		/* thread name: at the buffer's creation, then at the thread's exit */
 };
 
 /*

@@ -231,7 +231,7 @@ struct rb_desc {
 	int32_t tid;		/* owning thread */
 	uint32_t busy_ix;	/* its busy word (trev__rb_busy_word()), 0 if none */
 	_Atomic uint64_t gen;	/* bumped on reuse, reset, resize */
-	char comm[16];		/* thread name at creation */
+	char comm[16];		/* thread name at creation, then at its exit */
 
 	/* Consuming reader's position (under the reader lock). */
 	alignas(64) _Atomic uint64_t read_seq; /* page being read; writer reads it */

@@ -451,10 +451,16 @@ static rb_cold struct rb_desc *rb_desc_new(struct trev_rb *rb)
 	return d;
 }
 
-/* Thread exit: the thread's buffers stay, marked dead, until read or reused. */
+/*
+ * Thread exit: the thread's buffers stay, marked dead, until read or reused,
+ * with the name the thread had last (a reader shows it for them).
+ */
 static void rb_thread_exit(void *unused)
 {
+	char name[16] = "";
+
 	(void)unused;
+	prctl(PR_GET_NAME, name);
 	pthread_mutex_lock(&sets_lock);
 	for (unsigned int i = 0; i < RB_MAX_SETS; i++) {
 		struct rb_tls *t = &trev__rb_tls[i];
@@ -464,6 +470,11 @@ static void rb_thread_exit(void *unused)
 			continue;
 		if (rb && rb->set_gen == t->set_gen) {
 			trev__rb_pool_lock(rb, true);
+			/* The name the thread ends with (it may have been set after its
+			 * first event); readers copy it under read_lock. */
+			pthread_mutex_lock(&rb->read_lock);
+			memcpy(t->desc->comm, name, sizeof(t->desc->comm));
+			pthread_mutex_unlock(&rb->read_lock);
 			atomic_store_explicit(&t->desc->state, RB_DESC_DEAD, memory_order_release);
 			trev__rb_pool_unlock(rb);
 		}

@@ -434,6 +434,43 @@ static void test_thread_exit(void **state)
 	trev_rb_destroy(rb);
 }
 
+/* A thread renamed after its first event: its name at its exit. */
+static void *rename_writer(void *arg)
+{
+	struct trev_rb *rb = arg;
+	uint8_t buf[16];
+
+	pthread_setname_np(pthread_self(), "before");
+	ev_build(buf, sizeof(buf), TAG_STREAM, 0);
+	if (trev_rb_write(rb, buf, sizeof(buf)))
+		return NULL;
+	pthread_setname_np(pthread_self(), "after");
+	return rb;
+}
+
+/* A dead thread's buffer shows the name the thread ended with, as the kernel shows a
+ * task's last recorded comm. */
+static void test_thread_exit_name(void **state)
+{
+	struct trev_rb *rb = make_rb(64, 0, 0);
+	struct trev_rb_stats st;
+	pthread_t t;
+	unsigned int id;
+	char comm[16];
+	void *ret;
+
+	(void)state;
+	assert_int_equal(pthread_create(&t, NULL, rename_writer, rb), 0);
+	assert_int_equal(pthread_join(t, &ret), 0);
+	assert_ptr_equal(ret, rb);
+	get_buffers(rb, &id, 1);
+	assert_int_equal(trev_rb_buffer_comm(rb, id, comm), 0);
+	assert_string_equal(comm, "after");
+	assert_int_equal(trev_rb_buffer_stats(rb, id, &st), 0);
+	assert_string_equal(st.comm, "after");
+	trev_rb_destroy(rb);
+}
+
 /* Exit codes of the child in test_fork. */
 enum {
 	CHILD_OK,
@@ -1398,6 +1435,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_thread_exit),
+		cmocka_unit_test(test_thread_exit_name),
 		cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_resize),
 		cmocka_unit_test(test_mode_change),
