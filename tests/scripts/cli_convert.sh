@@ -167,6 +167,8 @@ err_is 1 "trev: convert: $T/full: exists and is not empty (the trace is written 
 run 1 "$trev" convert --to ctf "$dat" "$T/full/mine"
 err_is 1 "trev: convert: $T/full/mine: exists and is not a directory"
 no_leftovers "non-empty DIR"
+run 1 "$trev" convert --to ctf "$dat" "$T/nosuch/dir"
+err_is 1 "trev: convert: $T/nosuch/dir: cannot make a directory beside it: No such file or directory"
 # An empty DIR is used, and a new one gets the mode mkdir gives it.
 mkdir "$T/empty"
 run 0 "$trev" convert --to ctf "$dat" "$T/empty/"

@@ -645,7 +645,8 @@ int cmd_convert(int argc, char **argv)
 		return 1;
 	}
 	if (!mkdtemp(tmp)) {
-		trev_err("convert: %s: %s", tmp, strerror(errno));
+		trev_err("convert: %s: cannot make a directory beside it: %s", dir,
+			 strerror(errno));
 		free(tmp);
 		return 1;
 	}
