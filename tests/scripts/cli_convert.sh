@@ -157,7 +157,29 @@ run 1 "$trev" convert --to ctf "$T/half.dat" "$T/e1"
 err_has "^trev: convert: $T/half.dat: truncated or corrupt trace.dat"
 [ -e "$T/e1" ] && fail "a corrupt input made its DIR"
 no_leftovers "half.dat"
-echo "ok: bad --to, usage, unreadable input"
+# A record whose __data_loc field points out of it (its length made 252): the conversion
+# stops there, naming the file, CPU, record, event and field. The first demo_batch record
+# of CPU 0 is the first place where lat's location (12 bytes at 20) is followed by cpus'
+# (8 bytes at 32), in the v6 file's raw pages.
+python3 - "$T/normal/v6.dat" "$T/bad.dat" <<'PY' || fail "no demo_batch record found to damage"
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+i = d.find(bytes([0x14, 0, 0x0c, 0, 0x20, 0, 0x08, 0]))
+if i < 0:
+    sys.exit(1)
+d[i + 2] = 0xfc
+open(sys.argv[2], 'wb').write(d)
+PY
+# Its time: the first record of CPU 0 of demo_batch's id (trev report --raw: PID CPU NS type: ID).
+id=$(grep -A1 -F 'name = "demo:demo_batch";' "$T/normal/v6.ctf/metadata" | sed -n 's/.*id = \([0-9]*\);$/\1/p')
+"$trev" report --raw "$T/normal/v6.dat" >"$T/raw6" || fail "report --raw v6"
+ts=$(awk -v id="$id" '$2 == 0 && $4 == "type:" && $5 == id { print $3; exit }' "$T/raw6")
+[ -n "$ts" ] || fail "no demo_batch record on CPU 0"
+run 1 "$trev" convert --to ctf "$T/bad.dat" "$T/e1"
+err_is 1 "trev: convert: $T/bad.dat: CPU 0, record at $ts ns, demo:demo_batch: field lat: its data at 20, 252 bytes, is outside the record (40 bytes)"
+[ -e "$T/e1" ] && fail "a corrupt record made its DIR"
+no_leftovers "corrupt record"
+echo "ok: bad --to, usage, unreadable input, a corrupt record"
 
 mkdir "$T/full"
 echo keep >"$T/full/mine"
