@@ -64,7 +64,8 @@ struct trev_trace_array {
 	struct trev_rb *rb;		/* where its records go; swapped by snapshot */
 	struct trev_rb *snapshot;	/* the snapshot buffer, NULL until allocated */
 	pthread_rwlock_t buf_lock;	/* readers of rb vs. a snapshot swap */
-	unsigned long trace_flags;	/* TREV_ITER_* */
+	unsigned long trace_flags;	/* TREV_ITER_*; written under tfs_lock with atomics,
+					 * read by trace_pipe without it */
 	struct trev_event_file **files;	/* by event id (named instances only) */
 	unsigned int nr_files;
 	int ref;			/* open control files (tracefs lock) */

@@ -261,7 +261,11 @@ static unsigned long out_flags(unsigned long flags, struct trev_rb *rb)
 void trev__print_line(struct trev_trace_array *tr, struct trev_trace_iter *iter,
 		      const struct trev_rb_event *ev, const char *comm)
 {
-	out_line(iter, ev, comm, out_flags(tr->trace_flags, tr->rb));
+	/* The options as they are now, as the kernel's trace_pipe reads them: an
+	 * option written meanwhile (tfs_lock) applies from the next line. */
+	unsigned long flags = __atomic_load_n(&tr->trace_flags, __ATOMIC_RELAXED);
+
+	out_line(iter, ev, comm, out_flags(flags, tr->rb));
 }
 
 /* ------------------------------------------------------------------ */

@@ -449,9 +449,10 @@ int trev__option_set(struct trev_trace_array *tr, int i, bool on)
 			ret = trev_rb_set_overwrite(tr->snapshot, on);
 		pthread_rwlock_unlock(&tr->buf_lock);
 	} else if (on) {
-		tr->trace_flags |= trev__options[i].bit;
+		/* Atomic: trace_pipe's readers load the flags for each line without tfs_lock. */
+		__atomic_fetch_or(&tr->trace_flags, trev__options[i].bit, __ATOMIC_RELAXED);
 	} else {
-		tr->trace_flags &= ~trev__options[i].bit;
+		__atomic_fetch_and(&tr->trace_flags, ~trev__options[i].bit, __ATOMIC_RELAXED);
 	}
 	return ret;
 }

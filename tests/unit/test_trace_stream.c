@@ -13,7 +13,9 @@
  *  - a snapshot buffer freed while a reader walks it, a resize and a reset
  *    under a reader, and writers overwriting what a reader has not reached
  *    yet: the reader sees what was there at open, the overwritten events
- *    counted in LOST lines.
+ *    counted in LOST lines;
+ *  - trace_pipe takes each line's options as they are when it consumes it,
+ *    while another thread writes them.
  *
  * Every wait is for a condition; a test that would deadlock on a lock the
  * reader must not hold fails by ctest's time-out.
@@ -68,6 +70,7 @@ const char *ts_print_hook(unsigned int seq)
 		pthread_cond_broadcast(&hook.cond);
 		while (!hook.go)
 			pthread_cond_wait(&hook.cond, &hook.lock);
+		hook.go = false;	/* the next stop waits again */
 	}
 	pthread_mutex_unlock(&hook.lock);
 	return "";
@@ -472,6 +475,90 @@ static void test_writers_overwrite_unread(void **state)
 	trev__buf_free(&b);
 }
 
+/* trace_pipe read to its @n-th event line by another thread; the lines into *arg. */
+#define PIPE_EVENTS	400u
+static void *pipe_reader(void *arg)
+{
+	struct trev_buf b = TREV_BUF_INIT;
+	struct trev_file *f;
+	unsigned int lines = 0;
+
+	assert_int_equal(trev_file_open("trace_pipe", O_RDONLY, &f), 0);
+	while (lines < PIPE_EVENTS) {
+		ssize_t n;
+
+		assert_int_equal(trev__buf_reserve(&b, 4096), 0);
+		n = trev_file_read(f, b.data + b.len, 4096);	/* blocks until there is a line */
+		assert_true(n > 0);
+		for (ssize_t i = 0; i < n; i++)
+			lines += b.data[b.len + i] == '\n';
+		trev__buf_extend(&b, (size_t)n);
+	}
+	assert_int_equal(trev_file_close(f), 0);
+	*(char **)arg = trev__buf_detach(&b);
+	return NULL;
+}
+
+/*
+ * trace_pipe formats each line with the options as they are when it is
+ * consumed (the kernel's trace_pipe), while another thread writes them:
+ * the line the reader is formatting keeps the flags it started with, the
+ * next one has the new ones; and no line is lost or torn meanwhile.
+ */
+static void test_pipe_options_while_read(void **state)
+{
+	char *text, *line, *save = NULL;
+	pthread_t reader;
+	unsigned int seq = 0;
+
+	(void)state;
+	fresh(PIPE_EVENTS);
+	pthread_mutex_lock(&hook.lock);
+	hook.stop_at = 3;
+	hook.inside = false;
+	hook.go = false;
+	pthread_mutex_unlock(&hook.lock);
+	assert_int_equal(pthread_create(&reader, NULL, pipe_reader, &text), 0);
+	pthread_mutex_lock(&hook.lock);
+	while (!hook.inside)
+		pthread_cond_wait(&hook.cond, &hook.lock);
+	pthread_mutex_unlock(&hook.lock);
+	/* Inside the line of seq 3: from seq 4 on, no irq-info columns. */
+	assert_int_equal(trev_write("trace_options", "noirq-info"), 0);
+	pthread_mutex_lock(&hook.lock);
+	hook.stop_at = 4;
+	hook.inside = false;
+	hook.go = true;
+	pthread_cond_broadcast(&hook.cond);
+	while (!hook.inside)		/* seq 4's flags are taken */
+		pthread_cond_wait(&hook.cond, &hook.lock);
+	hook.go = true;
+	pthread_cond_broadcast(&hook.cond);
+	pthread_mutex_unlock(&hook.lock);
+	/* And back and forth while the rest is read. */
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(trev_write("trace_options", i % 2 ? "noirq-info" : "irq-info"), 0);
+	assert_int_equal(pthread_join(reader, NULL), 0);
+	assert_int_equal(trev_write("trace_options", "irq-info"), 0);
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *p = strstr(line, "ts_seq: seq=");
+		unsigned int v;
+		bool flags = strstr(line, "] .... ") != NULL;
+
+		if (!p || sscanf(p, "ts_seq: seq=%u", &v) != 1)
+			fail_msg("not an event line: '%s'", line);
+		assert_int_equal(v, seq);
+		if (v <= 3)
+			assert_true(flags);
+		else if (v == 4)
+			assert_false(flags);
+		seq++;
+	}
+	assert_int_equal(seq, PIPE_EVENTS);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -482,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_freed_while_read),
 		cmocka_unit_test(test_resize_reset_while_read),
 		cmocka_unit_test(test_writers_overwrite_unread),
+		cmocka_unit_test(test_pipe_options_while_read),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
