@@ -125,6 +125,13 @@ int trev__tfs_write(const char *path, const char *text);
 int trev__tfs_append(const char *path, const char *text);
 ssize_t trev__tfs_read(const char *path, char *buf, size_t size);
 
+/*
+ * trev__tfs_files_open() - how many tracefs files are open now, through any
+ * frontend. For tests that close a file through a FUSE mount, whose RELEASE
+ * the kernel sends after close() has returned. Context: any thread.
+ */
+unsigned int trev__tfs_files_open(void);
+
 /* The directories; trev__instance_dir is the root of every instance. */
 extern const struct tfs_dir trev__instance_dir;
 extern const struct tfs_dir trev__events_dir;

@@ -49,6 +49,19 @@ char *trev__strip(const char *buf, size_t size)
 	return strndup(buf, size);
 }
 
+/* Files open now, through every frontend (tfs_lock). */
+static unsigned int tfs_files_open;
+
+unsigned int trev__tfs_files_open(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&tfs_lock);
+	n = tfs_files_open;
+	pthread_mutex_unlock(&tfs_lock);
+	return n;
+}
+
 /* ------------------------------------------------------------------ */
 /* Resolution                                                           */
 
@@ -145,6 +158,7 @@ int trev__tfs_open(const char *path, int flags, struct trev_file **out)
 		goto out_free;
 	}
 	f->loc.tr->ref++;
+	tfs_files_open++;
 	pthread_mutex_unlock(&tfs_lock);
 	*out = f;
 	return 0;
@@ -281,6 +295,7 @@ int trev_file_close(struct trev_file *f)
 	if (f->fops->release)
 		f->fops->release(f);
 	f->loc.tr->ref--;
+	tfs_files_open--;
 	pthread_mutex_unlock(&tfs_lock);
 	pthread_mutex_destroy(&f->lock);
 	trev__buf_free(&f->text);

@@ -31,9 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <trev/trev.h>
+
+#include "tracefs/tracefs_internal.h"
 
 #define CREATE_TRACE_POINTS
 #include "trev_test_events.h"
@@ -103,6 +106,14 @@ static char *full_path(const char *path)
 	return buf;
 }
 
+/*
+ * Files this driver has open through the mount. The kernel sends a FUSE
+ * RELEASE after close() has returned, so a close is complete only when the
+ * tree (served in this process) counts no more open files than that: an
+ * rmdir right after must not find the file still open.
+ */
+static unsigned int mount_files_open;
+
 /* Both backends: open, read, write, close of one file. */
 struct file {
 	struct trev_file *tf;
@@ -114,7 +125,10 @@ static int f_open(const char *path, int flags, struct file *f)
 	if (!mount_dir)
 		return -trev_file_open(path, flags, &f->tf);
 	f->fd = open(full_path(path), flags | O_CLOEXEC);
-	return f->fd < 0 ? errno : 0;
+	if (f->fd < 0)
+		return errno;
+	mount_files_open++;
+	return 0;
 }
 
 static ssize_t f_read(struct file *f, void *buf, size_t n)
@@ -153,9 +167,16 @@ static int f_poll(struct file *f, int ms)
 
 static int f_close(struct file *f)
 {
+	const struct timespec tick = { 0, 100 * 1000 };
+	int err;
+
 	if (!mount_dir)
 		return -trev_file_close(f->tf);
-	return close(f->fd) ? errno : 0;
+	err = close(f->fd) ? errno : 0;
+	mount_files_open--;
+	while (trev__tfs_files_open() > mount_files_open)
+		nanosleep(&tick, NULL);
+	return err;
 }
 
 static int do_write(const char *path, const char *buf, size_t len, int flags)
