@@ -78,6 +78,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +105,7 @@ struct trev_fuse_file {
 	/* Guarded by m->lock: */
 	unsigned int waiters;		/* read and poll waiter threads using the file */
 	int closing;			/* RELEASE under way: waiters end */
+	int flushed;			/* a FLUSH came: counted in m->flushed */
 	int poll_waiter;		/* a poll waiter thread runs */
 	struct fuse_pollhandle *ph;	/* newest handle to notify, or NULL */
 	LIST_ENTRY(trev_fuse_file) link; /* m->files */
@@ -439,13 +441,46 @@ static void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	free(path);
 }
 
+/*
+ * Wait until every file a process has closed (FLUSH) is released, for at
+ * most RMDIR_RELEASE_WAIT_MS. Return: true when none is left.
+ */
+#define RMDIR_RELEASE_WAIT_MS	1000
+static bool flushed_wait(struct trev_fuse_mnt *m)
+{
+	struct timespec until;
+	bool none;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += RMDIR_RELEASE_WAIT_MS / 1000;
+	pthread_mutex_lock(&m->lock);
+	while (m->flushed && !m->exiting)
+		if (pthread_cond_timedwait(&m->cond, &m->lock, &until) == ETIMEDOUT)
+			break;
+	none = m->flushed == 0;
+	pthread_mutex_unlock(&m->lock);
+	return none;
+}
+
+/*
+ * rmdir of an instance is refused while one of its files is open. The
+ * kernel sends a file's RELEASE after close() has returned, so `cat
+ * instances/foo/trace; rmdir instances/foo` may find the file still open:
+ * when the tree says busy and files closed by their process are still to
+ * be released, rmdir waits for their RELEASE and asks again.
+ */
 static void fs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct trev_fuse_mnt *m = req_mnt(req);
 	char *path = req_child_path(req, m, parent, name);
+	int ret;
 
-	if (path)
-		fuse_reply_err(req, -m->be->rmdir(m->ctx, path));
+	if (!path)
+		return;
+	ret = m->be->rmdir(m->ctx, path);
+	if (ret == -EBUSY && flushed_wait(m))
+		ret = m->be->rmdir(m->ctx, path);
+	fuse_reply_err(req, -ret);
 	free(path);
 }
 
@@ -994,13 +1029,42 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	struct trev_fuse_file *f = (struct trev_fuse_file *)(uintptr_t)fi->fh;
 	struct trev_fuse_mnt *m = f->m;
 
+	int flushed;
+
 	(void)ino;
 	pthread_mutex_lock(&m->lock);
 	f->closing = 1;
 	file_drain(m, f);
 	LIST_REMOVE(f, link);
+	flushed = f->flushed;
 	pthread_mutex_unlock(&m->lock);
 	file_close(f);
+	/* Closed in the tree: an rmdir waiting for it may ask again. */
+	if (flushed) {
+		pthread_mutex_lock(&m->lock);
+		m->flushed--;
+		pthread_cond_broadcast(&m->cond);
+		pthread_mutex_unlock(&m->lock);
+	}
+	fuse_reply_err(req, 0);
+}
+
+/*
+ * A process closed a descriptor of the file (close(2) waits for this
+ * reply). Others may still hold it (dup, fork): only RELEASE closes it.
+ */
+static void fs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct trev_fuse_file *f = (struct trev_fuse_file *)(uintptr_t)fi->fh;
+	struct trev_fuse_mnt *m = f->m;
+
+	(void)ino;
+	pthread_mutex_lock(&m->lock);
+	if (!f->flushed) {
+		f->flushed = 1;
+		m->flushed++;
+	}
+	pthread_mutex_unlock(&m->lock);
 	fuse_reply_err(req, 0);
 }
 
@@ -1027,6 +1091,7 @@ static const struct fuse_lowlevel_ops fs_ops = {
 	.open = fs_open,
 	.read = fs_read,
 	.write = fs_write,
+	.flush = fs_flush,
 	.release = fs_release,
 	.opendir = fs_opendir,
 	.readdir = fs_readdir,

@@ -67,11 +67,13 @@ struct trev_fuse_mnt {
 	gid_t gid;
 
 	pthread_mutex_t lock;		/* guards what follows */
-	pthread_cond_t cond;		/* broadcast when waiters or loop_done change */
+	pthread_cond_t cond;		/* broadcast when waiters, flushed or loop_done change */
 	int exiting;			/* unmount under way */
 	int loop_done;			/* the loop thread has cleaned up */
 	int abandoned;			/* trev__fuse_stop() gave up: the loop thread frees */
 	unsigned int waiters;		/* waiter threads alive */
+	unsigned int flushed;		/* open files closed by a process (FLUSH), not
+					 * yet released: RELEASE comes after close() */
 	LIST_HEAD(, trev_fuse_file) files;	/* open files */
 	LIST_HEAD(, trev_fuse_dir) dirs;	/* open directories */
 

@@ -138,6 +138,20 @@ mkdir events/nodir 2>/dev/null && fail "mkdir outside instances/"
 rmdir instances/foo || fail "rmdir instances/foo"
 [ -e instances/foo ] && fail "instances/foo still there"
 ls instances/foo >/dev/null 2>&1 && fail "ls instances/foo after rmdir"
+# rmdir right after its files were read and written: the kernel releases a closed FUSE file
+# after close() returns, and rmdir waits for that; a file still open keeps it busy.
+for i in $(seq 1 30); do
+	mkdir instances/rel || fail "mkdir instances/rel ($i)"
+	cat instances/rel/trace >/dev/null || fail "cat instances/rel/trace ($i)"
+	echo 0 >instances/rel/tracing_on || fail "echo > instances/rel/tracing_on ($i)"
+	msg=$(rmdir instances/rel 2>&1) || fail "rmdir right after close, round $i: $msg"
+done
+mkdir instances/rel || fail "mkdir instances/rel"
+exec 7<instances/rel/trace_pipe
+msg=$(rmdir instances/rel 2>&1) && fail "rmdir with trace_pipe open"
+[[ "$msg" == *"busy"* ]] || fail "rmdir with trace_pipe open: [$msg]"
+exec 7<&-
+msg=$(rmdir instances/rel 2>&1) || fail "rmdir after trace_pipe closed: $msg"
 
 # ---- trace_pipe: lines arrive as they are produced: the reader's output grows while it runs
 drain "$mnt/trace_pipe"	# drop the backlog
