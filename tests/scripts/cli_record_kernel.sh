@@ -7,7 +7,7 @@
 # trev event of a thread T on CPU c must fall between the kernel's sched_switch that switched
 # T in on c and the one that switched it out. The kernel's top instance reads the same after
 # as before, and the recording's instance is gone. Refusals: a clock off the kernel's time
-# line, an unknown kernel event, no root. Needs root and tracefs, else skipped (77).
+# line, an unknown kernel event, no root, no tracefs. Needs root and tracefs, else skipped (77).
 set -uo pipefail
 export LC_ALL=C
 
@@ -43,6 +43,17 @@ if setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$trev" 2>/dev/nul
 	echo "ok: without root, -K is refused"
 else
 	echo "note: user nobody cannot reach $trev: the check without root is left out"
+fi
+
+# No tracefs: in a mount namespace of our own, where every tracefs mount is taken away.
+if unshare -m true 2>/dev/null; then
+	run 1 unshare -m bash -c 'for m in $(awk '"'"'$3 == "tracefs" { print $2 }'"'"' /proc/self/mounts |
+		sort -r); do umount "$m" || exit 9; done; exec "$@"' sh \
+		"$trev" record -K sched:sched_switch -o "$T/x.dat" -- "$B/tests/kt_app" 1 1
+	err_has "^trev: --kernel: the kernel's tracefs is not mounted \(as root: mount -t tracefs nodev /sys/kernel/tracing\)$"
+	echo "ok: without tracefs, -K is refused"
+else
+	echo "note: unshare -m fails here: the check without tracefs is left out"
 fi
 
 # The recording: 3 pinned threads x 200 events, sleeping or yielding between two.

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <mntent.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -17,6 +18,7 @@
 #include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <limits.h>
 
 #include <tracefs.h>
 
@@ -31,7 +33,7 @@
 #define KREC_COMMIT_SIZE_MASK	0x3fffffffull
 
 struct trev_kernel {
-	const char *root;		/* the tracing directory (libtracefs's) */
+	char root[PATH_MAX];		/* the tracing directory: where tracefs is mounted */
 	struct tracefs_instance *inst;	/* instances/trev-record-<PID> */
 	char *inst_dir;			/* its full path */
 	char prefix[64];		/* "instances/trev-record-<PID>/" */
@@ -249,6 +251,32 @@ static long long krec_overrun(const struct trev_kernel *k)
 	return sum;
 }
 
+/*
+ * Where tracefs is mounted: /sys/kernel/tracing if it is there, else the
+ * first tracefs mount. (Not tracefs_tracing_dir_is_mounted(): in
+ * libtracefs 1.6 it leaks the path it finds; nor tracefs_tracing_dir(),
+ * which mounts tracefs when it finds none.) Return: 0, or -ENOENT.
+ */
+static int krec_find_tracefs(char *root, size_t size)
+{
+	FILE *f = setmntent("/proc/self/mounts", "re");
+	struct mntent *m;
+	int ret = -ENOENT;
+
+	if (!f)
+		return -ENOENT;
+	while ((m = getmntent(f))) {
+		if (strcmp(m->mnt_type, "tracefs") != 0 || strlen(m->mnt_dir) >= size)
+			continue;
+		if (ret == 0 && strcmp(m->mnt_dir, "/sys/kernel/tracing") != 0)
+			continue;
+		strcpy(root, m->mnt_dir);
+		ret = 0;
+	}
+	endmntent(f);
+	return ret;
+}
+
 static int krec_count_cpus(const struct trev_kernel *k)
 {
 	int n;
@@ -278,8 +306,7 @@ int trev_kernel_setup(struct trev_kernel **out, const char *clock, char *const *
 		return -1;
 	}
 	k->stop_fd = -1;
-	ret = tracefs_tracing_dir_is_mounted(false, &k->root);
-	if (ret <= 0 || !k->root) {
+	if (krec_find_tracefs(k->root, sizeof(k->root)) < 0) {
 		trev_err("--kernel: the kernel's tracefs is not mounted (as root: mount -t tracefs "
 			 "nodev /sys/kernel/tracing)");
 		goto out_free;
@@ -287,6 +314,11 @@ int trev_kernel_setup(struct trev_kernel **out, const char *clock, char *const *
 	if (access(k->root, R_OK | W_OK | X_OK) < 0) {
 		trev_err("--kernel: %s: %s (recording the kernel's events needs root)", k->root,
 			 strerror(errno));
+		goto out_free;
+	}
+	/* libtracefs makes and removes the instance under the same directory. */
+	if (tracefs_set_tracing_dir(k->root) < 0) {
+		trev_err("--kernel: %s", strerror(ENOMEM));
 		goto out_free;
 	}
 	snprintf(name, sizeof(name), "trev-record-%d", (int)getpid());
