@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: LGPL-2.1-or-later
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * trev record --kernel: a kernel trace instance of the recording's own, on
  * the recording's clock, read into a trace.dat file by trev's writer
