@@ -116,13 +116,16 @@ sed -nE 's/^ *(kernel|app)\.dat: +.*-[0-9]+ +\[([0-9]+)\] +([0-9]+)\.([0-9]{9}):
 sed -nE 's/^ *app\.dat: +.*-([0-9]+) +\[[0-9]+\] .* tt_ints: .*$/\1/p' "$T/merged" >"$T/tids"
 [ "$(wc -l <"$T/tids")" = $((threads * n)) ] ||
 	fail "$(wc -l <"$T/tids") trev events in the merged report, not $((threads * n))"
-# The kernel of this project's VM (6.18, Firecracker) records no sched_switch out of the idle
-# task on some CPUs: a thread the idle task gave its CPU to has no switch-in then. So on
-# each CPU: the switch before an event of T switched T in, or switched to the idle task
-# (counted: "entered from idle"); the switch after it switched T out, always.
+# The kernel of this project's VM (6.18 under Firecracker) does not record every sched_switch,
+# with or without trev: none out of the idle task on some CPUs, none out of some tasks (a
+# plain kernel instance, 4 runs of kt_app: 183 of 10033 switches had a prev that was not the
+# CPU's last next, 174 of them after the idle task). So on each CPU: the switch before an
+# event of T switched T in, or switched in a task that is not one of the program's threads
+# and whose switch out was not recorded (counted, "entered unrecorded"); the switch after
+# the event switched T out, always.
 awk -v want=$((threads * n)) -v threads=$threads '
 function die(msg) { print "FAIL: " msg > "/dev/stderr"; bad = 1; exit 1 }
-BEGIN { while ((getline tid < ARGV[2]) > 0) tids[++ntid] = tid; ARGV[2] = "" }
+BEGIN { while ((getline tid < ARGV[2]) > 0) { tids[++ntid] = tid; ours[tid] = 1 }; ARGV[2] = "" }
 {
 	src = $1; cpu = $2; sec = $3 + 0; nsec = $4 + 0; ev = $5; at = sec "." $4
 	# trace-cmd interleaves the two files in time stamp order
@@ -136,8 +139,11 @@ BEGIN { while ((getline tid < ARGV[2]) > 0) tids[++ntid] = tid; ARGV[2] = "" }
 		s = $0; sub(/ \[[0-9]+\]$/, "", s); sub(/.*:/, "", s); next_pid = s + 0
 		if ((cpu in pending) && pending[cpu] != prev)
 			die("thread " pending[cpu] " had an event on CPU " cpu " at " evat[cpu] ", but the next switch there, at " at ", switched out " prev)
-		if ((cpu in cur) && cur[cpu] != prev && cur[cpu] != 0)
-			die("CPU " cpu ": " prev " switched out at " at " but " cur[cpu] " was switched in at " since[cpu])
+		if ((cpu in cur) && cur[cpu] != prev) {
+			if (cur[cpu] in ours)
+				die("CPU " cpu ": " prev " switched out at " at ", but the program'"'"'s thread " cur[cpu] " was switched in at " since[cpu])
+			gaps++
+		}
 		delete pending[cpu]
 		cur[cpu] = next_pid; since[cpu] = at
 		nswitch++
@@ -150,12 +156,12 @@ BEGIN { while ((getline tid < ARGV[2]) > 0) tids[++ntid] = tid; ARGV[2] = "" }
 			die("thread " tid " pinned to CPU " pinned " has an event on CPU " cpu)
 		if (!(cpu in cur))
 			die("event of " tid " at " at " on CPU " cpu " before any switch there")
-		if (cur[cpu] != tid && cur[cpu] != 0)
-			die("event of " tid " at " at " on CPU " cpu " while the kernel ran " cur[cpu] " there (switched in at " since[cpu] ")")
+		if (cur[cpu] != tid && (cur[cpu] in ours))
+			die("event of " tid " at " at " on CPU " cpu " while the kernel ran the program'"'"'s thread " cur[cpu] " there (switched in at " since[cpu] ")")
 		if (!(cpu in pending)) {	# the first event of this stay on the CPU
 			stays[tid]++
-			if (cur[cpu] == 0)
-				from_idle++
+			if (cur[cpu] != tid)
+				unrecorded++
 		}
 		pending[cpu] = tid; evat[cpu] = at
 	}
@@ -175,7 +181,7 @@ END {
 	}
 	if (nt != threads)
 		die(nt " threads had events, not " threads)
-	if (from_idle == total)
+	if (unrecorded == total)
 		die("no stay began with a recorded switch-in")
-	printf "ok: %d trev events of %d threads in %d stays on their CPUs (%d entered from idle); each stay between the sched_switch that switched its thread in and the one that switched it out (%d sched_switch)\n", nev, nt, total, from_idle, nswitch
+	printf "ok: %d trev events of %d threads in %d stays on their CPUs (%d entered unrecorded); each between the sched_switch that switched its thread in and the one that switched it out (%d sched_switch, %d switches out not recorded)\n", nev, nt, total, unrecorded, nswitch, gaps + 0
 }' "$T/events" "$T/tids" || fail "the two time lines disagree (merged report in $T/merged)"
