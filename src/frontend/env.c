@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "frontend/frontend.h"
 #include "events/events_internal.h"
@@ -210,6 +211,30 @@ static void env_apply_writes(void)
 
 static atomic_bool control_done;
 
+/* Where a kernel with CONFIG_USER_EVENTS takes user-space event registrations. */
+#define ENV_USER_EVENTS_DATA	"/sys/kernel/tracing/user_events_data"
+
+/*
+ * TREV_USER_EVENTS=1: the kernel's user_events (docs/tracefs.md). Only the
+ * detection is in: one message either way, and the program runs on with
+ * its events in trev's own buffers.
+ */
+static void env_user_events(const char *value)
+{
+	if (strcmp(value, "1") != 0) {
+		trev__log(TREV_LOG_WARN, "TREV_USER_EVENTS: '%s' is not 1 (ignored)\n", value);
+		return;
+	}
+	if (access(ENV_USER_EVENTS_DATA, F_OK) < 0)
+		trev__log(TREV_LOG_WARN, "TREV_USER_EVENTS: %s: %s (a kernel without "
+			  "CONFIG_USER_EVENTS, or no tracefs there): events stay in trev's own "
+			  "buffers\n", ENV_USER_EVENTS_DATA, strerror(errno));
+	else
+		trev__log(TREV_LOG_WARN, "TREV_USER_EVENTS: %s is there, but trev does not "
+			  "register events with the kernel yet: events stay in trev's own "
+			  "buffers\n", ENV_USER_EVENTS_DATA);
+}
+
 /*
  * The settings that go through the tree. Runs once, after the library's
  * start-up (the tree needs it), and TREV_WRITE again each time an object
@@ -221,6 +246,7 @@ void trev__env_control(void)
 	const char *options = getenv("TREV_OPTIONS");
 	const char *writes = getenv("TREV_WRITE");
 	const char *mount = getenv("TREV_MOUNT");
+	const char *user_events = getenv("TREV_USER_EVENTS");
 	int ret;
 
 	pthread_mutex_lock(&env_lock);
@@ -230,6 +256,8 @@ void trev__env_control(void)
 		trev__flight_update();
 		return;
 	}
+	if (user_events && *user_events)
+		env_user_events(user_events);
 	if (clock && *clock && (ret = trev_write("trace_clock", clock)))
 		env_warn_write("TREV_CLOCK", "trace_clock", clock, ret);
 	if (options && *options) {

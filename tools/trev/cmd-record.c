@@ -25,6 +25,7 @@
 #include <trev/ring_buffer.h>
 
 #include "control/proto.h"
+#include "kernel_rec.h"
 #include "remote.h"
 #include "remote_source.h"
 #include "ring_buffer/rb_page.h"
@@ -34,6 +35,7 @@
 static const char record_help[] =
 	"usage: trev record [-e EVENT [-f FILTER] [-T TRIGGER]...]... [-b KB] [-C CLOCK]\n"
 	"                   [-o FILE] [--file-version 6|7] [--flush MS] [--wait SEC]\n"
+	"                   [-K KEVENT]... [--kernel-output FILE]\n"
 	"                   (-p PID | -- COMMAND ARGS...)\n"
 	"\n"
 	"Record the events of a program that uses trev into a trace.dat file (default\n"
@@ -51,6 +53,10 @@ static const char record_help[] =
 	"  --wait SEC how long COMMAND has to serve its socket (default 5)\n"
 	"  -p PID     attach to a running process; its settings are restored at the end\n"
 	"  -- COMMAND start COMMAND, held at start-up until tracing is configured\n"
+	"  -K, --kernel KEVENT  also record the kernel's events (set_event syntax,\n"
+	"             repeatable; root), on the same clock (-C mono, mono_raw or boot;\n"
+	"             default mono), in a kernel trace instance of their own\n"
+	"  --kernel-output FILE the kernel's file (default kernel.dat beside -o)\n"
 	"\n"
 	"Without -e, the events the process already has enabled are recorded.\n"
 	"Progress (events/s, bytes, lost) shows on stderr when it is a terminal; a\n"
@@ -101,6 +107,10 @@ struct rec {
 	const char *buffer_kb;
 	const char *clock;
 	const char *output;
+	char **kernel_specs;		/* -K */
+	int nr_kernel_specs;
+	char *kernel_output;		/* --kernel-output, or kernel.dat beside the output */
+	struct trev_kernel *kernel;	/* the kernel's recording */
 	int version;
 	int wait_s;
 	int flush_ms;			/* --flush */
@@ -948,6 +958,48 @@ static void rec_summary(const struct rec *rec, double seconds, long long file_by
 /* ------------------------------------------------------------------ */
 /* The command                                                          */
 
+/*
+ * -K: both sides on one clock the kernel and trev share (trev's local is not
+ * the kernel's local, docs/ring-buffer.md); the kernel's file beside ours.
+ */
+static int rec_parse_kernel(struct rec *rec)
+{
+	static const char *const shared[] = { "mono", "mono_raw", "boot" };
+	const char *slash;
+	bool ok = false;
+
+	if (!rec->nr_kernel_specs) {
+		if (rec->kernel_output) {
+			trev_err("--kernel-output needs -K");
+			return -1;
+		}
+		return 0;
+	}
+	if (!rec->clock)
+		rec->clock = "mono";
+	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++)
+		ok |= strcmp(rec->clock, shared[i]) == 0;
+	if (!ok) {
+		trev_err("-K: -C %s is not on the kernel's time line; give mono, mono_raw or boot",
+			 rec->clock);
+		return -1;
+	}
+	if (!rec->kernel_output) {
+		slash = strrchr(rec->output, '/');
+		if (asprintf(&rec->kernel_output, "%.*skernel.dat",
+			     slash ? (int)(slash - rec->output + 1) : 0, rec->output) < 0) {
+			rec->kernel_output = NULL;
+			return -1;
+		}
+	}
+	if (strcmp(rec->kernel_output, rec->output) == 0) {
+		trev_err("-K: the kernel's file and the program's are both %s (-o, --kernel-output)",
+			 rec->output);
+		return -1;
+	}
+	return 0;
+}
+
 static int rec_parse(struct rec *rec, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -961,6 +1013,8 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 		{ "file-version", required_argument, NULL, 'V' },
 		{ "wait", required_argument, NULL, 'W' },
 		{ "flush", required_argument, NULL, 'F' },
+		{ "kernel", required_argument, NULL, 'K' },
+		{ "kernel-output", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -969,7 +1023,7 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 	long ms;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+e:f:T:b:C:o:p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:f:T:b:C:o:p:K:h", opts, NULL)) != -1) {
 		e = rec->nr_events ? &rec->events[rec->nr_events - 1] : NULL;
 		switch (c) {
 		case 'h':
@@ -1031,6 +1085,22 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 				return -1;
 			}
 			break;
+		case 'K': {
+			char **specs = realloc(rec->kernel_specs, (size_t)(rec->nr_kernel_specs + 1) *
+					       sizeof(*specs));
+
+			if (!specs)
+				return -1;
+			rec->kernel_specs = specs;
+			specs[rec->nr_kernel_specs++] = optarg;
+			break;
+		}
+		case 'O':
+			free(rec->kernel_output);
+			rec->kernel_output = strdup(optarg);
+			if (!rec->kernel_output)
+				return -1;
+			break;
 		case 'F':
 			ms = strtol(optarg, &end, 10);
 			if (!*optarg || *end || ms < 0 || ms > 3600000) {
@@ -1049,7 +1119,7 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 		trev_err(rec->pid > 0 ? "-p and a COMMAND: give one" : "give -p PID or -- COMMAND");
 		return -1;
 	}
-	return 0;
+	return rec_parse_kernel(rec);
 }
 
 /* Check that the output can be made, before anything starts. */
@@ -1086,6 +1156,8 @@ static void rec_free(struct rec *rec)
 	free(rec->old_set_event);
 	free(rec->cpus);
 	free(rec->events);
+	free(rec->kernel_specs);
+	free(rec->kernel_output);
 }
 
 int cmd_record(int argc, char **argv)
@@ -1097,7 +1169,7 @@ int cmd_record(int argc, char **argv)
 	int64_t start_ms;
 	struct stat st;
 	int ret, status = 1, wstatus;
-	bool keep_child = false;
+	bool keep_child = false, kernel_failed = false;
 	char pid_text[32];
 
 	if (rec_parse(&rec, argc, argv) < 0) {
@@ -1105,7 +1177,14 @@ int cmd_record(int argc, char **argv)
 		rec_free(&rec);
 		return 2;
 	}
-	if (rec_check_output(rec.output) < 0) {
+	if (rec_check_output(rec.output) < 0 ||
+	    (rec.kernel_output && rec_check_output(rec.kernel_output) < 0)) {
+		rec_free(&rec);
+		return 1;
+	}
+	/* Before the command starts: no root or no tracefs refuses the whole recording. */
+	if (rec.nr_kernel_specs && trev_kernel_setup(&rec.kernel, rec.clock, rec.kernel_specs,
+						     rec.nr_kernel_specs) < 0) {
 		rec_free(&rec);
 		return 1;
 	}
@@ -1166,6 +1245,9 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	trev_dat_snapshot(rec.dat);
+	if (rec.kernel && trev_kernel_start(rec.kernel, rec.kernel_output, rec.version,
+					    rec.flush_ms) < 0)
+		goto out_abort;
 	if (rec.own_child && (ret = trev_remote_release(rec.r)) < 0) {
 		trev_err("%s: release: %s", rec.argv[0], strerror(-ret));
 		goto out_abort;
@@ -1175,6 +1257,9 @@ int cmd_record(int argc, char **argv)
 		trev_err("recording process %d; Ctrl-C to stop", (int)rec.pid);
 	start_ms = rec_now_ms();
 	rec_loop(&rec, &end);
+	/* The program's events are all in; the kernel's to the same moment. */
+	if (rec.kernel && trev_kernel_finish(rec.kernel) < 0)
+		kernel_failed = true;
 	ret = trev_dat_finish(rec.dat);
 	rec.dat = NULL;
 	if (ret < 0) {
@@ -1219,7 +1304,13 @@ out_child:
 		if (status == 0 && wstatus >= 0)
 			status = rec_child_end(&rec, wstatus);
 	}
+	/* After the command is reaped: its exit hold is not cut short by our error. */
+	if (kernel_failed)
+		status = 1;
 out_free:
+	/* The kernel instance goes whatever happened: the kernel is left as it was. */
+	if (trev_kernel_close(rec.kernel) < 0 && status == 0)
+		status = 1;
 	rec_free(&rec);
 	return status;
 }
