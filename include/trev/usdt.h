@@ -72,7 +72,7 @@ template <typename T> struct __trev_usdt_t<T *, true> {
 
 #define __trev_usdt_op(i, x)							\
 	, [__trev_s##i] "n" (__trev_usdt_signed(x) ? -8 : 8),			\
-	  [__trev_a##i] "rm" (__trev_usdt_val(x))
+	  [__trev_a##i] "r" (__trev_usdt_val(x))
 #define __trev_usdt_arg(i)	"%c[__trev_s" #i "]@%[__trev_a" #i "]"
 
 #define __trev_usdt_ops1(a)	__trev_usdt_op(1, a)
