@@ -11,7 +11,10 @@ export LC_ALL=C
 app="$TREV_BUILD_DIR/tests/usdt_app"
 T=$(mktemp -d)
 tracing=/sys/kernel/tracing
-export PERF_BUILDID_DIR=$T/buildid	# not root's ~/.debug
+# perf keeps its build-id cache in $HOME/.debug: a private one, so that neither this
+# run nor root's cache sees the other's binaries.
+mkdir -p "$T/home"
+export HOME=$T/home
 probes_added=
 
 cleanup() {
@@ -42,7 +45,7 @@ perf probe -q -d 'sdt_usdt_test:*' >/dev/null 2>&1
 perf buildid-cache --add "$app" >"$T/out" 2>"$T/err" || fail "perf buildid-cache --add failed"
 perf list sdt >"$T/out" 2>"$T/err"
 for e in usdt_ints usdt_str usdt_pair usdt_cxx; do
-	grep -q "sdt_usdt_test:$e .*SDT event" "$T/out" || fail "perf list sdt has no sdt_usdt_test:$e"
+	grep -qE "sdt_usdt_test:$e[ @].*SDT event" "$T/out" || fail "perf list sdt has no sdt_usdt_test:$e"
 done
 probes_added=1
 for e in usdt_ints usdt_str usdt_pair usdt_cxx; do
