@@ -12,6 +12,7 @@
 
 #include <trev/abi.h>
 #include <trev/common.h>
+#include <trev/usdt.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,10 +21,12 @@ extern "C" {
 /*
  * The "static key" that guards every tracepoint. For now one load and an
  * unlikely branch; a run-time patched jump label can replace the inside of
- * trev_static_key_false() without touching any caller.
+ * trev_static_key_false() without touching any caller. Its word has two
+ * halves (trev/usdt.h): trev's probes below, the USDT semaphore above; it
+ * is > 0 while either is.
  */
 struct trev_static_key {
-	int enabled;		/* > 0 while the tracepoint has probes */
+	int enabled;		/* > 0 while the tracepoint has probes or USDT consumers */
 };
 
 static inline bool trev_static_key_false(const struct trev_static_key *key)
@@ -179,12 +182,45 @@ void __tsan_release(void *addr);
  *	void __traceiter_foo(void *__data, int a);	(runs the probes)
  *	static inline void trace_foo(int a)
  *	{
- *		if (trev_static_key_false(&__tracepoint_foo.key) && (cond))
+ *		if (trev_static_key_false(&__tracepoint_foo.key) && (cond)) {
+ *			(USDT: if the key's upper half is set, the SDT probe site;
+ *			 if its lower half is not, return)
  *			__traceiter_foo(NULL, a);
+ *		}
  *	}
  *	... trace_foo_enabled(), register_trace_foo(), register_trace_prio_foo(),
  *	    unregister_trace_foo(), check_trace_callback_type_foo()
  */
+#ifdef TREV_USDT
+/*
+ * Inside the guard: the USDT probe when its semaphore (the key's upper half)
+ * is set, then trev's probes when the lower half is. The provider is the
+ * TRACE_SYSTEM of the header that declares the tracepoint.
+ */
+#define __TREV_USDT_FIRE(name, args...)						\
+	{									\
+		int __trev_k = __atomic_load_n(&__tracepoint_##name.key.enabled,	\
+					       __ATOMIC_RELAXED);			\
+										\
+		if (__trev_k >> TREV_KEY_USDT_SHIFT)					\
+			__trev_usdt_probe(__trev_stringify(TRACE_SYSTEM), name,	\
+					  args);					\
+		if (!(__trev_k & TREV_KEY_PROBES_MASK))				\
+			return;							\
+	}
+/*
+ * The tracepoints go in section .probes, where <sys/sdt.h> puts its
+ * semaphores: perf (6.1) turns a semaphore's address into a file offset by
+ * that section's placement only, and would point uprobes elsewhere in .data.
+ */
+#define __TREV_USDT_SECTION	__attribute__((section(".probes")))
+#define __TREV_USDT_SEM(name)	__trev_usdt_sem(name)
+#else
+#define __TREV_USDT_SEM(name)
+#define __TREV_USDT_FIRE(name, args...)
+#define __TREV_USDT_SECTION
+#endif
+
 #define __DECLARE_TRACE(name, proto, args, cond, data_proto)				\
 	TREV_EXTERN_C struct trev_tracepoint __tracepoint_##name;			\
 	TREV_EXTERN_C void __traceiter_##name(data_proto);				\
@@ -193,6 +229,7 @@ void __tsan_release(void *addr);
 		if (trev_static_key_false(&__tracepoint_##name.key)) {			\
 			if (!(cond))							\
 				return;							\
+			__TREV_USDT_FIRE(name, args)					\
 			__traceiter_##name(NULL, args);					\
 		}									\
 	}										\
@@ -266,11 +303,12 @@ void __tsan_release(void *addr);
 	static const char __tpstrtab_##_name[] = #_name;				\
 	TREV_EXTERN_C struct trev_tracepoint __tracepoint_##_name;			\
 	TREV_EXTERN_C void __traceiter_##_name(void *__data, proto);			\
-	struct trev_tracepoint __tracepoint_##_name = {					\
+	struct trev_tracepoint __tracepoint_##_name __TREV_USDT_SECTION = {		\
 		TREV_ABI_HDR(struct trev_tracepoint),					\
 		__tpstrtab_##_name, { 0 }, NULL, _reg, _unreg,				\
 		(void *)__traceiter_##_name						\
 	};										\
+	__TREV_USDT_SEM(_name)								\
 	static struct trev_tracepoint *const __tracepoint_ptr_##_name			\
 		__attribute__((used, section("__trev_tracepoints"))) =			\
 		&__tracepoint_##_name;							\

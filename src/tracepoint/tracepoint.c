@@ -62,6 +62,27 @@ static int tp_nr_funcs(const struct trev_tracepoint_func *funcs)
 	return n;
 }
 
+/*
+ * Set the lower half of a key word (trev/usdt.h) to @n probes, at most
+ * 0x7fff, and leave the upper half, the USDT semaphore, as it is. The kernel
+ * changes that half with a plain 16-bit read-modify-write from another
+ * task (uprobes' reference counter); a compare-and-swap of the whole word
+ * that carries over the half it read cannot undo such a write: the write
+ * either lands before the swap (which then fails and retries) or after it
+ * (and only touches its own half).
+ */
+static void tp_key_set_probes(int *word, int n)
+{
+	int old = __atomic_load_n(word, __ATOMIC_RELAXED), new;
+
+	if (n > 0x7fff)
+		n = 0x7fff;
+	do {
+		new = (old & ~TREV_KEY_PROBES_MASK) | n;
+	} while (!__atomic_compare_exchange_n(word, &old, new, true, __ATOMIC_RELEASE,
+					      __ATOMIC_RELAXED));
+}
+
 /* Publish @new as @tp's array and free @old once no reader can hold it. */
 static void tp_publish(struct trev_tracepoint *tp, const struct trev__tp_ref *ref,
 		       struct trev_tracepoint_func *old, struct trev_tracepoint_func *new)
@@ -74,7 +95,7 @@ static void tp_publish(struct trev_tracepoint *tp, const struct trev__tp_ref *re
 	 * The key goes on after the array is there and off before it goes; a
 	 * reader that sees the key on with a NULL array just does nothing.
 	 */
-	__atomic_store_n(ref->enabled, n, __ATOMIC_RELEASE);
+	tp_key_set_probes(ref->enabled, n);
 	if (old) {
 		urcu_bp_synchronize_rcu();
 		trev_tsan_acquire(tp);
@@ -198,7 +219,7 @@ int trev_tracepoint_probe_count(struct trev_tracepoint *tp)
 
 	if (trev__tp_ref(tp, &ref))
 		return 0;
-	return __atomic_load_n(ref.enabled, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(ref.enabled, __ATOMIC_ACQUIRE) & TREV_KEY_PROBES_MASK;
 }
 
 void trev__tp_remove_all(struct trev_tracepoint *tp)

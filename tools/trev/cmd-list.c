@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * trev list [-p PID | FILE]: the events of a running process (its
+ * trev list [-p PID | [--usdt] FILE]: the events of a running process (its
  * available_events), or of a program or shared library read from its
- * __trev_events section with libelf, without running it.
+ * __trev_events section with libelf, without running it; with --usdt, its
+ * USDT probes (.note.stapsdt, docs/usdt.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,17 +22,20 @@
 #include "descr.h"
 #include "remote.h"
 #include "trev.h"
+#include "usdt_note.h"
 
 static const char list_help[] =
 	"usage: trev list -p PID\n"
-	"       trev list FILE\n"
+	"       trev list [--usdt] FILE\n"
 	"\n"
 	"Print the events, one SYSTEM:EVENT a line:\n"
 	"  -p PID   of running process PID: its available_events, then the built-in\n"
 	"           ftrace events (ftrace:print ...), which have no enable switch\n"
 	"  FILE     of a program or shared library that defines trev events, read from\n"
 	"           its ELF sections without running it, in the order the library\n"
-	"           registers them (the order of available_events)\n";
+	"           registers them (the order of available_events)\n"
+	"  --usdt   the USDT probes of FILE instead (its .note.stapsdt notes), one a\n"
+	"           line: PROVIDER:NAME pc=ADDR semaphore=ADDR|none args=ARGS\n";
 
 /* ------------------------------------------------------------------ */
 /* A running process                                                    */
@@ -289,6 +293,44 @@ static Elf_Scn *lst_find_section(struct lst_elf *e, const char *want, GElf_Shdr 
 	return NULL;
 }
 
+/* Open @e->path as an ELF file that trev list reads, or say why not. Return: 0 or 1. */
+static int lst_open(struct lst_elf *e)
+{
+	const char *path = e->path;
+
+	elf_version(EV_CURRENT);
+	e->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (e->fd < 0) {
+		trev_err("list: %s: %s", path, strerror(errno));
+		return 1;
+	}
+	e->elf = elf_begin(e->fd, ELF_C_READ, NULL);
+	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF || !gelf_getehdr(e->elf, &e->eh)) {
+		trev_err("list: %s: not an ELF file", path);
+		return 1;
+	}
+	if (e->eh.e_type != ET_EXEC && e->eh.e_type != ET_DYN) {
+		trev_err("list: %s: not an executable or shared library", path);
+		return 1;
+	}
+	if (e->eh.e_ident[EI_CLASS] != ELFCLASS64 || e->eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    (e->eh.e_machine != EM_X86_64 && e->eh.e_machine != EM_AARCH64)) {
+		trev_err("list: %s: only 64-bit little-endian x86-64 and aarch64 files are read",
+			 path);
+		return 1;
+	}
+	return 0;
+}
+
+static void lst_close(struct lst_elf *e)
+{
+	free(e->rel);
+	if (e->elf)
+		elf_end(e->elf);
+	if (e->fd >= 0)
+		close(e->fd);
+}
+
 static int lst_file(const char *path)
 {
 	struct lst_elf e = { .path = path, .fd = -1 };
@@ -297,27 +339,8 @@ static int lst_file(const char *path)
 	GElf_Shdr sh;
 	int ret = 1;
 
-	elf_version(EV_CURRENT);
-	e.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (e.fd < 0) {
-		trev_err("list: %s: %s", path, strerror(errno));
-		return 1;
-	}
-	e.elf = elf_begin(e.fd, ELF_C_READ, NULL);
-	if (!e.elf || elf_kind(e.elf) != ELF_K_ELF || !gelf_getehdr(e.elf, &e.eh)) {
-		trev_err("list: %s: not an ELF file", path);
+	if (lst_open(&e))
 		goto out;
-	}
-	if (e.eh.e_type != ET_EXEC && e.eh.e_type != ET_DYN) {
-		trev_err("list: %s: not an executable or shared library", path);
-		goto out;
-	}
-	if (e.eh.e_ident[EI_CLASS] != ELFCLASS64 || e.eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    (e.eh.e_machine != EM_X86_64 && e.eh.e_machine != EM_AARCH64)) {
-		trev_err("list: %s: only 64-bit little-endian x86-64 and aarch64 files are read",
-			 path);
-		goto out;
-	}
 	if (!lst_find_section(&e, "__trev_events", &sh) || sh.sh_type == SHT_NOBITS ||
 	    sh.sh_size < 8) {
 		trev_err("list: %s: no trev events (no __trev_events section)", path);
@@ -366,10 +389,84 @@ out:
 	for (size_t i = 0; i < nr_seen; i++)
 		free(seen[i]);
 	free(seen);
-	free(e.rel);
-	if (e.elf)
-		elf_end(e.elf);
-	close(e.fd);
+	lst_close(&e);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* The USDT probes of an ELF file                                       */
+
+/* One note: its line, or an error said here. Return: 0 or 1. */
+static int lst_usdt_note(struct lst_elf *e, const void *desc, size_t len, size_t at,
+			 bool have_base, uint64_t base)
+{
+	struct usdt_note n;
+	const char *why;
+	uint64_t pc, sem;
+
+	if (usdt_note_parse(desc, len, &n, &why)) {
+		trev_err("list: %s: the stapsdt note at offset %#zx of .note.stapsdt is broken: %s",
+			 e->path, at, why);
+		return 1;
+	}
+	/* Moved after linking (prelink): the base section says by how much. */
+	pc = have_base ? n.pc + (base - n.base) : n.pc;
+	sem = have_base && n.semaphore ? n.semaphore + (base - n.base) : n.semaphore;
+	printf("%s:%s pc=%#llx semaphore=", n.provider, n.name, (unsigned long long)pc);
+	if (sem)
+		printf("%#llx", (unsigned long long)sem);
+	else
+		fputs("none", stdout);
+	printf(" args=%s\n", n.args);
+	return 0;
+}
+
+static int lst_usdt(const char *path)
+{
+	struct lst_elf e = { .path = path, .fd = -1 };
+	GElf_Shdr sh, base_sh = { 0 };
+	bool have_base;
+	size_t listed = 0;
+	Elf_Scn *scn;
+	int ret = 1;
+
+	if (lst_open(&e))
+		goto out;
+	scn = lst_find_section(&e, ".note.stapsdt", &sh);
+	if (!scn || sh.sh_type != SHT_NOTE) {
+		trev_err("list: %s: no USDT probes (no .note.stapsdt section)", path);
+		goto out;
+	}
+	have_base = lst_find_section(&e, ".stapsdt.base", &base_sh) != NULL;
+	for (Elf_Data *d = NULL; (d = elf_getdata(scn, d));) {
+		size_t off = 0, next, name_off, desc_off;
+		GElf_Nhdr nh;
+
+		while ((next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+			const char *name = (const char *)d->d_buf + name_off;
+
+			if (nh.n_type == USDT_NOTE_TYPE && nh.n_namesz == sizeof("stapsdt") &&
+			    !memcmp(name, "stapsdt", sizeof("stapsdt"))) {
+				if (lst_usdt_note(&e, (const char *)d->d_buf + desc_off,
+						  nh.n_descsz, off, have_base, base_sh.sh_addr))
+					goto out;
+				listed++;
+			}
+			off = next;
+		}
+		if (off < d->d_size) {
+			trev_err("list: %s: the note at offset %#zx of .note.stapsdt is broken: "
+				 "its sizes go past the section", path, off);
+			goto out;
+		}
+	}
+	if (!listed) {
+		trev_err("list: %s: no USDT probes", path);
+		goto out;
+	}
+	ret = fflush(stdout) ? 1 : 0;
+out:
+	lst_close(&e);
 	return ret;
 }
 
@@ -377,9 +474,11 @@ int cmd_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
+		{ "usdt", no_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool usdt = false;
 	pid_t pid = 0;
 	int c;
 
@@ -388,14 +487,20 @@ int cmd_list(int argc, char **argv)
 			fputs(list_help, stdout);
 			return 0;
 		}
+		if (c == 'u') {
+			usdt = true;
+			continue;
+		}
 		if (c != 'p' || (pid = trev_parse_pid(optarg)) < 0) {
 			fputs(list_help, stderr);
 			return 2;
 		}
 	}
-	if (pid ? optind != argc : optind != argc - 1) {
+	if ((pid && usdt) || (pid ? optind != argc : optind != argc - 1)) {
 		fputs(list_help, stderr);
 		return 2;
 	}
-	return pid ? lst_process(pid) : lst_file(argv[optind]);
+	if (pid)
+		return lst_process(pid);
+	return usdt ? lst_usdt(argv[optind]) : lst_file(argv[optind]);
 }
