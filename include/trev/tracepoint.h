@@ -29,9 +29,15 @@ struct trev_static_key {
 	int enabled;		/* > 0 while the tracepoint has probes or USDT consumers */
 };
 
+/* The key's word, loaded once: its sign says whether to go in, its halves who for. */
+static inline int trev_static_key_load(const struct trev_static_key *key)
+{
+	return __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+}
+
 static inline bool trev_static_key_false(const struct trev_static_key *key)
 {
-	return trev_unlikely(__atomic_load_n(&key->enabled, __ATOMIC_RELAXED) > 0);
+	return trev_unlikely(trev_static_key_load(key) > 0);
 }
 
 /* One registered probe. An array of these, ended by func == NULL, is RCU-protected. */
@@ -182,9 +188,10 @@ void __tsan_release(void *addr);
  *	void __traceiter_foo(void *__data, int a);	(runs the probes)
  *	static inline void trace_foo(int a)
  *	{
- *		if (trev_static_key_false(&__tracepoint_foo.key) && (cond)) {
- *			(USDT: if the key's upper half is set, the SDT probe site;
- *			 if its lower half is not, return)
+ *		int k = trev_static_key_load(&__tracepoint_foo.key);
+ *		if (k > 0 && (cond)) {
+ *			(USDT: if k > 0xffff, the SDT probe site; if k&0xffff
+ *			 is 0, return)
  *			__traceiter_foo(NULL, a);
  *		}
  *	}
@@ -193,19 +200,15 @@ void __tsan_release(void *addr);
  */
 #ifdef TREV_USDT
 /*
- * Inside the guard: the USDT probe when its semaphore (the key's upper half)
- * is set, then trev's probes when the lower half is. The provider is the
- * TRACE_SYSTEM of the header that declares the tracepoint.
+ * Inside the guard, with the key's word @k as the guard loaded it: the USDT
+ * probe when its semaphore (the upper half) is set, then trev's probes when
+ * the lower half is. Without a USDT consumer this is one compare. The
+ * provider is the TRACE_SYSTEM of the header that declares the tracepoint.
  */
-#define __TREV_USDT_FIRE(name, args...)						\
-	{									\
-		int __trev_k = __atomic_load_n(&__tracepoint_##name.key.enabled,	\
-					       __ATOMIC_RELAXED);			\
-										\
-		if (__trev_k >> TREV_KEY_USDT_SHIFT)					\
-			__trev_usdt_probe(__trev_stringify(TRACE_SYSTEM), name,	\
-					  args);					\
-		if (!(__trev_k & TREV_KEY_PROBES_MASK))				\
+#define __TREV_USDT_FIRE(name, k, args...)					\
+	if (trev_unlikely((k) > TREV_KEY_PROBES_MASK)) {			\
+		__trev_usdt_probe(__trev_stringify(TRACE_SYSTEM), name, args);	\
+		if (!((k) & TREV_KEY_PROBES_MASK))				\
 			return;							\
 	}
 /*
@@ -217,7 +220,7 @@ void __tsan_release(void *addr);
 #define __TREV_USDT_SEM(name)	__trev_usdt_sem(name)
 #else
 #define __TREV_USDT_SEM(name)
-#define __TREV_USDT_FIRE(name, args...)
+#define __TREV_USDT_FIRE(name, k, args...)
 #define __TREV_USDT_SECTION
 #endif
 
@@ -226,10 +229,12 @@ void __tsan_release(void *addr);
 	TREV_EXTERN_C void __traceiter_##name(data_proto);				\
 	static inline void trace_##name(proto)						\
 	{										\
-		if (trev_static_key_false(&__tracepoint_##name.key)) {			\
+		int __trev_key = trev_static_key_load(&__tracepoint_##name.key);	\
+											\
+		if (trev_unlikely(__trev_key > 0)) {					\
 			if (!(cond))							\
 				return;							\
-			__TREV_USDT_FIRE(name, args)					\
+			__TREV_USDT_FIRE(name, __trev_key, args)			\
 			__traceiter_##name(NULL, args);					\
 		}									\
 	}										\
