@@ -543,7 +543,7 @@ static void test_pipe_options_while_read(void **state)
 
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		const char *p = strstr(line, "ts_seq: seq=");
-		unsigned int v;
+		unsigned int v = 0;
 		bool flags = strstr(line, "] .... ") != NULL;
 
 		if (!p || sscanf(p, "ts_seq: seq=%u", &v) != 1)
