@@ -51,7 +51,6 @@ static const char convert_help[] =
 #define CVT_CHILD_OK		10
 #define CVT_CHILD_FAILED	11
 
-static const char cvt_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
 /* One event of the file: its CTF description, or why it has none. */
 struct cvt_event {
@@ -141,31 +140,6 @@ static void cvt_remove_dir(const char *dir)
 		closedir(d);
 	}
 	rmdir(dir);
-}
-
-/* Our own checks first, for clear messages; libtracecmd then reads it. */
-static int cvt_check_file(const char *file)
-{
-	char head[sizeof(cvt_magic) + 8] = { 0 };
-	ssize_t n;
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0) {
-		trev_err("convert: %s: %s", file, strerror(errno));
-		return -1;
-	}
-	n = read(fd, head, sizeof(head) - 1);
-	close(fd);
-	if (n < (ssize_t)sizeof(cvt_magic) || memcmp(head, cvt_magic, sizeof(cvt_magic))) {
-		trev_err("convert: %s: not a trace.dat file", file);
-		return -1;
-	}
-	if (strcmp(head + sizeof(cvt_magic), "6") && strcmp(head + sizeof(cvt_magic), "7")) {
-		trev_err("convert: %s: trace.dat version '%.4s' is not supported (6 and 7 are)",
-			 file, head + sizeof(cvt_magic));
-		return -1;
-	}
-	return 0;
 }
 
 /* DIR must not exist, or be an empty directory. Return: 0 or -1 after a message. */
@@ -633,7 +607,7 @@ int cmd_convert(int argc, char **argv)
 	}
 	c.file = argv[optind];
 	dir = argv[optind + 1];
-	if (cvt_check_file(c.file) || cvt_check_dir(dir))
+	if (trev_check_dat_file("convert", c.file) || cvt_check_dir(dir))
 		return 1;
 
 	/* A directory beside DIR (same file system), renamed to DIR when complete. */

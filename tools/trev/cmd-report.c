@@ -55,7 +55,6 @@ static const char report_help[] =
 #define RPT_PROBE_FAILED	11
 
 /* The trace.dat magic: "\027\010D" then "tracing" (docs/formats.md, "File header"). */
-static const char rpt_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
 /* One -F argument. */
 struct rpt_filter_arg {
@@ -492,31 +491,6 @@ static int rpt_record(struct tracecmd_input *handle, struct tep_record *rec, int
 /* ------------------------------------------------------------------ */
 /* The file                                                             */
 
-/* Our own checks first, for clear messages; libtracecmd then reads it. */
-static int rpt_check_file(const char *file)
-{
-	char head[sizeof(rpt_magic) + 8] = { 0 };
-	ssize_t n;
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0) {
-		trev_err("report: %s: %s", file, strerror(errno));
-		return -1;
-	}
-	n = read(fd, head, sizeof(head) - 1);
-	close(fd);
-	if (n < (ssize_t)sizeof(rpt_magic) || memcmp(head, rpt_magic, sizeof(rpt_magic))) {
-		trev_err("report: %s: not a trace.dat file", file);
-		return -1;
-	}
-	if (strcmp(head + sizeof(rpt_magic), "6") && strcmp(head + sizeof(rpt_magic), "7")) {
-		trev_err("report: %s: trace.dat version '%.4s' is not supported (6 and 7 are)",
-			 file, head + sizeof(rpt_magic));
-		return -1;
-	}
-	return 0;
-}
-
 static struct tracecmd_input *rpt_open(const char *file)
 {
 	struct tracecmd_input *h = tracecmd_open(file, TRACECMD_FL_LOAD_NO_PLUGINS);
@@ -786,7 +760,7 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (rpt_check_file(r.file))
+	if (trev_check_dat_file("report", r.file))
 		goto out;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	fflush(stdout);

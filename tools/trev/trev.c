@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The trev command: `trev <subcommand> [options]`, one cmd-<name>.c each. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "remote.h"
 #include "trev.h"
@@ -31,6 +33,32 @@ void trev_err(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int trev_check_dat_file(const char *cmd, const char *file)
+{
+	/* A trace.dat file starts with these 10 bytes, then its version as text. */
+	static const char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	char head[sizeof(magic) + 8] = { 0 };
+	ssize_t n;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		trev_err("%s: %s: %s", cmd, file, strerror(errno));
+		return -1;
+	}
+	n = read(fd, head, sizeof(head) - 1);
+	close(fd);
+	if (n < (ssize_t)sizeof(magic) || memcmp(head, magic, sizeof(magic))) {
+		trev_err("%s: %s: not a trace.dat file", cmd, file);
+		return -1;
+	}
+	if (strcmp(head + sizeof(magic), "6") && strcmp(head + sizeof(magic), "7")) {
+		trev_err("%s: %s: trace.dat version '%.4s' is not supported (6 and 7 are)", cmd,
+			 file, head + sizeof(magic));
+		return -1;
+	}
+	return 0;
 }
 
 pid_t trev_parse_pid(const char *arg)

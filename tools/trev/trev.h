@@ -27,6 +27,12 @@ int cmd_convert(int argc, char **argv);
 
 /* Print "trev: <message>" on stderr. */
 void trev_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Our own checks of a trace.dat file before libtracecmd reads it, for clear
+ * messages: it opens, starts with the magic, and is version 6 or 7.
+ * Return: 0, or -1 after an error message naming @cmd and @file.
+ */
+int trev_check_dat_file(const char *cmd, const char *file);
 /* Parse a -p argument. Return: the pid, or -1 after an error message. */
 pid_t trev_parse_pid(const char *arg);
 /* Attach to @pid. Return: the connection, or NULL after an error message. */
