@@ -79,6 +79,35 @@ const char *ts_print_hook(unsigned int seq)
 /* ------------------------------------------------------------------ */
 /* Helpers                                                              */
 
+/* The formatter of seq @seq's line will stop there (inside == false until it does). */
+static void hook_arm(unsigned int seq)
+{
+	pthread_mutex_lock(&hook.lock);
+	hook.stop_at = seq;
+	hook.inside = false;
+	hook.go = false;
+	pthread_mutex_unlock(&hook.lock);
+}
+
+/* Until a formatter is stopped at the armed line. */
+static void hook_wait_inside(void)
+{
+	pthread_mutex_lock(&hook.lock);
+	while (!hook.inside)
+		pthread_cond_wait(&hook.cond, &hook.lock);
+	pthread_mutex_unlock(&hook.lock);
+}
+
+/* Let the stopped formatter go on. */
+static void hook_go(void)
+{
+	pthread_mutex_lock(&hook.lock);
+	hook.go = true;
+	pthread_cond_broadcast(&hook.cond);
+	pthread_mutex_unlock(&hook.lock);
+}
+
+
 /* The top buffer holds exactly events 0 .. @n - 1 of ts_seq, and tracing is off. */
 static void fresh(unsigned int n)
 {
@@ -237,16 +266,9 @@ static void test_no_lock_while_formatting(void **state)
 	fresh(NR_BIG);
 	whole = read_all("trace", WHOLE, &len);
 
-	pthread_mutex_lock(&hook.lock);
-	hook.stop_at = NR_BIG / 2;
-	hook.inside = false;
-	hook.go = false;
-	pthread_mutex_unlock(&hook.lock);
+	hook_arm(NR_BIG / 2);
 	assert_int_equal(pthread_create(&reader, NULL, stopped_reader, &streamed), 0);
-	pthread_mutex_lock(&hook.lock);
-	while (!hook.inside)
-		pthread_cond_wait(&hook.cond, &hook.lock);
-	pthread_mutex_unlock(&hook.lock);
+	hook_wait_inside();
 
 	/* The reader is inside TP_printk: each of these needs the tracefs lock. */
 	assert_int_equal(trev_write("tracing_on", "0"), 0);
@@ -258,10 +280,7 @@ static void test_no_lock_while_formatting(void **state)
 	assert_memory_equal(text, "1\n", 2);
 	assert_int_equal(trev_file_close(f), 0);
 
-	pthread_mutex_lock(&hook.lock);
-	hook.go = true;
-	pthread_cond_broadcast(&hook.cond);
-	pthread_mutex_unlock(&hook.lock);
+	hook_go();
 	assert_int_equal(pthread_join(reader, NULL), 0);
 	assert_non_null(streamed);
 	assert_string_equal(streamed, whole);
@@ -513,28 +532,15 @@ static void test_pipe_options_while_read(void **state)
 
 	(void)state;
 	fresh(PIPE_EVENTS);
-	pthread_mutex_lock(&hook.lock);
-	hook.stop_at = 3;
-	hook.inside = false;
-	hook.go = false;
-	pthread_mutex_unlock(&hook.lock);
+	hook_arm(3);
 	assert_int_equal(pthread_create(&reader, NULL, pipe_reader, &text), 0);
-	pthread_mutex_lock(&hook.lock);
-	while (!hook.inside)
-		pthread_cond_wait(&hook.cond, &hook.lock);
-	pthread_mutex_unlock(&hook.lock);
+	hook_wait_inside();
 	/* Inside the line of seq 3: from seq 4 on, no irq-info columns. */
 	assert_int_equal(trev_write("trace_options", "noirq-info"), 0);
-	pthread_mutex_lock(&hook.lock);
-	hook.stop_at = 4;
-	hook.inside = false;
-	hook.go = true;
-	pthread_cond_broadcast(&hook.cond);
-	while (!hook.inside)		/* seq 4's flags are taken */
-		pthread_cond_wait(&hook.cond, &hook.lock);
-	hook.go = true;
-	pthread_cond_broadcast(&hook.cond);
-	pthread_mutex_unlock(&hook.lock);
+	hook_arm(4);
+	hook_go();
+	hook_wait_inside();		/* seq 4's flags are taken */
+	hook_go();
 	/* And back and forth while the rest is read. */
 	for (int i = 0; i < 100; i++)
 		assert_int_equal(trev_write("trace_options", i % 2 ? "noirq-info" : "irq-info"), 0);

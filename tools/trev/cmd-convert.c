@@ -51,7 +51,6 @@ static const char convert_help[] =
 #define CVT_CHILD_OK		10
 #define CVT_CHILD_FAILED	11
 
-
 /* One event of the file: its CTF description, or why it has none. */
 struct cvt_event {
 	struct trev_ctf_event ctf;
