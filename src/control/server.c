@@ -854,8 +854,13 @@ int trev__control_start(void)
 		ctl.atexit_done = true;
 		atexit(ctl_at_exit);
 	}
-	/* The thread takes no signal meant for the program. */
+	/*
+	 * The thread takes no signal meant for the program. SIGTRAP stays
+	 * open: the function tracer refuses to patch while a thread blocks it
+	 * (docs/function-tracer.md), and an int3 kills a thread that does.
+	 */
 	sigfillset(&all);
+	sigdelset(&all, SIGTRAP);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

@@ -7,6 +7,7 @@
 #include "events/events_internal.h"
 #include "write/write.h"
 #include "filter/filter.h"
+#include "ftrace/ftrace.h"
 #include "trigger/trigger_internal.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -46,6 +47,8 @@ static void library_init(void)
 	trev__top_region_set(&flight_region);
 	trev__events_on_register(events_registered);
 	trev__ftrace_events_register();
+	trev__ftrace_fn_register();
+	trev__ftrace_register_program();	/* before TREV_WRITE can name its functions */
 	trev__env_init();
 	trev__control_env();
 }

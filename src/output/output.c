@@ -14,6 +14,7 @@
 #include "base/buf.h"
 #include "base/log.h"
 #include "events/events_internal.h"
+#include "ftrace/ftrace.h"
 #include "output/output.h"
 #include "output/bprint.h"
 #include "output/line_prefix.h"
@@ -229,8 +230,21 @@ static void out_line(struct trev_trace_iter *iter, const struct trev_rb_event *e
 				trev_seq_putmem(s, &ts, sizeof(ts));
 			}
 		}
-		if (call)
+		if (call && call->id == TREV_TYPE_FN &&
+		    iter->ent_size >= sizeof(struct trev_entry) + 2 * sizeof(unsigned long)) {
+			/* The kernel's trace_fn_hex() and trace_fn_bin(): ip, parent_ip. */
+			unsigned long ip[2];
+
+			memcpy(ip, iter->ent + 1, sizeof(ip));
+			for (int i = 0; i < 2; i++) {
+				if (flags & TREV_ITER_HEX)
+					out_hex_field(s, &ip[i], sizeof(ip[i]));
+				else
+					trev_seq_putmem(s, &ip[i], sizeof(ip[i]));
+			}
+		} else if (call) {
 			out_nop(iter);
+		}
 		if (flags & TREV_ITER_HEX)
 			trev_seq_putc(s, '\n');
 	} else {
@@ -326,7 +340,9 @@ static void out_header(const struct trev_trace_text *tt, struct trev_buf *out)
 			written += st.written;
 		}
 	}
-	trev__buf_puts(out, "# tracer: nop\n#\n");
+	trev__buf_printf(out, "# tracer: %s\n#\n",
+			 (!tt->tr->name || !tt->tr->name[0]) && trev__ftrace_tracer_on() ?
+			 "function" : "nop");
 	if ((tt->what & TREV_PRINT_SNAPSHOT) && entries == 0) {
 		out_snapshot_help(rb != NULL, out);
 		return;
@@ -481,7 +497,10 @@ static void out_raw_ftrace(struct trev_trace_iter *iter, struct trev_event_call 
 	struct trev_seq *s = &iter->seq;
 	size_t fixed = offsetof(struct out_ftrace_entry, ptr) + sizeof(e->ptr);
 
-	if (call->id == TREV_TYPE_PRINT) {
+	if (call->id == TREV_TYPE_FN) {
+		/* The kernel's trace_fn_raw(). */
+		trev_seq_printf(s, "%lx %lx\n", e->ip, (unsigned long)e->ptr);
+	} else if (call->id == TREV_TYPE_PRINT) {
 		int max = (int)(iter->ent_size - offsetof(struct out_ftrace_entry, buf));
 
 		trev_seq_printf(s, "# %lx %.*s", e->ip, max, e->buf);

@@ -14,6 +14,7 @@
 
 #include "base/log.h"
 #include "output/output.h"
+#include "ftrace/ftrace.h"
 #include "tracefs/tracefs_internal.h"
 #include "write/write.h"
 
@@ -670,29 +671,67 @@ static const struct tfs_fops error_log_fops = {
 /* ------------------------------------------------------------------ */
 /* Tracers                                                              */
 
+static bool tr_is_top(const struct trev_trace_array *tr)
+{
+	return !tr->name || !tr->name[0];
+}
+
+/* The function tracer is the top instance's only (docs/function-tracer.md). */
 static int tracers_show(struct trev_file *f, struct trev_buf *out)
 {
-	(void)f;
-	return trev__buf_puts(out, "nop\n");
+	return trev__buf_puts(out, tr_is_top(f->loc.tr) ? "function nop\n" : "nop\n");
 }
 
 static const struct tfs_fops available_tracers_fops = {
 	.show = tracers_show,
 };
 
+static int current_tracer_show(struct trev_file *f, struct trev_buf *out)
+{
+	bool fn = tr_is_top(f->loc.tr) && trev__ftrace_tracer_on();
+
+	return trev__buf_puts(out, fn ? "function\n" : "nop\n");
+}
+
+/*
+ * As the kernel's tracing_set_tracer(): a change of tracer empties the
+ * buffer; writing the tracer that runs changes nothing.
+ */
 static ssize_t current_tracer_write(struct trev_file *f, const char *buf, size_t size)
 {
+	struct trev_trace_array *tr = f->loc.tr;
 	char *name = trev__strip(buf, size);
-	bool ok = name && strcmp(name, "nop") == 0;
+	const char *why = NULL;
+	bool fn, was;
+	int ret;
 
-	free(name);
-	if (!ok)
+	if (!name)
+		return -ENOMEM;
+	fn = strcmp(name, "function") == 0;
+	if ((!fn && strcmp(name, "nop")) || (fn && !tr_is_top(tr))) {
+		free(name);
 		return bad_value(f, "current_tracer", buf, size, "No such tracer");
+	}
+	free(name);
+	was = tr_is_top(tr) && trev__ftrace_tracer_on();
+	if (was == fn)
+		return (ssize_t)size;
+	pthread_rwlock_rdlock(&tr->buf_lock);
+	trev_rb_reset(tr->rb);
+	pthread_rwlock_unlock(&tr->buf_lock);
+	ret = trev__ftrace_set_tracer(tr, fn, &why);
+	if (ret) {
+		char *cmd = trev__strip(buf, size);
+
+		trev__tracing_log_err(tr, "current_tracer", cmd ? cmd : "", 0, "%s", why);
+		free(cmd);
+		return ret;
+	}
 	return (ssize_t)size;
 }
 
 static const struct tfs_fops current_tracer_fops = {
-	.show = tracers_show,
+	.show = current_tracer_show,
 	.write = current_tracer_write,
 };
 
@@ -702,9 +741,14 @@ static const struct tfs_fops current_tracer_fops = {
 extern const struct tfs_fops trev__available_events_fops;
 extern const struct tfs_fops trev__set_event_fops;
 extern const struct tfs_fops trev__per_thread_stats_fops;
+extern const struct tfs_fops trev__available_filter_functions_fops;
+extern const struct tfs_fops trev__set_ftrace_filter_fops;
+extern const struct tfs_fops trev__set_ftrace_notrace_fops;
+extern const struct tfs_fops trev__set_ftrace_pid_fops;
 
 static const struct tfs_node instance_entries[] = {
 	{ "available_events", 0440, &trev__available_events_fops, NULL, false },
+	{ "available_filter_functions", 0440, &trev__available_filter_functions_fops, NULL, true },
 	{ "available_tracers", 0440, &available_tracers_fops, NULL, false },
 	{ "buffer_size_kb", 0640, &trev__buffer_size_fops, NULL, false },
 	{ "buffer_total_size_kb", 0440, &buffer_total_fops, NULL, false },
@@ -718,6 +762,9 @@ static const struct tfs_node instance_entries[] = {
 	{ "printk_formats", 0440, &printk_formats_fops, NULL, true },
 	{ "saved_cmdlines", 0440, &cmdlines_fops, NULL, true },
 	{ "set_event", 0640, &trev__set_event_fops, NULL, false },
+	{ "set_ftrace_filter", 0640, &trev__set_ftrace_filter_fops, NULL, true },
+	{ "set_ftrace_notrace", 0640, &trev__set_ftrace_notrace_fops, NULL, true },
+	{ "set_ftrace_pid", 0640, &trev__set_ftrace_pid_fops, NULL, true },
 	{ "snapshot", 0640, &snapshot_fops, NULL, false },
 	{ "trace", 0640, &trev__trace_fops, NULL, false },
 	{ "trace_clock", 0640, &clock_fops, NULL, false },

@@ -827,7 +827,11 @@ static void *read_waiter(void *arg)
 	return NULL;
 }
 
-/* Start a detached thread with every signal blocked (workers have them blocked already). */
+/*
+ * Start a detached thread with every signal blocked (workers have them
+ * blocked already) but SIGTRAP, which the function tracer needs open in
+ * every thread (docs/function-tracer.md).
+ */
 static int start_thread(void *(*fn)(void *), void *arg)
 {
 	pthread_attr_t attr;
@@ -836,6 +840,7 @@ static int start_thread(void *(*fn)(void *), void *arg)
 	int ret;
 
 	sigfillset(&all);
+	sigdelset(&all, SIGTRAP);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

@@ -21,7 +21,7 @@ declare -A layer=(
 	[base]=0
 	[ring_buffer]=1
 	[tracepoint]=2 [events]=2
-	[filter]=3 [trigger]=3 [output]=3 [tracedat]=3 [write]=3
+	[filter]=3 [ftrace]=3 [trigger]=3 [output]=3 [tracedat]=3 [write]=3
 	[tracefs]=4
 	[frontend]=5 [control]=5
 )

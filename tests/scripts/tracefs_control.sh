@@ -9,9 +9,9 @@ source "$TREV_SOURCE_DIR/tests/tracefs/lib.sh"
 checks() {
 	# The tree's root.
 	ok ls ""
-	for f in available_events available_tracers buffer_size_kb buffer_total_size_kb \
+	for f in available_events available_filter_functions available_tracers buffer_size_kb buffer_total_size_kb \
 		 current_tracer error_log events instances options per_cpu printk_formats \
-		 saved_cmdlines set_event snapshot trace trace_clock trace_marker \
+		 saved_cmdlines set_event set_ftrace_filter set_ftrace_notrace set_ftrace_pid snapshot trace trace_clock trace_marker \
 		 trace_marker_raw trace_options trace_pipe tracing_on; do
 		has "^$f\$"
 	done
@@ -99,7 +99,7 @@ checks() {
 	ok write buffer_size_kb 1408
 
 	# tracers
-	is $'nop\n' read available_tracers
+	is $'function nop\n' read available_tracers
 	is $'nop\n' read current_tracer
 	ok write current_tracer nop
 	err EINVAL write current_tracer function_graph

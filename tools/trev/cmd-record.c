@@ -33,7 +33,7 @@
 #include "trev.h"
 
 static const char record_help[] =
-	"usage: trev record [-e EVENT [-f FILTER] [-T TRIGGER]...]... [-b KB] [-C CLOCK]\n"
+	"usage: trev record [-e EVENT [-f FILTER] [-T TRIGGER]...]... [-t TRACER] [-b KB] [-C CLOCK]\n"
 	"                   [-o FILE] [--file-version 6|7] [--flush MS] [--wait SEC]\n"
 	"                   [-K KEVENT]... [--kernel-output FILE]\n"
 	"                   (-p PID | -- COMMAND ARGS...)\n"
@@ -44,6 +44,7 @@ static const char record_help[] =
 	"  -e EVENT   enable events, set_event syntax: sys:event, sys, sys:*, event\n"
 	"  -f FILTER  filter for the -e before it (events/.../filter)\n"
 	"  -T TRIGGER trigger for the -e before it (events/.../trigger); repeatable\n"
+	"  -t TRACER  current_tracer (function: docs/function-tracer.md)\n"
 	"  -b KB      buffer_size_kb\n"
 	"  -C CLOCK   trace_clock\n"
 	"  -o FILE    output file (default trace.dat)\n"
@@ -106,6 +107,7 @@ struct rec {
 	int nr_events;
 	const char *buffer_kb;
 	const char *clock;
+	const char *tracer;		/* -t: current_tracer */
 	const char *output;
 	char **kernel_specs;		/* -K */
 	int nr_kernel_specs;
@@ -137,7 +139,7 @@ struct rec {
 	struct rec_saved_list sys_filters;	/* events/<sys>/filter: "0" or its old text */
 	struct rec_saved_list filters;		/* events/<sys>/<ev>/filter: "0" or the old one */
 	struct rec_saved_list enabled;		/* set_event: "!sys:ev" for each event we enabled */
-	struct rec_saved_list settings;		/* buffer_size_kb, trace_clock */
+	struct rec_saved_list settings;		/* buffer_size_kb, trace_clock, current_tracer */
 };
 
 static volatile sig_atomic_t signals_seen;
@@ -418,6 +420,8 @@ static int rec_configure(struct rec *rec)
 			ret = rec_save_setting(rec, "buffer_size_kb", rec->buffer_kb);
 		if (ret >= 0)
 			ret = rec_save_setting(rec, "trace_clock", rec->clock);
+		if (ret >= 0)
+			ret = rec_save_setting(rec, "current_tracer", rec->tracer);
 		if (ret < 0) {
 			trev_err("process %d: cannot read its tracing settings", (int)rec->pid);
 			return ret;
@@ -426,6 +430,8 @@ static int rec_configure(struct rec *rec)
 	if (rec->buffer_kb && (ret = rec_write(rec, "buffer_size_kb", rec->buffer_kb, false)) < 0)
 		return ret;
 	if (rec->clock && (ret = rec_write(rec, "trace_clock", rec->clock, false)) < 0)
+		return ret;
+	if (rec->tracer && (ret = rec_write(rec, "current_tracer", rec->tracer, false)) < 0)
 		return ret;
 	for (int i = 0; i < rec->nr_events; i++) {
 		const struct rec_event *e = &rec->events[i];
@@ -1008,6 +1014,7 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 		{ "trigger", required_argument, NULL, 'T' },
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "clock", required_argument, NULL, 'C' },
+		{ "tracer", required_argument, NULL, 't' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "file-version", required_argument, NULL, 'V' },
@@ -1023,7 +1030,7 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 	long ms;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+e:f:T:b:C:o:p:K:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:f:T:t:b:C:o:p:K:h", opts, NULL)) != -1) {
 		e = rec->nr_events ? &rec->events[rec->nr_events - 1] : NULL;
 		switch (c) {
 		case 'h':
@@ -1062,6 +1069,9 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 			break;
 		case 'C':
 			rec->clock = optarg;
+			break;
+		case 't':
+			rec->tracer = optarg;
 			break;
 		case 'o':
 			rec->output = optarg;

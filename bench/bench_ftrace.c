@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * bench_ftrace: the function tracer's costs against the floor
+ * (bench_common.h), in one run:
+ *   - a traced call: the entry's call, the trampoline and one ftrace/function
+ *     record, against the floor of a ring write (target <= 1.5 x floor);
+ *   - an unselected function (its 5-byte nop) against the same function
+ *     built without -fpatchable-function-entry.
+ * Environment: BENCH_FTRACE_N calls per timed run (default 2000000).
+ * Prints a table and exits 0: no thresholds, no pass/fail.
+ */
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <trev/trev.h>
+
+#include "bench_common.h"
+
+#define RUNS	5
+
+uint64_t bench_fn_traced(uint64_t x);	/* ftrace/bench_fn.c, with the flags */
+uint64_t bench_fn_plain(uint64_t x);	/* the same, without */
+
+static uint64_t nr_calls;
+
+typedef void (*bench_fn)(uint64_t n);
+
+static noinline void run_floor(uint64_t n)
+{
+	floor_loop(n);
+}
+
+static noinline void run_traced(uint64_t n)
+{
+	uint64_t s = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		s += bench_fn_traced(i);
+	sink += s;
+}
+
+static noinline void run_plain(uint64_t n)
+{
+	uint64_t s = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		s += bench_fn_plain(i);
+	sink += s;
+}
+
+static double time_run(bench_fn fn, uint64_t n)
+{
+	uint64_t t0, t1;
+
+	floor_setup();
+	fn(n / 10);		/* warm up */
+	t0 = now_ns();
+	fn(n);
+	t1 = now_ns();
+	floor_teardown();
+	return (double)(t1 - t0) / (double)n;
+}
+
+struct result {
+	double ns;	/* median ns per call */
+	double ratio;	/* median of (case / reference) over runs made next to each other */
+};
+
+/* @fn, each run right after a run of @ref: the VM's CPU changes speed over seconds. */
+static struct result measure_vs(bench_fn fn, bench_fn ref)
+{
+	double ns[RUNS], ratio[RUNS];
+
+	for (int r = 0; r < RUNS; r++) {
+		double f = time_run(ref, nr_calls);
+
+		ns[r] = time_run(fn, nr_calls);
+		ratio[r] = ns[r] / f;
+	}
+	return (struct result){ median(ns, RUNS), median(ratio, RUNS) };
+}
+
+static void must(int ret, const char *what)
+{
+	if (ret < 0)
+		die(what, ret);
+}
+
+static void row(const char *name, struct result r, const char *vs)
+{
+	printf("| %-44s | %8.2f | %6.2f | %-22s |\n", name, r.ns, r.ratio, vs);
+}
+
+int main(void)
+{
+	const char *env = getenv("BENCH_FTRACE_N");
+	struct result floor_r, plain, nop, nop_on, traced;
+	cpu_set_t one;
+	int cpu = sched_getcpu();
+
+	nr_calls = env ? strtoull(env, NULL, 10) : 2000000ull;
+	if (nr_calls < 1000)
+		nr_calls = 1000;
+	/* A case and its reference on the same CPU (the vCPUs differ in speed). */
+	CPU_ZERO(&one);
+	CPU_SET(cpu < 0 ? 0 : cpu, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+
+	time_run(run_floor, nr_calls);		/* warm the CPU up */
+	floor_r = measure_vs(run_floor, run_floor);
+	plain = measure_vs(run_plain, run_plain);
+	nop = measure_vs(run_traced, run_plain);
+	/* The tracer on, the function not selected: still its nop. */
+	must(trev_write("set_ftrace_notrace", "bench_fn_traced"), "set_ftrace_notrace");
+	must(trev_write("current_tracer", "function"), "current_tracer");
+	nop_on = measure_vs(run_traced, run_plain);
+	must(trev_write("set_ftrace_notrace", ""), "set_ftrace_notrace");
+	traced = measure_vs(run_traced, run_floor);
+	must(trev_write("current_tracer", "nop"), "current_tracer");
+
+	printf("bench_ftrace: %llu calls per run, median of %d runs; each run follows a run of "
+	       "its reference (the ratio is the median of those pairs')\n\n",
+	       (unsigned long long)nr_calls, RUNS);
+	printf("| %-44s | %8s | %6s | %-22s |\n", "case", "ns/call", "ratio", "ratio to");
+	printf("|%s|%s|%s|%s|\n", "----------------------------------------------",
+	       "----------:", "--------:", "------------------------");
+	row("floor: ring write + rdtsc (1 thread)", floor_r, "floor");
+	row("plain call (built without the flags)", plain, "plain call");
+	row("unselected function, tracer off (nop5)", nop, "plain call");
+	row("unselected function, tracer on (nop5)", nop_on, "plain call");
+	row("traced call: call + trampoline + record", traced, "floor");
+	printf("\ntraced call minus the plain call: %.2f ns = %.2f x floor\n",
+	       traced.ns - plain.ns, (traced.ns - plain.ns) / floor_r.ns);
+	return 0;
+}

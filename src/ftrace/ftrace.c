@@ -1,0 +1,927 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The function tracer (the kernel's ftrace.c and trace_functions.c): the
+ * patchable entries of every registered object, which of them are
+ * selected, the tracer's switch, and the record each traced call makes,
+ * ftrace/function (id 1, the kernel's FTRACE_ENTRY_REG(function, ...)).
+ *
+ * Locking: ft_lock guards the modules, their sites and the lists. It is
+ * taken from control files (under tfs_lock) and from an object's
+ * constructor (under the loader's lock), so nothing done under it may
+ * take the loader's lock: names come from the ELF files (elf_symtab.c),
+ * never from dladdr() or dl_iterate_phdr().
+ */
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define _LGPL_SOURCE
+#include <urcu-bp.h>
+
+#include <trev/tracepoint.h>
+
+#include "base/buf.h"
+#include "base/log.h"
+#include "ftrace/ftrace.h"
+#include "ftrace/ftrace_internal.h"
+#include "output/elf_symtab.h"
+#include "output/symbols.h"
+
+/* Site flags. */
+#define FT_FILTER	0x01u	/* in set_ftrace_filter */
+#define FT_NOTRACE	0x02u	/* in set_ftrace_notrace */
+#define FT_ON		0x04u	/* patched: calls the trampoline */
+#define FT_BAD		0x08u	/* not 5 bytes of nops: never patched, not listed */
+#define FT_NEW		0x10u	/* the list being built by a write */
+
+struct ft_site {
+	uintptr_t addr;			/* the 5 bytes at the function's entry */
+	char *name;			/* its function; NULL until named */
+	unsigned int flags;		/* FT_* */
+};
+
+/* One object that registered its entries. */
+struct ft_module {
+	const void *const *key;		/* its __start___patchable_function_entries */
+	int refs;			/* registrations (one per file that includes fentry.h) */
+	struct ft_site *sites;		/* sorted by address */
+	size_t nr_sites;
+	char *path;			/* its file ("/proc/self/exe" for the program) */
+	char *mod;			/* module name for " [mod]"; NULL for the program */
+	uintptr_t bias;			/* load bias: run-time minus link-time address */
+	uintptr_t target;		/* what its sites call: trampoline or stub */
+	void *stub;			/* its near stub, or NULL */
+	int stub_err;			/* trev__ft_stub_get()'s error, when it failed */
+	bool named;			/* sites[].name filled in */
+	struct ft_module *next;
+};
+
+/* Thread ids of set_ftrace_pid; replaced whole, freed after a grace period. */
+struct ft_pids {
+	size_t n;
+	pid_t tid[];			/* sorted */
+};
+
+static pthread_mutex_t ft_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ft_module *ft_modules;	/* registration order (ft_lock) */
+static bool ft_tracer;			/* current_tracer is function (ft_lock) */
+static bool ft_list_set[2];		/* the filter / notrace list is not empty (ft_lock) */
+static atomic_bool ft_active;		/* trev__ft_entry() records */
+/*
+ * NULL: every thread. Replaced whole with a release exchange, read with an
+ * acquire load (what rcu_dereference() is on x86, and what TSan follows);
+ * the old list is freed after an RCU grace period.
+ */
+static _Atomic(struct ft_pids *) ft_pids;
+static __thread pid_t ft_tid __attribute__((tls_model("initial-exec")));
+
+/* ------------------------------------------------------------------ */
+/* The record                                                           */
+
+/*
+ * Record layout (the kernel's struct ftrace_entry):
+ *   OFFSET  SIZE  MEANING
+ *   0       8     struct trev_entry (common fields)
+ *   8       8     ip: the traced function's patched entry
+ *   16      8     parent_ip: the return address into its caller
+ */
+struct ftrace_entry {
+	struct trev_entry ent;
+	unsigned long ip;
+	unsigned long parent_ip;
+};
+
+static bool ft_pid_ok(const struct ft_pids *p)
+{
+	size_t lo = 0, hi = p->n;
+	pid_t tid = ft_tid;
+
+	if (trev_unlikely(!tid))
+		tid = ft_tid = (pid_t)syscall(SYS_gettid);	/* once per thread */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->tid[mid] == tid)
+			return true;
+		if (p->tid[mid] < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/*
+ * trev__ft_entry() - the trampoline's call: one ftrace/function record
+ * @ip: the site (the traced function's entry)
+ * @parent_ip: where the function returns to
+ * Context: any thread, at the entry of a traced function, also in a signal
+ * handler; no allocation (after a thread's first record), lock or system call.
+ */
+__attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent_ip)
+{
+	struct ftrace_entry rec;
+	struct ft_pids *pids;
+
+	if (!atomic_load_explicit(&ft_active, memory_order_relaxed))
+		return;
+	rec.ip = ip;
+	rec.parent_ip = parent_ip;
+	/* As a tracepoint's probes: a snapshot swap waits for the section to end. */
+	urcu_bp_read_lock();
+	pids = atomic_load_explicit(&ft_pids, memory_order_acquire);
+	if (trev_likely(!pids) || ft_pid_ok(pids))
+		trev_event_write(&trev__event_rt(&trev__ftrace_event_function)->file, &rec,
+				 sizeof(rec));
+	/* For TSan: the grace period orders this read before pids_replace()'s free. */
+	if (pids)
+		trev_tsan_release(pids);
+	urcu_bp_read_unlock();
+}
+
+/* The kernel's trace_fn_trace(): "func <-parent", options sym-offset and sym-addr. */
+static void fn_print_ip(struct trev_trace_iter *iter, unsigned long ip)
+{
+	if (!ip) {
+		trev_seq_putc(&iter->seq, '0');
+		return;
+	}
+	trev__sym_print(&iter->seq, ip, !!(iter->trace_flags & TREV_ITER_SYM_OFFSET));
+	if (iter->trace_flags & TREV_ITER_SYM_ADDR)
+		trev_seq_printf(&iter->seq, " <%016lx>", ip);
+}
+
+static int fn_output(struct trev_trace_iter *iter, struct trev_event_call *call)
+{
+	const struct ftrace_entry *e = (const struct ftrace_entry *)(const void *)iter->ent;
+
+	(void)call;
+	if (iter->ent_size < sizeof(*e))
+		return -1;
+	fn_print_ip(iter, e->ip);
+	if ((iter->trace_flags & TREV_ITER_PRINT_PARENT) && e->parent_ip) {
+		trev_seq_puts(&iter->seq, " <-");
+		fn_print_ip(iter, e->parent_ip);
+	}
+	trev_seq_putc(&iter->seq, '\n');
+	return 0;
+}
+
+static int fn_fields(struct trev_event_call *call)
+{
+	return trev_event_define_field(call, "unsigned long", "ip",
+				       (int)offsetof(struct ftrace_entry, ip),
+				       (int)sizeof(unsigned long), 0, TREV_FILTER_OTHER) ?:
+	       trev_event_define_field(call, "unsigned long", "parent_ip",
+				       (int)offsetof(struct ftrace_entry, parent_ip),
+				       (int)sizeof(unsigned long), 0, TREV_FILTER_OTHER);
+}
+
+static const struct trev_event_class fn_class = { TREV_ABI_HDR(struct trev_event_class), "ftrace",
+						  NULL, fn_fields, sizeof(struct ftrace_entry) };
+
+struct trev_event_call trev__ftrace_event_function = {
+	TREV_ABI_HDR(struct trev_event_call), &fn_class, "function", NULL,
+	"\" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip",
+	fn_output, TREV_EVENT_FL_FTRACE, 0, NULL
+};
+
+void trev__ftrace_fn_register(void)
+{
+	trev__events_register_builtin(&trev__ftrace_event_function, TREV_TYPE_FN);
+}
+
+/* ------------------------------------------------------------------ */
+/* Registration                                                         */
+
+static int site_cmp(const void *a, const void *b)
+{
+	const struct ft_site *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+struct ft_where {
+	uintptr_t addr;
+	const char *name;	/* dlpi_name of the object holding addr */
+	uintptr_t bias;
+	bool main;		/* it is the program */
+	bool found;
+};
+
+static int where_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct ft_where *w = arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && w->addr >= lo && w->addr - lo < ph->p_memsz) {
+			w->name = info->dlpi_name;
+			w->bias = info->dlpi_addr;
+			w->main = !info->dlpi_name || !info->dlpi_name[0];
+			w->found = true;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* "libfoo" of ".../libfoo.so.1", as a kernel module's name is its file's. */
+static char *module_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t len;
+
+	base = base ? base + 1 : path;
+	len = strcspn(base, ".");
+	return strndup(base, len ? len : strlen(base));
+}
+
+/*
+ * A site is 5 one-byte nops (gcc) or one 5-byte nop (clang); gcc's are made
+ * into one here, before any thread can be in the middle of them.
+ */
+static unsigned int site_prepare(uintptr_t addr)
+{
+	static const uint8_t nops1[FT_SITE_SIZE] = { 0x90, 0x90, 0x90, 0x90, 0x90 };
+	const uint8_t *b = (const uint8_t *)addr;
+
+	if (!memcmp(b, nops1, FT_SITE_SIZE))
+		return trev__ft_text_init(addr, trev__ft_nop5) ? FT_BAD : 0;
+	if (!memcmp(b, trev__ft_nop5, 3))	/* 0f 1f 44 00 xx */
+		return 0;
+	return FT_BAD;
+}
+
+static struct ft_module *module_find(const void *const *key)
+{
+	for (struct ft_module *m = ft_modules; m; m = m->next)
+		if (m->key == key)
+			return m;
+	return NULL;
+}
+
+static int ft_apply(pid_t *blocker);
+static void list_recount(enum trev_ft_list list);
+
+/**
+ * trev_function_register() - register an object's patchable function entries
+ * @start: its __start___patchable_function_entries
+ * @stop: its __stop___patchable_function_entries
+ *
+ * Called by the constructor <trev/fentry.h> puts in each file built with
+ * `pkg-config --variable=function_cflags trev`, before the object's code can
+ * run. When the function tracer is on, the new functions it selects are
+ * patched at once.
+ *
+ * Context: an object's constructor (the loader's lock may be held).
+ */
+void trev_function_register(const void *const *start, const void *const *stop)
+{
+	struct ft_where w = { .addr = start < stop ? (uintptr_t)start[0] : 0 };
+	struct ft_module *m;
+	size_t n = start < stop ? (size_t)(stop - start) : 0;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	pid_t blocker;
+
+	if (!n)
+		return;
+	/* The loader's lock, if any, is already ours: before ft_lock, never under it. */
+	dl_iterate_phdr(where_cb, &w);
+	pthread_mutex_lock(&ft_lock);
+	m = module_find(start);
+	if (m) {
+		m->refs++;
+		goto out_unlock;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		goto out_nomem;
+	m->sites = calloc(n, sizeof(*m->sites));
+	m->path = strdup(!w.found || w.main ? "/proc/self/exe" : w.name);
+	m->mod = w.found && !w.main ? module_name(w.name) : NULL;
+	if (!m->sites || !m->path || (w.found && !w.main && !m->mod))
+		goto out_free;
+	m->key = start;
+	m->refs = 1;
+	m->bias = w.bias;
+	for (size_t i = 0; i < n; i++) {
+		if (!start[i])
+			continue;
+		m->sites[m->nr_sites].addr = (uintptr_t)start[i];
+		m->sites[m->nr_sites].flags = site_prepare((uintptr_t)start[i]);
+		if ((uintptr_t)start[i] < lo)
+			lo = (uintptr_t)start[i];
+		if ((uintptr_t)start[i] > hi)
+			hi = (uintptr_t)start[i];
+		m->nr_sites++;
+	}
+	qsort(m->sites, m->nr_sites, sizeof(*m->sites), site_cmp);
+	m->stub_err = trev__ft_stub_get(lo, hi + FT_SITE_SIZE, &m->target, &m->stub);
+	if (m->stub_err)
+		trev__log(TREV_LOG_ERR, "function tracer: no room for a stub near %s: its "
+			  "functions cannot be traced\n", m->path);
+	m->next = ft_modules;
+	ft_modules = m;
+	if (ft_tracer && ft_apply(&blocker))
+		trev__log(TREV_LOG_ERR, "function tracer: %s: its functions are not patched yet "
+			  "(%s); the next change of a list or of the tracer tries again\n",
+			  m->path, blocker ? "a thread blocks SIGTRAP" : "patching failed");
+	goto out_unlock;
+
+out_free:
+	free(m->sites);
+	free(m->path);
+	free(m->mod);
+	free(m);
+out_nomem:
+	trev__log(TREV_LOG_ERR, "function tracer: out of memory registering %zu functions\n", n);
+out_unlock:
+	pthread_mutex_unlock(&ft_lock);
+}
+
+static int main_bias_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	*(uintptr_t *)arg = info->dlpi_addr;
+	return 1;	/* the first object is the program */
+}
+
+/**
+ * trev__ftrace_register_program() - register the program's entries from its ELF file
+ *
+ * The program's own constructors (<trev/fentry.h>) run after libtrev's, so
+ * its entries would be unknown to TREV_WRITE's set_ftrace_filter at start-up.
+ * This finds the section __patchable_function_entries in /proc/self/exe
+ * and registers it under the same key the constructor later uses (which
+ * then only counts one more registration). It runs in libtrev's start-up,
+ * before the program's code: the nops' conversion is safe then.
+ *
+ * Context: libtrev's start-up (frontend/init.c).
+ */
+void trev__ftrace_register_program(void)
+{
+	uintptr_t bias = 0;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	size_t shstrndx;
+	int fd;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return;
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		goto out_close;
+	dl_iterate_phdr(main_bias_cb, &bias);
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, "__patchable_function_entries") && sh.sh_size) {
+			const void *const *start = (const void *const *)(bias + sh.sh_addr);
+
+			trev_function_register(start, start + sh.sh_size / sizeof(void *));
+			break;
+		}
+	}
+out_close:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+}
+
+/**
+ * trev_function_unregister() - forget an object's entries (its destructor)
+ * @start: as given to trev_function_register()
+ *
+ * After the last registration of the object goes, its patched sites get
+ * their nops back (other threads may still be inside it until dlclose()
+ * unmaps it), and its functions leave every list.
+ *
+ * Context: an object's destructor.
+ */
+void trev_function_unregister(const void *const *start)
+{
+	struct ft_module **pp, *m;
+	struct trev_ft_patch *p;
+	size_t n = 0;
+	pid_t blocker;
+
+	pthread_mutex_lock(&ft_lock);
+	for (pp = &ft_modules; *pp && (*pp)->key != start; pp = &(*pp)->next)
+		;
+	m = *pp;
+	if (!m || --m->refs > 0) {
+		pthread_mutex_unlock(&ft_lock);
+		return;
+	}
+	p = calloc(m->nr_sites ? m->nr_sites : 1, sizeof(*p));
+	for (size_t i = 0; p && i < m->nr_sites; i++) {
+		if (!(m->sites[i].flags & FT_ON))
+			continue;
+		p[n].addr = m->sites[i].addr;
+		memcpy(p[n].bytes, trev__ft_nop5, FT_SITE_SIZE);
+		n++;
+	}
+	if (p && trev__ft_patch_batch(p, n, &blocker))
+		trev__log(TREV_LOG_ERR, "function tracer: %s unloaded with its entries patched\n",
+			  m->path);
+	free(p);
+	*pp = m->next;
+	/*
+	 * As the kernel when a module goes: its functions leave the lists, and
+	 * a filter left empty selects every function again.
+	 */
+	list_recount(TREV_FT_FILTER);
+	list_recount(TREV_FT_NOTRACE);
+	if (ft_tracer)
+		ft_apply(&blocker);
+	pthread_mutex_unlock(&ft_lock);
+	trev__ft_stub_put(m->stub);
+	for (size_t i = 0; i < m->nr_sites; i++)
+		free(m->sites[i].name);
+	free(m->sites);
+	free(m->path);
+	free(m->mod);
+	free(m);
+}
+
+/* Give each site of @m its function's name, from the object's file. Context: ft_lock. */
+static void module_name_sites(struct ft_module *m)
+{
+	struct trev_symtab tab = { 0 };
+	int fd;
+
+	if (m->named)
+		return;
+	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		trev__symtab_load(&tab, fd);
+		close(fd);
+	}
+	for (size_t i = 0; i < m->nr_sites; i++) {
+		struct ft_site *s = &m->sites[i];
+		const struct trev_symtab_ent *e = tab.nsyms ?
+			trev__symtab_find(&tab, s->addr - m->bias) : NULL;
+
+		if (e)
+			s->name = strdup(tab.names + e->name);
+		else if (asprintf(&s->name, "0x%lx", (unsigned long)s->addr) < 0)
+			s->name = NULL;
+	}
+	trev__symtab_free(&tab);
+	m->named = true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Patching the selection                                               */
+
+static bool site_selected(const struct ft_site *s)
+{
+	if (s->flags & (FT_BAD | FT_NOTRACE))
+		return false;
+	return !ft_list_set[TREV_FT_FILTER] || (s->flags & FT_FILTER);
+}
+
+/*
+ * Make every site what the tracer and the lists ask for: a call to the
+ * trampoline when selected and the tracer is on, the nop otherwise.
+ * Context: holds ft_lock.
+ */
+static int ft_apply(pid_t *blocker)
+{
+	struct trev_ft_patch *p;
+	size_t total = 0, n = 0;
+	int ret;
+
+	for (struct ft_module *m = ft_modules; m; m = m->next)
+		total += m->nr_sites;
+	p = calloc(total ? total : 1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	for (struct ft_module *m = ft_modules; m; m = m->next) {
+		for (size_t i = 0; i < m->nr_sites; i++) {
+			struct ft_site *s = &m->sites[i];
+			bool want = ft_tracer && !m->stub_err && site_selected(s);
+
+			if (want == !!(s->flags & FT_ON))
+				continue;
+			p[n].addr = s->addr;
+			if (want)
+				trev__ft_make_call(p[n].bytes, s->addr, m->target);
+			else
+				memcpy(p[n].bytes, trev__ft_nop5, FT_SITE_SIZE);
+			n++;
+		}
+	}
+	ret = trev__ft_patch_batch(p, n, blocker);
+	if (!ret) {
+		for (struct ft_module *m = ft_modules; m; m = m->next)
+			for (size_t i = 0; i < m->nr_sites; i++) {
+				struct ft_site *s = &m->sites[i];
+
+				if (ft_tracer && !m->stub_err && site_selected(s))
+					s->flags |= FT_ON;
+				else
+					s->flags &= ~FT_ON;
+			}
+	}
+	free(p);
+	return ret;
+}
+
+static const char *ft_apply_why(int err)
+{
+	switch (err) {
+	case -EBUSY:
+		return "A thread blocks SIGTRAP: patching could kill it";
+	case -ENOSYS:
+		return "membarrier(SYNC_CORE) is not available";
+	default:
+		return "Could not patch the function entries";
+	}
+}
+
+int trev__ftrace_set_tracer(struct trev_trace_array *tr, bool on, const char **why)
+{
+	struct trev_event_rt *rt = trev__event_rt(&trev__ftrace_event_function);
+	pid_t blocker;
+	int ret = 0;
+
+	pthread_mutex_lock(&ft_lock);
+	if (on == ft_tracer)
+		goto out_unlock;
+	if (rt && !__atomic_load_n(&rt->file.tr, __ATOMIC_RELAXED))
+		__atomic_store_n(&rt->file.tr, tr, __ATOMIC_RELAXED);
+	ft_tracer = on;
+	if (on)
+		atomic_store(&ft_active, true);
+	ret = ft_apply(&blocker);
+	if (ret) {
+		ft_tracer = !on;
+		ft_apply(&blocker);	/* the sites already changed go back */
+		*why = ft_apply_why(ret);
+	}
+	atomic_store(&ft_active, ft_tracer);
+out_unlock:
+	pthread_mutex_unlock(&ft_lock);
+	return ret;
+}
+
+/* Context: any thread, signal-safe (the crash writer prints the header). */
+bool trev__ftrace_tracer_on(void)
+{
+	return atomic_load(&ft_active);
+}
+
+/* ------------------------------------------------------------------ */
+/* set_ftrace_filter, set_ftrace_notrace                                */
+
+static unsigned int list_bit(enum trev_ft_list list)
+{
+	return list == TREV_FT_FILTER ? FT_FILTER : FT_NOTRACE;
+}
+
+/* Set ft_list_set[@list] from the sites' bits. Context: ft_lock. */
+static void list_recount(enum trev_ft_list list)
+{
+	unsigned int bit = list_bit(list);
+
+	ft_list_set[list] = false;
+	for (struct ft_module *m = ft_modules; m; m = m->next)
+		for (size_t i = 0; i < m->nr_sites; i++)
+			if (m->sites[i].flags & bit)
+				ft_list_set[list] = true;
+}
+
+/* Set ft_list_set[] from the bits; apply. Context: ft_lock. */
+static int list_commit(enum trev_ft_list list, const char **why)
+{
+	pid_t blocker;
+	int ret;
+
+	list_recount(list);
+	ret = ft_apply(&blocker);
+	if (ret && why)
+		*why = ft_apply_why(ret);
+	return ret;
+}
+
+int trev__ftrace_list_clear(enum trev_ft_list list)
+{
+	unsigned int bit = list_bit(list);
+	int ret;
+
+	pthread_mutex_lock(&ft_lock);
+	for (struct ft_module *m = ft_modules; m; m = m->next)
+		for (size_t i = 0; i < m->nr_sites; i++)
+			m->sites[i].flags &= ~bit;
+	ret = list_commit(list, NULL);
+	pthread_mutex_unlock(&ft_lock);
+	return ret;
+}
+
+/*
+ * The kernel's glob: *, ? and [...] (with ! or ^ negating); no escapes.
+ * fnmatch() without FNM_NOESCAPE would take a backslash as one.
+ */
+static bool glob_ok(const char *glob, const char *name)
+{
+	return fnmatch(glob, name, FNM_NOESCAPE) == 0;
+}
+
+/*
+ * One term into FT_NEW: "glob", "glob:mod:NAME" or ":mod:NAME" (any
+ * function of module NAME), "!" first to take away.
+ * Return: the number of functions it matched, or -EINVAL (a command).
+ */
+static int term_apply(char *term, const char **why)
+{
+	bool remove = false;
+	char *func = term, *cmd, *mod = NULL;
+	int found = 0;
+
+	if (*func == '!') {
+		remove = true;
+		func++;
+	}
+	cmd = strchr(func, ':');
+	if (cmd) {
+		*cmd++ = '\0';
+		if (strncmp(cmd, "mod:", 4)) {
+			*why = "Function commands are not supported";
+			return -EINVAL;
+		}
+		mod = cmd + 4;
+		if (!*func)
+			func = (char *)"*";
+	}
+	if (!*func) {
+		*why = "No function given";
+		return -EINVAL;
+	}
+	for (struct ft_module *m = ft_modules; m; m = m->next) {
+		if (mod && (!m->mod || !glob_ok(mod, m->mod)))
+			continue;
+		module_name_sites(m);
+		for (size_t i = 0; i < m->nr_sites; i++) {
+			struct ft_site *s = &m->sites[i];
+
+			if ((s->flags & FT_BAD) || !s->name || !glob_ok(func, s->name))
+				continue;
+			found++;
+			if (remove)
+				s->flags &= ~FT_NEW;
+			else
+				s->flags |= FT_NEW;
+		}
+	}
+	if (!found)
+		*why = "No such function";
+	return found;
+}
+
+int trev__ftrace_list_write(enum trev_ft_list list, const char *text, size_t len,
+			    int *err_pos, const char **why)
+{
+	unsigned int bit = list_bit(list);
+	char *copy = strndup(text, len), *p;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	pthread_mutex_lock(&ft_lock);
+	for (struct ft_module *m = ft_modules; m; m = m->next)
+		for (size_t i = 0; i < m->nr_sites; i++) {
+			struct ft_site *s = &m->sites[i];
+
+			s->flags = (s->flags & ~FT_NEW) | ((s->flags & bit) ? FT_NEW : 0);
+		}
+	for (p = copy; !ret;) {
+		char *end;
+
+		while (*p && isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		end = p;
+		while (*end && !isspace((unsigned char)*end))
+			end++;
+		if (*end)
+			*end++ = '\0';
+		*err_pos = (int)(p - copy);
+		ret = term_apply(p, why);
+		ret = ret > 0 ? 0 : ret < 0 ? ret : -EINVAL;
+		p = end;
+	}
+	if (!ret) {
+		for (struct ft_module *m = ft_modules; m; m = m->next)
+			for (size_t i = 0; i < m->nr_sites; i++) {
+				struct ft_site *s = &m->sites[i];
+
+				s->flags = (s->flags & ~bit) | ((s->flags & FT_NEW) ? bit : 0);
+			}
+		ret = list_commit(list, why);
+		if (ret)
+			*err_pos = 0;
+	}
+	pthread_mutex_unlock(&ft_lock);
+	free(copy);
+	return ret;
+}
+
+static int site_show(struct trev_buf *out, const struct ft_module *m, const struct ft_site *s)
+{
+	if (m->mod)
+		return trev__buf_printf(out, "%s [%s]\n", s->name, m->mod);
+	return trev__buf_printf(out, "%s\n", s->name);
+}
+
+int trev__ftrace_list_show(enum trev_ft_list list, struct trev_buf *out)
+{
+	unsigned int bit = list_bit(list);
+	int ret = 0;
+
+	pthread_mutex_lock(&ft_lock);
+	if (!ft_list_set[list]) {
+		ret = trev__buf_puts(out, list == TREV_FT_FILTER ?
+				     "#### all functions enabled ####\n" :
+				     "#### no functions disabled ####\n");
+		goto out_unlock;
+	}
+	for (struct ft_module *m = ft_modules; m && !ret; m = m->next) {
+		module_name_sites(m);
+		for (size_t i = 0; i < m->nr_sites && !ret; i++)
+			if ((m->sites[i].flags & bit) && m->sites[i].name)
+				ret = site_show(out, m, &m->sites[i]);
+	}
+out_unlock:
+	pthread_mutex_unlock(&ft_lock);
+	return ret;
+}
+
+int trev__ftrace_available_show(struct trev_buf *out)
+{
+	struct ft_module **order;
+	size_t nr = 0, k = 0;
+	int ret = 0;
+
+	pthread_mutex_lock(&ft_lock);
+	for (struct ft_module *m = ft_modules; m; m = m->next)
+		nr++;
+	/* The program first, then objects in the order they came (the list is newest first). */
+	order = calloc(nr ? nr : 1, sizeof(*order));
+	if (!order) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	for (struct ft_module *m = ft_modules; m; m = m->next)
+		order[nr - 1 - k++] = m;
+	for (size_t j = 0; j < nr && !ret; j++) {
+		struct ft_module *m = order[j];
+
+		module_name_sites(m);
+		for (size_t i = 0; i < m->nr_sites && !ret; i++)
+			if (!(m->sites[i].flags & FT_BAD) && m->sites[i].name)
+				ret = site_show(out, m, &m->sites[i]);
+	}
+	free(order);
+out_unlock:
+	pthread_mutex_unlock(&ft_lock);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* set_ftrace_pid                                                       */
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Publish @p (NULL: every thread) and free the old list after a grace period. */
+static void pids_replace(struct ft_pids *p)
+{
+	struct ft_pids *old = atomic_exchange_explicit(&ft_pids, p, memory_order_acq_rel);
+
+	if (old) {
+		urcu_bp_synchronize_rcu();
+		trev_tsan_acquire(old);
+		free(old);
+	}
+}
+
+int trev__ftrace_pid_clear(void)
+{
+	pthread_mutex_lock(&ft_lock);
+	pids_replace(NULL);
+	pthread_mutex_unlock(&ft_lock);
+	return 0;
+}
+
+int trev__ftrace_pid_write(const char *text, size_t len, int *err_pos)
+{
+	struct ft_pids *cur, *p;
+	size_t have, cap = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < len; i++)
+		cap += !isspace((unsigned char)text[i]) &&
+		       (i == 0 || isspace((unsigned char)text[i - 1]));
+	pthread_mutex_lock(&ft_lock);
+	cur = atomic_load_explicit(&ft_pids, memory_order_relaxed);	/* ft_lock: ours */
+	have = cur ? cur->n : 0;
+	p = malloc(sizeof(*p) + (have + cap + 1) * sizeof(pid_t));
+	if (!p) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	p->n = have;
+	if (have)
+		memcpy(p->tid, cur->tid, have * sizeof(pid_t));
+	for (size_t i = 0; i < len;) {
+		unsigned long v = 0;
+		size_t start;
+		bool digits = true;
+
+		while (i < len && isspace((unsigned char)text[i]))
+			i++;
+		if (i == len)
+			break;
+		start = i;
+		while (i < len && !isspace((unsigned char)text[i])) {
+			if (!isdigit((unsigned char)text[i]) || v > INT32_MAX / 10)
+				digits = false;
+			else
+				v = v * 10 + (unsigned long)(text[i] - '0');
+			i++;
+		}
+		if (!digits || v > INT32_MAX) {
+			*err_pos = (int)start;
+			ret = -EINVAL;
+			free(p);
+			goto out_unlock;
+		}
+		if (!bsearch(&(pid_t){ (pid_t)v }, p->tid, p->n, sizeof(pid_t), pid_cmp)) {
+			p->tid[p->n++] = (pid_t)v;
+			qsort(p->tid, p->n, sizeof(pid_t), pid_cmp);
+		}
+	}
+	if (p->n)
+		pids_replace(p);
+	else
+		free(p);
+out_unlock:
+	pthread_mutex_unlock(&ft_lock);
+	return ret;
+}
+
+int trev__ftrace_pid_show(struct trev_buf *out)
+{
+	int ret = 0;
+
+	struct ft_pids *p;
+
+	pthread_mutex_lock(&ft_lock);
+	p = atomic_load_explicit(&ft_pids, memory_order_relaxed);
+	if (!p)
+		ret = trev__buf_puts(out, "no pid\n");
+	for (size_t i = 0; p && i < p->n && !ret; i++)
+		ret = trev__buf_printf(out, "%d\n", (int)p->tid[i]);
+	pthread_mutex_unlock(&ft_lock);
+	return ret;
+}
+
+/* A child of fork() is one thread, whose id is not its parent's. */
+static void ft_atfork_child(void)
+{
+	ft_tid = 0;
+}
+
+static __attribute__((constructor)) void ft_init(void)
+{
+	pthread_atfork(NULL, NULL, ft_atfork_child);
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The function tracer (layer 3, docs/function-tracer.md): the patchable
+ * entries of registered objects, their selection (set_ftrace_filter,
+ * set_ftrace_notrace, set_ftrace_pid), the tracer's switch, and the
+ * ftrace/function event its records are. tracefs (files_ftrace.c) calls it.
+ */
+#ifndef TREV_FTRACE_H
+#define TREV_FTRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <trev/common.h>
+
+#include "events/events_internal.h"
+
+struct trev_buf;
+
+/* The kernel's TRACE_FN: ftrace/function's id. */
+#define TREV_TYPE_FN		1
+
+extern struct trev_event_call trev__ftrace_event_function;
+
+/* The public entry points of <trev/fentry.h>. */
+TREV_API void trev_function_register(const void *const *start, const void *const *stop);
+TREV_API void trev_function_unregister(const void *const *start);
+
+/* Register ftrace/function under its id (frontend/init.c, at start-up). */
+void trev__ftrace_fn_register(void);
+/* The program's entries, read from its ELF file before its constructors run. */
+void trev__ftrace_register_program(void);
+
+/*
+ * trev__ftrace_set_tracer() - turn the function tracer on or off in the top
+ * instance @tr: patch the selected sites to call the trampoline, or put the
+ * nops back.
+ * Return: 0, or a negative errno with @why set to a message for error_log
+ * (-EBUSY: a thread blocks SIGTRAP; -ENOSYS: no membarrier SYNC_CORE).
+ */
+int trev__ftrace_set_tracer(struct trev_trace_array *tr, bool on, const char **why);
+bool trev__ftrace_tracer_on(void);
+
+/* Which list a filter call works on. */
+enum trev_ft_list {
+	TREV_FT_FILTER,		/* set_ftrace_filter */
+	TREV_FT_NOTRACE,	/* set_ftrace_notrace */
+};
+
+/* Empty @list (opening its file with O_TRUNC). */
+int trev__ftrace_list_clear(enum trev_ft_list list);
+
+/*
+ * trev__ftrace_list_write() - apply one write of set_ftrace_filter or
+ * set_ftrace_notrace: whitespace-separated terms "glob", "!glob",
+ * "glob:mod:NAME", ":mod:NAME"
+ * @err_pos: on error, the column of the term at fault in @text
+ * @why: on error, the message for error_log
+ * All terms or none: a bad one leaves the list as it was.
+ * Return: 0 or -EINVAL (a term matched nothing, or an unknown command).
+ */
+int trev__ftrace_list_write(enum trev_ft_list list, const char *text, size_t len,
+			    int *err_pos, const char **why);
+
+/* The files' texts. Return: 0 or -ENOMEM. */
+int trev__ftrace_list_show(enum trev_ft_list list, struct trev_buf *out);
+int trev__ftrace_available_show(struct trev_buf *out);
+
+/* set_ftrace_pid: thread ids. */
+int trev__ftrace_pid_clear(void);
+int trev__ftrace_pid_write(const char *text, size_t len, int *err_pos);
+int trev__ftrace_pid_show(struct trev_buf *out);
+
+#endif /* TREV_FTRACE_H */

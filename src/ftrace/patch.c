@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Rewriting function entries while other threads run them (x86-64): the
+ * int3 protocol with membarrier(SYNC_CORE) and a SIGTRAP handler that
+ * finishes what a thread hit half-way; the near stubs that reach the
+ * trampoline from far objects; writing text through /proc/self/mem.
+ * docs/function-tracer.md, "Patching", has the protocol and its pitfalls.
+ *
+ * A site is 5 bytes at a function's entry, one of two instructions:
+ *
+ *   nop5:  0f 1f 44 00 00      nopl 0x0(%rax,%rax,1)
+ *   call:  e8 <rel32>          call stub-or-trampoline
+ *
+ * Changing a batch of sites from one to the other (ft_patch_batch()):
+ *
+ *   1. publish the batch (sorted by address) for the SIGTRAP handler
+ *   2. byte 0 of every site := 0xcc (int3);             sync_core
+ *   3. bytes 1-4 of every site := the new ones;         sync_core
+ *   4. byte 0 of every site := the new one;             sync_core
+ *   5. unpublish; wait until no handler still reads the batch
+ *
+ * sync_core is membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE): when
+ * it returns, every thread of the process has serialized its instruction
+ * stream, so none still executes bytes it fetched before the write. Between
+ * 2 and 4 a thread that reaches a site traps on byte 0 and never sees bytes
+ * 1-4 half-written; the handler then does what the site's new instruction
+ * does (calls the trampoline, or steps over the nop), so a call made during
+ * the change is either traced whole or not traced, never torn.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "ftrace/ftrace_internal.h"
+
+#define INT3		0xcc
+#define CALL_REL32	0xe8
+
+const uint8_t trev__ft_nop5[FT_SITE_SIZE] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
+/* ------------------------------------------------------------------ */
+/* The trampoline                                                       */
+
+/*
+ * Entered by the call at a site (directly, or through a stub's jmp), so
+ *   0(%rsp)  the site + 5: where the traced function goes on
+ *   8(%rsp)  the return address into the traced function's caller
+ * At a function's entry every argument register is live: rdi, rsi, rdx,
+ * rcx, r8, r9, rax (the vector count of a variadic call), r10 (a nested
+ * function's static chain) and xmm0-7. They are saved and put back; r11 is
+ * scratch at a call. The stack need not be 16-byte aligned here: gcc does
+ * not keep the ABI's alignment for calls to local functions that do not
+ * need it, so the frame is aligned by hand before movaps and the C call.
+ * Upper halves of ymm/zmm registers are not saved (the handler runs no AVX
+ * code of its own).
+ */
+__asm__(".text\n"
+	".globl trev__ft_trampoline\n"
+	".hidden trev__ft_trampoline\n"
+	".type trev__ft_trampoline, @function\n"
+	".p2align 4\n"
+	"trev__ft_trampoline:\n"
+	"	.cfi_startproc\n"
+	"	pushq %rbp\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	.cfi_offset %rbp, -16\n"
+	"	movq %rsp, %rbp\n"
+	"	.cfi_def_cfa_register %rbp\n"
+	"	pushq %rax\n"
+	"	pushq %rdi\n"
+	"	pushq %rsi\n"
+	"	pushq %rdx\n"
+	"	pushq %rcx\n"
+	"	pushq %r8\n"
+	"	pushq %r9\n"
+	"	pushq %r10\n"
+	"	andq $-16, %rsp\n"
+	"	subq $128, %rsp\n"
+	"	movaps %xmm0, 0(%rsp)\n"
+	"	movaps %xmm1, 16(%rsp)\n"
+	"	movaps %xmm2, 32(%rsp)\n"
+	"	movaps %xmm3, 48(%rsp)\n"
+	"	movaps %xmm4, 64(%rsp)\n"
+	"	movaps %xmm5, 80(%rsp)\n"
+	"	movaps %xmm6, 96(%rsp)\n"
+	"	movaps %xmm7, 112(%rsp)\n"
+	"	movq 8(%rbp), %rdi\n"
+	"	subq $5, %rdi\n"
+	"	movq 16(%rbp), %rsi\n"
+	"	call trev__ft_entry\n"
+	"	movaps 0(%rsp), %xmm0\n"
+	"	movaps 16(%rsp), %xmm1\n"
+	"	movaps 32(%rsp), %xmm2\n"
+	"	movaps 48(%rsp), %xmm3\n"
+	"	movaps 64(%rsp), %xmm4\n"
+	"	movaps 80(%rsp), %xmm5\n"
+	"	movaps 96(%rsp), %xmm6\n"
+	"	movaps 112(%rsp), %xmm7\n"
+	"	leaq -64(%rbp), %rsp\n"
+	"	popq %r10\n"
+	"	popq %r9\n"
+	"	popq %r8\n"
+	"	popq %rcx\n"
+	"	popq %rdx\n"
+	"	popq %rsi\n"
+	"	popq %rdi\n"
+	"	popq %rax\n"
+	"	popq %rbp\n"
+	"	.cfi_def_cfa %rsp, 8\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size trev__ft_trampoline, .-trev__ft_trampoline\n");
+
+/* ------------------------------------------------------------------ */
+/* Writing text                                                         */
+
+static int mem_fd = -1;		/* /proc/self/mem, opened on first use (ft_lock) */
+
+/*
+ * Write @len bytes at @addr of the program's text. Through /proc/self/mem:
+ * the kernel writes into the mapping with FOLL_FORCE, so the text is never
+ * writable to the program. Where /proc is missing or refuses, the page is
+ * made writable for the store and put back to r-x.
+ * Context: holds ft_lock.
+ */
+static int text_write(uintptr_t addr, const void *bytes, size_t len)
+{
+	if (mem_fd < 0)
+		mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	if (mem_fd >= 0 && pwrite(mem_fd, bytes, len, (off_t)addr) == (ssize_t)len)
+		return 0;
+
+	{
+		long pg = sysconf(_SC_PAGESIZE);
+		uintptr_t lo = addr & ~(uintptr_t)(pg - 1);
+		size_t span = (size_t)(addr + len - lo);
+		volatile uint8_t *dst = (volatile uint8_t *)addr;
+
+		if (mprotect((void *)lo, span, PROT_READ | PROT_WRITE | PROT_EXEC))
+			return -errno;
+		for (size_t i = 0; i < len; i++)
+			dst[i] = ((const uint8_t *)bytes)[i];
+		if (mprotect((void *)lo, span, PROT_READ | PROT_EXEC))
+			return -errno;
+	}
+	return 0;
+}
+
+static bool membarrier_ok;
+
+static void sync_core(void)
+{
+	if (membarrier_ok)
+		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
+}
+
+/* Register for SYNC_CORE once. Return: 0, or -ENOSYS when the kernel lacks it. */
+static int sync_core_init(void)
+{
+	long q;
+
+	if (membarrier_ok)
+		return 0;
+	q = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+	if (q < 0 || !(q & MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) ||
+	    syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0))
+		return -ENOSYS;
+	membarrier_ok = true;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The SIGTRAP handler                                                  */
+
+/* The batch being applied, for the handler. */
+struct ft_batch {
+	const struct trev_ft_patch *p;	/* sorted by addr */
+	size_t n;
+};
+
+static _Atomic(struct ft_batch *) cur_batch;
+static atomic_int handlers_in;		/* handlers between reading cur_batch and done */
+static struct sigaction old_trap;	/* the handler before ours; chained to */
+static atomic_ulong traps_done;		/* int3s of a batch the handler finished */
+static bool trap_installed;
+
+static const struct trev_ft_patch *batch_find(const struct ft_batch *b, uintptr_t addr)
+{
+	size_t lo = 0, hi = b->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->p[mid].addr == addr)
+			return &b->p[mid];
+		if (b->p[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Not our int3: whatever the program had, or the default (which ends it). */
+static void trap_chain(int sig, siginfo_t *si, void *uc)
+{
+	if (old_trap.sa_flags & SA_SIGINFO) {
+		old_trap.sa_sigaction(sig, si, uc);
+	} else if (old_trap.sa_handler != SIG_DFL && old_trap.sa_handler != SIG_IGN) {
+		old_trap.sa_handler(sig);
+	} else {
+		/* The int3 runs again and kills the process as it would have. */
+		signal(SIGTRAP, SIG_DFL);
+	}
+}
+
+/*
+ * A thread hit byte 0 of a site while a batch changes it: do what the new
+ * instruction does. For a call, push the return address below the
+ * interrupted rsp (the kernel put the signal frame below the red zone, and
+ * nothing is live below rsp at a function's entry) and go to its target.
+ * Context: SIGTRAP, any thread; async-signal-safe.
+ */
+static void trap_handler(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	greg_t *gr = uc->uc_mcontext.gregs;
+	uintptr_t site = (uintptr_t)gr[REG_RIP] - 1;
+	const struct trev_ft_patch *p = NULL;
+	struct ft_batch *b;
+
+	if (si->si_code != SI_KERNEL) {
+		trap_chain(sig, si, ucv);
+		return;
+	}
+	/*
+	 * Sequentially consistent, as the patcher's store of NULL and load of
+	 * handlers_in: either it sees this handler, or this handler sees NULL.
+	 */
+	atomic_fetch_add(&handlers_in, 1);
+	b = atomic_load(&cur_batch);
+	if (b)
+		p = batch_find(b, site);
+	if (p) {
+		atomic_fetch_add_explicit(&traps_done, 1, memory_order_relaxed);
+		if (p->bytes[0] == CALL_REL32) {
+			int32_t rel;
+			uintptr_t *sp = (uintptr_t *)(uintptr_t)gr[REG_RSP];
+
+			memcpy(&rel, p->bytes + 1, sizeof(rel));
+			*--sp = site + FT_SITE_SIZE;
+			gr[REG_RSP] = (greg_t)(uintptr_t)sp;
+			gr[REG_RIP] = (greg_t)(site + FT_SITE_SIZE + (intptr_t)rel);
+		} else {
+			gr[REG_RIP] = (greg_t)(site + FT_SITE_SIZE);
+		}
+	}
+	atomic_fetch_sub(&handlers_in, 1);
+	if (p)
+		return;
+	/*
+	 * Trapped on an int3 that is gone now: a batch finished between the
+	 * trap and this handler. Run the site again, as it is now.
+	 */
+	if (*(volatile const uint8_t *)site != INT3) {
+		gr[REG_RIP] = (greg_t)site;
+		return;
+	}
+	trap_chain(sig, si, ucv);
+}
+
+/*
+ * Install the handler, or put it back if the program replaced it (the
+ * program's then becomes the one chained to). Context: holds ft_lock.
+ */
+static int trap_install(void)
+{
+	struct sigaction sa, cur;
+
+	if (sigaction(SIGTRAP, NULL, &cur))
+		return -errno;
+	if (trap_installed && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == trap_handler)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = trap_handler;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (trap_installed)
+		trev__log(TREV_LOG_WARN, "function tracer: SIGTRAP's handler was replaced; "
+			  "trev's is put back and calls the program's\n");
+	old_trap = cur;
+	if (sigaction(SIGTRAP, &sa, NULL))
+		return -errno;
+	trap_installed = true;
+	return 0;
+}
+
+#if defined(__SANITIZE_THREAD__)
+#define FT_TSAN	1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define FT_TSAN	1
+#endif
+#endif
+
+/*
+ * Signals 1-31 but SIGKILL and SIGSTOP: the mask of a thread that blocks
+ * everything it can, as ThreadSanitizer's own background thread does. In a
+ * TSan build such a thread is taken for the runtime's (it never runs the
+ * program's functions) and not counted; docs/function-tracer.md.
+ */
+#define FT_ALL_BLOCKABLE	(0x7fffffffull & ~(1ull << (SIGKILL - 1)) & ~(1ull << (SIGSTOP - 1)))
+
+static bool trap_mask_fatal(unsigned long long mask)
+{
+	if (!(mask & (1ull << (SIGTRAP - 1))))
+		return false;
+#ifdef FT_TSAN
+	if ((mask & FT_ALL_BLOCKABLE) == FT_ALL_BLOCKABLE)
+		return false;
+#endif
+	return true;
+}
+
+/*
+ * The id of a thread that blocks SIGTRAP (it would die at an int3), or 0.
+ * Reads /proc/self/task/{*}/status: SigBlk is the blocked mask in hex.
+ */
+static pid_t trap_blocker(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	pid_t found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		char path[300], line[128];
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status", de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			unsigned long long mask;
+
+			if (sscanf(line, "SigBlk: %llx", &mask) == 1) {
+				if (trap_mask_fatal(mask))
+					found = (pid_t)atoi(de->d_name);
+				break;
+			}
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+void (*trev__ft_step_hook)(int step);
+
+unsigned long trev__ft_traps(void)
+{
+	return atomic_load_explicit(&traps_done, memory_order_relaxed);
+}
+
+/* ------------------------------------------------------------------ */
+/* Batches                                                              */
+
+static int patch_cmp(const void *a, const void *b)
+{
+	const struct trev_ft_patch *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+int trev__ft_patch_batch(struct trev_ft_patch *p, size_t n, pid_t *blocker)
+{
+	static const uint8_t int3 = INT3;
+	struct ft_batch b = { p, n };
+	int ret;
+
+	*blocker = 0;
+	if (!n)
+		return 0;
+	ret = sync_core_init();
+	if (ret)
+		return ret;
+	ret = trap_install();
+	if (ret)
+		return ret;
+	/*
+	 * Some threads block every signal for a moment without running any of
+	 * the program's code: liburcu-bp does while a thread registers and
+	 * during a grace period, glibc while a thread starts or exits. Only a
+	 * thread still blocking SIGTRAP after about 100 ms refuses the batch.
+	 */
+	for (int tries = 0; (*blocker = trap_blocker()) && tries < 100; tries++)
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	if (*blocker)
+		return -EBUSY;
+	qsort(p, n, sizeof(*p), patch_cmp);
+	atomic_store_explicit(&cur_batch, &b, memory_order_release);
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = text_write(p[i].addr, &int3, 1);
+	sync_core();
+	if (trev__ft_step_hook)
+		trev__ft_step_hook(2);
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = text_write(p[i].addr + 1, p[i].bytes + 1, FT_SITE_SIZE - 1);
+	sync_core();
+	if (trev__ft_step_hook)
+		trev__ft_step_hook(3);
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = text_write(p[i].addr, p[i].bytes, 1);
+	sync_core();
+	atomic_store(&cur_batch, NULL);
+	/* A handler that read the batch finishes with it before @b goes (pairs with trap_handler()). */
+	while (atomic_load(&handlers_in))
+		sched_yield();
+	if (ret)
+		trev__log(TREV_LOG_ERR, "function tracer: writing text failed: %s\n",
+			  strerror(-ret));
+	return ret;
+}
+
+int trev__ft_text_init(uintptr_t addr, const uint8_t *bytes)
+{
+	int ret = text_write(addr, bytes, FT_SITE_SIZE);
+
+	if (!ret && membarrier_ok)
+		sync_core();
+	return ret;
+}
+
+void trev__ft_make_call(uint8_t out[FT_SITE_SIZE], uintptr_t site, uintptr_t target)
+{
+	int32_t rel = (int32_t)(intptr_t)(target - (site + FT_SITE_SIZE));
+
+	out[0] = CALL_REL32;
+	memcpy(out + 1, &rel, sizeof(rel));
+}
+
+/* ------------------------------------------------------------------ */
+/* Near stubs                                                           */
+
+#define STUB_SIZE	4096
+#define STUB_STEP	(64u << 10)
+#define REACH		((uintptr_t)INT32_MAX - STUB_SIZE)
+
+static bool in_reach(uintptr_t from_lo, uintptr_t from_hi, uintptr_t to)
+{
+	uintptr_t lo = to < from_lo ? to : from_lo;
+	uintptr_t hi = to > from_hi ? to : from_hi;
+
+	return hi - lo < REACH;
+}
+
+static void *stub_try(uintptr_t at)
+{
+	void *p = mmap((void *)at, STUB_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if ((uintptr_t)p != at) {	/* a kernel that ignores the flag */
+		munmap(p, STUB_SIZE);
+		return NULL;
+	}
+	return p;
+}
+
+int trev__ft_stub_get(uintptr_t lo, uintptr_t hi, uintptr_t *target, void **stub)
+{
+	uintptr_t tramp = (uintptr_t)trev__ft_trampoline;
+	uint8_t *s = NULL;
+
+	*stub = NULL;
+	if (in_reach(lo, hi, tramp)) {
+		*target = tramp;
+		return 0;
+	}
+	/* Free space below the object, then above it, within reach of all its sites. */
+	for (uintptr_t at = (lo & ~(uintptr_t)(STUB_STEP - 1)) - STUB_STEP;
+	     !s && at > STUB_STEP && in_reach(lo, hi, at); at -= STUB_STEP)
+		s = stub_try(at);
+	for (uintptr_t at = (hi + STUB_STEP) & ~(uintptr_t)(STUB_STEP - 1);
+	     !s && in_reach(lo, hi, at + STUB_SIZE); at += STUB_STEP)
+		s = stub_try(at);
+	if (!s)
+		return -ENOMEM;
+	/* jmp *0(%rip); .quad trampoline */
+	s[0] = 0xff;
+	s[1] = 0x25;
+	memset(s + 2, 0, 4);
+	memcpy(s + 6, &tramp, sizeof(tramp));
+	if (mprotect(s, STUB_SIZE, PROT_READ | PROT_EXEC)) {
+		int ret = -errno;
+
+		munmap(s, STUB_SIZE);
+		return ret;
+	}
+	*stub = s;
+	*target = (uintptr_t)s;
+	return 0;
+}
+
+void trev__ft_stub_put(void *stub)
+{
+	if (stub)
+		munmap(stub, STUB_SIZE);
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The function tracer's files: available_filter_functions,
+ * set_ftrace_filter, set_ftrace_notrace, set_ftrace_pid (top instance
+ * only, docs/function-tracer.md), over src/ftrace/.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "events/events_internal.h"
+#include "ftrace/ftrace.h"
+#include "tracefs/tracefs_internal.h"
+
+static int available_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__ftrace_available_show(out);
+}
+
+const struct tfs_fops trev__available_filter_functions_fops = {
+	.show = available_show,
+};
+
+/* The text of a write, without its trailing newline, for error_log. */
+static char *cmd_text(const char *buf, size_t size)
+{
+	while (size && (buf[size - 1] == '\n' || buf[size - 1] == ' '))
+		size--;
+	return strndup(buf, size);
+}
+
+/* `echo x > file` starts from nothing; `>>` adds to what is there. */
+static bool list_truncates(struct trev_file *f)
+{
+	return tfs_writable(f) && (f->flags & O_TRUNC) && !(f->flags & O_APPEND);
+}
+
+static int filter_open(struct trev_file *f)
+{
+	return list_truncates(f) ? trev__ftrace_list_clear(TREV_FT_FILTER) : 0;
+}
+
+static int notrace_open(struct trev_file *f)
+{
+	return list_truncates(f) ? trev__ftrace_list_clear(TREV_FT_NOTRACE) : 0;
+}
+
+static ssize_t list_write(struct trev_file *f, enum trev_ft_list list, const char *name,
+			  const char *buf, size_t size)
+{
+	const char *why = "Invalid argument";
+	int pos = 0, ret = trev__ftrace_list_write(list, buf, size, &pos, &why);
+
+	if (ret) {
+		char *cmd = cmd_text(buf, size);
+
+		trev__tracing_log_err(f->loc.tr, name, cmd ? cmd : "", pos, "%s", why);
+		free(cmd);
+		return ret;
+	}
+	return (ssize_t)size;
+}
+
+static ssize_t filter_write(struct trev_file *f, const char *buf, size_t size)
+{
+	return list_write(f, TREV_FT_FILTER, "set_ftrace_filter", buf, size);
+}
+
+static ssize_t notrace_write(struct trev_file *f, const char *buf, size_t size)
+{
+	return list_write(f, TREV_FT_NOTRACE, "set_ftrace_notrace", buf, size);
+}
+
+static int filter_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__ftrace_list_show(TREV_FT_FILTER, out);
+}
+
+static int notrace_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__ftrace_list_show(TREV_FT_NOTRACE, out);
+}
+
+const struct tfs_fops trev__set_ftrace_filter_fops = {
+	.open = filter_open,
+	.show = filter_show,
+	.write = filter_write,
+};
+
+const struct tfs_fops trev__set_ftrace_notrace_fops = {
+	.open = notrace_open,
+	.show = notrace_show,
+	.write = notrace_write,
+};
+
+static int pid_open(struct trev_file *f)
+{
+	return list_truncates(f) ? trev__ftrace_pid_clear() : 0;
+}
+
+static ssize_t pid_write(struct trev_file *f, const char *buf, size_t size)
+{
+	int pos = 0, ret = trev__ftrace_pid_write(buf, size, &pos);
+
+	if (ret) {
+		char *cmd = cmd_text(buf, size);
+
+		trev__tracing_log_err(f->loc.tr, "set_ftrace_pid", cmd ? cmd : "", pos,
+				      "Invalid thread id");
+		free(cmd);
+		return ret;
+	}
+	return (ssize_t)size;
+}
+
+static int pid_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__ftrace_pid_show(out);
+}
+
+const struct tfs_fops trev__set_ftrace_pid_fops = {
+	.open = pid_open,
+	.show = pid_show,
+	.write = pid_write,
+};
