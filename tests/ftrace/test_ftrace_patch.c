@@ -37,6 +37,7 @@ static _Atomic long free_calls;
 static pid_t tids[THREADS];
 static _Atomic int started;
 
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void fail(const char *fmt, ...)
 {
 	va_list ap;
