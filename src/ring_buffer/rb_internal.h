@@ -109,6 +109,7 @@
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -231,7 +232,8 @@ struct rb_desc {
 	int32_t tid;		/* owning thread */
 	uint32_t busy_ix;	/* its busy word (trev__rb_busy_word()), 0 if none */
 	_Atomic uint64_t gen;	/* bumped on reuse, reset, resize */
-	char comm[16];		/* thread name at creation, then at its exit */
+	char comm[16];		/* thread name at creation, then at its exit:
+				 * rb_comm_store() / rb_comm_load() only */
 
 	/* Consuming reader's position (under the reader lock). */
 	alignas(64) _Atomic uint64_t read_seq; /* page being read; writer reads it */
@@ -242,6 +244,34 @@ struct rb_desc {
 	alignas(64) _Atomic uint32_t handoff_seq; /* odd while handoff is being written */
 	struct rb_handoff handoff;
 };
+
+_Static_assert(offsetof(struct rb_desc, comm) % 8 == 0, "comm is two aligned words");
+
+/*
+ * A buffer's thread name, as two 8-byte words stored and loaded atomically:
+ * written by its thread (creation, exit), read by any reader without a lock.
+ * A reader that sees RB_DESC_DEAD (acquire) sees the name stored before it;
+ * a live buffer's name may be read half old, half new, so readers name a
+ * live thread from /proc instead.
+ */
+static inline void rb_comm_store(struct rb_desc *d, const char name[16])
+{
+	uint64_t w[2];
+
+	memcpy(w, name, sizeof(w));
+	__atomic_store_n((uint64_t *)(void *)d->comm, w[0], __ATOMIC_RELAXED);
+	__atomic_store_n((uint64_t *)(void *)d->comm + 1, w[1], __ATOMIC_RELAXED);
+}
+
+static inline void rb_comm_load(const struct rb_desc *d, char name[16])
+{
+	uint64_t w[2];
+
+	w[0] = __atomic_load_n((const uint64_t *)(const void *)d->comm, __ATOMIC_RELAXED);
+	w[1] = __atomic_load_n((const uint64_t *)(const void *)d->comm + 1, __ATOMIC_RELAXED);
+	memcpy(name, w, sizeof(w));
+	name[15] = '\0';
+}
 
 /* Region header. */
 struct rb_region {

@@ -1561,9 +1561,9 @@ int trev_rb_buffer_comm(struct trev_rb *rb, unsigned int id, char comm[16])
 		pthread_mutex_unlock(&rb->read_lock);
 		return -ENOENT;
 	}
-	memcpy(comm, d->comm, 16);
-	comm[15] = '\0';
+	/* The state first: a dead buffer's name was stored before it died. */
 	alive = atomic_load(&d->state) == RB_DESC_LIVE;
+	rb_comm_load(d, comm);
 	pthread_mutex_unlock(&rb->read_lock);
 	return alive;
 }
@@ -1610,7 +1610,7 @@ int trev_rb_buffer_stats(struct trev_rb *rb, unsigned int id, struct trev_rb_sta
 	st->tid = d->tid;
 	st->alive = atomic_load(&d->state) == RB_DESC_LIVE;
 	st->size_kb = d->nr_pages * (RB_PAGE_SIZE / 1024);
-	memcpy(st->comm, d->comm, sizeof(st->comm));
+	rb_comm_load(d, st->comm);
 	pthread_mutex_unlock(&rb->read_lock);
 	return 0;
 }

@@ -439,8 +439,12 @@ static rb_cold struct rb_desc *rb_desc_new(struct trev_rb *rb)
 	d->nr_pages = nr;
 	d->tid = trev__gettid();
 	d->busy_ix = rb_busy_get();
-	memset(d->comm, 0, sizeof(d->comm));
-	prctl(PR_GET_NAME, d->comm);
+	{
+		char name[16] = "";
+
+		prctl(PR_GET_NAME, name);
+		rb_comm_store(d, name);
+	}
 	atomic_store_explicit(&d->nesting, 0, memory_order_relaxed);
 	atomic_store_explicit(&d->gate, rb_gate_clock(rb) | (d->busy_ix ? 0 : RB_GATE_NOBUSY),
 			      memory_order_relaxed);
@@ -470,11 +474,9 @@ static void rb_thread_exit(void *unused)
 			continue;
 		if (rb && rb->set_gen == t->set_gen) {
 			trev__rb_pool_lock(rb, true);
-			/* The name the thread ends with (it may have been set after its
-			 * first event); readers copy it under read_lock. */
-			pthread_mutex_lock(&rb->read_lock);
-			memcpy(t->desc->comm, name, sizeof(t->desc->comm));
-			pthread_mutex_unlock(&rb->read_lock);
+			/* The name the thread ends with (it may have been set after
+			 * its first event), published by the release store of DEAD. */
+			rb_comm_store(t->desc, name);
 			atomic_store_explicit(&t->desc->state, RB_DESC_DEAD, memory_order_release);
 			trev__rb_pool_unlock(rb);
 		}
