@@ -234,6 +234,10 @@ kernel_check() {
 	local tfs=$T/tracefs on
 	mkdir -p "$tfs"
 	mount -t tracefs nodev "$tfs" 2>/dev/null || { echo "note: no tracefs here: no kernel file"; return; }
+	# The top instance is the machine's: another run of a test that drives it (another
+	# build tree) waits until this one is done.
+	exec 9>/tmp/trev-test-kernel-tracing.lock
+	flock 9
 	on=$(cat "$tfs/tracing_on")
 	if echo 0 >"$tfs/tracing_on" 2>/dev/null && echo >"$tfs/trace" &&
 	   echo sched:sched_switch >"$tfs/set_event" 2>/dev/null; then
@@ -250,6 +254,7 @@ kernel_check() {
 	echo >"$tfs/set_event"
 	echo >"$tfs/trace"
 	echo "${on:-1}" >"$tfs/tracing_on"
+	exec 9>&-
 	umount "$tfs"
 	if [ ! -s "$T/kernel.dat" ] || [ "$(grep -vc '^#' "$T/kernel.txt")" -lt 2 ]; then
 		echo "note: the kernel's tracing cannot be driven here: no kernel file"

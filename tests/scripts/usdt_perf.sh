@@ -40,6 +40,10 @@ if [ ! -e "$tracing/uprobe_events" ] && ! grep -q " $tracing tracefs " /proc/mou
 fi
 [ -e "$tracing/uprobe_events" ] || skip "no $tracing/uprobe_events (kernel without CONFIG_UPROBE_EVENTS)"
 
+# The probes' names are the kernel's, one set for the machine: another run of this test
+# (another build tree) waits until this one is done, and the other way round.
+exec 9>/tmp/trev-test-kernel-tracing.lock
+flock 9
 # A probe left by an earlier run that died would make perf probe -a refuse.
 perf probe -q -d 'sdt_usdt_test:*' >/dev/null 2>&1
 perf buildid-cache --add "$app" >"$T/out" 2>"$T/err" || fail "perf buildid-cache --add failed"
