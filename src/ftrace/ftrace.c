@@ -34,6 +34,7 @@
 
 #include "base/buf.h"
 #include "base/log.h"
+#include "ftrace/fgraph.h"
 #include "ftrace/ftrace.h"
 #include "ftrace/ftrace_internal.h"
 #include "output/elf_symtab.h"
@@ -201,6 +202,8 @@ struct trev_event_call trev__ftrace_event_function = {
 void trev__ftrace_fn_register(void)
 {
 	trev__events_register_builtin(&trev__ftrace_event_function, TREV_TYPE_FN);
+	trev__events_register_builtin(&trev__ftrace_event_funcgraph_exit, TREV_TYPE_GRAPH_RET);
+	trev__events_register_builtin(&trev__ftrace_event_funcgraph_entry, TREV_TYPE_GRAPH_ENT);
 }
 
 /* ------------------------------------------------------------------ */

@@ -286,6 +286,39 @@ static void test_golden(void **state)
 		"\n"
 		"print fmt: \" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip\n");
 	assert_string_equal(rd("events/ftrace/function/id"), "1\n");
+	/* The function_graph records, as this kernel's (6.18) files without args[]. */
+	assert_string_equal(
+		rd("events/ftrace/funcgraph_entry/format"),
+		"name: funcgraph_entry\n"
+		"ID: 11\n"
+		"format:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+		"\n"
+		"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+		"\tfield:unsigned int depth;\toffset:16;\tsize:4;\tsigned:0;\n"
+		"\n"
+		"print fmt: \"--> %ps (%u)\", (void *)REC->func, REC->depth\n");
+	assert_string_equal(
+		rd("events/ftrace/funcgraph_exit/format"),
+		"name: funcgraph_exit\n"
+		"ID: 10\n"
+		"format:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+		"\n"
+		"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+		"\tfield:unsigned int depth;\toffset:16;\tsize:4;\tsigned:0;\n"
+		"\tfield:unsigned int overrun;\toffset:20;\tsize:4;\tsigned:0;\n"
+		"\tfield:unsigned long long calltime;\toffset:24;\tsize:8;\tsigned:0;\n"
+		"\tfield:unsigned long long rettime;\toffset:32;\tsize:8;\tsigned:0;\n"
+		"\n"
+		"print fmt: \"<-- %ps (%u) (start: %llx  end: %llx) over: %u\", (void *)REC->func, "
+		"REC->depth, REC->calltime, REC->rettime, REC->depth\n");
 
 	assert_int_equal(trev_write("set_ftrace_filter", "ft_outer ft_add"), 0);
 	assert_int_equal(trev_write("current_tracer", "function"), 0);
