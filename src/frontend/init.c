@@ -8,6 +8,7 @@
 #include "write/write.h"
 #include "filter/filter.h"
 #include "ftrace/ftrace.h"
+#include "output/demangle.h"
 #include "trigger/trigger_internal.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -43,6 +44,7 @@ static const struct trev__event_file_ops event_file_ops = {
 
 static void library_init(void)
 {
+	trev__demangle_resolve();	/* the loader's lock: before any of ours */
 	trev__event_file_ops_set(&event_file_ops);
 	trev__top_region_set(&flight_region);
 	trev__events_on_register(events_registered);

@@ -37,6 +37,7 @@
 #include "ftrace/fgraph.h"
 #include "ftrace/ftrace.h"
 #include "ftrace/ftrace_internal.h"
+#include "output/demangle.h"
 #include "output/elf_symtab.h"
 #include "output/symbols.h"
 
@@ -306,6 +307,7 @@ void trev_function_register(const void *const *start, const void *const *stop)
 		return;
 	/* The loader's lock, if any, is already ours: before ft_lock, never under it. */
 	dl_iterate_phdr(where_cb, &w);
+	trev__demangle_resolve();	/* a C++ object may have brought its runtime */
 	pthread_mutex_lock(&ft_lock);
 	m = module_find(start);
 	if (m) {
@@ -655,6 +657,20 @@ static bool glob_ok(const char *glob, const char *name)
 }
 
 /*
+ * The ':' that ends a term's function part: the first one that is not half
+ * of a C++ scope's "::" ("ns::Foo::*:mod:libfoo"), or NULL.
+ */
+static char *term_sep(char *s)
+{
+	for (char *p = strchr(s, ':'); p; p = strchr(p, ':')) {
+		if (p[1] != ':')
+			return p;
+		p += 2;
+	}
+	return NULL;
+}
+
+/*
  * One term into FT_NEW: "glob", "glob:mod:NAME" or ":mod:NAME" (any
  * function of module NAME), "!" first to take away.
  * Return: the number of functions it matched, or -EINVAL (a command).
@@ -669,7 +685,7 @@ static int term_apply(char *term, const char **why)
 		remove = true;
 		func++;
 	}
-	cmd = strchr(func, ':');
+	cmd = term_sep(func);
 	if (cmd) {
 		*cmd++ = '\0';
 		if (strncmp(cmd, "mod:", 4)) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "output/demangle.h"
 #include "output/elf_symtab.h"
 
 /* Symbols worth naming an address after: defined code and data. */
@@ -104,8 +105,9 @@ static int symtab_read_syms(struct trev_symtab *tab, Elf *elf)
 	for (size_t i = 0; i < nsyms; i++) {
 		GElf_Sym sym;
 		const char *name;
+		char *shown;
 		size_t len;
-		int rank;
+		int rank, err;
 
 		if (!gelf_getsym(data, (int)i, &sym))
 			continue;
@@ -116,10 +118,17 @@ static int symtab_read_syms(struct trev_symtab *tab, Elf *elf)
 		/* Skip unnamed symbols and ARM/AArch64 mapping symbols ($x, $d). */
 		if (!name || !*name || name[0] == '$')
 			continue;
+		shown = trev__demangle(name);
+		if (shown)
+			name = shown;
 		len = strlen(name) + 1;
-		if (names.len + len > UINT32_MAX)
+		if (names.len + len > UINT32_MAX) {
+			free(shown);
 			break;
-		if (trev__buf_append(&names, name, len)) {
+		}
+		err = trev__buf_append(&names, name, len);
+		free(shown);
+		if (err) {
 			trev__buf_free(&names);
 			return -ENOMEM;
 		}

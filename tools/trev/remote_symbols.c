@@ -27,9 +27,11 @@
  * reads of maps; in a file without symbols (stripped, and not in its
  * .dynsym); in a file that /proc or its permissions keep from us.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "output/demangle.h"
 #include "output/elf_symtab.h"
 #include "remote_symbols.h"
 
@@ -305,8 +308,26 @@ static int rsym_open_root(pid_t pid)
 	return open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
+/*
+ * C++ names as the library shows them in the process (demangle.h): the
+ * command is C, so it loads the C++ runtime's demangler itself, once.
+ */
+static void rsym_demangler(void)
+{
+	static bool done;
+	void *h;
+
+	if (done)
+		return;
+	done = true;
+	h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+	if (h)
+		trev__demangle_set((trev_cxa_demangle_fn)dlsym(h, "__cxa_demangle"));
+}
+
 void trev_remote_symbols_init(struct trev_remote_symbols *rsyms, pid_t pid)
 {
+	rsym_demangler();
 	memset(rsyms, 0, sizeof(*rsyms));
 	rsyms->pid = pid;
 	rsyms->rootfd = rsym_open_root(pid);
