@@ -13,7 +13,8 @@
  *  - a switch of thread on a CPU, another event, trace_marker and
  *    trace_printk inside the graph as comments, a LOST line;
  *  - trace_pipe read one byte at a time gives the text `trace` gives, and
- *    `trace` read in pieces of any size the same text.
+ *    `trace` read in pieces of any size the same text;
+ *  - trace-cmd report of the same records nests and finds leaves alike.
  *
  * Until the function_graph tracer writes them, the test writes the
  * funcgraph_entry/funcgraph_exit records itself, for functions of this
@@ -559,6 +560,94 @@ static void test_raw_ignored(void **state)
 	trev__graph_tracer_set(trev__top_instance(), true);
 }
 
+/*
+ * The function column of each funcgraph line of @text, one per line: what
+ * follows the last "|  " of the lines that hold @mark. Return: malloc'd.
+ */
+static char *func_column(const char *text, const char *mark)
+{
+	struct trev_buf b = TREV_BUF_INIT;
+
+	for (const char *l = text; *l;) {
+		const char *end = strchr(l, '\n'), *bar = NULL;
+
+		if (!end)
+			end = l + strlen(l);
+		if (l[0] != '#' && strstr(l, mark) && strstr(l, mark) < end) {
+			for (const char *p = l; p + 3 <= end; p++)
+				if (!memcmp(p, "|  ", 3))
+					bar = p + 3;
+			if (bar && strncmp(bar, "/* ", 3) != 0) {
+				assert_int_equal(trev__buf_append(&b, bar, (size_t)(end - bar)), 0);
+				assert_int_equal(trev__buf_putc(&b, '\n'), 0);
+			}
+		}
+		l = *end ? end + 1 : end;
+	}
+	assert_int_equal(trev__buf_putc(&b, '\0'), 0);
+	return trev__buf_detach(&b);
+}
+
+/*
+ * trace-cmd report of the same records, written to a trace.dat: trace-cmd
+ * formats funcgraph_entry/funcgraph_exit with its own graph printer, which
+ * makes the same calls leaves and nests them the same (its other columns
+ * differ: docs/function-tracer.md lists how).
+ */
+static void test_tracecmd(void **state)
+{
+	char path[] = "/tmp/trev-graph-XXXXXX", cmd[128], *ours, *theirs, *a, *b;
+	struct trev_buf out = TREV_BUF_INIT;
+	FILE *p;
+	int fd;
+
+	(void)state;
+	if (system("command -v trace-cmd > /dev/null") != 0)
+		skip();		/* make deps installs it */
+	fresh("gt_main");
+	rec_entry(gt_outer, 0);
+	rec_entry(gt_mid, 1);
+	rec_leaf(gt_leaf, 2, 250);
+	rec_leaf(gt_leaf, 2, 10001);
+	rec_exit(gt_mid, 1, 100001, 0);
+	rec_leaf(gt_mid, 1, 1000001);
+	assert_int_equal(trev_write("trace_marker", "hello marker\n"), 0);
+	rec_entry(gt_mid, 1);
+	rec_entry(gt_leaf, 2);
+	rec_leaf(gt_outer, 3, 5);
+	rec_exit(gt_leaf, 2, 50, 0);
+	rec_exit(gt_mid, 1, 500, 0);
+	rec_exit(gt_outer, 0, 1500000000ULL, 0);
+	ours = read_all("trace", 65536, false);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(trev_record_dat(NULL, path, 6), 0);
+	snprintf(cmd, sizeof(cmd), "trace-cmd report %s 2>&1", path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	for (;;) {
+		assert_int_equal(trev__buf_reserve(&out, 4096), 0);
+		size_t n = fread(out.data + out.len, 1, 4096, p);
+
+		if (!n)
+			break;
+		trev__buf_extend(&out, n);
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_int_equal(trev__buf_putc(&out, '\0'), 0);
+	theirs = trev__buf_detach(&out);
+	unlink(path);
+	a = func_column(ours, "|");
+	b = func_column(theirs, "funcgraph_");
+	if (strcmp(a, b) || !strstr(a, "      gt_outer();\n"))
+		fail_msg("trev:\n%s\ntrace-cmd report:\n%s", ours, theirs);
+	free(a);
+	free(b);
+	free(ours);
+	free(theirs);
+}
+
 static int setup(void **state)
 {
 	cpu_set_t set;
@@ -585,6 +674,7 @@ int main(void)
 		cmocka_unit_test(test_stream_and_pipe),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_raw_ignored),
+		cmocka_unit_test(test_tracecmd),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
