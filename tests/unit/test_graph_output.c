@@ -498,6 +498,36 @@ static void test_stream_and_pipe(void **state)
 	free(whole);
 }
 
+/* per_cpu/cpuN/trace and snapshot: the same layout. */
+static void test_percpu_snapshot(void **state)
+{
+	char path[64], *got, *want;
+
+	(void)state;
+	fresh("gt_main");
+	rec_entry(gt_outer, 0);
+	rec_leaf(gt_leaf, 1, 1500);
+	rec_exit(gt_outer, 0, 2500, 0);
+	want = expand("# tracer: function_graph\n#\n" HDR
+		      "^               |  gt_outer() {\n"
+		      "^   1.500 us    |    gt_leaf();\n"
+		      "^   2.500 us    |  }\n");
+	snprintf(path, sizeof(path), "per_cpu/cpu%d/trace", test_cpu);
+	got = read_all(path, 100, false);
+	assert_string_equal(got, want);
+	free(got);
+	assert_int_equal(trev_write("snapshot", "1"), 0);
+	got = read_all("snapshot", 100, false);
+	assert_string_equal(got, want);
+	free(got);
+	free(want);
+	/* The main buffer, empty after the swap. */
+	got = read_all("trace", 100, false);
+	assert_string_equal(got, "# tracer: function_graph\n#\n" HDR);
+	free(got);
+	assert_int_equal(trev_write("snapshot", "0"), 0);
+}
+
 /* Records overwritten before they were read: a LOST line, then the graph goes on. */
 static void test_lost(void **state)
 {
@@ -672,6 +702,7 @@ int main(void)
 		cmocka_unit_test(test_thread_switch),
 		cmocka_unit_test(test_comments),
 		cmocka_unit_test(test_stream_and_pipe),
+		cmocka_unit_test(test_percpu_snapshot),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_raw_ignored),
 		cmocka_unit_test(test_tracecmd),
