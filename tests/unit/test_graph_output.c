@@ -498,6 +498,77 @@ static void test_stream_and_pipe(void **state)
 	free(whole);
 }
 
+#define NR_LIVE	2000u
+
+static char *func_column(const char *text, const char *mark);
+
+static void *live_writer(void *arg)
+{
+	(void)arg;
+	for (unsigned int i = 0; i < NR_LIVE; i++) {
+		rec_entry(gt_outer, 0);
+		rec_leaf(gt_leaf, 1, 100 + i);
+		rec_exit(gt_outer, 0, 1000 + i, 0);
+	}
+	return NULL;
+}
+
+/* How many lines of @col (func_column()'s) are exactly @line. */
+static unsigned int count_lines(const char *col, const char *line)
+{
+	size_t n = strlen(line);
+	unsigned int c = 0;
+
+	for (const char *l = col; *l; l = strchr(l, '\n') + 1)
+		if (!strncmp(l, line, n) && l[n] == '\n')
+			c++;
+	return c;
+}
+
+/*
+ * trace_pipe read while a thread writes: a leaf's return that is not there
+ * yet makes its entry "func() {" and the return "}"; every record is shown
+ * once either way, and the read-ahead keeps them in order.
+ */
+static void test_pipe_live(void **state)
+{
+	struct trev_buf b = TREV_BUF_INIT;
+	struct trev_file *f;
+	pthread_t t;
+	char *col = NULL;
+
+	(void)state;
+	fresh("gt_main");
+	assert_int_equal(trev_file_open("trace_pipe", O_RDONLY, &f), 0);
+	assert_int_equal(pthread_create(&t, NULL, live_writer, NULL), 0);
+	for (;;) {
+		ssize_t n;
+
+		assert_int_equal(trev__buf_reserve(&b, 4097), 0);
+		n = trev_file_read(f, b.data + b.len, 4096);
+		assert_true(n > 0);
+		trev__buf_extend(&b, (size_t)n);
+		b.data[b.len] = '\0';
+		/* Until the last return's line is whole. */
+		if (b.data[b.len - 1] != '\n')
+			continue;
+		free(col);
+		col = func_column(b.data, "|");
+		if (count_lines(col, "}") == NR_LIVE)
+			break;
+	}
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(trev_file_close(f), 0);
+	assert_int_equal(count_lines(col, "gt_outer() {"), NR_LIVE);
+	assert_int_equal(count_lines(col, "  gt_leaf();") + count_lines(col, "  gt_leaf() {"),
+			 NR_LIVE);
+	assert_int_equal(count_lines(col, "  }"), count_lines(col, "  gt_leaf() {"));
+	printf("trace_pipe while writing: %u of %u leaves seen whole\n",
+	       count_lines(col, "  gt_leaf();"), NR_LIVE);
+	free(col);
+	trev__buf_free(&b);
+}
+
 /* per_cpu/cpuN/trace and snapshot: the same layout. */
 static void test_percpu_snapshot(void **state)
 {
@@ -703,6 +774,7 @@ int main(void)
 		cmocka_unit_test(test_comments),
 		cmocka_unit_test(test_stream_and_pipe),
 		cmocka_unit_test(test_percpu_snapshot),
+		cmocka_unit_test(test_pipe_live),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_raw_ignored),
 		cmocka_unit_test(test_tracecmd),
