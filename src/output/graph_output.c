@@ -25,6 +25,7 @@
 #include "base/buf.h"
 #include "ftrace/fgraph.h"
 #include "ftrace/ftrace.h"
+#include "output/fmt_num.h"
 #include "output/graph_output.h"
 #include "output/line_prefix.h"
 #include "output/symbols.h"
@@ -58,11 +59,20 @@ struct graph_cpu {
 	char last_comm[8];	/* its name, cut at 7 bytes as print_graph_proc() */
 };
 
-/* A record read ahead: a copy, the source's data going away at its next call. */
+/*
+ * A record read ahead: a copy, the source's data going away at its next
+ * call; in place when it is small (funcgraph records are), else allocated.
+ */
 struct graph_rec {
-	struct trev_rb_event ev;
-	void *data;		/* malloc'd copy of ev.data */
+	struct trev_rb_event ev;	/* ev.data: not used, see rec_data() */
+	void *heap;			/* the copy when larger than @inl, else NULL */
+	_Alignas(8) unsigned char inl[GRAPH_ENT_COPY];
 };
+
+static void *rec_data(struct graph_rec *r)
+{
+	return r->heap ? r->heap : r->inl;
+}
 
 struct trev_graph {
 	struct graph_thread **threads;	/* by buffer id; NULL: not met yet */
@@ -71,7 +81,7 @@ struct trev_graph {
 	unsigned int nr_cpus;
 	struct graph_rec *q;		/* read ahead, oldest at q[head] */
 	unsigned int head, len, cap;
-	void *shown;			/* the data of the record trev__graph_next() gave last */
+	struct graph_rec shown;		/* the record trev__graph_next() gave last from q */
 	int err;			/* the source's error while reading ahead */
 };
 
@@ -99,9 +109,9 @@ void trev__graph_free(struct trev_graph *g)
 	free(g->threads);
 	free(g->cpus);
 	for (unsigned int i = g->head; i < g->len; i++)
-		free(g->q[i].data);
+		free(g->q[i].heap);
 	free(g->q);
-	free(g->shown);
+	free(g->shown.heap);
 	free(g);
 }
 
@@ -114,14 +124,13 @@ int trev__graph_next(const struct trev_graph_src *src, struct trev_rb_event *ev)
 {
 	struct trev_graph *g = src->g;
 
-	free(g->shown);
-	g->shown = NULL;
+	free(g->shown.heap);
+	g->shown.heap = NULL;
 	if (g->head < g->len) {
-		struct graph_rec *r = &g->q[g->head++];
-
-		*ev = r->ev;
-		ev->data = r->data;
-		g->shown = r->data;
+		/* Out of the queue, which reading ahead may move: g->shown holds it. */
+		g->shown = g->q[g->head++];
+		*ev = g->shown.ev;
+		ev->data = rec_data(&g->shown);
 		if (g->head == g->len)
 			g->head = g->len = 0;
 		return 1;
@@ -220,14 +229,17 @@ static long graph_peek(const struct trev_graph_src *src, unsigned int buffer)
 		}
 		r = &g->q[g->len];
 		r->ev = ev;
-		r->data = malloc(ev.len ? ev.len : 1);
-		if (!r->data) {
-			/* The record cannot be kept: the text ends with the error. */
-			g->err = -ENOMEM;
-			return -1;
+		r->ev.data = NULL;
+		r->heap = NULL;
+		if (ev.len > sizeof(r->inl)) {
+			r->heap = malloc(ev.len);
+			if (!r->heap) {
+				/* The record cannot be kept: the text ends with the error. */
+				g->err = -ENOMEM;
+				return -1;
+			}
 		}
-		memcpy(r->data, ev.data, ev.len);
-		r->ev.data = r->data;
+		memcpy(rec_data(r), ev.data, ev.len);
 		g->len++;
 		if (ev.buffer == buffer)
 			return (long)g->len - 1;
@@ -235,21 +247,34 @@ static long graph_peek(const struct trev_graph_src *src, unsigned int buffer)
 	return -1;
 }
 
-/* print_graph_cpu(): " %*d) ", the width of the highest CPU number. */
+/* print_graph_cpu(): " %*d) ", the width of the highest CPU number. By hand: printf cost. */
 static void graph_print_cpu(struct trev_seq *s, int cpu)
 {
 	static int width;
 	int w = __atomic_load_n(&width, __ATOMIC_RELAXED);
+	char buf[48], *p = buf;
 
 	if (!w) {
 		long n = sysconf(_SC_NPROCESSORS_CONF);
-		char num[24];
 
-		w = snprintf(num, sizeof(num), "%ld", n > 0 ? n - 1 : 0);
+		w = fmt_udec_len((unsigned long long)(n > 1 ? n - 1 : 0));
 		/* Any reader computes the same value: a plain store of it is enough. */
 		__atomic_store_n(&width, w, __ATOMIC_RELAXED);
 	}
-	trev_seq_printf(s, " %*d) ", w, cpu);
+	*p++ = ' ';
+	if (cpu < 0) {
+		int len = fmt_udec_len((unsigned long long)-(long long)cpu) + 1;
+
+		for (; len < w; len++)
+			*p++ = ' ';
+		*p++ = '-';
+		p = fmt_udec(p, (unsigned long long)-(long long)cpu, 0, ' ');
+	} else {
+		p = fmt_udec(p, (unsigned long long)cpu, w, ' ');
+	}
+	*p++ = ')';
+	*p++ = ' ';
+	trev_seq_putmem(s, buf, (size_t)(p - buf));
 }
 
 /* print_graph_proc(): "comm-pid" centered in 14 columns, comm cut at 7 bytes. */
@@ -347,7 +372,7 @@ static void graph_duration(struct trev_trace_iter *iter, unsigned long long d,
 {
 	unsigned long flags = iter->trace_flags;
 	struct trev_seq *s = &iter->seq;
-	char usecs[24];
+	char buf[48], *p;
 	int len;
 
 	if (!(flags & TREV_ITER_FG_DURATION) || !(flags & TREV_ITER_CONTEXT_INFO))
@@ -356,29 +381,44 @@ static void graph_duration(struct trev_trace_iter *iter, unsigned long long d,
 		trev_seq_puts(s, "              |  ");
 		return;
 	}
-	trev_seq_putc(s, (flags & TREV_ITER_FG_OVERHEAD) ? graph_mark(d) : ' ');
-	trev_seq_putc(s, ' ');
-	len = snprintf(usecs, sizeof(usecs), "%llu", d / 1000);
-	trev_seq_puts(s, usecs);
+	/* By hand: printf cost as much as the rest of the line. */
+	p = buf;
+	*p++ = (flags & TREV_ITER_FG_OVERHEAD) ? graph_mark(d) : ' ';
+	*p++ = ' ';
+	len = fmt_udec_len(d / 1000);
+	p = fmt_udec(p, d / 1000, 0, ' ');
 	if (len < 7) {
 		/* As many of the 3 ns digits as keep the number within 7 digits. */
 		int ns = 7 - len < 3 ? 7 - len : 3;
-		char nsecs[4];
+		char nsecs[3];
 
-		snprintf(nsecs, sizeof(nsecs), "%03llu", d % 1000);
-		trev_seq_printf(s, ".%.*s", ns, nsecs);
+		fmt_udec(nsecs, d % 1000, 3, '0');
+		*p++ = '.';
+		memcpy(p, nsecs, (size_t)ns);
+		p += ns;
 		len += ns + 1;
 	}
-	trev_seq_puts(s, " us ");
+	memcpy(p, " us ", 4);
+	p += 4;
 	for (; len < 8; len++)
-		trev_seq_putc(s, ' ');
-	trev_seq_puts(s, "|  ");
+		*p++ = ' ';
+	memcpy(p, "|  ", 3);
+	p += 3;
+	trev_seq_putmem(s, buf, (size_t)(p - buf));
 }
 
 static void graph_indent(struct trev_seq *s, int depth)
 {
-	if (depth > 0)
-		trev_seq_printf(s, "%*s", depth * GRAPH_INDENT, "");
+	static const char spaces[] = "                                                                ";
+	size_t n = depth > 0 ? (size_t)depth * GRAPH_INDENT : 0;
+
+	while (n > 0) {
+		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+
+		if (trev_seq_putmem(s, spaces, k))
+			break;
+		n -= k;
+	}
 }
 
 /* A depth a record may claim: its own field, or -1 past what is remembered. */
@@ -406,7 +446,7 @@ static void graph_entry(const struct trev_graph_src *src, struct trev_trace_iter
 	next = graph_peek(src, iter->buffer);
 	if (next >= 0) {
 		struct graph_rec *r = &src->g->q[next];
-		const struct trev_fgraph_ret_entry *n = r->data;
+		const struct trev_fgraph_ret_entry *n = rec_data(r);
 
 		if (!r->ev.lost && r->ev.len >= sizeof(*n) && n->ent.type == TREV_TYPE_GRAPH_RET &&
 		    n->ent.pid == ent.ent.pid && n->func == ent.func)
@@ -417,7 +457,7 @@ static void graph_entry(const struct trev_graph_src *src, struct trev_trace_iter
 		struct trev_graph *g = src->g;
 
 		/* The return is shown here: out of the records to show. */
-		free(g->q[next].data);
+		free(g->q[next].heap);
 		memmove(&g->q[next], &g->q[next + 1], (g->len - (unsigned int)next - 1) *
 			sizeof(*g->q));
 		if (--g->len == g->head)
