@@ -269,7 +269,10 @@ static int pipe_consume_one(struct trev_file *f, struct pipe_state *ps, int time
 
 	pthread_rwlock_rdlock(&tr->buf_lock);
 	src.rb = tr->rb;
-	/* function_graph's state lives as long as the open file, once needed. */
+	/*
+	 * function_graph's state lives as long as the open file, once needed.
+	 * Relaxed: the flags are a snapshot per line, as trev__print_line() reads them.
+	 */
 	if (!ps->graph && (__atomic_load_n(&tr->trace_flags, __ATOMIC_RELAXED) & TREV_ITER_GRAPH))
 		ps->graph = trev__graph_new();
 	gs.g = ps->graph;
