@@ -38,10 +38,22 @@
 #define TREV_ITER_LATENCY_FMT	0x0080u
 #define TREV_ITER_IRQ_INFO	0x0100u
 #define TREV_ITER_RECORD_TGID	0x0200u
+/* function_graph's options (the kernel's TRACE_GRAPH_PRINT_*, src/output/graph_output.c). */
+#define TREV_ITER_FG_OVERRUN	0x0400u		/* funcgraph-overrun */
+#define TREV_ITER_FG_CPU	0x0800u		/* funcgraph-cpu */
+#define TREV_ITER_FG_OVERHEAD	0x1000u		/* funcgraph-overhead */
+#define TREV_ITER_FG_PROC	0x2000u		/* funcgraph-proc */
+#define TREV_ITER_FG_DURATION	0x4000u		/* funcgraph-duration */
+#define TREV_ITER_FG_ABSTIME	0x8000u		/* funcgraph-abstime */
+#define TREV_ITER_FG_IRQS	0x20000u	/* funcgraph-irqs */
+#define TREV_ITER_FG_TAIL	0x40000u	/* funcgraph-tail */
 #define TREV_ITER_DEFAULT	(TREV_ITER_PRINT_PARENT | TREV_ITER_CONTEXT_INFO | \
-				 TREV_ITER_IRQ_INFO)
+				 TREV_ITER_IRQ_INFO | TREV_ITER_FG_CPU | TREV_ITER_FG_OVERHEAD | \
+				 TREV_ITER_FG_DURATION | TREV_ITER_FG_IRQS)
 /* Not an option: the buffer's clock counts ns (the kernel's TRACE_FILE_TIME_IN_NS). */
 #define TREV_ITER_TIME_IN_NS	0x10000u
+/* Not an option: current_tracer is function_graph (trev__graph_tracer_set()). */
+#define TREV_ITER_GRAPH		0x80000u
 
 struct trev_event_file;
 

@@ -7,7 +7,7 @@
 #include "output/line_prefix.h"
 
 /* irqs-off, need-resched, hardirq/softirq, preempt-depth: the kernel's letters. */
-static char *lp_lat(char *p, unsigned int flags, unsigned int preempt)
+char *trev__line_prefix_lat(char *p, unsigned int flags, unsigned int preempt)
 {
 	bool nmi = flags & TREV_FLAG_NMI, hard = flags & TREV_FLAG_HARDIRQ;
 	bool soft = flags & TREV_FLAG_SOFTIRQ;
@@ -62,7 +62,7 @@ size_t trev__line_prefix(char *buf, const struct trev_line_prefix *lp)
 	*p++ = ']';
 	*p++ = ' ';
 	if (lp->show & TREV_PREFIX_LAT)
-		p = lp_lat(p, lp->flags, lp->preempt);
+		p = trev__line_prefix_lat(p, lp->flags, lp->preempt);
 	*p++ = ' ';
 	if (lp->show & TREV_PREFIX_COUNTER) {
 		p = fmt_udec(p, lp->ts, 12, ' ');	/* a count, not a time */

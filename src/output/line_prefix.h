@@ -57,4 +57,11 @@ struct trev_line_prefix {
  */
 size_t trev__line_prefix(char *buf, const struct trev_line_prefix *lp);
 
+/*
+ * trev__line_prefix_lat() - the four latency columns alone (irqs-off,
+ * need-resched, hardirq/softirq, preempt-depth) at @p, as function_graph's
+ * latency-format prints them. Return: @p + 4. Context: any thread.
+ */
+char *trev__line_prefix_lat(char *p, unsigned int flags, unsigned int preempt);
+
 #endif /* TREV_LINE_PREFIX_H */

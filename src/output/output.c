@@ -14,9 +14,11 @@
 #include "base/buf.h"
 #include "base/log.h"
 #include "events/events_internal.h"
+#include "ftrace/fgraph.h"
 #include "ftrace/ftrace.h"
 #include "output/output.h"
 #include "output/bprint.h"
+#include "output/graph_output.h"
 #include "output/line_prefix.h"
 #include "output/symbols.h"
 
@@ -173,9 +175,12 @@ static void out_hex_field(struct trev_seq *s, const void *v, size_t size)
 
 static void out_raw_ftrace(struct trev_trace_iter *iter, struct trev_event_call *call);
 
-/* One event's line into iter->seq, with the TREV_ITER_* options @flags. */
+/*
+ * One event's line into iter->seq, with the TREV_ITER_* options @flags;
+ * @gs: function_graph's layout and its source (NULL: the usual lines).
+ */
 static void out_line(struct trev_trace_iter *iter, const struct trev_rb_event *ev,
-		     const char *comm, unsigned long flags)
+		     const char *comm, unsigned long flags, const struct trev_graph_src *gs)
 {
 	struct trev_seq *s = &iter->seq;
 	struct trev_event_call *call;
@@ -203,6 +208,9 @@ static void out_line(struct trev_trace_iter *iter, const struct trev_rb_event *e
 		trev_seq_printf(s, "[corrupt record of %s:%s]\n", call->klass->system, call->name);
 		goto out_unlock;
 	}
+	/* The kernel's tracer print_line(): before raw, hex and bin, which it ignores. */
+	if (gs && call && trev__graph_print(gs, iter, call, comm))
+		goto out_unlock;
 	if (flags & TREV_ITER_RAW) {
 		if (flags & TREV_ITER_CONTEXT_INFO)
 			trev_seq_printf(s, "%d %d %llu ", iter->ent->pid, iter->cpu,
@@ -273,13 +281,15 @@ static unsigned long out_flags(unsigned long flags, struct trev_rb *rb)
 }
 
 void trev__print_line(struct trev_trace_array *tr, struct trev_trace_iter *iter,
-		      const struct trev_rb_event *ev, const char *comm)
+		      const struct trev_rb_event *ev, const char *comm,
+		      const struct trev_graph_src *gs)
 {
 	/* The options as they are now, as the kernel's trace_pipe reads them: an
 	 * option written meanwhile (tfs_lock) applies from the next line. */
 	unsigned long flags = __atomic_load_n(&tr->trace_flags, __ATOMIC_RELAXED);
 
-	out_line(iter, ev, comm, out_flags(flags, tr->rb));
+	out_line(iter, ev, comm, out_flags(flags, tr->rb),
+		 gs && gs->g && (flags & TREV_ITER_GRAPH) ? gs : NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -303,7 +313,14 @@ struct trev_trace_text {
 	struct trev_rb_iter *it;	/* the position in @rb; NULL without @rb */
 	struct trev_trace_iter *iter;	/* the line being formatted */
 	struct comm_cache cc;		/* names of the threads met so far */
+	struct trev_graph *graph;	/* function_graph's state; NULL: the usual lines */
 };
+
+/* The trace text's records for function_graph's layout: its iterator's. */
+static int out_iter_src(void *arg, struct trev_rb_event *ev)
+{
+	return trev_rb_iter_next(arg, ev);
+}
 
 /* The kernel's print_snapshot_help(), for a snapshot file with nothing in it. */
 static void out_snapshot_help(bool allocated, struct trev_buf *out)
@@ -341,10 +358,16 @@ static void out_header(const struct trev_trace_text *tt, struct trev_buf *out)
 		}
 	}
 	trev__buf_printf(out, "# tracer: %s\n#\n",
+			 (tt->flags & TREV_ITER_GRAPH) ? "function_graph" :
 			 (!tt->tr->name || !tt->tr->name[0]) && trev__ftrace_tracer_on() ?
 			 "function" : "nop");
 	if ((tt->what & TREV_PRINT_SNAPSHOT) && entries == 0) {
 		out_snapshot_help(rb != NULL, out);
+		return;
+	}
+	if (tt->flags & TREV_ITER_GRAPH) {
+		/* The tracer's print_header(): its columns instead of the default header. */
+		trev__graph_header(tt->flags, entries == 0, out);
 		return;
 	}
 	trev__buf_printf(out, "# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n#\n",
@@ -381,6 +404,13 @@ int trev__trace_text_start(struct trev_trace_array *tr, struct trev_rb *rb, int 
 	if (rb) {
 		tt->iter = malloc(sizeof(*tt->iter));
 		tt->it = tt->iter ? trev_rb_iter_start_cpu(rb, cpu) : NULL;
+		if (tt->it && (tt->flags & TREV_ITER_GRAPH)) {
+			tt->graph = trev__graph_new();
+			if (!tt->graph) {
+				trev_rb_iter_finish(tt->it);
+				tt->it = NULL;
+			}
+		}
 		if (!tt->it) {
 			trev__trace_text_finish(tt);
 			return -ENOMEM;
@@ -395,6 +425,7 @@ int trev__trace_text_next(struct trev_trace_text *tt, struct trev_buf *out, size
 	size_t start = out->len;
 	unsigned long flags;
 	struct trev_rb_event ev;
+	struct trev_graph_src gs = { tt->graph, out_iter_src, tt->it };
 	int ret = 0;
 
 	if (tt->done)
@@ -412,13 +443,14 @@ int trev__trace_text_next(struct trev_trace_text *tt, struct trev_buf *out, size
 	/* The registry lock is held in batches: events may come and go between them. */
 	trev__events_read_lock();
 	for (unsigned int n = 1; out->len - start < want && !out->err; n++) {
-		ret = trev_rb_iter_next(tt->it, &ev);
+		ret = tt->graph ? trev__graph_next(&gs, &ev) : trev_rb_iter_next(tt->it, &ev);
 		if (ret <= 0) {
 			tt->done = true;
 			tt->err = ret;
 			break;
 		}
-		out_line(tt->iter, &ev, comm_lookup(&tt->cc, ev.buffer, ev.tid), flags);
+		out_line(tt->iter, &ev, comm_lookup(&tt->cc, ev.buffer, ev.tid), flags,
+			 tt->graph ? &gs : NULL);
 		trev__buf_append(out, tt->iter->seq.buffer, tt->iter->seq.len);
 		if (n % 256 == 0) {
 			trev__events_read_unlock();
@@ -439,6 +471,7 @@ void trev__trace_text_finish(struct trev_trace_text *tt)
 	if (!tt)
 		return;
 	trev_rb_iter_finish(tt->it);
+	trev__graph_free(tt->graph);
 	free(tt->cc.comm);
 	free(tt->iter);
 	free(tt);
@@ -497,7 +530,10 @@ static void out_raw_ftrace(struct trev_trace_iter *iter, struct trev_event_call 
 	struct trev_seq *s = &iter->seq;
 	size_t fixed = offsetof(struct out_ftrace_entry, ptr) + sizeof(e->ptr);
 
-	if (call->id == TREV_TYPE_FN) {
+	if (call->id == TREV_TYPE_GRAPH_ENT || call->id == TREV_TYPE_GRAPH_RET) {
+		/* No raw printer in the kernel: trace_nop_print(). */
+		out_nop(iter);
+	} else if (call->id == TREV_TYPE_FN) {
 		/* The kernel's trace_fn_raw(). */
 		trev_seq_printf(s, "%lx %lx\n", e->ip, (unsigned long)e->ptr);
 	} else if (call->id == TREV_TYPE_PRINT) {

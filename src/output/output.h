@@ -45,9 +45,15 @@ int trev__trace_text_start(struct trev_trace_array *tr, struct trev_rb *rb, int 
 			   unsigned int what, struct trev_trace_text **out);
 int trev__trace_text_next(struct trev_trace_text *tt, struct trev_buf *out, size_t want);
 void trev__trace_text_finish(struct trev_trace_text *tt);
-/* One event's line. Context: under trev__events_read_lock(). */
+/*
+ * One event's line. @gs: trace_pipe's function_graph state and source
+ * (graph_output.h), used while @tr's current_tracer is function_graph;
+ * NULL: the usual lines. Context: under trev__events_read_lock().
+ */
+struct trev_graph_src;
 void trev__print_line(struct trev_trace_array *tr, struct trev_trace_iter *iter,
-		      const struct trev_rb_event *ev, const char *comm);
+		      const struct trev_rb_event *ev, const char *comm,
+		      const struct trev_graph_src *gs);
 /*
  * In that child: the threads whose names the text shows are process
  * @pid's, and the symbol table's lock is made anew.

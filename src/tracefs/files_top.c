@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "output/graph_output.h"
 #include "output/output.h"
 #include "ftrace/ftrace.h"
 #include "tracefs/tracefs_internal.h"
@@ -196,7 +197,24 @@ static const struct tfs_fops snapshot_fops = {
 
 struct pipe_state {
 	struct trev_trace_iter iter;	/* the line being handed out, and the rest */
+	struct trev_graph *graph;	/* function_graph's state, made when first needed */
 };
+
+/* Where trace_pipe consumes: all CPUs, or one; @timeout_ms: how long it may wait. */
+struct pipe_src {
+	struct trev_rb *rb;
+	int cpu;
+	int timeout_ms;
+};
+
+static int pipe_src_next(void *arg, struct trev_rb_event *ev)
+{
+	struct pipe_src *p = arg;
+
+	if (p->cpu >= 0)
+		return trev_rb_consume_cpu(p->rb, p->cpu, ev, p->timeout_ms);
+	return trev_rb_consume(p->rb, ev, p->timeout_ms);
+}
 
 static int pipe_open(struct trev_file *f)
 {
@@ -206,7 +224,11 @@ static int pipe_open(struct trev_file *f)
 
 static void pipe_release(struct trev_file *f)
 {
-	free(f->priv);
+	struct pipe_state *ps = f->priv;
+
+	if (ps)
+		trev__graph_free(ps->graph);
+	free(ps);
 }
 
 /* comm for trace_pipe: the buffer's recorded name, else "<...>". */
@@ -241,17 +263,29 @@ static int pipe_consume_one(struct trev_file *f, struct pipe_state *ps, int time
 	struct trev_trace_array *tr = f->loc.tr;
 	struct trev_rb_event ev;
 	char comm[17];
+	struct pipe_src src = { NULL, f->loc.cpu, timeout_ms };
+	struct trev_graph_src gs = { NULL, pipe_src_next, &src };
 	int ret;
 
 	pthread_rwlock_rdlock(&tr->buf_lock);
-	if (f->loc.cpu >= 0)
-		ret = trev_rb_consume_cpu(tr->rb, f->loc.cpu, &ev, timeout_ms);
-	else
-		ret = trev_rb_consume(tr->rb, &ev, timeout_ms);
+	src.rb = tr->rb;
+	/*
+	 * function_graph's state lives as long as the open file, once needed.
+	 * Relaxed: the flags are a snapshot per line, as trev__print_line() reads them.
+	 */
+	if (!ps->graph && (__atomic_load_n(&tr->trace_flags, __ATOMIC_RELAXED) & TREV_ITER_GRAPH))
+		ps->graph = trev__graph_new();
+	gs.g = ps->graph;
+	if (gs.g) {
+		ret = trev__graph_next(&gs, &ev);
+		src.timeout_ms = 0;	/* reading ahead for a leaf takes only what is there */
+	} else {
+		ret = pipe_src_next(&src, &ev);
+	}
 	if (ret == 1) {
 		pipe_comm(tr->rb, &ev, comm);
 		trev__events_read_lock();
-		trev__print_line(tr, &ps->iter, &ev, comm);
+		trev__print_line(tr, &ps->iter, &ev, comm, &gs);
 		trev__events_read_unlock();
 	}
 	pthread_rwlock_unlock(&tr->buf_lock);
@@ -340,7 +374,7 @@ static int pipe_poll(struct trev_file *f, int timeout_ms)
 	struct pipe_state *ps = f->priv;
 	int ret;
 
-	if (ps && ps->iter.seq.len)
+	if (ps && (ps->iter.seq.len || trev__graph_pending(ps->graph)))
 		return POLLIN | POLLRDNORM;
 	ret = trev__tfs_wait_data(f, timeout_ms);
 	return ret > 0 ? POLLIN | POLLRDNORM : ret;
@@ -429,6 +463,15 @@ const struct tfs_option trev__options[] = {
 	{ "record-tgid", TREV_ITER_RECORD_TGID },
 	{ "overwrite", 0 },
 	{ "irq-info", TREV_ITER_IRQ_INFO },
+	/* function_graph's (listed always here: see docs/tracefs.md) */
+	{ "funcgraph-overrun", TREV_ITER_FG_OVERRUN },
+	{ "funcgraph-cpu", TREV_ITER_FG_CPU },
+	{ "funcgraph-overhead", TREV_ITER_FG_OVERHEAD },
+	{ "funcgraph-proc", TREV_ITER_FG_PROC },
+	{ "funcgraph-duration", TREV_ITER_FG_DURATION },
+	{ "funcgraph-abstime", TREV_ITER_FG_ABSTIME },
+	{ "funcgraph-irqs", TREV_ITER_FG_IRQS },
+	{ "funcgraph-tail", TREV_ITER_FG_TAIL },
 };
 const int trev__nr_options = (int)(sizeof(trev__options) / sizeof(trev__options[0]));
 

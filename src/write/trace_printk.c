@@ -606,6 +606,39 @@ static int bputs_output(struct trev_trace_iter *iter, struct trev_event_call *ca
 	return trev_seq_puts(&iter->seq, e->str);
 }
 
+/* Overflowing iter->seq is not a failure: the line is ended where it stopped. */
+int trev__printk_msg_only(struct trev_trace_iter *iter)
+{
+	switch (iter->ent->type) {
+	case TREV_TYPE_PRINT: {
+		struct print_entry *e = (struct print_entry *)(void *)iter->ent;
+
+		if (iter->ent_size < sizeof(*e))
+			return -1;
+		trev_seq_printf(&iter->seq, "%.*s", (int)(iter->ent_size - sizeof(*e)), e->buf);
+		return 0;
+	}
+	case TREV_TYPE_BPRINT: {
+		struct bprint_entry *e = (struct bprint_entry *)(void *)iter->ent;
+
+		if (iter->ent_size < sizeof(*e) || !printk_known(e->fmt))
+			return -1;
+		trev__bprint_format(&iter->seq, e->fmt, e->buf, iter->ent_size - sizeof(*e));
+		return 0;
+	}
+	case TREV_TYPE_BPUTS: {
+		struct bputs_entry *e = (struct bputs_entry *)(void *)iter->ent;
+
+		if (iter->ent_size < sizeof(*e) || !printk_known(e->str))
+			return -1;
+		trev_seq_puts(&iter->seq, e->str);
+		return 0;
+	}
+	default:
+		return -1;
+	}
+}
+
 /* The kernel's trace_raw_data(): "# <id> buf: <bytes in hex>". */
 static int raw_data_output(struct trev_trace_iter *iter, struct trev_event_call *call)
 {

@@ -35,4 +35,12 @@ ssize_t trev__marker_raw_write(struct trev_trace_array *tr, const void *data, si
 /* The printk_formats file: Return: 0 and a malloc'd string, or -errno. */
 int trev__printk_formats_text(char **text);
 
+/*
+ * trev__printk_msg_only() - the message of a ftrace/print, bprint or bputs
+ * record (iter->ent, checked whole) into iter->seq, without the "ip: "
+ * before it: the kernel's trace_print_*_msg_only(), for function_graph's
+ * comments. Return: 0, or -1 for another event or a format not ours.
+ */
+int trev__printk_msg_only(struct trev_trace_iter *iter);
+
 #endif /* TREV_WRITE_H */
