@@ -67,6 +67,7 @@ const uint8_t trev__text_nop5[TEXT_SITE_SIZE] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 }
 
 static pthread_mutex_t text_lock = PTHREAD_MUTEX_INITIALIZER;
 static int mem_fd = -1;		/* /proc/self/mem, opened on first use (text_lock) */
+static pid_t mem_pid;		/* the process that opened it (text_lock) */
 
 /*
  * Write @len bytes at @addr of the program's text. Through /proc/self/mem:
@@ -77,8 +78,18 @@ static int mem_fd = -1;		/* /proc/self/mem, opened on first use (text_lock) */
  */
 static int text_write(uintptr_t addr, const void *bytes, size_t len)
 {
-	if (mem_fd < 0)
+	/*
+	 * A fork()ed child inherits the descriptor, which still writes into
+	 * the parent's memory: the child opens its own.
+	 */
+	if (mem_fd >= 0 && mem_pid != getpid()) {
+		close(mem_fd);
+		mem_fd = -1;
+	}
+	if (mem_fd < 0) {
 		mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+		mem_pid = getpid();
+	}
 	if (mem_fd >= 0 && pwrite(mem_fd, bytes, len, (off_t)addr) == (ssize_t)len)
 		return 0;
 
