@@ -20,11 +20,11 @@ extern "C" {
 #endif
 
 /*
- * The "static key" that guards every tracepoint. For now one load and an
- * unlikely branch; a run-time patched jump label can replace the inside of
- * trev_static_key_false() without touching any caller. Its word has two
- * halves (trev/usdt.h): trev's probes below, the USDT semaphore above; it
- * is > 0 while either is.
+ * The "static key" that guards every tracepoint: one load and an unlikely
+ * branch, or, in a file built with -DTREV_JUMP_LABEL=1, a jump label
+ * patched by libtrev (trev/jump_label.h, docs/jump-labels.md). Its word
+ * has two halves (trev/usdt.h): trev's probes below, the USDT semaphore
+ * above; it is > 0 while either is.
  */
 struct trev_static_key {
 	int enabled;		/* > 0 while the tracepoint has probes or USDT consumers */
