@@ -112,16 +112,13 @@ static int text_write(uintptr_t addr, const void *bytes, size_t len)
 static bool membarrier_ok;
 
 /*
- * A child of fork() has its own mm, not registered for SYNC_CORE: there the
- * first call fails with EPERM, and registers. Context: holds text_lock.
+ * The registration is the process's (its mm's); a fork()ed child inherits
+ * it (measured on 6.18: the child's first SYNC_CORE returns 0).
+ * Context: holds text_lock.
  */
 static void sync_core(void)
 {
-	if (!membarrier_ok)
-		return;
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0) &&
-	    errno == EPERM &&
-	    !syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0))
+	if (membarrier_ok)
 		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
 }
 
