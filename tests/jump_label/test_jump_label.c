@@ -190,25 +190,24 @@ static void test_hammer(void **state)
 	for (int r = 0; r < ROUNDS; r++) {
 		long hits;
 
-		/* The change, while the threads run the sites. */
-		switch (r % 4) {
-		case 0:
-			assert_int_equal(trev_write(JL_ENABLE, "1"), 0);
-			event_on = true;
-			break;
-		case 1:
+		/*
+		 * The change, while the threads run the sites: the event and
+		 * the probe each come first and go last in turn, so that both
+		 * turn the sites on and off.
+		 */
+		static const char order[] = "EPepPEpe";	/* upper: on, lower: off */
+		char c = order[r % 8];
+
+		if (c == 'E' || c == 'e') {
+			assert_int_equal(trev_write(JL_ENABLE, c == 'E' ? "1" : "0"), 0);
+			event_on = c == 'E';
+		} else if (c == 'P') {
 			assert_int_equal(register_trace_jl_tick(count_probe, NULL), 0);
 			probe_on = true;
-			break;
-		case 2:
-			assert_int_equal(trev_write(JL_ENABLE, "0"), 0);
-			event_on = false;
-			break;
-		default:
+		} else {
 			assert_int_equal(unregister_trace_jl_tick(count_probe, NULL), 0);
 			tracepoint_synchronize_unregister();
 			probe_on = false;
-			break;
 		}
 		/* The quiet phase: exactly its calls, or none. */
 		hammer_pause();
