@@ -10,12 +10,13 @@
  * ask sched_getcpu() on every event, through its slow path; this points
  * each thread's CPU read at a constant 0 instead, so that callgrind counts
  * the path that runs natively (without it, and without rseq, a warning
- * says so). BENCH_EVENTS_ONLY=<case> runs one case (floor, disabled, ints3,
- * str, printk3, filt_out, filt_in3, hist) once, after its warm-up and one
+ * says so). BENCH_EVENTS_ONLY=<case> runs one case (floor, disabled,
+ * disabled_jl, ints3, ints3_jl, str, printk3, filt_out, filt_in3, hist) once, after its warm-up and one
  * run of the floor, and prints its row: for quick A/B runs, and for
  * callgrind, where --toggle-collect=run_ints3 (the loop of every ints3
- * case; run_str, run_printk3, run_floor for the others) counts N * 1.1
- * events, the warm-up included.
+ * case; run_ints3_jl for the _jl ones, whose guard is a jump label from
+ * bench/jump_label/bench_jl.c; run_str, run_printk3, run_floor for the
+ * others) counts N * 1.1 events, the warm-up included.
  * Prints a table and exits 0: no thresholds, no pass/fail.
  */
 #include <pthread.h>
@@ -49,6 +50,9 @@ static bool fake_cpu;		/* BENCH_FAKE_CPU */
 static const char bench_string[] = "GET /api/v1/items";
 
 typedef void (*bench_fn)(uint64_t n);
+
+/* The run_ints3() loop with a jump label guard (bench/jump_label/bench_jl.c). */
+void run_ints3_jl(uint64_t n);
 
 static noinline void run_floor(uint64_t n)
 {
@@ -258,7 +262,9 @@ struct only_case {
 static const struct only_case only_cases[] = {
 	{ "floor", run_floor, NULL, NULL, NULL },
 	{ "disabled", run_ints3, NULL, NULL, NULL },
+	{ "disabled_jl", run_ints3_jl, NULL, NULL, NULL },
 	{ "ints3", run_ints3, "bench:*", NULL, NULL },
+	{ "ints3_jl", run_ints3_jl, "bench:*", NULL, NULL },
 	{ "str", run_str, "bench:*", NULL, NULL },
 	{ "printk3", run_printk3, "bench:*", NULL, NULL },
 	{ "filt_out", run_ints3, "bench:*", "events/bench/be_ints3/filter", "a < 0" },
@@ -300,6 +306,7 @@ int main(void)
 {
 	const char *env = getenv("BENCH_EVENTS_N"), *only = getenv("BENCH_EVENTS_ONLY");
 	struct result floor_r, disabled, ints3, str, printk3, filt_out, filt_in3, hist_pid;
+	struct result disabled_jl, ints3_jl;
 	struct result l_ints3 = { -1, 0 }, l_str = l_ints3, l_tracef = l_ints3, l_rej = l_ints3,
 		      l_acc3 = l_ints3;
 	double floor2_ns, ints3_2t, text;
@@ -323,9 +330,11 @@ int main(void)
 	floor_r = measure_vs_floor(run_floor);
 	floor2_ns = measure2(run_floor);
 	disabled = measure_vs_floor(run_ints3);	/* no event enabled yet */
+	disabled_jl = measure_vs_floor(run_ints3_jl);
 	if (trev_set_event("bench:*"))
 		die("trev_set_event", EINVAL);
 	ints3 = measure_vs_floor(run_ints3);
+	ints3_jl = measure_vs_floor(run_ints3_jl);
 	str = measure_vs_floor(run_str);
 	printk3 = measure_vs_floor(run_printk3);
 	ints3_2t = measure2(run_ints3);
@@ -366,7 +375,9 @@ int main(void)
 	       "--------", "-----------", "--------");
 	row("floor (1 thread)", floor_r, NULL);
 	row("disabled tracepoint", disabled, NULL);
+	row("disabled tracepoint, jump label", disabled_jl, NULL);
 	row("enabled, 3 ints", ints3, &l_ints3);
+	row("enabled, 3 ints, jump label", ints3_jl, NULL);
 	row("enabled, string (17 chars)", str, &l_str);
 	row("trace_printk, 3 ints", printk3, &l_tracef);
 	row("enabled, 3 ints, 2 threads (each)",

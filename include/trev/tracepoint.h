@@ -12,6 +12,7 @@
 
 #include <trev/abi.h>
 #include <trev/common.h>
+#include <trev/jump_label.h>
 #include <trev/usdt.h>
 
 #ifdef __cplusplus
@@ -19,11 +20,11 @@ extern "C" {
 #endif
 
 /*
- * The "static key" that guards every tracepoint. For now one load and an
- * unlikely branch; a run-time patched jump label can replace the inside of
- * trev_static_key_false() without touching any caller. Its word has two
- * halves (trev/usdt.h): trev's probes below, the USDT semaphore above; it
- * is > 0 while either is.
+ * The "static key" that guards every tracepoint: one load and an unlikely
+ * branch, or, in a file built with -DTREV_JUMP_LABEL=1, a jump label
+ * patched by libtrev (trev/jump_label.h, docs/jump-labels.md). Its word
+ * has two halves (trev/usdt.h): trev's probes below, the USDT semaphore
+ * above; it is > 0 while either is.
  */
 struct trev_static_key {
 	int enabled;		/* > 0 while the tracepoint has probes or USDT consumers */
@@ -198,7 +199,17 @@ void __tsan_release(void *addr);
  *	... trace_foo_enabled(), register_trace_foo(), register_trace_prio_foo(),
  *	    unregister_trace_foo(), check_trace_callback_type_foo()
  */
-#ifdef TREV_USDT
+#if defined(TREV_USDT) && defined(TREV_JUMP_LABEL_ON)
+/*
+ * With jump labels the guard reads no key word: the USDT probe, without a
+ * semaphore, fires whenever the enabled block runs, i.e. while trev's
+ * probes are on (docs/jump-labels.md).
+ */
+#define __TREV_USDT_FIRE(name, k, args...)					\
+	__trev_usdt_probe(__trev_stringify(TRACE_SYSTEM), name, args);
+#define __TREV_USDT_SECTION	__attribute__((section(".probes")))
+#define __TREV_USDT_SEM(name)	__trev_usdt_sem(name)
+#elif defined(TREV_USDT)
 /*
  * Inside the guard, with the key's word @k as the guard loaded it: the USDT
  * probe when its semaphore (the upper half) is set, then trev's probes when
@@ -224,9 +235,33 @@ void __tsan_release(void *addr);
 #define __TREV_USDT_SECTION
 #endif
 
-#define __DECLARE_TRACE(name, proto, args, cond, data_proto)				\
-	TREV_EXTERN_C struct trev_tracepoint __tracepoint_##name;			\
-	TREV_EXTERN_C void __traceiter_##name(data_proto);				\
+#ifdef TREV_JUMP_LABEL_ON
+/*
+ * With jump labels (trev/jump_label.h), the guard is an asm goto site:
+ *
+ *	static inline void trace_foo(int a)
+ *	{
+ *		if (__trev_jl_foo()) {		(nop5; a jmp while foo has probes)
+ *			if (!(cond))
+ *				return;
+ *			(USDT: the SDT probe site, without a semaphore)
+ *			__traceiter_foo(NULL, a);
+ *		}
+ *	}
+ */
+#define __TREV_TRACE_FN(name, proto, args, cond)					\
+	__TREV_JUMP_LABEL(name)								\
+	static inline void trace_##name(proto)						\
+	{										\
+		if (trev_unlikely(__trev_jl_##name())) {				\
+			if (!(cond))							\
+				return;							\
+			__TREV_USDT_FIRE(name, 0, args)					\
+			__traceiter_##name(NULL, args);					\
+		}									\
+	}
+#else
+#define __TREV_TRACE_FN(name, proto, args, cond)					\
 	static inline void trace_##name(proto)						\
 	{										\
 		int __trev_key = trev_static_key_load(&__tracepoint_##name.key);	\
@@ -237,7 +272,13 @@ void __tsan_release(void *addr);
 			__TREV_USDT_FIRE(name, __trev_key, args)			\
 			__traceiter_##name(NULL, args);					\
 		}									\
-	}										\
+	}
+#endif
+
+#define __DECLARE_TRACE(name, proto, args, cond, data_proto)				\
+	TREV_EXTERN_C struct trev_tracepoint __tracepoint_##name;			\
+	TREV_EXTERN_C void __traceiter_##name(data_proto);				\
+	__TREV_TRACE_FN(name, PARAMS(proto), PARAMS(args), PARAMS(cond))		\
 	static inline bool trace_##name##_enabled(void)					\
 	{										\
 		return trev_static_key_false(&__tracepoint_##name.key);		\

@@ -14,6 +14,8 @@
 #ifndef TREV_USDT_H
 #define TREV_USDT_H
 
+#include <trev/jump_label.h>
+
 /*
  * The key word of a tracepoint (struct trev_static_key.enabled), on a
  * little-endian machine:
@@ -116,6 +118,20 @@ template <typename T> struct __trev_usdt_t<T *, true> {
 #define __trev_usdt_cat(a, b)	__trev_usdt_cat_1(a, b)
 
 /*
+ * The note's semaphore. With jump labels (trev/jump_label.h) none: a
+ * consumer cannot turn a nop into a jmp by counting in memory, so the probe
+ * sits in the enabled block and fires while trev's probes are on.
+ */
+#ifdef TREV_JUMP_LABEL_ON
+#define __trev_usdt_sem_ref(name)	"	.8byte 0\n"
+#else
+#define __trev_usdt_sem_ref(name)						\
+		"	.weak __trev_usdt_sem_" #name "\n"			\
+		"	.hidden __trev_usdt_sem_" #name "\n"			\
+		"	.8byte __trev_usdt_sem_" #name "\n"
+#endif
+
+/*
  * __trev_usdt_probe() - the probe site of tracepoint @name, provider @provider
  * (a string), with the arguments @args...
  *
@@ -138,9 +154,7 @@ template <typename T> struct __trev_usdt_t<T *, true> {
 		"992:	.balign 4\n"						\
 		"993:	.8byte 990b\n"						\
 		"	.8byte _.stapsdt.base\n"				\
-		"	.weak __trev_usdt_sem_" #name "\n"			\
-		"	.hidden __trev_usdt_sem_" #name "\n"			\
-		"	.8byte __trev_usdt_sem_" #name "\n"			\
+		__trev_usdt_sem_ref(name)					\
 		"	.asciz \"" provider "\"\n"				\
 		"	.asciz \"" #name "\"\n"					\
 		"	.asciz \""						\

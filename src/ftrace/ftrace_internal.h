@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The function tracer's parts inside src/ftrace/: the text patcher
- * (patch.c) as ftrace.c uses it.
+ * The function tracer's parts inside src/ftrace/: the trampoline
+ * (trampoline.c) and the text patcher (src/patch/) under the names
+ * ftrace.c and its tests use.
  */
 #ifndef TREV_FTRACE_INTERNAL_H
 #define TREV_FTRACE_INTERNAL_H
@@ -10,53 +11,44 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define FT_SITE_SIZE	5
+#include "patch/text_patch.h"
+
+#define FT_SITE_SIZE	TEXT_SITE_SIZE
 
 /* One site's change: its address and the 5 bytes it gets. */
-struct trev_ft_patch {
-	uintptr_t addr;
-	uint8_t bytes[FT_SITE_SIZE];
-};
+#define trev_ft_patch	trev_text_patch
 
-extern const uint8_t trev__ft_nop5[FT_SITE_SIZE];
+#define trev__ft_nop5	trev__text_nop5
 
-/* The trampoline (patch.c, assembly) and the C function it calls. */
+/* The trampoline (trampoline.c, assembly) and the C function it calls. */
 void trev__ft_trampoline(void);
 void trev__ft_entry(unsigned long ip, unsigned long parent_ip);
 
-/*
- * trev__ft_patch_batch() - change @n sites with the int3 protocol
- * @p: the sites and their new bytes (sorted here)
- * @blocker: set to a thread that blocks SIGTRAP when that refused the batch
- * Context: holds ft_lock (ftrace.c); not from a signal handler.
- * Return: 0; -EBUSY (@blocker), -ENOSYS (no membarrier SYNC_CORE), or the
- * errno of a failed write.
- */
-int trev__ft_patch_batch(struct trev_ft_patch *p, size_t n, pid_t *blocker);
-
+/* Context: holds ft_lock (ftrace.c), then text_lock. */
+#define trev__ft_patch_batch(p, n, blocker)	trev__text_patch_batch(p, n, blocker)
 /* How many int3s of a batch the SIGTRAP handler finished (for tests). */
-unsigned long trev__ft_traps(void);
-/*
- * For tests: called by the patching thread after step 2 (int3s written) and
- * step 3 (bytes 1-4 written) of every batch, under the patch lock; a call
- * of a function being changed then meets the int3 deterministically.
- */
-extern void (*trev__ft_step_hook)(int step);
-
+#define trev__ft_traps()			trev__text_traps()
+/* For tests: called after steps 2 and 3 of every batch (patch/text_patch.h). */
+#define trev__ft_step_hook			trev__text_step_hook
 /* Write a site before any thread can run it (registration). Return: 0 or -errno. */
-int trev__ft_text_init(uintptr_t addr, const uint8_t *bytes);
+#define trev__ft_text_init(addr, bytes)		trev__text_init(addr, bytes)
 
 /* The 5 bytes of "call @target" at @site. */
-void trev__ft_make_call(uint8_t out[FT_SITE_SIZE], uintptr_t site, uintptr_t target);
+static inline void trev__ft_make_call(uint8_t out[FT_SITE_SIZE], uintptr_t site,
+				      uintptr_t target)
+{
+	trev__text_make_rel32(out, TREV_TEXT_CALL, site, target);
+}
 
 /*
  * trev__ft_stub_get() - what sites in [@lo, @hi] call: the trampoline when a
  * rel32 reaches it, else a new stub page mapped within reach that jumps to it
- * @target: set to the address to call
- * @stub: set to the page to give back with trev__ft_stub_put(), or NULL
- * Return: 0 or -ENOMEM (no free address space within reach).
+ * (trev__text_stub_get()).
  */
-int trev__ft_stub_get(uintptr_t lo, uintptr_t hi, uintptr_t *target, void **stub);
-void trev__ft_stub_put(void *stub);
+static inline int trev__ft_stub_get(uintptr_t lo, uintptr_t hi, uintptr_t *target, void **stub)
+{
+	return trev__text_stub_get(lo, hi, (uintptr_t)trev__ft_trampoline, target, stub);
+}
+#define trev__ft_stub_put(stub)			trev__text_stub_put(stub)
 
 #endif /* TREV_FTRACE_INTERNAL_H */

@@ -109,6 +109,12 @@ static int set_event_show(struct trev_file *f, struct trev_buf *out)
 	return ev_list_show(f, out, true);
 }
 
+/*
+ * What an enable refused by the jump label patcher says (docs/jump-labels.md):
+ * a thread blocks SIGTRAP and would die at the int3 of a site being patched.
+ */
+#define TFS_JL_BUSY	"A thread blocks SIGTRAP: patching could kill it"
+
 /* Each whitespace-separated word is one set_event term. */
 static ssize_t set_event_write(struct trev_file *f, const char *buf, size_t size)
 {
@@ -122,6 +128,8 @@ static ssize_t set_event_write(struct trev_file *f, const char *buf, size_t size
 
 		if (r == -EINVAL)
 			trev__tracing_log_err(f->loc.tr, "set_event", w, *w == '!', "No such event");
+		else if (r == -EBUSY)
+			trev__tracing_log_err(f->loc.tr, "set_event", w, 0, "%s", TFS_JL_BUSY);
 		if (r && !ret)
 			ret = r;
 	}
@@ -182,6 +190,12 @@ static ssize_t enable_write(struct trev_file *f, const char *buf, size_t size)
 		return -EINVAL;
 	}
 	ret = trev__event_enable(f->loc.tr, system, event, v);
+	if (ret == -EBUSY) {
+		char *cmd = trev__strip(buf, size);
+
+		trev__tracing_log_err(f->loc.tr, "enable", cmd ? cmd : "", 0, "%s", TFS_JL_BUSY);
+		free(cmd);
+	}
 	if (ret == -ENOENT)
 		ret = event ? -ENODEV : -EINVAL;	/* the event went away meanwhile */
 	return ret ? ret : (ssize_t)size;

@@ -8,6 +8,8 @@
  * (__traceiter_<name>, generated in the user's CREATE_TRACE_POINTS file) walk
  * whatever array they loaded inside urcu_bp_read_lock(): they never block
  * and never see a half-built array. All updaters hold tp_mutex.
+ * The jump label sites of a tracepoint (jump_label.c) jump from before its
+ * first probe is published until after its last one is gone.
  */
 #define _LGPL_SOURCE
 #include <errno.h>
@@ -135,6 +137,16 @@ int trev_tracepoint_probe_register_prio(struct trev_tracepoint *tp, void *probe,
 		ret = -ENOMEM;
 		goto out_unreg;
 	}
+	/*
+	 * The jump label sites jump before the array is there: a thread that
+	 * takes a jmp early finds no probes. If they cannot be patched, no
+	 * probe is added.
+	 */
+	if (n == 0) {
+		ret = trev__jl_set(tp, true);
+		if (ret)
+			goto out_free_new;
+	}
 	/* Higher priority first; among equals, the older probe first. */
 	for (pos = 0; pos < n && old[pos].prio >= prio; pos++)
 		;
@@ -147,6 +159,8 @@ int trev_tracepoint_probe_register_prio(struct trev_tracepoint *tp, void *probe,
 	pthread_mutex_unlock(&tp_mutex);
 	return 0;
 
+out_free_new:
+	free(new);
 out_unreg:
 	if (n == 0 && ref.unregfunc)
 		ref.unregfunc();
@@ -198,8 +212,11 @@ int trev_tracepoint_probe_unregister(struct trev_tracepoint *tp, void *probe, vo
 				new[j++] = old[i];
 	}
 	tp_publish(tp, &ref, old, new);
-	if (!new && ref.unregfunc)
-		ref.unregfunc();
+	if (!new) {
+		trev__jl_set(tp, false);
+		if (ref.unregfunc)
+			ref.unregfunc();
+	}
 	pthread_mutex_unlock(&tp_mutex);
 	return 0;
 }
@@ -233,6 +250,7 @@ void trev__tp_remove_all(struct trev_tracepoint *tp)
 	old = *ref.funcs;
 	if (old) {
 		tp_publish(tp, &ref, old, NULL);
+		trev__jl_set(tp, false);
 		if (ref.unregfunc)
 			ref.unregfunc();
 	}

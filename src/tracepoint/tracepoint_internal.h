@@ -35,4 +35,15 @@ void trev__tp_stub_func(void);
  */
 void trev__tp_remove_all(struct trev_tracepoint *tp);
 
+/*
+ * trev__jl_set() - the jump label sites of @tp (jump_label.c) to jmp (@on)
+ * or nop5, all in one batch; the sites of objects registered later follow.
+ * Context: holds tp_mutex; not in a signal handler.
+ * Return: 0, or when turning on -EBUSY (a thread blocks SIGTRAP), -ENOSYS
+ * (no membarrier SYNC_CORE), -ENOMEM or a write's errno, and then every
+ * site is as it was. Turning off always returns 0: a site that cannot be
+ * put back stays a jmp into a guard that finds no probes.
+ */
+int trev__jl_set(struct trev_tracepoint *tp, bool on);
+
 #endif /* TREV_TRACEPOINT_INTERNAL_H */

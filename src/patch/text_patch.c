@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Rewriting function entries while other threads run them (x86-64): the
- * int3 protocol with membarrier(SYNC_CORE) and a SIGTRAP handler that
- * finishes what a thread hit half-way; the near stubs that reach the
- * trampoline from far objects; writing text through /proc/self/mem.
+ * Rewriting 5-byte sites of the program's text while other threads run them
+ * (x86-64): the int3 protocol with membarrier(SYNC_CORE) and a SIGTRAP
+ * handler that finishes what a thread hit half-way; the near stubs that
+ * reach a far target; writing text through /proc/self/mem. The function
+ * tracer (src/ftrace/) patches function entries with it, the jump labels of
+ * tracepoint guards (src/tracepoint/jump_label.c) their asm goto sites.
  * docs/function-tracer.md, "Patching", has the protocol and its pitfalls.
  *
- * A site is 5 bytes at a function's entry, one of two instructions:
+ * A site is 5 bytes holding one of three instructions:
  *
  *   nop5:  0f 1f 44 00 00      nopl 0x0(%rax,%rax,1)
- *   call:  e8 <rel32>          call stub-or-trampoline
+ *   call:  e8 <rel32>          call stub-or-trampoline   (function entries)
+ *   jmp:   e9 <rel32>          jmp target                (jump labels)
  *
- * Changing a batch of sites from one to the other (ft_patch_batch()):
+ * Changing a batch of sites from one to the other (trev__text_patch_batch()):
  *
  *   1. publish the batch (sorted by address) for the SIGTRAP handler
  *   2. byte 0 of every site := 0xcc (int3);             sync_core
@@ -24,13 +27,17 @@
  * stream, so none still executes bytes it fetched before the write. Between
  * 2 and 4 a thread that reaches a site traps on byte 0 and never sees bytes
  * 1-4 half-written; the handler then does what the site's new instruction
- * does (calls the trampoline, or steps over the nop), so a call made during
- * the change is either traced whole or not traced, never torn.
+ * does (calls the trampoline, jumps, or steps over the nop), so a call made
+ * during the change is either traced whole or not traced, never torn.
+ *
+ * Locking: text_lock serializes every batch and every write of a site (its
+ * users' own locks are taken before it, never under it).
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <signal.h>
@@ -47,102 +54,42 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "ftrace/ftrace_internal.h"
+#include "patch/text_patch.h"
 
 #define INT3		0xcc
 #define CALL_REL32	0xe8
+#define JMP_REL32	0xe9
 
-const uint8_t trev__ft_nop5[FT_SITE_SIZE] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-
-/* ------------------------------------------------------------------ */
-/* The trampoline                                                       */
-
-/*
- * Entered by the call at a site (directly, or through a stub's jmp), so
- *   0(%rsp)  the site + 5: where the traced function goes on
- *   8(%rsp)  the return address into the traced function's caller
- * At a function's entry every argument register is live: rdi, rsi, rdx,
- * rcx, r8, r9, rax (the vector count of a variadic call), r10 (a nested
- * function's static chain) and xmm0-7. They are saved and put back; r11 is
- * scratch at a call. The stack need not be 16-byte aligned here: gcc does
- * not keep the ABI's alignment for calls to local functions that do not
- * need it, so the frame is aligned by hand before movaps and the C call.
- * Upper halves of ymm/zmm registers are not saved (the handler runs no AVX
- * code of its own).
- */
-__asm__(".text\n"
-	".globl trev__ft_trampoline\n"
-	".hidden trev__ft_trampoline\n"
-	".type trev__ft_trampoline, @function\n"
-	".p2align 4\n"
-	"trev__ft_trampoline:\n"
-	"	.cfi_startproc\n"
-	"	pushq %rbp\n"
-	"	.cfi_def_cfa_offset 16\n"
-	"	.cfi_offset %rbp, -16\n"
-	"	movq %rsp, %rbp\n"
-	"	.cfi_def_cfa_register %rbp\n"
-	"	pushq %rax\n"
-	"	pushq %rdi\n"
-	"	pushq %rsi\n"
-	"	pushq %rdx\n"
-	"	pushq %rcx\n"
-	"	pushq %r8\n"
-	"	pushq %r9\n"
-	"	pushq %r10\n"
-	"	andq $-16, %rsp\n"
-	"	subq $128, %rsp\n"
-	"	movaps %xmm0, 0(%rsp)\n"
-	"	movaps %xmm1, 16(%rsp)\n"
-	"	movaps %xmm2, 32(%rsp)\n"
-	"	movaps %xmm3, 48(%rsp)\n"
-	"	movaps %xmm4, 64(%rsp)\n"
-	"	movaps %xmm5, 80(%rsp)\n"
-	"	movaps %xmm6, 96(%rsp)\n"
-	"	movaps %xmm7, 112(%rsp)\n"
-	"	movq 8(%rbp), %rdi\n"
-	"	subq $5, %rdi\n"
-	"	movq 16(%rbp), %rsi\n"
-	"	call trev__ft_entry\n"
-	"	movaps 0(%rsp), %xmm0\n"
-	"	movaps 16(%rsp), %xmm1\n"
-	"	movaps 32(%rsp), %xmm2\n"
-	"	movaps 48(%rsp), %xmm3\n"
-	"	movaps 64(%rsp), %xmm4\n"
-	"	movaps 80(%rsp), %xmm5\n"
-	"	movaps 96(%rsp), %xmm6\n"
-	"	movaps 112(%rsp), %xmm7\n"
-	"	leaq -64(%rbp), %rsp\n"
-	"	popq %r10\n"
-	"	popq %r9\n"
-	"	popq %r8\n"
-	"	popq %rcx\n"
-	"	popq %rdx\n"
-	"	popq %rsi\n"
-	"	popq %rdi\n"
-	"	popq %rax\n"
-	"	popq %rbp\n"
-	"	.cfi_def_cfa %rsp, 8\n"
-	"	ret\n"
-	"	.cfi_endproc\n"
-	".size trev__ft_trampoline, .-trev__ft_trampoline\n");
+const uint8_t trev__text_nop5[TEXT_SITE_SIZE] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
 /* ------------------------------------------------------------------ */
 /* Writing text                                                         */
 
-static int mem_fd = -1;		/* /proc/self/mem, opened on first use (ft_lock) */
+static pthread_mutex_t text_lock = PTHREAD_MUTEX_INITIALIZER;
+static int mem_fd = -1;		/* /proc/self/mem, opened on first use (text_lock) */
+static pid_t mem_pid;		/* the process that opened it (text_lock) */
 
 /*
  * Write @len bytes at @addr of the program's text. Through /proc/self/mem:
  * the kernel writes into the mapping with FOLL_FORCE, so the text is never
  * writable to the program. Where /proc is missing or refuses, the page is
  * made writable for the store and put back to r-x.
- * Context: holds ft_lock.
+ * Context: holds text_lock.
  */
 static int text_write(uintptr_t addr, const void *bytes, size_t len)
 {
-	if (mem_fd < 0)
+	/*
+	 * A fork()ed child inherits the descriptor, which still writes into
+	 * the parent's memory: the child opens its own.
+	 */
+	if (mem_fd >= 0 && mem_pid != getpid()) {
+		close(mem_fd);
+		mem_fd = -1;
+	}
+	if (mem_fd < 0) {
 		mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+		mem_pid = getpid();
+	}
 	if (mem_fd >= 0 && pwrite(mem_fd, bytes, len, (off_t)addr) == (ssize_t)len)
 		return 0;
 
@@ -164,6 +111,11 @@ static int text_write(uintptr_t addr, const void *bytes, size_t len)
 
 static bool membarrier_ok;
 
+/*
+ * The registration is the process's (its mm's); a fork()ed child inherits
+ * it (measured on 6.18: the child's first SYNC_CORE returns 0).
+ * Context: holds text_lock.
+ */
 static void sync_core(void)
 {
 	if (membarrier_ok)
@@ -189,18 +141,18 @@ static int sync_core_init(void)
 /* The SIGTRAP handler                                                  */
 
 /* The batch being applied, for the handler. */
-struct ft_batch {
-	const struct trev_ft_patch *p;	/* sorted by addr */
+struct text_batch {
+	const struct trev_text_patch *p;	/* sorted by addr */
 	size_t n;
 };
 
-static _Atomic(struct ft_batch *) cur_batch;
+static _Atomic(struct text_batch *) cur_batch;
 static atomic_int handlers_in;		/* handlers between reading cur_batch and done */
 static struct sigaction old_trap;	/* the handler before ours; chained to */
 static atomic_ulong traps_done;		/* int3s of a batch the handler finished */
 static bool trap_installed;
 
-static const struct trev_ft_patch *batch_find(const struct ft_batch *b, uintptr_t addr)
+static const struct trev_text_patch *batch_find(const struct text_batch *b, uintptr_t addr)
 {
 	size_t lo = 0, hi = b->n;
 
@@ -234,7 +186,8 @@ static void trap_chain(int sig, siginfo_t *si, void *uc)
  * A thread hit byte 0 of a site while a batch changes it: do what the new
  * instruction does. For a call, push the return address below the
  * interrupted rsp (the kernel put the signal frame below the red zone, and
- * nothing is live below rsp at a function's entry) and go to its target.
+ * nothing is live below rsp at a function's entry) and go to its target;
+ * for a jmp, go to its target; for the nop, go past it.
  * Context: SIGTRAP, any thread; async-signal-safe.
  */
 static void trap_handler(int sig, siginfo_t *si, void *ucv)
@@ -242,8 +195,8 @@ static void trap_handler(int sig, siginfo_t *si, void *ucv)
 	ucontext_t *uc = ucv;
 	greg_t *gr = uc->uc_mcontext.gregs;
 	uintptr_t site = (uintptr_t)gr[REG_RIP] - 1;
-	const struct trev_ft_patch *p = NULL;
-	struct ft_batch *b;
+	const struct trev_text_patch *p = NULL;
+	struct text_batch *b;
 
 	if (si->si_code != SI_KERNEL) {
 		trap_chain(sig, si, ucv);
@@ -264,11 +217,16 @@ static void trap_handler(int sig, siginfo_t *si, void *ucv)
 			uintptr_t *sp = (uintptr_t *)(uintptr_t)gr[REG_RSP];
 
 			memcpy(&rel, p->bytes + 1, sizeof(rel));
-			*--sp = site + FT_SITE_SIZE;
+			*--sp = site + TEXT_SITE_SIZE;
 			gr[REG_RSP] = (greg_t)(uintptr_t)sp;
-			gr[REG_RIP] = (greg_t)(site + FT_SITE_SIZE + (intptr_t)rel);
+			gr[REG_RIP] = (greg_t)(site + TEXT_SITE_SIZE + (intptr_t)rel);
+		} else if (p->bytes[0] == JMP_REL32) {
+			int32_t rel;
+
+			memcpy(&rel, p->bytes + 1, sizeof(rel));
+			gr[REG_RIP] = (greg_t)(site + TEXT_SITE_SIZE + (intptr_t)rel);
 		} else {
-			gr[REG_RIP] = (greg_t)(site + FT_SITE_SIZE);
+			gr[REG_RIP] = (greg_t)(site + TEXT_SITE_SIZE);
 		}
 	}
 	atomic_fetch_sub(&handlers_in, 1);
@@ -287,7 +245,7 @@ static void trap_handler(int sig, siginfo_t *si, void *ucv)
 
 /*
  * Install the handler, or put it back if the program replaced it (the
- * program's then becomes the one chained to). Context: holds ft_lock.
+ * program's then becomes the one chained to). Context: holds text_lock.
  */
 static int trap_install(void)
 {
@@ -302,7 +260,7 @@ static int trap_install(void)
 	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	if (trap_installed)
-		trev__log(TREV_LOG_WARN, "function tracer: SIGTRAP's handler was replaced; "
+		trev__log(TREV_LOG_WARN, "text patching: SIGTRAP's handler was replaced; "
 			  "trev's is put back and calls the program's\n");
 	old_trap = cur;
 	if (sigaction(SIGTRAP, &sa, NULL))
@@ -312,10 +270,10 @@ static int trap_install(void)
 }
 
 #if defined(__SANITIZE_THREAD__)
-#define FT_TSAN	1
+#define TEXT_TSAN	1
 #elif defined(__has_feature)
 #if __has_feature(thread_sanitizer)
-#define FT_TSAN	1
+#define TEXT_TSAN	1
 #endif
 #endif
 
@@ -325,14 +283,14 @@ static int trap_install(void)
  * TSan build such a thread is taken for the runtime's (it never runs the
  * program's functions) and not counted; docs/function-tracer.md.
  */
-#define FT_ALL_BLOCKABLE	(0x7fffffffull & ~(1ull << (SIGKILL - 1)) & ~(1ull << (SIGSTOP - 1)))
+#define TEXT_ALL_BLOCKABLE	(0x7fffffffull & ~(1ull << (SIGKILL - 1)) & ~(1ull << (SIGSTOP - 1)))
 
 static bool trap_mask_fatal(unsigned long long mask)
 {
 	if (!(mask & (1ull << (SIGTRAP - 1))))
 		return false;
-#ifdef FT_TSAN
-	if ((mask & FT_ALL_BLOCKABLE) == FT_ALL_BLOCKABLE)
+#ifdef TEXT_TSAN
+	if ((mask & TEXT_ALL_BLOCKABLE) == TEXT_ALL_BLOCKABLE)
 		return false;
 #endif
 	return true;
@@ -375,9 +333,9 @@ static pid_t trap_blocker(void)
 	return found;
 }
 
-void (*trev__ft_step_hook)(int step);
+void (*trev__text_step_hook)(int step);
 
-unsigned long trev__ft_traps(void)
+unsigned long trev__text_traps(void)
 {
 	return atomic_load_explicit(&traps_done, memory_order_relaxed);
 }
@@ -387,20 +345,17 @@ unsigned long trev__ft_traps(void)
 
 static int patch_cmp(const void *a, const void *b)
 {
-	const struct trev_ft_patch *x = a, *y = b;
+	const struct trev_text_patch *x = a, *y = b;
 
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-int trev__ft_patch_batch(struct trev_ft_patch *p, size_t n, pid_t *blocker)
+static int text_patch_batch_locked(struct trev_text_patch *p, size_t n, pid_t *blocker)
 {
 	static const uint8_t int3 = INT3;
-	struct ft_batch b = { p, n };
+	struct text_batch b = { p, n };
 	int ret;
 
-	*blocker = 0;
-	if (!n)
-		return 0;
 	ret = sync_core_init();
 	if (ret)
 		return ret;
@@ -422,13 +377,13 @@ int trev__ft_patch_batch(struct trev_ft_patch *p, size_t n, pid_t *blocker)
 	for (size_t i = 0; i < n && !ret; i++)
 		ret = text_write(p[i].addr, &int3, 1);
 	sync_core();
-	if (trev__ft_step_hook)
-		trev__ft_step_hook(2);
+	if (trev__text_step_hook)
+		trev__text_step_hook(2);
 	for (size_t i = 0; i < n && !ret; i++)
-		ret = text_write(p[i].addr + 1, p[i].bytes + 1, FT_SITE_SIZE - 1);
+		ret = text_write(p[i].addr + 1, p[i].bytes + 1, TEXT_SITE_SIZE - 1);
 	sync_core();
-	if (trev__ft_step_hook)
-		trev__ft_step_hook(3);
+	if (trev__text_step_hook)
+		trev__text_step_hook(3);
 	for (size_t i = 0; i < n && !ret; i++)
 		ret = text_write(p[i].addr, p[i].bytes, 1);
 	sync_core();
@@ -437,25 +392,42 @@ int trev__ft_patch_batch(struct trev_ft_patch *p, size_t n, pid_t *blocker)
 	while (atomic_load(&handlers_in))
 		sched_yield();
 	if (ret)
-		trev__log(TREV_LOG_ERR, "function tracer: writing text failed: %s\n",
+		trev__log(TREV_LOG_ERR, "text patching: writing text failed: %s\n",
 			  strerror(-ret));
 	return ret;
 }
 
-int trev__ft_text_init(uintptr_t addr, const uint8_t *bytes)
+int trev__text_patch_batch(struct trev_text_patch *p, size_t n, pid_t *blocker)
 {
-	int ret = text_write(addr, bytes, FT_SITE_SIZE);
+	int ret;
 
-	if (!ret && membarrier_ok)
-		sync_core();
+	*blocker = 0;
+	if (!n)
+		return 0;
+	pthread_mutex_lock(&text_lock);
+	ret = text_patch_batch_locked(p, n, blocker);
+	pthread_mutex_unlock(&text_lock);
 	return ret;
 }
 
-void trev__ft_make_call(uint8_t out[FT_SITE_SIZE], uintptr_t site, uintptr_t target)
+int trev__text_init(uintptr_t addr, const uint8_t *bytes)
 {
-	int32_t rel = (int32_t)(intptr_t)(target - (site + FT_SITE_SIZE));
+	int ret;
 
-	out[0] = CALL_REL32;
+	pthread_mutex_lock(&text_lock);
+	ret = text_write(addr, bytes, TEXT_SITE_SIZE);
+	if (!ret && membarrier_ok)
+		sync_core();
+	pthread_mutex_unlock(&text_lock);
+	return ret;
+}
+
+void trev__text_make_rel32(uint8_t out[TEXT_SITE_SIZE], enum trev_text_insn insn,
+			   uintptr_t site, uintptr_t target)
+{
+	int32_t rel = (int32_t)(intptr_t)(target - (site + TEXT_SITE_SIZE));
+
+	out[0] = insn == TREV_TEXT_JMP ? JMP_REL32 : CALL_REL32;
 	memcpy(out + 1, &rel, sizeof(rel));
 }
 
@@ -488,9 +460,9 @@ static void *stub_try(uintptr_t at)
 	return p;
 }
 
-int trev__ft_stub_get(uintptr_t lo, uintptr_t hi, uintptr_t *target, void **stub)
+int trev__text_stub_get(uintptr_t lo, uintptr_t hi, uintptr_t tramp, uintptr_t *target,
+			void **stub)
 {
-	uintptr_t tramp = (uintptr_t)trev__ft_trampoline;
 	uint8_t *s = NULL;
 
 	*stub = NULL;
@@ -507,7 +479,7 @@ int trev__ft_stub_get(uintptr_t lo, uintptr_t hi, uintptr_t *target, void **stub
 		s = stub_try(at);
 	if (!s)
 		return -ENOMEM;
-	/* jmp *0(%rip); .quad trampoline */
+	/* jmp *0(%rip); .quad tramp */
 	s[0] = 0xff;
 	s[1] = 0x25;
 	memset(s + 2, 0, 4);
@@ -523,7 +495,7 @@ int trev__ft_stub_get(uintptr_t lo, uintptr_t hi, uintptr_t *target, void **stub
 	return 0;
 }
 
-void trev__ft_stub_put(void *stub)
+void trev__text_stub_put(void *stub)
 {
 	if (stub)
 		munmap(stub, STUB_SIZE);

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The text patcher (text_patch.c): 5-byte sites of the program's text
+ * changed between a nop and a call or jmp while other threads run them.
+ */
+#ifndef TREV_TEXT_PATCH_H
+#define TREV_TEXT_PATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define TEXT_SITE_SIZE	5
+
+/* One site's change: its address and the 5 bytes it gets. */
+struct trev_text_patch {
+	uintptr_t addr;			/* the site's first byte */
+	uint8_t bytes[TEXT_SITE_SIZE];	/* nop5, call rel32 or jmp rel32 */
+};
+
+/* 0f 1f 44 00 00: nopl 0x0(%rax,%rax,1) */
+extern const uint8_t trev__text_nop5[TEXT_SITE_SIZE];
+
+/*
+ * trev__text_patch_batch() - change @n sites with the int3 protocol
+ * @p: the sites and their new bytes (sorted here)
+ * @blocker: set to a thread that blocks SIGTRAP when that refused the batch
+ * Context: any thread but a signal handler; takes text_lock.
+ * Return: 0; -EBUSY (@blocker), -ENOSYS (no membarrier SYNC_CORE), or the
+ * errno of a failed write.
+ */
+int trev__text_patch_batch(struct trev_text_patch *p, size_t n, pid_t *blocker);
+
+/* How many int3s of a batch the SIGTRAP handler finished (for tests). */
+unsigned long trev__text_traps(void);
+/*
+ * For tests: called by the patching thread after step 2 (int3s written) and
+ * step 3 (bytes 1-4 written) of every batch, under text_lock; a call of a
+ * site being changed then meets the int3 deterministically.
+ */
+extern void (*trev__text_step_hook)(int step);
+
+/*
+ * Write a site with a plain write, before any thread can run it (an
+ * object's registration, from its constructor). Return: 0 or -errno.
+ */
+int trev__text_init(uintptr_t addr, const uint8_t *bytes);
+
+enum trev_text_insn {
+	TREV_TEXT_CALL,		/* e8 rel32 */
+	TREV_TEXT_JMP,		/* e9 rel32 */
+};
+
+/* The 5 bytes of "call @target" or "jmp @target" at @site (within ±2 GB). */
+void trev__text_make_rel32(uint8_t out[TEXT_SITE_SIZE], enum trev_text_insn insn,
+			   uintptr_t site, uintptr_t target);
+
+/*
+ * trev__text_stub_get() - what sites in [@lo, @hi] call to reach @tramp:
+ * @tramp itself when a rel32 reaches it, else a new stub page mapped within
+ * reach that jumps to it
+ * @target: set to the address to call
+ * @stub: set to the page to give back with trev__text_stub_put(), or NULL
+ * Return: 0 or -ENOMEM (no free address space within reach).
+ */
+int trev__text_stub_get(uintptr_t lo, uintptr_t hi, uintptr_t tramp, uintptr_t *target,
+			void **stub);
+void trev__text_stub_put(void *stub);
+
+#endif /* TREV_TEXT_PATCH_H */

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The event of the dlopen()ed jl_mod.c itself (key and sites in the module). */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM jl_mod
+
+#if !defined(_TRACE_JL_MOD_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _TRACE_JL_MOD_H
+
+#include <trev/tracepoint.h>
+
+TRACE_EVENT(jl_mod_ev,
+	TP_PROTO(int n),
+	TP_ARGS(n),
+	TP_STRUCT__entry(
+		__field(int, n)
+	),
+	TP_fast_assign(
+		__entry->n = n;
+	),
+	TP_printk("n=%d", __entry->n)
+);
+
+#endif /* _TRACE_JL_MOD_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE jl_mod_events
+
+#include <trev/define_trace.h>
