@@ -37,6 +37,7 @@
 #include "ftrace/fgraph.h"
 #include "ftrace/ftrace.h"
 #include "ftrace/ftrace_internal.h"
+#include "ftrace/func_cmd.h"
 #include "output/elf_symtab.h"
 #include "output/symbols.h"
 
@@ -133,23 +134,44 @@ static bool ft_pid_ok(const struct ft_pids *p)
  */
 __attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent_ip)
 {
+	unsigned int extra = atomic_load_explicit(&trev__ft_extra, memory_order_relaxed);
+	bool on = atomic_load_explicit(&ft_active, memory_order_relaxed);
+	const struct fc_ent *cmds = NULL;
+	unsigned int dump = 0;
 	struct ftrace_entry rec;
 	struct ft_pids *pids;
 
-	if (!atomic_load_explicit(&ft_active, memory_order_relaxed))
+	if (!on && !(extra & TREV_FT_EXTRA_PROBES))
 		return;
 	rec.ip = ip;
 	rec.parent_ip = parent_ip;
 	/* As a tracepoint's probes: a snapshot swap waits for the section to end. */
 	urcu_bp_read_lock();
-	pids = atomic_load_explicit(&ft_pids, memory_order_acquire);
-	if (trev_likely(!pids) || ft_pid_ok(pids))
-		trev_event_write(&trev__event_rt(&trev__ftrace_event_function)->file, &rec,
-				 sizeof(rec));
-	/* For TSan: the grace period orders this read before pids_replace()'s free. */
-	if (pids)
-		trev_tsan_release(pids);
+	/* A function with commands (func_cmd.c) is patched whatever the tracer: is it traced? */
+	if (trev_unlikely(extra & TREV_FT_EXTRA_PROBES)) {
+		cmds = trev__fc_lookup(ip);
+		if (cmds && !trev__fc_traced(cmds))
+			on = false;
+	}
+	if (on) {
+		struct trev_event_file *file = &trev__event_rt(&trev__ftrace_event_function)->file;
+
+		pids = atomic_load_explicit(&ft_pids, memory_order_acquire);
+		if (trev_likely(!pids) || ft_pid_ok(pids)) {
+			trev_event_write(file, &rec, sizeof(rec));
+			if (trev_unlikely(extra & TREV_FT_EXTRA_STACK))
+				trev__fc_stack(__atomic_load_n(&file->tr, __ATOMIC_RELAXED),
+					       __builtin_return_address(0));
+		}
+		/* For TSan: the grace period orders this read before pids_replace()'s free. */
+		if (pids)
+			trev_tsan_release(pids);
+	}
+	if (cmds)
+		dump = trev__fc_run(cmds, __builtin_return_address(0));
 	urcu_bp_read_unlock();
+	if (trev_unlikely(dump))
+		trev__fc_dump(dump);
 }
 
 /* The kernel's trace_fn_trace(): "func <-parent", options sym-offset and sym-addr. */
@@ -458,7 +480,9 @@ void trev_function_unregister(const void *const *start)
 	 */
 	list_recount(TREV_FT_FILTER);
 	list_recount(TREV_FT_NOTRACE);
-	if (ft_tracer)
+	if (m->nr_sites)
+		trev__fc_sites_gone(m->sites[0].addr, m->sites[m->nr_sites - 1].addr);
+	if (ft_tracer || trev__fc_any())
 		ft_apply(&blocker);
 	pthread_mutex_unlock(&ft_lock);
 	trev__ft_stub_put(m->stub);
@@ -508,6 +532,38 @@ static bool site_selected(const struct ft_site *s)
 }
 
 /*
+ * The one decision "is this site patched": the tracer selects it, or a
+ * function command is set on it (func_cmd.c; the kernel registers an
+ * ftrace_ops per probe, so its functions are called whatever the tracer).
+ */
+static bool site_wanted(const struct ft_module *m, const struct ft_site *s)
+{
+	if (m->stub_err || (s->flags & FT_BAD))
+		return false;
+	return (ft_tracer && site_selected(s)) || trev__fc_site_probed(s->addr);
+}
+
+static struct ft_site *site_find(uintptr_t addr)
+{
+	for (struct ft_module *m = ft_modules; m; m = m->next) {
+		struct ft_site key = { .addr = addr };
+
+		if (!m->nr_sites || addr < m->sites[0].addr ||
+		    addr > m->sites[m->nr_sites - 1].addr)
+			continue;
+		return bsearch(&key, m->sites, m->nr_sites, sizeof(key), site_cmp);
+	}
+	return NULL;
+}
+
+bool trev__ft_selected(uintptr_t addr)
+{
+	const struct ft_site *s = site_find(addr);
+
+	return s && site_selected(s);
+}
+
+/*
  * Make every site what the tracer and the lists ask for: a call to the
  * trampoline when selected and the tracer is on, the nop otherwise.
  * Context: holds ft_lock.
@@ -523,10 +579,15 @@ static int ft_apply(pid_t *blocker)
 	p = calloc(total ? total : 1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	/* A site about to change finds its commands, old or new, during the batch. */
+	if (trev__fc_any() && trev__fc_publish(true)) {
+		free(p);
+		return -ENOMEM;
+	}
 	for (struct ft_module *m = ft_modules; m; m = m->next) {
 		for (size_t i = 0; i < m->nr_sites; i++) {
 			struct ft_site *s = &m->sites[i];
-			bool want = ft_tracer && !m->stub_err && site_selected(s);
+			bool want = site_wanted(m, s);
 
 			if (want == !!(s->flags & FT_ON))
 				continue;
@@ -544,11 +605,13 @@ static int ft_apply(pid_t *blocker)
 			for (size_t i = 0; i < m->nr_sites; i++) {
 				struct ft_site *s = &m->sites[i];
 
-				if (ft_tracer && !m->stub_err && site_selected(s))
+				if (site_wanted(m, s))
 					s->flags |= FT_ON;
 				else
 					s->flags &= ~FT_ON;
 			}
+		if (trev__fc_any())
+			ret = trev__fc_publish(false);
 	}
 	free(p);
 	return ret;
@@ -654,12 +717,34 @@ static bool glob_ok(const char *glob, const char *name)
 	return fnmatch(glob, name, FNM_NOESCAPE) == 0;
 }
 
+int trev__ft_match(const char *glob, const char *mod, trev_ft_match_fn fn, void *arg)
+{
+	int found = 0;
+
+	for (struct ft_module *m = ft_modules; m; m = m->next) {
+		if (mod && (!m->mod || !glob_ok(mod, m->mod)))
+			continue;
+		module_name_sites(m);
+		for (size_t i = 0; i < m->nr_sites; i++) {
+			struct ft_site *s = &m->sites[i];
+
+			if ((s->flags & FT_BAD) || !s->name || !glob_ok(glob, s->name))
+				continue;
+			found++;
+			fn(arg, s->addr, s->name, m->mod);
+		}
+	}
+	return found;
+}
+
 /*
  * One term into FT_NEW: "glob", "glob:mod:NAME" or ":mod:NAME" (any
- * function of module NAME), "!" first to take away.
- * Return: the number of functions it matched, or -EINVAL (a command).
+ * function of module NAME), "!" first to take away; or a function
+ * command, "glob[:mod:NAME]:CMD[:ARG]" (func_cmd.c).
+ * Return: the number of functions it matched, or -errno with *@off (its
+ * column in @term) and *@why set.
  */
-static int term_apply(char *term, const char **why)
+static int term_apply(enum trev_ft_list list, char *term, int *off, const char **why)
 {
 	bool remove = false;
 	char *func = term, *cmd, *mod = NULL;
@@ -672,11 +757,15 @@ static int term_apply(char *term, const char **why)
 	cmd = strchr(func, ':');
 	if (cmd) {
 		*cmd++ = '\0';
-		if (strncmp(cmd, "mod:", 4)) {
-			*why = "Function commands are not supported";
-			return -EINVAL;
-		}
+		if (strncmp(cmd, "mod:", 4))
+			return trev__fc_term(list, term, func, NULL, cmd, remove, off, why);
 		mod = cmd + 4;
+		cmd = strchr(mod, ':');
+		if (cmd) {
+			*cmd++ = '\0';
+			return trev__fc_term(list, term, *func ? func : "*", mod, cmd, remove, off,
+					     why);
+		}
 		if (!*func)
 			func = (char *)"*";
 	}
@@ -710,10 +799,16 @@ int trev__ftrace_list_write(enum trev_ft_list list, const char *text, size_t len
 {
 	unsigned int bit = list_bit(list);
 	char *copy = strndup(text, len), *p;
+	/* Function commands' parse and reg need the registry lock, taken before ft_lock. */
+	bool cmds = memchr(text, ':', len) != NULL;
 	int ret = 0;
 
 	if (!copy)
 		return -ENOMEM;
+	if (memmem(text, len, "stacktrace", 10))
+		trev__fc_stack_prepare();
+	if (cmds)
+		trev__events_write_lock();
 	pthread_mutex_lock(&ft_lock);
 	for (struct ft_module *m = ft_modules; m; m = m->next)
 		for (size_t i = 0; i < m->nr_sites; i++) {
@@ -733,8 +828,10 @@ int trev__ftrace_list_write(enum trev_ft_list list, const char *text, size_t len
 			end++;
 		if (*end)
 			*end++ = '\0';
-		*err_pos = (int)(p - copy);
-		ret = term_apply(p, why);
+		int off = 0;
+
+		ret = term_apply(list, p, &off, why);
+		*err_pos = (int)(p - copy) + off;
 		ret = ret > 0 ? 0 : ret < 0 ? ret : -EINVAL;
 		p = end;
 	}
@@ -745,11 +842,17 @@ int trev__ftrace_list_write(enum trev_ft_list list, const char *text, size_t len
 
 				s->flags = (s->flags & ~bit) | ((s->flags & FT_NEW) ? bit : 0);
 			}
+		trev__fc_commit();
 		ret = list_commit(list, why);
 		if (ret)
 			*err_pos = 0;
+	} else {
+		trev__fc_abort();
 	}
+	trev__fc_reap(cmds);
 	pthread_mutex_unlock(&ft_lock);
+	if (cmds)
+		trev__events_write_unlock();
 	free(copy);
 	return ret;
 }
@@ -771,7 +874,7 @@ int trev__ftrace_list_show(enum trev_ft_list list, struct trev_buf *out)
 		ret = trev__buf_puts(out, list == TREV_FT_FILTER ?
 				     "#### all functions enabled ####\n" :
 				     "#### no functions disabled ####\n");
-		goto out_unlock;
+		goto out_cmds;
 	}
 	for (struct ft_module *m = ft_modules; m && !ret; m = m->next) {
 		module_name_sites(m);
@@ -779,7 +882,10 @@ int trev__ftrace_list_show(enum trev_ft_list list, struct trev_buf *out)
 			if ((m->sites[i].flags & bit) && m->sites[i].name)
 				ret = site_show(out, m, &m->sites[i]);
 	}
-out_unlock:
+out_cmds:
+	/* The kernel's t_probe_show(): the commands after the functions. */
+	if (!ret && list == TREV_FT_FILTER)
+		ret = trev__fc_show(out);
 	pthread_mutex_unlock(&ft_lock);
 	return ret;
 }

@@ -429,6 +429,7 @@ const struct tfs_option trev__options[] = {
 	{ "record-tgid", TREV_ITER_RECORD_TGID },
 	{ "overwrite", 0 },
 	{ "irq-info", TREV_ITER_IRQ_INFO },
+	{ "func_stack_trace", TREV_ITER_FUNC_STACK_TRACE },
 };
 const int trev__nr_options = (int)(sizeof(trev__options) / sizeof(trev__options[0]));
 
@@ -455,6 +456,8 @@ int trev__option_set(struct trev_trace_array *tr, int i, bool on)
 	} else {
 		__atomic_fetch_and(&tr->trace_flags, ~trev__options[i].bit, __ATOMIC_RELAXED);
 	}
+	if (trev__options[i].bit == TREV_ITER_FUNC_STACK_TRACE)
+		trev__ftrace_func_stack_set(tr, on);
 	return ret;
 }
 
