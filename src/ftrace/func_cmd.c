@@ -114,6 +114,7 @@ struct fc_bind {
 /* The trampoline's table: one entry per function with commands, by address. */
 struct fc_ent {
 	uintptr_t addr;
+	const struct fc_table *tab;	/* the table it is in (TSan's release) */
 	bool traced;			/* the tracer records it (filter and notrace) */
 	unsigned int nr;		/* its bindings */
 	struct fc_bind *const *binds;	/* into the table's own array */
@@ -265,7 +266,7 @@ unsigned int trev__fc_run(const struct fc_ent *e, void *ra)
 	for (unsigned int i = 0; i < e->nr; i++)
 		dump |= fc_fire(e->binds[i], ra);
 	/* For TSan, as in trev__fc_lookup(). */
-	trev_tsan_release(atomic_load_explicit(&fc_table, memory_order_relaxed));
+	trev_tsan_release(e->tab);
 	return dump;
 }
 
@@ -439,9 +440,18 @@ struct fc_add {
 	struct fc_probe *p;
 	struct fc_data *data;
 	long count;
+	uintptr_t *have;	/* sorted: the functions the probe has already */
+	size_t nr_have;
 	int added;
 	int err;
 };
+
+static int addr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 static void fc_add_one(void *arg, uintptr_t addr, const char *name, const char *mod)
 {
@@ -450,10 +460,9 @@ static void fc_add_one(void *arg, uintptr_t addr, const char *name, const char *
 
 	if (a->err)
 		return;
-	for (size_t i = 0; i < fc_nr; i++)
-		if (fc_binds[i]->probe == a->p && fc_binds[i]->addr == addr &&
-		    fc_binds[i]->state != FC_DYING)
-			return;	/* the kernel keeps the one there (and its count) */
+	/* The kernel keeps the one there (and its count). */
+	if (a->nr_have && bsearch(&addr, a->have, a->nr_have, sizeof(addr), addr_cmp))
+		return;
 	if (fc_nr == fc_cap) {
 		size_t cap = fc_cap ? 2 * fc_cap : 64;
 		struct fc_bind **n = realloc(fc_binds, cap * sizeof(*n));
@@ -523,7 +532,15 @@ static int fc_add(const struct fc_cmd *c, bool counted, long count, struct fc_da
 	}
 	a.p = p;
 	a.data = data;
+	a.have = malloc((p->nr ? p->nr : 1) * sizeof(*a.have));
+	if (!a.have)
+		goto out_nomem;
+	for (size_t i = 0; i < fc_nr; i++)
+		if (fc_binds[i]->probe == p && fc_binds[i]->state != FC_DYING)
+			a.have[a.nr_have++] = fc_binds[i]->addr;
+	qsort(a.have, a.nr_have, sizeof(*a.have), addr_cmp);
 	found = trev__ft_match(func, mod, fc_add_one, &a);
+	free(a.have);
 	if (a.err) {
 		if (made)
 			fc_probe_gc(p);
@@ -742,13 +759,6 @@ bool trev__fc_any(void)
 	return fc_nr > 0 || atomic_load_explicit(&fc_table, memory_order_relaxed);
 }
 
-static int addr_cmp(const void *a, const void *b)
-{
-	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 bool trev__fc_site_probed(uintptr_t addr)
 {
 	if (fc_addrs_dirty) {
@@ -826,6 +836,7 @@ int trev__fc_publish(bool transition)
 				a = old->ents[j].addr;
 			e = &t->ents[k++];
 			e->addr = a;
+			e->tab = t;
 			e->traced = trev__ft_selected(a);
 			e->binds = &t->binds[i];
 			while (i < nb && t->binds[i]->addr == a) {
