@@ -97,7 +97,9 @@ struct fc_probe {
 	bool counted;			/* written with ":N" (the kernel's count ops) */
 	struct fc_data *data;		/* traceon/traceoff/snapshot: shared; else NULL */
 	size_t nr;			/* its bindings, any state */
+	bool fresh;			/* made by the write in progress: never published */
 	struct fc_probe *next;		/* fc_probes: newest first */
+	struct fc_probe *next_gone;	/* fc_probe_gone */
 };
 
 enum fc_state { FC_LIVE, FC_STAGED, FC_DYING };
@@ -132,6 +134,7 @@ static struct fc_bind **fc_binds;	/* every binding, any state */
 static size_t fc_nr, fc_cap;
 static struct fc_bind **fc_gone;	/* unlinked, maybe in the table in force */
 static size_t fc_gone_nr, fc_gone_cap;
+static struct fc_probe *fc_probe_gone;	/* unlinked, its bindings maybe in the table */
 static struct fc_data *fc_data_gone;	/* no user left, maybe in the table in force */
 static struct fc_data *fc_data_safe;	/* no reader left: ->unreg() and free (registry lock) */
 static uintptr_t *fc_addrs;		/* sorted sites with a LIVE binding; rebuilt when dirty */
@@ -384,7 +387,10 @@ static struct fc_probe *fc_probe_find(const struct fc_cmd *c, bool counted)
 	return NULL;
 }
 
-/* Drop @p when it has no binding left. */
+/*
+ * Drop @p when it has no binding left. A reader may still run a binding
+ * of it from the table in force (b->probe): freed after the next publish.
+ */
 static void fc_probe_gc(struct fc_probe *p)
 {
 	struct fc_probe **pp;
@@ -396,7 +402,12 @@ static void fc_probe_gc(struct fc_probe *p)
 	if (*pp)
 		*pp = p->next;
 	fc_data_put(p->data);
-	free(p);
+	if (p->fresh) {
+		free(p);
+		return;
+	}
+	p->next_gone = fc_probe_gone;
+	fc_probe_gone = p;
 }
 
 static void fc_retire(struct fc_bind *b)
@@ -506,6 +517,7 @@ static int fc_add(const struct fc_cmd *c, bool counted, long count, struct fc_da
 			return -ENOMEM;
 		p->cmd = c;
 		p->counted = counted;
+		p->fresh = true;
 		p->next = fc_probes;
 		fc_probes = p;
 		made = true;
@@ -711,6 +723,8 @@ void trev__fc_commit(void)
 		b->data->fresh = false;
 		i++;
 	}
+	for (struct fc_probe *p = fc_probes; p; p = p->next)
+		p->fresh = false;
 }
 
 void trev__fc_abort(void)
@@ -872,6 +886,12 @@ int trev__fc_publish(bool transition)
 	for (size_t i = 0; i < fc_gone_nr; i++)
 		free(fc_gone[i]);
 	fc_gone_nr = 0;
+	while (fc_probe_gone) {
+		struct fc_probe *p = fc_probe_gone;
+
+		fc_probe_gone = p->next_gone;
+		free(p);
+	}
 	while (fc_data_gone) {
 		struct fc_data *d = fc_data_gone;
 

@@ -10,7 +10,9 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -381,6 +383,58 @@ static void test_count_threads(void **state)
 	reset_all();
 }
 
+static atomic_bool hammer_stop;
+
+static void *hammer(void *arg)
+{
+	(void)arg;
+	for (int i = 0; !atomic_load(&hammer_stop); i++) {
+		int a = ft_add(i, 1), s = ft_spin(i);
+
+		if (a != i + 1 || s != (i ^ 0x5a5a)) {
+			fprintf(stderr, "hammer: %d: ft_add %d, ft_spin %d\n", i, a, s);
+			abort();
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Commands set and removed while 8 threads call their functions, and the
+ * tracer switched meanwhile: each round's count fires exactly, the results
+ * stay right (under TSan: no race on the table or the counts).
+ */
+static void test_cmd_hammer(void **state)
+{
+	pthread_t t[NR_THREADS];
+
+	(void)state;
+	reset_all();
+	assert_int_equal(trev_write("set_ftrace_filter", "ft_quiet"), 0);
+	atomic_store(&hammer_stop, false);
+	for (int i = 0; i < NR_THREADS; i++)
+		pthread_create(&t[i], NULL, hammer, NULL);
+	for (int round = 0; round < 12; round++) {
+		assert_int_equal(trev_write("trace", ""), 0);
+		assert_int_equal(trev_write("current_tracer", round & 1 ? "function" : "nop"), 0);
+		assert_int_equal(trev_append("set_ftrace_filter", "ft_add:stacktrace:5 ft_spin:traceon"),
+				 0);
+		/* Wait for the threads to use the count up. */
+		while (!strstr(rd("set_ftrace_filter"), "ft_add:stacktrace:count=0\n"))
+			sched_yield();
+		assert_int_equal(trev_append("set_ftrace_filter",
+					     "!ft_add:stacktrace:0 !ft_spin:traceon"), 0);
+		assert_string_equal(rd("set_ftrace_filter"), "ft_quiet\n");
+		rd("trace");
+		assert_int_equal(count_of(text, "<stack trace>\n"), 5);
+		assert_int_equal(count_of(text, " => ft_add\n => hammer\n"), 5);
+	}
+	atomic_store(&hammer_stop, true);
+	for (int i = 0; i < NR_THREADS; i++)
+		pthread_join(t[i], NULL);
+	reset_all();
+}
+
 static void test_enable_event(void **state)
 {
 	(void)state;
@@ -518,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot),
 		cmocka_unit_test(test_stacktrace),
 		cmocka_unit_test(test_count_threads),
+		cmocka_unit_test(test_cmd_hammer),
 		cmocka_unit_test(test_enable_event),
 		cmocka_unit_test(test_dump),
 		cmocka_unit_test(test_dlclose),
