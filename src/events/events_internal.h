@@ -43,7 +43,7 @@
 /* Not an option: the buffer's clock counts ns (the kernel's TRACE_FILE_TIME_IN_NS). */
 #define TREV_ITER_TIME_IN_NS	0x10000u
 /* The function tracer's option func_stack_trace (the kernel's TRACE_FUNC_OPT_STACK). */
-#define TREV_ITER_FUNC_STACK_TRACE	0x20000u
+#define TREV_ITER_FUNC_STACK_TRACE	0x100000u
 
 struct trev_event_file;
 

@@ -3,7 +3,9 @@
  * libFuzzer target for the function tracer's files (docs/function-tracer.md):
  * the first byte picks set_ftrace_filter, set_ftrace_notrace, set_ftrace_pid
  * or current_tracer, > or >>, and a function command's text appended to
- * the rest (so that "ft_add" becomes "ft_add:traceoff:2"); that is written.
+ * the rest (so that "ft_add" becomes "ft_add:traceoff:2"), or with bit 6
+ * the rest appended to "ft_s*" and the command text (so that the fuzzer's
+ * bytes are the command's arguments); that is written.
  * A refused write leaves the file reading as before (after the emptying of
  * >), and the traced functions (tests/ftrace/ft_funcs.c) still compute
  * their results whatever was patched and whatever commands they run. The
@@ -79,8 +81,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in = malloc(len + 1);
 	if (!in)
 		abort();
-	memcpy(in, data + 1, size - 1);
-	memcpy(in + size - 1, suffix, strlen(suffix) + 1);
+	if (data[0] & 0x40) {
+		/* "ft_s*:traceoff:2" + bytes: ft_spin gets the command, the bytes its argument. */
+		static const char fn[] = "ft_s*";
+
+		free(in);
+		len = strlen(fn) + strlen(suffix) + size - 1;
+		in = malloc(len + 1);
+		if (!in)
+			abort();
+		memcpy(in, fn, strlen(fn));
+		memcpy(in + strlen(fn), suffix, strlen(suffix));
+		memcpy(in + strlen(fn) + strlen(suffix), data + 1, size - 1);
+		in[len] = '\0';
+	} else {
+		memcpy(in, data + 1, size - 1);
+		memcpy(in + size - 1, suffix, strlen(suffix) + 1);
+	}
 	if (trev_file_open(path, O_WRONLY | (data[0] & 0x80 ? O_APPEND : O_TRUNC), &f))
 		abort();
 	trev_read(path, before, sizeof(before));
