@@ -80,6 +80,8 @@ static pthread_mutex_t ft_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ft_module *ft_modules;	/* registration order (ft_lock) */
 static bool ft_tracer;			/* current_tracer is function (ft_lock) */
 static bool ft_list_set[2];		/* the filter / notrace list is not empty (ft_lock) */
+static bool ft_profile;			/* function_profile_enabled (ft_lock) */
+static bool ft_profile_reset;		/* the next profile table starts from zero (ft_lock) */
 static atomic_bool ft_active;		/* trev__ft_entry() records */
 /*
  * NULL: every thread. Replaced whole with a release exchange, read with an
@@ -141,12 +143,14 @@ __attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent
 	struct ftrace_entry rec;
 	struct ft_pids *pids;
 
-	if (!on && !(extra & TREV_FT_EXTRA_PROBES))
+	if (!on && !(extra & (TREV_FT_EXTRA_PROBES | TREV_FT_EXTRA_PROFILE)))
 		return;
 	rec.ip = ip;
 	rec.parent_ip = parent_ip;
 	/* As a tracepoint's probes: a snapshot swap waits for the section to end. */
 	urcu_bp_read_lock();
+	if (trev_unlikely(extra & TREV_FT_EXTRA_PROFILE))
+		trev__fp_hit(ip);
 	/* A function with commands (func_cmd.c) is patched whatever the tracer: is it traced? */
 	if (trev_unlikely(extra & TREV_FT_EXTRA_PROBES)) {
 		cmds = trev__fc_lookup(ip);
@@ -302,6 +306,7 @@ static struct ft_module *module_find(const void *const *key)
 }
 
 static int ft_apply(pid_t *blocker);
+static int ft_nr_cpus(void);
 static void list_recount(enum trev_ft_list list);
 
 /**
@@ -363,7 +368,7 @@ void trev_function_register(const void *const *start, const void *const *stop)
 			  "functions cannot be traced\n", m->path);
 	m->next = ft_modules;
 	ft_modules = m;
-	if (ft_tracer && ft_apply(&blocker))
+	if ((ft_tracer || ft_profile) && ft_apply(&blocker))
 		trev__log(TREV_LOG_ERR, "function tracer: %s: its functions are not patched yet "
 			  "(%s); the next change of a list or of the tracer tries again\n",
 			  m->path, blocker ? "a thread blocks SIGTRAP" : "patching failed");
@@ -482,7 +487,7 @@ void trev_function_unregister(const void *const *start)
 	list_recount(TREV_FT_NOTRACE);
 	if (m->nr_sites)
 		trev__fc_sites_gone(m->sites[0].addr, m->sites[m->nr_sites - 1].addr);
-	if (ft_tracer || trev__fc_any())
+	if (ft_tracer || ft_profile || trev__fc_any())
 		ft_apply(&blocker);
 	pthread_mutex_unlock(&ft_lock);
 	trev__ft_stub_put(m->stub);
@@ -540,7 +545,7 @@ static bool site_wanted(const struct ft_module *m, const struct ft_site *s)
 {
 	if (m->stub_err || (s->flags & FT_BAD))
 		return false;
-	return (ft_tracer && site_selected(s)) || trev__fc_site_probed(s->addr);
+	return ((ft_tracer || ft_profile) && site_selected(s)) || trev__fc_site_probed(s->addr);
 }
 
 static struct ft_site *site_find(uintptr_t addr)
@@ -554,6 +559,13 @@ static struct ft_site *site_find(uintptr_t addr)
 		return bsearch(&key, m->sites, m->nr_sites, sizeof(key), site_cmp);
 	}
 	return NULL;
+}
+
+const char *trev__ft_site_name(uintptr_t addr)
+{
+	const struct ft_site *s = site_find(addr);
+
+	return s ? s->name : NULL;
 }
 
 bool trev__ft_selected(uintptr_t addr)
@@ -584,6 +596,12 @@ static int ft_apply(pid_t *blocker)
 		free(p);
 		return -ENOMEM;
 	}
+	/* The profiler counts the selection (the kernel's global filter) from the start. */
+	if (ft_profile && trev__fp_publish(true, ft_profile_reset, ft_nr_cpus())) {
+		free(p);
+		return -ENOMEM;
+	}
+	ft_profile_reset = false;
 	for (struct ft_module *m = ft_modules; m; m = m->next) {
 		for (size_t i = 0; i < m->nr_sites; i++) {
 			struct ft_site *s = &m->sites[i];
@@ -651,6 +669,57 @@ int trev__ftrace_set_tracer(struct trev_trace_array *tr, bool on, const char **w
 	}
 	atomic_store(&ft_active, ft_tracer);
 out_unlock:
+	pthread_mutex_unlock(&ft_lock);
+	return ret;
+}
+
+/* The CPU views of the top instance: the profiler's counters per function. */
+static int ft_nr_cpus(void)
+{
+	struct trev_trace_array *tr = trev__top_instance_if_made();
+
+	return tr ? trev_rb_nr_cpus(tr->rb) : 1;
+}
+
+int trev__ftrace_profile_set(bool on, const char **why)
+{
+	pid_t blocker;
+	int ret = 0;
+
+	pthread_mutex_lock(&ft_lock);
+	if (on == ft_profile)
+		goto out_unlock;
+	ft_profile = on;
+	ft_profile_reset = on;
+	ret = ft_apply(&blocker);
+	if (ret) {
+		ft_profile = !on;
+		ft_apply(&blocker);
+		*why = ft_apply_why(ret);
+	}
+	if (!ft_profile)
+		trev__fp_publish(false, false, 0);
+out_unlock:
+	pthread_mutex_unlock(&ft_lock);
+	return ret;
+}
+
+bool trev__ftrace_profile_on(void)
+{
+	bool on;
+
+	pthread_mutex_lock(&ft_lock);
+	on = ft_profile;
+	pthread_mutex_unlock(&ft_lock);
+	return on;
+}
+
+int trev__ftrace_profile_show(int cpu, struct trev_buf *out)
+{
+	int ret;
+
+	pthread_mutex_lock(&ft_lock);
+	ret = trev__fp_show(cpu, out);
 	pthread_mutex_unlock(&ft_lock);
 	return ret;
 }

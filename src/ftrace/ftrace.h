@@ -74,6 +74,16 @@ int trev__ftrace_available_show(struct trev_buf *out);
  */
 void trev__ftrace_func_stack_set(struct trev_trace_array *tr, bool on);
 
+/*
+ * function_profile_enabled: count the selected functions' calls per CPU
+ * (func_profile.c); enabling starts the counts from zero. Return: 0 or a
+ * negative errno with @why set, as trev__ftrace_set_tracer().
+ */
+int trev__ftrace_profile_set(bool on, const char **why);
+bool trev__ftrace_profile_on(void);
+/* trace_stat/function<@cpu>: the kernel's "Function  Hit" table. */
+int trev__ftrace_profile_show(int cpu, struct trev_buf *out);
+
 /* set_ftrace_pid: thread ids. */
 int trev__ftrace_pid_clear(void);
 int trev__ftrace_pid_write(const char *text, size_t len, int *err_pos);

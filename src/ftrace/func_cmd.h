@@ -21,6 +21,7 @@ struct fc_ent;
 /* Bits of trev__ft_extra: what the trampoline does besides the tracer's record. */
 #define TREV_FT_EXTRA_PROBES	0x1u	/* some function has a command */
 #define TREV_FT_EXTRA_STACK	0x2u	/* func_stack_trace: a stack after each record */
+#define TREV_FT_EXTRA_PROFILE	0x4u	/* function_profile_enabled (func_profile.c) */
 extern _Atomic unsigned int trev__ft_extra;
 
 /* ------------------------------------------------------------------ */
@@ -36,6 +37,8 @@ typedef void (*trev_ft_match_fn)(void *arg, uintptr_t addr, const char *name,
 int trev__ft_match(const char *glob, const char *mod, trev_ft_match_fn fn, void *arg);
 /* The function at @addr is selected by set_ftrace_filter/notrace. Context: ft_lock. */
 bool trev__ft_selected(uintptr_t addr);
+/* Its name, or NULL when no listed function is there. Context: ft_lock. */
+const char *trev__ft_site_name(uintptr_t addr);
 
 /* ------------------------------------------------------------------ */
 /* The control side (ftrace.c, under ft_lock)                            */
@@ -96,5 +99,20 @@ unsigned int trev__fc_run(const struct fc_ent *e, void *ra);
 void trev__fc_dump(unsigned int what);
 /* func_stack_trace: a kernel_stack record after the function's, in @tr. */
 void trev__fc_stack(struct trev_trace_array *tr, void *ra);
+
+/* ------------------------------------------------------------------ */
+/* The function profiler (func_profile.c)                               */
+
+/*
+ * trev__fp_publish() - with @on, a new table of the selected functions
+ * (zeroed with @reset, else carrying the counts over) for the trampoline
+ * to count in, @nr_cpus counters each; without, counting stops and the
+ * counts stay. Context: ft_lock. Return: 0 or -ENOMEM.
+ */
+int trev__fp_publish(bool on, bool reset, int nr_cpus);
+/* One call of the function at @ip. Context: inside urcu_bp_read_lock(), signal-safe. */
+void trev__fp_hit(unsigned long ip);
+/* trace_stat/function<@cpu>. Context: ft_lock. */
+int trev__fp_show(int cpu, struct trev_buf *out);
 
 #endif /* TREV_FUNC_CMD_H */

@@ -562,6 +562,103 @@ static void test_func_stack_trace(void **state)
 	reset_all();
 }
 
+/* ------------------------------------------------------------------ */
+/* The function profiler                                                */
+
+#define STAT_HEADER	"  Function                               Hit\n" \
+			"  --------                               ---\n"
+
+/* @name's hits summed over trace_stat/function0..N; every file's layout checked. */
+static unsigned long profile_hits(const char *name)
+{
+	unsigned long sum = 0;
+	char path[64];
+	int cpu;
+
+	for (cpu = 0;; cpu++) {
+		const char *p;
+
+		snprintf(path, sizeof(path), "trace_stat/function%d", cpu);
+		if (trev_read(path, text, sizeof(text)) < 0)
+			break;
+		assert_int_equal(strncmp(text, STAT_HEADER, strlen(STAT_HEADER)), 0);
+		for (p = text + strlen(STAT_HEADER); *p; p = strchr(p, '\n') + 1) {
+			char fn[64];
+			unsigned long h;
+			int n = 0;
+
+			/* "  %-30.30s  %10lu": the name padded to 30, the count in 10. */
+			assert_int_equal(strchr(p, '\n') - p, 2 + 30 + 2 + 10);
+			assert_int_equal(sscanf(p, "  %63s %lu%n", fn, &h, &n), 2);
+			assert_true(h > 0);
+			if (!strcmp(fn, name))
+				sum += h;
+		}
+	}
+	assert_true(cpu > 0);
+	return sum;
+}
+
+static void *profile_spinner(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 500; i++)
+		if (ft_spin(i) != (i ^ 0x5a5a))
+			abort();
+	return NULL;
+}
+
+/* function_profile_enabled and trace_stat: exact hits of the selected functions. */
+static void test_profile(void **state)
+{
+	pthread_t t[NR_THREADS];
+
+	(void)state;
+	reset_all();
+	assert_string_equal(rd("function_profile_enabled"), "0\n");
+	assert_int_equal(trev_write("function_profile_enabled", "x"), -EINVAL);
+	assert_int_equal(trev_write("set_ftrace_filter", "ft_add ft_spin"), 0);
+	assert_int_equal(trev_write("function_profile_enabled", "1"), 0);
+	assert_string_equal(rd("function_profile_enabled"), "1\n");
+	assert_string_equal(rd("trace_stat/function0"), STAT_HEADER);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(ft_add(i, 1), i + 1);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(ft_spin(i), i ^ 0x5a5a);
+	assert_int_equal(ft_quiet(1), 8);	/* not selected */
+	assert_int_equal(profile_hits("ft_add"), 5);
+	assert_int_equal(profile_hits("ft_spin"), 3);
+	assert_int_equal(profile_hits("ft_quiet"), 0);
+	assert_string_equal(body("trace"), "");	/* the tracer is nop: no records */
+	/* 8 threads: exact. */
+	for (int i = 0; i < NR_THREADS; i++)
+		pthread_create(&t[i], NULL, profile_spinner, NULL);
+	for (int i = 0; i < NR_THREADS; i++)
+		pthread_join(t[i], NULL);
+	assert_int_equal(profile_hits("ft_spin"), 3 + NR_THREADS * 500);
+	/* A new selection keeps the counts of the functions still in it. */
+	assert_int_equal(trev_append("set_ftrace_filter", "ft_quiet"), 0);
+	assert_int_equal(ft_quiet(1), 8);
+	assert_int_equal(profile_hits("ft_add"), 5);
+	assert_int_equal(profile_hits("ft_quiet"), 1);
+	/* With the tracer on: both count and record. */
+	assert_int_equal(trev_write("current_tracer", "function"), 0);
+	assert_int_equal(ft_add(1, 1), 2);
+	assert_int_equal(profile_hits("ft_add"), 6);
+	assert_string_equal(body("trace"), "ft_add <-test_profile\n");
+	assert_int_equal(trev_write("current_tracer", "nop"), 0);
+	/* Off: no more counting, the counts stay; on again: from zero. */
+	assert_int_equal(trev_write("function_profile_enabled", "0"), 0);
+	assert_int_equal(ft_add(1, 1), 2);
+	assert_int_equal(profile_hits("ft_add"), 6);
+	assert_int_equal(trev_write("function_profile_enabled", "1"), 0);
+	assert_int_equal(profile_hits("ft_add"), 0);
+	assert_int_equal(ft_add(1, 1), 2);
+	assert_int_equal(profile_hits("ft_add"), 1);
+	assert_int_equal(trev_write("function_profile_enabled", "0"), 0);
+	reset_all();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -577,6 +674,7 @@ int main(void)
 		cmocka_unit_test(test_dump),
 		cmocka_unit_test(test_dlclose),
 		cmocka_unit_test(test_func_stack_trace),
+		cmocka_unit_test(test_profile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
