@@ -128,7 +128,8 @@ int trev__fp_publish(bool on, bool reset, int nr_cpus)
 		free(c.addr);
 		return c.err;
 	}
-	qsort(c.addr, c.n, sizeof(*c.addr), fp_addr_cmp);
+	if (c.n)
+		qsort(c.addr, c.n, sizeof(*c.addr), fp_addr_cmp);
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		free(c.addr);

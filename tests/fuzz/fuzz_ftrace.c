@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libFuzzer target for the function tracer's files (docs/function-tracer.md):
- * the first byte picks set_ftrace_filter, set_ftrace_notrace, set_ftrace_pid
- * or current_tracer, > or >>, and a function command's text appended to
+ * the first byte picks set_ftrace_filter, set_ftrace_notrace, set_ftrace_pid,
+ * current_tracer or function_profile_enabled, > or >>, and a function command's text appended to
  * the rest (so that "ft_add" becomes "ft_add:traceoff:2"), or with bit 6
  * the rest appended to "ft_s*" and the command text (so that the fuzzer's
  * bytes are the command's arguments); that is written.
@@ -27,6 +27,7 @@
 
 static const char *const files[] = {
 	"set_ftrace_filter", "set_ftrace_notrace", "set_ftrace_pid", "current_tracer",
+	"function_profile_enabled",
 };
 #define NR_FILES (sizeof(files) / sizeof(files[0]))
 
@@ -114,6 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ft_add(2, 3) != 5 || ft_outer(1) != 4 || ft_spin(1) != (1 ^ 0x5a5a))
 		abort();
 	trace_ftcmd_sample(1);
+	trev_read("trace_stat/function0", before, sizeof(before));
 	clear_cmds();
 	trev_write("tracing_on", "1");
 	trev_write("trace", "");
