@@ -136,6 +136,10 @@ static bool ft_pid_ok(const struct ft_pids *p)
  */
 __attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent_ip)
 {
+	/*
+	 * Relaxed, as ft_active: what else there is to do (commands, stacks,
+	 * the profiler); the tables it leads to are loaded with acquire.
+	 */
 	unsigned int extra = atomic_load_explicit(&trev__ft_extra, memory_order_relaxed);
 	bool on = atomic_load_explicit(&ft_active, memory_order_relaxed);
 	const struct fc_ent *cmds = NULL;

@@ -162,6 +162,7 @@ static bool fc_count_take(_Atomic long *count)
 			return false;
 		if (c < 0)
 			return true;	/* -1: unlimited */
+	/* Relaxed: the count orders nothing else; the CAS makes each unit one firing. */
 	} while (!atomic_compare_exchange_weak_explicit(count, &c, c - 1, memory_order_relaxed,
 							memory_order_relaxed));
 	return true;
@@ -291,10 +292,12 @@ void trev__fc_dump(unsigned int what)
 	int cpu = -1, ret;
 	bool any = false;
 
+	/* Seq-cst exchange: one dumper at a time; its store below lets the next one in. */
 	if (!tr || atomic_exchange(&fc_dumping, true))
 		return;
 	if (!(what & FC_DUMP_ALL))
 		cpu = sched_getcpu();
+	/* The buffer stays while the lock is held; the options are read as they are (no tfs_lock). */
 	pthread_rwlock_rdlock(&tr->buf_lock);
 	rb = tr->rb;
 	trev_rb_record_off(rb);
@@ -957,6 +960,7 @@ void trev__fc_stack_prepare(void)
 	static atomic_bool primed;
 	void *prime[2];
 
+	/* A flag only: priming twice is harmless. */
 	if (atomic_load(&primed))
 		return;
 	backtrace(prime, 2);	/* loads libgcc_s: the loader's lock, never under ft_lock */
@@ -967,6 +971,11 @@ void trev__ftrace_func_stack_set(struct trev_trace_array *tr, bool on)
 {
 	if (tr != trev__top_instance_if_made())
 		return;	/* only the top instance runs the function tracer */
+	/*
+	 * The trampoline loads the word relaxed: a call racing the switch may
+	 * or may not add its stack, as a call racing the tracer's switch may
+	 * or may not be recorded. The unwinder is primed before the bit is set.
+	 */
 	if (on) {
 		trev__fc_stack_prepare();
 		atomic_fetch_or(&trev__ft_extra, TREV_FT_EXTRA_STACK);

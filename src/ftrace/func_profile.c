@@ -119,7 +119,7 @@ int trev__fp_publish(bool on, bool reset, int nr_cpus)
 	struct fp_collect c = { 0 };
 
 	if (!on) {
-		/* The counts stay readable; the trampoline stops counting. */
+		/* The counts stay readable; the trampoline stops counting (its relaxed load). */
 		atomic_fetch_and(&trev__ft_extra, ~TREV_FT_EXTRA_PROFILE);
 		return 0;
 	}
@@ -145,6 +145,7 @@ int trev__fp_publish(bool on, bool reset, int nr_cpus)
 	}
 	/* Release: the table's contents before its address (pairs with trev__fp_hit()). */
 	atomic_exchange_explicit(&fp_table, t, memory_order_acq_rel);
+	/* After the table: a call that sees the bit finds a table (or counts nothing). */
 	atomic_fetch_or(&trev__ft_extra, TREV_FT_EXTRA_PROFILE);
 	if (!old)
 		return 0;
@@ -188,6 +189,7 @@ static int fp_row_cmp(const void *a, const void *b)
 
 int trev__fp_show(int cpu, struct trev_buf *out)
 {
+	/* ft_lock: the table is ours to read; the counters are loaded relaxed, racing adds. */
 	struct fp_table *t = atomic_load_explicit(&fp_table, memory_order_relaxed);
 	struct fp_row *rows;
 	size_t n = 0;
