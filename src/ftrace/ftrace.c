@@ -9,7 +9,9 @@
  * taken from control files (under tfs_lock) and from an object's
  * constructor (under the loader's lock), so nothing done under it may
  * take the loader's lock: names come from the ELF files (elf_symtab.c),
- * never from dladdr() or dl_iterate_phdr().
+ * never from dladdr() or dl_iterate_phdr(). A write of set_ftrace_filter
+ * that may hold function commands takes the registry lock before ft_lock
+ * (func_cmd.c); nothing under ft_lock takes the registry lock.
  */
 #include <ctype.h>
 #include <dlfcn.h>
