@@ -5,7 +5,10 @@
  *   - a traced call: the entry's call, the trampoline and one ftrace/function
  *     record, against the floor of a ring write (target <= 1.5 x floor);
  *   - an unselected function (its 5-byte nop) against the same function
- *     built without -fpatchable-function-entry.
+ *     built without -fpatchable-function-entry;
+ *   - a function with a command (set_ftrace_filter "f:traceon", which finds
+ *     tracing on and does nothing), traced or with the tracer nop: the
+ *     lookup of the functions with commands (src/ftrace/func_cmd.c).
  * Environment: BENCH_FTRACE_N calls per timed run (default 2000000).
  * Prints a table and exits 0: no thresholds, no pass/fail.
  */
@@ -96,7 +99,7 @@ static void row(const char *name, struct result r, const char *vs)
 int main(void)
 {
 	const char *env = getenv("BENCH_FTRACE_N");
-	struct result floor_r, plain, nop, nop_on, traced;
+	struct result floor_r, plain, nop, nop_on, traced, cmd_traced, cmd_only;
 	cpu_set_t one;
 	int cpu = sched_getcpu();
 
@@ -118,7 +121,11 @@ int main(void)
 	nop_on = measure_vs(run_traced, run_plain);
 	must(trev_write("set_ftrace_notrace", ""), "set_ftrace_notrace");
 	traced = measure_vs(run_traced, run_floor);
+	must(trev_append("set_ftrace_filter", "bench_fn_traced:traceon"), "set_ftrace_filter");
+	cmd_traced = measure_vs(run_traced, run_floor);
 	must(trev_write("current_tracer", "nop"), "current_tracer");
+	cmd_only = measure_vs(run_traced, run_floor);
+	must(trev_append("set_ftrace_filter", "!bench_fn_traced:traceon"), "set_ftrace_filter");
 
 	printf("bench_ftrace: %llu calls per run, median of %d runs; each run follows a run of "
 	       "its reference (the ratio is the median of those pairs')\n\n",
@@ -131,6 +138,8 @@ int main(void)
 	row("unselected function, tracer off (nop5)", nop, "plain call");
 	row("unselected function, tracer on (nop5)", nop_on, "plain call");
 	row("traced call: call + trampoline + record", traced, "floor");
+	row("traced call with a command (traceon, skipped)", cmd_traced, "floor");
+	row("command only, tracer nop (traceon, skipped)", cmd_only, "floor");
 	printf("\ntraced call minus the plain call: %.2f ns = %.2f x floor\n",
 	       traced.ns - plain.ns, (traced.ns - plain.ns) / floor_r.ns);
 	return 0;

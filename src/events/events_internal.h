@@ -54,6 +54,8 @@
 #define TREV_ITER_TIME_IN_NS	0x10000u
 /* Not an option: current_tracer is function_graph (trev__graph_tracer_set()). */
 #define TREV_ITER_GRAPH		0x80000u
+/* The function tracer's option func_stack_trace (the kernel's TRACE_FUNC_OPT_STACK). */
+#define TREV_ITER_FUNC_STACK_TRACE	0x100000u
 
 struct trev_event_file;
 

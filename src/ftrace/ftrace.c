@@ -9,7 +9,9 @@
  * taken from control files (under tfs_lock) and from an object's
  * constructor (under the loader's lock), so nothing done under it may
  * take the loader's lock: names come from the ELF files (elf_symtab.c),
- * never from dladdr() or dl_iterate_phdr().
+ * never from dladdr() or dl_iterate_phdr(). A write of set_ftrace_filter
+ * that may hold function commands takes the registry lock before ft_lock
+ * (func_cmd.c); nothing under ft_lock takes the registry lock.
  */
 #include <ctype.h>
 #include <dlfcn.h>
@@ -37,6 +39,7 @@
 #include "ftrace/fgraph.h"
 #include "ftrace/ftrace.h"
 #include "ftrace/ftrace_internal.h"
+#include "ftrace/func_cmd.h"
 #include "output/demangle.h"
 #include "output/elf_symtab.h"
 #include "output/symbols.h"
@@ -80,6 +83,8 @@ static pthread_mutex_t ft_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ft_module *ft_modules;	/* registration order (ft_lock) */
 static bool ft_tracer;			/* current_tracer is function (ft_lock) */
 static bool ft_list_set[2];		/* the filter / notrace list is not empty (ft_lock) */
+static bool ft_profile;			/* function_profile_enabled (ft_lock) */
+static bool ft_profile_reset;		/* the next profile table starts from zero (ft_lock) */
 static atomic_bool ft_active;		/* trev__ft_entry() records */
 /*
  * NULL: every thread. Replaced whole with a release exchange, read with an
@@ -134,23 +139,50 @@ static bool ft_pid_ok(const struct ft_pids *p)
  */
 __attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent_ip)
 {
+	/*
+	 * Relaxed, as ft_active: what else there is to do (commands, stacks,
+	 * the profiler); the tables it leads to are loaded with acquire.
+	 */
+	unsigned int extra = atomic_load_explicit(&trev__ft_extra, memory_order_relaxed);
+	bool on = atomic_load_explicit(&ft_active, memory_order_relaxed);
+	const struct fc_ent *cmds = NULL;
+	unsigned int dump = 0;
 	struct ftrace_entry rec;
 	struct ft_pids *pids;
 
-	if (!atomic_load_explicit(&ft_active, memory_order_relaxed))
+	if (!on && !(extra & (TREV_FT_EXTRA_PROBES | TREV_FT_EXTRA_PROFILE)))
 		return;
 	rec.ip = ip;
 	rec.parent_ip = parent_ip;
 	/* As a tracepoint's probes: a snapshot swap waits for the section to end. */
 	urcu_bp_read_lock();
-	pids = atomic_load_explicit(&ft_pids, memory_order_acquire);
-	if (trev_likely(!pids) || ft_pid_ok(pids))
-		trev_event_write(&trev__event_rt(&trev__ftrace_event_function)->file, &rec,
-				 sizeof(rec));
-	/* For TSan: the grace period orders this read before pids_replace()'s free. */
-	if (pids)
-		trev_tsan_release(pids);
+	if (trev_unlikely(extra & TREV_FT_EXTRA_PROFILE))
+		trev__fp_hit(ip);
+	/* A function with commands (func_cmd.c) is patched whatever the tracer: is it traced? */
+	if (trev_unlikely(extra & TREV_FT_EXTRA_PROBES)) {
+		cmds = trev__fc_lookup(ip);
+		if (cmds && !trev__fc_traced(cmds))
+			on = false;
+	}
+	if (on) {
+		struct trev_event_file *file = &trev__event_rt(&trev__ftrace_event_function)->file;
+
+		pids = atomic_load_explicit(&ft_pids, memory_order_acquire);
+		if (trev_likely(!pids) || ft_pid_ok(pids)) {
+			trev_event_write(file, &rec, sizeof(rec));
+			if (trev_unlikely(extra & TREV_FT_EXTRA_STACK))
+				trev__fc_stack(__atomic_load_n(&file->tr, __ATOMIC_RELAXED),
+					       __builtin_return_address(0));
+		}
+		/* For TSan: the grace period orders this read before pids_replace()'s free. */
+		if (pids)
+			trev_tsan_release(pids);
+	}
+	if (cmds)
+		dump = trev__fc_run(cmds, __builtin_return_address(0));
 	urcu_bp_read_unlock();
+	if (trev_unlikely(dump))
+		trev__fc_dump(dump);
 }
 
 /* The kernel's trace_fn_trace(): "func <-parent", options sym-offset and sym-addr. */
@@ -281,6 +313,7 @@ static struct ft_module *module_find(const void *const *key)
 }
 
 static int ft_apply(pid_t *blocker);
+static int ft_nr_cpus(void);
 static void list_recount(enum trev_ft_list list);
 
 /**
@@ -343,7 +376,7 @@ void trev_function_register(const void *const *start, const void *const *stop)
 			  "functions cannot be traced\n", m->path);
 	m->next = ft_modules;
 	ft_modules = m;
-	if (ft_tracer && ft_apply(&blocker))
+	if ((ft_tracer || ft_profile) && ft_apply(&blocker))
 		trev__log(TREV_LOG_ERR, "function tracer: %s: its functions are not patched yet "
 			  "(%s); the next change of a list or of the tracer tries again\n",
 			  m->path, blocker ? "a thread blocks SIGTRAP" : "patching failed");
@@ -460,7 +493,9 @@ void trev_function_unregister(const void *const *start)
 	 */
 	list_recount(TREV_FT_FILTER);
 	list_recount(TREV_FT_NOTRACE);
-	if (ft_tracer)
+	if (m->nr_sites)
+		trev__fc_sites_gone(m->sites[0].addr, m->sites[m->nr_sites - 1].addr);
+	if (ft_tracer || ft_profile || trev__fc_any())
 		ft_apply(&blocker);
 	pthread_mutex_unlock(&ft_lock);
 	trev__ft_stub_put(m->stub);
@@ -510,6 +545,45 @@ static bool site_selected(const struct ft_site *s)
 }
 
 /*
+ * The one decision "is this site patched": the tracer selects it, or a
+ * function command is set on it (func_cmd.c; the kernel registers an
+ * ftrace_ops per probe, so its functions are called whatever the tracer).
+ */
+static bool site_wanted(const struct ft_module *m, const struct ft_site *s)
+{
+	if (m->stub_err || (s->flags & FT_BAD))
+		return false;
+	return ((ft_tracer || ft_profile) && site_selected(s)) || trev__fc_site_probed(s->addr);
+}
+
+static struct ft_site *site_find(uintptr_t addr)
+{
+	for (struct ft_module *m = ft_modules; m; m = m->next) {
+		struct ft_site key = { .addr = addr };
+
+		if (!m->nr_sites || addr < m->sites[0].addr ||
+		    addr > m->sites[m->nr_sites - 1].addr)
+			continue;
+		return bsearch(&key, m->sites, m->nr_sites, sizeof(key), site_cmp);
+	}
+	return NULL;
+}
+
+const char *trev__ft_site_name(uintptr_t addr)
+{
+	const struct ft_site *s = site_find(addr);
+
+	return s ? s->name : NULL;
+}
+
+bool trev__ft_selected(uintptr_t addr)
+{
+	const struct ft_site *s = site_find(addr);
+
+	return s && site_selected(s);
+}
+
+/*
  * Make every site what the tracer and the lists ask for: a call to the
  * trampoline when selected and the tracer is on, the nop otherwise.
  * Context: holds ft_lock.
@@ -525,10 +599,21 @@ static int ft_apply(pid_t *blocker)
 	p = calloc(total ? total : 1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	/* A site about to change finds its commands, old or new, during the batch. */
+	if (trev__fc_any() && trev__fc_publish(true)) {
+		free(p);
+		return -ENOMEM;
+	}
+	/* The profiler counts the selection (the kernel's global filter) from the start. */
+	if (ft_profile && trev__fp_publish(true, ft_profile_reset, ft_nr_cpus())) {
+		free(p);
+		return -ENOMEM;
+	}
+	ft_profile_reset = false;
 	for (struct ft_module *m = ft_modules; m; m = m->next) {
 		for (size_t i = 0; i < m->nr_sites; i++) {
 			struct ft_site *s = &m->sites[i];
-			bool want = ft_tracer && !m->stub_err && site_selected(s);
+			bool want = site_wanted(m, s);
 
 			if (want == !!(s->flags & FT_ON))
 				continue;
@@ -546,11 +631,13 @@ static int ft_apply(pid_t *blocker)
 			for (size_t i = 0; i < m->nr_sites; i++) {
 				struct ft_site *s = &m->sites[i];
 
-				if (ft_tracer && !m->stub_err && site_selected(s))
+				if (site_wanted(m, s))
 					s->flags |= FT_ON;
 				else
 					s->flags &= ~FT_ON;
 			}
+		if (trev__fc_any())
+			ret = trev__fc_publish(false);
 	}
 	free(p);
 	return ret;
@@ -590,6 +677,57 @@ int trev__ftrace_set_tracer(struct trev_trace_array *tr, bool on, const char **w
 	}
 	atomic_store(&ft_active, ft_tracer);
 out_unlock:
+	pthread_mutex_unlock(&ft_lock);
+	return ret;
+}
+
+/* The CPU views of the top instance: the profiler's counters per function. */
+static int ft_nr_cpus(void)
+{
+	struct trev_trace_array *tr = trev__top_instance_if_made();
+
+	return tr ? trev_rb_nr_cpus(tr->rb) : 1;
+}
+
+int trev__ftrace_profile_set(bool on, const char **why)
+{
+	pid_t blocker;
+	int ret = 0;
+
+	pthread_mutex_lock(&ft_lock);
+	if (on == ft_profile)
+		goto out_unlock;
+	ft_profile = on;
+	ft_profile_reset = on;
+	ret = ft_apply(&blocker);
+	if (ret) {
+		ft_profile = !on;
+		ft_apply(&blocker);
+		*why = ft_apply_why(ret);
+	}
+	if (!ft_profile)
+		trev__fp_publish(false, false, 0);
+out_unlock:
+	pthread_mutex_unlock(&ft_lock);
+	return ret;
+}
+
+bool trev__ftrace_profile_on(void)
+{
+	bool on;
+
+	pthread_mutex_lock(&ft_lock);
+	on = ft_profile;
+	pthread_mutex_unlock(&ft_lock);
+	return on;
+}
+
+int trev__ftrace_profile_show(int cpu, struct trev_buf *out)
+{
+	int ret;
+
+	pthread_mutex_lock(&ft_lock);
+	ret = trev__fp_show(cpu, out);
 	pthread_mutex_unlock(&ft_lock);
 	return ret;
 }
@@ -657,6 +795,60 @@ static bool glob_ok(const char *glob, const char *name)
 }
 
 /*
+ * Call @fn for each listed site whose function matches @glob, of a module
+ * matching @mod (NULL: any, the program too). Context: holds ft_lock.
+ * Return: how many matched.
+ */
+static int sites_match(const char *glob, const char *mod,
+		       void (*fn)(struct ft_module *m, struct ft_site *s, void *arg), void *arg)
+{
+	int found = 0;
+
+	for (struct ft_module *m = ft_modules; m; m = m->next) {
+		if (mod && (!m->mod || !glob_ok(mod, m->mod)))
+			continue;
+		module_name_sites(m);
+		for (size_t i = 0; i < m->nr_sites; i++) {
+			struct ft_site *s = &m->sites[i];
+
+			if ((s->flags & FT_BAD) || !s->name || !glob_ok(glob, s->name))
+				continue;
+			found++;
+			fn(m, s, arg);
+		}
+	}
+	return found;
+}
+
+struct match_cb {
+	trev_ft_match_fn fn;
+	void *arg;
+};
+
+static void match_one(struct ft_module *m, struct ft_site *s, void *arg)
+{
+	struct match_cb *cb = arg;
+
+	cb->fn(cb->arg, s->addr, s->name, m->mod);
+}
+
+int trev__ft_match(const char *glob, const char *mod, trev_ft_match_fn fn, void *arg)
+{
+	struct match_cb cb = { fn, arg };
+
+	return sites_match(glob, mod, match_one, &cb);
+}
+
+static void site_mark_new(struct ft_module *m, struct ft_site *s, void *remove)
+{
+	(void)m;
+	if (remove)
+		s->flags &= ~FT_NEW;
+	else
+		s->flags |= FT_NEW;
+}
+
+/*
  * The ':' that ends a term's function part: the first one that is not half
  * of a C++ scope's "::" ("ns::Foo::*:mod:libfoo"), or NULL.
  */
@@ -672,14 +864,16 @@ static char *term_sep(char *s)
 
 /*
  * One term into FT_NEW: "glob", "glob:mod:NAME" or ":mod:NAME" (any
- * function of module NAME), "!" first to take away.
- * Return: the number of functions it matched, or -EINVAL (a command).
+ * function of module NAME), "!" first to take away; or a function
+ * command, "glob[:mod:NAME]:CMD[:ARG]" (func_cmd.c).
+ * Return: the number of functions it matched, or -errno with *@off (its
+ * column in @term) and *@why set.
  */
-static int term_apply(char *term, const char **why)
+static int term_apply(enum trev_ft_list list, char *term, int *off, const char **why)
 {
 	bool remove = false;
 	char *func = term, *cmd, *mod = NULL;
-	int found = 0;
+	int found;
 
 	if (*func == '!') {
 		remove = true;
@@ -688,11 +882,15 @@ static int term_apply(char *term, const char **why)
 	cmd = term_sep(func);
 	if (cmd) {
 		*cmd++ = '\0';
-		if (strncmp(cmd, "mod:", 4)) {
-			*why = "Function commands are not supported";
-			return -EINVAL;
-		}
+		if (strncmp(cmd, "mod:", 4))
+			return trev__fc_term(list, term, func, NULL, cmd, remove, off, why);
 		mod = cmd + 4;
+		cmd = strchr(mod, ':');
+		if (cmd) {
+			*cmd++ = '\0';
+			return trev__fc_term(list, term, *func ? func : "*", mod, cmd, remove, off,
+					     why);
+		}
 		if (!*func)
 			func = (char *)"*";
 	}
@@ -700,22 +898,7 @@ static int term_apply(char *term, const char **why)
 		*why = "No function given";
 		return -EINVAL;
 	}
-	for (struct ft_module *m = ft_modules; m; m = m->next) {
-		if (mod && (!m->mod || !glob_ok(mod, m->mod)))
-			continue;
-		module_name_sites(m);
-		for (size_t i = 0; i < m->nr_sites; i++) {
-			struct ft_site *s = &m->sites[i];
-
-			if ((s->flags & FT_BAD) || !s->name || !glob_ok(func, s->name))
-				continue;
-			found++;
-			if (remove)
-				s->flags &= ~FT_NEW;
-			else
-				s->flags |= FT_NEW;
-		}
-	}
+	found = sites_match(func, mod, site_mark_new, remove ? term : NULL);
 	if (!found)
 		*why = "No such function";
 	return found;
@@ -726,10 +909,16 @@ int trev__ftrace_list_write(enum trev_ft_list list, const char *text, size_t len
 {
 	unsigned int bit = list_bit(list);
 	char *copy = strndup(text, len), *p;
+	/* Function commands' parse and reg need the registry lock, taken before ft_lock. */
+	bool cmds = memchr(text, ':', len) != NULL;
 	int ret = 0;
 
 	if (!copy)
 		return -ENOMEM;
+	if (memmem(text, len, "stacktrace", 10))
+		trev__fc_stack_prepare();
+	if (cmds)
+		trev__events_write_lock();
 	pthread_mutex_lock(&ft_lock);
 	for (struct ft_module *m = ft_modules; m; m = m->next)
 		for (size_t i = 0; i < m->nr_sites; i++) {
@@ -749,8 +938,10 @@ int trev__ftrace_list_write(enum trev_ft_list list, const char *text, size_t len
 			end++;
 		if (*end)
 			*end++ = '\0';
-		*err_pos = (int)(p - copy);
-		ret = term_apply(p, why);
+		int off = 0;
+
+		ret = term_apply(list, p, &off, why);
+		*err_pos = (int)(p - copy) + off;
 		ret = ret > 0 ? 0 : ret < 0 ? ret : -EINVAL;
 		p = end;
 	}
@@ -761,11 +952,17 @@ int trev__ftrace_list_write(enum trev_ft_list list, const char *text, size_t len
 
 				s->flags = (s->flags & ~bit) | ((s->flags & FT_NEW) ? bit : 0);
 			}
+		trev__fc_commit();
 		ret = list_commit(list, why);
 		if (ret)
 			*err_pos = 0;
+	} else {
+		trev__fc_abort();
 	}
+	trev__fc_reap(cmds);
 	pthread_mutex_unlock(&ft_lock);
+	if (cmds)
+		trev__events_write_unlock();
 	free(copy);
 	return ret;
 }
@@ -787,7 +984,7 @@ int trev__ftrace_list_show(enum trev_ft_list list, struct trev_buf *out)
 		ret = trev__buf_puts(out, list == TREV_FT_FILTER ?
 				     "#### all functions enabled ####\n" :
 				     "#### no functions disabled ####\n");
-		goto out_unlock;
+		goto out_cmds;
 	}
 	for (struct ft_module *m = ft_modules; m && !ret; m = m->next) {
 		module_name_sites(m);
@@ -795,7 +992,10 @@ int trev__ftrace_list_show(enum trev_ft_list list, struct trev_buf *out)
 			if ((m->sites[i].flags & bit) && m->sites[i].name)
 				ret = site_show(out, m, &m->sites[i]);
 	}
-out_unlock:
+out_cmds:
+	/* The kernel's t_probe_show(): the commands after the functions. */
+	if (!ret && list == TREV_FT_FILTER)
+		ret = trev__fc_show(out);
 	pthread_mutex_unlock(&ft_lock);
 	return ret;
 }

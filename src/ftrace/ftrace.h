@@ -67,6 +67,23 @@ int trev__ftrace_list_write(enum trev_ft_list list, const char *text, size_t len
 int trev__ftrace_list_show(enum trev_ft_list list, struct trev_buf *out);
 int trev__ftrace_available_show(struct trev_buf *out);
 
+/*
+ * options/func_stack_trace of @tr was set to @on: with the function tracer,
+ * each ftrace/function record of the top instance is followed by a
+ * kernel_stack record (func_cmd.c). Context: the tracefs lock.
+ */
+void trev__ftrace_func_stack_set(struct trev_trace_array *tr, bool on);
+
+/*
+ * function_profile_enabled: count the selected functions' calls per CPU
+ * (func_profile.c); enabling starts the counts from zero. Return: 0 or a
+ * negative errno with @why set, as trev__ftrace_set_tracer().
+ */
+int trev__ftrace_profile_set(bool on, const char **why);
+bool trev__ftrace_profile_on(void);
+/* trace_stat/function<@cpu>: the kernel's "Function  Hit" table. */
+int trev__ftrace_profile_show(int cpu, struct trev_buf *out);
+
 /* set_ftrace_pid: thread ids. */
 int trev__ftrace_pid_clear(void);
 int trev__ftrace_pid_write(const char *text, size_t len, int *err_pos);

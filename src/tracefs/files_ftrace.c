@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The function tracer's files: available_filter_functions,
- * set_ftrace_filter, set_ftrace_notrace, set_ftrace_pid (top instance
- * only, docs/function-tracer.md), over src/ftrace/.
+ * set_ftrace_filter, set_ftrace_notrace, set_ftrace_pid,
+ * function_profile_enabled and trace_stat/function<N> (top instance only,
+ * docs/function-tracer.md), over src/ftrace/.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,4 +130,92 @@ const struct tfs_fops trev__set_ftrace_pid_fops = {
 	.open = pid_open,
 	.show = pid_show,
 	.write = pid_write,
+};
+
+/* ------------------------------------------------------------------ */
+/* function_profile_enabled, trace_stat/                                */
+
+static int profile_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__buf_puts(out, trev__ftrace_profile_on() ? "1\n" : "0\n");
+}
+
+/* The kernel's ftrace_profile_write(): a number, non-zero enables. */
+static ssize_t profile_write(struct trev_file *f, const char *buf, size_t size)
+{
+	const char *why = "Invalid argument";
+	char *text = cmd_text(buf, size), *end;
+	unsigned long v;
+	int ret;
+
+	if (!text)
+		return -ENOMEM;
+	v = strtoul(text, &end, 10);
+	if (!text[0] || *end || text[0] == '-') {
+		trev__tracing_log_err(f->loc.tr, "function_profile_enabled", text, 0,
+				      "Invalid value");
+		free(text);
+		return -EINVAL;
+	}
+	ret = trev__ftrace_profile_set(v != 0, &why);
+	if (ret)
+		trev__tracing_log_err(f->loc.tr, "function_profile_enabled", text, 0, "%s", why);
+	free(text);
+	return ret ? ret : (ssize_t)size;
+}
+
+const struct tfs_fops trev__function_profile_fops = {
+	.show = profile_show,
+	.write = profile_write,
+};
+
+static int stat_show(struct trev_file *f, struct trev_buf *out)
+{
+	return trev__ftrace_profile_show(f->loc.cpu, out);
+}
+
+static const struct tfs_fops stat_fops = {
+	.show = stat_show,
+};
+
+static const struct tfs_node stat_node = { "", 0440, &stat_fops, NULL, true };
+
+/* function0 .. function<N-1>: one per CPU view of the top instance. */
+static int stat_list(const struct tfs_loc *loc, trev_readdir_fn fn, void *arg)
+{
+	int n = trev_rb_nr_cpus(loc->tr->rb);
+
+	for (int cpu = 0; cpu < n; cpu++) {
+		struct trev_stat st = { 0, stat_node.mode };
+		char name[32];
+		int ret;
+
+		snprintf(name, sizeof(name), "function%d", cpu);
+		ret = fn(name, &st, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int stat_lookup(struct tfs_loc *loc, const char *name)
+{
+	char *end;
+	long cpu;
+
+	if (strncmp(name, "function", 8) || name[8] < '0' || name[8] > '9' ||
+	    (name[8] == '0' && name[9]))
+		return -ENOENT;
+	cpu = strtol(name + 8, &end, 10);
+	if (*end || cpu >= trev_rb_nr_cpus(loc->tr->rb))
+		return -ENOENT;
+	loc->cpu = (int)cpu;
+	loc->node = &stat_node;
+	return 0;
+}
+
+const struct tfs_dir trev__trace_stat_dir = {
+	.list = stat_list,
+	.lookup = stat_lookup,
 };

@@ -472,6 +472,7 @@ const struct tfs_option trev__options[] = {
 	{ "funcgraph-abstime", TREV_ITER_FG_ABSTIME },
 	{ "funcgraph-irqs", TREV_ITER_FG_IRQS },
 	{ "funcgraph-tail", TREV_ITER_FG_TAIL },
+	{ "func_stack_trace", TREV_ITER_FUNC_STACK_TRACE },
 };
 const int trev__nr_options = (int)(sizeof(trev__options) / sizeof(trev__options[0]));
 
@@ -498,6 +499,8 @@ int trev__option_set(struct trev_trace_array *tr, int i, bool on)
 	} else {
 		__atomic_fetch_and(&tr->trace_flags, ~trev__options[i].bit, __ATOMIC_RELAXED);
 	}
+	if (trev__options[i].bit == TREV_ITER_FUNC_STACK_TRACE)
+		trev__ftrace_func_stack_set(tr, on);
 	return ret;
 }
 
@@ -788,6 +791,8 @@ extern const struct tfs_fops trev__available_filter_functions_fops;
 extern const struct tfs_fops trev__set_ftrace_filter_fops;
 extern const struct tfs_fops trev__set_ftrace_notrace_fops;
 extern const struct tfs_fops trev__set_ftrace_pid_fops;
+extern const struct tfs_fops trev__function_profile_fops;
+extern const struct tfs_dir trev__trace_stat_dir;
 
 static const struct tfs_node instance_entries[] = {
 	{ "available_events", 0440, &trev__available_events_fops, NULL, false },
@@ -798,6 +803,7 @@ static const struct tfs_node instance_entries[] = {
 	{ "current_tracer", 0640, &current_tracer_fops, NULL, false },
 	{ "error_log", 0640, &error_log_fops, NULL, false },
 	{ "events", 0750, NULL, &trev__events_dir, false },
+	{ "function_profile_enabled", 0640, &trev__function_profile_fops, NULL, true },
 	{ "instances", 0750, NULL, &trev__instances_dir, true },
 	{ "options", 0750, NULL, &trev__options_dir, false },
 	{ "per_cpu", 0750, NULL, &trev__per_cpu_dir, false },
@@ -815,6 +821,7 @@ static const struct tfs_node instance_entries[] = {
 	{ "trace_marker_raw", 0220, &marker_raw_fops, NULL, false },
 	{ "trace_options", 0640, &trace_options_fops, NULL, false },
 	{ "trace_pipe", 0440, &trev__trace_pipe_fops, NULL, false },
+	{ "trace_stat", 0750, NULL, &trev__trace_stat_dir, true },
 	{ "tracing_on", 0640, &tracing_on_fops, NULL, false },
 	{ NULL, 0, NULL, NULL, false },
 };

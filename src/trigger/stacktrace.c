@@ -121,14 +121,17 @@ void trev__stack_record(struct trev_trace_array *tr, const struct trev_stack_ski
 static int stack_output(struct trev_trace_iter *iter, struct trev_event_call *call)
 {
 	const struct stack_entry *e = (const struct stack_entry *)(const void *)iter->ent;
-	const unsigned long *p, *end;
+	const unsigned long *first, *p, *end;
 
 	(void)call;
 	if (iter->ent_size < offsetof(struct stack_entry, caller))
 		return -1;
+	/* Not e->caller: a record holds more than its 8 (UBSan's bounds check). */
+	first = (const unsigned long *)(const void *)((const char *)iter->ent +
+						      offsetof(struct stack_entry, caller));
 	end = (const unsigned long *)(const void *)((const char *)iter->ent + iter->ent_size);
 	trev_seq_puts(&iter->seq, "<stack trace>\n");
-	for (p = e->caller; p < end && p < e->caller + e->size && *p != ~0ul; p++) {
+	for (p = first; p < end && p - first < e->size && *p != ~0ul; p++) {
 		trev_seq_puts(&iter->seq, " => ");
 		trev__sym_print(&iter->seq, *p, !!(iter->trace_flags & TREV_ITER_SYM_OFFSET));
 		if (iter->trace_flags & TREV_ITER_SYM_ADDR)

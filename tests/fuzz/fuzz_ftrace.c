@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libFuzzer target for the function tracer's files (docs/function-tracer.md):
- * the first byte picks set_ftrace_filter, set_ftrace_notrace, set_ftrace_pid
- * or current_tracer and > or >>, the rest is written. A refused write
- * leaves the file reading as before (after the emptying of >), and the
- * traced functions (tests/ftrace/ft_funcs.c) still compute their results
- * whatever was patched.
+ * the first byte picks set_ftrace_filter, set_ftrace_notrace, set_ftrace_pid,
+ * current_tracer or function_profile_enabled, > or >>, and a function command's text appended to
+ * the rest (so that "ft_add" becomes "ft_add:traceoff:2"), or with bit 6
+ * the rest appended to "ft_s*" and the command text (so that the fuzzer's
+ * bytes are the command's arguments); that is written.
+ * A refused write leaves the file reading as before (after the emptying of
+ * >), and the traced functions (tests/ftrace/ft_funcs.c) still compute
+ * their results whatever was patched and whatever commands they run. The
+ * commands are removed after each input.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,31 +22,91 @@
 
 #include "ft_funcs.h"
 
+#define CREATE_TRACE_POINTS
+#include "ftcmd_events.h"
+
 static const char *const files[] = {
 	"set_ftrace_filter", "set_ftrace_notrace", "set_ftrace_pid", "current_tracer",
+	"function_profile_enabled",
 };
 #define NR_FILES (sizeof(files) / sizeof(files[0]))
+
+/* Appended to the input, chosen by bits 2-5 of the first byte. */
+static const char *const suffixes[16] = {
+	"", "", "", "", ":traceon", ":traceoff:2", ":snapshot:1", ":stacktrace:3",
+	":enable_event:ftcmd:ftcmd_sample", ":disable_event:ftcmd:ftcmd_sample:1", ":dump:1",
+	":cpudump:1", ":traceoff", ":mod:libft_mod:traceon", ":stacktrace:0x2", ":nosuch",
+};
+
+static const char *const kinds[] = {
+	"traceon", "traceoff", "snapshot", "stacktrace", "dump", "cpudump",
+	"enable_event:ftcmd:ftcmd_sample", "disable_event:ftcmd:ftcmd_sample",
+};
+
+static void clear_cmds(void)
+{
+	static char list[65536];
+	char t[96];
+
+	trev_read("set_ftrace_filter", list, sizeof(list));
+	if (!strchr(list, ':'))
+		return;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		snprintf(t, sizeof(t), "!*:%s", kinds[i]);
+		trev_append("set_ftrace_filter", t);
+		snprintf(t, sizeof(t), "!*:%s:0", kinds[i]);
+		trev_append("set_ftrace_filter", t);
+	}
+	trev_read("set_ftrace_filter", list, sizeof(list));
+	if (strchr(list, ':'))
+		abort();	/* a command that cannot be removed */
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char before[65536], after[65536];
-	const char *path;
+	const char *path, *suffix;
 	struct trev_file *f;
+	char *in;
+	size_t len;
 	ssize_t r;
 
 	if (size < 1)
 		return 0;
 	trev_set_log(NULL, NULL, 0);
 	path = files[data[0] % NR_FILES];
+	suffix = suffixes[(data[0] >> 2) & 15];
+	len = size - 1 + strlen(suffix);
+	in = malloc(len + 1);
+	if (!in)
+		abort();
+	if (data[0] & 0x40) {
+		/* "ft_s*:traceoff:2" + bytes: ft_spin gets the command, the bytes its argument. */
+		static const char fn[] = "ft_s*";
+
+		free(in);
+		len = strlen(fn) + strlen(suffix) + size - 1;
+		in = malloc(len + 1);
+		if (!in)
+			abort();
+		memcpy(in, fn, strlen(fn));
+		memcpy(in + strlen(fn), suffix, strlen(suffix));
+		memcpy(in + strlen(fn) + strlen(suffix), data + 1, size - 1);
+		in[len] = '\0';
+	} else {
+		memcpy(in, data + 1, size - 1);
+		memcpy(in + size - 1, suffix, strlen(suffix) + 1);
+	}
 	if (trev_file_open(path, O_WRONLY | (data[0] & 0x80 ? O_APPEND : O_TRUNC), &f))
 		abort();
 	trev_read(path, before, sizeof(before));
-	r = trev_file_write(f, data + 1, size - 1);
+	r = trev_file_write(f, in, len);
 	trev_file_close(f);
+	free(in);
 	if (r < 0) {
-		if (r != -EINVAL && r != -EBUSY)
+		if (r != -EINVAL && r != -EBUSY && r != -ENODEV)
 			abort();
 		trev_read(path, after, sizeof(after));
 		if (strcmp(before, after))
@@ -49,6 +114,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ft_add(2, 3) != 5 || ft_outer(1) != 4 || ft_spin(1) != (1 ^ 0x5a5a))
 		abort();
+	trace_ftcmd_sample(1);
+	trev_read("trace_stat/function0", before, sizeof(before));
+	clear_cmds();
+	trev_write("tracing_on", "1");
 	trev_write("trace", "");
 	return 0;
 }
