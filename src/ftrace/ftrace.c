@@ -46,6 +46,8 @@
 #define FT_ON		0x04u	/* patched: calls the trampoline */
 #define FT_BAD		0x08u	/* not 5 bytes of nops: never patched, not listed */
 #define FT_NEW		0x10u	/* the list being built by a write */
+#define FT_GRAPH	0x20u	/* in set_graph_function */
+#define FT_GNOTRACE	0x40u	/* in set_graph_notrace */
 
 struct ft_site {
 	uintptr_t addr;			/* the 5 bytes at the function's entry */
@@ -77,9 +79,9 @@ struct ft_pids {
 
 static pthread_mutex_t ft_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ft_module *ft_modules;	/* registration order (ft_lock) */
-static bool ft_tracer;			/* current_tracer is function (ft_lock) */
-static bool ft_list_set[2];		/* the filter / notrace list is not empty (ft_lock) */
-static atomic_bool ft_active;		/* trev__ft_entry() records */
+static enum trev_tracer ft_tracer;	/* current_tracer (ft_lock) */
+static bool ft_list_set[4];		/* enum trev_ft_list: the list is not empty (ft_lock) */
+static _Atomic int ft_active;		/* enum trev_tracer trev__ft_entry() serves */
 /*
  * NULL: every thread. Replaced whole with a release exchange, read with an
  * acquire load (what rcu_dereference() is on x86, and what TSan follows);
@@ -131,21 +133,27 @@ static bool ft_pid_ok(const struct ft_pids *p)
  * Context: any thread, at the entry of a traced function, also in a signal
  * handler; no allocation (after a thread's first record), lock or system call.
  */
-__attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent_ip)
+__attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent_ip,
+					  unsigned long *slot)
 {
 	struct ftrace_entry rec;
 	struct ft_pids *pids;
+	int mode = atomic_load_explicit(&ft_active, memory_order_relaxed);
 
-	if (!atomic_load_explicit(&ft_active, memory_order_relaxed))
+	if (!mode)
 		return;
 	rec.ip = ip;
 	rec.parent_ip = parent_ip;
 	/* As a tracepoint's probes: a snapshot swap waits for the section to end. */
 	urcu_bp_read_lock();
 	pids = atomic_load_explicit(&ft_pids, memory_order_acquire);
-	if (trev_likely(!pids) || ft_pid_ok(pids))
-		trev_event_write(&trev__event_rt(&trev__ftrace_event_function)->file, &rec,
-				 sizeof(rec));
+	if (trev_likely(!pids) || ft_pid_ok(pids)) {
+		if (mode == TREV_TRACER_GRAPH)
+			trev__fg_entry(ip, slot);
+		else
+			trev_event_write(&trev__event_rt(&trev__ftrace_event_function)->file,
+					 &rec, sizeof(rec));
+	}
 	/* For TSan: the grace period orders this read before pids_replace()'s free. */
 	if (pids)
 		trev_tsan_release(pids);
@@ -216,6 +224,13 @@ static int site_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+static int fg_ent_cmp(const void *a, const void *b)
+{
+	const struct trev_fg_map_ent *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
 struct ft_where {
 	uintptr_t addr;
 	const char *name;	/* dlpi_name of the object holding addr */
@@ -281,6 +296,7 @@ static struct ft_module *module_find(const void *const *key)
 
 static int ft_apply(pid_t *blocker);
 static void list_recount(enum trev_ft_list list);
+static int fg_map_publish(void);
 
 /**
  * trev_function_register() - register an object's patchable function entries
@@ -456,8 +472,9 @@ void trev_function_unregister(const void *const *start)
 	 * As the kernel when a module goes: its functions leave the lists, and
 	 * a filter left empty selects every function again.
 	 */
-	list_recount(TREV_FT_FILTER);
-	list_recount(TREV_FT_NOTRACE);
+	for (int l = TREV_FT_FILTER; l <= TREV_FT_GRAPH_NOTRACE; l++)
+		list_recount((enum trev_ft_list)l);
+	fg_map_publish();
 	if (ft_tracer)
 		ft_apply(&blocker);
 	pthread_mutex_unlock(&ft_lock);
@@ -500,11 +517,56 @@ static void module_name_sites(struct ft_module *m)
 /* ------------------------------------------------------------------ */
 /* Patching the selection                                               */
 
+/*
+ * Under function_graph the functions of set_graph_function and
+ * set_graph_notrace are patched whatever set_ftrace_filter says: a call
+ * tree's root must be seen, and so must the function whose callees are
+ * hidden.
+ */
 static bool site_selected(const struct ft_site *s)
 {
-	if (s->flags & (FT_BAD | FT_NOTRACE))
+	if (s->flags & FT_BAD)
+		return false;
+	if (ft_tracer == TREV_TRACER_GRAPH && (s->flags & (FT_GRAPH | FT_GNOTRACE)))
+		return true;
+	if (s->flags & FT_NOTRACE)
 		return false;
 	return !ft_list_set[TREV_FT_FILTER] || (s->flags & FT_FILTER);
+}
+
+/*
+ * Publish the sites of set_graph_function and set_graph_notrace for
+ * trev__fg_entry() (NULL when both are empty). Context: ft_lock.
+ */
+static int fg_map_publish(void)
+{
+	struct trev_fg_map *map = NULL;
+	size_t n = 0, k = 0;
+
+	for (struct ft_module *m = ft_modules; m; m = m->next)
+		for (size_t i = 0; i < m->nr_sites; i++)
+			n += !!(m->sites[i].flags & (FT_GRAPH | FT_GNOTRACE));
+	if (n) {
+		map = malloc(sizeof(*map) + n * sizeof(map->e[0]));
+		if (!map)
+			return -ENOMEM;
+		map->n = n;
+		map->graph = ft_list_set[TREV_FT_GRAPH];
+		for (struct ft_module *m = ft_modules; m; m = m->next)
+			for (size_t i = 0; i < m->nr_sites; i++) {
+				const struct ft_site *s = &m->sites[i];
+
+				if (!(s->flags & (FT_GRAPH | FT_GNOTRACE)))
+					continue;
+				map->e[k].addr = s->addr;
+				map->e[k].flags = ((s->flags & FT_GRAPH) ? TREV_FG_SITE_GRAPH : 0) |
+						  ((s->flags & FT_GNOTRACE) ? TREV_FG_SITE_NOTRACE : 0);
+				k++;
+			}
+		qsort(map->e, n, sizeof(map->e[0]), fg_ent_cmp);
+	}
+	trev__fg_map_replace(map);
+	return 0;
 }
 
 /*
@@ -566,24 +628,35 @@ static const char *ft_apply_why(int err)
 	}
 }
 
-int trev__ftrace_set_tracer(struct trev_trace_array *tr, bool on, const char **why)
+/*
+ * Going from one tracer to another: the sites of the old selection that
+ * the new one keeps stay patched, and trev__ft_entry() switches from one
+ * record to the other at the store of ft_active. Frames pushed under
+ * function_graph keep returning through trev__fg_return after it is off.
+ */
+int trev__ftrace_set_tracer(struct trev_trace_array *tr, enum trev_tracer tracer,
+			    const char **why)
 {
 	struct trev_event_rt *rt = trev__event_rt(&trev__ftrace_event_function);
+	enum trev_tracer was;
 	pid_t blocker;
 	int ret = 0;
 
 	pthread_mutex_lock(&ft_lock);
-	if (on == ft_tracer)
+	if (tracer == ft_tracer)
 		goto out_unlock;
 	if (rt && !__atomic_load_n(&rt->file.tr, __ATOMIC_RELAXED))
 		__atomic_store_n(&rt->file.tr, tr, __ATOMIC_RELAXED);
-	ft_tracer = on;
-	if (on)
-		atomic_store(&ft_active, true);
+	was = ft_tracer;
+	ft_tracer = tracer;
+	trev__fg_set(tr, tracer == TREV_TRACER_GRAPH);
+	if (tracer)
+		atomic_store(&ft_active, tracer);
 	ret = ft_apply(&blocker);
 	if (ret) {
-		ft_tracer = !on;
+		ft_tracer = was;
 		ft_apply(&blocker);	/* the sites already changed go back */
+		trev__fg_set(tr, was == TREV_TRACER_GRAPH);
 		*why = ft_apply_why(ret);
 	}
 	atomic_store(&ft_active, ft_tracer);
@@ -595,7 +668,19 @@ out_unlock:
 /* Context: any thread, signal-safe (the crash writer prints the header). */
 bool trev__ftrace_tracer_on(void)
 {
-	return atomic_load(&ft_active);
+	return atomic_load(&ft_active) != TREV_TRACER_NOP;
+}
+
+enum trev_tracer trev__ftrace_tracer(void)
+{
+	return (enum trev_tracer)atomic_load(&ft_active);
+}
+
+const char *trev__ftrace_tracer_name(void)
+{
+	static const char *const names[] = { "nop", "function", "function_graph" };
+
+	return names[trev__ftrace_tracer()];
 }
 
 /* ------------------------------------------------------------------ */
@@ -603,7 +688,9 @@ bool trev__ftrace_tracer_on(void)
 
 static unsigned int list_bit(enum trev_ft_list list)
 {
-	return list == TREV_FT_FILTER ? FT_FILTER : FT_NOTRACE;
+	static const unsigned int bits[] = { FT_FILTER, FT_NOTRACE, FT_GRAPH, FT_GNOTRACE };
+
+	return bits[list];
 }
 
 /* Set ft_list_set[@list] from the sites' bits. Context: ft_lock. */
@@ -625,6 +712,14 @@ static int list_commit(enum trev_ft_list list, const char **why)
 	int ret;
 
 	list_recount(list);
+	if (list >= TREV_FT_GRAPH) {
+		ret = fg_map_publish();
+		if (ret) {
+			if (why)
+				*why = "Out of memory";
+			return ret;
+		}
+	}
 	ret = ft_apply(&blocker);
 	if (ret && why)
 		*why = ft_apply_why(ret);
@@ -659,7 +754,7 @@ static bool glob_ok(const char *glob, const char *name)
  * function of module NAME), "!" first to take away.
  * Return: the number of functions it matched, or -EINVAL (a command).
  */
-static int term_apply(char *term, const char **why)
+static int term_apply(enum trev_ft_list list, char *term, const char **why)
 {
 	bool remove = false;
 	char *func = term, *cmd, *mod = NULL;
@@ -673,7 +768,8 @@ static int term_apply(char *term, const char **why)
 	if (cmd) {
 		*cmd++ = '\0';
 		if (strncmp(cmd, "mod:", 4)) {
-			*why = "Function commands are not supported";
+			*why = list >= TREV_FT_GRAPH ? "No such function" :
+			       "Function commands are not supported";
 			return -EINVAL;
 		}
 		mod = cmd + 4;
@@ -734,7 +830,7 @@ int trev__ftrace_list_write(enum trev_ft_list list, const char *text, size_t len
 		if (*end)
 			*end++ = '\0';
 		*err_pos = (int)(p - copy);
-		ret = term_apply(p, why);
+		ret = term_apply(list, p, why);
 		ret = ret > 0 ? 0 : ret < 0 ? ret : -EINVAL;
 		p = end;
 	}
@@ -768,7 +864,7 @@ int trev__ftrace_list_show(enum trev_ft_list list, struct trev_buf *out)
 
 	pthread_mutex_lock(&ft_lock);
 	if (!ft_list_set[list]) {
-		ret = trev__buf_puts(out, list == TREV_FT_FILTER ?
+		ret = trev__buf_puts(out, list == TREV_FT_FILTER || list == TREV_FT_GRAPH ?
 				     "#### all functions enabled ####\n" :
 				     "#### no functions disabled ####\n");
 		goto out_unlock;
@@ -813,6 +909,26 @@ int trev__ftrace_available_show(struct trev_buf *out)
 out_unlock:
 	pthread_mutex_unlock(&ft_lock);
 	return ret;
+}
+
+unsigned int trev__ftrace_graph_max_depth(void)
+{
+	return trev__fg_max_depth();
+}
+
+void trev__ftrace_graph_set_max_depth(unsigned int depth)
+{
+	trev__fg_set_max_depth(depth);
+}
+
+unsigned long long trev__ftrace_graph_thresh(void)
+{
+	return trev__fg_thresh();
+}
+
+void trev__ftrace_graph_set_thresh(unsigned long long ns)
+{
+	trev__fg_set_thresh(ns);
 }
 
 /* ------------------------------------------------------------------ */

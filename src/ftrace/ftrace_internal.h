@@ -22,7 +22,8 @@ extern const uint8_t trev__ft_nop5[FT_SITE_SIZE];
 
 /* The trampoline (patch.c, assembly) and the C function it calls. */
 void trev__ft_trampoline(void);
-void trev__ft_entry(unsigned long ip, unsigned long parent_ip);
+/* @slot: where @parent_ip is on the stack (function_graph replaces it) */
+void trev__ft_entry(unsigned long ip, unsigned long parent_ip, unsigned long *slot);
 
 /*
  * trev__ft_patch_batch() - change @n sites with the int3 protocol

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The function tracer's files: available_filter_functions,
- * set_ftrace_filter, set_ftrace_notrace, set_ftrace_pid (top instance
- * only, docs/function-tracer.md), over src/ftrace/.
+ * set_ftrace_filter, set_ftrace_notrace, set_ftrace_pid, and function_graph's
+ * set_graph_function, set_graph_notrace, max_graph_depth, tracing_thresh
+ * (top instance only, docs/function-tracer.md), over src/ftrace/.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,4 +130,100 @@ const struct tfs_fops trev__set_ftrace_pid_fops = {
 	.open = pid_open,
 	.show = pid_show,
 	.write = pid_write,
+};
+
+/* ------------------------------------------------------------------ */
+/* function_graph: set_graph_function, set_graph_notrace,              */
+/* max_graph_depth, tracing_thresh                                      */
+
+static int graph_open(struct trev_file *f)
+{
+	return list_truncates(f) ? trev__ftrace_list_clear(TREV_FT_GRAPH) : 0;
+}
+
+static int graph_notrace_open(struct trev_file *f)
+{
+	return list_truncates(f) ? trev__ftrace_list_clear(TREV_FT_GRAPH_NOTRACE) : 0;
+}
+
+static ssize_t graph_write(struct trev_file *f, const char *buf, size_t size)
+{
+	return list_write(f, TREV_FT_GRAPH, "set_graph_function", buf, size);
+}
+
+static ssize_t graph_notrace_write(struct trev_file *f, const char *buf, size_t size)
+{
+	return list_write(f, TREV_FT_GRAPH_NOTRACE, "set_graph_notrace", buf, size);
+}
+
+static int graph_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__ftrace_list_show(TREV_FT_GRAPH, out);
+}
+
+static int graph_notrace_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__ftrace_list_show(TREV_FT_GRAPH_NOTRACE, out);
+}
+
+const struct tfs_fops trev__set_graph_function_fops = {
+	.open = graph_open,
+	.show = graph_show,
+	.write = graph_write,
+};
+
+const struct tfs_fops trev__set_graph_notrace_fops = {
+	.open = graph_notrace_open,
+	.show = graph_notrace_show,
+	.write = graph_notrace_write,
+};
+
+/* The kernel's graph_depth_read(): "%d\n". */
+static int depth_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__buf_printf(out, "%u\n", trev__ftrace_graph_max_depth());
+}
+
+/* The kernel's graph_depth_write(): kstrtouint, -EINVAL (no error_log entry). */
+static ssize_t depth_write(struct trev_file *f, const char *buf, size_t size)
+{
+	unsigned long v;
+
+	(void)f;
+	if (trev__parse_ulong(buf, size, &v) || v > UINT_MAX)
+		return -EINVAL;
+	trev__ftrace_graph_set_max_depth((unsigned int)v);
+	return (ssize_t)size;
+}
+
+const struct tfs_fops trev__max_graph_depth_fops = {
+	.show = depth_show,
+	.write = depth_write,
+};
+
+/* The kernel's tracing_nsecs_read(): microseconds. */
+static int thresh_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__buf_printf(out, "%llu\n", trev__ftrace_graph_thresh() / 1000);
+}
+
+/* tracing_nsecs_write(): microseconds in, kept in ns; kstrtoul, -EINVAL. */
+static ssize_t thresh_write(struct trev_file *f, const char *buf, size_t size)
+{
+	unsigned long v;
+
+	(void)f;
+	if (trev__parse_ulong(buf, size, &v) || v > ULLONG_MAX / 1000)
+		return -EINVAL;
+	trev__ftrace_graph_set_thresh((unsigned long long)v * 1000);
+	return (ssize_t)size;
+}
+
+const struct tfs_fops trev__tracing_thresh_fops = {
+	.show = thresh_show,
+	.write = thresh_write,
 };
