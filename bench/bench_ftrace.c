@@ -5,7 +5,10 @@
  *   - a traced call: the entry's call, the trampoline and one ftrace/function
  *     record, against the floor of a ring write (target <= 1.5 x floor);
  *   - an unselected function (its 5-byte nop) against the same function
- *     built without -fpatchable-function-entry.
+ *     built without -fpatchable-function-entry;
+ *   - a traced call under function_graph: the entry's call and record, the
+ *     return through trev__fg_return and its record, against the floor
+ *     (target <= 3 x floor).
  * Environment: BENCH_FTRACE_N calls per timed run (default 2000000).
  * Prints a table and exits 0: no thresholds, no pass/fail.
  */
@@ -96,7 +99,7 @@ static void row(const char *name, struct result r, const char *vs)
 int main(void)
 {
 	const char *env = getenv("BENCH_FTRACE_N");
-	struct result floor_r, plain, nop, nop_on, traced;
+	struct result floor_r, plain, nop, nop_on, traced, graph;
 	cpu_set_t one;
 	int cpu = sched_getcpu();
 
@@ -118,6 +121,8 @@ int main(void)
 	nop_on = measure_vs(run_traced, run_plain);
 	must(trev_write("set_ftrace_notrace", ""), "set_ftrace_notrace");
 	traced = measure_vs(run_traced, run_floor);
+	must(trev_write("current_tracer", "function_graph"), "current_tracer");
+	graph = measure_vs(run_traced, run_floor);
 	must(trev_write("current_tracer", "nop"), "current_tracer");
 
 	printf("bench_ftrace: %llu calls per run, median of %d runs; each run follows a run of "
@@ -131,7 +136,10 @@ int main(void)
 	row("unselected function, tracer off (nop5)", nop, "plain call");
 	row("unselected function, tracer on (nop5)", nop_on, "plain call");
 	row("traced call: call + trampoline + record", traced, "floor");
+	row("function_graph: entry + exit, two records", graph, "floor");
 	printf("\ntraced call minus the plain call: %.2f ns = %.2f x floor\n",
 	       traced.ns - plain.ns, (traced.ns - plain.ns) / floor_r.ns);
+	printf("function_graph call minus the plain call: %.2f ns = %.2f x floor\n",
+	       graph.ns - plain.ns, (graph.ns - plain.ns) / floor_r.ns);
 	return 0;
 }

@@ -302,12 +302,15 @@ void trev__fg_entry(unsigned long ip, unsigned long *slot)
 	map = atomic_load_explicit(&fg_map, memory_order_acquire);
 	if (trev_unlikely(map != NULL)) {
 		unsigned int sf = fg_site_flags(map, ip);
+		bool graph = map->graph;
 
+		/* For TSan: the grace period orders these reads before trev__fg_map_replace()'s free. */
+		trev_tsan_release(map);
 		if (sf & TREV_FG_SITE_NOTRACE)
 			flags |= FG_F_NOTRACE;
 		else if (sf & TREV_FG_SITE_GRAPH)
 			flags |= FG_F_INGRAPH;
-		else if (map->graph && !(flags & FG_F_INGRAPH))
+		else if (graph && !(flags & FG_F_INGRAPH))
 			return;
 	}
 	depth = curr;
