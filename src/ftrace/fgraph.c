@@ -264,13 +264,16 @@ static inline unsigned long long fg_clock(struct trev_trace_array *tr)
  * push and pop frames of its own, always returning before we go on):
  *   1. frames[i].slot = BUSY, .depth        (i = curr)
  *   2. curr = i + 1                         the frame is ours now
+ *   2b. frames[i].slot still BUSY? else again from 1
  *   3. frames[i]: every field but slot, again
  *   4. *slot = trev__fg_return              the return is hooked
  *   5. frames[i].slot = slot                the frame can be matched
- * A handler between 1 and 2 uses frames[i] itself and pops it again: steps
- * 3 and 5 rewrite all of it. From 2 to 5 it sees frames[i] as the top with
- * a BUSY slot, which is never stale and never matches a return, and its
- * depth (written in 1 and 3). Only after 5 can a handler's push test the
+ * A handler between 1 and 2 uses frames[i] itself and pops it again,
+ * leaving its own slot there; a second handler between 2 and 2b could take
+ * that slot for a stale frame's and drop frames[i] (curr = i): 2b sees the
+ * slot changed and does 1 and 2 again. Once 2b passes, a handler sees
+ * frames[i] as the top with a BUSY slot, which is never stale and never
+ * matches a return, and its depth (written in 1 and 3). Only after 5 can a handler's push test the
  * frame for staleness, and then its slot holds the trampoline, as it does
  * until the pop (trev__fg_return leaves the slot alone). A handler that
  * longjmps out of the middle leaves a BUSY frame, which an outer return
@@ -327,9 +330,11 @@ void trev__fg_entry(unsigned long ip, unsigned long *slot)
 		return;
 	thresh = atomic_load_explicit(&fg_thresh_ns, memory_order_relaxed);
 	f = &st->frames[curr];
-	f->slot = FG_SLOT_BUSY;
-	f->depth = depth;
-	fg_set_curr(st, curr + 1);
+	do {
+		f->slot = FG_SLOT_BUSY;
+		f->depth = depth;
+		fg_set_curr(st, curr + 1);
+	} while (trev_unlikely(f->slot != FG_SLOT_BUSY));
 	f->ret = *slot;
 	f->func = ip;
 	f->calltime = now;

@@ -120,11 +120,13 @@ unsigned int trev__fg_max_depth(void);
  * a time; the mechanism runs while the hooks are set or function_graph is
  * the tracer (the sites are patched by the caller, as for the tracer).
  *
- * @entry: after the frame is pushed; @func, its @depth and @calltime (the
- *         instance's clock, ns). Return false to not hook the return (the
- *         frame is popped again; @exit will not run for it).
+ * @entry: before the frame is pushed; @func, its @depth and @calltime (the
+ *         instance's clock, ns; 0 while function_graph's records are off).
+ *         Return false to leave the call alone: not pushed, its return not
+ *         hooked, unless function_graph's records want it.
  * @exit: at the return, before the frame's record; @calltime and
- *        @rettime as the funcgraph_exit record has them.
+ *        @rettime as the funcgraph_exit record has them. Not for frames
+ *        under set_graph_notrace.
  * Both run in the traced thread, possibly in a signal handler, inside an
  * RCU read section: the rules of trev__fg_entry() apply.
  */

@@ -44,6 +44,8 @@ static struct fg_name fg_names[64];
  * the nesting the records show (docs/function-tracer.md).
  */
 static unsigned int fg_depth_slack;
+/* Records the ring says it lost, in the last fg_collect() (of any thread). */
+static unsigned long long fg_lost;
 static int fg_nr_names;
 
 /* The site of function @fn: its address, or 4 bytes on behind an endbr64. */
@@ -79,9 +81,11 @@ static inline size_t fg_collect(pid_t tid, struct fg_rec *out, size_t max)
 	struct trev_rb_event ev;
 	size_t n = 0;
 
+	fg_lost = 0;
 	if (!it)
 		return 0;
 	while (trev_rb_iter_next(it, &ev) > 0 && n < max) {
+		fg_lost += ev.lost;
 		const unsigned char *d = (const unsigned char *)ev.data;
 		unsigned short type;
 		struct fg_rec r;

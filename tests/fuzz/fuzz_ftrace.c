@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libFuzzer target for the function tracer's files (docs/function-tracer.md):
- * the first byte picks set_ftrace_filter, set_ftrace_notrace, set_ftrace_pid
- * or current_tracer and > or >>, the rest is written. A refused write
+ * the first byte picks set_ftrace_filter, set_ftrace_notrace, set_ftrace_pid,
+ * current_tracer, or function_graph's set_graph_function, set_graph_notrace,
+ * max_graph_depth, tracing_thresh, and > or >>, the rest is written. A refused write
  * leaves the file reading as before (after the emptying of >), and the
  * traced functions (tests/ftrace/ft_funcs.c) still compute their results
  * whatever was patched.
@@ -19,6 +20,7 @@
 
 static const char *const files[] = {
 	"set_ftrace_filter", "set_ftrace_notrace", "set_ftrace_pid", "current_tracer",
+	"set_graph_function", "set_graph_notrace", "max_graph_depth", "tracing_thresh",
 };
 #define NR_FILES (sizeof(files) / sizeof(files[0]))
 
