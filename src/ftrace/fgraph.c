@@ -134,6 +134,7 @@ struct fg_frame {
 #define FG_F_NOTRACE	0x1u	/* set_graph_notrace: no records, callees not pushed */
 #define FG_F_INGRAPH	0x2u	/* inside a set_graph_function call tree */
 #define FG_F_UNHOOKED	0x4u	/* its slot got @ret back (an unwinder runs) */
+#define FG_F_NOHOOK	0x8u	/* the hooks' entry declined it: no exit hook */
 
 /* Inherited by a frame's callees. */
 #define FG_F_INHERIT	(FG_F_NOTRACE | FG_F_INGRAPH)
@@ -325,9 +326,11 @@ void trev__fg_entry(unsigned long ip, unsigned long *slot)
 		return;
 	}
 	now = tr ? fg_clock(tr) : 0;
-	if (hooks && hooks->entry && !(flags & FG_F_NOTRACE) &&
-	    !hooks->entry(ip, depth, now) && !tr)
-		return;
+	if (hooks && hooks->entry && !(flags & FG_F_NOTRACE) && !hooks->entry(ip, depth, now)) {
+		if (!tr)
+			return;
+		flags |= FG_F_NOHOOK;
+	}
 	thresh = atomic_load_explicit(&fg_thresh_ns, memory_order_relaxed);
 	f = &st->frames[curr];
 	do {
@@ -413,7 +416,7 @@ __attribute__((used)) unsigned long trev__fg_exit(unsigned long *slot)
 		rec.overrun = st->overrun;
 		rec.calltime = f.calltime;
 		rec.rettime = tr ? fg_clock(tr) : 0;
-		if (hooks && hooks->exit)
+		if (hooks && hooks->exit && !(f.flags & FG_F_NOHOOK))
 			hooks->exit(f.func, f.depth, f.calltime, rec.rettime);
 		/* The kernel's trace_graph_thresh_return(): only calls that lasted tracing_thresh. */
 		if (tr && (!thresh || rec.rettime - rec.calltime >= thresh))

@@ -117,13 +117,16 @@ unsigned int trev__fg_max_depth(void);
  * Hooks for what comes next on the same frames: the function profiler
  * (hit count and time per function, trace_stat/) and the latency tracer
  * (tracing_max_latency with a snapshot of the slowest call). One user at
- * a time; the mechanism runs while the hooks are set or function_graph is
- * the tracer (the sites are patched by the caller, as for the tracer).
+ * a time. For now the hooks run while function_graph is the tracer (the
+ * entry trampoline's C call, trev__ft_entry(), hands entries to
+ * trev__fg_entry() then); a profiler of its own adds its switch there and
+ * patches the sites it wants, as ftrace.c does for the tracers.
  *
  * @entry: before the frame is pushed; @func, its @depth and @calltime (the
  *         instance's clock, ns; 0 while function_graph's records are off).
- *         Return false to leave the call alone: not pushed, its return not
- *         hooked, unless function_graph's records want it.
+ *         Return false to leave the call alone: not pushed and its return
+ *         not hooked when function_graph's records are off; else pushed for
+ *         the records, without @exit.
  * @exit: at the return, before the frame's record; @calltime and
  *        @rettime as the funcgraph_exit record has them. Not for frames
  *        under set_graph_notrace.
