@@ -36,6 +36,12 @@ __attribute__((noinline)) int fg_top(int x)
 	return r;
 }
 
+/* At -O2 a tail call: fg_leaf returns into trev__fg_return, which then returns for fg_tail. */
+__attribute__((noinline)) int fg_tail(int x)
+{
+	return fg_leaf(x + 1);
+}
+
 __attribute__((noinline)) int fg_rec(int n)
 {
 	int r = n ? fg_rec(n - 1) + 1 : 0;

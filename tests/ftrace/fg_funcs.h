@@ -18,6 +18,7 @@ int fg_leaf(int x);
 int fg_mid(int x);
 int fg_top(int x);
 int fg_rec(int n);
+int fg_tail(int x);
 int fg_hidden(int x);
 void fg_jump(jmp_buf *jb, int depth);
 int fg_call(int (*fn)(int), int x);

@@ -67,6 +67,7 @@ static void names(void)
 	fg_name_add((const void *)fg_ldret, "fg_ldret");
 	fg_name_add((const void *)fg_park, "fg_park");
 	fg_name_add((const void *)fg_slow, "fg_slow");
+	fg_name_add((const void *)fg_tail, "fg_tail");
 }
 
 /* Everything off and empty; then function_graph on fg_* with @graph_fn and @graph_nt. */
@@ -192,9 +193,10 @@ static void test_pairs(void **state)
 	assert_int_equal(p.a, 15);
 	assert_int_equal(p.b, 35);
 	assert_true(fg_ldret(2.0L) == 6.25L);
+	assert_int_equal(fg_tail(4), 6);
 	assert_string_equal(calls_of(gettid_()),
 			    "fg_top{fg_mid{fg_leaf{}}fg_leaf{}}fg_rec{fg_rec{fg_rec{fg_rec{}}}}"
-			    "fg_dret{}fg_pair{}fg_ldret{}");
+			    "fg_dret{}fg_pair{}fg_ldret{}fg_tail{fg_leaf{}}");
 	/* The tracer off: nothing more is recorded, the calls still work. */
 	assert_int_equal(trev_write("current_tracer", "nop"), 0);
 	assert_int_equal(fg_top(2), 9);
