@@ -5,7 +5,8 @@
  * tracer are to be built on: every entry and exit of the traced calls
  * reaches them with the function, its depth and its times; a declined
  * entry gets no exit; set_graph_notrace's frames reach neither; only one
- * user at a time. The static library, for the internal API.
+ * user at a time. Also the count of stale frames dropped. The static
+ * library, for the internal API.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -145,10 +146,31 @@ static void test_hooks(void **state)
 	assert_int_equal(trev_write("current_tracer", "nop"), 0);
 }
 
+/* Frames left by longjmp are counted when dropped (trev__fg_dropped()). */
+static void test_dropped(void **state)
+{
+	static jmp_buf jb;
+	unsigned long before;
+
+	(void)state;
+	assert_int_equal(trev_write("set_ftrace_filter", "fg_*"), 0);
+	assert_int_equal(trev_write("current_tracer", "function_graph"), 0);
+	before = trev__fg_dropped();
+	if (!setjmp(jb))
+		fg_jump(&jb, 3);
+	assert_int_equal(trev__fg_dropped() - before, 0);	/* not yet seen */
+	assert_int_equal(fg_leaf(1), 2);
+	assert_int_equal(trev__fg_dropped() - before, 4);
+	assert_int_equal(fg_leaf(1), 2);
+	assert_int_equal(trev__fg_dropped() - before, 4);
+	assert_int_equal(trev_write("current_tracer", "nop"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hooks),
+		cmocka_unit_test(test_dropped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
