@@ -217,9 +217,12 @@ static inline bool fg_stale(const struct fg_frame *f, unsigned long slot)
 	/*
 	 * Above the new slot, so on the live part of the stack: a frame whose
 	 * slot no longer holds the trampoline is gone too (the longjmp went to
-	 * a caller that then called deeper than where the frame was).
+	 * a caller that then called deeper than where the frame was). A slot
+	 * further away is on another stack (a handler's, a coroutine's), which
+	 * may be gone: not read.
 	 */
 	return f->slot != FG_SLOT_BUSY && !(f->flags & FG_F_UNHOOKED) &&
+	       f->slot - slot < FG_STALE_SPAN &&
 	       *(const unsigned long *)f->slot != (unsigned long)trev__fg_return;
 }
 
