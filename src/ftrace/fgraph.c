@@ -166,7 +166,16 @@ static __thread struct fg_stack *fg_cur __attribute__((tls_model("initial-exec")
 static pthread_key_t fg_key;
 static bool fg_key_ok;
 
-/* What the hot path reads. */
+/*
+ * What the hot path reads. fg_tr, fg_thresh_ns and fg_max_depth are
+ * settings read relaxed: a call sees the old or the new value, and the
+ * records' events were set up (their file's tr) before fg_tr is stored.
+ * fg_hooks and fg_map are published with release (compare-exchange,
+ * exchange) and read with acquire, so their contents are seen whole; the
+ * old map is freed, and removed hooks are left, only after an RCU grace
+ * period (the hot path reads them inside a read section).
+ * fg_dropped_total is a statistic, relaxed.
+ */
 static _Atomic(struct trev_trace_array *) fg_tr;	/* NULL: no graph records */
 static _Atomic(const struct trev_fg_hooks *) fg_hooks;
 static _Atomic(struct trev_fg_map *) fg_map;
@@ -174,7 +183,11 @@ static _Atomic unsigned long long fg_thresh_ns;
 static atomic_uint fg_max_depth;
 static atomic_ulong fg_dropped_total;
 
-/* Frames of @st below the next index: signal handlers see the stores in program order. */
+/*
+ * Set the number of frames of @st. The compiler barriers keep the frame's
+ * stores before and after this one in program order, which is the order a
+ * signal handler of this thread sees (no other thread reads @st).
+ */
 static inline void fg_set_curr(struct fg_stack *st, unsigned int curr)
 {
 	atomic_signal_fence(memory_order_seq_cst);
@@ -346,6 +359,7 @@ void trev__fg_entry(unsigned long ip, unsigned long *slot)
 	f->calltime = now;
 	f->depth = depth;
 	f->flags = flags;
+	/* Steps 3, 4, 5 in this order for a handler of this thread (compiler barriers). */
 	atomic_signal_fence(memory_order_seq_cst);
 	*slot = (unsigned long)trev__fg_return;
 	atomic_signal_fence(memory_order_seq_cst);
@@ -536,7 +550,11 @@ static inline unsigned long fg_sp(void)
 	return (unsigned long)__builtin_frame_address(0);
 }
 
-/* The next definition of @name (libgcc_s, libstdc++, libc), found once. */
+/*
+ * The next definition of @name (libgcc_s, libstdc++, libc), found once.
+ * Threads racing on the first call all store the same pointer; the
+ * release/acquire pair only keeps the cache a plain published value.
+ */
 static void *fg_next(_Atomic(void *) *cache, const char *name)
 {
 	void *fn = atomic_load_explicit(cache, memory_order_acquire);
@@ -643,6 +661,11 @@ void trev__fg_set(struct trev_trace_array *tr, bool on)
 	struct trev_event_rt *e = trev__event_rt(&trev__ftrace_event_funcgraph_entry);
 	struct trev_event_rt *r = trev__event_rt(&trev__ftrace_event_funcgraph_exit);
 
+	/*
+	 * As trev__ftrace_set_tracer() does for ftrace/function: the files'
+	 * tr is set once, before the seq-cst store of fg_tr that lets calls
+	 * write (relaxed: set once, under ft_lock, never changed after).
+	 */
 	if (on) {
 		if (e && !__atomic_load_n(&e->file.tr, __ATOMIC_RELAXED))
 			__atomic_store_n(&e->file.tr, tr, __ATOMIC_RELAXED);
@@ -688,10 +711,12 @@ int trev__fg_hooks_set(const struct trev_fg_hooks *h)
 	const struct trev_fg_hooks *none = NULL;
 
 	if (!h) {
+		/* Calls still in the hooks finish before the caller may free what they use. */
 		atomic_store(&fg_hooks, NULL);
 		urcu_bp_synchronize_rcu();
 		return 0;
 	}
+	/* Seq-cst: publishes *h to the hot path's acquire load. */
 	return atomic_compare_exchange_strong(&fg_hooks, &none, h) ? 0 : -EBUSY;
 }
 
