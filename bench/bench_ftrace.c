@@ -8,7 +8,13 @@
  *     built without -fpatchable-function-entry;
  *   - a function with a command (set_ftrace_filter "f:traceon", which finds
  *     tracing on and does nothing), traced or with the tracer nop: the
- *     lookup of the functions with commands (src/ftrace/func_cmd.c).
+ *     lookup of the functions with commands (src/ftrace/func_cmd.c);
+ *   - a traced call under function_graph: the entry's call and record, the
+ *     return through trev__fg_return and its record, against the floor
+ *     (target <= 3 x floor);
+ *   - uftrace (`uftrace record -P`, bench_uftrace.h) on the same function
+ *     built the same way, against function_graph (target: trev >= 5 x
+ *     faster); without uftrace installed, n/a.
  * Environment: BENCH_FTRACE_N calls per timed run (default 2000000).
  * Prints a table and exits 0: no thresholds, no pass/fail.
  */
@@ -20,6 +26,7 @@
 #include <trev/trev.h>
 
 #include "bench_common.h"
+#include "bench_uftrace.h"
 
 #define RUNS	5
 
@@ -99,7 +106,8 @@ static void row(const char *name, struct result r, const char *vs)
 int main(void)
 {
 	const char *env = getenv("BENCH_FTRACE_N");
-	struct result floor_r, plain, nop, nop_on, traced, cmd_traced, cmd_only;
+	struct result floor_r, plain, nop, nop_on, traced, graph, cmd_traced, cmd_only;
+	double uft[RUNS], uft_plain[RUNS], uft_ns, uft_plain_ns;
 	cpu_set_t one;
 	int cpu = sched_getcpu();
 
@@ -121,6 +129,14 @@ int main(void)
 	nop_on = measure_vs(run_traced, run_plain);
 	must(trev_write("set_ftrace_notrace", ""), "set_ftrace_notrace");
 	traced = measure_vs(run_traced, run_floor);
+	must(trev_write("current_tracer", "function_graph"), "current_tracer");
+	graph = measure_vs(run_traced, run_floor);
+	/* uftrace's runs are processes of their own: a median of RUNS, each next to a plain one. */
+	for (int r = 0; r < RUNS; r++) {
+		uft_plain[r] = uftrace_ns_per_call(nr_calls, false);
+		uft[r] = uftrace_ns_per_call(nr_calls, true);
+	}
+	must(trev_write("current_tracer", "function"), "current_tracer");
 	must(trev_append("set_ftrace_filter", "bench_fn_traced:traceon"), "set_ftrace_filter");
 	cmd_traced = measure_vs(run_traced, run_floor);
 	must(trev_write("current_tracer", "nop"), "current_tracer");
@@ -138,9 +154,19 @@ int main(void)
 	row("unselected function, tracer off (nop5)", nop, "plain call");
 	row("unselected function, tracer on (nop5)", nop_on, "plain call");
 	row("traced call: call + trampoline + record", traced, "floor");
+	row("function_graph: entry + exit, two records", graph, "floor");
 	row("traced call with a command (traceon, skipped)", cmd_traced, "floor");
 	row("command only, tracer nop (traceon, skipped)", cmd_only, "floor");
 	printf("\ntraced call minus the plain call: %.2f ns = %.2f x floor\n",
 	       traced.ns - plain.ns, (traced.ns - plain.ns) / floor_r.ns);
+	printf("function_graph call minus the plain call: %.2f ns = %.2f x floor\n",
+	       graph.ns - plain.ns, (graph.ns - plain.ns) / floor_r.ns);
+	uft_ns = median(uft, RUNS);
+	uft_plain_ns = median(uft_plain, RUNS);
+	if (uft_ns > 0 && uft_plain_ns > 0)
+		printf("uftrace record -P, same function: %.2f ns/call (plain %.2f) = %.2f x "
+		       "trev's function_graph call\n", uft_ns, uft_plain_ns, uft_ns / graph.ns);
+	else
+		printf("uftrace: n/a (not installed, or its run failed)\n");
 	return 0;
 }

@@ -4,12 +4,26 @@
  * ftrace/funcgraph_exit (id 10), with the kernel's format files and, as
  * their plain event text, the kernel's print fmt.
  */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#define _LGPL_SOURCE
+#include <urcu-bp.h>
+
+#include <trev/ring_buffer.h>
 #include <trev/trace_event.h>
+#include <trev/tracepoint.h>
 
 #include "ftrace/fgraph.h"
 #include "ftrace/ftrace.h"
+#include "events/events_internal.h"
 #include "output/symbols.h"
 
 static int fg_field(struct trev_event_call *call, const char *type, const char *name,
@@ -94,3 +108,624 @@ struct trev_event_call trev__ftrace_event_funcgraph_exit = {
 	"REC->calltime, REC->rettime, REC->depth",
 	fg_ret_output, TREV_EVENT_FL_FTRACE, 0, NULL
 };
+
+/* ------------------------------------------------------------------ */
+/* The shadow stack                                                     */
+
+/*
+ * One frame of a thread's shadow stack:
+ *   ret       the return address the traced function's caller gave it
+ *   func      the traced function's site
+ *   slot      the stack word that held @ret and now holds trev__fg_return;
+ *             FG_SLOT_BUSY while the frame is being written
+ *   calltime  the instance's clock at the entry (ns)
+ *   depth     its nesting: the frames below it on the shadow stack
+ *   flags     FG_F_*
+ */
+struct fg_frame {
+	unsigned long ret;
+	unsigned long func;
+	unsigned long slot;
+	unsigned long long calltime;
+	unsigned int depth;
+	unsigned int flags;
+};
+
+#define FG_F_NOTRACE	0x1u	/* set_graph_notrace: no records, callees not pushed */
+#define FG_F_INGRAPH	0x2u	/* inside a set_graph_function call tree */
+#define FG_F_UNHOOKED	0x4u	/* its slot got @ret back (an unwinder runs) */
+#define FG_F_NOHOOK	0x8u	/* the hooks' entry declined it: no exit hook */
+
+/* Inherited by a frame's callees. */
+#define FG_F_INHERIT	(FG_F_NOTRACE | FG_F_INGRAPH)
+
+/* A frame being written: never stale (see fg_stale()), never matches a return. */
+#define FG_SLOT_BUSY	0ul
+
+/*
+ * How far above a frame's slot a new entry's slot may be for the frame to
+ * count as stale (left by longjmp, an exception, a cancelled thread): a
+ * frame on the same stack. A signal handler on an alternate stack lying
+ * less than this above the interrupted stack would drop live frames; that
+ * is refused at their return (fg_lost()). docs/function-tracer.md.
+ */
+#define FG_STALE_SPAN	(64ul << 20)
+
+/*
+ * @curr frames are pushed; frames[0] is the outermost. Only the owning
+ * thread (and its signal handlers, which nest) touches it.
+ */
+struct fg_stack {
+	unsigned int curr;
+	unsigned int overrun;		/* entries refused because the stack was full */
+	unsigned long dropped;		/* stale frames dropped */
+	struct fg_frame frames[TREV_FG_DEPTH_MAX];
+};
+
+static __thread struct fg_stack *fg_cur __attribute__((tls_model("initial-exec")));
+static pthread_key_t fg_key;
+static bool fg_key_ok;
+
+/*
+ * What the hot path reads. fg_tr, fg_thresh_ns and fg_max_depth are
+ * settings read relaxed: a call sees the old or the new value, and the
+ * records' events were set up (their file's tr) before fg_tr is stored.
+ * fg_hooks and fg_map are published with release (compare-exchange,
+ * exchange) and read with acquire, so their contents are seen whole; the
+ * old map is freed, and removed hooks are left, only after an RCU grace
+ * period (the hot path reads them inside a read section).
+ * fg_dropped_total is a statistic, relaxed.
+ */
+static _Atomic(struct trev_trace_array *) fg_tr;	/* NULL: no graph records */
+static _Atomic(const struct trev_fg_hooks *) fg_hooks;
+static _Atomic(struct trev_fg_map *) fg_map;
+static _Atomic unsigned long long fg_thresh_ns;
+static atomic_uint fg_max_depth;
+static atomic_ulong fg_dropped_total;
+
+/*
+ * Set the number of frames of @st. The compiler barriers keep the frame's
+ * stores before and after this one in program order, which is the order a
+ * signal handler of this thread sees (no other thread reads @st).
+ */
+static inline void fg_set_curr(struct fg_stack *st, unsigned int curr)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	st->curr = curr;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+/* A thread's stack, made at its first graph entry (mmap is async-signal-safe). */
+static __attribute__((noinline)) struct fg_stack *fg_stack_new(void)
+{
+	struct fg_stack *st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (st == MAP_FAILED)
+		return NULL;
+	fg_cur = st;
+	if (fg_key_ok)
+		pthread_setspecific(fg_key, st);
+	return st;
+}
+
+/* A thread ends: its frames can no longer return. */
+static void fg_stack_free(void *p)
+{
+	if (fg_cur == p)
+		fg_cur = NULL;
+	munmap(p, sizeof(struct fg_stack));
+}
+
+/*
+ * A frame whose return slot lies below @slot (the stack grows down) on the
+ * same stack belongs to a function that is gone: left by longjmp(), an
+ * exception, or a thread cancelled. An equal slot is a tail call's (the
+ * callee returns into trev__fg_return, which then returns for the caller).
+ */
+static inline bool fg_stale(const struct fg_frame *f, unsigned long slot)
+{
+	if (f->slot < slot)
+		return slot - f->slot < FG_STALE_SPAN;
+	/*
+	 * Above the new slot, so on the live part of the stack: a frame whose
+	 * slot no longer holds the trampoline is gone too (the longjmp went to
+	 * a caller that then called deeper than where the frame was). A slot
+	 * further away is on another stack (a handler's, a coroutine's), which
+	 * may be gone: not read.
+	 */
+	return f->slot != FG_SLOT_BUSY && !(f->flags & FG_F_UNHOOKED) &&
+	       f->slot - slot < FG_STALE_SPAN &&
+	       *(const unsigned long *)f->slot != (unsigned long)trev__fg_return;
+}
+
+/* Drop the stale frames on top of @st before a push at @slot. */
+static inline unsigned int fg_drop_stale(struct fg_stack *st, unsigned long slot)
+{
+	unsigned int curr = st->curr, was = curr;
+
+	while (curr && fg_stale(&st->frames[curr - 1], slot))
+		curr--;
+	if (trev_unlikely(curr != was)) {
+		fg_set_curr(st, curr);
+		st->dropped += was - curr;
+		atomic_fetch_add_explicit(&fg_dropped_total, was - curr, memory_order_relaxed);
+	}
+	return curr;
+}
+
+static unsigned int fg_site_flags(const struct trev_fg_map *m, unsigned long ip)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->e[mid].addr == ip)
+			return m->e[mid].flags;
+		if (m->e[mid].addr < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+static inline unsigned long long fg_clock(struct trev_trace_array *tr)
+{
+	return trev_rb_clock_now(__atomic_load_n(&tr->rb, __ATOMIC_ACQUIRE));
+}
+
+/*
+ * Push, in this order (a signal handler can run between any two steps and
+ * push and pop frames of its own, always returning before we go on):
+ *   1. frames[i].slot = BUSY, .depth        (i = curr)
+ *   2. curr = i + 1                         the frame is ours now
+ *   2b. frames[i].slot still BUSY? else again from 1
+ *   3. frames[i]: every field but slot, again
+ *   4. *slot = trev__fg_return              the return is hooked
+ *   5. frames[i].slot = slot                the frame can be matched
+ * A handler between 1 and 2 uses frames[i] itself and pops it again,
+ * leaving its own slot there; a second handler between 2 and 2b could take
+ * that slot for a stale frame's and drop frames[i] (curr = i): 2b sees the
+ * slot changed and does 1 and 2 again. Once 2b passes, a handler sees
+ * frames[i] as the top with a BUSY slot, which is never stale and never
+ * matches a return, and its depth (written in 1 and 3). Only after 5 can a handler's push test the
+ * frame for staleness, and then its slot holds the trampoline, as it does
+ * until the pop (trev__fg_return leaves the slot alone). A handler that
+ * longjmps out of the middle leaves a BUSY frame, which an outer return
+ * drops (trev__fg_exit()).
+ */
+void trev__fg_entry(unsigned long ip, unsigned long *slot)
+{
+	struct trev_trace_array *tr = atomic_load_explicit(&fg_tr, memory_order_relaxed);
+	const struct trev_fg_hooks *hooks = atomic_load_explicit(&fg_hooks, memory_order_acquire);
+	struct fg_stack *st = fg_cur;
+	unsigned long s = (unsigned long)slot;
+	unsigned int curr, flags = 0, depth, max;
+	struct trev_fg_map *map;
+	struct fg_frame *f;
+	unsigned long long now, thresh;
+
+	if (trev_unlikely(!tr && !hooks))
+		return;
+	if (trev_unlikely(!st) && !(st = fg_stack_new()))
+		return;
+	curr = fg_drop_stale(st, s);
+	if (curr) {
+		const struct fg_frame *parent = &st->frames[curr - 1];
+
+		if (parent->flags & FG_F_NOTRACE)
+			return;
+		flags = parent->flags & FG_F_INHERIT;
+	}
+	map = atomic_load_explicit(&fg_map, memory_order_acquire);
+	if (trev_unlikely(map != NULL)) {
+		unsigned int sf = fg_site_flags(map, ip);
+		bool graph = map->graph;
+
+		/* For TSan: the grace period orders these reads before trev__fg_map_replace()'s free. */
+		trev_tsan_release(map);
+		if (sf & TREV_FG_SITE_NOTRACE)
+			flags |= FG_F_NOTRACE;
+		else if (sf & TREV_FG_SITE_GRAPH)
+			flags |= FG_F_INGRAPH;
+		else if (graph && !(flags & FG_F_INGRAPH))
+			return;
+	}
+	depth = curr;
+	max = atomic_load_explicit(&fg_max_depth, memory_order_relaxed);
+	if (max && depth >= max)
+		return;
+	if (trev_unlikely(curr >= TREV_FG_DEPTH_MAX)) {
+		st->overrun++;
+		return;
+	}
+	now = tr ? fg_clock(tr) : 0;
+	if (hooks && hooks->entry && !(flags & FG_F_NOTRACE) && !hooks->entry(ip, depth, now)) {
+		if (!tr)
+			return;
+		flags |= FG_F_NOHOOK;
+	}
+	thresh = atomic_load_explicit(&fg_thresh_ns, memory_order_relaxed);
+	f = &st->frames[curr];
+	do {
+		f->slot = FG_SLOT_BUSY;
+		f->depth = depth;
+		fg_set_curr(st, curr + 1);
+	} while (trev_unlikely(f->slot != FG_SLOT_BUSY));
+	f->ret = *slot;
+	f->func = ip;
+	f->calltime = now;
+	f->depth = depth;
+	f->flags = flags;
+	/* Steps 3, 4, 5 in this order for a handler of this thread (compiler barriers). */
+	atomic_signal_fence(memory_order_seq_cst);
+	*slot = (unsigned long)trev__fg_return;
+	atomic_signal_fence(memory_order_seq_cst);
+	f->slot = s;
+	if (tr && !thresh && !(flags & FG_F_NOTRACE)) {
+		struct trev_fgraph_ent_entry rec;
+
+		rec.func = ip;
+		rec.depth = depth;
+		rec.pad = 0;
+		trev_event_write(&trev__event_rt(&trev__ftrace_event_funcgraph_entry)->file, &rec,
+				 sizeof(rec));
+	}
+}
+
+/* A return for which no frame is left: where to go is lost. */
+static __attribute__((noreturn, noinline)) void fg_lost(unsigned long slot)
+{
+	static const char msg[] = "trev: function_graph: a return with no frame on the "
+				  "thread's shadow stack; cannot continue\n";
+
+	(void)slot;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		abort();
+	abort();
+}
+
+/*
+ * Pop, in this order: find the frame whose slot is @slot (frames above it
+ * are stale: a longjmp left them), copy it, then curr = its index. A
+ * signal handler before the store of curr pushes above the frame and pops
+ * again; after it, it may overwrite the frame, which was copied.
+ * Context: trev__fg_return, any thread, in the traced function's return.
+ */
+__attribute__((used)) unsigned long trev__fg_exit(unsigned long *slot)
+{
+	struct fg_stack *st = fg_cur;
+	unsigned long s = (unsigned long)slot;
+	struct trev_trace_array *tr;
+	const struct trev_fg_hooks *hooks;
+	struct fg_frame f;
+	unsigned int i;
+
+	if (trev_unlikely(!st))
+		fg_lost(s);
+	i = st->curr;
+	while (i && st->frames[i - 1].slot != s)
+		i--;
+	if (trev_unlikely(!i))
+		fg_lost(s);
+	i--;
+	f = st->frames[i];
+	if (trev_unlikely(i + 1 != st->curr)) {
+		st->dropped += st->curr - (i + 1);
+		atomic_fetch_add_explicit(&fg_dropped_total, st->curr - (i + 1),
+					  memory_order_relaxed);
+	}
+	fg_set_curr(st, i);
+	if (f.flags & FG_F_NOTRACE)
+		return f.ret;
+	urcu_bp_read_lock();
+	tr = atomic_load_explicit(&fg_tr, memory_order_relaxed);
+	hooks = atomic_load_explicit(&fg_hooks, memory_order_acquire);
+	if (tr || (hooks && hooks->exit)) {
+		struct trev_fgraph_ret_entry rec;
+		unsigned long long thresh = atomic_load_explicit(&fg_thresh_ns,
+								 memory_order_relaxed);
+
+		rec.func = f.func;
+		rec.depth = f.depth;
+		rec.overrun = st->overrun;
+		rec.calltime = f.calltime;
+		rec.rettime = tr ? fg_clock(tr) : 0;
+		if (hooks && hooks->exit && !(f.flags & FG_F_NOHOOK))
+			hooks->exit(f.func, f.depth, f.calltime, rec.rettime);
+		/* The kernel's trace_graph_thresh_return(): only calls that lasted tracing_thresh. */
+		if (tr && (!thresh || rec.rettime - rec.calltime >= thresh))
+			trev_event_write(&trev__event_rt(&trev__ftrace_event_funcgraph_exit)->file,
+					 &rec, sizeof(rec));
+	}
+	urcu_bp_read_unlock();
+	return f.ret;
+}
+
+/*
+ * The return trampoline: a hooked function's `ret` lands here with %rsp
+ * one word above its return slot. Saves what a function returns in (rax,
+ * rdx, xmm0, xmm1; st(0) is left alone, the C path uses no x87), aligns
+ * the stack, calls trev__fg_exit(slot) and jumps to the address it gives
+ * back with %rsp as the `ret` left it. It is never unmapped: a frame
+ * pushed before the tracer went off still returns through it.
+ */
+__asm__(".text\n"
+	".globl trev__fg_return\n"
+	".hidden trev__fg_return\n"
+	".type trev__fg_return, @function\n"
+	".p2align 4\n"
+	"trev__fg_return:\n"
+	"	subq $8, %rsp\n"		/* rsp = the slot, which keeps our address */
+	"	pushq %rbp\n"
+	"	movq %rsp, %rbp\n"		/* rbp = the slot - 8 */
+	"	pushq %rax\n"
+	"	pushq %rdx\n"
+	"	andq $-16, %rsp\n"
+	"	subq $32, %rsp\n"
+	"	movaps %xmm0, 0(%rsp)\n"
+	"	movaps %xmm1, 16(%rsp)\n"
+	"	leaq 8(%rbp), %rdi\n"
+	"	call trev__fg_exit\n"
+	"	movq %rax, %r11\n"
+	"	movaps 0(%rsp), %xmm0\n"
+	"	movaps 16(%rsp), %xmm1\n"
+	"	movq -8(%rbp), %rax\n"
+	"	movq -16(%rbp), %rdx\n"
+	"	movq %rbp, %rsp\n"
+	"	popq %rbp\n"
+	"	addq $8, %rsp\n"		/* as the function's ret left it */
+	"	jmp *%r11\n"
+	".size trev__fg_return, .-trev__fg_return\n");
+
+/* ------------------------------------------------------------------ */
+/* Frames that do not return: unwinders                                 */
+
+/*
+ * Give every frame of the thread whose slot lies above @sp (still live)
+ * its real return address back, so that an unwinder reading the stack
+ * sees the real callers; frames below @sp are gone and dropped. Inner
+ * frames first: a tail call's two frames share a slot, the outer one's
+ * address is the real one.
+ */
+static void fg_unhook_all(unsigned long sp)
+{
+	struct fg_stack *st = fg_cur;
+	unsigned int i;
+
+	if (!st)
+		return;
+	for (i = st->curr; i; i--) {
+		struct fg_frame *f = &st->frames[i - 1];
+		unsigned long *slot = (unsigned long *)f->slot;
+
+		if (f->slot == FG_SLOT_BUSY || f->slot < sp)
+			continue;
+		if (!(f->flags & FG_F_UNHOOKED) && *slot == (unsigned long)trev__fg_return) {
+			*slot = f->ret;
+			f->flags |= FG_F_UNHOOKED;
+		}
+	}
+}
+
+/*
+ * After an unwinder's landing pad is reached (a catch), or a backtrace is
+ * taken: drop the frames below @sp (unwound), hook the live ones again.
+ */
+static void fg_rehook_all(unsigned long sp)
+{
+	struct fg_stack *st = fg_cur;
+	unsigned int i, keep;
+
+	if (!st)
+		return;
+	for (keep = st->curr; keep; keep--) {
+		const struct fg_frame *f = &st->frames[keep - 1];
+
+		if (f->slot == FG_SLOT_BUSY || f->slot > sp)
+			break;
+	}
+	if (keep != st->curr) {
+		st->dropped += st->curr - keep;
+		atomic_fetch_add_explicit(&fg_dropped_total, st->curr - keep,
+					  memory_order_relaxed);
+		fg_set_curr(st, keep);
+	}
+	for (i = 0; i < keep; i++) {
+		struct fg_frame *f = &st->frames[i];
+		unsigned long *slot = (unsigned long *)f->slot;
+
+		if (!(f->flags & FG_F_UNHOOKED))
+			continue;
+		if (*slot == f->ret)
+			*slot = (unsigned long)trev__fg_return;
+		f->flags &= ~FG_F_UNHOOKED;
+	}
+}
+
+static inline unsigned long fg_sp(void)
+{
+	return (unsigned long)__builtin_frame_address(0);
+}
+
+/*
+ * The next definition of @name (libgcc_s, libstdc++, libc), found once.
+ * Threads racing on the first call all store the same pointer; the
+ * release/acquire pair only keeps the cache a plain published value.
+ */
+static void *fg_next(_Atomic(void *) *cache, const char *name)
+{
+	void *fn = atomic_load_explicit(cache, memory_order_acquire);
+
+	if (!fn) {
+		fn = dlsym(RTLD_NEXT, name);
+		atomic_store_explicit(cache, fn, memory_order_release);
+	}
+	return fn;
+}
+
+/*
+ * The unwinder's entry points, interposed (libtrev comes before libgcc_s,
+ * libstdc++ and libc in a program's lookup order): before an exception,
+ * a rethrow or a forced unwind walks the stack, the thread's frames get
+ * their real return addresses back; __cxa_begin_catch() hooks the frames
+ * still live again. glibc reaches libgcc_s's _Unwind_ForcedUnwind and
+ * _Unwind_Backtrace through dlsym() for pthread_cancel() and backtrace(),
+ * which no interposition sees: pthread_exit() and backtrace() are
+ * interposed instead. docs/function-tracer.md, "Frames that do not return".
+ */
+#define FG_EXPORT __attribute__((visibility("default")))
+
+FG_EXPORT int _Unwind_RaiseException(void *exc);
+FG_EXPORT int _Unwind_Resume_or_Rethrow(void *exc);
+FG_EXPORT int _Unwind_ForcedUnwind(void *exc, void *stop, void *arg);
+FG_EXPORT void *__cxa_begin_catch(void *exc) __attribute__((nothrow));
+FG_EXPORT void pthread_exit(void *ret) __attribute__((noreturn));
+FG_EXPORT int backtrace(void **buf, int size);
+
+static _Atomic(void *) next_raise, next_rethrow, next_forced, next_catch, next_exit,
+	next_backtrace;
+
+int _Unwind_RaiseException(void *exc)
+{
+	int (*fn)(void *) = (int (*)(void *))fg_next(&next_raise, "_Unwind_RaiseException");
+
+	fg_unhook_all(fg_sp());
+	return fn ? fn(exc) : 9;	/* _URC_FAILURE */
+}
+
+int _Unwind_Resume_or_Rethrow(void *exc)
+{
+	int (*fn)(void *) = (int (*)(void *))fg_next(&next_rethrow,
+						     "_Unwind_Resume_or_Rethrow");
+
+	fg_unhook_all(fg_sp());
+	return fn ? fn(exc) : 9;
+}
+
+int _Unwind_ForcedUnwind(void *exc, void *stop, void *arg)
+{
+	int (*fn)(void *, void *, void *) =
+		(int (*)(void *, void *, void *))fg_next(&next_forced, "_Unwind_ForcedUnwind");
+
+	fg_unhook_all(fg_sp());
+	return fn ? fn(exc, stop, arg) : 9;
+}
+
+void *__cxa_begin_catch(void *exc)
+{
+	void *(*fn)(void *) = (void *(*)(void *))fg_next(&next_catch, "__cxa_begin_catch");
+
+	/* The catching function's frame is live: everything below this one's is not. */
+	fg_rehook_all(fg_sp());
+	return fn ? fn(exc) : NULL;
+}
+
+void pthread_exit(void *ret)
+{
+	void (*fn)(void *) = (void (*)(void *))fg_next(&next_exit, "pthread_exit");
+
+	fg_unhook_all(fg_sp());
+	if (!fn)
+		abort();
+	fn(ret);
+	abort();
+}
+
+int backtrace(void **buf, int size)
+{
+	int (*fn)(void **, int) = (int (*)(void **, int))fg_next(&next_backtrace, "backtrace");
+	unsigned long sp = fg_sp();
+	int n;
+
+	if (!fn)
+		return 0;
+	fg_unhook_all(sp);
+	n = fn(buf, size);
+	fg_rehook_all(sp);
+	/* The first address is the one into this wrapper: the caller's comes next. */
+	if (n > 0) {
+		memmove(buf, buf + 1, (size_t)(n - 1) * sizeof(*buf));
+		n--;
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Control                                                              */
+
+void trev__fg_set(struct trev_trace_array *tr, bool on)
+{
+	struct trev_event_rt *e = trev__event_rt(&trev__ftrace_event_funcgraph_entry);
+	struct trev_event_rt *r = trev__event_rt(&trev__ftrace_event_funcgraph_exit);
+
+	/*
+	 * As trev__ftrace_set_tracer() does for ftrace/function: the files'
+	 * tr is set once, before the seq-cst store of fg_tr that lets calls
+	 * write (relaxed: set once, under ft_lock, never changed after).
+	 */
+	if (on) {
+		if (e && !__atomic_load_n(&e->file.tr, __ATOMIC_RELAXED))
+			__atomic_store_n(&e->file.tr, tr, __ATOMIC_RELAXED);
+		if (r && !__atomic_load_n(&r->file.tr, __ATOMIC_RELAXED))
+			__atomic_store_n(&r->file.tr, tr, __ATOMIC_RELAXED);
+	}
+	atomic_store(&fg_tr, on ? tr : NULL);
+}
+
+void trev__fg_map_replace(struct trev_fg_map *map)
+{
+	struct trev_fg_map *old = atomic_exchange_explicit(&fg_map, map, memory_order_acq_rel);
+
+	if (old) {
+		urcu_bp_synchronize_rcu();
+		trev_tsan_acquire(old);
+		free(old);
+	}
+}
+
+void trev__fg_set_thresh(unsigned long long ns)
+{
+	atomic_store(&fg_thresh_ns, ns);
+}
+
+unsigned long long trev__fg_thresh(void)
+{
+	return atomic_load(&fg_thresh_ns);
+}
+
+void trev__fg_set_max_depth(unsigned int depth)
+{
+	atomic_store(&fg_max_depth, depth);
+}
+
+unsigned int trev__fg_max_depth(void)
+{
+	return atomic_load(&fg_max_depth);
+}
+
+int trev__fg_hooks_set(const struct trev_fg_hooks *h)
+{
+	const struct trev_fg_hooks *none = NULL;
+
+	if (!h) {
+		/* Calls still in the hooks finish before the caller may free what they use. */
+		atomic_store(&fg_hooks, NULL);
+		urcu_bp_synchronize_rcu();
+		return 0;
+	}
+	/* Seq-cst: publishes *h to the hot path's acquire load. */
+	return atomic_compare_exchange_strong(&fg_hooks, &none, h) ? 0 : -EBUSY;
+}
+
+unsigned long trev__fg_dropped(void)
+{
+	return atomic_load_explicit(&fg_dropped_total, memory_order_relaxed);
+}
+
+static __attribute__((constructor)) void fg_init(void)
+{
+	fg_key_ok = pthread_key_create(&fg_key, fg_stack_free) == 0;
+}

@@ -9,6 +9,8 @@
 #ifndef TREV_FGRAPH_H
 #define TREV_FGRAPH_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <trev/trace_event.h>
@@ -53,5 +55,98 @@ struct trev_fgraph_ret_entry {
 
 extern struct trev_event_call trev__ftrace_event_funcgraph_entry;
 extern struct trev_event_call trev__ftrace_event_funcgraph_exit;
+
+struct trev_trace_array;
+
+/*
+ * The function_graph mechanism (fgraph.c; docs/function-tracer.md,
+ * "function_graph"). The function tracer's trampoline calls
+ * trev__fg_entry() at a traced entry; it pushes a frame on the thread's
+ * shadow stack and replaces the return address on the stack with
+ * trev__fg_return, whose call of trev__fg_exit() pops the frame and gives
+ * back the real return address.
+ */
+
+/* A thread's shadow stack holds this many frames; more are counted in overrun. */
+#define TREV_FG_DEPTH_MAX	256
+
+/* Graph flags of a site (ftrace.c computes them from set_graph_*). */
+#define TREV_FG_SITE_GRAPH	0x1u	/* in set_graph_function: a call tree's root */
+#define TREV_FG_SITE_NOTRACE	0x2u	/* in set_graph_notrace: it and its callees hidden */
+
+/* Sites with graph flags, sorted by address; published whole (RCU). */
+struct trev_fg_map {
+	size_t n;
+	bool graph;		/* set_graph_function is not empty */
+	struct trev_fg_map_ent {
+		uintptr_t addr;
+		unsigned int flags;	/* TREV_FG_SITE_* */
+	} e[];
+};
+
+/*
+ * trev__fg_entry() - a traced entry under function_graph
+ * @ip: the site (the function's patched entry)
+ * @slot: the stack word holding the return address into the caller
+ * Context: the trampoline's C call, inside an RCU read section, any thread,
+ * signal handlers too; no lock, no system call, no allocation after the
+ * thread's first frame.
+ */
+void trev__fg_entry(unsigned long ip, unsigned long *slot);
+
+/* The return trampoline (assembly in fgraph.c) and the C function it calls. */
+void trev__fg_return(void);
+unsigned long trev__fg_exit(unsigned long *slot);
+
+/*
+ * trev__fg_set() - switch the graph records on or off (current_tracer)
+ * @tr: the instance its events write to (the top one)
+ */
+void trev__fg_set(struct trev_trace_array *tr, bool on);
+
+/* Replace the site map (NULL: no set_graph_* list); frees the old one after a grace period. */
+void trev__fg_map_replace(struct trev_fg_map *map);
+
+/* tracing_thresh (ns; 0 = off) and max_graph_depth (0 = no limit). */
+void trev__fg_set_thresh(unsigned long long ns);
+unsigned long long trev__fg_thresh(void);
+void trev__fg_set_max_depth(unsigned int depth);
+unsigned int trev__fg_max_depth(void);
+
+/*
+ * Hooks for what comes next on the same frames: the function profiler
+ * (hit count and time per function, trace_stat/) and the latency tracer
+ * (tracing_max_latency with a snapshot of the slowest call). One user at
+ * a time. For now the hooks run while function_graph is the tracer (the
+ * entry trampoline's C call, trev__ft_entry(), hands entries to
+ * trev__fg_entry() then); a profiler of its own adds its switch there and
+ * patches the sites it wants, as ftrace.c does for the tracers.
+ *
+ * @entry: before the frame is pushed; @func, its @depth and @calltime (the
+ *         instance's clock, ns; 0 while function_graph's records are off).
+ *         Return false to leave the call alone: not pushed and its return
+ *         not hooked when function_graph's records are off; else pushed for
+ *         the records, without @exit.
+ * @exit: at the return, before the frame's record; @calltime and
+ *        @rettime as the funcgraph_exit record has them. Not for frames
+ *        under set_graph_notrace.
+ * Both run in the traced thread, possibly in a signal handler, inside an
+ * RCU read section: the rules of trev__fg_entry() apply.
+ */
+struct trev_fg_hooks {
+	bool (*entry)(unsigned long func, unsigned int depth, unsigned long long calltime);
+	void (*exit)(unsigned long func, unsigned int depth, unsigned long long calltime,
+		     unsigned long long rettime);
+};
+
+/*
+ * trev__fg_hooks_set() - install @h (NULL: remove); the caller patches the
+ * sites it wants (trev__ftrace_set_tracer()'s lock is the one to hold).
+ * Return: 0, or -EBUSY when another user holds them.
+ */
+int trev__fg_hooks_set(const struct trev_fg_hooks *h);
+
+/* Frames the thread's shadow stack dropped as stale, for tests and docs. */
+unsigned long trev__fg_dropped(void);
 
 #endif /* TREV_FGRAPH_H */

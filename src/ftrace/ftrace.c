@@ -50,6 +50,8 @@
 #define FT_ON		0x04u	/* patched: calls the trampoline */
 #define FT_BAD		0x08u	/* not 5 bytes of nops: never patched, not listed */
 #define FT_NEW		0x10u	/* the list being built by a write */
+#define FT_GRAPH	0x20u	/* in set_graph_function */
+#define FT_GNOTRACE	0x40u	/* in set_graph_notrace */
 
 struct ft_site {
 	uintptr_t addr;			/* the 5 bytes at the function's entry */
@@ -81,11 +83,11 @@ struct ft_pids {
 
 static pthread_mutex_t ft_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ft_module *ft_modules;	/* registration order (ft_lock) */
-static bool ft_tracer;			/* current_tracer is function (ft_lock) */
-static bool ft_list_set[2];		/* the filter / notrace list is not empty (ft_lock) */
+static enum trev_tracer ft_tracer;	/* current_tracer (ft_lock) */
+static bool ft_list_set[4];		/* enum trev_ft_list: the list is not empty (ft_lock) */
 static bool ft_profile;			/* function_profile_enabled (ft_lock) */
 static bool ft_profile_reset;		/* the next profile table starts from zero (ft_lock) */
-static atomic_bool ft_active;		/* trev__ft_entry() records */
+static _Atomic int ft_active;		/* enum trev_tracer trev__ft_entry() serves */
 /*
  * NULL: every thread. Replaced whole with a release exchange, read with an
  * acquire load (what rcu_dereference() is on x86, and what TSan follows);
@@ -137,14 +139,16 @@ static bool ft_pid_ok(const struct ft_pids *p)
  * Context: any thread, at the entry of a traced function, also in a signal
  * handler; no allocation (after a thread's first record), lock or system call.
  */
-__attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent_ip)
+__attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent_ip,
+					  unsigned long *slot)
 {
 	/*
 	 * Relaxed, as ft_active: what else there is to do (commands, stacks,
 	 * the profiler); the tables it leads to are loaded with acquire.
 	 */
 	unsigned int extra = atomic_load_explicit(&trev__ft_extra, memory_order_relaxed);
-	bool on = atomic_load_explicit(&ft_active, memory_order_relaxed);
+	int mode = atomic_load_explicit(&ft_active, memory_order_relaxed);
+	bool on = mode != TREV_TRACER_NOP;
 	const struct fc_ent *cmds = NULL;
 	unsigned int dump = 0;
 	struct ftrace_entry rec;
@@ -169,10 +173,14 @@ __attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent
 
 		pids = atomic_load_explicit(&ft_pids, memory_order_acquire);
 		if (trev_likely(!pids) || ft_pid_ok(pids)) {
-			trev_event_write(file, &rec, sizeof(rec));
-			if (trev_unlikely(extra & TREV_FT_EXTRA_STACK))
-				trev__fc_stack(__atomic_load_n(&file->tr, __ATOMIC_RELAXED),
-					       __builtin_return_address(0));
+			if (mode == TREV_TRACER_GRAPH) {
+				trev__fg_entry(ip, slot);
+			} else {
+				trev_event_write(file, &rec, sizeof(rec));
+				if (trev_unlikely(extra & TREV_FT_EXTRA_STACK))
+					trev__fc_stack(__atomic_load_n(&file->tr, __ATOMIC_RELAXED),
+						       __builtin_return_address(0));
+			}
 		}
 		/* For TSan: the grace period orders this read before pids_replace()'s free. */
 		if (pids)
@@ -249,6 +257,13 @@ static int site_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+static int fg_ent_cmp(const void *a, const void *b)
+{
+	const struct trev_fg_map_ent *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
 struct ft_where {
 	uintptr_t addr;
 	const char *name;	/* dlpi_name of the object holding addr */
@@ -315,6 +330,7 @@ static struct ft_module *module_find(const void *const *key)
 static int ft_apply(pid_t *blocker);
 static int ft_nr_cpus(void);
 static void list_recount(enum trev_ft_list list);
+static int fg_map_publish(void);
 
 /**
  * trev_function_register() - register an object's patchable function entries
@@ -491,8 +507,9 @@ void trev_function_unregister(const void *const *start)
 	 * As the kernel when a module goes: its functions leave the lists, and
 	 * a filter left empty selects every function again.
 	 */
-	list_recount(TREV_FT_FILTER);
-	list_recount(TREV_FT_NOTRACE);
+	for (int l = TREV_FT_FILTER; l <= TREV_FT_GRAPH_NOTRACE; l++)
+		list_recount((enum trev_ft_list)l);
+	fg_map_publish();
 	if (m->nr_sites)
 		trev__fc_sites_gone(m->sites[0].addr, m->sites[m->nr_sites - 1].addr);
 	if (ft_tracer || ft_profile || trev__fc_any())
@@ -537,9 +554,19 @@ static void module_name_sites(struct ft_module *m)
 /* ------------------------------------------------------------------ */
 /* Patching the selection                                               */
 
+/*
+ * Under function_graph the functions of set_graph_function and
+ * set_graph_notrace are patched whatever set_ftrace_filter says: a call
+ * tree's root must be seen, and so must the function whose callees are
+ * hidden.
+ */
 static bool site_selected(const struct ft_site *s)
 {
-	if (s->flags & (FT_BAD | FT_NOTRACE))
+	if (s->flags & FT_BAD)
+		return false;
+	if (ft_tracer == TREV_TRACER_GRAPH && (s->flags & (FT_GRAPH | FT_GNOTRACE)))
+		return true;
+	if (s->flags & FT_NOTRACE)
 		return false;
 	return !ft_list_set[TREV_FT_FILTER] || (s->flags & FT_FILTER);
 }
@@ -581,6 +608,41 @@ bool trev__ft_selected(uintptr_t addr)
 	const struct ft_site *s = site_find(addr);
 
 	return s && site_selected(s);
+}
+
+/*
+ * Publish the sites of set_graph_function and set_graph_notrace for
+ * trev__fg_entry() (NULL when both are empty). Context: ft_lock.
+ */
+static int fg_map_publish(void)
+{
+	struct trev_fg_map *map = NULL;
+	size_t n = 0, k = 0;
+
+	for (struct ft_module *m = ft_modules; m; m = m->next)
+		for (size_t i = 0; i < m->nr_sites; i++)
+			n += !!(m->sites[i].flags & (FT_GRAPH | FT_GNOTRACE));
+	if (n) {
+		map = malloc(sizeof(*map) + n * sizeof(map->e[0]));
+		if (!map)
+			return -ENOMEM;
+		map->n = n;
+		map->graph = ft_list_set[TREV_FT_GRAPH];
+		for (struct ft_module *m = ft_modules; m; m = m->next)
+			for (size_t i = 0; i < m->nr_sites; i++) {
+				const struct ft_site *s = &m->sites[i];
+
+				if (!(s->flags & (FT_GRAPH | FT_GNOTRACE)))
+					continue;
+				map->e[k].addr = s->addr;
+				map->e[k].flags = ((s->flags & FT_GRAPH) ? TREV_FG_SITE_GRAPH : 0) |
+						  ((s->flags & FT_GNOTRACE) ? TREV_FG_SITE_NOTRACE : 0);
+				k++;
+			}
+		qsort(map->e, n, sizeof(map->e[0]), fg_ent_cmp);
+	}
+	trev__fg_map_replace(map);
+	return 0;
 }
 
 /*
@@ -655,24 +717,35 @@ static const char *ft_apply_why(int err)
 	}
 }
 
-int trev__ftrace_set_tracer(struct trev_trace_array *tr, bool on, const char **why)
+/*
+ * Going from one tracer to another: the sites of the old selection that
+ * the new one keeps stay patched, and trev__ft_entry() switches from one
+ * record to the other at the store of ft_active. Frames pushed under
+ * function_graph keep returning through trev__fg_return after it is off.
+ */
+int trev__ftrace_set_tracer(struct trev_trace_array *tr, enum trev_tracer tracer,
+			    const char **why)
 {
 	struct trev_event_rt *rt = trev__event_rt(&trev__ftrace_event_function);
+	enum trev_tracer was;
 	pid_t blocker;
 	int ret = 0;
 
 	pthread_mutex_lock(&ft_lock);
-	if (on == ft_tracer)
+	if (tracer == ft_tracer)
 		goto out_unlock;
 	if (rt && !__atomic_load_n(&rt->file.tr, __ATOMIC_RELAXED))
 		__atomic_store_n(&rt->file.tr, tr, __ATOMIC_RELAXED);
-	ft_tracer = on;
-	if (on)
-		atomic_store(&ft_active, true);
+	was = ft_tracer;
+	ft_tracer = tracer;
+	trev__fg_set(tr, tracer == TREV_TRACER_GRAPH);
+	if (tracer)
+		atomic_store(&ft_active, tracer);
 	ret = ft_apply(&blocker);
 	if (ret) {
-		ft_tracer = !on;
+		ft_tracer = was;
 		ft_apply(&blocker);	/* the sites already changed go back */
+		trev__fg_set(tr, was == TREV_TRACER_GRAPH);
 		*why = ft_apply_why(ret);
 	}
 	atomic_store(&ft_active, ft_tracer);
@@ -735,7 +808,19 @@ int trev__ftrace_profile_show(int cpu, struct trev_buf *out)
 /* Context: any thread, signal-safe (the crash writer prints the header). */
 bool trev__ftrace_tracer_on(void)
 {
-	return atomic_load(&ft_active);
+	return atomic_load(&ft_active) != TREV_TRACER_NOP;
+}
+
+enum trev_tracer trev__ftrace_tracer(void)
+{
+	return (enum trev_tracer)atomic_load(&ft_active);
+}
+
+const char *trev__ftrace_tracer_name(void)
+{
+	static const char *const names[] = { "nop", "function", "function_graph" };
+
+	return names[trev__ftrace_tracer()];
 }
 
 /* ------------------------------------------------------------------ */
@@ -743,7 +828,9 @@ bool trev__ftrace_tracer_on(void)
 
 static unsigned int list_bit(enum trev_ft_list list)
 {
-	return list == TREV_FT_FILTER ? FT_FILTER : FT_NOTRACE;
+	static const unsigned int bits[] = { FT_FILTER, FT_NOTRACE, FT_GRAPH, FT_GNOTRACE };
+
+	return bits[list];
 }
 
 /* Set ft_list_set[@list] from the sites' bits. Context: ft_lock. */
@@ -765,6 +852,14 @@ static int list_commit(enum trev_ft_list list, const char **why)
 	int ret;
 
 	list_recount(list);
+	if (list >= TREV_FT_GRAPH) {
+		ret = fg_map_publish();
+		if (ret) {
+			if (why)
+				*why = "Out of memory";
+			return ret;
+		}
+	}
 	ret = ft_apply(&blocker);
 	if (ret && why)
 		*why = ft_apply_why(ret);
@@ -928,6 +1023,7 @@ int trev__ftrace_list_write(enum trev_ft_list list, const char *text, size_t len
 		}
 	for (p = copy; !ret;) {
 		char *end;
+		int off = 0;
 
 		while (*p && isspace((unsigned char)*p))
 			p++;
@@ -938,8 +1034,6 @@ int trev__ftrace_list_write(enum trev_ft_list list, const char *text, size_t len
 			end++;
 		if (*end)
 			*end++ = '\0';
-		int off = 0;
-
 		ret = term_apply(list, p, &off, why);
 		*err_pos = (int)(p - copy) + off;
 		ret = ret > 0 ? 0 : ret < 0 ? ret : -EINVAL;
@@ -981,7 +1075,7 @@ int trev__ftrace_list_show(enum trev_ft_list list, struct trev_buf *out)
 
 	pthread_mutex_lock(&ft_lock);
 	if (!ft_list_set[list]) {
-		ret = trev__buf_puts(out, list == TREV_FT_FILTER ?
+		ret = trev__buf_puts(out, list == TREV_FT_FILTER || list == TREV_FT_GRAPH ?
 				     "#### all functions enabled ####\n" :
 				     "#### no functions disabled ####\n");
 		goto out_cmds;
@@ -1029,6 +1123,26 @@ int trev__ftrace_available_show(struct trev_buf *out)
 out_unlock:
 	pthread_mutex_unlock(&ft_lock);
 	return ret;
+}
+
+unsigned int trev__ftrace_graph_max_depth(void)
+{
+	return trev__fg_max_depth();
+}
+
+void trev__ftrace_graph_set_max_depth(unsigned int depth)
+{
+	trev__fg_set_max_depth(depth);
+}
+
+unsigned long long trev__ftrace_graph_thresh(void)
+{
+	return trev__fg_thresh();
+}
+
+void trev__ftrace_graph_set_thresh(unsigned long long ns)
+{
+	trev__fg_set_thresh(ns);
 }
 
 /* ------------------------------------------------------------------ */

@@ -32,20 +32,33 @@ void trev__ftrace_fn_register(void);
 /* The program's entries, read from its ELF file before its constructors run. */
 void trev__ftrace_register_program(void);
 
+/* current_tracer's values (the top instance's). */
+enum trev_tracer {
+	TREV_TRACER_NOP,
+	TREV_TRACER_FUNCTION,
+	TREV_TRACER_GRAPH,	/* function_graph */
+};
+
 /*
- * trev__ftrace_set_tracer() - turn the function tracer on or off in the top
- * instance @tr: patch the selected sites to call the trampoline, or put the
- * nops back.
+ * trev__ftrace_set_tracer() - switch the top instance @tr's tracer: patch
+ * the selected sites to call the trampoline, or put the nops back.
  * Return: 0, or a negative errno with @why set to a message for error_log
  * (-EBUSY: a thread blocks SIGTRAP; -ENOSYS: no membarrier SYNC_CORE).
  */
-int trev__ftrace_set_tracer(struct trev_trace_array *tr, bool on, const char **why);
+int trev__ftrace_set_tracer(struct trev_trace_array *tr, enum trev_tracer tracer,
+			    const char **why);
+/* function or function_graph runs. Context: any thread, signal-safe. */
 bool trev__ftrace_tracer_on(void);
+enum trev_tracer trev__ftrace_tracer(void);
+/* "nop", "function" or "function_graph" (the `# tracer:` header). */
+const char *trev__ftrace_tracer_name(void);
 
 /* Which list a filter call works on. */
 enum trev_ft_list {
 	TREV_FT_FILTER,		/* set_ftrace_filter */
 	TREV_FT_NOTRACE,	/* set_ftrace_notrace */
+	TREV_FT_GRAPH,		/* set_graph_function */
+	TREV_FT_GRAPH_NOTRACE,	/* set_graph_notrace */
 };
 
 /* Empty @list (opening its file with O_TRUNC). */
@@ -83,6 +96,12 @@ int trev__ftrace_profile_set(bool on, const char **why);
 bool trev__ftrace_profile_on(void);
 /* trace_stat/function<@cpu>: the kernel's "Function  Hit" table. */
 int trev__ftrace_profile_show(int cpu, struct trev_buf *out);
+
+/* function_graph's max_graph_depth (0 = no limit) and tracing_thresh (ns, 0 = off). */
+unsigned int trev__ftrace_graph_max_depth(void);
+void trev__ftrace_graph_set_max_depth(unsigned int depth);
+unsigned long long trev__ftrace_graph_thresh(void);
+void trev__ftrace_graph_set_thresh(unsigned long long ns);
 
 /* set_ftrace_pid: thread ids. */
 int trev__ftrace_pid_clear(void);

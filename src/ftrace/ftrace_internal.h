@@ -22,7 +22,8 @@
 
 /* The trampoline (trampoline.c, assembly) and the C function it calls. */
 void trev__ft_trampoline(void);
-void trev__ft_entry(unsigned long ip, unsigned long parent_ip);
+/* @slot: where @parent_ip is on the stack (function_graph replaces it) */
+void trev__ft_entry(unsigned long ip, unsigned long parent_ip, unsigned long *slot);
 
 /* Context: holds ft_lock (ftrace.c), then text_lock. */
 #define trev__ft_patch_batch(p, n, blocker)	trev__text_patch_batch(p, n, blocker)

@@ -2,11 +2,13 @@
 /*
  * The function tracer's files: available_filter_functions,
  * set_ftrace_filter, set_ftrace_notrace, set_ftrace_pid,
- * function_profile_enabled and trace_stat/function<N> (top instance only,
- * docs/function-tracer.md), over src/ftrace/.
+ * function_profile_enabled and trace_stat/function<N>, and function_graph's
+ * set_graph_function, set_graph_notrace, max_graph_depth, tracing_thresh
+ * (top instance only, docs/function-tracer.md), over src/ftrace/.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,4 +220,108 @@ static int stat_lookup(struct tfs_loc *loc, const char *name)
 const struct tfs_dir trev__trace_stat_dir = {
 	.list = stat_list,
 	.lookup = stat_lookup,
+};
+
+/* ------------------------------------------------------------------ */
+/* function_graph: set_graph_function, set_graph_notrace,              */
+/* max_graph_depth, tracing_thresh                                      */
+
+static int graph_open(struct trev_file *f)
+{
+	return list_truncates(f) ? trev__ftrace_list_clear(TREV_FT_GRAPH) : 0;
+}
+
+static int graph_notrace_open(struct trev_file *f)
+{
+	return list_truncates(f) ? trev__ftrace_list_clear(TREV_FT_GRAPH_NOTRACE) : 0;
+}
+
+static ssize_t graph_write(struct trev_file *f, const char *buf, size_t size)
+{
+	return list_write(f, TREV_FT_GRAPH, "set_graph_function", buf, size);
+}
+
+static ssize_t graph_notrace_write(struct trev_file *f, const char *buf, size_t size)
+{
+	return list_write(f, TREV_FT_GRAPH_NOTRACE, "set_graph_notrace", buf, size);
+}
+
+static int graph_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__ftrace_list_show(TREV_FT_GRAPH, out);
+}
+
+static int graph_notrace_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__ftrace_list_show(TREV_FT_GRAPH_NOTRACE, out);
+}
+
+const struct tfs_fops trev__set_graph_function_fops = {
+	.open = graph_open,
+	.show = graph_show,
+	.write = graph_write,
+};
+
+const struct tfs_fops trev__set_graph_notrace_fops = {
+	.open = graph_notrace_open,
+	.show = graph_notrace_show,
+	.write = graph_notrace_write,
+};
+
+/* The kernel's graph_depth_read(): "%d\n". */
+static int depth_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__buf_printf(out, "%u\n", trev__ftrace_graph_max_depth());
+}
+
+/* A number file's refusal: -EINVAL, and (unlike the kernel) an error_log entry. */
+static ssize_t number_refused(struct trev_file *f, const char *file, const char *buf, size_t size)
+{
+	char *text = cmd_text(buf, size);
+
+	trev__tracing_log_err(f->loc.tr, file, text ? text : "", 0, "Invalid value");
+	free(text);
+	return -EINVAL;
+}
+
+/* The kernel's graph_depth_write(): kstrtouint, -EINVAL. */
+static ssize_t depth_write(struct trev_file *f, const char *buf, size_t size)
+{
+	unsigned long v;
+
+	if (trev__parse_ulong(buf, size, &v) || v > UINT_MAX)
+		return number_refused(f, "max_graph_depth", buf, size);
+	trev__ftrace_graph_set_max_depth((unsigned int)v);
+	return (ssize_t)size;
+}
+
+const struct tfs_fops trev__max_graph_depth_fops = {
+	.show = depth_show,
+	.write = depth_write,
+};
+
+/* The kernel's tracing_nsecs_read(): microseconds. */
+static int thresh_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__buf_printf(out, "%llu\n", trev__ftrace_graph_thresh() / 1000);
+}
+
+/* tracing_nsecs_write(): microseconds in, kept in ns; kstrtoul, -EINVAL. */
+static ssize_t thresh_write(struct trev_file *f, const char *buf, size_t size)
+{
+	unsigned long v;
+
+	if (trev__parse_ulong(buf, size, &v) || v > ULLONG_MAX / 1000)
+		return number_refused(f, "tracing_thresh", buf, size);
+	trev__ftrace_graph_set_thresh((unsigned long long)v * 1000);
+	return (ssize_t)size;
+}
+
+const struct tfs_fops trev__tracing_thresh_fops = {
+	.show = thresh_show,
+	.write = thresh_write,
 };

@@ -725,7 +725,8 @@ static bool tr_is_top(const struct trev_trace_array *tr)
 /* The function tracer is the top instance's only (docs/function-tracer.md). */
 static int tracers_show(struct trev_file *f, struct trev_buf *out)
 {
-	return trev__buf_puts(out, tr_is_top(f->loc.tr) ? "function nop\n" : "nop\n");
+	return trev__buf_puts(out, tr_is_top(f->loc.tr) ? "function_graph function nop\n" :
+			      "nop\n");
 }
 
 static const struct tfs_fops available_tracers_fops = {
@@ -734,9 +735,8 @@ static const struct tfs_fops available_tracers_fops = {
 
 static int current_tracer_show(struct trev_file *f, struct trev_buf *out)
 {
-	bool fn = tr_is_top(f->loc.tr) && trev__ftrace_tracer_on();
-
-	return trev__buf_puts(out, fn ? "function\n" : "nop\n");
+	return trev__buf_printf(out, "%s\n", tr_is_top(f->loc.tr) ?
+				trev__ftrace_tracer_name() : "nop");
 }
 
 /*
@@ -748,24 +748,29 @@ static ssize_t current_tracer_write(struct trev_file *f, const char *buf, size_t
 	struct trev_trace_array *tr = f->loc.tr;
 	char *name = trev__strip(buf, size);
 	const char *why = NULL;
-	bool fn, was;
+	enum trev_tracer want, was;
 	int ret;
 
 	if (!name)
 		return -ENOMEM;
-	fn = strcmp(name, "function") == 0;
-	if ((!fn && strcmp(name, "nop")) || (fn && !tr_is_top(tr))) {
-		free(name);
-		return bad_value(f, "current_tracer", buf, size, "No such tracer");
-	}
+	if (!strcmp(name, "function"))
+		want = TREV_TRACER_FUNCTION;
+	else if (!strcmp(name, "function_graph"))
+		want = TREV_TRACER_GRAPH;
+	else if (!strcmp(name, "nop"))
+		want = TREV_TRACER_NOP;
+	else
+		want = (enum trev_tracer)-1;
 	free(name);
-	was = tr_is_top(tr) && trev__ftrace_tracer_on();
-	if (was == fn)
+	if ((int)want < 0 || (want != TREV_TRACER_NOP && !tr_is_top(tr)))
+		return bad_value(f, "current_tracer", buf, size, "No such tracer");
+	was = tr_is_top(tr) ? trev__ftrace_tracer() : TREV_TRACER_NOP;
+	if (was == want)
 		return (ssize_t)size;
 	pthread_rwlock_rdlock(&tr->buf_lock);
 	trev_rb_reset(tr->rb);
 	pthread_rwlock_unlock(&tr->buf_lock);
-	ret = trev__ftrace_set_tracer(tr, fn, &why);
+	ret = trev__ftrace_set_tracer(tr, want, &why);
 	if (ret) {
 		char *cmd = trev__strip(buf, size);
 
@@ -773,6 +778,7 @@ static ssize_t current_tracer_write(struct trev_file *f, const char *buf, size_t
 		free(cmd);
 		return ret;
 	}
+	trev__graph_tracer_set(tr, want == TREV_TRACER_GRAPH);
 	return (ssize_t)size;
 }
 
@@ -793,6 +799,10 @@ extern const struct tfs_fops trev__set_ftrace_notrace_fops;
 extern const struct tfs_fops trev__set_ftrace_pid_fops;
 extern const struct tfs_fops trev__function_profile_fops;
 extern const struct tfs_dir trev__trace_stat_dir;
+extern const struct tfs_fops trev__set_graph_function_fops;
+extern const struct tfs_fops trev__set_graph_notrace_fops;
+extern const struct tfs_fops trev__max_graph_depth_fops;
+extern const struct tfs_fops trev__tracing_thresh_fops;
 
 static const struct tfs_node instance_entries[] = {
 	{ "available_events", 0440, &trev__available_events_fops, NULL, false },
@@ -805,6 +815,7 @@ static const struct tfs_node instance_entries[] = {
 	{ "events", 0750, NULL, &trev__events_dir, false },
 	{ "function_profile_enabled", 0640, &trev__function_profile_fops, NULL, true },
 	{ "instances", 0750, NULL, &trev__instances_dir, true },
+	{ "max_graph_depth", 0640, &trev__max_graph_depth_fops, NULL, true },
 	{ "options", 0750, NULL, &trev__options_dir, false },
 	{ "per_cpu", 0750, NULL, &trev__per_cpu_dir, false },
 	{ "per_thread_stats", 0440, &trev__per_thread_stats_fops, NULL, false },
@@ -814,6 +825,8 @@ static const struct tfs_node instance_entries[] = {
 	{ "set_ftrace_filter", 0640, &trev__set_ftrace_filter_fops, NULL, true },
 	{ "set_ftrace_notrace", 0640, &trev__set_ftrace_notrace_fops, NULL, true },
 	{ "set_ftrace_pid", 0640, &trev__set_ftrace_pid_fops, NULL, true },
+	{ "set_graph_function", 0640, &trev__set_graph_function_fops, NULL, true },
+	{ "set_graph_notrace", 0640, &trev__set_graph_notrace_fops, NULL, true },
 	{ "snapshot", 0640, &snapshot_fops, NULL, false },
 	{ "trace", 0640, &trev__trace_fops, NULL, false },
 	{ "trace_clock", 0640, &clock_fops, NULL, false },
@@ -823,6 +836,7 @@ static const struct tfs_node instance_entries[] = {
 	{ "trace_pipe", 0440, &trev__trace_pipe_fops, NULL, false },
 	{ "trace_stat", 0750, NULL, &trev__trace_stat_dir, true },
 	{ "tracing_on", 0640, &tracing_on_fops, NULL, false },
+	{ "tracing_thresh", 0640, &trev__tracing_thresh_fops, NULL, true },
 	{ NULL, 0, NULL, NULL, false },
 };
 

@@ -88,9 +88,9 @@ static void test_tracers(void **state)
 {
 	(void)state;
 	reset_all();
-	assert_string_equal(rd("available_tracers"), "function nop\n");
+	assert_string_equal(rd("available_tracers"), "function_graph function nop\n");
 	assert_string_equal(rd("current_tracer"), "nop\n");
-	assert_int_equal(trev_write("current_tracer", "function_graph"), -EINVAL);
+	assert_int_equal(trev_write("current_tracer", "function_grap"), -EINVAL);
 	assert_last_error("No such tracer", 0);
 	assert_string_equal(rd("current_tracer"), "nop\n");
 	assert_int_equal(trev_write("current_tracer", "function\n"), 0);

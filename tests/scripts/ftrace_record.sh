@@ -6,7 +6,8 @@
 #     every call of tests/ftrace/ft_app, in order;
 #   - `trev record` of the same program, then `trace-cmd report -O parent` of the file,
 #     prints the same functions and parents (the file's kallsyms names them);
-#   - trev record -t function does the same, and -t function_graph is refused;
+#   - trev record -t function does the same, and an unknown tracer is refused
+#     (function_graph: tests/scripts/fgraph_record.sh);
 #   - with set_ftrace_filter in TREV_WRITE only the selected function is traced.
 set -euo pipefail
 export LC_ALL=C
@@ -58,10 +59,10 @@ got=$(trace-cmd report -O parent -i "$T/t.dat" 2>/dev/null |
 	sed -nE 's/.* function: +([^ ]+) <-- ([^ ]+)$/\1 <-\2/p' | grep '^ft_')
 [ "$got" = "$want" ] || fail "trev record -t function:
 $got"
-"$B/tools/trev/trev" record -t function_graph -o "$T/bad.dat" -- "$app" 2>"$T/bad.err" &&
-	fail "trev record -t function_graph succeeded"
-grep -q "current_tracer: 'function_graph': Invalid argument" "$T/bad.err" ||
-	fail "no error for -t function_graph: $(cat "$T/bad.err")"
+"$B/tools/trev/trev" record -t function_grap -o "$T/bad.dat" -- "$app" 2>"$T/bad.err" &&
+	fail "trev record -t function_grap succeeded"
+grep -q "current_tracer: 'function_grap': Invalid argument" "$T/bad.err" ||
+	fail "no error for -t function_grap: $(cat "$T/bad.err")"
 
 # A filter given at start-up selects before the program's entries are registered.
 TREV_SOCKET=0 TREV_WRITE='current_tracer=function;set_ftrace_filter=ft_mix' TREV_OUTPUT=stdout \

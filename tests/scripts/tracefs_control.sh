@@ -10,9 +10,10 @@ checks() {
 	# The tree's root.
 	ok ls ""
 	for f in available_events available_filter_functions available_tracers buffer_size_kb buffer_total_size_kb \
-		 current_tracer error_log events instances options per_cpu printk_formats \
-		 saved_cmdlines set_event set_ftrace_filter set_ftrace_notrace set_ftrace_pid snapshot trace trace_clock trace_marker \
-		 trace_marker_raw trace_options trace_pipe tracing_on; do
+		 current_tracer error_log events instances max_graph_depth options per_cpu printk_formats \
+		 saved_cmdlines set_event set_ftrace_filter set_ftrace_notrace set_ftrace_pid set_graph_function \
+		 set_graph_notrace snapshot trace trace_clock trace_marker \
+		 trace_marker_raw trace_options trace_pipe tracing_on tracing_thresh; do
 		has "^$f\$"
 	done
 	is $'d 750\n' stat events
@@ -99,10 +100,10 @@ checks() {
 	ok write buffer_size_kb 1408
 
 	# tracers
-	is $'function nop\n' read available_tracers
+	is $'function_graph function nop\n' read available_tracers
 	is $'nop\n' read current_tracer
 	ok write current_tracer nop
-	err EINVAL write current_tracer function_graph
+	err EINVAL write current_tracer function_grap
 	errlog_last 'current_tracer: error: No such tracer$' 0
 
 	# error_log: truncating clears it; the kernel keeps the last 16 entries

@@ -44,7 +44,7 @@ static const char record_help[] =
 	"  -e EVENT   enable events, set_event syntax: sys:event, sys, sys:*, event\n"
 	"  -f FILTER  filter for the -e before it (events/.../filter)\n"
 	"  -T TRIGGER trigger for the -e before it (events/.../trigger); repeatable\n"
-	"  -t TRACER  current_tracer (function: docs/function-tracer.md)\n"
+	"  -t TRACER  current_tracer (function, function_graph: docs/function-tracer.md)\n"
 	"  -b KB      buffer_size_kb\n"
 	"  -C CLOCK   trace_clock\n"
 	"  -o FILE    output file (default trace.dat)\n"
