@@ -280,6 +280,13 @@ void trev__instance_lends_forget(void);
 int trev__snapshot_arm(struct trev_trace_array *tr);
 void trev__snapshot_disarm(struct trev_trace_array *tr);
 bool trev__snapshot_swap_probe(struct trev_trace_array *tr);
+/*
+ * The same swap whether or not a trigger armed the snapshot: when the user
+ * allocated it (echo 1 > snapshot), else nothing. From an RCU read
+ * section: trev__snapshot_free() empties tr->snapshot under the lock this
+ * tries, and frees it only after a grace period.
+ */
+bool trev__snapshot_swap_allocated(struct trev_trace_array *tr);
 void trev__snapshot_settle(struct trev_trace_array *tr);
 
 /* The registry lock for writing (instance create/remove, control writes). */

@@ -179,6 +179,8 @@ static bool fg_key_ok;
 static _Atomic(struct trev_trace_array *) fg_tr;	/* NULL: no graph records */
 static _Atomic(const struct trev_fg_hooks *) fg_hooks;
 static _Atomic(struct trev_fg_map *) fg_map;
+/* tracing_max_latency (ns); docs/function-tracer.md, "The latency of a call tree". */
+static _Atomic unsigned long long fg_max_lat_ns;
 static _Atomic unsigned long long fg_thresh_ns;
 static atomic_uint fg_max_depth;
 static atomic_ulong fg_dropped_total;
@@ -376,6 +378,36 @@ void trev__fg_entry(unsigned long ip, unsigned long *slot)
 }
 
 /* A return for which no frame is left: where to go is lost. */
+/*
+ * A call tree's root returned after @d ns: as the kernel's latency tracers'
+ * report_latency() and update_max_tr(), a new tracing_max_latency when @d
+ * is above it (or, with tracing_thresh @thresh, at least @thresh), and,
+ * when the user allocated @tr's snapshot buffer, the buffer swapped into
+ * it: the snapshot keeps that call's records.
+ * Context: trev__fg_exit(), inside its RCU read section.
+ */
+static void fg_latency(struct trev_trace_array *tr, unsigned long long d,
+		       unsigned long long thresh)
+{
+	unsigned long long cur = atomic_load_explicit(&fg_max_lat_ns, memory_order_relaxed);
+
+	if (thresh) {
+		if (d < thresh)
+			return;
+		atomic_store_explicit(&fg_max_lat_ns, d, memory_order_relaxed);
+	} else {
+		/* Relaxed: a value of its own; of racing calls, the longest stays. */
+		do {
+			if (d <= cur)
+				return;
+		} while (!atomic_compare_exchange_weak_explicit(&fg_max_lat_ns, &cur, d,
+								memory_order_relaxed,
+								memory_order_relaxed));
+	}
+	if (tr->snapshot)	/* racy hint: the swap looks again under the lock */
+		trev__snapshot_swap_allocated(tr);
+}
+
 static __attribute__((noreturn, noinline)) void fg_lost(unsigned long slot)
 {
 	static const char msg[] = "trev: function_graph: a return with no frame on the "
@@ -439,6 +471,8 @@ __attribute__((used)) unsigned long trev__fg_exit(unsigned long *slot)
 		if (tr && (!thresh || rec.rettime - rec.calltime >= thresh))
 			trev_event_write(&trev__event_rt(&trev__ftrace_event_funcgraph_exit)->file,
 					 &rec, sizeof(rec));
+		if (tr && f.depth == 0)
+			fg_latency(tr, rec.rettime - rec.calltime, thresh);
 	}
 	urcu_bp_read_unlock();
 	return f.ret;
@@ -718,6 +752,16 @@ int trev__fg_hooks_set(const struct trev_fg_hooks *h)
 	}
 	/* Seq-cst: publishes *h to the hot path's acquire load. */
 	return atomic_compare_exchange_strong(&fg_hooks, &none, h) ? 0 : -EBUSY;
+}
+
+void trev__fg_set_max_latency(unsigned long long ns)
+{
+	atomic_store(&fg_max_lat_ns, ns);
+}
+
+unsigned long long trev__fg_max_latency(void)
+{
+	return atomic_load(&fg_max_lat_ns);
 }
 
 unsigned long trev__fg_dropped(void)

@@ -114,6 +114,15 @@ void trev__fg_set_max_depth(unsigned int depth);
 unsigned int trev__fg_max_depth(void);
 
 /*
+ * tracing_max_latency (ns): under function_graph, the longest call tree (a
+ * root's call, depth 0) seen since it was last written, or with
+ * tracing_thresh the last that lasted at least that long; each new one is
+ * swapped into the snapshot buffer when the user allocated it.
+ */
+void trev__fg_set_max_latency(unsigned long long ns);
+unsigned long long trev__fg_max_latency(void);
+
+/*
  * Hooks for what comes next on the same frames: the function profiler
  * (hit count and time per function, trace_stat/) and the latency tracer
  * (tracing_max_latency with a snapshot of the slowest call). One user at

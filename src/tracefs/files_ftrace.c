@@ -3,8 +3,8 @@
  * The function tracer's files: available_filter_functions,
  * set_ftrace_filter, set_ftrace_notrace, set_ftrace_pid,
  * function_profile_enabled and trace_stat/function<N>, and function_graph's
- * set_graph_function, set_graph_notrace, max_graph_depth, tracing_thresh
- * (top instance only, docs/function-tracer.md), over src/ftrace/.
+ * set_graph_function, set_graph_notrace, max_graph_depth, tracing_thresh,
+ * tracing_max_latency (top instance only, docs/function-tracer.md), over src/ftrace/.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +15,7 @@
 
 #include "base/buf.h"
 #include "events/events_internal.h"
+#include "ftrace/fgraph.h"
 #include "ftrace/ftrace.h"
 #include "tracefs/tracefs_internal.h"
 
@@ -324,4 +325,27 @@ static ssize_t thresh_write(struct trev_file *f, const char *buf, size_t size)
 const struct tfs_fops trev__tracing_thresh_fops = {
 	.show = thresh_show,
 	.write = thresh_write,
+};
+
+/* The kernel's tracing_max_lat_read(): microseconds. */
+static int max_latency_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__buf_printf(out, "%llu\n", trev__fg_max_latency() / 1000);
+}
+
+/* tracing_max_lat_write(): microseconds in (0 starts a new measure), kept in ns. */
+static ssize_t max_latency_write(struct trev_file *f, const char *buf, size_t size)
+{
+	unsigned long v;
+
+	if (trev__parse_ulong(buf, size, &v) || v > ULLONG_MAX / 1000)
+		return number_refused(f, "tracing_max_latency", buf, size);
+	trev__fg_set_max_latency((unsigned long long)v * 1000);
+	return (ssize_t)size;
+}
+
+const struct tfs_fops trev__tracing_max_latency_fops = {
+	.show = max_latency_show,
+	.write = max_latency_write,
 };

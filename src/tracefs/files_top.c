@@ -803,6 +803,7 @@ extern const struct tfs_fops trev__set_graph_function_fops;
 extern const struct tfs_fops trev__set_graph_notrace_fops;
 extern const struct tfs_fops trev__max_graph_depth_fops;
 extern const struct tfs_fops trev__tracing_thresh_fops;
+extern const struct tfs_fops trev__tracing_max_latency_fops;
 
 static const struct tfs_node instance_entries[] = {
 	{ "available_events", 0440, &trev__available_events_fops, NULL, false },
@@ -835,6 +836,7 @@ static const struct tfs_node instance_entries[] = {
 	{ "trace_options", 0640, &trace_options_fops, NULL, false },
 	{ "trace_pipe", 0440, &trev__trace_pipe_fops, NULL, false },
 	{ "trace_stat", 0750, NULL, &trev__trace_stat_dir, true },
+	{ "tracing_max_latency", 0640, &trev__tracing_max_latency_fops, NULL, true },
 	{ "tracing_on", 0640, &tracing_on_fops, NULL, false },
 	{ "tracing_thresh", 0640, &trev__tracing_thresh_fops, NULL, true },
 	{ NULL, 0, NULL, NULL, false },

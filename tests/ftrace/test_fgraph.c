@@ -269,6 +269,53 @@ static void test_thresh(void **state)
 	teardown();
 }
 
+/*
+ * tracing_max_latency: the slowest call tree (a root's call) and its
+ * records in the snapshot; with tracing_thresh, every tree that lasted that
+ * long, as the kernel's report_latency(). Only sleeps set the durations
+ * compared: fg_slow(ms) lasts at least ms, and nothing is asserted of how
+ * fast a call is.
+ */
+static void test_max_latency(void **state)
+{
+	unsigned long us;
+
+	(void)state;
+	setup("fg_*", NULL, NULL);
+	/* Without a snapshot buffer, only the value: the calls stay in the trace. */
+	assert_int_equal(trev_write("tracing_max_latency", "0"), 0);
+	assert_string_equal(rd("tracing_max_latency"), "0\n");
+	assert_int_equal(fg_top(1), 6);
+	assert_true(strtoul(rd("tracing_max_latency"), NULL, 10) < 1000000000ul);
+	assert_string_equal(calls_of(gettid_()), "fg_top{fg_mid{fg_leaf{}}fg_leaf{}}");
+	/* With one (echo 1 > snapshot), a new maximum swaps the buffer into it. */
+	assert_int_equal(trev_write("snapshot", "1"), 0);
+	assert_int_equal(trev_write("snapshot", "2"), 0);	/* emptied */
+	assert_int_equal(trev_write("tracing_max_latency", "0"), 0);
+	assert_int_equal(fg_slow(20), 20);
+	us = strtoul(rd("tracing_max_latency"), NULL, 10);
+	assert_true(us >= 20000);
+	assert_non_null(strstr(rd("snapshot"), "fg_slow"));
+
+	/* Not slower than the maximum: nothing changes. */
+	assert_int_equal(trev_write("tracing_max_latency", "1000000000"), 0);
+	assert_int_equal(fg_slow(1), 1);
+	assert_string_equal(rd("tracing_max_latency"), "1000000000\n");
+
+	/* With tracing_thresh, a tree that lasted at least that is the new one, even shorter. */
+	assert_int_equal(trev_write("tracing_thresh", "1000"), 0);
+	assert_int_equal(fg_slow(2), 2);
+	us = strtoul(rd("tracing_max_latency"), NULL, 10);
+	assert_true(us >= 2000 && us < 1000000000ul);
+
+	/* Bad input: EINVAL, error_log, the value stays. */
+	assert_int_equal(trev_write("tracing_max_latency", "soon"), -EINVAL);
+	assert_non_null(strstr(rd("error_log"), "Invalid value"));
+	assert_int_equal(strtoul(rd("tracing_max_latency"), NULL, 10), us);
+	assert_int_equal(trev_write("snapshot", "0"), 0);
+	teardown();
+}
+
 /* Deeper than the thread's shadow stack: the rest is counted in overrun, not traced. */
 static void *deep_thread(void *arg)
 {
@@ -675,6 +722,7 @@ int main(void)
 		cmocka_unit_test(test_graph_notrace),
 		cmocka_unit_test(test_max_depth),
 		cmocka_unit_test(test_thresh),
+		cmocka_unit_test(test_max_latency),
 		cmocka_unit_test(test_overrun),
 		cmocka_unit_test(test_longjmp),
 		cmocka_unit_test(test_signal),

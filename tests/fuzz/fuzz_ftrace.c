@@ -3,8 +3,9 @@
  * libFuzzer target for the function tracer's files (docs/function-tracer.md):
  * the first byte picks set_ftrace_filter, set_ftrace_notrace, set_ftrace_pid,
  * current_tracer, function_profile_enabled, or function_graph's
- * set_graph_function, set_graph_notrace, max_graph_depth or tracing_thresh,
- * > or >>, and a function command's text appended to the rest (so that "ft_add" becomes "ft_add:traceoff:2"), or with bit 6
+ * set_graph_function, set_graph_notrace, max_graph_depth, tracing_thresh or
+ * tracing_max_latency, > or >>, and a function command's text appended to
+ * the rest (so that "ft_add" becomes "ft_add:traceoff:2"), or with bit 6
  * the rest appended to "ft_s*" and the command text (so that the fuzzer's
  * bytes are the command's arguments); that is written.
  * A refused write leaves the file reading as before (after the emptying of
@@ -30,6 +31,7 @@ static const char *const files[] = {
 	"set_ftrace_filter", "set_ftrace_notrace", "set_ftrace_pid", "current_tracer",
 	"function_profile_enabled",
 	"set_graph_function", "set_graph_notrace", "max_graph_depth", "tracing_thresh",
+	"tracing_max_latency",
 };
 #define NR_FILES (sizeof(files) / sizeof(files[0]))
 
