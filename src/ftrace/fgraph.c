@@ -672,18 +672,22 @@ int backtrace(void **buf, int size)
 {
 	int (*fn)(void **, int) = (int (*)(void **, int))fg_next(&next_backtrace, "backtrace");
 	unsigned long sp = fg_sp();
+	void *small[65];	/* the caller's @size frames and this wrapper's */
+	void **out = buf;
 	int n;
 
-	if (!fn)
+	if (!fn || size <= 0)
 		return 0;
+	if (size < (int)(sizeof(small) / sizeof(small[0])))
+		out = small;
 	fg_unhook_all(sp);
-	n = fn(buf, size);
+	n = fn(out, out == small ? size + 1 : size);
 	fg_rehook_all(sp);
 	/* The first address is the one into this wrapper: the caller's comes next. */
-	if (n > 0) {
-		memmove(buf, buf + 1, (size_t)(n - 1) * sizeof(*buf));
-		n--;
-	}
+	if (n <= 0)
+		return 0;
+	n--;
+	memmove(buf, out + 1, (size_t)n * sizeof(*buf));
 	return n;
 }
 

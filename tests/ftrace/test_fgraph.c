@@ -647,12 +647,14 @@ static void test_thread_exit(void **state)
 
 /* ---- backtrace() inside a traced function ---- */
 
-static void *bt[32];
-static int bt_n;
+static void *bt[32], *bt1[2];
+static int bt_n, bt1_n;
 
 static int take_backtrace(int x)
 {
 	bt_n = backtrace(bt, 32);
+	/* One frame asked for: the caller's, as the first of the full one. */
+	bt1_n = backtrace(bt1, 1);
 	return x;
 }
 
@@ -675,6 +677,11 @@ static void test_backtrace(void **state)
 			assert_null(strstr(info.dli_fname, "libtrev"));
 	}
 	assert_true(in_call);
+	assert_int_equal(bt1_n, 1);
+	assert_true((uintptr_t)bt[0] > (uintptr_t)take_backtrace &&
+		    (uintptr_t)bt[0] < (uintptr_t)take_backtrace + 128);
+	assert_true((uintptr_t)bt1[0] > (uintptr_t)bt[0] &&
+		    (uintptr_t)bt1[0] < (uintptr_t)take_backtrace + 128);
 	assert_string_equal(calls_of(gettid_()), "fg_call{}");
 	teardown();
 }
