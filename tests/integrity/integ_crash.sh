@@ -130,7 +130,7 @@ crash() {
 	if [ "$own" = may_block ] &&
 		grep -qx 'trev: TREV_OUTPUT: no progress writing the trace (a lock held when the program died?); stopped' \
 			"$dir/app.err"; then
-		grep -v '^trev: TREV_OUTPUT: no progress' "$dir/app.err" | grep -q . &&
+		grep -q . <(grep -v '^trev: TREV_OUTPUT: no progress' "$dir/app.err") &&
 			fail "$name: unexpected messages on stderr"
 		echo "$name: SIG$sig, status $st: the writer met a lock the reading thread held (documented); the watchdog stopped it"
 		return

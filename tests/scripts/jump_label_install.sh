@@ -83,7 +83,7 @@ for cc in $compilers; do
 		$cc $opt $sanflags $flags $(pkg-config --cflags trev) -I"$T" "$T/app.c" -o "$T/app" \
 			-Wl,-rpath,"$T/prefix/lib" $(pkg-config --libs trev) 2>"$T/cc.err" ||
 			fail "$cc $opt: $(cat "$T/cc.err")"
-		readelf -SW "$T/app" | grep -q __trev_jump_table || fail "$cc $opt: no __trev_jump_table"
+		grep -q __trev_jump_table <(readelf -SW "$T/app") || fail "$cc $opt: no __trev_jump_table"
 		got=$(ticks "$T/app" app:app_tick)
 		[ "$got" = "0 1 2 3 4 " ] || fail "$cc $opt enabled: '$got'"
 		got=$(ticks "$T/app" "")

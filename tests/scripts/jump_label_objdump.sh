@@ -87,16 +87,16 @@ for cc in gcc g++ clang clang++; do
 				esac
 			done <"$T/rel"
 			[ "$sites" -ge 1 ] || fail "$what: no site in the table"
-			if readelf -rW "$T/jl.o" | grep -q '__trev_usdt_sem_jl_tick'; then
+			if grep -q '__trev_usdt_sem_jl_tick' <(readelf -rW "$T/jl.o"); then
 				fail "$what -DTREV_JUMP_LABEL=1: the USDT note names a semaphore"
 			fi
-			guard_refs "$T/jl.o" | grep -q . &&
+			grep -q . <(guard_refs "$T/jl.o") &&
 				fail "$what -DTREV_JUMP_LABEL=1: the guard still reads the tracepoint"
 
 			# Without: the load of the key word and a test of it.
-			readelf -SW "$T/nojl.o" | grep -q __trev_jump_table &&
+			grep -q __trev_jump_table <(readelf -SW "$T/nojl.o") &&
 				fail "$what: __trev_jump_table without the macro"
-			guard_refs "$T/nojl.o" | grep -q . ||
+			grep -q . <(guard_refs "$T/nojl.o") ||
 				fail "$what: the guard does not read the key word without the macro"
 			checked=$((checked + 1))
 			echo "ok: $what ($sites site(s) with the macro)"
