@@ -56,6 +56,8 @@
 #define TREV_ITER_GRAPH		0x80000u
 /* The function tracer's option func_stack_trace (the kernel's TRACE_FUNC_OPT_STACK). */
 #define TREV_ITER_FUNC_STACK_TRACE	0x100000u
+/* funcgraph-snapshot: each new tracing_max_latency swaps into the snapshot (trev's own). */
+#define TREV_ITER_FG_SNAPSHOT	0x200000u
 
 struct trev_event_file;
 
@@ -280,13 +282,6 @@ void trev__instance_lends_forget(void);
 int trev__snapshot_arm(struct trev_trace_array *tr);
 void trev__snapshot_disarm(struct trev_trace_array *tr);
 bool trev__snapshot_swap_probe(struct trev_trace_array *tr);
-/*
- * The same swap whether or not a trigger armed the snapshot: when the user
- * allocated it (echo 1 > snapshot), else nothing. From an RCU read
- * section: trev__snapshot_free() empties tr->snapshot under the lock this
- * tries, and frees it only after a grace period.
- */
-bool trev__snapshot_swap_allocated(struct trev_trace_array *tr);
 void trev__snapshot_settle(struct trev_trace_array *tr);
 
 /* The registry lock for writing (instance create/remove, control writes). */

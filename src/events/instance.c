@@ -430,15 +430,10 @@ void trev__snapshot_disarm(struct trev_trace_array *tr)
  */
 bool trev__snapshot_swap_probe(struct trev_trace_array *tr)
 {
-	if (!atomic_load_explicit(&tr->snap_arms, memory_order_relaxed))
-		return false;
-	return trev__snapshot_swap_allocated(tr);
-}
-
-bool trev__snapshot_swap_allocated(struct trev_trace_array *tr)
-{
 	struct trev_rb *old, *snap;
 
+	if (!atomic_load_explicit(&tr->snap_arms, memory_order_relaxed))
+		return false;
 	if (pthread_rwlock_trywrlock(&tr->buf_lock) != 0) {
 		atomic_fetch_add_explicit(&tr->snap_refused, 1, memory_order_relaxed);
 		return false;

@@ -278,6 +278,15 @@ static inline unsigned long long fg_clock(struct trev_trace_array *tr)
 	return trev_rb_clock_now(__atomic_load_n(&tr->rb, __ATOMIC_ACQUIRE));
 }
 
+/* The records' instance's clock, else the hooks' (function_graph off), else 0. */
+static inline unsigned long long fg_clock_of(struct trev_trace_array *tr,
+					     const struct trev_fg_hooks *hooks)
+{
+	if (!tr)
+		tr = hooks ? hooks->clock : NULL;
+	return tr ? fg_clock(tr) : 0;
+}
+
 /*
  * Push, in this order (a signal handler can run between any two steps and
  * push and pop frames of its own, always returning before we go on):
@@ -321,7 +330,8 @@ void trev__fg_entry(unsigned long ip, unsigned long *slot)
 			return;
 		flags = parent->flags & FG_F_INHERIT;
 	}
-	map = atomic_load_explicit(&fg_map, memory_order_acquire);
+	/* The graph lists and max_graph_depth shape function_graph's records, not the hooks'. */
+	map = tr ? atomic_load_explicit(&fg_map, memory_order_acquire) : NULL;
 	if (trev_unlikely(map != NULL)) {
 		unsigned int sf = fg_site_flags(map, ip);
 		bool graph = map->graph;
@@ -336,14 +346,14 @@ void trev__fg_entry(unsigned long ip, unsigned long *slot)
 			return;
 	}
 	depth = curr;
-	max = atomic_load_explicit(&fg_max_depth, memory_order_relaxed);
+	max = tr ? atomic_load_explicit(&fg_max_depth, memory_order_relaxed) : 0;
 	if (max && depth >= max)
 		return;
 	if (trev_unlikely(curr >= TREV_FG_DEPTH_MAX)) {
 		st->overrun++;
 		return;
 	}
-	now = tr ? fg_clock(tr) : 0;
+	now = fg_clock_of(tr, hooks);
 	if (hooks && hooks->entry && !(flags & FG_F_NOTRACE) && !hooks->entry(ip, depth, now)) {
 		if (!tr)
 			return;
@@ -377,13 +387,12 @@ void trev__fg_entry(unsigned long ip, unsigned long *slot)
 	}
 }
 
-/* A return for which no frame is left: where to go is lost. */
 /*
  * A call tree's root returned after @d ns: as the kernel's latency tracers'
  * report_latency() and update_max_tr(), a new tracing_max_latency when @d
  * is above it (or, with tracing_thresh @thresh, at least @thresh), and,
- * when the user allocated @tr's snapshot buffer, the buffer swapped into
- * it: the snapshot keeps that call's records.
+ * with the option funcgraph-snapshot, the buffer swapped into the snapshot,
+ * which then keeps that call's records.
  * Context: trev__fg_exit(), inside its RCU read section.
  */
 static void fg_latency(struct trev_trace_array *tr, unsigned long long d,
@@ -404,10 +413,12 @@ static void fg_latency(struct trev_trace_array *tr, unsigned long long d,
 								memory_order_relaxed,
 								memory_order_relaxed));
 	}
-	if (tr->snapshot)	/* racy hint: the swap looks again under the lock */
-		trev__snapshot_swap_allocated(tr);
+	/* Relaxed: an option's word; the option's arm keeps the snapshot buffer. */
+	if (__atomic_load_n(&tr->trace_flags, __ATOMIC_RELAXED) & TREV_ITER_FG_SNAPSHOT)
+		trev__snapshot_swap_probe(tr);
 }
 
+/* A return for which no frame is left: where to go is lost. */
 static __attribute__((noreturn, noinline)) void fg_lost(unsigned long slot)
 {
 	static const char msg[] = "trev: function_graph: a return with no frame on the "
@@ -464,7 +475,7 @@ __attribute__((used)) unsigned long trev__fg_exit(unsigned long *slot)
 		rec.depth = f.depth;
 		rec.overrun = st->overrun;
 		rec.calltime = f.calltime;
-		rec.rettime = tr ? fg_clock(tr) : 0;
+		rec.rettime = fg_clock_of(tr, hooks);
 		if (hooks && hooks->exit && !(f.flags & FG_F_NOHOOK))
 			hooks->exit(f.func, f.depth, f.calltime, rec.rettime);
 		/* The kernel's trace_graph_thresh_return(): only calls that lasted tracing_thresh. */
@@ -754,6 +765,8 @@ int trev__fg_hooks_set(const struct trev_fg_hooks *h)
 		urcu_bp_synchronize_rcu();
 		return 0;
 	}
+	if (atomic_load(&fg_hooks) == h)
+		return 0;
 	/* Seq-cst: publishes *h to the hot path's acquire load. */
 	return atomic_compare_exchange_strong(&fg_hooks, &none, h) ? 0 : -EBUSY;
 }

@@ -116,29 +116,26 @@ unsigned int trev__fg_max_depth(void);
 /*
  * tracing_max_latency (ns): under function_graph, the longest call tree (a
  * root's call, depth 0) seen since it was last written, or with
- * tracing_thresh the last that lasted at least that long; each new one is
- * swapped into the snapshot buffer when the user allocated it.
+ * tracing_thresh the last that lasted at least that long; with the option
+ * funcgraph-snapshot, each new one swaps the buffer into the snapshot.
  */
 void trev__fg_set_max_latency(unsigned long long ns);
 unsigned long long trev__fg_max_latency(void);
 
 /*
- * Hooks for what comes next on the same frames: the function profiler
- * (hit count and time per function, trace_stat/) and the latency tracer
- * (tracing_max_latency with a snapshot of the slowest call). One user at
- * a time. For now the hooks run while function_graph is the tracer (the
- * entry trampoline's C call, trev__ft_entry(), hands entries to
- * trev__fg_entry() then); a profiler of its own adds its switch there and
- * patches the sites it wants, as ftrace.c does for the tracers.
+ * Hooks on the same frames, for the function profiler's time columns
+ * (func_profile.c). One user at a time. They run while function_graph is
+ * the tracer and, with function_graph off, for the entries the entry
+ * trampoline's C call, trev__ft_entry(), hands to trev__fg_entry() for the
+ * profiler; the graph lists and max_graph_depth shape only the records.
  *
  * @entry: before the frame is pushed; @func, its @depth and @calltime (the
- *         instance's clock, ns; 0 while function_graph's records are off).
+ *         instance's clock in ns, or @clock's while function_graph is off).
  *         Return false to leave the call alone: not pushed and its return
  *         not hooked when function_graph's records are off; else pushed for
  *         the records, without @exit.
  * @exit: at the return, before the frame's record; @calltime and
- *        @rettime as the funcgraph_exit record has them. Not for frames
- *        under set_graph_notrace.
+ *        @rettime on the same clock. Not for frames under set_graph_notrace.
  * Both run in the traced thread, possibly in a signal handler, inside an
  * RCU read section: the rules of trev__fg_entry() apply.
  */
@@ -146,6 +143,7 @@ struct trev_fg_hooks {
 	bool (*entry)(unsigned long func, unsigned int depth, unsigned long long calltime);
 	void (*exit)(unsigned long func, unsigned int depth, unsigned long long calltime,
 		     unsigned long long rettime);
+	struct trev_trace_array *clock;	/* whose clock times the frames while records are off */
 };
 
 /*

@@ -186,6 +186,9 @@ __attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent
 		if (pids)
 			trev_tsan_release(pids);
 	}
+	/* The profiler's time: function_graph's frames, pushed for it when the tracer is not. */
+	if (trev_unlikely(extra & TREV_FT_EXTRA_PROFILE) && mode != TREV_TRACER_GRAPH)
+		trev__fg_entry(ip, slot);
 	if (cmds)
 		dump = trev__fc_run(cmds, __builtin_return_address(0));
 	urcu_bp_read_unlock();

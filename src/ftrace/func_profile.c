@@ -2,9 +2,12 @@
 /*
  * The function profiler (the kernel's CONFIG_FUNCTION_PROFILER in ftrace.c):
  * with function_profile_enabled, every function set_ftrace_filter and
- * set_ftrace_notrace select counts its calls per CPU, and
- * trace_stat/function<N> lists them as the kernel does without the graph
- * tracer ("Function  Hit"). docs/function-tracer.md, "The function profiler".
+ * set_ftrace_notrace select counts its calls and their time per CPU, and
+ * trace_stat/function<N> lists them as the kernel does with the graph
+ * tracer ("Function  Hit  Time  Avg  s^2"). The time is taken on
+ * function_graph's frames (fgraph.h's hooks): the entry pushes a frame for
+ * a profiled function, its return adds the call's duration and its square.
+ * docs/function-tracer.md, "The function profiler".
  *
  * The trampoline reads fp_table (RCU, as func_cmd.c's table): the selected
  * functions sorted by address, and nr_cpus counters per function, added to
@@ -26,6 +29,9 @@
 #include <trev/tracepoint.h>
 
 #include "base/buf.h"
+#include "events/events_internal.h"
+#include "ftrace/fgraph.h"
+#include "ftrace/ftrace.h"
 #include "ftrace/func_cmd.h"
 
 struct fp_table {
@@ -33,20 +39,21 @@ struct fp_table {
 	int nr_cpus;			/* counters per function */
 	uintptr_t *addr;		/* sorted */
 	_Atomic unsigned long *hits;	/* [i * nr_cpus + cpu] */
+	_Atomic unsigned long long *time;	/* ns, as hits */
+	_Atomic unsigned long long *time_sq;	/* ns^2, as hits (wraps as the kernel's) */
 };
 
 /* Read by the trampoline (acquire); replaced under ft_lock (release exchange). */
 static _Atomic(struct fp_table *) fp_table;
 
-void trev__fp_hit(unsigned long ip)
+/*
+ * The counters' index of the function at @ip on this CPU in @t, or -1.
+ * Context: inside urcu_bp_read_lock().
+ */
+static long fp_slot(const struct fp_table *t, unsigned long ip)
 {
-	/* Pairs with the release exchange of trev__fp_publish(). */
-	struct fp_table *t = atomic_load_explicit(&fp_table, memory_order_acquire);
-	size_t lo = 0, hi;
+	size_t lo = 0, hi = t->n;
 
-	if (!t)
-		return;
-	hi = t->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -55,20 +62,70 @@ void trev__fp_hit(unsigned long ip)
 
 			if (cpu < 0)
 				cpu = 0;
-			/* Relaxed: a count, read only by trace_stat (after a grace period or racily). */
-			atomic_fetch_add_explicit(&t->hits[mid * (size_t)t->nr_cpus +
-							   (size_t)(cpu % t->nr_cpus)], 1,
-						  memory_order_relaxed);
-			break;
+			return (long)(mid * (size_t)t->nr_cpus + (size_t)(cpu % t->nr_cpus));
 		}
 		if (t->addr[mid] < ip)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return -1;
+}
+
+void trev__fp_hit(unsigned long ip)
+{
+	/* Pairs with the release exchange of trev__fp_publish(). */
+	struct fp_table *t = atomic_load_explicit(&fp_table, memory_order_acquire);
+	long i;
+
+	if (!t)
+		return;
+	i = fp_slot(t, ip);
+	/* Relaxed: a count, read only by trace_stat (after a grace period or racily). */
+	if (i >= 0)
+		atomic_fetch_add_explicit(&t->hits[i], 1, memory_order_relaxed);
 	/* For TSan: the grace period orders this read before trev__fp_publish()'s free. */
 	trev_tsan_release(t);
 }
+
+/* The hooks' entry: push a frame (take the return) for a profiled function only. */
+static bool fp_entry(unsigned long func, unsigned int depth, unsigned long long calltime)
+{
+	struct fp_table *t = atomic_load_explicit(&fp_table, memory_order_acquire);
+	bool found;
+
+	(void)depth, (void)calltime;
+	if (!t)
+		return false;
+	found = fp_slot(t, func) >= 0;
+	trev_tsan_release(t);
+	return found;
+}
+
+/*
+ * The hooks' exit: the call's time, as the kernel's profile_graph_return()
+ * with graph-time on (a function's time holds its callees'). Counted in
+ * the table there is now, on the CPU the return runs on.
+ */
+static void fp_exit(unsigned long func, unsigned int depth, unsigned long long calltime,
+		    unsigned long long rettime)
+{
+	struct fp_table *t = atomic_load_explicit(&fp_table, memory_order_acquire);
+	unsigned long long d = rettime > calltime ? rettime - calltime : 0;
+	long i;
+
+	(void)depth;
+	if (!t)
+		return;
+	i = fp_slot(t, func);
+	if (i >= 0) {
+		atomic_fetch_add_explicit(&t->time[i], d, memory_order_relaxed);
+		atomic_fetch_add_explicit(&t->time_sq[i], d * d, memory_order_relaxed);
+	}
+	trev_tsan_release(t);
+}
+
+static struct trev_fg_hooks fp_hooks = { fp_entry, fp_exit, NULL };
 
 static void fp_free(struct fp_table *t)
 {
@@ -76,6 +133,8 @@ static void fp_free(struct fp_table *t)
 		return;
 	free(t->addr);
 	free((void *)t->hits);
+	free((void *)t->time);
+	free((void *)t->time_sq);
 	free(t);
 }
 
@@ -121,8 +180,18 @@ int trev__fp_publish(bool on, bool reset, int nr_cpus)
 	if (!on) {
 		/* The counts stay readable; the trampoline stops counting (its relaxed load). */
 		atomic_fetch_and(&trev__ft_extra, ~TREV_FT_EXTRA_PROFILE);
+		trev__fg_hooks_set(NULL);	/* returns after the calls in the hooks */
 		return 0;
 	}
+	/* The frames are timed on the top instance's clock (its trace_clock). */
+	if (!fp_hooks.clock) {
+		fp_hooks.clock = trev__top_instance();
+		if (!fp_hooks.clock)
+			return -ENOMEM;
+	}
+	/* Ours (again, or still): the table below is what they look in. */
+	if (trev__fg_hooks_set(&fp_hooks))
+		return -EBUSY;
 	trev__ft_match("*", NULL, fp_collect_one, &c);
 	if (c.err) {
 		free(c.addr);
@@ -139,7 +208,9 @@ int trev__fp_publish(bool on, bool reset, int nr_cpus)
 	t->nr_cpus = nr_cpus > 0 ? nr_cpus : 1;
 	t->addr = c.addr;
 	t->hits = calloc(t->n ? t->n * (size_t)t->nr_cpus : 1, sizeof(*t->hits));
-	if (!t->hits) {
+	t->time = calloc(t->n ? t->n * (size_t)t->nr_cpus : 1, sizeof(*t->time));
+	t->time_sq = calloc(t->n ? t->n * (size_t)t->nr_cpus : 1, sizeof(*t->time_sq));
+	if (!t->hits || !t->time || !t->time_sq) {
 		fp_free(t);
 		return -ENOMEM;
 	}
@@ -158,13 +229,23 @@ int trev__fp_publish(bool on, bool reset, int nr_cpus)
 		} else if (old->addr[i] > t->addr[j]) {
 			j++;
 		} else {
-			for (int cpu = 0; cpu < old->nr_cpus; cpu++)
-				atomic_fetch_add_explicit(
-					&t->hits[j * (size_t)t->nr_cpus + (size_t)(cpu % t->nr_cpus)],
-					atomic_load_explicit(&old->hits[i * (size_t)old->nr_cpus +
-									(size_t)cpu],
-							     memory_order_relaxed),
-					memory_order_relaxed);
+			for (int cpu = 0; cpu < old->nr_cpus; cpu++) {
+				size_t to = j * (size_t)t->nr_cpus + (size_t)(cpu % t->nr_cpus);
+				size_t from = i * (size_t)old->nr_cpus + (size_t)cpu;
+
+				atomic_fetch_add_explicit(&t->hits[to],
+							  atomic_load_explicit(&old->hits[from],
+									       memory_order_relaxed),
+							  memory_order_relaxed);
+				atomic_fetch_add_explicit(&t->time[to],
+							  atomic_load_explicit(&old->time[from],
+									       memory_order_relaxed),
+							  memory_order_relaxed);
+				atomic_fetch_add_explicit(&t->time_sq[to],
+							  atomic_load_explicit(&old->time_sq[from],
+									       memory_order_relaxed),
+							  memory_order_relaxed);
+			}
 			i++;
 			j++;
 		}
@@ -176,46 +257,107 @@ int trev__fp_publish(bool on, bool reset, int nr_cpus)
 struct fp_row {
 	const char *name;
 	unsigned long hits;
+	unsigned long long time, time_sq;
 };
 
+/* The kernel's function_stat_cmp() with the graph tracer: the longest time first. */
 static int fp_row_cmp(const void *a, const void *b)
 {
 	const struct fp_row *x = a, *y = b;
 
+	if (x->time != y->time)
+		return x->time > y->time ? -1 : 1;
 	if (x->hits != y->hits)
 		return x->hits > y->hits ? -1 : 1;
 	return strcmp(x->name, y->name);
+}
+
+/*
+ * The kernel's trace_print_graph_duration(): microseconds, then up to 3
+ * digits of ns while the number has fewer than 7, " us ", and spaces to
+ * a width of 8 characters before " us ".
+ */
+static int fp_duration(struct trev_buf *out, unsigned long long ns)
+{
+	char us[24], frac[8] = "";
+	int len = snprintf(us, sizeof(us), "%llu", ns / 1000);
+	int ret;
+
+	if (len < 7) {
+		/* "%03lu" cut to 8 - len - 1 characters (at most 3), as the kernel's snprintf. */
+		int keep = 8 - len - 1 < 3 ? 8 - len - 1 : 3;
+
+		snprintf(frac, sizeof(frac), ".%03llu", ns % 1000);
+		frac[1 + keep] = '\0';
+		len += 1 + keep;
+	}
+	ret = trev__buf_printf(out, "%s%s us ", us, frac);
+	for (; len < 8 && !ret; len++)
+		ret = trev__buf_putc(out, ' ');
+	return ret;
+}
+
+/* One row: function_stat_show(), with the sample variance as Welford's form gives it. */
+static int fp_row_show(struct trev_buf *out, const struct fp_row *r)
+{
+	unsigned long long avg = r->time / r->hits, s2 = 0;
+	int ret;
+
+	if (r->hits > 1) {
+		/* (n * sum(x^2) - sum(x)^2) / (n * (n - 1)), in us^2 after /1000 here and below. */
+		unsigned __int128 n = r->hits;
+		unsigned __int128 num = n * r->time_sq, sq = (unsigned __int128)r->time * r->time;
+
+		s2 = num > sq ? (unsigned long long)((num - sq) / (n * (n - 1) * 1000)) : 0;
+	}
+	ret = trev__buf_printf(out, "  %-30.30s  %10lu    ", r->name, r->hits);
+	ret = ret ?: fp_duration(out, r->time);
+	ret = ret ?: trev__buf_puts(out, "    ");
+	ret = ret ?: fp_duration(out, avg);
+	ret = ret ?: trev__buf_puts(out, "    ");
+	ret = ret ?: fp_duration(out, s2);
+	return ret ?: trev__buf_putc(out, '\n');
 }
 
 int trev__fp_show(int cpu, struct trev_buf *out)
 {
 	/* ft_lock: the table is ours to read; the counters are loaded relaxed, racing adds. */
 	struct fp_table *t = atomic_load_explicit(&fp_table, memory_order_relaxed);
+	unsigned long long thresh = trev__fg_thresh();
 	struct fp_row *rows;
 	size_t n = 0;
 	int ret;
 
-	/* The kernel's function_stat_headers() without CONFIG_FUNCTION_GRAPH_TRACER. */
-	ret = trev__buf_puts(out, "  Function                               Hit\n"
-				  "  --------                               ---\n");
+	/* The kernel's function_stat_headers() with CONFIG_FUNCTION_GRAPH_TRACER. */
+	ret = trev__buf_puts(out, "  Function                               Hit    Time            "
+				  "Avg             s^2\n"
+				  "  --------                               ---    ----            "
+				  "---             ---\n");
 	if (ret || !t || cpu >= t->nr_cpus)
 		return ret;
 	rows = malloc((t->n ? t->n : 1) * sizeof(*rows));
 	if (!rows)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->n; i++) {
-		unsigned long h = atomic_load_explicit(&t->hits[i * (size_t)t->nr_cpus + (size_t)cpu],
-						       memory_order_relaxed);
+		size_t k = i * (size_t)t->nr_cpus + (size_t)cpu;
+		unsigned long h = atomic_load_explicit(&t->hits[k], memory_order_relaxed);
 		const char *name = h ? trev__ft_site_name(t->addr[i]) : NULL;
+		struct fp_row r;
 
 		/* As the kernel's: a function is listed on a CPU once it was hit there. */
-		if (name)
-			rows[n++] = (struct fp_row){ name, h };
+		if (!name)
+			continue;
+		r = (struct fp_row){ name, h,
+				     atomic_load_explicit(&t->time[k], memory_order_relaxed),
+				     atomic_load_explicit(&t->time_sq[k], memory_order_relaxed) };
+		/* function_stat_show(): with tracing_thresh, only functions whose average reaches it. */
+		if (thresh && r.time / r.hits < thresh)
+			continue;
+		rows[n++] = r;
 	}
 	qsort(rows, n, sizeof(*rows), fp_row_cmp);
-	/* function_stat_show(): "  %-30.30s  %10lu". */
 	for (size_t i = 0; i < n && !ret; i++)
-		ret = trev__buf_printf(out, "  %-30.30s  %10lu\n", rows[i].name, rows[i].hits);
+		ret = fp_row_show(out, &rows[i]);
 	free(rows);
 	return ret;
 }

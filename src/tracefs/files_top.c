@@ -472,6 +472,7 @@ const struct tfs_option trev__options[] = {
 	{ "funcgraph-abstime", TREV_ITER_FG_ABSTIME },
 	{ "funcgraph-irqs", TREV_ITER_FG_IRQS },
 	{ "funcgraph-tail", TREV_ITER_FG_TAIL },
+	{ "funcgraph-snapshot", TREV_ITER_FG_SNAPSHOT },
 	{ "func_stack_trace", TREV_ITER_FUNC_STACK_TRACE },
 };
 const int trev__nr_options = (int)(sizeof(trev__options) / sizeof(trev__options[0]));
@@ -487,6 +488,14 @@ int trev__option_set(struct trev_trace_array *tr, int i, bool on)
 {
 	int ret = 0;
 
+	/* The slowest call tree's buffer: allocated while the option is on (docs/function-tracer.md). */
+	if (trev__options[i].bit == TREV_ITER_FG_SNAPSHOT &&
+	    on != !!(tr->trace_flags & TREV_ITER_FG_SNAPSHOT)) {
+		if (on && (ret = trev__snapshot_arm(tr)))
+			return ret;
+		if (!on)
+			trev__snapshot_disarm(tr);
+	}
 	if (!trev__options[i].bit) {
 		pthread_rwlock_rdlock(&tr->buf_lock);
 		ret = trev_rb_set_overwrite(tr->rb, on);

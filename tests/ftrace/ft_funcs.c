@@ -5,6 +5,8 @@
  * its caller checks, with integer and floating-point arguments, so a
  * trampoline that lost a register would show in a result.
  */
+#include <time.h>
+
 #include "ft_funcs.h"
 
 __attribute__((noinline)) int ft_add(int a, int b)
@@ -36,4 +38,13 @@ __attribute__((noinline)) int ft_spin(int x)
 __attribute__((noinline)) int ft_quiet(int x)
 {
 	return x + 7;
+}
+
+__attribute__((noinline)) int ft_nap(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts))
+		;
+	return ms;
 }

@@ -9,5 +9,7 @@ double ft_fma(double a, double b, double c, double d, double e, double f, double
 int ft_outer(int x);
 int ft_spin(int x);
 int ft_quiet(int x);
+/* Sleeps @ms milliseconds at least (the profiler's time); returns @ms. */
+int ft_nap(int ms);
 
 #endif

@@ -282,15 +282,21 @@ static void test_max_latency(void **state)
 
 	(void)state;
 	setup("fg_*", NULL, NULL);
-	/* Without a snapshot buffer, only the value: the calls stay in the trace. */
+	/* Without funcgraph-snapshot, only the value: the calls stay in the trace. */
 	assert_int_equal(trev_write("tracing_max_latency", "0"), 0);
 	assert_string_equal(rd("tracing_max_latency"), "0\n");
 	assert_int_equal(fg_top(1), 6);
 	assert_true(strtoul(rd("tracing_max_latency"), NULL, 10) < 1000000000ul);
 	assert_string_equal(calls_of(gettid_()), "fg_top{fg_mid{fg_leaf{}}fg_leaf{}}");
-	/* With one (echo 1 > snapshot), a new maximum swaps the buffer into it. */
+	/* An allocated snapshot is not enough: the user's, left alone. */
 	assert_int_equal(trev_write("snapshot", "1"), 0);
 	assert_int_equal(trev_write("snapshot", "2"), 0);	/* emptied */
+	assert_int_equal(trev_write("tracing_max_latency", "0"), 0);
+	assert_int_equal(fg_top(2), 9);
+	assert_true(strstr(rd("snapshot"), "fg_top") == NULL);
+	assert_string_equal(calls_of(gettid_()), "fg_top{fg_mid{fg_leaf{}}fg_leaf{}}");
+	/* With the option, a new maximum swaps the buffer into the snapshot. */
+	assert_int_equal(trev_write("options/funcgraph-snapshot", "1"), 0);
 	assert_int_equal(trev_write("tracing_max_latency", "0"), 0);
 	assert_int_equal(fg_slow(20), 20);
 	us = strtoul(rd("tracing_max_latency"), NULL, 10);
@@ -312,6 +318,9 @@ static void test_max_latency(void **state)
 	assert_int_equal(trev_write("tracing_max_latency", "soon"), -EINVAL);
 	assert_non_null(strstr(rd("error_log"), "Invalid value"));
 	assert_int_equal(strtoul(rd("tracing_max_latency"), NULL, 10), us);
+	/* The option holds the snapshot buffer, as a latency tracer holds its max buffer. */
+	assert_int_equal(trev_write("snapshot", "0"), -EBUSY);
+	assert_int_equal(trev_write("options/funcgraph-snapshot", "0"), 0);
 	assert_int_equal(trev_write("snapshot", "0"), 0);
 	teardown();
 }

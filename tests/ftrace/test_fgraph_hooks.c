@@ -70,8 +70,8 @@ static void on_exit_(unsigned long func, unsigned int depth, unsigned long long 
 	c->time += rettime - calltime;
 }
 
-static const struct trev_fg_hooks hooks = { on_entry, on_exit_ };
-static const struct trev_fg_hooks other = { NULL, NULL };
+static const struct trev_fg_hooks hooks = { on_entry, on_exit_, NULL };
+static const struct trev_fg_hooks other = { NULL, NULL, NULL };
 
 static void reset(void)
 {

@@ -565,16 +565,22 @@ static void test_func_stack_trace(void **state)
 /* ------------------------------------------------------------------ */
 /* The function profiler                                                */
 
-#define STAT_HEADER	"  Function                               Hit\n" \
-			"  --------                               ---\n"
+#define STAT_HEADER	"  Function                               Hit    Time            Avg             s^2\n" \
+			"  --------                               ---    ----            ---             ---\n"
 
-/* @name's hits summed over trace_stat/function0..N; every file's layout checked. */
-static unsigned long profile_hits(const char *name)
+/*
+ * @name's hits and time (us) summed over trace_stat/function0..N; every
+ * file's layout checked: "  %-30.30s  %10lu    ", then time, average and
+ * s^2 as the kernel's trace_print_graph_duration() prints them.
+ */
+static unsigned long profile_stat(const char *name, double *time_us)
 {
 	unsigned long sum = 0;
 	char path[64];
 	int cpu;
 
+	if (time_us)
+		*time_us = 0;
 	for (cpu = 0;; cpu++) {
 		const char *p;
 
@@ -585,18 +591,29 @@ static unsigned long profile_hits(const char *name)
 		for (p = text + strlen(STAT_HEADER); *p; p = strchr(p, '\n') + 1) {
 			char fn[64];
 			unsigned long h;
+			double t, avg, s2;
 			int n = 0;
 
-			/* "  %-30.30s  %10lu": the name padded to 30, the count in 10. */
-			assert_int_equal(strchr(p, '\n') - p, 2 + 30 + 2 + 10);
-			assert_int_equal(sscanf(p, "  %63s %lu%n", fn, &h, &n), 2);
+			assert_int_equal(sscanf(p, "  %63s %lu    %lf us %lf us %lf us%n", fn, &h, &t,
+						&avg, &s2, &n), 5);
+			/* The name padded to 30, the count in 10, then the columns at fixed places. */
+			assert_int_equal(p[2 + 30 + 2 + 10], ' ');
 			assert_true(h > 0);
-			if (!strcmp(fn, name))
+			assert_true(avg <= t);
+			if (!strcmp(fn, name)) {
 				sum += h;
+				if (time_us)
+					*time_us += t;
+			}
 		}
 	}
 	assert_true(cpu > 0);
 	return sum;
+}
+
+static unsigned long profile_hits(const char *name)
+{
+	return profile_stat(name, NULL);
 }
 
 static void *profile_spinner(void *arg)
@@ -659,6 +676,48 @@ static void test_profile(void **state)
 	reset_all();
 }
 
+/*
+ * The time columns: a function that sleeps 10 ms twice shows at least
+ * 20 ms, whether the tracer is nop (the profiler's own frames) or
+ * function_graph (the tracer's). The thread stays on one CPU, where both
+ * its hits and its time are counted.
+ */
+static void test_profile_time(void **state)
+{
+	cpu_set_t one, was;
+	double us;
+
+	(void)state;
+	reset_all();
+	assert_int_equal(sched_getaffinity(0, sizeof(was), &was), 0);
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	assert_int_equal(trev_write("set_ftrace_filter", "ft_nap ft_add"), 0);
+	assert_int_equal(trev_write("function_profile_enabled", "1"), 0);
+	assert_int_equal(ft_nap(10), 10);
+	assert_int_equal(ft_nap(10), 10);
+	assert_int_equal(profile_stat("ft_nap", &us), 2);
+	assert_true(us >= 20000.0);
+	/* Under function_graph the same frames serve both. */
+	assert_int_equal(trev_write("current_tracer", "function_graph"), 0);
+	assert_int_equal(ft_nap(10), 10);
+	assert_int_equal(profile_stat("ft_nap", &us), 3);
+	assert_true(us >= 30000.0);
+	assert_non_null(strstr(rd("trace"), "ft_nap();"));
+	assert_int_equal(trev_write("current_tracer", "nop"), 0);
+	/* With tracing_thresh, only functions whose average reaches it are listed. */
+	assert_int_equal(trev_write("tracing_thresh", "5000"), 0);
+	assert_int_equal(ft_add(1, 1), 2);
+	assert_int_equal(profile_stat("ft_nap", &us), 3);
+	assert_int_equal(profile_hits("ft_add"), 0);
+	assert_int_equal(trev_write("tracing_thresh", "0"), 0);
+	assert_int_equal(profile_hits("ft_add"), 1);
+	assert_int_equal(trev_write("function_profile_enabled", "0"), 0);
+	assert_int_equal(sched_setaffinity(0, sizeof(was), &was), 0);
+	reset_all();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -675,6 +734,7 @@ int main(void)
 		cmocka_unit_test(test_dlclose),
 		cmocka_unit_test(test_func_stack_trace),
 		cmocka_unit_test(test_profile),
+		cmocka_unit_test(test_profile_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
