@@ -309,7 +309,11 @@ static inline unsigned long long fg_clock_of(struct trev_trace_array *tr,
  */
 void trev__fg_entry(unsigned long ip, unsigned long *slot)
 {
-	struct trev_trace_array *tr = atomic_load_explicit(&fg_tr, memory_order_relaxed);
+	/*
+	 * Acquire: pairs with trev__fg_set()'s store, so what made the instance
+	 * before it (its buffer, tr->rb) is seen by fg_clock() here.
+	 */
+	struct trev_trace_array *tr = atomic_load_explicit(&fg_tr, memory_order_acquire);
 	const struct trev_fg_hooks *hooks = atomic_load_explicit(&fg_hooks, memory_order_acquire);
 	struct fg_stack *st = fg_cur;
 	unsigned long s = (unsigned long)slot;
@@ -464,7 +468,7 @@ __attribute__((used)) unsigned long trev__fg_exit(unsigned long *slot)
 	if (f.flags & FG_F_NOTRACE)
 		return f.ret;
 	urcu_bp_read_lock();
-	tr = atomic_load_explicit(&fg_tr, memory_order_relaxed);
+	tr = atomic_load_explicit(&fg_tr, memory_order_acquire);	/* as in trev__fg_entry() */
 	hooks = atomic_load_explicit(&fg_hooks, memory_order_acquire);
 	if (tr || (hooks && hooks->exit)) {
 		struct trev_fgraph_ret_entry rec;
