@@ -197,17 +197,6 @@ __attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent
 }
 
 /* The kernel's trace_fn_trace(): "func <-parent", options sym-offset and sym-addr. */
-static void fn_print_ip(struct trev_trace_iter *iter, unsigned long ip)
-{
-	if (!ip) {
-		trev_seq_putc(&iter->seq, '0');
-		return;
-	}
-	trev__sym_print(&iter->seq, ip, !!(iter->trace_flags & TREV_ITER_SYM_OFFSET));
-	if (iter->trace_flags & TREV_ITER_SYM_ADDR)
-		trev_seq_printf(&iter->seq, " <%016lx>", ip);
-}
-
 static int fn_output(struct trev_trace_iter *iter, struct trev_event_call *call)
 {
 	const struct ftrace_entry *e = (const struct ftrace_entry *)(const void *)iter->ent;
@@ -215,10 +204,10 @@ static int fn_output(struct trev_trace_iter *iter, struct trev_event_call *call)
 	(void)call;
 	if (iter->ent_size < sizeof(*e))
 		return -1;
-	fn_print_ip(iter, e->ip);
+	trev__sym_print_ip(&iter->seq, e->ip, iter->trace_flags);
 	if ((iter->trace_flags & TREV_ITER_PRINT_PARENT) && e->parent_ip) {
 		trev_seq_puts(&iter->seq, " <-");
-		fn_print_ip(iter, e->parent_ip);
+		trev__sym_print_ip(&iter->seq, e->parent_ip, iter->trace_flags);
 	}
 	trev_seq_putc(&iter->seq, '\n');
 	return 0;

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "events/events_internal.h"
 #include "output/elf_symtab.h"
 #include "output/symbols.h"
 
@@ -218,4 +219,15 @@ int trev__sym_print(struct trev_seq *s, unsigned long addr, int with_offset)
 	if (!with_offset)
 		return trev_seq_puts(s, sym.name);
 	return trev_seq_printf(s, "%s+0x%lx/0x%lx", sym.name, addr - sym.start, sym.size);
+}
+
+void trev__sym_print_ip(struct trev_seq *s, unsigned long ip, unsigned long trace_flags)
+{
+	if (!ip) {
+		trev_seq_putc(s, '0');
+		return;
+	}
+	trev__sym_print(s, ip, !!(trace_flags & TREV_ITER_SYM_OFFSET));
+	if (trace_flags & TREV_ITER_SYM_ADDR)
+		trev_seq_printf(s, " <%016lx>", ip);
 }

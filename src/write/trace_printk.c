@@ -543,13 +543,7 @@ static void printk_ip(struct trev_trace_iter *iter, unsigned long ip)
 		trev_seq_puts(&iter->seq, "tracing_mark_write");
 		return;
 	}
-	if (!ip) {
-		trev_seq_putc(&iter->seq, '0');
-		return;
-	}
-	trev__sym_print(&iter->seq, ip, !!(iter->trace_flags & TREV_ITER_SYM_OFFSET));
-	if (iter->trace_flags & TREV_ITER_SYM_ADDR)
-		trev_seq_printf(&iter->seq, " <%016lx>", ip);
+	trev__sym_print_ip(&iter->seq, ip, iter->trace_flags);
 }
 
 /*
