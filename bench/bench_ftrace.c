@@ -15,7 +15,13 @@
  *   - uftrace (`uftrace record -P`, bench_uftrace.h) on the same function
  *     built the same way, against function_graph (target: trev >= 5 x
  *     faster); without uftrace installed, n/a.
- * Environment: BENCH_FTRACE_N calls per timed run (default 2000000).
+ * Environment: BENCH_FTRACE_N calls per timed run (default 2000000);
+ * BENCH_FTRACE_ONLY=function or function_graph runs only that tracer's
+ * traced call, N + N/10 calls in run_traced(), untimed: for
+ *   BENCH_FAKE_CPU=1 BENCH_FTRACE_N=100000 BENCH_FTRACE_ONLY=function_graph \
+ *     valgrind --tool=callgrind --toggle-collect=run_traced build/bench/bench_ftrace
+ * (BENCH_FAKE_CPU: valgrind has no rseq, so every record would take the
+ * ring's slow path; it points the CPU read at a constant, as bench_events).
  * Prints a table and exits 0: no thresholds, no pass/fail.
  */
 #include <sched.h>
@@ -27,6 +33,7 @@
 
 #include "bench_common.h"
 #include "bench_uftrace.h"
+#include "ring_buffer/rb_internal.h"	/* trev__rb_cpu_id, for BENCH_FAKE_CPU */
 
 #define RUNS	5
 
@@ -103,9 +110,22 @@ static void row(const char *name, struct result r, const char *vs)
 	printf("| %-44s | %8.2f | %6.2f | %-22s |\n", name, r.ns, r.ratio, vs);
 }
 
+/* BENCH_FTRACE_ONLY: @tracer's traced call alone, untimed (callgrind, perf). */
+static int run_only(const char *tracer)
+{
+	static const int32_t cpu0;
+
+	if (getenv("BENCH_FAKE_CPU"))
+		trev__rb_cpu_id = &cpu0;
+	must(trev_write("current_tracer", tracer), "current_tracer");
+	run_traced(nr_calls / 10);
+	run_traced(nr_calls);
+	return 0;
+}
+
 int main(void)
 {
-	const char *env = getenv("BENCH_FTRACE_N");
+	const char *env = getenv("BENCH_FTRACE_N"), *only = getenv("BENCH_FTRACE_ONLY");
 	struct result floor_r, plain, nop, nop_on, traced, graph, cmd_traced, cmd_only;
 	double uft[RUNS], uft_plain[RUNS], uft_ns, uft_plain_ns;
 	cpu_set_t one;
@@ -118,6 +138,8 @@ int main(void)
 	CPU_ZERO(&one);
 	CPU_SET(cpu < 0 ? 0 : cpu, &one);
 	sched_setaffinity(0, sizeof(one), &one);
+	if (only)
+		return run_only(only);
 
 	time_run(run_floor, nr_calls);		/* warm the CPU up */
 	floor_r = measure_vs(run_floor, run_floor);

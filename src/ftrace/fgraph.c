@@ -25,6 +25,7 @@
 #include "ftrace/ftrace.h"
 #include "events/events_internal.h"
 #include "output/symbols.h"
+#include "write/write.h"
 
 static int fg_field(struct trev_event_call *call, const char *type, const char *name,
 		    size_t offset, size_t size)
@@ -321,6 +322,7 @@ void trev__fg_entry(unsigned long ip, unsigned long *slot)
 	struct trev_fg_map *map;
 	struct fg_frame *f;
 	unsigned long long now, thresh;
+	bool stamped;
 
 	if (trev_unlikely(!tr && !hooks))
 		return;
@@ -357,13 +359,19 @@ void trev__fg_entry(unsigned long ip, unsigned long *slot)
 		st->overrun++;
 		return;
 	}
-	now = fg_clock_of(tr, hooks);
+	thresh = tr ? atomic_load_explicit(&fg_thresh_ns, memory_order_relaxed) : 0;
+	/*
+	 * The common case: the entry record's own time stamp is calltime
+	 * (trev__event_write_stamped()), one clock read for both. The hooks
+	 * want the time before the push, tracing_thresh writes no entry.
+	 */
+	stamped = tr && !hooks && !thresh && !(flags & FG_F_NOTRACE);
+	now = stamped ? 0 : fg_clock_of(tr, hooks);
 	if (hooks && hooks->entry && !(flags & FG_F_NOTRACE) && !hooks->entry(ip, depth, now)) {
 		if (!tr)
 			return;
 		flags |= FG_F_NOHOOK;
 	}
-	thresh = atomic_load_explicit(&fg_thresh_ns, memory_order_relaxed);
 	f = &st->frames[curr];
 	do {
 		f->slot = FG_SLOT_BUSY;
@@ -382,12 +390,18 @@ void trev__fg_entry(unsigned long ip, unsigned long *slot)
 	f->slot = s;
 	if (tr && !thresh && !(flags & FG_F_NOTRACE)) {
 		struct trev_fgraph_ent_entry rec;
+		struct trev_event_file *file =
+			&trev__event_rt(&trev__ftrace_event_funcgraph_entry)->file;
 
 		rec.func = ip;
 		rec.depth = depth;
 		rec.pad = 0;
-		trev_event_write(&trev__event_rt(&trev__ftrace_event_funcgraph_entry)->file, &rec,
-				 sizeof(rec));
+		if (stamped) {
+			/* Only this frame's return reads calltime, after we return. */
+			f->calltime = trev__event_write_stamped(file, &rec.ent, sizeof(rec), 0);
+		} else {
+			trev_event_write(file, &rec, sizeof(rec));
+		}
 	}
 }
 
@@ -475,17 +489,25 @@ __attribute__((used)) unsigned long trev__fg_exit(unsigned long *slot)
 		unsigned long long thresh = atomic_load_explicit(&fg_thresh_ns,
 								 memory_order_relaxed);
 
+		struct trev_event_file *file = &trev__event_rt(&trev__ftrace_event_funcgraph_exit)->file;
+
 		rec.func = f.func;
 		rec.depth = f.depth;
 		rec.overrun = st->overrun;
 		rec.calltime = f.calltime;
-		rec.rettime = fg_clock_of(tr, hooks);
-		if (hooks && hooks->exit && !(f.flags & FG_F_NOHOOK))
-			hooks->exit(f.func, f.depth, f.calltime, rec.rettime);
-		/* The kernel's trace_graph_thresh_return(): only calls that lasted tracing_thresh. */
-		if (tr && (!thresh || rec.rettime - rec.calltime >= thresh))
-			trev_event_write(&trev__event_rt(&trev__ftrace_event_funcgraph_exit)->file,
-					 &rec, sizeof(rec));
+		if (tr && !hooks && !thresh) {
+			/* The common case: the record's own time stamp is rettime. */
+			rec.rettime = trev__event_write_stamped(
+				file, &rec.ent, sizeof(rec),
+				offsetof(struct trev_fgraph_ret_entry, rettime));
+		} else {
+			rec.rettime = fg_clock_of(tr, hooks);
+			if (hooks && hooks->exit && !(f.flags & FG_F_NOHOOK))
+				hooks->exit(f.func, f.depth, f.calltime, rec.rettime);
+			/* The kernel's trace_graph_thresh_return(): only calls that lasted tracing_thresh. */
+			if (tr && (!thresh || rec.rettime - rec.calltime >= thresh))
+				trev_event_write(file, &rec, sizeof(rec));
+		}
 		if (tr && f.depth == 0)
 			fg_latency(tr, rec.rettime - rec.calltime, thresh);
 	}

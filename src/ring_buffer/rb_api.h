@@ -37,7 +37,9 @@ struct rb_wr {
 extern __thread _Atomic uint32_t *trev__rb_busy __attribute__((tls_model("initial-exec")));
 
 /* Cold paths, in ring_buffer.c. */
-void *trev__rb_reserve_slow(struct trev_rb *rb, uint32_t len, struct rb_desc *d, uint32_t n);
+/* @tsp: NULL, or where the record's time stamp goes when it is reserved. */
+void *trev__rb_reserve_slow(struct trev_rb *rb, uint32_t len, struct rb_desc *d, uint32_t n,
+			    uint64_t *tsp);
 void trev__rb_leave_slow(struct trev_rb *rb, struct rb_desc *d, bool published, uint64_t seen);
 
 /*
@@ -125,9 +127,11 @@ static inline __attribute__((always_inline)) void *rb_claim_fast(struct trev_rb 
  * rb_reserve_fast_at() - the common case of trev_rb_reserve()
  * @tls_off, @fast_gen: rb->tls_off and rb->fast_gen, which a caller may
  *	keep nearer at hand than @rb
+ * @tsp: NULL, or where the record's time stamp goes when it is reserved
+ *	(a constant NULL costs nothing: the function is always inlined)
  *
  * Return: the payload, with what the commit needs in @w; or NULL, and the
- * caller returns trev__rb_reserve_slow(rb, len, w->d, w->n), which goes on
+ * caller returns trev__rb_reserve_slow(rb, len, w->d, w->n, ...), which goes on
  * from where this stopped (w->d NULL: from the start; else nesting holds
  * w->n + 1 + RB_NEST_CLAIM). Nothing here calls out of line, so callers
  * need no stack frame.
@@ -135,7 +139,7 @@ static inline __attribute__((always_inline)) void *rb_claim_fast(struct trev_rb 
  */
 static inline __attribute__((always_inline)) void *
 rb_reserve_fast_at(struct trev_rb *rb, uintptr_t tls_off, uint64_t fast_gen, uint32_t len,
-		   struct rb_wr *w)
+		   struct rb_wr *w, uint64_t *tsp)
 {
 	_Atomic uint32_t *busy = trev__rb_busy;
 	struct rb_desc *d;
@@ -179,6 +183,8 @@ rb_reserve_fast_at(struct trev_rb *rb, uintptr_t tls_off, uint64_t fast_gen, uin
 	/* Nesting shows the write from here on: a reader that sees busy
 	 * back where it was sees it too. */
 	rb_busy_dec(busy);
+	if (tsp)
+		*tsp = ts;
 	return payload;
 
 out_unbusy:
@@ -192,7 +198,19 @@ static inline __attribute__((always_inline)) void *rb_reserve_fast(struct trev_r
 								    struct rb_wr *w)
 {
 	return rb_reserve_fast_at(rb, rb->tls_off,
-				  atomic_load_explicit(&rb->fast_gen, memory_order_relaxed), len, w);
+				  atomic_load_explicit(&rb->fast_gen, memory_order_relaxed), len, w,
+				  NULL);
+}
+
+/* rb_reserve_fast(), and the time stamp the record got in *@tsp. */
+static inline __attribute__((always_inline)) void *rb_reserve_fast_ts(struct trev_rb *rb,
+								       uint32_t len,
+								       struct rb_wr *w,
+								       uint64_t *tsp)
+{
+	return rb_reserve_fast_at(rb, rb->tls_off,
+				  atomic_load_explicit(&rb->fast_gen, memory_order_relaxed), len, w,
+				  tsp);
 }
 
 /*

@@ -789,7 +789,8 @@ rb_cold void trev__rb_leave_slow(struct trev_rb *rb, struct rb_desc *d, bool pub
  * outermost level publishes. We were not paused when we looked, so a
  * pausing thread is still waiting for our nesting to drop.
  */
-rb_cold void *trev__rb_reserve_slow(struct trev_rb *rb, uint32_t len, struct rb_desc *d, uint32_t n)
+rb_cold void *trev__rb_reserve_slow(struct trev_rb *rb, uint32_t len, struct rb_desc *d, uint32_t n,
+				    uint64_t *tsp)
 {
 	uint32_t cpu;
 	uint64_t ts;
@@ -828,6 +829,9 @@ rb_cold void *trev__rb_reserve_slow(struct trev_rb *rb, uint32_t len, struct rb_
 	atomic_signal_fence(memory_order_seq_cst);
 	if (rb_load(&d->lost_total) != d->lost_seen)
 		atomic_store_explicit(&d->tail_limit, 0, memory_order_relaxed);
+	/* Still inside the claim, where no handler writes: the record's time. */
+	if (payload && tsp)
+		*tsp = d->last_ts;
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(&d->nesting, n + 1, memory_order_relaxed);
 	if (trev_unlikely(!payload)) {
@@ -854,7 +858,7 @@ void *trev_rb_reserve(struct trev_rb *rb, uint32_t len)
 	void *payload = rb_reserve_fast(rb, len, &w);
 
 	if (trev_unlikely(!payload))
-		return trev__rb_reserve_slow(rb, len, w.d, w.n);
+		return trev__rb_reserve_slow(rb, len, w.d, w.n, NULL);
 	return payload;
 }
 
@@ -908,7 +912,7 @@ int trev_rb_write(struct trev_rb *rb, const void *data, uint32_t len)
 	void *p = rb_reserve_fast(rb, len, &w);
 
 	if (trev_unlikely(!p)) {
-		p = trev__rb_reserve_slow(rb, len, w.d, w.n);
+		p = trev__rb_reserve_slow(rb, len, w.d, w.n, NULL);
 		if (!p)
 			return -ENOSPC;
 		w.d = trev__rb_tls[rb->set].desc;

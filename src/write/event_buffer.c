@@ -29,6 +29,7 @@
 #include "output/line_prefix.h"
 #include "ring_buffer/rb_api.h"
 #include "trigger/trigger.h"
+#include "write/write.h"
 
 /* The common fields of a record in the ring, at nesting level @n of @d. */
 static inline __attribute__((always_inline)) void
@@ -68,12 +69,13 @@ event_fill(struct trev_event_buffer *fb, struct trev_entry *ent, unsigned short 
 
 /*
  * The ring's slow reservation, going on from where rb_reserve_fast() left
- * @w; on success @w describes it for the commit.
+ * @w; on success @w describes it for the commit, and *@tsp (unless NULL)
+ * holds the record's time stamp.
  */
 static rb_cold void *event_rb_reserve_slow(struct trev_rb *rb, unsigned int len,
-					   struct rb_wr *w)
+					   struct rb_wr *w, uint64_t *tsp)
 {
-	void *ent = trev__rb_reserve_slow(rb, len, w->d, w->n);
+	void *ent = trev__rb_reserve_slow(rb, len, w->d, w->n, tsp);
 
 	if (ent) {
 		w->d = trev__rb_tls[rb->set].desc;
@@ -85,7 +87,7 @@ static rb_cold void *event_rb_reserve_slow(struct trev_rb *rb, unsigned int len,
 static rb_cold void *event_reserve_slow(struct trev_event_buffer *fb, unsigned int len,
 					struct rb_wr w)
 {
-	void *ent = event_rb_reserve_slow(fb->rb, len, &w);
+	void *ent = event_rb_reserve_slow(fb->rb, len, &w, NULL);
 
 	if (!ent) {
 		trev_tsan_release(fb->file->tr);	/* done with rb: see trev__snapshot_free() */
@@ -322,7 +324,7 @@ static inline __attribute__((always_inline)) void event_commit(struct trev_event
 
 /*
  * Copy @n bytes of a record, @n a multiple of 4: up to 16 bytes as two
- * overlapping loads and stores, without a call.
+ * overlapping loads and stores, up to 32 as four, without a call.
  */
 static inline __attribute__((always_inline)) void rec_copy(void *dst, const void *src,
 							    unsigned int n)
@@ -337,6 +339,17 @@ static inline __attribute__((always_inline)) void rec_copy(void *dst, const void
 		memcpy(&b, s + n - 8, 8);
 		memcpy(d, &a, 8);
 		memcpy(d + n - 8, &b, 8);
+	} else if (n > 16 && n <= 32) {
+		uint64_t a, b, c, e;
+
+		memcpy(&a, s, 8);
+		memcpy(&b, s + 8, 8);
+		memcpy(&c, s + n - 16, 8);
+		memcpy(&e, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + 8, &b, 8);
+		memcpy(d + n - 16, &c, 8);
+		memcpy(d + n - 8, &e, 8);
 	} else if (n == 4) {
 		memcpy(d, s, 4);
 	} else if (n) {
@@ -359,11 +372,28 @@ static rb_cold void event_write_slow(struct trev_event_file *file, struct trev_r
 				     const struct trev_entry *rec, unsigned int len,
 				     struct rb_wr w)
 {
-	struct trev_entry *ent = event_rb_reserve_slow(rb, len, &w);
+	struct trev_entry *ent = event_rb_reserve_slow(rb, len, &w, NULL);
 
 	if (ent)
 		event_write_rest(file, rb, rec, len, ent, w);
 	trev_tsan_release(file->tr);	/* done with rb: see trev__snapshot_free() */
+}
+
+/* The rest of a ring write the fast path reserved at @ent: fill, copy, commit. */
+static inline __attribute__((always_inline)) void
+event_write_reserved(struct trev_event_file *file, struct trev_trace_array *tr,
+		     struct trev_rb *rb, const struct trev_entry *rec, unsigned int len,
+		     struct trev_entry *ent, struct rb_wr w)
+{
+	(void)tr;	/* TSan's annotation only */
+	if (trev_unlikely(w.n)) {
+		event_write_rest(file, rb, rec, len, ent, w);
+	} else {
+		entry_fill(ent, file->call->id, w.d, 0);
+		rec_copy(ent + 1, rec + 1, len - (unsigned int)sizeof(*rec));
+		rb_commit(rb, &(struct rb_wr){ w.d, 0 }, ent);
+	}
+	trev_tsan_release(tr);
 }
 
 /*
@@ -385,14 +415,7 @@ event_write_ring(struct trev_event_file *file, const struct trev_entry *rec, uns
 		event_write_slow(file, rb, rec, len, w);
 		return;
 	}
-	if (trev_unlikely(w.n)) {
-		event_write_rest(file, rb, rec, len, ent, w);
-	} else {
-		entry_fill(ent, file->call->id, w.d, 0);
-		rec_copy(ent + 1, rec + 1, len - (unsigned int)sizeof(*rec));
-		rb_commit(rb, &(struct rb_wr){ w.d, 0 }, ent);
-	}
-	trev_tsan_release(tr);
+	event_write_reserved(file, tr, rb, rec, len, ent, w);
 }
 
 /*
@@ -514,4 +537,60 @@ void trev_event_write(struct trev_event_file *file, void *entry, unsigned int le
 		event_write_filtered(file, entry, len);
 	else
 		event_write_cond(file, entry, len, flags);
+}
+
+/*
+ * trev__event_write_stamped() past the ring's fast path: a record that a
+ * filter or trigger reads before its reservation (@w NULL) takes the
+ * clock read now; a fast reservation that failed goes on where it stopped
+ * (@w), and the slow reservation gives the record's time stamp.
+ */
+static rb_cold uint64_t event_write_stamped_slow(struct trev_event_file *file,
+						 struct trev_rb *rb, struct trev_entry *rec,
+						 unsigned int len, unsigned int stamp_off,
+						 struct rb_wr *w)
+{
+	struct trev_entry *ent;
+	uint64_t ts;
+
+	if (!w) {
+		ts = trev_rb_clock_now(rb);
+		if (stamp_off)
+			memcpy((uint8_t *)rec + stamp_off, &ts, sizeof(ts));
+		trev_event_write(file, rec, len);
+		return ts;
+	}
+	ent = event_rb_reserve_slow(rb, len, w, &ts);
+	if (ent) {
+		if (stamp_off)
+			memcpy((uint8_t *)rec + stamp_off, &ts, sizeof(ts));
+		event_write_rest(file, rb, rec, len, ent, *w);
+	} else {
+		ts = trev_rb_clock_now(rb);	/* refused: the time all the same */
+	}
+	trev_tsan_release(file->tr);	/* done with rb: see trev__snapshot_free() */
+	return ts;
+}
+
+uint64_t trev__event_write_stamped(struct trev_event_file *file, struct trev_entry *rec,
+				   unsigned int len, unsigned int stamp_off)
+{
+	unsigned int flags = atomic_load_explicit(&file->flags, memory_order_relaxed);
+	/* As event_write_ring(). */
+	struct trev_trace_array *tr = __atomic_load_n(&file->tr, __ATOMIC_RELAXED);
+	struct trev_rb *rb = __atomic_load_n(&tr->rb, __ATOMIC_ACQUIRE);
+	struct trev_entry *ent;
+	struct rb_wr w;
+	uint64_t ts;
+
+	/* A filter or trigger reads the record before its reservation. */
+	if (trev_unlikely(flags & TREV_FILE_FL_SLOW))
+		return event_write_stamped_slow(file, rb, rec, len, stamp_off, NULL);
+	ent = rb_reserve_fast_ts(rb, len, &w, &ts);
+	if (trev_unlikely(!ent))
+		return event_write_stamped_slow(file, rb, rec, len, stamp_off, &w);
+	if (stamp_off)
+		memcpy((uint8_t *)rec + stamp_off, &ts, sizeof(ts));
+	event_write_reserved(file, tr, rb, rec, len, ent, w);
+	return ts;
 }

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <execinfo.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -201,6 +202,51 @@ static void test_pairs(void **state)
 	assert_int_equal(trev_write("current_tracer", "nop"), 0);
 	assert_int_equal(fg_top(2), 9);
 	assert_string_equal(calls_of(gettid_()), "");
+	teardown();
+}
+
+/*
+ * calltime and rettime are the entry and exit records' own time stamps
+ * (one clock read per record), also for records at a page's start or after
+ * a change of CPU, which the ring's slow path writes.
+ */
+static void test_stamps(void **state)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long long open[64];
+	size_t n, sp = 0, exits = 0;
+	cpu_set_t old, one;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
+	setup("fg_*", NULL, NULL);
+	for (int i = 0; i < 3000; i++) {
+		if (i % 100 == 0) {
+			CPU_ZERO(&one);
+			CPU_SET((i / 100) % (cpus > 0 ? cpus : 1), &one);
+			sched_setaffinity(0, sizeof(one), &one);	/* may fail: fewer CPUs allowed */
+		}
+		assert_int_equal(fg_top(i), 3 * i + 3);
+	}
+	sched_setaffinity(0, sizeof(old), &old);
+	n = fg_collect(gettid_(), recs, sizeof(recs) / sizeof(recs[0]));
+	assert_int_equal(fg_lost, 0);
+	for (size_t i = 0; i < n; i++) {
+		if (recs[i].type == FG_TYPE_ENT) {
+			assert_true(sp < 64);
+			open[sp++] = recs[i].ts;
+			continue;
+		}
+		assert_true(sp > 0);
+		sp--;
+		exits++;
+		if (recs[i].rettime != recs[i].ts || recs[i].calltime != open[sp])
+			fail_msg("record %zu: calltime %llu rettime %llu, records at %llu and %llu",
+				 i, recs[i].calltime, recs[i].rettime, open[sp], recs[i].ts);
+	}
+	assert_int_equal(sp, 0);
+	/* 4 calls per fg_top, 24 + 40 bytes each: several pages. */
+	assert_int_equal(exits, 3000 * 4);
 	teardown();
 }
 
@@ -743,6 +789,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_pairs),
+		cmocka_unit_test(test_stamps),
 		cmocka_unit_test(test_graph_function),
 		cmocka_unit_test(test_graph_notrace),
 		cmocka_unit_test(test_max_depth),
