@@ -248,6 +248,9 @@ run 2 "$trev" record -f 'a == 1' -- true
 err_has '^trev: -f needs an -e before it$'
 run 2 "$trev" record --file-version 5 -- true
 err_has "^trev: --file-version is 6 or 7, not '5'$"
+# 2^32 + 1 is no 1 second.
+run 2 "$trev" record --wait 4294967297 -- true
+err_has "^trev: --wait takes 1..3600 seconds, not '4294967297'$"
 run 1 "$trev" record -o /nonexistent/dir/t.dat -- true
 err_has '^trev: /nonexistent/dir/t.dat: No such file or directory$'
 echo "trev record: ok"

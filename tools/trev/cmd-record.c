@@ -1089,11 +1089,13 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 			rec->version = atoi(optarg);
 			break;
 		case 'W':
-			rec->wait_s = (int)strtol(optarg, &end, 10);
-			if (!*optarg || *end || rec->wait_s <= 0 || rec->wait_s > 3600) {
+			/* Checked as a long: a cast first would take 4294967297 for 1. */
+			ms = strtol(optarg, &end, 10);
+			if (!*optarg || *end || ms <= 0 || ms > 3600) {
 				trev_err("--wait takes 1..3600 seconds, not '%s'", optarg);
 				return -1;
 			}
+			rec->wait_s = (int)ms;
 			break;
 		case 'K': {
 			char **specs = realloc(rec->kernel_specs, (size_t)(rec->nr_kernel_specs + 1) *
