@@ -137,5 +137,54 @@ static inline void floor_teardown(void)
 	floor_ring = NULL;
 }
 
+/* ------------------------------------------------------------------ */
+/* Timing a case against its reference                                  */
+
+#define BENCH_RUNS	5	/* runs of each case; the median is reported */
+
+typedef void (*bench_fn)(uint64_t n);
+
+/* Run in the timing thread before each timed run, when set (bench_events: BENCH_FAKE_CPU). */
+static void (*bench_before_run)(void);
+
+/* A case and its ratio to its reference. */
+struct result {
+	double ns;	/* median ns per event (or call) */
+	double ratio;	/* median of (case / reference) over runs made next to each other */
+};
+
+/* ns per event of one timed run of @fn(@n) on this thread, the floor's ring set up around it. */
+static __attribute__((unused)) double time_run(bench_fn fn, uint64_t n)
+{
+	uint64_t t0, t1;
+
+	if (bench_before_run)
+		bench_before_run();
+	floor_setup();
+	fn(n / 10);		/* warm up */
+	t0 = now_ns();
+	fn(n);
+	t1 = now_ns();
+	floor_teardown();
+	return (double)(t1 - t0) / (double)n;
+}
+
+/*
+ * @fn, each run right after a run of @ref: the CPU this VM gives us
+ * changes speed over seconds (its sibling thread's load), so each ratio
+ * compares two runs made within milliseconds of each other.
+ */
+static __attribute__((unused)) struct result measure_vs(bench_fn fn, bench_fn ref, uint64_t n)
+{
+	double ns[BENCH_RUNS], ratio[BENCH_RUNS];
+
+	for (int r = 0; r < BENCH_RUNS; r++) {
+		double f = time_run(ref, n);
+
+		ns[r] = time_run(fn, n);
+		ratio[r] = ns[r] / f;
+	}
+	return (struct result){ median(ns, BENCH_RUNS), median(ratio, BENCH_RUNS) };
+}
 
 #endif /* TREV_BENCH_COMMON_H */

@@ -37,7 +37,6 @@
 #define CREATE_TRACE_POINTS
 #include "bench_events_trace.h"
 
-#define RUNS	5
 
 static uint64_t nr_events;
 /*
@@ -49,7 +48,6 @@ static cpu_set_t all_cpus;
 static bool fake_cpu;		/* BENCH_FAKE_CPU */
 static const char bench_string[] = "GET /api/v1/items";
 
-typedef void (*bench_fn)(uint64_t n);
 
 /* The run_ints3() loop with a jump label guard (bench/jump_label/bench_jl.c). */
 void run_ints3_jl(uint64_t n);
@@ -107,54 +105,27 @@ static noinline void run_lttng_tracef3(uint64_t n)
 		lttng_bench_tracef3((int)i, (int)(i * 3), (int)~i);
 }
 
-/* ns per event of one timed run on this thread (the floor's ring set up around it). */
-static double time_run(bench_fn fn, uint64_t n)
+/* BENCH_FAKE_CPU: each timing thread's CPU read points at a constant. */
+static void fake_cpu_here(void)
 {
 	static const int32_t cpu0;
-	uint64_t t0, t1;
 
-	if (fake_cpu)
-		trev__rb_cpu_id = &cpu0;
-	floor_setup();
-	fn(n / 10);		/* warm up */
-	t0 = now_ns();
-	fn(n);
-	t1 = now_ns();
-	floor_teardown();
-	return (double)(t1 - t0) / (double)n;
+	trev__rb_cpu_id = &cpu0;
 }
 
 static double measure(bench_fn fn)
 {
-	double v[RUNS];
+	double v[BENCH_RUNS];
 
-	for (int r = 0; r < RUNS; r++)
+	for (int r = 0; r < BENCH_RUNS; r++)
 		v[r] = time_run(fn, nr_events);
-	return median(v, RUNS);
+	return median(v, BENCH_RUNS);
 }
 
-/* A case and its ratio to the floor. */
-struct result {
-	double ns;	/* median ns/event */
-	double ratio;	/* median of (case / floor) over runs each next to a floor run */
-};
-
-/*
- * @fn, each run right after a run of the floor: the CPU this VM gives us
- * changes speed over seconds (its sibling thread's load), so each ratio
- * compares two runs made within milliseconds of each other.
- */
+/* @fn, each run right after a run of the floor (bench_common.h). */
 static struct result measure_vs_floor(bench_fn fn)
 {
-	double ns[RUNS], ratio[RUNS];
-
-	for (int r = 0; r < RUNS; r++) {
-		double f = time_run(run_floor, nr_events);
-
-		ns[r] = time_run(fn, nr_events);
-		ratio[r] = ns[r] / f;
-	}
-	return (struct result){ median(ns, RUNS), median(ratio, RUNS) };
+	return measure_vs(fn, run_floor, nr_events);
 }
 
 struct two {
@@ -173,9 +144,9 @@ static void *two_thread(void *arg)
 /* Per-thread cost with two threads running @fn at once (median of runs). */
 static double measure2(bench_fn fn)
 {
-	double v[RUNS];
+	double v[BENCH_RUNS];
 
-	for (int r = 0; r < RUNS; r++) {
+	for (int r = 0; r < BENCH_RUNS; r++) {
 		struct two a = { fn, 0 }, b = { fn, 0 };
 		pthread_t ta, tb;
 
@@ -192,7 +163,7 @@ static double measure2(bench_fn fn)
 		pthread_join(tb, NULL);
 		v[r] = (a.ns + b.ns) / 2;
 	}
-	return median(v, RUNS);
+	return median(v, BENCH_RUNS);
 }
 
 /* The `trace` text of a full buffer of 3-int events, formatted to /dev/null: events/s. */
@@ -201,13 +172,13 @@ static double text_rate(void)
 	struct trev_rb *rb = trev_trace_buffer();
 	unsigned long long entries = 0;
 	unsigned int ids[64];
-	double v[RUNS];
+	double v[BENCH_RUNS];
 	FILE *null = fopen("/dev/null", "w");
 	int n;
 
 	if (!null)
 		die("fopen /dev/null", errno);
-	for (int r = 0; r < RUNS; r++) {
+	for (int r = 0; r < BENCH_RUNS; r++) {
 		uint64_t t0;
 
 		trev_trace_reset();
@@ -225,7 +196,7 @@ static double text_rate(void)
 		v[r] = (double)entries / ((double)(now_ns() - t0) / 1e9);
 	}
 	fclose(null);
-	return median(v, RUNS);
+	return median(v, BENCH_RUNS);
 }
 
 /* One row; @l (LTTng) may be NULL. LTTng/trev compares the two ratios to the floor. */
@@ -317,6 +288,8 @@ int main(void)
 
 	nr_events = env ? strtoull(env, NULL, 10) : 2000000ull;
 	fake_cpu = getenv("BENCH_FAKE_CPU") != NULL;
+	if (fake_cpu)
+		bench_before_run = fake_cpu_here;
 	if (!fake_cpu && __rseq_size == 0)
 		fprintf(stderr, "bench_events: no rseq (valgrind?): every event asks sched_getcpu() "
 			"on the slow path; BENCH_FAKE_CPU=1 counts the path that runs natively\n");
@@ -368,7 +341,7 @@ int main(void)
 	       "per-thread ring write + rdtsc; each run of a case follows a run of the floor, and "
 	       "x floor is the median of those pairs' ratios (LTTng/trev: of LTTng's to trev's); "
 	       "single-threaded cases on CPU %d\n\n",
-	       (unsigned long long)nr_events, RUNS, cpu);
+	       (unsigned long long)nr_events, BENCH_RUNS, cpu);
 	printf("| %-38s | %8s | %6s | %9s | %6s |\n", "case", "ns/event", "x floor", "LTTng ns",
 	       "LTTng/trev");
 	printf("|%s|%s|%s|%s|%s|\n", "----------------------------------------", "----------",

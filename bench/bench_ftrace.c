@@ -35,14 +35,10 @@
 #include "bench_uftrace.h"
 #include "ring_buffer/rb_internal.h"	/* trev__rb_cpu_id, for BENCH_FAKE_CPU */
 
-#define RUNS	5
-
 uint64_t bench_fn_traced(uint64_t x);	/* ftrace/bench_fn.c, with the flags */
 uint64_t bench_fn_plain(uint64_t x);	/* the same, without */
 
 static uint64_t nr_calls;
-
-typedef void (*bench_fn)(uint64_t n);
 
 static noinline void run_floor(uint64_t n)
 {
@@ -65,38 +61,6 @@ static noinline void run_plain(uint64_t n)
 	for (uint64_t i = 0; i < n; i++)
 		s += bench_fn_plain(i);
 	sink += s;
-}
-
-static double time_run(bench_fn fn, uint64_t n)
-{
-	uint64_t t0, t1;
-
-	floor_setup();
-	fn(n / 10);		/* warm up */
-	t0 = now_ns();
-	fn(n);
-	t1 = now_ns();
-	floor_teardown();
-	return (double)(t1 - t0) / (double)n;
-}
-
-struct result {
-	double ns;	/* median ns per call */
-	double ratio;	/* median of (case / reference) over runs made next to each other */
-};
-
-/* @fn, each run right after a run of @ref: the VM's CPU changes speed over seconds. */
-static struct result measure_vs(bench_fn fn, bench_fn ref)
-{
-	double ns[RUNS], ratio[RUNS];
-
-	for (int r = 0; r < RUNS; r++) {
-		double f = time_run(ref, nr_calls);
-
-		ns[r] = time_run(fn, nr_calls);
-		ratio[r] = ns[r] / f;
-	}
-	return (struct result){ median(ns, RUNS), median(ratio, RUNS) };
 }
 
 static void must(int ret, const char *what)
@@ -127,7 +91,7 @@ int main(void)
 {
 	const char *env = getenv("BENCH_FTRACE_N"), *only = getenv("BENCH_FTRACE_ONLY");
 	struct result floor_r, plain, nop, nop_on, traced, graph, cmd_traced, cmd_only;
-	double uft[RUNS], uft_plain[RUNS], uft_ns, uft_plain_ns;
+	double uft[BENCH_RUNS], uft_plain[BENCH_RUNS], uft_ns, uft_plain_ns;
 	cpu_set_t one;
 	int cpu = sched_getcpu();
 
@@ -142,32 +106,32 @@ int main(void)
 		return run_only(only);
 
 	time_run(run_floor, nr_calls);		/* warm the CPU up */
-	floor_r = measure_vs(run_floor, run_floor);
-	plain = measure_vs(run_plain, run_plain);
-	nop = measure_vs(run_traced, run_plain);
+	floor_r = measure_vs(run_floor, run_floor, nr_calls);
+	plain = measure_vs(run_plain, run_plain, nr_calls);
+	nop = measure_vs(run_traced, run_plain, nr_calls);
 	/* The tracer on, the function not selected: still its nop. */
 	must(trev_write("set_ftrace_notrace", "bench_fn_traced"), "set_ftrace_notrace");
 	must(trev_write("current_tracer", "function"), "current_tracer");
-	nop_on = measure_vs(run_traced, run_plain);
+	nop_on = measure_vs(run_traced, run_plain, nr_calls);
 	must(trev_write("set_ftrace_notrace", ""), "set_ftrace_notrace");
-	traced = measure_vs(run_traced, run_floor);
+	traced = measure_vs(run_traced, run_floor, nr_calls);
 	must(trev_write("current_tracer", "function_graph"), "current_tracer");
-	graph = measure_vs(run_traced, run_floor);
-	/* uftrace's runs are processes of their own: a median of RUNS, each next to a plain one. */
-	for (int r = 0; r < RUNS; r++) {
+	graph = measure_vs(run_traced, run_floor, nr_calls);
+	/* uftrace's runs are processes of their own: a median of BENCH_RUNS, each next to a plain one. */
+	for (int r = 0; r < BENCH_RUNS; r++) {
 		uft_plain[r] = uftrace_ns_per_call(nr_calls, false);
 		uft[r] = uftrace_ns_per_call(nr_calls, true);
 	}
 	must(trev_write("current_tracer", "function"), "current_tracer");
 	must(trev_append("set_ftrace_filter", "bench_fn_traced:traceon"), "set_ftrace_filter");
-	cmd_traced = measure_vs(run_traced, run_floor);
+	cmd_traced = measure_vs(run_traced, run_floor, nr_calls);
 	must(trev_write("current_tracer", "nop"), "current_tracer");
-	cmd_only = measure_vs(run_traced, run_floor);
+	cmd_only = measure_vs(run_traced, run_floor, nr_calls);
 	must(trev_append("set_ftrace_filter", "!bench_fn_traced:traceon"), "set_ftrace_filter");
 
 	printf("bench_ftrace: %llu calls per run, median of %d runs; each run follows a run of "
 	       "its reference (the ratio is the median of those pairs')\n\n",
-	       (unsigned long long)nr_calls, RUNS);
+	       (unsigned long long)nr_calls, BENCH_RUNS);
 	printf("| %-44s | %8s | %6s | %-22s |\n", "case", "ns/call", "ratio", "ratio to");
 	printf("|%s|%s|%s|%s|\n", "----------------------------------------------",
 	       "----------:", "--------:", "------------------------");
@@ -183,8 +147,8 @@ int main(void)
 	       traced.ns - plain.ns, (traced.ns - plain.ns) / floor_r.ns);
 	printf("function_graph call minus the plain call: %.2f ns = %.2f x floor\n",
 	       graph.ns - plain.ns, (graph.ns - plain.ns) / floor_r.ns);
-	uft_ns = median(uft, RUNS);
-	uft_plain_ns = median(uft_plain, RUNS);
+	uft_ns = median(uft, BENCH_RUNS);
+	uft_plain_ns = median(uft_plain, BENCH_RUNS);
 	if (uft_ns > 0 && uft_plain_ns > 0)
 		printf("uftrace record -P, same function: %.2f ns/call (plain %.2f) = %.2f x "
 		       "trev's function_graph call\n", uft_ns, uft_plain_ns, uft_ns / graph.ns);

@@ -65,17 +65,17 @@ static noinline void emit(enum ev ev, uint64_t n)
 	}
 }
 
-struct result {
+struct try_result {
 	const char *name;
 	double ns, cpu_ns;	/* medians */
 	double min_ns, max_ns;
 };
 
 /* @runs timed runs of @n events after a warm-up; medians. */
-static struct result time_one(const char *name, enum ev ev, uint64_t n, int runs)
+static struct try_result time_one(const char *name, enum ev ev, uint64_t n, int runs)
 {
 	double ns[MAX_RUNS], cpu[MAX_RUNS];
-	struct result r = { .name = name };
+	struct try_result r = { .name = name };
 
 	emit(ev, WARM_EVENTS);
 	for (int i = 0; i < runs; i++) {
@@ -102,7 +102,7 @@ static void print_header(void)
 	       "min-max ns");
 }
 
-static void print_result(const struct result *r, double floor_ns)
+static void print_result(const struct try_result *r, double floor_ns)
 {
 	printf("%-40s %9.1f %9.1f %7.1fx  %.1f-%.1f\n", r->name, r->ns, r->cpu_ns,
 	       floor_ns > 0 ? r->ns / floor_ns : 0, r->min_ns, r->max_ns);
@@ -122,7 +122,7 @@ int main(void)
 	uint64_t n = env && *env ? strtoull(env, NULL, 0) : 1000000ull;
 	int runs = renv && *renv ? atoi(renv) : 3;
 	unsigned long long recorded, discarded, emitted;
-	struct result floor, clk, r[3];
+	struct try_result floor, clk, r[3];
 	char err[512];
 	uint64_t t0;
 	int ret;
