@@ -621,6 +621,11 @@ static bool rpt_fg_is_exit(void *arg, const struct trev_rb_event *ev, struct tre
 	return rpt_fg_decode(arg, &rec, FG_EXIT, c);
 }
 
+static unsigned int rpt_fg_hash(long long key)
+{
+	return (unsigned int)(((unsigned long long)key * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
 /*
  * The layout's number for the thread of @pid on @cpu: a thread is its pid,
  * but pid 0 is each CPU's idle task in a kernel file. Return: -1 when out of
@@ -628,7 +633,7 @@ static bool rpt_fg_is_exit(void *arg, const struct trev_rb_event *ev, struct tre
  */
 static long rpt_fg_thread(struct rpt *r, int pid, int cpu)
 {
-	long long key = (pid ? (long long)pid << 16 : (long long)cpu) + 1;
+	long long key = (pid ? (long long)(unsigned int)pid << 16 : (long long)cpu) + 1;
 	unsigned int i;
 
 	if (2 * (r->fg_nr + 1) > r->fg_cap) {
@@ -644,7 +649,7 @@ static long rpt_fg_thread(struct rpt *r, int pid, int cpu)
 		for (unsigned int j = 0; j < r->fg_cap; j++) {
 			if (!r->fg_keys[j])
 				continue;
-			for (i = (unsigned int)(r->fg_keys[j] * 0x9e3779b1u) & (cap - 1); keys[i];
+			for (i = rpt_fg_hash(r->fg_keys[j]) & (cap - 1); keys[i];
 			     i = (i + 1) & (cap - 1))
 				;
 			keys[i] = r->fg_keys[j];
@@ -656,7 +661,7 @@ static long rpt_fg_thread(struct rpt *r, int pid, int cpu)
 		r->fg_vals = vals;
 		r->fg_cap = cap;
 	}
-	for (i = (unsigned int)(key * 0x9e3779b1u) & (r->fg_cap - 1); r->fg_keys[i];
+	for (i = rpt_fg_hash(key) & (r->fg_cap - 1); r->fg_keys[i];
 	     i = (i + 1) & (r->fg_cap - 1))
 		if (r->fg_keys[i] == key)
 			return r->fg_vals[i];
@@ -803,28 +808,33 @@ static int rpt_fg_print(struct rpt *r)
 
 	while ((ret = trev__graph_next(&src, &ev)) > 0) {
 		struct tep_record rec = rpt_fg_record(&ev);
-		struct tep_event *e = rec.size >= 8 ? tep_find_event_by_record(r->tep, &rec) : NULL;
-		int pid = rec.size >= 8 ? tep_data_pid(r->tep, &rec) : -1;
 		struct trev_graph_line l = {
 			.out = &out.out,
 			.opts = opts,
 			.cpu_width = width,
 			.cpu = ev.cpu,
-			.pid = pid,
-			.comm = tep_data_comm_from_pid(r->tep, pid),
 			.ts = ev.ts,
-			.flags = (unsigned int)tep_data_flags(r->tep, &rec),
-			.preempt = (unsigned int)tep_data_preempt_count(r->tep, &rec),
 			.thread = ev.buffer,
 		};
 		struct trev_graph_call c;
+		struct tep_event *e;
 
 		if (ev.lost)
 			rpt_fg_lost_line(ev.cpu, ev.lost);
+		if (rec.size < 8) {
+			/* No room for the common fields (the library's text says the same). */
+			printf("[short record: %d bytes]\n", rec.size);
+			continue;
+		}
+		e = tep_find_event_by_record(r->tep, &rec);
+		l.pid = tep_data_pid(r->tep, &rec);
+		l.comm = tep_data_comm_from_pid(r->tep, l.pid);
+		l.flags = (unsigned int)tep_data_flags(r->tep, &rec);
+		l.preempt = (unsigned int)tep_data_preempt_count(r->tep, &rec);
 		if (!e || !rpt_record_sane(e, &rec) || rpt_is_ftrace(e, "function") ||
 		    rpt_is_ftrace(e, "kernel_stack") || rpt_is_ftrace(e, "user_stack")) {
 			/* Their own lines, as the kernel's TRACE_TYPE_UNHANDLED. */
-			rpt_print_line(r, e, &rec, ev.cpu, pid);
+			rpt_print_line(r, e, &rec, ev.cpu, l.pid);
 		} else if (rpt_fg_decode(r, &rec, FG_ENTRY, &c)) {
 			trev__graph_entry(&src, &l, &c);
 		} else if (rpt_fg_decode(r, &rec, FG_EXIT, &c)) {
