@@ -540,17 +540,18 @@ static void rpt_fg_find(struct rpt *r)
 		struct tep_event *ev = tep_find_event_by_name(r->tep, "ftrace", names[k]);
 		int need = k == FG_ENTRY ? FG_OVERRUN : FG_NR_FIELDS;
 
-		r->fg_ids[k] = -1;
-		if (!ev)
-			continue;
-		for (int f = 0; f < FG_NR_FIELDS; f++)
-			r->fg_fields[k][f] = f < need ? tep_find_field(ev, rpt_fg_field_names[f]) : NULL;
-		for (int f = 0; f < need; f++)
-			if (!r->fg_fields[k][f] || r->fg_fields[k][f]->size <= 0 ||
-			    r->fg_fields[k][f]->size > 8)
-				goto next;
-		r->fg_ids[k] = ev->id;
-next:;
+		bool usable = ev != NULL;
+
+		for (int f = 0; f < FG_NR_FIELDS; f++) {
+			struct tep_format_field *field = ev && f < need ?
+				tep_find_field(ev, rpt_fg_field_names[f]) : NULL;
+
+			/* Numbers of up to 8 bytes, as the kernel's are. */
+			if (f < need && (!field || field->size <= 0 || field->size > 8))
+				usable = false;
+			r->fg_fields[k][f] = field;
+		}
+		r->fg_ids[k] = usable ? ev->id : -1;
 	}
 }
 
