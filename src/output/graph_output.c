@@ -1,89 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * function_graph's text (graph_output.h): the kernel's layout, written from
- * its description in kernel/trace/trace_functions_graph.c and
- * Documentation/trace/ftrace.rst:
- *
- *   # tracer: function_graph
- *   #
- *   # CPU  DURATION                  FUNCTION CALLS
- *   # |     |   |                     |   |   |   |
- *    0)               |  outer() {
- *    0)   0.250 us    |    leaf();
- *    0) + 12.500 us   |  }
- *
- * The kernel keeps the depth of comments and the function open at each
- * depth per CPU; trev keeps them per thread (per-thread buffer), where a
- * thread's nested calls are. The thread switch markers stay per CPU, as
- * the kernel's verif_pid().
+ * function_graph's text in the library (graph_output.h): the records of a
+ * buffer, decoded, given to the layout (graph_layout.c, which trev report
+ * uses too) with the trace options and the line's seq.
  */
-#include <errno.h>
-#include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "base/buf.h"
 #include "ftrace/fgraph.h"
 #include "ftrace/ftrace.h"
-#include "output/fmt_num.h"
 #include "output/graph_output.h"
-#include "output/line_prefix.h"
 #include "output/symbols.h"
 #include "write/write.h"
-
-/* Spaces per depth (the kernel's TRACE_GRAPH_INDENT). */
-#define GRAPH_INDENT		2
-/* Depths whose open function is remembered (the kernel's FTRACE_RETFUNC_DEPTH). */
-#define GRAPH_RETFUNC_DEPTH	50
-/* The width "comm-pid" is centered in (TRACE_GRAPH_PROCINFO_LENGTH). */
-#define GRAPH_PROCINFO_LEN	14
-/*
- * Records read ahead for one entry: past them, the entry is shown as
- * "func() {" (as the kernel does when its peek finds no more data).
- */
-#define GRAPH_PEEK_MAX		4096u
-/* CPUs whose last thread is remembered; records of higher CPUs show no switch. */
-#define GRAPH_MAX_CPUS		4096u
-/* The longest record kept read ahead in place (larger ones are allocated). */
-#define GRAPH_ENT_COPY		64u
-
-/* One thread's state (the kernel's struct fgraph_cpu_data, per thread here). */
-struct graph_thread {
-	int depth;				/* where a comment is indented */
-	unsigned long enter_funcs[GRAPH_RETFUNC_DEPTH];	/* the function open at each depth */
-};
-
-/* One CPU's last thread, for the switch markers. */
-struct graph_cpu {
-	int last_pid;		/* -1: none yet */
-	char last_comm[8];	/* its name, cut at 7 bytes as print_graph_proc() */
-};
-
-/*
- * A record read ahead: a copy, the source's data going away at its next
- * call; in place when it is small (funcgraph records are), else allocated.
- */
-struct graph_rec {
-	struct trev_rb_event ev;	/* ev.data: not used, see rec_data() */
-	void *heap;			/* the copy when larger than @inl, else NULL */
-	_Alignas(8) unsigned char inl[GRAPH_ENT_COPY];
-};
-
-static void *rec_data(struct graph_rec *r)
-{
-	return r->heap ? r->heap : r->inl;
-}
-
-struct trev_graph {
-	struct graph_thread **threads;	/* by buffer id; NULL: not met yet */
-	unsigned int nr_threads;
-	struct graph_cpu *cpus;		/* by CPU */
-	unsigned int nr_cpus;
-	struct graph_rec *q;		/* read ahead, oldest at q[head] */
-	unsigned int head, len, cap;
-	struct graph_rec shown;		/* the record trev__graph_next() gave last from q */
-	int err;			/* the source's error while reading ahead */
-};
 
 void trev__graph_tracer_set(struct trev_trace_array *tr, bool on)
 {
@@ -95,443 +24,96 @@ void trev__graph_tracer_set(struct trev_trace_array *tr, bool on)
 				   __ATOMIC_RELAXED);
 }
 
+
+unsigned int trev__graph_opts(unsigned long trace_flags)
+{
+	static const struct {
+		unsigned long iter;	/* TREV_ITER_* */
+		unsigned int opt;	/* TREV_GRAPH_* */
+	} map[] = {
+		{ TREV_ITER_CONTEXT_INFO, TREV_GRAPH_CONTEXT },
+		{ TREV_ITER_LATENCY_FMT, TREV_GRAPH_LATENCY },
+		{ TREV_ITER_FG_CPU, TREV_GRAPH_CPU },
+		{ TREV_ITER_FG_PROC, TREV_GRAPH_PROC },
+		{ TREV_ITER_FG_ABSTIME, TREV_GRAPH_ABSTIME },
+		{ TREV_ITER_FG_DURATION, TREV_GRAPH_DURATION },
+		{ TREV_ITER_FG_OVERHEAD, TREV_GRAPH_OVERHEAD },
+		{ TREV_ITER_FG_TAIL, TREV_GRAPH_TAIL },
+		{ TREV_ITER_FG_OVERRUN, TREV_GRAPH_OVERRUN },
+	};
+	unsigned int opts = 0;
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (trace_flags & map[i].iter)
+			opts |= map[i].opt;
+	return opts;
+}
+
+/* A funcgraph_exit read ahead: a record of this library's buffers. */
+static bool graph_is_exit(void *arg, const struct trev_rb_event *ev, struct trev_graph_call *c)
+{
+	struct trev_fgraph_ret_entry ret;
+
+	(void)arg;
+	if (ev->len < sizeof(ret))
+		return false;
+	memcpy(&ret, ev->data, sizeof(ret));
+	if (ret.ent.type != TREV_TYPE_GRAPH_RET)
+		return false;
+	*c = (struct trev_graph_call){ ret.func, ret.depth, ret.overrun, ret.calltime,
+				       ret.rettime, ret.ent.pid };
+	return true;
+}
+
 struct trev_graph *trev__graph_new(void)
 {
-	return calloc(1, sizeof(struct trev_graph));
+	return trev__graph_alloc(graph_is_exit);
 }
 
-void trev__graph_free(struct trev_graph *g)
+/* The layout's output: the line's seq, and this process's symbols. */
+struct graph_seq_out {
+	struct trev_graph_out out;
+	struct trev_seq *s;
+};
+
+static void graph_seq_put(struct trev_graph_out *o, const char *p, size_t len)
 {
-	if (!g)
-		return;
-	for (unsigned int i = 0; i < g->nr_threads; i++)
-		free(g->threads[i]);
-	free(g->threads);
-	free(g->cpus);
-	for (unsigned int i = g->head; i < g->len; i++)
-		free(g->q[i].heap);
-	free(g->q);
-	free(g->shown.heap);
-	free(g);
+	struct graph_seq_out *so = (struct graph_seq_out *)((char *)o -
+							     offsetof(struct graph_seq_out, out));
+
+	trev_seq_putmem(so->s, p, len);
 }
 
-bool trev__graph_pending(const struct trev_graph *g)
+static void graph_seq_sym(struct trev_graph_out *o, unsigned long long addr)
 {
-	return g && g->head < g->len;
+	struct graph_seq_out *so = (struct graph_seq_out *)((char *)o -
+							     offsetof(struct graph_seq_out, out));
+
+	trev__sym_print(so->s, (unsigned long)addr, 0);
 }
 
-int trev__graph_next(const struct trev_graph_src *src, struct trev_rb_event *ev)
-{
-	struct trev_graph *g = src->g;
-
-	free(g->shown.heap);
-	g->shown.heap = NULL;
-	if (g->head < g->len) {
-		/* Out of the queue, which reading ahead may move: g->shown holds it. */
-		g->shown = g->q[g->head++];
-		*ev = g->shown.ev;
-		ev->data = rec_data(&g->shown);
-		if (g->head == g->len)
-			g->head = g->len = 0;
-		return 1;
-	}
-	if (g->err) {
-		int err = g->err;
-
-		g->err = 0;
-		return err;
-	}
-	return src->fn(src->arg, ev);
-}
-
-/* Thread @id's state, made on first use. Return: NULL when out of memory. */
-static struct graph_thread *graph_thread(struct trev_graph *g, unsigned int id)
-{
-	if (id >= g->nr_threads) {
-		unsigned int n = g->nr_threads ? g->nr_threads : 16;
-		struct graph_thread **t;
-
-		while (n <= id)
-			n *= 2;
-		t = realloc(g->threads, n * sizeof(*t));
-		if (!t)
-			return NULL;
-		memset(t + g->nr_threads, 0, (n - g->nr_threads) * sizeof(*t));
-		g->threads = t;
-		g->nr_threads = n;
-	}
-	if (!g->threads[id])
-		g->threads[id] = calloc(1, sizeof(struct graph_thread));
-	return g->threads[id];
-}
-
-/* CPU @cpu's state. Return: NULL for a CPU out of range or out of memory. */
-static struct graph_cpu *graph_cpu(struct trev_graph *g, int cpu)
-{
-	if (cpu < 0 || (unsigned int)cpu >= GRAPH_MAX_CPUS)
-		return NULL;
-	if ((unsigned int)cpu >= g->nr_cpus) {
-		unsigned int n = g->nr_cpus ? g->nr_cpus : 8;
-		struct graph_cpu *c;
-
-		while (n <= (unsigned int)cpu)
-			n *= 2;
-		c = realloc(g->cpus, n * sizeof(*c));
-		if (!c)
-			return NULL;
-		for (unsigned int i = g->nr_cpus; i < n; i++) {
-			c[i].last_pid = -1;
-			c[i].last_comm[0] = '\0';
-		}
-		g->cpus = c;
-		g->nr_cpus = n;
-	}
-	return &g->cpus[cpu];
-}
-
-/*
- * The index in g->q of the next record of buffer @buffer, reading ahead from
- * the source as far as needed and available. Return: -1 when there is none
- * (yet), or the look-ahead is full.
- */
-static long graph_peek(const struct trev_graph_src *src, unsigned int buffer)
-{
-	struct trev_graph *g = src->g;
-
-	for (unsigned int i = g->head; i < g->len; i++)
-		if (g->q[i].ev.buffer == buffer)
-			return i;
-	while (!g->err && g->len - g->head < GRAPH_PEEK_MAX) {
-		struct trev_rb_event ev;
-		struct graph_rec *r;
-		int ret;
-
-		/* Room first: a record taken from the source must not be dropped. */
-		if (g->len == g->cap) {
-			unsigned int n = g->cap ? g->cap * 2 : 16;
-
-			if (g->head) {
-				memmove(g->q, g->q + g->head, (g->len - g->head) * sizeof(*g->q));
-				g->len -= g->head;
-				g->head = 0;
-			} else {
-				r = realloc(g->q, n * sizeof(*r));
-				if (!r)
-					return -1;
-				g->q = r;
-				g->cap = n;
-			}
-		}
-		ret = src->fn(src->arg, &ev);
-		if (ret <= 0) {
-			g->err = ret;
-			return -1;
-		}
-		r = &g->q[g->len];
-		r->ev = ev;
-		r->ev.data = NULL;
-		r->heap = NULL;
-		if (ev.len > sizeof(r->inl)) {
-			r->heap = malloc(ev.len);
-			if (!r->heap) {
-				/* The record cannot be kept: the text ends with the error. */
-				g->err = -ENOMEM;
-				return -1;
-			}
-		}
-		memcpy(rec_data(r), ev.data, ev.len);
-		g->len++;
-		if (ev.buffer == buffer)
-			return (long)g->len - 1;
-	}
-	return -1;
-}
-
-/* print_graph_cpu(): " %*d) ", the width of the highest CPU number. By hand: printf cost. */
-static void graph_print_cpu(struct trev_seq *s, int cpu)
+/* The CPU column's width: the highest CPU number this machine may have. */
+static int graph_cpu_width(void)
 {
 	static int width;
 	int w = __atomic_load_n(&width, __ATOMIC_RELAXED);
-	char buf[48], *p = buf;
 
 	if (!w) {
-		long n = sysconf(_SC_NPROCESSORS_CONF);
-
-		w = fmt_udec_len((unsigned long long)(n > 1 ? n - 1 : 0));
+		w = trev__graph_cpu_width(sysconf(_SC_NPROCESSORS_CONF));
 		/* Any reader computes the same value: a plain store of it is enough. */
 		__atomic_store_n(&width, w, __ATOMIC_RELAXED);
 	}
-	*p++ = ' ';
-	if (cpu < 0) {
-		int len = fmt_udec_len((unsigned long long)-(long long)cpu) + 1;
-
-		for (; len < w; len++)
-			*p++ = ' ';
-		*p++ = '-';
-		p = fmt_udec(p, (unsigned long long)-(long long)cpu, 0, ' ');
-	} else {
-		p = fmt_udec(p, (unsigned long long)cpu, w, ' ');
-	}
-	*p++ = ')';
-	*p++ = ' ';
-	trev_seq_putmem(s, buf, (size_t)(p - buf));
-}
-
-/* print_graph_proc(): "comm-pid" centered in 14 columns, comm cut at 7 bytes. */
-static void graph_print_proc(struct trev_seq *s, const char *comm, int pid)
-{
-	char buf[40];
-	int len = snprintf(buf, sizeof(buf), "%.7s-%d", comm, pid);
-	int spaces = len < GRAPH_PROCINFO_LEN ? GRAPH_PROCINFO_LEN - len : 0;
-
-	trev_seq_printf(s, "%*s%s%*s", spaces / 2, "", buf, spaces - spaces / 2, "");
-}
-
-/* verif_pid(): the switch marker when CPU @cpu's thread changed since its last record. */
-static void graph_verif_pid(struct trev_graph *g, struct trev_seq *s, int cpu, int pid,
-			    const char *comm)
-{
-	struct graph_cpu *c = graph_cpu(g, cpu);
-	char prev[8];
-	int prev_pid;
-
-	if (!c || c->last_pid == pid)
-		return;
-	prev_pid = c->last_pid;
-	memcpy(prev, c->last_comm, sizeof(prev));
-	c->last_pid = pid;
-	snprintf(c->last_comm, sizeof(c->last_comm), "%s", comm);
-	if (prev_pid == -1)
-		return;
-	trev_seq_puts(s, " ------------------------------------------\n");
-	graph_print_cpu(s, cpu);
-	graph_print_proc(s, prev, prev_pid);
-	trev_seq_puts(s, " => ");
-	graph_print_proc(s, comm, pid);
-	trev_seq_puts(s, "\n ------------------------------------------\n\n");
-}
-
-/* print_graph_prologue(): the switch marker, then the time, CPU, task and latency columns. */
-static void graph_prologue(const struct trev_graph_src *src, struct trev_trace_iter *iter,
-			   const char *comm)
-{
-	unsigned long flags = iter->trace_flags;
-	struct trev_seq *s = &iter->seq;
-
-	graph_verif_pid(src->g, s, iter->cpu, iter->ent->pid, comm);
-	if (!(flags & TREV_ITER_CONTEXT_INFO))
-		return;
-	if (flags & TREV_ITER_FG_ABSTIME)
-		trev_seq_printf(s, "%5llu.%06llu |  ", (unsigned long long)(iter->ts / 1000000000),
-				(unsigned long long)(iter->ts % 1000000000 / 1000));
-	if (flags & TREV_ITER_FG_CPU)
-		graph_print_cpu(s, iter->cpu);
-	if (flags & TREV_ITER_FG_PROC) {
-		graph_print_proc(s, comm, iter->ent->pid);
-		trev_seq_puts(s, " | ");
-	}
-	if (flags & TREV_ITER_LATENCY_FMT) {
-		char lat[4];
-
-		trev_seq_putc(s, ' ');
-		trev_seq_putmem(s, lat, (size_t)(trev__line_prefix_lat(lat, iter->ent->flags,
-								       iter->ent->preempt_count) - lat));
-		trev_seq_puts(s, " | ");
-	}
-}
-
-/* trace_find_mark(): the overhead mark of a call that took @d ns. */
-static char graph_mark(unsigned long long d)
-{
-	static const struct {
-		unsigned long long over;
-		char mark;
-	} marks[] = {
-		{ 1000000000ULL, '$' }, { 100000000ULL, '@' }, { 10000000ULL, '*' },
-		{ 1000000ULL, '#' }, { 100000ULL, '!' }, { 10000ULL, '+' },
-	};
-
-	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
-		if (d > marks[i].over)
-			return marks[i].mark;
-	return ' ';
-}
-
-/* What the duration column holds (the kernel's FLAGS_FILL_*). */
-enum graph_fill {
-	GRAPH_TIME,		/* the duration */
-	GRAPH_FILL_FULL,	/* spaces: an entry or a comment */
-};
-
-/*
- * print_graph_duration(): "M d.ddd us |  " with the overhead mark M, the
- * time in µs with its ns, at most 7 digits in all, padded to 8 columns.
- */
-static void graph_duration(struct trev_trace_iter *iter, unsigned long long d,
-			   enum graph_fill fill)
-{
-	unsigned long flags = iter->trace_flags;
-	struct trev_seq *s = &iter->seq;
-	char buf[48], *p;
-	int len;
-
-	if (!(flags & TREV_ITER_FG_DURATION) || !(flags & TREV_ITER_CONTEXT_INFO))
-		return;
-	if (fill == GRAPH_FILL_FULL) {
-		trev_seq_puts(s, "              |  ");
-		return;
-	}
-	/* By hand: printf cost as much as the rest of the line. */
-	p = buf;
-	*p++ = (flags & TREV_ITER_FG_OVERHEAD) ? graph_mark(d) : ' ';
-	*p++ = ' ';
-	len = fmt_udec_len(d / 1000);
-	p = fmt_udec(p, d / 1000, 0, ' ');
-	if (len < 7) {
-		/* As many of the 3 ns digits as keep the number within 7 digits. */
-		int ns = 7 - len < 3 ? 7 - len : 3;
-		char nsecs[3];
-
-		fmt_udec(nsecs, d % 1000, 3, '0');
-		*p++ = '.';
-		memcpy(p, nsecs, (size_t)ns);
-		p += ns;
-		len += ns + 1;
-	}
-	memcpy(p, " us ", 4);
-	p += 4;
-	for (; len < 8; len++)
-		*p++ = ' ';
-	memcpy(p, "|  ", 3);
-	p += 3;
-	trev_seq_putmem(s, buf, (size_t)(p - buf));
-}
-
-static void graph_indent(struct trev_seq *s, int depth)
-{
-	static const char spaces[] = "                                                                ";
-	size_t n = depth > 0 ? (size_t)depth * GRAPH_INDENT : 0;
-
-	while (n > 0) {
-		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
-
-		if (trev_seq_putmem(s, spaces, k))
-			break;
-		n -= k;
-	}
-}
-
-/* A depth a record may claim: its own field, or -1 past what is remembered. */
-static int graph_slot(unsigned int depth)
-{
-	return depth < GRAPH_RETFUNC_DEPTH ? (int)depth : -1;
-}
-
-/* print_graph_entry(): "func();" for a leaf, else "func() {". */
-static void graph_entry(const struct trev_graph_src *src, struct trev_trace_iter *iter,
-			const char *comm)
-{
-	struct trev_fgraph_ent_entry ent;
-	struct graph_thread *t = graph_thread(src->g, iter->buffer);
-	struct trev_seq *s = &iter->seq;
-	const struct trev_fgraph_ret_entry *ret = NULL;
-	long next;
-	int slot;
-
-	/* A copy: reading ahead may take the record's data away. */
-	memcpy(&ent, iter->ent, sizeof(ent));
-	iter->ent = &ent.ent;
-	slot = graph_slot(ent.depth);
-	graph_prologue(src, iter, comm);
-	next = graph_peek(src, iter->buffer);
-	if (next >= 0) {
-		struct graph_rec *r = &src->g->q[next];
-		const struct trev_fgraph_ret_entry *n = rec_data(r);
-
-		if (!r->ev.lost && r->ev.len >= sizeof(*n) && n->ent.type == TREV_TYPE_GRAPH_RET &&
-		    n->ent.pid == ent.ent.pid && n->func == ent.func)
-			ret = n;
-	}
-	if (ret) {
-		struct trev_fgraph_ret_entry leaf = *ret;
-		struct trev_graph *g = src->g;
-
-		/* The return is shown here: out of the records to show. */
-		free(g->q[next].heap);
-		memmove(&g->q[next], &g->q[next + 1], (g->len - (unsigned int)next - 1) *
-			sizeof(*g->q));
-		if (--g->len == g->head)
-			g->head = g->len = 0;
-		if (t) {
-			/* Comments show at depth + 1: at a leaf's own depth. */
-			t->depth = (int)ent.depth - 1;
-			if (slot >= 0)
-				t->enter_funcs[slot] = 0;
-		}
-		graph_duration(iter, leaf.rettime - leaf.calltime, GRAPH_TIME);
-		graph_indent(s, (int)ent.depth);
-		trev__sym_print(s, ent.func, 0);
-		trev_seq_puts(s, "();\n");
-		return;
-	}
-	if (t) {
-		t->depth = (int)ent.depth;
-		if (slot >= 0)
-			t->enter_funcs[slot] = ent.func;
-	}
-	graph_duration(iter, 0, GRAPH_FILL_FULL);
-	graph_indent(s, (int)ent.depth);
-	trev__sym_print(s, ent.func, 0);
-	trev_seq_puts(s, "() {\n");
-}
-
-/* print_graph_return(): "}", with "/" "* func *" "/" under funcgraph-tail or without its entry. */
-static void graph_return(const struct trev_graph_src *src, struct trev_trace_iter *iter,
-			 const char *comm)
-{
-	const struct trev_fgraph_ret_entry *ret = (const void *)iter->ent;
-	struct graph_thread *t = graph_thread(src->g, iter->buffer);
-	struct trev_seq *s = &iter->seq;
-	int slot = graph_slot(ret->depth);
-	bool match = true;
-
-	if (t) {
-		/* Comments now show at the brace's depth. */
-		t->depth = (int)ret->depth - 1;
-		if (slot >= 0) {
-			match = t->enter_funcs[slot] == ret->func;
-			t->enter_funcs[slot] = 0;
-		}
-	}
-	graph_prologue(src, iter, comm);
-	graph_duration(iter, ret->rettime - ret->calltime, GRAPH_TIME);
-	graph_indent(s, (int)ret->depth);
-	if (match && !(iter->trace_flags & TREV_ITER_FG_TAIL)) {
-		trev_seq_putc(s, '}');
-	} else {
-		trev_seq_puts(s, "} /* ");
-		trev__sym_print(s, ret->func, 0);
-		trev_seq_puts(s, " */");
-	}
-	trev_seq_putc(s, '\n');
-	if (iter->trace_flags & TREV_ITER_FG_OVERRUN)
-		trev_seq_printf(s, " (Overruns: %u)\n", ret->overrun);
+	return w;
 }
 
 /* print_graph_comment(): another event's text as "/" "* text *" "/" at the thread's depth. */
-static void graph_comment(const struct trev_graph_src *src, struct trev_trace_iter *iter,
-			  struct trev_event_call *call, const char *comm)
+static void graph_comment(const struct trev_graph_src *src, const struct trev_graph_line *l,
+			  struct trev_trace_iter *iter, struct trev_event_call *call)
 {
-	struct graph_thread *t = graph_thread(src->g, iter->buffer);
 	struct trev_seq *s = &iter->seq;
-	int depth = t ? t->depth : 0;
 	int ret;
 
-	graph_prologue(src, iter, comm);
-	graph_duration(iter, 0, GRAPH_FILL_FULL);
-	if (depth > 0)
-		graph_indent(s, depth + 1);
-	trev_seq_puts(s, "/* ");
+	trev__graph_comment(src, l);
 	if (call->id == TREV_TYPE_PRINT || call->id == TREV_TYPE_BPRINT ||
 	    call->id == TREV_TYPE_BPUTS)
 		ret = trev__printk_msg_only(iter);
@@ -550,71 +132,52 @@ static void graph_comment(const struct trev_graph_src *src, struct trev_trace_it
 bool trev__graph_print(const struct trev_graph_src *src, struct trev_trace_iter *iter,
 		       struct trev_event_call *call, const char *comm)
 {
-	struct trev_entry *ent = iter->ent;
+	const struct trev_entry *ent = iter->ent;
+	struct graph_seq_out o = { { graph_seq_put, graph_seq_sym }, &iter->seq };
+	struct trev_graph_line l = {
+		.out = &o.out,
+		.opts = trev__graph_opts(iter->trace_flags),
+		.cpu_width = graph_cpu_width(),
+		.cpu = iter->cpu,
+		.pid = ent->pid,
+		.comm = comm,
+		.ts = iter->ts,
+		.flags = ent->flags,
+		.preempt = ent->preempt_count,
+		.thread = iter->buffer,
+	};
+	struct trev_graph_call c = { .pid = ent->pid };
 
 	switch (call->id) {
-	case TREV_TYPE_GRAPH_ENT:
-		if (iter->ent_size < sizeof(struct trev_fgraph_ent_entry))
+	case TREV_TYPE_GRAPH_ENT: {
+		struct trev_fgraph_ent_entry e;
+
+		if (iter->ent_size < sizeof(e))
 			return false;
-		graph_entry(src, iter, comm);
-		iter->ent = ent;	/* not the copy on graph_entry()'s stack */
+		/* A copy: reading ahead may take the record's data away. */
+		memcpy(&e, ent, sizeof(e));
+		c.func = e.func;
+		c.depth = e.depth;
+		trev__graph_entry(src, &l, &c);
 		return true;
-	case TREV_TYPE_GRAPH_RET:
-		if (iter->ent_size < sizeof(struct trev_fgraph_ret_entry))
+	}
+	case TREV_TYPE_GRAPH_RET: {
+		struct trev_fgraph_ret_entry r;
+
+		if (iter->ent_size < sizeof(r))
 			return false;
-		graph_return(src, iter, comm);
+		memcpy(&r, ent, sizeof(r));
+		c = (struct trev_graph_call){ r.func, r.depth, r.overrun, r.calltime, r.rettime,
+					      r.ent.pid };
+		trev__graph_return(src, &l, &c);
 		return true;
+	}
 	case TREV_TYPE_FN:
 	case TREV_TYPE_KERNEL_STACK:
 		/* Not shown as comments: their own lines. */
 		return false;
 	default:
-		graph_comment(src, iter, call, comm);
+		graph_comment(src, &l, iter, call);
 		return true;
 	}
-}
-
-/* print_lat_header(): the latency columns' legend, indented past the columns before them. */
-static int graph_lat_header(unsigned long flags, struct trev_buf *out)
-{
-	static const char *const legend[] = {
-		"  _-----=> irqs-off        \n", " / _----=> need-resched    \n",
-		"| / _---=> hardirq/softirq \n", "|| / _--=> preempt-depth   \n",
-		"||| /                      \n",
-	};
-	int size = 0, ret = 0;
-
-	if (flags & TREV_ITER_FG_ABSTIME)
-		size += 16;
-	if (flags & TREV_ITER_FG_CPU)
-		size += 4;
-	if (flags & TREV_ITER_FG_PROC)
-		size += 17;
-	for (size_t i = 0; i < sizeof(legend) / sizeof(legend[0]) && !ret; i++)
-		ret = trev__buf_printf(out, "#%*s%s", size, "", legend[i]);
-	return ret;
-}
-
-int trev__graph_header(unsigned long flags, bool empty, struct trev_buf *out)
-{
-	bool lat = flags & TREV_ITER_LATENCY_FMT;
-	int ret = 0;
-
-	if (!(flags & TREV_ITER_CONTEXT_INFO) || (lat && empty))
-		return 0;
-	if (lat)
-		ret = graph_lat_header(flags, out);
-	ret = ret ?: trev__buf_printf(out, "#%s%s%s%s%s               FUNCTION CALLS\n",
-				      (flags & TREV_ITER_FG_ABSTIME) ? "     TIME       " : "",
-				      (flags & TREV_ITER_FG_CPU) ? " CPU" : "",
-				      (flags & TREV_ITER_FG_PROC) ? "  TASK/PID       " : "",
-				      lat ? "||||   " : "",
-				      (flags & TREV_ITER_FG_DURATION) ? "  DURATION   " : "");
-	ret = ret ?: trev__buf_printf(out, "#%s%s%s%s%s               |   |   |   |\n",
-				      (flags & TREV_ITER_FG_ABSTIME) ? "      |         " : "",
-				      (flags & TREV_ITER_FG_CPU) ? " |  " : "",
-				      (flags & TREV_ITER_FG_PROC) ? "   |    |        " : "",
-				      lat ? "||||   " : "",
-				      (flags & TREV_ITER_FG_DURATION) ? "   |   |      " : "");
-	return ret;
 }

@@ -367,7 +367,7 @@ static void out_header(const struct trev_trace_text *tt, struct trev_buf *out)
 	}
 	if (tt->flags & TREV_ITER_GRAPH) {
 		/* The tracer's print_header(): its columns instead of the default header. */
-		trev__graph_header(tt->flags, entries == 0, out);
+		trev__graph_header(trev__graph_opts(tt->flags), entries == 0, out);
 		return;
 	}
 	trev__buf_printf(out, "# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n#\n",

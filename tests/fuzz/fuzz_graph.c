@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libFuzzer target for function_graph's text (src/output/graph_output.c):
- * any sequence of funcgraph_entry/funcgraph_exit records, whole or cut
- * short, from any threads and CPUs, with any depths, functions and times,
+ * libFuzzer target for function_graph's text (src/output/graph_output.c over
+ * graph_layout.c): any sequence of funcgraph_entry/funcgraph_exit records,
+ * whole or cut short, from any threads and CPUs, with any depths, functions and times,
  * under any options, read by a source that sometimes has nothing more for
  * now (as trace_pipe's): the layout reads ahead and takes leaves out
  * without losing or repeating a record, and every line stays in its seq.
@@ -12,6 +12,7 @@
 #include <string.h>
 
 /* Compiled in (instrumented), as fuzz_bprint.c does with its decoder. */
+#include "output/graph_layout.c"
 #include "output/graph_output.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -103,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(TREV_ITER_CONTEXT_INFO | TREV_ITER_LATENCY_FMT | TREV_ITER_FG_OVERRUN |
 		 TREV_ITER_FG_CPU | TREV_ITER_FG_OVERHEAD | TREV_ITER_FG_PROC |
 		 TREV_ITER_FG_DURATION | TREV_ITER_FG_ABSTIME | TREV_ITER_FG_TAIL);
-	if (trev__graph_header(flags, data[0] & 1, &hdr))
+	if (trev__graph_header(trev__graph_opts(flags), data[0] & 1, &hdr))
 		abort();
 	trev__buf_free(&hdr);
 	src.g = trev__graph_new();

@@ -14,7 +14,10 @@
  *    trace_printk inside the graph as comments, a LOST line;
  *  - trace_pipe read one byte at a time gives the text `trace` gives, and
  *    `trace` read in pieces of any size the same text;
- *  - trace-cmd report of the same records nests and finds leaves alike.
+ *  - trace-cmd report of the same records nests and finds leaves alike;
+ *  - `trev report` of the same records written to a trace.dat prints the
+ *    very text `trace` prints (the layout is one: src/output/graph_layout.c),
+ *    and its --flat option one line per record.
  *
  * Until the function_graph tracer writes them, the test writes the
  * funcgraph_entry/funcgraph_exit records itself, for functions of this
@@ -112,6 +115,7 @@ static void rec_leaf(void (*fn)(void), unsigned int depth, unsigned long long ns
 /* Expected texts                                                       */
 
 static int test_cpu;		/* the CPU the test's threads run on */
+static cpu_set_t allowed_cpus;	/* the CPUs the test may use */
 
 static int gettid_(void)
 {
@@ -209,6 +213,65 @@ static void expect_trace(const char *tmpl)
 	free(got);
 }
 
+/* The output of the shell command @cmd (which must exit 0). Return: malloc'd. */
+static char *run_cmd(const char *cmd)
+{
+	struct trev_buf out = TREV_BUF_INIT;
+	FILE *p = popen(cmd, "r");
+
+	assert_non_null(p);
+	for (;;) {
+		size_t n;
+
+		assert_int_equal(trev__buf_reserve(&out, 4096), 0);
+		n = fread(out.data + out.len, 1, 4096, p);
+		if (!n)
+			break;
+		trev__buf_extend(&out, n);
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_int_equal(trev__buf_putc(&out, '\0'), 0);
+	return trev__buf_detach(&out);
+}
+
+/*
+ * The buffer written to a trace.dat and read back by `trev report @opts`.
+ * Return: its output, malloc'd.
+ */
+static char *trev_report(const char *opts)
+{
+	char path[] = "/tmp/trev-graph-XXXXXX", supp[64], cmd[512], *out;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(trev_record_dat(NULL, path, 6), 0);
+	/* In the ASan tree: libtracecmd's and libtraceevent's own leaks (cli_report.sh). */
+	snprintf(supp, sizeof(supp), "%s.supp", path);
+	f = fopen(supp, "w");
+	assert_non_null(f);
+	fputs("leak:isoc99_vsscanf\nleak:tep_parse_event\n", f);
+	assert_int_equal(fclose(f), 0);
+	snprintf(cmd, sizeof(cmd), "LSAN_OPTIONS=suppressions=%s:print_suppressions=0 %s report %s %s",
+		 supp, TREV_CLI, opts, path);
+	out = run_cmd(cmd);
+	unlink(path);
+	unlink(supp);
+	return out;
+}
+
+/* `trev report` of the buffer prints the `trace` text, byte for byte. */
+static void expect_report_same(void)
+{
+	char *want = read_all("trace", 65536, false), *got = trev_report("");
+
+	if (strcmp(got, want))
+		fail_msg("trev report:\n%s\ntrace:\n%s", got, want);
+	free(want);
+	free(got);
+}
+
 /* An empty buffer, the counter clock, the default options, and this thread named @comm. */
 static void fresh(const char *comm)
 {
@@ -263,6 +326,7 @@ static void test_nesting_and_marks(void **state)
 		"^ @ 100000.0 us |    gt_leaf();\n"
 		"^ $ 1000000 us  |    gt_leaf();\n"
 		"^ $ 1500000 us  |  }\n");
+	expect_report_same();
 }
 
 /* funcgraph-tail, funcgraph-overrun; a return without its entry names its function. */
@@ -428,6 +492,15 @@ static void test_thread_switch(void **state)
 		     "\n"
 		     "^ {a} |   1.000 us    |    gt_leaf();\n"
 		     "^ {a} | + 40.000 us   |  }\n");
+	/*
+	 * trev report has the default options: the switch markers without the
+	 * task column. (The file's command lines give this thread the name its
+	 * buffer holds, from the earlier tests, where the text shows the name
+	 * it has now: named back, both show the same.)
+	 */
+	assert_int_equal(trev_write("options/funcgraph-proc", "0"), 0);
+	assert_int_equal(pthread_setname_np(pthread_self(), "gt_main"), 0);
+	expect_report_same();
 }
 
 /* Other events inside the graph: comments at the depth of the open call. */
@@ -460,6 +533,7 @@ static void test_comments(void **state)
 		"^   2.000 us    |    }\n"
 		"^               |  /* puts text */\n"
 		"^   3.000 us    |  }\n");
+	expect_report_same();
 }
 
 /* Many calls: `trace` in any piece size, and trace_pipe a byte at a time, give one text. */
@@ -631,6 +705,95 @@ static void test_lost(void **state)
 		free(want);
 	}
 	free(got);
+
+	/* trev report of the same buffer: a LOST line too, then graph lines of this CPU. */
+	got = trev_report("");
+	lost = strstr(got, "CPU:");
+	assert_non_null(lost);
+	assert_int_equal(sscanf(lost, "CPU:%d [LOST %llu EVENTS]\n", &cpu, &n), 2);
+	assert_int_equal(cpu, test_cpu);
+	assert_true(n > 0);
+	lost = strchr(lost, '\n') + 1;
+	{
+		char *want = expand("^ ");
+
+		assert_memory_equal(lost, want, strlen(want));
+		free(want);
+	}
+	assert_non_null(strstr(lost, "|  gt_outer() {\n"));
+	assert_non_null(strstr(lost, "|    gt_leaf();\n"));
+	free(got);
+}
+
+/*
+ * A thread that moves to another CPU inside calls: the file has the entries
+ * in one CPU's stream and the returns in another's; trev report finds the
+ * leaf and closes the call from the streams merged, as `trace` does from the
+ * thread's buffer.
+ */
+static void test_report_migrate(void **state)
+{
+	cpu_set_t set;
+	int other;
+
+	(void)state;
+	for (other = test_cpu + 1; other < CPU_SETSIZE && !CPU_ISSET(other, &allowed_cpus);
+	     other++)
+		;
+	if (other >= CPU_SETSIZE)
+		skip();		/* one CPU to run on */
+	fresh("gt_main");
+	rec_entry(gt_outer, 0);
+	rec_entry(gt_leaf, 1);
+	CPU_ZERO(&set);
+	CPU_SET(other, &set);
+	assert_int_equal(sched_setaffinity(0, sizeof(set), &set), 0);
+	assert_int_equal(sched_getcpu(), other);
+	rec_exit(gt_leaf, 1, 700, 0);
+	rec_leaf(gt_mid, 1, 800);
+	rec_exit(gt_outer, 0, 3000, 0);
+	pin();
+	{
+		char *text = read_all("trace", 65536, false), *col = func_column(text, "|");
+
+		char hi[24], line[64];
+		int w = snprintf(hi, sizeof(hi), "%ld", sysconf(_SC_NPROCESSORS_CONF) - 1);
+
+		assert_string_equal(col, "gt_outer() {\n  gt_leaf();\n  gt_mid();\n}\n");
+		/* The returns' lines are the other CPU's. */
+		snprintf(line, sizeof(line), "\n %*d)   0.800 us    |    gt_mid();\n", w, other);
+		assert_non_null(strstr(text, line));
+		free(col);
+		free(text);
+	}
+	expect_report_same();
+}
+
+/* trev report --flat: the records' own lines, one per record, not the graph. */
+static void test_report_flat(void **state)
+{
+	char *got, *line;
+	unsigned int entries = 0, exits = 0;
+
+	(void)state;
+	fresh("gt_main");
+	rec_entry(gt_outer, 0);
+	rec_leaf(gt_leaf, 1, 1500);
+	rec_exit(gt_outer, 0, 2500, 0);
+	got = trev_report("--flat");
+	assert_non_null(strstr(got, "# tracer: nop\n"));
+	assert_null(strstr(got, "gt_leaf();"));
+	assert_null(strstr(got, "() {"));
+	for (line = got; (line = strstr(line, "gt_main-")); line++) {
+		if (strstr(line, ": --> gt_") && strstr(line, ": --> gt_") < strchr(line, '\n'))
+			entries++;
+		if (strstr(line, ": <-- gt_") && strstr(line, ": <-- gt_") < strchr(line, '\n'))
+			exits++;
+	}
+	assert_int_equal(entries, 2);
+	assert_int_equal(exits, 2);
+	assert_non_null(strstr(got, ": --> gt_leaf (1)\n"));
+	free(got);
 }
 
 /* raw, hex and bin do not change the graph (the kernel's tracer prints first). */
@@ -757,6 +920,7 @@ static int setup(void **state)
 	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
 	for (test_cpu = 0; !CPU_ISSET(test_cpu, &set); test_cpu++)
 		;
+	allowed_cpus = set;
 	/* What the tracer does when it starts: its events write to the top instance. */
 	trev__event_rt(&trev__ftrace_event_funcgraph_entry)->file.tr = trev__top_instance();
 	trev__event_rt(&trev__ftrace_event_funcgraph_exit)->file.tr = trev__top_instance();
@@ -776,6 +940,8 @@ int main(void)
 		cmocka_unit_test(test_percpu_snapshot),
 		cmocka_unit_test(test_pipe_live),
 		cmocka_unit_test(test_lost),
+		cmocka_unit_test(test_report_flat),
+		cmocka_unit_test(test_report_migrate),
 		cmocka_unit_test(test_raw_ignored),
 		cmocka_unit_test(test_tracecmd),
 	};

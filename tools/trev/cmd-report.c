@@ -2,7 +2,9 @@
 /*
  * trev report [FILE]: a trace.dat file (ours or the kernel's) as the ftrace
  * `trace` text, read with libtracecmd and printed with libtraceevent; -F
- * filters records with the project's own filter compiler (src/filter/).
+ * filters records with the project's own filter compiler (src/filter/). A
+ * file of funcgraph records is printed as function_graph's `trace` text, by
+ * the library's own layout (src/output/graph_layout.c).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -22,21 +24,28 @@
 
 #include <trace-cmd/trace-cmd.h>
 
+#include "base/buf.h"
 #include "filter/filter.h"
+#include "output/graph_layout.h"
 #include "output/line_prefix.h"
 #include "trev.h"
 
 /* libtracecmd 3.1.6 exports these but its installed header does not declare them. */
 const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
 int tracecmd_page_size(struct tracecmd_input *handle);
+struct tep_record *tracecmd_read_next_data(struct tracecmd_input *handle, int *rec_cpu);
 
 static const char report_help[] =
-	"usage: trev report [--raw] [--stat] [--cpu N[,N...]] [-F FILTER]... [FILE]\n"
+	"usage: trev report [--raw] [--flat] [--stat] [--cpu N[,N...]] [-F FILTER]... [FILE]\n"
 	"\n"
 	"Print the trace.dat FILE (default: trace.dat), ours or the kernel's, as the\n"
 	"ftrace `trace` file prints it: a header, then one line per event, merged\n"
 	"across CPUs in time order, with `CPU:N [LOST M EVENTS]` where events were lost.\n"
+	"A file that holds funcgraph_entry/funcgraph_exit records (a function_graph\n"
+	"recording) is printed as function_graph's `trace` text: nested calls, leaves\n"
+	"`func();` with their durations, other events as comments.\n"
 	"\n"
+	"  --flat         one line per record even for funcgraph records\n"
 	"  --raw          the kernel's raw format (`raw` trace option), no header\n"
 	"  --cpu N[,N]    only these CPUs (repeatable; ranges as 0-3)\n"
 	"  -F FILTER      only events that pass FILTER, in the kernel's filter syntax;\n"
@@ -94,6 +103,17 @@ struct rpt {
 	unsigned long long unknown_lost;	/* lost, count not known */
 	struct trace_seq seq;
 	bool counting;			/* the first pass: count, print nothing */
+
+	/* function_graph's layout (rpt_graph_*) */
+	bool flat;			/* --flat */
+	int fg_ids[2];			/* ftrace/funcgraph_entry, _exit; -1: none */
+	struct tep_format_field *fg_fields[2][5];	/* func, depth, overrun, calltime, rettime */
+	struct tep_record *fg_cur;	/* the record the source gave last */
+	unsigned long long *fg_lost;	/* [nr_cpus]: lost before records not shown yet */
+	bool *fg_lost_unknown;		/* [nr_cpus]: and some of unknown count */
+	long long *fg_keys;		/* threads: (pid, CPU for pid 0) + 1; 0: free slot */
+	unsigned int *fg_vals;		/* their numbers for the layout */
+	unsigned int fg_nr, fg_cap;	/* threads, slots (a power of 2) */
 };
 
 /* ------------------------------------------------------------------ */
@@ -435,13 +455,38 @@ static void rpt_print_raw(struct rpt *r, struct tep_event *ev, struct tep_record
 	}
 }
 
+/* A record's line: the prefix, then its event's text. */
+static void rpt_print_line(struct rpt *r, struct tep_event *ev, struct tep_record *rec, int cpu,
+			   int pid)
+{
+	struct trev_line_prefix lp;
+	char prefix[TREV_LINE_PREFIX_MAX];
+
+	lp = (struct trev_line_prefix){
+		.comm = tep_data_comm_from_pid(r->tep, pid),
+		.pid = pid,
+		.cpu = (unsigned int)cpu,
+		.flags = (unsigned int)tep_data_flags(r->tep, rec),
+		.preempt = (unsigned int)tep_data_preempt_count(r->tep, rec),
+		.ts = rec->ts,
+		.show = TREV_PREFIX_LAT,
+	};
+	fwrite(prefix, 1, trev__line_prefix(prefix, &lp), stdout);
+	if (!ev)
+		printf("Unknown type %d\n", tep_data_type(r->tep, rec));
+	else if (!rpt_record_sane(ev, rec))
+		printf("[corrupt record of %s:%s]\n", ev->system, ev->name);
+	else if (rpt_is_ftrace(ev, NULL))	/* the kernel prints these without their name */
+		printf("%s\n", rpt_info(r, rec));
+	else
+		printf("%s: %s\n", ev->name, rpt_info(r, rec));
+}
+
 static int rpt_record(struct tracecmd_input *handle, struct tep_record *rec, int cpu, void *arg)
 {
 	struct rpt *r = arg;
 	struct tep_event *ev = tep_find_event_by_record(r->tep, rec);
 	int pid = tep_data_pid(r->tep, rec);
-	struct trev_line_prefix lp;
-	char prefix[TREV_LINE_PREFIX_MAX];
 
 	(void)handle;
 	if (cpu < 0 || cpu >= r->nr_cpus)
@@ -467,25 +512,345 @@ static int rpt_record(struct tracecmd_input *handle, struct tep_record *rec, int
 		rpt_print_raw(r, ev, rec, cpu, pid);
 		return 0;
 	}
-	lp = (struct trev_line_prefix){
-		.comm = tep_data_comm_from_pid(r->tep, pid),
-		.pid = pid,
-		.cpu = (unsigned int)cpu,
-		.flags = (unsigned int)tep_data_flags(r->tep, rec),
-		.preempt = (unsigned int)tep_data_preempt_count(r->tep, rec),
-		.ts = rec->ts,
-		.show = TREV_PREFIX_LAT,
-	};
-	fwrite(prefix, 1, trev__line_prefix(prefix, &lp), stdout);
-	if (!ev)
-		printf("Unknown type %d\n", tep_data_type(r->tep, rec));
-	else if (!rpt_record_sane(ev, rec))
-		printf("[corrupt record of %s:%s]\n", ev->system, ev->name);
-	else if (rpt_is_ftrace(ev, NULL))	/* the kernel prints these without their name */
-		printf("%s\n", rpt_info(r, rec));
-	else
-		printf("%s: %s\n", ev->name, rpt_info(r, rec));
+	rpt_print_line(r, ev, rec, cpu, pid);
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* function_graph                                                       */
+
+/* The fields of funcgraph_entry (FG_ENTRY) and funcgraph_exit (FG_EXIT) the layout reads. */
+enum { FG_ENTRY, FG_EXIT };
+enum { FG_FUNC, FG_DEPTH, FG_OVERRUN, FG_CALLTIME, FG_RETTIME, FG_NR_FIELDS };
+
+static const char *const rpt_fg_field_names[FG_NR_FIELDS] = {
+	"func", "depth", "overrun", "calltime", "rettime",
+};
+
+/*
+ * The file's funcgraph events and their fields. An event without the fields
+ * (entry: func, depth; exit: all five) is not one the layout can read: its
+ * records keep their own lines.
+ */
+static void rpt_fg_find(struct rpt *r)
+{
+	static const char *const names[2] = { "funcgraph_entry", "funcgraph_exit" };
+
+	for (int k = 0; k < 2; k++) {
+		struct tep_event *ev = tep_find_event_by_name(r->tep, "ftrace", names[k]);
+		int need = k == FG_ENTRY ? FG_OVERRUN : FG_NR_FIELDS;
+
+		bool usable = ev != NULL;
+
+		for (int f = 0; f < FG_NR_FIELDS; f++) {
+			struct tep_format_field *field = ev && f < need ?
+				tep_find_field(ev, rpt_fg_field_names[f]) : NULL;
+
+			/* Numbers of up to 8 bytes, as the kernel's are. */
+			if (f < need && (!field || field->size <= 0 || field->size > 8))
+				usable = false;
+			r->fg_fields[k][f] = field;
+		}
+		r->fg_ids[k] = usable ? ev->id : -1;
+	}
+}
+
+/* Does the layout print the file? Its records (on the CPUs shown) hold funcgraph records. */
+static bool rpt_fg_wanted(struct rpt *r)
+{
+	if (r->flat || r->raw)
+		return false;
+	rpt_fg_find(r);
+	for (int k = 0; k < 2; k++)
+		if (r->fg_ids[k] >= 0 && (unsigned int)r->fg_ids[k] < r->nr_ids &&
+		    r->events[r->fg_ids[k]].count)
+			return true;
+	return false;
+}
+
+static unsigned long long rpt_fg_field(struct rpt *r, const struct tep_record *rec, int k, int f)
+{
+	const struct tep_format_field *field = r->fg_fields[k][f];
+
+	return tep_read_number(r->tep, (const char *)rec->data + field->offset, field->size);
+}
+
+/*
+ * A record of funcgraph event @k (FG_ENTRY, FG_EXIT) into *@c.
+ * Return: false when it is not one, or its fields are not inside it.
+ */
+static bool rpt_fg_decode(struct rpt *r, struct tep_record *rec, int k, struct trev_graph_call *c)
+{
+	int nf = k == FG_ENTRY ? FG_OVERRUN : FG_NR_FIELDS;
+
+	if (r->fg_ids[k] < 0 || rec->size < 8 || tep_data_type(r->tep, rec) != r->fg_ids[k])
+		return false;
+	for (int f = 0; f < nf; f++) {
+		const struct tep_format_field *field = r->fg_fields[k][f];
+
+		if (field->offset < 0 || field->offset + field->size > rec->size)
+			return false;
+	}
+	*c = (struct trev_graph_call){
+		.func = rpt_fg_field(r, rec, k, FG_FUNC),
+		.depth = (unsigned int)rpt_fg_field(r, rec, k, FG_DEPTH),
+		.pid = tep_data_pid(r->tep, rec),
+	};
+	if (k == FG_EXIT) {
+		c->overrun = (unsigned int)rpt_fg_field(r, rec, k, FG_OVERRUN);
+		c->calltime = rpt_fg_field(r, rec, k, FG_CALLTIME);
+		c->rettime = rpt_fg_field(r, rec, k, FG_RETTIME);
+	}
+	return true;
+}
+
+/* A record of the layout's source as libtraceevent's: what tep_* read of it. */
+static struct tep_record rpt_fg_record(const struct trev_rb_event *ev)
+{
+	return (struct tep_record){
+		.ts = ev->ts,
+		.size = (int)ev->len,
+		.data = (void *)(uintptr_t)ev->data,
+		.cpu = ev->cpu,
+	};
+}
+
+static bool rpt_fg_is_exit(void *arg, const struct trev_rb_event *ev, struct trev_graph_call *c)
+{
+	struct tep_record rec = rpt_fg_record(ev);
+
+	return rpt_fg_decode(arg, &rec, FG_EXIT, c);
+}
+
+static unsigned int rpt_fg_hash(long long key)
+{
+	return (unsigned int)(((unsigned long long)key * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
+/*
+ * The layout's number for the thread of @pid on @cpu: a thread is its pid,
+ * but pid 0 is each CPU's idle task in a kernel file. Return: -1 when out of
+ * memory.
+ */
+static long rpt_fg_thread(struct rpt *r, int pid, int cpu)
+{
+	long long key = (pid ? (long long)(unsigned int)pid << 16 : (long long)cpu) + 1;
+	unsigned int i;
+
+	if (2 * (r->fg_nr + 1) > r->fg_cap) {
+		unsigned int cap = r->fg_cap ? 2 * r->fg_cap : 64;
+		long long *keys = calloc(cap, sizeof(*keys));
+		unsigned int *vals = calloc(cap, sizeof(*vals));
+
+		if (!keys || !vals) {
+			free(keys);
+			free(vals);
+			return -1;
+		}
+		for (unsigned int j = 0; j < r->fg_cap; j++) {
+			if (!r->fg_keys[j])
+				continue;
+			for (i = rpt_fg_hash(r->fg_keys[j]) & (cap - 1); keys[i];
+			     i = (i + 1) & (cap - 1))
+				;
+			keys[i] = r->fg_keys[j];
+			vals[i] = r->fg_vals[j];
+		}
+		free(r->fg_keys);
+		free(r->fg_vals);
+		r->fg_keys = keys;
+		r->fg_vals = vals;
+		r->fg_cap = cap;
+	}
+	for (i = rpt_fg_hash(key) & (r->fg_cap - 1); r->fg_keys[i];
+	     i = (i + 1) & (r->fg_cap - 1))
+		if (r->fg_keys[i] == key)
+			return r->fg_vals[i];
+	r->fg_keys[i] = key;
+	r->fg_vals[i] = r->fg_nr++;
+	return r->fg_vals[i];
+}
+
+/*
+ * The layout's source: the file's records merged across CPUs in time order,
+ * those of the CPUs shown that pass -F. Events lost before a record not
+ * shown are told before the next record of its CPU that is.
+ */
+static int rpt_fg_next(void *arg, struct trev_rb_event *ev)
+{
+	struct rpt *r = arg;
+
+	for (;;) {
+		struct tep_record *rec;
+		struct tep_event *e;
+		long thread;
+		int cpu, pid;
+
+		tracecmd_free_record(r->fg_cur);
+		r->fg_cur = rec = tracecmd_read_next_data(r->handle, &cpu);
+		if (!rec)
+			return 0;
+		if (cpu < 0 || cpu >= r->nr_cpus || !r->cpu_on[cpu] || rec->size < 0)
+			continue;
+		if (rec->missed_events > 0)
+			r->fg_lost[cpu] += (unsigned long long)rec->missed_events;
+		else if (rec->missed_events < 0)
+			r->fg_lost_unknown[cpu] = true;
+		e = tep_find_event_by_record(r->tep, rec);
+		pid = tep_data_pid(r->tep, rec);
+		if (!rpt_filter_pass(r, e ? e->id : tep_data_type(r->tep, rec), rec, cpu, pid))
+			continue;
+		thread = rpt_fg_thread(r, pid, cpu);
+		if (thread < 0)
+			return -ENOMEM;
+		*ev = (struct trev_rb_event){
+			.ts = rec->ts,
+			.lost = r->fg_lost_unknown[cpu] ? UINT64_MAX : r->fg_lost[cpu],
+			.data = rec->data,
+			.len = (uint32_t)rec->size,
+			.cpu = cpu,
+			.tid = pid,
+			.buffer = (unsigned int)thread,
+		};
+		r->fg_lost[cpu] = 0;
+		r->fg_lost_unknown[cpu] = false;
+		return 1;
+	}
+}
+
+static void rpt_fg_lost_line(int cpu, unsigned long long lost)
+{
+	if (lost == UINT64_MAX)
+		printf("CPU:%d [LOST EVENTS]\n", cpu);
+	else
+		printf("CPU:%d [LOST %llu EVENTS]\n", cpu, lost);
+}
+
+/* The layout's output: stdout, and the file's function names. */
+struct rpt_fg_out {
+	struct trev_graph_out out;
+	struct tep_handle *tep;
+};
+
+static void rpt_fg_put(struct trev_graph_out *o, const char *p, size_t len)
+{
+	(void)o;
+	fwrite(p, 1, len, stdout);
+}
+
+static void rpt_fg_sym(struct trev_graph_out *o, unsigned long long addr)
+{
+	struct rpt_fg_out *fo = (struct rpt_fg_out *)((char *)o - offsetof(struct rpt_fg_out, out));
+	const char *name = tep_find_function(fo->tep, addr);
+
+	/* As the library's text names an address it cannot: "0x%08lx". */
+	if (name)
+		fputs(name, stdout);
+	else
+		printf("0x%08llx", addr);
+}
+
+/*
+ * Another event inside the graph, as a comment: trace_printk and
+ * trace_marker records by their message alone, as the kernel's
+ * print_graph_comment() does, others as their usual text.
+ */
+static void rpt_fg_comment(struct rpt *r, struct tep_event *ev, struct tep_record *rec)
+{
+	const char *info = rpt_info(r, rec);
+
+	if (rpt_is_ftrace(ev, "print") || rpt_is_ftrace(ev, "bprint") ||
+	    rpt_is_ftrace(ev, "bputs")) {
+		/* The info text is "caller: message". */
+		const char *colon = strstr(info, ": ");
+
+		printf("%s */\n", colon ? colon + 2 : info);
+	} else if (rpt_is_ftrace(ev, NULL)) {
+		printf("%s */\n", info);
+	} else {
+		printf("%s: %s */\n", ev->name, info);
+	}
+}
+
+/*
+ * The file as function_graph's `trace` text: its header, then each record
+ * shown by the layout (src/output/graph_layout.c) with the kernel's default
+ * options. Return: 0 or -errno.
+ */
+static int rpt_fg_print(struct rpt *r)
+{
+	struct rpt_fg_out out = { { rpt_fg_put, rpt_fg_sym }, r->tep };
+	struct trev_graph_src src = { NULL, rpt_fg_next, r };
+	struct trev_buf hdr = TREV_BUF_INIT;
+	unsigned long long entries = 0;
+	unsigned int opts = TREV_GRAPH_DEFAULT;
+	int width = trev__graph_cpu_width(r->nr_cpus);
+	struct trev_rb_event ev;
+	int ret;
+
+	r->fg_lost = calloc((size_t)r->nr_cpus, sizeof(*r->fg_lost));
+	r->fg_lost_unknown = calloc((size_t)r->nr_cpus, sizeof(*r->fg_lost_unknown));
+	src.g = trev__graph_alloc(rpt_fg_is_exit);
+	if (!r->fg_lost || !r->fg_lost_unknown || !src.g) {
+		trev__graph_free(src.g);
+		return -ENOMEM;
+	}
+	for (int c = 0; c < r->nr_cpus; c++)
+		entries += r->records[c];
+	ret = trev__buf_puts(&hdr, "# tracer: function_graph\n#\n");
+	ret = ret ?: trev__graph_header(opts, entries == 0, &hdr);
+	if (ret) {
+		trev__buf_free(&hdr);
+		trev__graph_free(src.g);
+		return ret;
+	}
+	fwrite(hdr.data, 1, hdr.len, stdout);
+	trev__buf_free(&hdr);
+
+	while ((ret = trev__graph_next(&src, &ev)) > 0) {
+		struct tep_record rec = rpt_fg_record(&ev);
+		struct trev_graph_line l = {
+			.out = &out.out,
+			.opts = opts,
+			.cpu_width = width,
+			.cpu = ev.cpu,
+			.ts = ev.ts,
+			.thread = ev.buffer,
+		};
+		struct trev_graph_call c;
+		struct tep_event *e;
+
+		if (ev.lost)
+			rpt_fg_lost_line(ev.cpu, ev.lost);
+		if (rec.size < 8) {
+			/* No room for the common fields (the library's text says the same). */
+			printf("[short record: %d bytes]\n", rec.size);
+			continue;
+		}
+		e = tep_find_event_by_record(r->tep, &rec);
+		l.pid = tep_data_pid(r->tep, &rec);
+		l.comm = tep_data_comm_from_pid(r->tep, l.pid);
+		l.flags = (unsigned int)tep_data_flags(r->tep, &rec);
+		l.preempt = (unsigned int)tep_data_preempt_count(r->tep, &rec);
+		if (!e || !rpt_record_sane(e, &rec) || rpt_is_ftrace(e, "function") ||
+		    rpt_is_ftrace(e, "kernel_stack") || rpt_is_ftrace(e, "user_stack")) {
+			/* Their own lines, as the kernel's TRACE_TYPE_UNHANDLED. */
+			rpt_print_line(r, e, &rec, ev.cpu, l.pid);
+		} else if (rpt_fg_decode(r, &rec, FG_ENTRY, &c)) {
+			trev__graph_entry(&src, &l, &c);
+		} else if (rpt_fg_decode(r, &rec, FG_EXIT, &c)) {
+			trev__graph_return(&src, &l, &c);
+		} else {
+			trev__graph_comment(&src, &l);
+			rpt_fg_comment(r, e, &rec);
+		}
+	}
+	/* Losses after the last record shown of a CPU. */
+	for (int c = 0; c < r->nr_cpus; c++)
+		if (r->fg_lost[c] || r->fg_lost_unknown[c])
+			rpt_fg_lost_line(c, r->fg_lost_unknown[c] ? UINT64_MAX : r->fg_lost[c]);
+	trev__graph_free(src.g);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -583,6 +948,11 @@ static void rpt_free(struct rpt *r)
 	free(r->records);
 	free(r->lost);
 	free(r->scratch);
+	free(r->fg_lost);
+	free(r->fg_lost_unknown);
+	free(r->fg_keys);
+	free(r->fg_vals);
+	tracecmd_free_record(r->fg_cur);
 	if (r->handle)
 		tracecmd_close(r->handle);
 	trace_seq_destroy(&r->seq);
@@ -640,6 +1010,15 @@ static int rpt_run(struct rpt *r, const char **cpu_args, unsigned int nr_cpu_arg
 		return 1;
 	r->tep = tracecmd_get_tep(r->handle);
 	r->counting = false;
+	if (rpt_fg_wanted(r)) {
+		int ret = rpt_fg_print(r);
+
+		if (ret < 0) {
+			trev_err("report: %s: %s", r->file, strerror(-ret));
+			return 1;
+		}
+		return fflush(stdout) ? 1 : 0;
+	}
 	if (!r->raw)
 		rpt_print_header(r);
 	if (rpt_iterate(r, r->handle) < 0) {
@@ -690,6 +1069,7 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "raw", no_argument, NULL, 'r' },
+		{ "flat", no_argument, NULL, 'f' },
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "filter", required_argument, NULL, 'F' },
 		{ "stat", no_argument, NULL, 's' },
@@ -711,6 +1091,9 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		case 'r':
 			r.raw = true;
+			break;
+		case 'f':
+			r.flat = true;
 			break;
 		case 's':
 			stat = true;
