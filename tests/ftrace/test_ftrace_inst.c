@@ -295,6 +295,29 @@ static void test_inst_records(void **state)
 	assert_string_equal(inst_body("a"), "");
 	assert_string_equal(inst_body("b"), "");
 
+	/* An instance's func_stack_trace: a stack after each of its records, none in the top. */
+	inst_wr("a", "options/func_stack_trace", "1");
+	assert_int_equal(wr("trace", ""), 0);
+	inst_wr("a", "trace", "");
+	assert_int_equal(ft_spin(0), 0x5a5a);
+	assert_non_null(strstr(inst_body("a"), "ft_spin <-test_inst_records\n"));
+	assert_non_null(strstr(text, "<stack trace>\n => ft_spin\n"));
+	assert_string_equal(body("trace"), "ft_spin <-test_inst_records\n");
+	inst_wr("a", "options/func_stack_trace", "0");
+
+	/* function_graph at the top beside function in the instances. */
+	assert_int_equal(wr("set_ftrace_filter", "ft_add"), 0);
+	assert_int_equal(wr("current_tracer", "function_graph"), 0);
+	inst_wr("a", "trace", "");
+	inst_wr("b", "trace", "");
+	assert_int_equal(ft_outer(5), 12);
+	assert_non_null(strstr(body("trace"), "ft_add();"));
+	assert_null(strstr(text, "ft_outer"));
+	assert_string_equal(inst_body("a"), "ft_outer <-test_inst_records\n");
+	assert_string_equal(inst_body("b"), "ft_outer <-test_inst_records\n");
+	assert_int_equal(wr("current_tracer", "function"), 0);
+	assert_int_equal(wr("set_ftrace_filter", ""), 0);
+
 	/* Pid lists, each instance's own. */
 	assert_int_equal(wr("trace", ""), 0);
 	inst_wr("a", "trace", "");
