@@ -135,8 +135,8 @@ static uint64_t ft_inst_filtered;	/* slots whose set_ftrace_filter is not empty 
 
 /*
  * What trev__ft_entry() reads while TREV_FT_EXTRA_INST is set: every site
- * some instance selects, sorted by address, with a mask of slots (bit 0:
- * the top instance's lists select it). Replaced whole under ft_lock before
+ * some instance records, sorted by address, with a mask of slots (bit 0:
+ * the top instance, site_itab_mask()). Replaced whole under ft_lock before
  * a batch of patches, so a site patched for an instance finds its entry;
  * the old table is freed after a grace period. Published with a release
  * exchange, read with an acquire load, as ft_pids.
@@ -753,12 +753,16 @@ static bool site_wanted(const struct ft_module *m, const struct ft_site *s)
 	       trev__fc_site_probed(s->addr);
 }
 
-/* ft_itab's mask of @s: its instances, and bit 0 when the top's lists select it. */
+/*
+ * ft_itab's mask of @s: its instances, and bit 0 when the top instance
+ * records it (its tracer or the profiler on, its lists selecting it): with
+ * the top's tracer off, the table holds the instances' sites only.
+ */
 static uint64_t site_itab_mask(const struct ft_module *m, const struct ft_site *s)
 {
 	if (m->stub_err || (s->flags & FT_BAD))
 		return 0;
-	return site_inst_mask(s) | (site_selected(s) ? 1 : 0);
+	return site_inst_mask(s) | ((ft_tracer || ft_profile) && site_selected(s) ? 1 : 0);
 }
 
 static int itab_ent_cmp(const void *a, const void *b)
