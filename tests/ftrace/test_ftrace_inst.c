@@ -8,6 +8,7 @@
  * hammer: threads calling traced functions while instances come and go and
  * their lists change, each quiet phase's counts exact in every buffer.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -353,6 +354,40 @@ static void test_inst_records(void **state)
 	reset_top();
 }
 
+/*
+ * A dlopen()ed library's functions in an instance's list (":mod:"); at
+ * dlclose() they leave it, and the list left empty selects every function,
+ * as at the top and as the kernel does when a module goes.
+ */
+static void test_inst_dlopen(void **state)
+{
+	int (*twice)(int);
+	void *h;
+
+	(void)state;
+	reset_top();
+	h = dlopen(FT_MOD, RTLD_NOW);
+	assert_non_null(h);
+	twice = (int (*)(int))dlsym(h, "ft_mod_twice");
+	assert_non_null(twice);
+	inst_make("m");
+	inst_wr("m", "set_ftrace_filter", "ft_mod_twice:mod:libft_mod");
+	assert_string_equal(rd("instances/m/set_ftrace_filter"), "ft_mod_twice [libft_mod]\n");
+	inst_wr("m", "current_tracer", "function");
+	assert_int_equal(twice(21), 42);
+	assert_int_equal(ft_spin(0), 0x5a5a);
+	assert_string_equal(inst_body("m"), "ft_mod_twice <-test_inst_dlopen\n");
+	assert_string_equal(body("trace"), "");
+	assert_int_equal(dlclose(h), 0);
+	assert_string_equal(rd("instances/m/set_ftrace_filter"),
+			    "#### all functions enabled ####\n");
+	inst_wr("m", "trace", "");
+	assert_int_equal(ft_spin(0), 0x5a5a);
+	assert_string_equal(inst_body("m"), "ft_spin <-test_inst_dlopen\n");
+	inst_rm("m");
+	reset_top();
+}
+
 /* ------------------------------------------------------------------ */
 /* rmdir while tracing                                                  */
 
@@ -591,6 +626,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inst_files),
 		cmocka_unit_test(test_inst_records),
+		cmocka_unit_test(test_inst_dlopen),
 		cmocka_unit_test(test_inst_rmdir_tracing),
 		cmocka_unit_test(test_inst_hammer),
 	};
