@@ -249,7 +249,7 @@ static __attribute__((noinline)) void ft_entry_extra(unsigned long ip, unsigned 
 						     int mode, void *ra)
 {
 	bool on = mode != TREV_TRACER_NOP;
-	bool top = true;	/* the top instance's lists select the site */
+	bool top = true;	/* the top instance records the site (bit 0 of its mask) */
 	struct ftrace_entry rec = { .ip = ip, .parent_ip = parent_ip };
 	const struct fc_ent *cmds = NULL;
 	struct ft_itab *itab = NULL;
