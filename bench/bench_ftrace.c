@@ -22,6 +22,8 @@
  *     valgrind --tool=callgrind --toggle-collect=run_traced build/bench/bench_ftrace
  * (BENCH_FAKE_CPU: valgrind has no rseq, so every record would take the
  * ring's slow path; it points the CPU read at a constant, as bench_events).
+ * With BENCH_FTRACE_INST=1 an instance runs the function tracer on the same
+ * function too (its `function` case: two records a call).
  * Prints a table and exits 0: no thresholds, no pass/fail.
  */
 #include <sched.h>
@@ -81,6 +83,10 @@ static int run_only(const char *tracer)
 
 	if (getenv("BENCH_FAKE_CPU"))
 		trev__rb_cpu_id = &cpu0;
+	if (getenv("BENCH_FTRACE_INST")) {
+		must(trev_mkdir("instances/bench"), "mkdir instances/bench");
+		must(trev_write("instances/bench/current_tracer", "function"), "current_tracer");
+	}
 	must(trev_write("current_tracer", tracer), "current_tracer");
 	run_traced(nr_calls / 10);
 	run_traced(nr_calls);

@@ -12,6 +12,19 @@
  * never from dladdr() or dl_iterate_phdr(). A write of set_ftrace_filter
  * that may hold function commands takes the registry lock before ft_lock
  * (func_cmd.c); nothing under ft_lock takes the registry lock.
+ *
+ * Instances (the kernel's ftrace_ops of each trace_array): the top
+ * instance's state is the variables ft_tracer, ft_list_set and ft_pids,
+ * which the trampoline's fast path reads. A named instance that uses a
+ * file of the function tracer gets a slot, 1 .. FT_MAX_INST - 1: its bit
+ * in each site's imask[] (its lists) and in the table the trampoline reads
+ * while some instance runs the tracer. A site is patched when any instance
+ * (or a function command, or the profiler) wants it:
+ *
+ *   site --call--> trampoline --> trev__ft_entry()
+ *        extra == 0 (only the top instance):  the top's record, as before
+ *        TREV_FT_EXTRA_INST:  ft_itab lookup of the site: bit 0 the top's
+ *                             record, bit N the record of slot N's instance
  */
 #include <ctype.h>
 #include <dlfcn.h>
@@ -57,6 +70,8 @@ struct ft_site {
 	uintptr_t addr;			/* the 5 bytes at the function's entry */
 	char *name;			/* its function; NULL until named */
 	unsigned int flags;		/* FT_* */
+	uint64_t imask[2];		/* slots whose set_ftrace_filter [0], set_ftrace_notrace [1]
+					 * hold it (bit 0, the top's, unused: FT_FILTER, FT_NOTRACE) */
 };
 
 /* One object that registered its entries. */
@@ -94,7 +109,47 @@ static _Atomic int ft_active;		/* enum trev_tracer trev__ft_entry() serves */
  * the old list is freed after an RCU grace period.
  */
 static _Atomic(struct ft_pids *) ft_pids;
+/* The top's set_ftrace_notrace_pid, as ft_pids; not NULL: TREV_FT_EXTRA_NOPID is set. */
+static _Atomic(struct ft_pids *) ft_nopids;
 static __thread pid_t ft_tid __attribute__((tls_model("initial-exec")));
+
+#define FT_MAX_INST	64	/* slot 0 is the top instance's: 63 named instances */
+
+/* A named instance's function tracer. */
+struct ft_inst {
+	struct trev_trace_array *tr;	/* its instance */
+	unsigned int slot;		/* 1 .. FT_MAX_INST - 1 */
+	enum trev_tracer tracer;	/* nop or function (ft_lock) */
+	bool list_set[2];		/* its filter / notrace list is not empty (ft_lock) */
+	_Atomic(struct ft_pids *) pids;	/* set_ftrace_pid; NULL: every thread (as ft_pids) */
+	_Atomic(struct ft_pids *) nopids; /* set_ftrace_notrace_pid; NULL: none */
+	struct trev_event_file file;	/* its ftrace/function records go here */
+};
+
+static struct ft_inst *ft_insts[FT_MAX_INST];	/* by slot; [0] unused (ft_lock) */
+/* The slots' instances and tracers for readers without ft_lock: plain values, never freed. */
+static _Atomic(const struct trev_trace_array *) ft_slot_tr[FT_MAX_INST];
+static _Atomic int ft_slot_tracer[FT_MAX_INST];
+static uint64_t ft_inst_on;		/* slots whose tracer is function (ft_lock) */
+static uint64_t ft_inst_filtered;	/* slots whose set_ftrace_filter is not empty (ft_lock) */
+
+/*
+ * What trev__ft_entry() reads while TREV_FT_EXTRA_INST is set: every site
+ * some instance records, sorted by address, with a mask of slots (bit 0:
+ * the top instance, site_itab_mask()). Replaced whole under ft_lock before
+ * a batch of patches, so a site patched for an instance finds its entry;
+ * the old table is freed after a grace period. Published with a release
+ * exchange, read with an acquire load, as ft_pids.
+ */
+struct ft_itab {
+	_Atomic(struct ft_inst *) inst[FT_MAX_INST];	/* slot -> its instance; NULL: gone */
+	size_t n;
+	struct ft_ient {
+		uintptr_t addr;		/* the site */
+		uint64_t mask;		/* the slots that record its calls */
+	} e[];
+};
+static _Atomic(struct ft_itab *) ft_itab;
 
 /* ------------------------------------------------------------------ */
 /* The record                                                           */
@@ -132,10 +187,139 @@ static bool ft_pid_ok(const struct ft_pids *p)
 	return false;
 }
 
+/* The thread's id is in neither list's way: @pids NULL or holding it, @nopids not. */
+static bool ft_tid_ok(const struct ft_pids *pids, const struct ft_pids *nopids)
+{
+	return (!pids || ft_pid_ok(pids)) && (!nopids || !ft_pid_ok(nopids));
+}
+
+/* The slots that record a call of @ip (0: not in the table). */
+static uint64_t ft_itab_mask(const struct ft_itab *t, uintptr_t ip)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->e[mid].addr == ip)
+			return t->e[mid].mask;
+		if (t->e[mid].addr < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* One record in each named instance of @mask (bit 0 left out) whose pid lists take the thread. */
+static void ft_inst_records(struct ft_itab *t, uint64_t mask, struct ftrace_entry *rec,
+			    void *ra)
+{
+	for (mask &= ~1ull; mask; mask &= mask - 1) {
+		struct ft_inst *in = atomic_load_explicit(&t->inst[__builtin_ctzll(mask)],
+							  memory_order_relaxed);
+		struct ft_pids *pids, *nopids;
+
+		if (!in)
+			continue;	/* its instance is going (trev__ftrace_instance_remove()) */
+		pids = atomic_load_explicit(&in->pids, memory_order_acquire);
+		nopids = atomic_load_explicit(&in->nopids, memory_order_acquire);
+		if (ft_tid_ok(pids, nopids)) {
+			trev_event_write(&in->file, rec, sizeof(*rec));
+			if (trev_unlikely(__atomic_load_n(&in->tr->trace_flags, __ATOMIC_RELAXED) &
+					  TREV_ITER_FUNC_STACK_TRACE))
+				trev__fc_stack(in->tr, ra);
+		}
+		/* For TSan: the grace period orders these reads before the frees. */
+		if (pids)
+			trev_tsan_release(pids);
+		if (nopids)
+			trev_tsan_release(nopids);
+		trev_tsan_release(in);
+	}
+}
+
+/*
+ * Everything but the top instance's plain record: function commands, the
+ * profiler, func_stack_trace, instances, the top's notrace pids.
+ * @ra: where trev__ft_entry() returns into the trampoline (stacks' skip point).
+ */
+static __attribute__((noinline)) void ft_entry_extra(unsigned long ip, unsigned long parent_ip,
+						     unsigned long *slot, unsigned int extra,
+						     int mode, void *ra)
+{
+	bool on = mode != TREV_TRACER_NOP;
+	bool top = true;	/* the top instance records the site (bit 0 of its mask) */
+	struct ftrace_entry rec = { .ip = ip, .parent_ip = parent_ip };
+	const struct fc_ent *cmds = NULL;
+	struct ft_itab *itab = NULL;
+	unsigned int dump = 0;
+	uint64_t mask = 0;
+
+	if (!on && !(extra & (TREV_FT_EXTRA_PROBES | TREV_FT_EXTRA_PROFILE | TREV_FT_EXTRA_INST)))
+		return;
+	/* As a tracepoint's probes: a snapshot swap waits for the section to end. */
+	urcu_bp_read_lock();
+	/* A site patched for an instance only is not the top's (NULL: the table is going). */
+	if (extra & TREV_FT_EXTRA_INST) {
+		itab = atomic_load_explicit(&ft_itab, memory_order_acquire);
+		if (itab) {
+			mask = ft_itab_mask(itab, ip);
+			top = mask & 1;
+		}
+	}
+	if ((extra & TREV_FT_EXTRA_PROFILE) && top)
+		trev__fp_hit(ip);
+	/* A function with commands (func_cmd.c) is patched whatever the tracer: is it traced? */
+	if (extra & TREV_FT_EXTRA_PROBES) {
+		cmds = trev__fc_lookup(ip);
+		if (cmds && !trev__fc_traced(cmds))
+			on = false;
+	}
+	if (on && top) {
+		struct trev_event_file *file = &trev__event_rt(&trev__ftrace_event_function)->file;
+		struct ft_pids *pids = atomic_load_explicit(&ft_pids, memory_order_acquire);
+		struct ft_pids *nopids = (extra & TREV_FT_EXTRA_NOPID) ?
+			atomic_load_explicit(&ft_nopids, memory_order_acquire) : NULL;
+
+		if (ft_tid_ok(pids, nopids)) {
+			if (mode == TREV_TRACER_GRAPH) {
+				trev__fg_entry(ip, slot);
+			} else {
+				trev_event_write(file, &rec, sizeof(rec));
+				if (extra & TREV_FT_EXTRA_STACK)
+					trev__fc_stack(__atomic_load_n(&file->tr, __ATOMIC_RELAXED), ra);
+			}
+		}
+		if (pids)
+			trev_tsan_release(pids);
+		if (nopids)
+			trev_tsan_release(nopids);
+	}
+	if (mask > 1)
+		ft_inst_records(itab, mask, &rec, ra);
+	if (itab)
+		trev_tsan_release(itab);
+	/* The profiler's time: function_graph's frames, pushed for it when the tracer is not. */
+	if ((extra & TREV_FT_EXTRA_PROFILE) && top && mode != TREV_TRACER_GRAPH)
+		trev__fg_entry(ip, slot);
+	if (cmds)
+		dump = trev__fc_run(cmds, ra);
+	urcu_bp_read_unlock();
+	if (trev_unlikely(dump))
+		trev__fc_dump(dump);
+}
+
 /*
  * trev__ft_entry() - the trampoline's call: one ftrace/function record
  * @ip: the site (the traced function's entry)
  * @parent_ip: where the function returns to
+ * @slot: where @parent_ip is on the stack (function_graph replaces it)
+ *
+ * The common case, the top instance alone with no command, profiler or
+ * option, is this function's own; anything else (trev__ft_extra not 0)
+ * goes to ft_entry_extra().
+ *
  * Context: any thread, at the entry of a traced function, also in a signal
  * handler; no allocation (after a thread's first record), lock or system call.
  */
@@ -144,56 +328,34 @@ __attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent
 {
 	/*
 	 * Relaxed, as ft_active: what else there is to do (commands, stacks,
-	 * the profiler); the tables it leads to are loaded with acquire.
+	 * the profiler, instances); the tables it leads to are loaded with acquire.
 	 */
 	unsigned int extra = atomic_load_explicit(&trev__ft_extra, memory_order_relaxed);
 	int mode = atomic_load_explicit(&ft_active, memory_order_relaxed);
-	bool on = mode != TREV_TRACER_NOP;
-	const struct fc_ent *cmds = NULL;
-	unsigned int dump = 0;
 	struct ftrace_entry rec;
 	struct ft_pids *pids;
 
-	if (!on && !(extra & (TREV_FT_EXTRA_PROBES | TREV_FT_EXTRA_PROFILE)))
+	if (trev_unlikely(extra)) {
+		ft_entry_extra(ip, parent_ip, slot, extra, mode, __builtin_return_address(0));
+		return;
+	}
+	if (mode == TREV_TRACER_NOP)
 		return;
 	rec.ip = ip;
 	rec.parent_ip = parent_ip;
-	/* As a tracepoint's probes: a snapshot swap waits for the section to end. */
 	urcu_bp_read_lock();
-	if (trev_unlikely(extra & TREV_FT_EXTRA_PROFILE))
-		trev__fp_hit(ip);
-	/* A function with commands (func_cmd.c) is patched whatever the tracer: is it traced? */
-	if (trev_unlikely(extra & TREV_FT_EXTRA_PROBES)) {
-		cmds = trev__fc_lookup(ip);
-		if (cmds && !trev__fc_traced(cmds))
-			on = false;
+	pids = atomic_load_explicit(&ft_pids, memory_order_acquire);
+	if (trev_likely(!pids) || ft_pid_ok(pids)) {
+		if (mode == TREV_TRACER_GRAPH)
+			trev__fg_entry(ip, slot);
+		else
+			trev_event_write(&trev__event_rt(&trev__ftrace_event_function)->file, &rec,
+					 sizeof(rec));
 	}
-	if (on) {
-		struct trev_event_file *file = &trev__event_rt(&trev__ftrace_event_function)->file;
-
-		pids = atomic_load_explicit(&ft_pids, memory_order_acquire);
-		if (trev_likely(!pids) || ft_pid_ok(pids)) {
-			if (mode == TREV_TRACER_GRAPH) {
-				trev__fg_entry(ip, slot);
-			} else {
-				trev_event_write(file, &rec, sizeof(rec));
-				if (trev_unlikely(extra & TREV_FT_EXTRA_STACK))
-					trev__fc_stack(__atomic_load_n(&file->tr, __ATOMIC_RELAXED),
-						       __builtin_return_address(0));
-			}
-		}
-		/* For TSan: the grace period orders this read before pids_replace()'s free. */
-		if (pids)
-			trev_tsan_release(pids);
-	}
-	/* The profiler's time: function_graph's frames, pushed for it when the tracer is not. */
-	if (trev_unlikely(extra & TREV_FT_EXTRA_PROFILE) && mode != TREV_TRACER_GRAPH)
-		trev__fg_entry(ip, slot);
-	if (cmds)
-		dump = trev__fc_run(cmds, __builtin_return_address(0));
+	/* For TSan: the grace period orders this read before pids_replace()'s free. */
+	if (pids)
+		trev_tsan_release(pids);
 	urcu_bp_read_unlock();
-	if (trev_unlikely(dump))
-		trev__fc_dump(dump);
 }
 
 /* The kernel's trace_fn_trace(): "func <-parent", options sym-offset and sym-addr. */
@@ -319,9 +481,10 @@ static struct ft_module *module_find(const void *const *key)
 	return NULL;
 }
 
+struct ft_inst;
 static int ft_apply(pid_t *blocker);
 static int ft_nr_cpus(void);
-static void list_recount(enum trev_ft_list list);
+static void list_recount(struct ft_inst *in, enum trev_ft_list list);
 static int fg_map_publish(void);
 
 /**
@@ -384,7 +547,7 @@ void trev_function_register(const void *const *start, const void *const *stop)
 			  "functions cannot be traced\n", m->path);
 	m->next = ft_modules;
 	ft_modules = m;
-	if ((ft_tracer || ft_profile) && ft_apply(&blocker))
+	if ((ft_tracer || ft_profile || ft_inst_on) && ft_apply(&blocker))
 		trev__log(TREV_LOG_ERR, "function tracer: %s: its functions are not patched yet "
 			  "(%s); the next change of a list or of the tracer tries again\n",
 			  m->path, blocker ? "a thread blocks SIGTRAP" : "patching failed");
@@ -500,11 +663,16 @@ void trev_function_unregister(const void *const *start)
 	 * a filter left empty selects every function again.
 	 */
 	for (int l = TREV_FT_FILTER; l <= TREV_FT_GRAPH_NOTRACE; l++)
-		list_recount((enum trev_ft_list)l);
+		list_recount(NULL, (enum trev_ft_list)l);
+	for (unsigned int i = 1; i < FT_MAX_INST; i++)
+		if (ft_insts[i]) {
+			list_recount(ft_insts[i], TREV_FT_FILTER);
+			list_recount(ft_insts[i], TREV_FT_NOTRACE);
+		}
 	fg_map_publish();
 	if (m->nr_sites)
 		trev__fc_sites_gone(m->sites[0].addr, m->sites[m->nr_sites - 1].addr);
-	if (ft_tracer || ft_profile || trev__fc_any())
+	if (ft_tracer || ft_profile || ft_inst_on || trev__fc_any())
 		ft_apply(&blocker);
 	pthread_mutex_unlock(&ft_lock);
 	trev__ft_stub_put(m->stub);
@@ -568,11 +736,81 @@ static bool site_selected(const struct ft_site *s)
  * function command is set on it (func_cmd.c; the kernel registers an
  * ftrace_ops per probe, so its functions are called whatever the tracer).
  */
+/* The slots of the named instances running the tracer that select @s. Context: ft_lock. */
+static uint64_t site_inst_mask(const struct ft_site *s)
+{
+	if (!ft_inst_on || (s->flags & FT_BAD))
+		return 0;
+	return ft_inst_on & ~s->imask[TREV_FT_NOTRACE] &
+	       (~ft_inst_filtered | s->imask[TREV_FT_FILTER]);
+}
+
 static bool site_wanted(const struct ft_module *m, const struct ft_site *s)
 {
 	if (m->stub_err || (s->flags & FT_BAD))
 		return false;
-	return ((ft_tracer || ft_profile) && site_selected(s)) || trev__fc_site_probed(s->addr);
+	return ((ft_tracer || ft_profile) && site_selected(s)) || site_inst_mask(s) ||
+	       trev__fc_site_probed(s->addr);
+}
+
+/*
+ * ft_itab's mask of @s: its instances, and bit 0 when the top instance
+ * records it (its tracer or the profiler on, its lists selecting it): with
+ * the top's tracer off, the table holds the instances' sites only.
+ */
+static uint64_t site_itab_mask(const struct ft_module *m, const struct ft_site *s)
+{
+	if (m->stub_err || (s->flags & FT_BAD))
+		return 0;
+	return site_inst_mask(s) | ((ft_tracer || ft_profile) && site_selected(s) ? 1 : 0);
+}
+
+static int itab_ent_cmp(const void *a, const void *b)
+{
+	const struct ft_ient *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The table for the tracers and lists in force. Context: ft_lock. Return: NULL, no memory. */
+static struct ft_itab *itab_build(void)
+{
+	struct ft_itab *t;
+	size_t n = 0, k = 0;
+
+	for (struct ft_module *m = ft_modules; m; m = m->next)
+		for (size_t i = 0; i < m->nr_sites; i++)
+			n += site_itab_mask(m, &m->sites[i]) != 0;
+	t = calloc(1, sizeof(*t) + n * sizeof(t->e[0]));
+	if (!t)
+		return NULL;
+	for (unsigned int i = 1; i < FT_MAX_INST; i++)
+		atomic_init(&t->inst[i], ((ft_inst_on >> i) & 1) ? ft_insts[i] : NULL);
+	for (struct ft_module *m = ft_modules; m; m = m->next)
+		for (size_t i = 0; i < m->nr_sites; i++) {
+			uint64_t mask = site_itab_mask(m, &m->sites[i]);
+
+			if (mask) {
+				t->e[k].addr = m->sites[i].addr;
+				t->e[k].mask = mask;
+				k++;
+			}
+		}
+	t->n = k;
+	qsort(t->e, k, sizeof(t->e[0]), itab_ent_cmp);
+	return t;
+}
+
+/* Publish @t (NULL: none) and free the old table after a grace period. Context: ft_lock. */
+static void itab_replace(struct ft_itab *t)
+{
+	struct ft_itab *old = atomic_exchange_explicit(&ft_itab, t, memory_order_acq_rel);
+
+	if (old) {
+		urcu_bp_synchronize_rcu();
+		trev_tsan_acquire(old);
+		free(old);
+	}
 }
 
 static struct ft_site *site_find(uintptr_t addr)
@@ -644,6 +882,7 @@ static int fg_map_publish(void)
  */
 static int ft_apply(pid_t *blocker)
 {
+	bool itab_had = atomic_load_explicit(&ft_itab, memory_order_relaxed) != NULL;
 	struct trev_ft_patch *p;
 	size_t total = 0, n = 0;
 	int ret;
@@ -664,6 +903,23 @@ static int ft_apply(pid_t *blocker)
 		return -ENOMEM;
 	}
 	ft_profile_reset = false;
+	/*
+	 * While an instance runs the tracer, a patched site records where the
+	 * table says: the new one goes in before the batch. When the last one
+	 * stops, the table (without instances) stays until the batch has put
+	 * their sites' nops back; then the top's fast path takes over.
+	 */
+	if (ft_inst_on || itab_had) {
+		struct ft_itab *t = itab_build();
+
+		if (!t) {
+			free(p);
+			return -ENOMEM;
+		}
+		itab_replace(t);
+		if (ft_inst_on)
+			atomic_fetch_or(&trev__ft_extra, TREV_FT_EXTRA_INST);
+	}
 	for (struct ft_module *m = ft_modules; m; m = m->next) {
 		for (size_t i = 0; i < m->nr_sites; i++) {
 			struct ft_site *s = &m->sites[i];
@@ -692,6 +948,10 @@ static int ft_apply(pid_t *blocker)
 			}
 		if (trev__fc_any())
 			ret = trev__fc_publish(false);
+		if (!ft_inst_on && itab_had) {
+			atomic_fetch_and(&trev__ft_extra, ~TREV_FT_EXTRA_INST);
+			itab_replace(NULL);
+		}
 	}
 	free(p);
 	return ret;
@@ -704,9 +964,137 @@ static const char *ft_apply_why(int err)
 		return "A thread blocks SIGTRAP: patching could kill it";
 	case -ENOSYS:
 		return "membarrier(SYNC_CORE) is not available";
+	case -ENOSPC:
+		return "Too many instances trace functions";
+	case -ENOMEM:
+		return "Out of memory";
 	default:
 		return "Could not patch the function entries";
 	}
+}
+
+static bool tr_is_top(const struct trev_trace_array *tr)
+{
+	return !tr->name || !tr->name[0];
+}
+
+/*
+ * Named instance @tr's state; with @create made when there is none (in a
+ * free slot). Context: ft_lock. Return: it, or NULL with *@err set
+ * (-ENOSPC: every slot taken; -ENOMEM) or, without @create, left alone.
+ */
+static struct ft_inst *inst_get(struct trev_trace_array *tr, bool create, int *err)
+{
+	unsigned int slot = 0;
+	struct ft_inst *in;
+
+	for (unsigned int i = 1; i < FT_MAX_INST; i++) {
+		if (ft_insts[i] && ft_insts[i]->tr == tr)
+			return ft_insts[i];
+		if (!ft_insts[i] && !slot)
+			slot = i;
+	}
+	if (!create)
+		return NULL;
+	if (!slot) {
+		*err = -ENOSPC;
+		return NULL;
+	}
+	in = calloc(1, sizeof(*in));
+	if (!in) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	in->tr = tr;
+	in->slot = slot;
+	in->file.call = &trev__ftrace_event_function;
+	in->file.tr = tr;
+	ft_insts[slot] = in;
+	atomic_store(&ft_slot_tracer[slot], TREV_TRACER_NOP);
+	atomic_store(&ft_slot_tr[slot], tr);
+	return in;
+}
+
+/* Context: ft_lock. */
+static void inst_tracer_store(struct ft_inst *in, enum trev_tracer tracer)
+{
+	uint64_t bit = 1ull << in->slot;
+
+	in->tracer = tracer;
+	ft_inst_on = tracer == TREV_TRACER_FUNCTION ? ft_inst_on | bit : ft_inst_on & ~bit;
+	atomic_store(&ft_slot_tracer[in->slot], tracer);
+}
+
+/* A named instance's current_tracer: nop or function. */
+static int inst_set_tracer(struct trev_trace_array *tr, enum trev_tracer tracer,
+			   const char **why)
+{
+	struct ft_inst *in;
+	enum trev_tracer was;
+	pid_t blocker;
+	int ret = 0;
+
+	if (tracer == TREV_TRACER_GRAPH) {
+		*why = "No such tracer";
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&ft_lock);
+	in = inst_get(tr, tracer != TREV_TRACER_NOP, &ret);
+	if (!in || in->tracer == tracer)
+		goto out_unlock;
+	was = in->tracer;
+	inst_tracer_store(in, tracer);
+	ret = ft_apply(&blocker);
+	if (ret) {
+		inst_tracer_store(in, was);
+		ft_apply(&blocker);	/* the sites already changed go back */
+	}
+out_unlock:
+	if (ret)
+		*why = ft_apply_why(ret);
+	pthread_mutex_unlock(&ft_lock);
+	return ret;
+}
+
+/* Put @p in place of *@where's list; free the old one after a grace period. Context: ft_lock. */
+static void pids_replace(_Atomic(struct ft_pids *) *where, struct ft_pids *p);
+
+void trev__ftrace_instance_remove(struct trev_trace_array *tr)
+{
+	struct ft_itab *t;
+	struct ft_inst *in;
+	pid_t blocker;
+	uint64_t bit;
+
+	pthread_mutex_lock(&ft_lock);
+	in = inst_get(tr, false, NULL);
+	if (!in)
+		goto out_unlock;
+	bit = 1ull << in->slot;
+	/* Out of the table in force at once: no allocation needed for that. */
+	t = atomic_load_explicit(&ft_itab, memory_order_relaxed);
+	if (t)
+		atomic_store_explicit(&t->inst[in->slot], NULL, memory_order_relaxed);
+	inst_tracer_store(in, TREV_TRACER_NOP);
+	ft_inst_filtered &= ~bit;
+	for (struct ft_module *m = ft_modules; m; m = m->next)
+		for (size_t i = 0; i < m->nr_sites; i++) {
+			m->sites[i].imask[TREV_FT_FILTER] &= ~bit;
+			m->sites[i].imask[TREV_FT_NOTRACE] &= ~bit;
+		}
+	if (ft_apply(&blocker))
+		trev__log(TREV_LOG_ERR, "function tracer: instance %s removed; its functions "
+			  "stay patched until the next change\n", tr->name);
+	pids_replace(&in->pids, NULL);
+	pids_replace(&in->nopids, NULL);
+	/* No trampoline call holds @in or its instance after this. */
+	urcu_bp_synchronize_rcu();
+	trev_tsan_acquire(in);
+	ft_insts[in->slot] = NULL;
+	atomic_store(&ft_slot_tr[in->slot], NULL);
+	free(in);
+out_unlock:
+	pthread_mutex_unlock(&ft_lock);
 }
 
 /*
@@ -723,6 +1111,8 @@ int trev__ftrace_set_tracer(struct trev_trace_array *tr, enum trev_tracer tracer
 	pid_t blocker;
 	int ret = 0;
 
+	if (!tr_is_top(tr))
+		return inst_set_tracer(tr, tracer, why);
 	pthread_mutex_lock(&ft_lock);
 	if (tracer == ft_tracer)
 		goto out_unlock;
@@ -808,11 +1198,26 @@ enum trev_tracer trev__ftrace_tracer(void)
 	return (enum trev_tracer)atomic_load(&ft_active);
 }
 
+static const char *const tracer_names[] = { "nop", "function", "function_graph" };
+
 const char *trev__ftrace_tracer_name(void)
 {
-	static const char *const names[] = { "nop", "function", "function_graph" };
+	return tracer_names[trev__ftrace_tracer()];
+}
 
-	return names[trev__ftrace_tracer()];
+enum trev_tracer trev__ftrace_tracer_of(const struct trev_trace_array *tr)
+{
+	if (tr_is_top(tr))
+		return trev__ftrace_tracer();
+	for (unsigned int i = 1; i < FT_MAX_INST; i++)
+		if (atomic_load(&ft_slot_tr[i]) == tr)
+			return (enum trev_tracer)atomic_load(&ft_slot_tracer[i]);
+	return TREV_TRACER_NOP;
+}
+
+const char *trev__ftrace_tracer_name_of(const struct trev_trace_array *tr)
+{
+	return tracer_names[trev__ftrace_tracer_of(tr)];
 }
 
 /* ------------------------------------------------------------------ */
@@ -825,26 +1230,54 @@ static unsigned int list_bit(enum trev_ft_list list)
 	return bits[list];
 }
 
-/* Set ft_list_set[@list] from the sites' bits. Context: ft_lock. */
-static void list_recount(enum trev_ft_list list)
+/*
+ * @s is in @list of instance @in (NULL: the top one, whose lists are the
+ * site's flags; a named instance has set_ftrace_filter and set_ftrace_notrace).
+ */
+static bool site_in(const struct ft_site *s, const struct ft_inst *in, enum trev_ft_list list)
 {
-	unsigned int bit = list_bit(list);
-
-	ft_list_set[list] = false;
-	for (struct ft_module *m = ft_modules; m; m = m->next)
-		for (size_t i = 0; i < m->nr_sites; i++)
-			if (m->sites[i].flags & bit)
-				ft_list_set[list] = true;
+	if (!in)
+		return s->flags & list_bit(list);
+	return (s->imask[list] >> in->slot) & 1;
 }
 
-/* Set ft_list_set[] from the bits; apply. Context: ft_lock. */
-static int list_commit(enum trev_ft_list list, const char **why)
+static void site_put(struct ft_site *s, const struct ft_inst *in, enum trev_ft_list list,
+		     bool on)
+{
+	if (!in)
+		s->flags = on ? s->flags | list_bit(list) : s->flags & ~list_bit(list);
+	else if (on)
+		s->imask[list] |= 1ull << in->slot;
+	else
+		s->imask[list] &= ~(1ull << in->slot);
+}
+
+/* Whether @list of @in (NULL: the top) is empty, from the sites. Context: ft_lock. */
+static void list_recount(struct ft_inst *in, enum trev_ft_list list)
+{
+	bool set = false;
+
+	for (struct ft_module *m = ft_modules; m && !set; m = m->next)
+		for (size_t i = 0; i < m->nr_sites && !set; i++)
+			set = site_in(&m->sites[i], in, list);
+	if (!in) {
+		ft_list_set[list] = set;
+		return;
+	}
+	in->list_set[list] = set;
+	if (list == TREV_FT_FILTER)
+		ft_inst_filtered = set ? ft_inst_filtered | (1ull << in->slot) :
+					 ft_inst_filtered & ~(1ull << in->slot);
+}
+
+/* Recount @list of @in (NULL: the top); apply. Context: ft_lock. */
+static int list_commit(struct ft_inst *in, enum trev_ft_list list, const char **why)
 {
 	pid_t blocker;
 	int ret;
 
-	list_recount(list);
-	if (list >= TREV_FT_GRAPH) {
+	list_recount(in, list);
+	if (!in && list >= TREV_FT_GRAPH) {
 		ret = fg_map_publish();
 		if (ret) {
 			if (why)
@@ -858,16 +1291,20 @@ static int list_commit(enum trev_ft_list list, const char **why)
 	return ret;
 }
 
-int trev__ftrace_list_clear(enum trev_ft_list list)
+int trev__ftrace_list_clear(struct trev_trace_array *tr, enum trev_ft_list list)
 {
-	unsigned int bit = list_bit(list);
-	int ret;
+	struct ft_inst *in = NULL;
+	int ret = 0;
 
 	pthread_mutex_lock(&ft_lock);
+	/* A named instance without state has nothing to clear. */
+	if (!tr_is_top(tr) && !(in = inst_get(tr, false, NULL)))
+		goto out_unlock;
 	for (struct ft_module *m = ft_modules; m; m = m->next)
 		for (size_t i = 0; i < m->nr_sites; i++)
-			m->sites[i].flags &= ~bit;
-	ret = list_commit(list, NULL);
+			site_put(&m->sites[i], in, list, false);
+	ret = list_commit(in, list, NULL);
+out_unlock:
 	pthread_mutex_unlock(&ft_lock);
 	return ret;
 }
@@ -956,7 +1393,8 @@ static char *term_sep(char *s)
  * Return: the number of functions it matched, or -errno with *@off (its
  * column in @term) and *@why set.
  */
-static int term_apply(enum trev_ft_list list, char *term, int *off, const char **why)
+static int term_apply(const struct ft_inst *in, enum trev_ft_list list, char *term, int *off,
+		      const char **why)
 {
 	bool remove = false;
 	char *func = term, *cmd, *mod = NULL;
@@ -970,13 +1408,13 @@ static int term_apply(enum trev_ft_list list, char *term, int *off, const char *
 	if (cmd) {
 		*cmd++ = '\0';
 		if (strncmp(cmd, "mod:", 4))
-			return trev__fc_term(list, term, func, NULL, cmd, remove, off, why);
+			goto out_cmd;
 		mod = cmd + 4;
 		cmd = strchr(mod, ':');
 		if (cmd) {
 			*cmd++ = '\0';
-			return trev__fc_term(list, term, *func ? func : "*", mod, cmd, remove, off,
-					     why);
+			func = *func ? func : (char *)"*";
+			goto out_cmd;
 		}
 		if (!*func)
 			func = (char *)"*";
@@ -989,29 +1427,44 @@ static int term_apply(enum trev_ft_list list, char *term, int *off, const char *
 	if (!found)
 		*why = "No such function";
 	return found;
+
+out_cmd:
+	/* trev's departure from the kernel: function commands are the top instance's. */
+	if (in) {
+		*off = (int)(cmd - term);
+		*why = "Function commands only work in the top instance";
+		return -EINVAL;
+	}
+	return trev__fc_term(list, term, func, mod, cmd, remove, off, why);
 }
 
-int trev__ftrace_list_write(enum trev_ft_list list, const char *text, size_t len,
-			    int *err_pos, const char **why)
+int trev__ftrace_list_write(struct trev_trace_array *tr, enum trev_ft_list list,
+			    const char *text, size_t len, int *err_pos, const char **why)
 {
-	unsigned int bit = list_bit(list);
+	bool top = tr_is_top(tr);
 	char *copy = strndup(text, len), *p;
 	/* Function commands' parse and reg need the registry lock, taken before ft_lock. */
-	bool cmds = memchr(text, ':', len) != NULL;
+	bool cmds = top && memchr(text, ':', len) != NULL;
+	struct ft_inst *in = NULL;
 	int ret = 0;
 
 	if (!copy)
 		return -ENOMEM;
-	if (memmem(text, len, "stacktrace", 10))
+	if (top && memmem(text, len, "stacktrace", 10))
 		trev__fc_stack_prepare();
 	if (cmds)
 		trev__events_write_lock();
 	pthread_mutex_lock(&ft_lock);
+	if (!top && !(in = inst_get(tr, true, &ret))) {
+		*err_pos = 0;
+		*why = ft_apply_why(ret);
+		goto out_unlock;
+	}
 	for (struct ft_module *m = ft_modules; m; m = m->next)
 		for (size_t i = 0; i < m->nr_sites; i++) {
 			struct ft_site *s = &m->sites[i];
 
-			s->flags = (s->flags & ~FT_NEW) | ((s->flags & bit) ? FT_NEW : 0);
+			s->flags = (s->flags & ~FT_NEW) | (site_in(s, in, list) ? FT_NEW : 0);
 		}
 	for (p = copy; !ret;) {
 		char *end;
@@ -1026,7 +1479,7 @@ int trev__ftrace_list_write(enum trev_ft_list list, const char *text, size_t len
 			end++;
 		if (*end)
 			*end++ = '\0';
-		ret = term_apply(list, p, &off, why);
+		ret = term_apply(in, list, p, &off, why);
 		*err_pos = (int)(p - copy) + off;
 		ret = ret > 0 ? 0 : ret < 0 ? ret : -EINVAL;
 		p = end;
@@ -1036,16 +1489,19 @@ int trev__ftrace_list_write(enum trev_ft_list list, const char *text, size_t len
 			for (size_t i = 0; i < m->nr_sites; i++) {
 				struct ft_site *s = &m->sites[i];
 
-				s->flags = (s->flags & ~bit) | ((s->flags & FT_NEW) ? bit : 0);
+				site_put(s, in, list, s->flags & FT_NEW);
 			}
-		trev__fc_commit();
-		ret = list_commit(list, why);
+		if (top)
+			trev__fc_commit();
+		ret = list_commit(in, list, why);
 		if (ret)
 			*err_pos = 0;
-	} else {
+	} else if (top) {
 		trev__fc_abort();
 	}
-	trev__fc_reap(cmds);
+	if (top)
+		trev__fc_reap(cmds);
+out_unlock:
 	pthread_mutex_unlock(&ft_lock);
 	if (cmds)
 		trev__events_write_unlock();
@@ -1060,13 +1516,17 @@ static int site_show(struct trev_buf *out, const struct ft_module *m, const stru
 	return trev__buf_printf(out, "%s\n", s->name);
 }
 
-int trev__ftrace_list_show(enum trev_ft_list list, struct trev_buf *out)
+int trev__ftrace_list_show(struct trev_trace_array *tr, enum trev_ft_list list,
+			   struct trev_buf *out)
 {
-	unsigned int bit = list_bit(list);
+	bool top = tr_is_top(tr);
+	struct ft_inst *in = NULL;
 	int ret = 0;
 
 	pthread_mutex_lock(&ft_lock);
-	if (!ft_list_set[list]) {
+	if (!top)
+		in = inst_get(tr, false, NULL);
+	if (top ? !ft_list_set[list] : !in || !in->list_set[list]) {
 		ret = trev__buf_puts(out, list == TREV_FT_FILTER || list == TREV_FT_GRAPH ?
 				     "#### all functions enabled ####\n" :
 				     "#### no functions disabled ####\n");
@@ -1075,12 +1535,12 @@ int trev__ftrace_list_show(enum trev_ft_list list, struct trev_buf *out)
 	for (struct ft_module *m = ft_modules; m && !ret; m = m->next) {
 		module_name_sites(m);
 		for (size_t i = 0; i < m->nr_sites && !ret; i++)
-			if ((m->sites[i].flags & bit) && m->sites[i].name)
+			if (site_in(&m->sites[i], in, list) && m->sites[i].name)
 				ret = site_show(out, m, &m->sites[i]);
 	}
 out_cmds:
 	/* The kernel's t_probe_show(): the commands after the functions. */
-	if (!ret && list == TREV_FT_FILTER)
+	if (!ret && top && list == TREV_FT_FILTER)
 		ret = trev__fc_show(out);
 	pthread_mutex_unlock(&ft_lock);
 	return ret;
@@ -1147,11 +1607,17 @@ static int pid_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Publish @p (NULL: every thread) and free the old list after a grace period. */
-static void pids_replace(struct ft_pids *p)
+static void pids_replace(_Atomic(struct ft_pids *) *where, struct ft_pids *p)
 {
-	struct ft_pids *old = atomic_exchange_explicit(&ft_pids, p, memory_order_acq_rel);
+	struct ft_pids *old = atomic_exchange_explicit(where, p, memory_order_acq_rel);
 
+	/* The top's notrace list is read off the fast path: make the trampoline take the other. */
+	if (where == &ft_nopids) {
+		if (p)
+			atomic_fetch_or(&trev__ft_extra, TREV_FT_EXTRA_NOPID);
+		else
+			atomic_fetch_and(&trev__ft_extra, ~TREV_FT_EXTRA_NOPID);
+	}
 	if (old) {
 		urcu_bp_synchronize_rcu();
 		trev_tsan_acquire(old);
@@ -1159,16 +1625,40 @@ static void pids_replace(struct ft_pids *p)
 	}
 }
 
-int trev__ftrace_pid_clear(void)
+/*
+ * Where the pid list of @tr is (@notrace: set_ftrace_notrace_pid's); with
+ * @create, a named instance gets its state. Context: ft_lock.
+ * Return: NULL with *@err set, or (without @create) when there is none.
+ */
+static _Atomic(struct ft_pids *) *pids_where(struct trev_trace_array *tr, bool notrace,
+					     bool create, int *err)
 {
+	struct ft_inst *in;
+
+	if (tr_is_top(tr))
+		return notrace ? &ft_nopids : &ft_pids;
+	in = inst_get(tr, create, err);
+	if (!in)
+		return NULL;
+	return notrace ? &in->nopids : &in->pids;
+}
+
+int trev__ftrace_pid_clear(struct trev_trace_array *tr, bool notrace)
+{
+	_Atomic(struct ft_pids *) *where;
+
 	pthread_mutex_lock(&ft_lock);
-	pids_replace(NULL);
+	where = pids_where(tr, notrace, false, NULL);
+	if (where)
+		pids_replace(where, NULL);
 	pthread_mutex_unlock(&ft_lock);
 	return 0;
 }
 
-int trev__ftrace_pid_write(const char *text, size_t len, int *err_pos)
+int trev__ftrace_pid_write(struct trev_trace_array *tr, bool notrace, const char *text,
+			   size_t len, int *err_pos)
 {
+	_Atomic(struct ft_pids *) *where;
 	struct ft_pids *cur, *p;
 	size_t have, cap = 0;
 	int ret = 0;
@@ -1177,7 +1667,12 @@ int trev__ftrace_pid_write(const char *text, size_t len, int *err_pos)
 		cap += !isspace((unsigned char)text[i]) &&
 		       (i == 0 || isspace((unsigned char)text[i - 1]));
 	pthread_mutex_lock(&ft_lock);
-	cur = atomic_load_explicit(&ft_pids, memory_order_relaxed);	/* ft_lock: ours */
+	where = pids_where(tr, notrace, true, &ret);
+	if (!where) {
+		*err_pos = 0;
+		goto out_unlock;
+	}
+	cur = atomic_load_explicit(where, memory_order_relaxed);	/* ft_lock: ours */
 	have = cur ? cur->n : 0;
 	p = malloc(sizeof(*p) + (have + cap + 1) * sizeof(pid_t));
 	if (!p) {
@@ -1216,7 +1711,7 @@ int trev__ftrace_pid_write(const char *text, size_t len, int *err_pos)
 		}
 	}
 	if (p->n)
-		pids_replace(p);
+		pids_replace(where, p);
 	else
 		free(p);
 out_unlock:
@@ -1224,14 +1719,15 @@ out_unlock:
 	return ret;
 }
 
-int trev__ftrace_pid_show(struct trev_buf *out)
+int trev__ftrace_pid_show(struct trev_trace_array *tr, bool notrace, struct trev_buf *out)
 {
+	_Atomic(struct ft_pids *) *where;
+	struct ft_pids *p;
 	int ret = 0;
 
-	struct ft_pids *p;
-
 	pthread_mutex_lock(&ft_lock);
-	p = atomic_load_explicit(&ft_pids, memory_order_relaxed);
+	where = pids_where(tr, notrace, false, NULL);
+	p = where ? atomic_load_explicit(where, memory_order_relaxed) : NULL;
 	if (!p)
 		ret = trev__buf_puts(out, "no pid\n");
 	for (size_t i = 0; p && i < p->n && !ret; i++)

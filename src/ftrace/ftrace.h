@@ -32,26 +32,39 @@ void trev__ftrace_fn_register(void);
 /* The program's entries, read from its ELF file before its constructors run. */
 void trev__ftrace_register_program(void);
 
-/* current_tracer's values (the top instance's). */
+/* current_tracer's values. */
 enum trev_tracer {
 	TREV_TRACER_NOP,
 	TREV_TRACER_FUNCTION,
-	TREV_TRACER_GRAPH,	/* function_graph */
+	TREV_TRACER_GRAPH,	/* function_graph: the top instance only */
 };
 
 /*
- * trev__ftrace_set_tracer() - switch the top instance @tr's tracer: patch
- * the selected sites to call the trampoline, or put the nops back.
+ * trev__ftrace_set_tracer() - switch instance @tr's tracer: patch the sites
+ * it selects to call the trampoline, or put the nops back where no instance
+ * wants them any more. function_graph is the top instance's only.
  * Return: 0, or a negative errno with @why set to a message for error_log
- * (-EBUSY: a thread blocks SIGTRAP; -ENOSYS: no membarrier SYNC_CORE).
+ * (-EBUSY: a thread blocks SIGTRAP; -ENOSYS: no membarrier SYNC_CORE;
+ * -ENOSPC: too many instances trace functions). Context: the tracefs lock.
  */
 int trev__ftrace_set_tracer(struct trev_trace_array *tr, enum trev_tracer tracer,
 			    const char **why);
-/* function or function_graph runs. Context: any thread, signal-safe. */
+/* The top instance's tracer runs. Context: any thread, signal-safe. */
 bool trev__ftrace_tracer_on(void);
 enum trev_tracer trev__ftrace_tracer(void);
 /* "nop", "function" or "function_graph" (the `# tracer:` header). */
 const char *trev__ftrace_tracer_name(void);
+/* The same for instance @tr (the top one too). Context: any thread, signal-safe. */
+enum trev_tracer trev__ftrace_tracer_of(const struct trev_trace_array *tr);
+const char *trev__ftrace_tracer_name_of(const struct trev_trace_array *tr);
+
+/*
+ * trev__ftrace_instance_remove() - instance @tr goes (rmdir): its tracer
+ * stops, as the kernel's __remove_instance() sets nop, its lists and pid
+ * lists go, and no trampoline call uses it any more when this returns.
+ * Context: the tracefs lock, before the instance is freed.
+ */
+void trev__ftrace_instance_remove(struct trev_trace_array *tr);
 
 /* Which list a filter call works on. */
 enum trev_ft_list {
@@ -61,8 +74,13 @@ enum trev_ft_list {
 	TREV_FT_GRAPH_NOTRACE,	/* set_graph_notrace */
 };
 
+/*
+ * The lists of instance @tr: set_ftrace_filter and set_ftrace_notrace in
+ * every instance, set_graph_function and set_graph_notrace in the top one.
+ */
+
 /* Empty @list (opening its file with O_TRUNC). */
-int trev__ftrace_list_clear(enum trev_ft_list list);
+int trev__ftrace_list_clear(struct trev_trace_array *tr, enum trev_ft_list list);
 
 /*
  * trev__ftrace_list_write() - apply one write of set_ftrace_filter or
@@ -70,20 +88,24 @@ int trev__ftrace_list_clear(enum trev_ft_list list);
  * "glob:mod:NAME", ":mod:NAME"
  * @err_pos: on error, the column of the term at fault in @text
  * @why: on error, the message for error_log
- * All terms or none: a bad one leaves the list as it was.
- * Return: 0 or -EINVAL (a term matched nothing, or an unknown command).
+ * All terms or none: a bad one leaves the list as it was. Function
+ * commands only in the top instance's set_ftrace_filter.
+ * Return: 0, -EINVAL (a term matched nothing, or an unknown command) or
+ * -ENOSPC (too many instances trace functions).
  */
-int trev__ftrace_list_write(enum trev_ft_list list, const char *text, size_t len,
-			    int *err_pos, const char **why);
+int trev__ftrace_list_write(struct trev_trace_array *tr, enum trev_ft_list list,
+			    const char *text, size_t len, int *err_pos, const char **why);
 
 /* The files' texts. Return: 0 or -ENOMEM. */
-int trev__ftrace_list_show(enum trev_ft_list list, struct trev_buf *out);
+int trev__ftrace_list_show(struct trev_trace_array *tr, enum trev_ft_list list,
+			   struct trev_buf *out);
 int trev__ftrace_available_show(struct trev_buf *out);
 
 /*
  * options/func_stack_trace of @tr was set to @on: with the function tracer,
- * each ftrace/function record of the top instance is followed by a
- * kernel_stack record (func_cmd.c). Context: the tracefs lock.
+ * each ftrace/function record of @tr is followed by a kernel_stack record
+ * (func_cmd.c; an instance's option is read by the trampoline's instance
+ * path, this only primes the unwinder). Context: the tracefs lock.
  */
 void trev__ftrace_func_stack_set(struct trev_trace_array *tr, bool on);
 
@@ -103,9 +125,15 @@ void trev__ftrace_graph_set_max_depth(unsigned int depth);
 unsigned long long trev__ftrace_graph_thresh(void);
 void trev__ftrace_graph_set_thresh(unsigned long long ns);
 
-/* set_ftrace_pid: thread ids. */
-int trev__ftrace_pid_clear(void);
-int trev__ftrace_pid_write(const char *text, size_t len, int *err_pos);
-int trev__ftrace_pid_show(struct trev_buf *out);
+/*
+ * set_ftrace_pid (@notrace false) and set_ftrace_notrace_pid (true) of
+ * instance @tr: thread ids. A thread is traced when it is not in the
+ * notrace list and the other list is empty or holds it. Write: -EINVAL
+ * with *@err_pos at a word that is not a thread id, -ENOSPC as above.
+ */
+int trev__ftrace_pid_clear(struct trev_trace_array *tr, bool notrace);
+int trev__ftrace_pid_write(struct trev_trace_array *tr, bool notrace, const char *text,
+			   size_t len, int *err_pos);
+int trev__ftrace_pid_show(struct trev_trace_array *tr, bool notrace, struct trev_buf *out);
 
 #endif /* TREV_FTRACE_H */

@@ -969,8 +969,12 @@ void trev__fc_stack_prepare(void)
 
 void trev__ftrace_func_stack_set(struct trev_trace_array *tr, bool on)
 {
-	if (tr != trev__top_instance_if_made())
-		return;	/* only the top instance runs the function tracer */
+	if (tr != trev__top_instance_if_made()) {
+		/* An instance's option is read where its records are made (ftrace.c). */
+		if (on)
+			trev__fc_stack_prepare();
+		return;
+	}
 	/*
 	 * The trampoline loads the word relaxed: a call racing the switch may
 	 * or may not add its stack, as a call racing the tracer's switch may

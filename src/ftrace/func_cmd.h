@@ -22,6 +22,8 @@ struct fc_ent;
 #define TREV_FT_EXTRA_PROBES	0x1u	/* some function has a command */
 #define TREV_FT_EXTRA_STACK	0x2u	/* func_stack_trace: a stack after each record */
 #define TREV_FT_EXTRA_PROFILE	0x4u	/* function_profile_enabled (func_profile.c) */
+#define TREV_FT_EXTRA_INST	0x8u	/* an instance runs the function tracer (ftrace.c) */
+#define TREV_FT_EXTRA_NOPID	0x10u	/* the top's set_ftrace_notrace_pid is not empty */
 extern _Atomic unsigned int trev__ft_extra;
 
 /* ------------------------------------------------------------------ */

@@ -359,8 +359,7 @@ static void out_header(const struct trev_trace_text *tt, struct trev_buf *out)
 	}
 	trev__buf_printf(out, "# tracer: %s\n#\n",
 			 (tt->flags & TREV_ITER_GRAPH) ? "function_graph" :
-			 (!tt->tr->name || !tt->tr->name[0]) && trev__ftrace_tracer_on() ?
-			 "function" : "nop");
+			 trev__ftrace_tracer_of(tt->tr) != TREV_TRACER_NOP ? "function" : "nop");
 	if ((tt->what & TREV_PRINT_SNAPSHOT) && entries == 0) {
 		out_snapshot_help(rb != NULL, out);
 		return;

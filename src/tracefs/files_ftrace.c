@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The function tracer's files: available_filter_functions,
- * set_ftrace_filter, set_ftrace_notrace, set_ftrace_pid,
- * function_profile_enabled and trace_stat/function<N>, and function_graph's
- * set_graph_function, set_graph_notrace, max_graph_depth, tracing_thresh,
- * tracing_max_latency (top instance only, docs/function-tracer.md), over src/ftrace/.
+ * The function tracer's files: set_ftrace_filter, set_ftrace_notrace,
+ * set_ftrace_pid, set_ftrace_notrace_pid (in every instance), and, in the
+ * top one only, available_filter_functions, function_profile_enabled,
+ * trace_stat/function<N> and function_graph's set_graph_function,
+ * set_graph_notrace, max_graph_depth, tracing_thresh, tracing_max_latency
+ * (docs/function-tracer.md), over src/ftrace/.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,19 +46,19 @@ static bool list_truncates(struct trev_file *f)
 
 static int filter_open(struct trev_file *f)
 {
-	return list_truncates(f) ? trev__ftrace_list_clear(TREV_FT_FILTER) : 0;
+	return list_truncates(f) ? trev__ftrace_list_clear(f->loc.tr, TREV_FT_FILTER) : 0;
 }
 
 static int notrace_open(struct trev_file *f)
 {
-	return list_truncates(f) ? trev__ftrace_list_clear(TREV_FT_NOTRACE) : 0;
+	return list_truncates(f) ? trev__ftrace_list_clear(f->loc.tr, TREV_FT_NOTRACE) : 0;
 }
 
 static ssize_t list_write(struct trev_file *f, enum trev_ft_list list, const char *name,
 			  const char *buf, size_t size)
 {
 	const char *why = "Invalid argument";
-	int pos = 0, ret = trev__ftrace_list_write(list, buf, size, &pos, &why);
+	int pos = 0, ret = trev__ftrace_list_write(f->loc.tr, list, buf, size, &pos, &why);
 
 	if (ret) {
 		char *cmd = cmd_text(buf, size);
@@ -81,14 +82,12 @@ static ssize_t notrace_write(struct trev_file *f, const char *buf, size_t size)
 
 static int filter_show(struct trev_file *f, struct trev_buf *out)
 {
-	(void)f;
-	return trev__ftrace_list_show(TREV_FT_FILTER, out);
+	return trev__ftrace_list_show(f->loc.tr, TREV_FT_FILTER, out);
 }
 
 static int notrace_show(struct trev_file *f, struct trev_buf *out)
 {
-	(void)f;
-	return trev__ftrace_list_show(TREV_FT_NOTRACE, out);
+	return trev__ftrace_list_show(f->loc.tr, TREV_FT_NOTRACE, out);
 }
 
 const struct tfs_fops trev__set_ftrace_filter_fops = {
@@ -105,34 +104,62 @@ const struct tfs_fops trev__set_ftrace_notrace_fops = {
 
 static int pid_open(struct trev_file *f)
 {
-	return list_truncates(f) ? trev__ftrace_pid_clear() : 0;
+	return list_truncates(f) ? trev__ftrace_pid_clear(f->loc.tr, false) : 0;
 }
 
-static ssize_t pid_write(struct trev_file *f, const char *buf, size_t size)
+static int notrace_pid_open(struct trev_file *f)
 {
-	int pos = 0, ret = trev__ftrace_pid_write(buf, size, &pos);
+	return list_truncates(f) ? trev__ftrace_pid_clear(f->loc.tr, true) : 0;
+}
+
+static ssize_t pids_write(struct trev_file *f, bool notrace, const char *buf, size_t size)
+{
+	int pos = 0, ret = trev__ftrace_pid_write(f->loc.tr, notrace, buf, size, &pos);
 
 	if (ret) {
 		char *cmd = cmd_text(buf, size);
 
-		trev__tracing_log_err(f->loc.tr, "set_ftrace_pid", cmd ? cmd : "", pos,
-				      "Invalid thread id");
+		trev__tracing_log_err(f->loc.tr, notrace ? "set_ftrace_notrace_pid" :
+				      "set_ftrace_pid", cmd ? cmd : "", pos, "%s",
+				      ret == -EINVAL ? "Invalid thread id" :
+				      ret == -ENOSPC ? "Too many instances trace functions" :
+				      "Out of memory");
 		free(cmd);
 		return ret;
 	}
 	return (ssize_t)size;
 }
 
+static ssize_t pid_write(struct trev_file *f, const char *buf, size_t size)
+{
+	return pids_write(f, false, buf, size);
+}
+
+static ssize_t notrace_pid_write(struct trev_file *f, const char *buf, size_t size)
+{
+	return pids_write(f, true, buf, size);
+}
+
 static int pid_show(struct trev_file *f, struct trev_buf *out)
 {
-	(void)f;
-	return trev__ftrace_pid_show(out);
+	return trev__ftrace_pid_show(f->loc.tr, false, out);
+}
+
+static int notrace_pid_show(struct trev_file *f, struct trev_buf *out)
+{
+	return trev__ftrace_pid_show(f->loc.tr, true, out);
 }
 
 const struct tfs_fops trev__set_ftrace_pid_fops = {
 	.open = pid_open,
 	.show = pid_show,
 	.write = pid_write,
+};
+
+const struct tfs_fops trev__set_ftrace_notrace_pid_fops = {
+	.open = notrace_pid_open,
+	.show = notrace_pid_show,
+	.write = notrace_pid_write,
 };
 
 /* ------------------------------------------------------------------ */
@@ -229,12 +256,12 @@ const struct tfs_dir trev__trace_stat_dir = {
 
 static int graph_open(struct trev_file *f)
 {
-	return list_truncates(f) ? trev__ftrace_list_clear(TREV_FT_GRAPH) : 0;
+	return list_truncates(f) ? trev__ftrace_list_clear(f->loc.tr, TREV_FT_GRAPH) : 0;
 }
 
 static int graph_notrace_open(struct trev_file *f)
 {
-	return list_truncates(f) ? trev__ftrace_list_clear(TREV_FT_GRAPH_NOTRACE) : 0;
+	return list_truncates(f) ? trev__ftrace_list_clear(f->loc.tr, TREV_FT_GRAPH_NOTRACE) : 0;
 }
 
 static ssize_t graph_write(struct trev_file *f, const char *buf, size_t size)
@@ -249,14 +276,12 @@ static ssize_t graph_notrace_write(struct trev_file *f, const char *buf, size_t 
 
 static int graph_show(struct trev_file *f, struct trev_buf *out)
 {
-	(void)f;
-	return trev__ftrace_list_show(TREV_FT_GRAPH, out);
+	return trev__ftrace_list_show(f->loc.tr, TREV_FT_GRAPH, out);
 }
 
 static int graph_notrace_show(struct trev_file *f, struct trev_buf *out)
 {
-	(void)f;
-	return trev__ftrace_list_show(TREV_FT_GRAPH_NOTRACE, out);
+	return trev__ftrace_list_show(f->loc.tr, TREV_FT_GRAPH_NOTRACE, out);
 }
 
 const struct tfs_fops trev__set_graph_function_fops = {

@@ -731,11 +731,11 @@ static bool tr_is_top(const struct trev_trace_array *tr)
 	return !tr->name || !tr->name[0];
 }
 
-/* The function tracer is the top instance's only (docs/function-tracer.md). */
+/* function_graph is the top instance's only (docs/function-tracer.md, "Instances"). */
 static int tracers_show(struct trev_file *f, struct trev_buf *out)
 {
 	return trev__buf_puts(out, tr_is_top(f->loc.tr) ? "function_graph function nop\n" :
-			      "nop\n");
+			      "function nop\n");
 }
 
 static const struct tfs_fops available_tracers_fops = {
@@ -744,8 +744,7 @@ static const struct tfs_fops available_tracers_fops = {
 
 static int current_tracer_show(struct trev_file *f, struct trev_buf *out)
 {
-	return trev__buf_printf(out, "%s\n", tr_is_top(f->loc.tr) ?
-				trev__ftrace_tracer_name() : "nop");
+	return trev__buf_printf(out, "%s\n", trev__ftrace_tracer_name_of(f->loc.tr));
 }
 
 /*
@@ -771,9 +770,9 @@ static ssize_t current_tracer_write(struct trev_file *f, const char *buf, size_t
 	else
 		want = (enum trev_tracer)-1;
 	free(name);
-	if ((int)want < 0 || (want != TREV_TRACER_NOP && !tr_is_top(tr)))
+	if ((int)want < 0 || (want == TREV_TRACER_GRAPH && !tr_is_top(tr)))
 		return bad_value(f, "current_tracer", buf, size, "No such tracer");
-	was = tr_is_top(tr) ? trev__ftrace_tracer() : TREV_TRACER_NOP;
+	was = trev__ftrace_tracer_of(tr);
 	if (was == want)
 		return (ssize_t)size;
 	pthread_rwlock_rdlock(&tr->buf_lock);
@@ -806,6 +805,7 @@ extern const struct tfs_fops trev__available_filter_functions_fops;
 extern const struct tfs_fops trev__set_ftrace_filter_fops;
 extern const struct tfs_fops trev__set_ftrace_notrace_fops;
 extern const struct tfs_fops trev__set_ftrace_pid_fops;
+extern const struct tfs_fops trev__set_ftrace_notrace_pid_fops;
 extern const struct tfs_fops trev__function_profile_fops;
 extern const struct tfs_dir trev__trace_stat_dir;
 extern const struct tfs_fops trev__set_graph_function_fops;
@@ -832,9 +832,10 @@ static const struct tfs_node instance_entries[] = {
 	{ "printk_formats", 0440, &printk_formats_fops, NULL, true },
 	{ "saved_cmdlines", 0440, &cmdlines_fops, NULL, true },
 	{ "set_event", 0640, &trev__set_event_fops, NULL, false },
-	{ "set_ftrace_filter", 0640, &trev__set_ftrace_filter_fops, NULL, true },
-	{ "set_ftrace_notrace", 0640, &trev__set_ftrace_notrace_fops, NULL, true },
-	{ "set_ftrace_pid", 0640, &trev__set_ftrace_pid_fops, NULL, true },
+	{ "set_ftrace_filter", 0640, &trev__set_ftrace_filter_fops, NULL, false },
+	{ "set_ftrace_notrace", 0640, &trev__set_ftrace_notrace_fops, NULL, false },
+	{ "set_ftrace_notrace_pid", 0640, &trev__set_ftrace_notrace_pid_fops, NULL, false },
+	{ "set_ftrace_pid", 0640, &trev__set_ftrace_pid_fops, NULL, false },
 	{ "set_graph_function", 0640, &trev__set_graph_function_fops, NULL, true },
 	{ "set_graph_notrace", 0640, &trev__set_graph_notrace_fops, NULL, true },
 	{ "snapshot", 0640, &snapshot_fops, NULL, false },

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "ftrace/ftrace.h"
 #include "tracefs/tracefs_internal.h"
 #include "trigger/trigger_internal.h"
 
@@ -462,6 +463,8 @@ int trev__tfs_rmdir(const char *path)
 		ret = -EBUSY;
 		goto out_unlock;
 	}
+	/* As the kernel's __remove_instance(): its function tracer stops (tracing_set_nop()). */
+	trev__ftrace_instance_remove(tr);
 	/* Triggers hold their events in soft mode: they go first. */
 	trev__triggers_clear_instance(tr);
 	trev__events_disable_all(tr);

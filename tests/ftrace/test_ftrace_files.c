@@ -98,11 +98,15 @@ static void test_tracers(void **state)
 	assert_true(strstr(rd("trace"), "# tracer: function\n") == text);
 	assert_int_equal(trev_write("current_tracer", "bogus"), -EINVAL);
 	assert_string_equal(rd("current_tracer"), "function\n");
-	/* Instances: nop only (docs/function-tracer.md, "Instances"). */
+	/* Instances: function, not function_graph (docs/function-tracer.md, "Instances"). */
 	assert_int_equal(trev_mkdir("instances/ft"), 0);
-	assert_string_equal(rd("instances/ft/available_tracers"), "nop\n");
-	assert_int_equal(trev_write("instances/ft/current_tracer", "function"), -EINVAL);
+	assert_string_equal(rd("instances/ft/available_tracers"), "function nop\n");
+	assert_int_equal(trev_write("instances/ft/current_tracer", "function_graph"), -EINVAL);
 	assert_string_equal(rd("instances/ft/current_tracer"), "nop\n");
+	assert_int_equal(trev_write("instances/ft/current_tracer", "function"), 0);
+	assert_string_equal(rd("instances/ft/current_tracer"), "function\n");
+	assert_true(strstr(rd("instances/ft/trace"), "# tracer: function\n") == text);
+	assert_string_equal(rd("current_tracer"), "function\n");
 	assert_int_equal(trev_rmdir("instances/ft"), 0);
 	assert_int_equal(trev_write("current_tracer", "nop"), 0);
 	assert_true(strstr(rd("trace"), "# tracer: nop\n") == text);

@@ -2,7 +2,8 @@
 /*
  * libFuzzer target for the function tracer's files (docs/function-tracer.md):
  * the first byte picks set_ftrace_filter, set_ftrace_notrace, set_ftrace_pid,
- * current_tracer, function_profile_enabled, or function_graph's
+ * set_ftrace_notrace_pid, current_tracer (at the top or in instance fz),
+ * function_profile_enabled, or function_graph's
  * set_graph_function, set_graph_notrace, max_graph_depth, tracing_thresh or
  * tracing_max_latency, > or >>, and a function command's text appended to
  * the rest (so that "ft_add" becomes "ft_add:traceoff:2"), or with bit 6
@@ -31,7 +32,10 @@ static const char *const files[] = {
 	"set_ftrace_filter", "set_ftrace_notrace", "set_ftrace_pid", "current_tracer",
 	"function_profile_enabled",
 	"set_graph_function", "set_graph_notrace", "max_graph_depth", "tracing_thresh",
-	"tracing_max_latency",
+	"tracing_max_latency", "set_ftrace_notrace_pid",
+	"instances/fz/set_ftrace_filter", "instances/fz/set_ftrace_notrace",
+	"instances/fz/set_ftrace_pid", "instances/fz/set_ftrace_notrace_pid",
+	"instances/fz/current_tracer",
 };
 #define NR_FILES (sizeof(files) / sizeof(files[0]))
 
@@ -80,6 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	trev_set_log(NULL, NULL, 0);
+	trev_mkdir("instances/fz");	/* -EEXIST after the first input */
 	path = files[data[0] % NR_FILES];
 	suffix = suffixes[(data[0] >> 2) & 15];
 	len = size - 1 + strlen(suffix);
@@ -123,5 +128,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	clear_cmds();
 	trev_write("tracing_on", "1");
 	trev_write("trace", "");
+	trev_write("instances/fz/trace", "");
 	return 0;
 }

@@ -11,7 +11,7 @@ checks() {
 	ok ls ""
 	for f in available_events available_filter_functions available_tracers buffer_size_kb buffer_total_size_kb \
 		 current_tracer error_log events instances max_graph_depth options per_cpu printk_formats \
-		 saved_cmdlines set_event set_ftrace_filter set_ftrace_notrace set_ftrace_pid set_graph_function \
+		 saved_cmdlines set_event set_ftrace_filter set_ftrace_notrace set_ftrace_notrace_pid set_ftrace_pid set_graph_function \
 		 set_graph_notrace snapshot trace trace_clock trace_marker \
 		 trace_marker_raw trace_options trace_pipe tracing_on tracing_thresh; do
 		has "^$f\$"

@@ -18,6 +18,24 @@ checks() {
 	hasnt '^instances$'
 	hasnt '^saved_cmdlines$'
 	err ENOENT ls instances/foo/instances
+	# The function tracer's files of an instance (docs/function-tracer.md, "Instances").
+	ok ls instances/foo
+	for f in current_tracer set_ftrace_filter set_ftrace_notrace set_ftrace_pid \
+		 set_ftrace_notrace_pid; do
+		has "^$f\$"
+	done
+	hasnt '^available_filter_functions$'
+	hasnt '^set_graph_function$'
+	is $'function nop\n' read instances/foo/available_tracers
+	err EINVAL write instances/foo/current_tracer function_graph
+	ok write instances/foo/current_tracer function
+	is $'function\n' read instances/foo/current_tracer
+	is $'nop\n' read current_tracer
+	err EINVAL write instances/foo/set_ftrace_pid abc
+	ok write instances/foo/set_ftrace_notrace_pid 7
+	is $'7\n' read instances/foo/set_ftrace_notrace_pid
+	is $'no pid\n' read set_ftrace_notrace_pid
+	ok write instances/foo/current_tracer nop
 
 	# Its own enables: the event records into the instance only.
 	ok write trace ""
