@@ -26,11 +26,34 @@ graph_lines() {
 		sed -E 's/\|[+!#*@$ ]+([0-9])/|\1/; s/ us\|/|/'
 }
 
-# A caller's duration is at least that of the callee before its "}".
+# In trace-cmd report's output $1, each caller's duration is at least each of its callees':
+# the calls open in each thread on a stack, each with the longest callee seen in it. Where
+# records were dropped the stacks start again (an exit whose entry was lost opens nothing).
 durations_nest() {
-	awk -F'|' '
-		$1 == "entry" && $2 != "" { last = $2 + 0 }
-		$1 == "exit" { if ($2 + 0 < last) { print "exit " $2 " < callee " last; bad = 1 } }
+	awk '
+		/EVENTS DROPPED\]|LOST [0-9]+ EVENTS\]/ { split("", depth); next }
+		/ funcgraph_(entry|exit): / {
+			t = $1
+			d = ""
+			if (match($0, /[0-9]+\.[0-9]+ us +\|/))
+				d = substr($0, RSTART, RLENGTH) + 0
+			n = depth[t] + 0
+			if ($0 ~ / funcgraph_entry: / && d == "") {	# "func() {"
+				depth[t] = n + 1
+				longest[t, n + 1] = 0
+			} else if ($0 ~ / funcgraph_entry: /) {	# a leaf "func();"
+				if (n && d > longest[t, n])
+					longest[t, n] = d
+			} else if (n) {				# "}" of an open call
+				if (d < longest[t, n]) {
+					print "exit " d " < callee " longest[t, n] ": " $0
+					bad = 1
+				}
+				depth[t] = --n
+				if (n && d > longest[t, n])
+					longest[t, n] = d
+			}
+		}
 		END { exit bad }' "$1"
 }
 
@@ -59,7 +82,7 @@ want:
 $want"
 # Every leaf and every "}" has a duration.
 [ "$(cut -d'|' -f2 "$T/lines" | grep -c .)" = 9 ] || fail "durations missing: $(cat "$T/lines")"
-durations_nest "$T/lines" || fail "a caller shorter than its callee: $(cat "$T/lines")"
+durations_nest "$out" || fail "a caller shorter than its callee: $(cat "$T/lines")"
 
 # -p: a running program, patched and recorded, then unpatched while it calls.
 : >"$T/app.out"
@@ -80,7 +103,7 @@ body=$(cut -d'|' -f3 "$T/plines" | sed -n '/^ ft_outer() {$/,$p' | head -30)
 want3=$(for i in 1 2 3 4 5 6 7 8 9 10; do printf ' ft_outer() {\n   ft_add();\n }\n'; done)
 [ "$body" = "$want3" ] || fail "-p graph:
 $body"
-durations_nest "$T/plines" || fail "-p: a caller shorter than its callee"
+durations_nest "$out" || fail "-p: a caller shorter than its callee"
 kill -TERM "$app"
 wait "$app"; st=$?
 [ $st = 0 ] || fail "ft_app exited $st after the recording: $(cat "$T/app.err")"
