@@ -78,8 +78,23 @@ enum {
 #define DAT_CODE_MAX	16	/* code-address fields kept per event */
 
 struct dat_cpu {
-	FILE *tmp;		/* this CPU's pages, in order */
-	uint64_t pages;		/* how many */
+	FILE *tmp;		/* this CPU's pages, in order (but the main CPU's) */
+	uint64_t pages;		/* how many, wherever they are */
+};
+
+/*
+ * The file being made, and the pages of one CPU written straight into it
+ * (see "The main stream" below). fd -1: none; every CPU's pages go to its
+ * temporary file and trev_dat_finish() writes the file at @path.
+ */
+struct dat_out {
+	int fd;			/* O_TMPFILE in @path's directory, linked in at the end */
+	int cpu;		/* the main CPU: the first to have a page; -1 none yet */
+	uint64_t base;		/* the offset of its first page */
+	uint64_t written;	/* its pages in the file (not those in batch) */
+	unsigned char *batch;	/* DAT_BATCH pages waiting for one write, page-aligned */
+	unsigned int fill;	/* how many */
+	bool direct;		/* fd is O_DIRECT: the pages bypass the page cache */
 };
 
 /* One event's code-address field, as its format was read. */
@@ -123,6 +138,8 @@ struct trev_dat {
 	struct dat_code_map code;	/* replaced whole by each snapshot */
 	uint8_t *missed;	/* DAT_MAX_IDS bits: ids seen at or above code.nr_ids, or NULL */
 	struct dat_meta *snap;	/* trev_dat_snapshot()'s metadata, or NULL */
+	struct dat_out out;
+	uint64_t head_est;	/* atomic: the data's start after the last snapshot; 0 none */
 };
 
 /* The metadata, read at a snapshot or at the end. */
@@ -138,6 +155,20 @@ struct dat_meta {
 	char **cpustat;			/* per_cpu/cpu<N>/stats */
 	int nr_cpus;
 	struct dat_code_list code;	/* from the formats of 17 and 18 */
+};
+
+/*
+ * Where the data starts and how the streams lie: at @l->start, the main
+ * CPU's stream first (if any), then the others in CPU order.
+ * @l->min_start: the data starts there at least (a main stream that keeps
+ * its gap). @l->sizes false: a trial build for the metadata's size only
+ * (trev_dat_snapshot(), beside trev_dat_add_page()): no page count is read.
+ */
+struct dat_layout {
+	uint64_t min_start;	/* in */
+	bool sizes;		/* in */
+	uint64_t start;		/* out: the first stream's offset */
+	uint64_t *off, *size;	/* out: per CPU */
 };
 
 static void meta_free(struct dat_meta *m);
@@ -374,6 +405,19 @@ static int dat_ftrace_id(const struct trev_dat_source *src, const char *name)
 
 #define DAT_TMP_BUF	(256 * 1024)	/* a CPU's temp file's stdio buffer: 64 pages a write() */
 
+/* @path's directory, in @dir (@size bytes); "" when it does not fit. */
+static void dat_dir(const char *path, char *dir, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, size, ".");
+	else if ((size_t)(slash - path) < size)
+		snprintf(dir, size, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	else
+		dir[0] = '\0';
+}
+
 /*
  * An unnamed temp file in @path's directory (O_TMPFILE), so that the pages
  * go to the filesystem the trace goes to and are copied within it at the
@@ -381,17 +425,11 @@ static int dat_ftrace_id(const struct trev_dat_source *src, const char *name)
  */
 static FILE *dat_tmpfile(const char *path)
 {
-	const char *slash = strrchr(path, '/');
 	char dir[4096];
 	FILE *f = NULL;
 	int fd;
 
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if ((size_t)(slash - path) < sizeof(dir))
-		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
-	else
-		dir[0] = '\0';
+	dat_dir(path, dir, sizeof(dir));
 	fd = dir[0] ? open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : -1;
 	if (fd >= 0) {
 		f = fdopen(fd, "w+");
@@ -403,6 +441,195 @@ static FILE *dat_tmpfile(const char *path)
 	if (f)
 		setvbuf(f, NULL, _IOFBF, DAT_TMP_BUF);
 	return f;
+}
+
+/* ------------------------------------------------------------------ */
+/* The main stream                                                      */
+
+/*
+ * A recording's pages mostly come from one CPU (one busy thread), so the
+ * first CPU to have a page, the main CPU, writes its pages straight into
+ * the file being made, an unnamed file beside @path that trev_dat_finish()
+ * links in: no temporary file, no copy at the end. Its stream starts at
+ * out.base, a guess at the metadata's size (the last snapshot's, plus
+ * slack), and goes out DAT_BATCH pages (1 MiB) per write, O_DIRECT where
+ * the file system takes it, so that the pages pass no page cache (which
+ * costs more CPU per byte than anything else in recording a flood). The
+ * other CPUs' pages wait in their temporary files and follow the main
+ * stream at the end:
+ *
+ *	0          start      base             base + main        end
+ *	| metadata | gap     | main CPU's pages | other CPUs' pages | (v7 strings)
+ *
+ * At the end the metadata's real size decides where the data starts, and
+ * the main stream is brought there (dat_out_place()): by fallocate()'s
+ * COLLAPSE_RANGE or INSERT_RANGE where the file system can (ext4, XFS: no
+ * data moves), by copying a small stream; a large one on other file
+ * systems keeps the gap, which the table's offsets skip (v6: zeros before
+ * the first CPU's data; v7: inside the flyrecord section).
+ */
+#define DAT_BATCH	256		/* main-stream pages per write: 1 MiB */
+#define DAT_MOVE_MAX	(8u << 20)	/* a main stream this small is moved by copying */
+#define DAT_BASE_GUESS	(64u << 10)	/* base without a snapshot */
+
+static int dat_out_open(struct dat_out *o, const char *path)
+{
+	char dir[4096];
+	struct stat st;
+
+	o->fd = -1;
+	o->cpu = -1;
+	/* Not a plain file of ours alone (a device, a pipe, a symlink, hard links): write through it. */
+	if (lstat(path, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_nlink > 1))
+		return 0;
+	dat_dir(path, dir, sizeof(dir));
+	if (!dir[0])
+		return 0;
+	o->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC | O_DIRECT, 0644);
+	o->direct = o->fd >= 0;
+	if (o->fd < 0)
+		o->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	if (o->fd < 0)
+		return 0;
+	o->batch = aligned_alloc(TREV_DAT_PAGE_SIZE, (size_t)DAT_BATCH * TREV_DAT_PAGE_SIZE);
+	if (!o->batch) {
+		close(o->fd);
+		o->fd = -1;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void dat_out_close(struct dat_out *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+	free(o->batch);
+	o->batch = NULL;
+}
+
+/* Write @len bytes of @data at @at, all of them (EINTR, short writes). */
+static int dat_pwrite_all(int fd, const void *data, size_t len, uint64_t at)
+{
+	const unsigned char *p = data;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)at);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		p += n;
+		at += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Buffered I/O from now on: a device that refuses our O_DIRECT writes, or the end. */
+static int dat_out_buffered(struct dat_out *o)
+{
+	int fl = fcntl(o->fd, F_GETFL);
+
+	if (!o->direct)
+		return 0;
+	if (fl < 0 || fcntl(o->fd, F_SETFL, fl & ~O_DIRECT) < 0)
+		return -errno;
+	o->direct = false;
+	return 0;
+}
+
+/* Write the batch after the main stream's pages in the file. */
+static int dat_out_flush(struct dat_out *o)
+{
+	uint64_t at = o->base + o->written * TREV_DAT_PAGE_SIZE;
+	size_t len = (size_t)o->fill * TREV_DAT_PAGE_SIZE;
+	int ret;
+
+	if (!o->fill)
+		return 0;
+	ret = dat_pwrite_all(o->fd, o->batch, len, at);
+	/* Blocks larger than a page, or a short write that left the rest unaligned. */
+	if (ret == -EINVAL && o->direct) {
+		ret = dat_out_buffered(o);
+		if (!ret)
+			ret = dat_pwrite_all(o->fd, o->batch, len, at);
+	}
+	if (ret)
+		return ret;
+	o->written += o->fill;
+	o->fill = 0;
+	return 0;
+}
+
+/* @cpu's first page: it becomes the main CPU, its stream starting at a guess. */
+static void dat_out_begin(struct trev_dat *dat, int cpu)
+{
+	uint64_t est = __atomic_load_n(&dat->head_est, __ATOMIC_RELAXED);
+
+	dat->out.cpu = cpu;
+	/* Room for what the metadata gains by the end: thread names, symbols, new events. */
+	dat->out.base = est ? est + round_up_page(est / 8 + 16384) : DAT_BASE_GUESS;
+}
+
+/*
+ * Copy @len bytes within the file from @from to @to (page-aligned, any
+ * overlap), through @buf (DAT_BATCH pages): backwards when moving up.
+ */
+static int dat_out_move(int fd, uint64_t from, uint64_t to, uint64_t len, unsigned char *buf)
+{
+	const uint64_t chunk = (uint64_t)DAT_BATCH * TREV_DAT_PAGE_SIZE;
+
+	for (uint64_t done = 0; done < len;) {
+		uint64_t n = len - done < chunk ? len - done : chunk;
+		uint64_t at = to > from ? len - done - n : done;
+		ssize_t got = pread(fd, buf, (size_t)n, (off_t)(from + at));
+		int ret;
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		if ((uint64_t)got != n)
+			return -EIO;
+		ret = dat_pwrite_all(fd, buf, (size_t)n, to + at);
+		if (ret)
+			return ret;
+		done += n;
+	}
+	return 0;
+}
+
+/*
+ * Bring the main stream from out.base to @start, where the metadata ends.
+ * Return: where it lies now (@start, or out.base when a large stream keeps
+ * its gap), or a negative errno.
+ */
+static int64_t dat_out_place(struct trev_dat *dat, uint64_t start)
+{
+	struct dat_out *o = &dat->out;
+	uint64_t len = o->written * TREV_DAT_PAGE_SIZE;
+	int ret;
+
+	if (start == o->base || !len)
+		return (int64_t)start;
+	if (start < o->base) {
+		if (len > DAT_MOVE_MAX) {
+			if (fallocate(o->fd, FALLOC_FL_COLLAPSE_RANGE, (off_t)start,
+				      (off_t)(o->base - start)) == 0)
+				return (int64_t)start;
+			return (int64_t)o->base;
+		}
+	} else if (fallocate(o->fd, FALLOC_FL_INSERT_RANGE, (off_t)o->base,
+			     (off_t)(start - o->base)) == 0) {
+		return (int64_t)start;
+	}
+	ret = dat_out_move(o->fd, o->base, start, len, o->batch);
+	return ret ? ret : (int64_t)start;
 }
 
 int trev_dat_open(struct trev_dat **datp, const char *path, int version,
@@ -422,6 +649,7 @@ int trev_dat_open(struct trev_dat **datp, const char *path, int version,
 	if (!dat)
 		return -ENOMEM;
 	pthread_mutex_init(&dat->ips_lock, NULL);
+	dat->out.fd = -1;
 	dat->src = src;
 	dat->version = version;
 	dat->nr_cpus = n;
@@ -438,6 +666,9 @@ int trev_dat_open(struct trev_dat **datp, const char *path, int version,
 			goto out_abort;
 		}
 	}
+	ret = dat_out_open(&dat->out, path);
+	if (ret)
+		goto out_abort;
 	if (src->symbol) {
 		static const char *const names[] = { "print", "bprint", "bputs" };
 		struct dat_meta m = { .code.max_id = -1 };
@@ -621,14 +852,17 @@ static int dat_rescan_missed(struct trev_dat *dat)
 		any = dat_was_missed(dat, (uint16_t)id) && dat->code.first[id + 1] > dat->code.first[id];
 	if (!any || !(page = malloc(TREV_DAT_PAGE_SIZE)))
 		return 0;
+	/* The main stream's pages are all in the file (trev_dat_finish() flushed them). */
 	for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
-		FILE *tmp = dat->cpus[cpu].tmp;
+		bool main_cpu = cpu == dat->out.cpu;
+		int fd = main_cpu ? dat->out.fd : fileno(dat->cpus[cpu].tmp);
+		uint64_t at = main_cpu ? dat->out.base : 0;
 
-		if (fflush(tmp))
+		if (!main_cpu && fflush(dat->cpus[cpu].tmp))
 			break;
 		for (uint64_t n = 0; n < dat->cpus[cpu].pages; n++) {
-			if (pread(fileno(tmp), page, TREV_DAT_PAGE_SIZE,
-				  (off_t)(n * TREV_DAT_PAGE_SIZE)) != TREV_DAT_PAGE_SIZE)
+			if (pread(fd, page, TREV_DAT_PAGE_SIZE,
+				  (off_t)(at + n * TREV_DAT_PAGE_SIZE)) != TREV_DAT_PAGE_SIZE)
 				break;
 			added += dat_scan_page(dat, page, true);
 		}
@@ -639,10 +873,26 @@ static int dat_rescan_missed(struct trev_dat *dat)
 
 int trev_dat_add_page(struct trev_dat *dat, int cpu, const void *page)
 {
+	struct dat_out *o;
+
 	if (!dat || !page || cpu < 0 || cpu >= dat->nr_cpus)
 		return -EINVAL;
-	if (fwrite(page, TREV_DAT_PAGE_SIZE, 1, dat->cpus[cpu].tmp) != 1)
+	o = &dat->out;
+	if (o->fd >= 0 && o->cpu < 0)
+		dat_out_begin(dat, cpu);
+	if (cpu == o->cpu) {
+		memcpy(o->batch + (size_t)o->fill * TREV_DAT_PAGE_SIZE, page, TREV_DAT_PAGE_SIZE);
+		if (++o->fill == DAT_BATCH) {
+			int ret = dat_out_flush(o);
+
+			if (ret) {
+				o->fill--;
+				return ret;
+			}
+		}
+	} else if (fwrite(page, TREV_DAT_PAGE_SIZE, 1, dat->cpus[cpu].tmp) != 1) {
 		return errno ? -errno : -EIO;
+	}
 	dat->cpus[cpu].pages++;
 	if (dat->src->symbol)
 		dat_scan_page(dat, page, false);
@@ -714,6 +964,7 @@ void trev_dat_abort(struct trev_dat *dat)
 	for (int cpu = 0; dat->cpus && cpu < dat->nr_cpus; cpu++)
 		if (dat->cpus[cpu].tmp)
 			fclose(dat->cpus[cpu].tmp);
+	dat_out_close(&dat->out);
 	free(dat->cpus);
 	free(dat->ips);
 	free(dat->missed);
@@ -1111,6 +1362,23 @@ static int meta_read(struct trev_dat *dat, struct dat_meta *m)
 	return 0;
 }
 
+static int dat_build(const struct trev_dat *dat, const struct dat_meta *m, struct trev_buf *head,
+		     struct trev_buf *tail, struct dat_layout *l);
+
+/* Where the data would start with @m's metadata: the main stream's base (dat_out_begin()). */
+static void dat_estimate(struct trev_dat *dat, const struct dat_meta *m)
+{
+	struct trev_buf head = TREV_BUF_INIT, tail = TREV_BUF_INIT;
+	uint64_t *v = calloc(2 * (size_t)dat->nr_cpus, sizeof(*v));
+	struct dat_layout l = { .sizes = false, .off = v, .size = v ? v + dat->nr_cpus : NULL };
+
+	if (v && dat->out.fd >= 0 && dat_build(dat, m, &head, &tail, &l) == 0)
+		__atomic_store_n(&dat->head_est, l.start, __ATOMIC_RELAXED);
+	trev__buf_free(&head);
+	trev__buf_free(&tail);
+	free(v);
+}
+
 int trev_dat_snapshot(struct trev_dat *dat)
 {
 	struct dat_meta *m;
@@ -1131,6 +1399,7 @@ int trev_dat_snapshot(struct trev_dat *dat)
 		meta_free(dat->snap);
 	free(dat->snap);
 	dat->snap = m;
+	dat_estimate(dat, m);
 	return 0;
 }
 
@@ -1190,20 +1459,21 @@ static int write_all(int fd, const void *data, size_t len)
 }
 
 /*
- * Copy @len bytes of @in from its start to @fd's position in the kernel
- * (copy_file_range(): no copy through this process, and none at all where
- * the file system shares extents). Return: the bytes copied, which is less
- * than @len where the kernel cannot copy between these files (the caller
- * goes on with read() and write() from there), or -errno.
+ * Copy @len bytes of @in from its start to @fd at *@at, or at its position
+ * when @at is NULL, in the kernel (copy_file_range(): no copy through this
+ * process, and none at all where the file system shares extents).
+ * Return: the bytes copied, which is less than @len where the kernel cannot
+ * copy between these files (the caller goes on with read() and write() from
+ * there), or -errno.
  */
-static int64_t copy_in_kernel(int in, int fd, uint64_t len)
+static int64_t copy_in_kernel(int in, int fd, uint64_t len, uint64_t *at)
 {
-	loff_t in_off = 0;
+	loff_t in_off = 0, out_off = at ? (loff_t)*at : 0;
 	uint64_t done = 0;
 
 	while (done < len) {
 		size_t chunk = len - done > (1u << 30) ? (1u << 30) : (size_t)(len - done);
-		ssize_t n = copy_file_range(in, &in_off, fd, NULL, chunk, 0);
+		ssize_t n = copy_file_range(in, &in_off, fd, at ? &out_off : NULL, chunk, 0);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -1219,32 +1489,40 @@ static int64_t copy_in_kernel(int in, int fd, uint64_t len)
 	return (int64_t)done;
 }
 
-/* Copy every CPU's pages, in CPU order, each starting at @offsets[cpu]. */
-static int write_pages(const struct trev_dat *dat, int fd)
+/*
+ * Copy the pages of every CPU that has them in its temporary file (all but
+ * the main CPU) to @fd: at @l->off[cpu] when @seek, else one after the
+ * other at @fd's position, in CPU order (@l->off then says the same).
+ */
+static int write_pages(const struct trev_dat *dat, int fd, const struct dat_layout *l, bool seek)
 {
 	unsigned char *buf = malloc(64 * TREV_DAT_PAGE_SIZE);
 	int ret = buf ? 0 : -ENOMEM;
 
 	for (int cpu = 0; cpu < dat->nr_cpus && !ret; cpu++) {
 		FILE *tmp = dat->cpus[cpu].tmp;
-		uint64_t left = dat->cpus[cpu].pages;
+		uint64_t left = dat->cpus[cpu].pages, at = l->off[cpu];
 		int64_t copied;
 
+		if (cpu == dat->out.cpu || !left)
+			continue;
 		if (fflush(tmp)) {
 			ret = -errno;
 			break;
 		}
-		copied = copy_in_kernel(fileno(tmp), fd, left * TREV_DAT_PAGE_SIZE);
+		copied = copy_in_kernel(fileno(tmp), fd, left * TREV_DAT_PAGE_SIZE, seek ? &at : NULL);
 		if (copied < 0) {
 			ret = (int)copied;
 			break;
 		}
 		/* Whole pages only were copied, or the rest goes the long way. */
-		if (copied % TREV_DAT_PAGE_SIZE && lseek(fd, -(copied % TREV_DAT_PAGE_SIZE),
-							 SEEK_CUR) < 0) {
+		if (!seek && copied % TREV_DAT_PAGE_SIZE &&
+		    lseek(fd, -(copied % TREV_DAT_PAGE_SIZE), SEEK_CUR) < 0) {
 			ret = -errno;
 			break;
 		}
+		copied -= copied % TREV_DAT_PAGE_SIZE;
+		at = l->off[cpu] + (uint64_t)copied;
 		left -= (uint64_t)copied / TREV_DAT_PAGE_SIZE;
 		if (fseek(tmp, (long)((dat->cpus[cpu].pages - left) * TREV_DAT_PAGE_SIZE),
 			  SEEK_SET)) {
@@ -1256,8 +1534,11 @@ static int write_pages(const struct trev_dat *dat, int fd)
 
 			if (fread(buf, TREV_DAT_PAGE_SIZE, k, tmp) != k)
 				ret = ferror(tmp) ? -EIO : -ENODATA;
+			else if (seek)
+				ret = dat_pwrite_all(fd, buf, k * TREV_DAT_PAGE_SIZE, at);
 			else
 				ret = write_all(fd, buf, k * TREV_DAT_PAGE_SIZE);
+			at += k * TREV_DAT_PAGE_SIZE;
 			left -= k;
 		}
 	}
@@ -1265,18 +1546,25 @@ static int write_pages(const struct trev_dat *dat, int fd)
 	return ret;
 }
 
-/* The per-CPU offsets and sizes, for data starting at @start (page-aligned). */
-static void cpu_layout(const struct trev_dat *dat, uint64_t start, uint64_t *off, uint64_t *size)
+static void cpu_layout(const struct trev_dat *dat, uint64_t start, struct dat_layout *l)
 {
-	for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
-		off[cpu] = start;
-		size[cpu] = dat->cpus[cpu].pages * TREV_DAT_PAGE_SIZE;
-		start += size[cpu];
+	int first = l->sizes && dat->out.fd >= 0 ? dat->out.cpu : -1;
+
+	l->start = start > l->min_start ? start : l->min_start;
+	start = l->start;
+	for (int i = first >= 0 ? -1 : 0; i < dat->nr_cpus; i++) {
+		int cpu = i < 0 ? first : i;
+
+		if (i == first)
+			continue;
+		l->off[cpu] = start;
+		l->size[cpu] = l->sizes ? dat->cpus[cpu].pages * TREV_DAT_PAGE_SIZE : 0;
+		start += l->size[cpu];
 	}
 }
 
 static int build_v6(const struct trev_dat *dat, const struct dat_meta *m, struct trev_buf *b,
-		    uint64_t *off, uint64_t *size)
+		    struct dat_layout *l)
 {
 	uint64_t table, start;
 
@@ -1294,11 +1582,12 @@ static int build_v6(const struct trev_dat *dat, const struct dat_meta *m, struct
 	buf_put(b, "flyrecord", 10);
 	/* The table's size is known, so the data start is too: nothing to patch later. */
 	table = b->len;
-	start = round_up_page(table + 16ull * (uint64_t)dat->nr_cpus + 8 + strlen(m->clock));
-	cpu_layout(dat, start, off, size);
+	cpu_layout(dat, round_up_page(table + 16ull * (uint64_t)dat->nr_cpus + 8 + strlen(m->clock)),
+		   l);
+	start = l->start;
 	for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
-		buf_u64(b, off[cpu]);
-		buf_u64(b, size[cpu]);
+		buf_u64(b, l->off[cpu]);
+		buf_u64(b, l->size[cpu]);
 	}
 	/* TRACECLOCK is written, so its text follows the table (docs/formats.md, "Version 6"). */
 	buf_u64(b, strlen(m->clock));
@@ -1333,7 +1622,7 @@ static void v7_section(struct trev_buf *b, uint16_t id, const char *desc, const 
 }
 
 static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct trev_buf *b,
-		    uint64_t *off, uint64_t *size, struct trev_buf *tail)
+		    struct dat_layout *l, struct trev_buf *tail)
 {
 	static const struct { uint16_t id; const char *desc; size_t field; } sections[] = {
 		{ DAT_OPT_HEADER_INFO, "headers", offsetof(struct dat_meta, header_info) },
@@ -1374,8 +1663,8 @@ static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct
 		uint64_t opts_size = opts.len + 6 + buf_len + 6 + 8;
 
 		fly_off = opt_off + DAT_SEC_HDR + opts_size;
-		start = round_up_page(fly_off + DAT_SEC_HDR);
-		cpu_layout(dat, start, off, size);
+		cpu_layout(dat, round_up_page(fly_off + DAT_SEC_HDR), l);
+		start = l->start;
 		buf_u16(&opts, DAT_OPT_BUFFER);
 		buf_u32(&opts, buf_len);
 		buf_u64(&opts, fly_off);
@@ -1385,9 +1674,9 @@ static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct
 		buf_u32(&opts, (uint32_t)dat->nr_cpus);
 		for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
 			buf_u32(&opts, (uint32_t)cpu);
-			buf_u64(&opts, off[cpu]);
-			buf_u64(&opts, size[cpu]);
-			data_size += size[cpu];
+			buf_u64(&opts, l->off[cpu]);
+			buf_u64(&opts, l->size[cpu]);
+			data_size += l->size[cpu];
 		}
 		buf_option_u64(&opts, DAT_OPT_DONE, 0);	/* no further options section */
 	}
@@ -1412,10 +1701,117 @@ static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct
 	return b->err ?: tail->err;
 }
 
+static int dat_build(const struct trev_dat *dat, const struct dat_meta *m, struct trev_buf *head,
+		     struct trev_buf *tail, struct dat_layout *l)
+{
+	return dat->version == 7 ? build_v7(dat, m, head, l, tail) : build_v6(dat, m, head, l);
+}
+
+/*
+ * Give the finished file in out.fd its name @path: linked in (over an
+ * older file by a rename), or, where /proc/self/fd cannot link it,
+ * copied there whole (@len bytes).
+ */
+static int dat_out_link(int fd, const char *path, uint64_t len)
+{
+	char proc[64], tmp[4200];
+	int ret, to;
+	int64_t copied;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	for (int i = 0; errno == EEXIST && i < 100; i++) {
+		snprintf(tmp, sizeof(tmp), "%s.%d.%d~", path, (int)getpid(), i);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) < 0)
+			continue;
+		if (rename(tmp, path) == 0)
+			return 0;
+		ret = -errno;
+		unlink(tmp);
+		return ret;
+	}
+	to = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (to < 0)
+		return -errno;
+	copied = copy_in_kernel(fd, to, len, NULL);
+	ret = copied < 0 ? (int)copied : 0;
+	if (!ret && (uint64_t)copied < len) {
+		unsigned char *buf = malloc(64 * TREV_DAT_PAGE_SIZE);
+		uint64_t at = (uint64_t)copied;
+
+		ret = buf && lseek(to, (off_t)at, SEEK_SET) >= 0 ? 0 : buf ? -errno : -ENOMEM;
+		while (!ret && at < len) {
+			ssize_t n = pread(fd, buf, 64 * TREV_DAT_PAGE_SIZE, (off_t)at);
+
+			if (n <= 0)
+				ret = n < 0 ? -errno : -EIO;
+			else
+				ret = write_all(to, buf, (size_t)n);
+			at += n > 0 ? (uint64_t)n : 0;
+		}
+		free(buf);
+	}
+	if (close(to) && !ret)
+		ret = -errno;
+	if (ret)
+		unlink(path);
+	return ret;
+}
+
+/*
+ * Make the file in out.fd: the main stream placed after the metadata
+ * (dat_out_place()), the other CPUs' pages after it, the metadata in front,
+ * then link it in at dat->path.
+ */
+static int dat_out_finish(struct trev_dat *dat, const struct dat_meta *m, struct dat_layout *l)
+{
+	struct trev_buf head = TREV_BUF_INIT, tail = TREV_BUF_INIT;
+	struct dat_out *o = &dat->out;
+	uint64_t end;
+	int64_t at;
+	int ret;
+
+	ret = dat_build(dat, m, &head, &tail, l);
+	if (ret)
+		goto out_free;
+	at = dat_out_place(dat, l->start);
+	if (at < 0) {
+		ret = (int)at;
+		goto out_free;
+	}
+	if ((uint64_t)at != l->start) {
+		/* A large stream kept its gap: the metadata again, the data where it is. */
+		trev__buf_free(&head);
+		trev__buf_free(&tail);
+		l->min_start = (uint64_t)at;
+		ret = dat_build(dat, m, &head, &tail, l);
+		if (ret)
+			goto out_free;
+	}
+	end = l->start;
+	for (int cpu = 0; cpu < dat->nr_cpus; cpu++)
+		end += l->size[cpu];
+	ret = write_pages(dat, o->fd, l, true);
+	if (!ret)
+		ret = dat_pwrite_all(o->fd, tail.data, tail.len, end);
+	if (!ret && ftruncate(o->fd, (off_t)(end + tail.len)) < 0)
+		ret = -errno;
+	if (!ret)
+		ret = dat_pwrite_all(o->fd, head.data, head.len, 0);
+	if (!ret)
+		ret = dat_out_link(o->fd, dat->path, end + tail.len);
+out_free:
+	trev__buf_free(&head);
+	trev__buf_free(&tail);
+	return ret;
+}
+
 int trev_dat_finish(struct trev_dat *dat)
 {
 	uint64_t *off = NULL, *size = NULL;
 	struct trev_buf head = TREV_BUF_INIT, tail = TREV_BUF_INIT;
+	struct dat_layout l = { .sizes = true };
 	struct dat_meta meta;
 	int fd = -1, ret;
 
@@ -1462,6 +1858,12 @@ int trev_dat_finish(struct trev_dat *dat)
 	}
 	if (ret)
 		goto out_free;
+	/* The main stream's last pages; what follows reads and moves it. */
+	if (dat->out.fd >= 0) {
+		ret = dat_out_flush(&dat->out) ?: dat_out_buffered(&dat->out);
+		if (ret)
+			goto out_free;
+	}
 	if (dat_rescan_missed(dat) > 0) {
 		struct trev_buf kallsyms = TREV_BUF_INIT;
 
@@ -1479,8 +1881,13 @@ int trev_dat_finish(struct trev_dat *dat)
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	ret = dat->version == 7 ? build_v7(dat, &meta, &head, off, size, &tail)
-				: build_v6(dat, &meta, &head, off, size);
+	l.off = off;
+	l.size = size;
+	if (dat->out.fd >= 0) {
+		ret = dat_out_finish(dat, &meta, &l);
+		goto out_free;
+	}
+	ret = dat_build(dat, &meta, &head, &tail, &l);
 	if (ret)
 		goto out_free;
 
@@ -1489,7 +1896,7 @@ int trev_dat_finish(struct trev_dat *dat)
 		ret = -errno;
 		goto out_free;
 	}
-	ret = write_all(fd, head.data, head.len) ?: write_pages(dat, fd) ?:
+	ret = write_all(fd, head.data, head.len) ?: write_pages(dat, fd, &l, false) ?:
 	      write_all(fd, tail.data, tail.len);
 	if (close(fd) && !ret)
 		ret = -errno;
