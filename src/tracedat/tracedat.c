@@ -77,24 +77,32 @@ enum {
 #define DAT_MAX_IDS	65536	/* event ids are a u16 */
 #define DAT_CODE_MAX	16	/* code-address fields kept per event */
 
+/* A file pages are written to. */
+struct dat_file {
+	int fd;			/* -1: none */
+	bool direct;		/* O_DIRECT: pages bypass the page cache */
+};
+
+/* One CPU's pages: in its temporary file, or (the main CPU's) in the file being made. */
 struct dat_cpu {
-	FILE *tmp;		/* this CPU's pages, in order (but the main CPU's) */
-	uint64_t pages;		/* how many, wherever they are */
+	struct dat_file tmp;	/* its temporary file */
+	struct dat_file *f;	/* where its pages go: &tmp or &dat->out.f */
+	uint64_t base;		/* the offset of its first page in f */
+	uint64_t pages;		/* how many it has */
+	uint64_t written;	/* how many of them are in f (the rest in batch) */
+	unsigned char *batch;	/* pages waiting for one write, page-aligned; NULL until the first */
+	unsigned int fill;	/* how many */
+	unsigned int cap;	/* room in batch */
 };
 
 /*
- * The file being made, and the pages of one CPU written straight into it
- * (see "The main stream" below). fd -1: none; every CPU's pages go to its
+ * The file being made, into which the main CPU writes its pages (see "The
+ * main stream" below). f.fd -1: none; every CPU's pages go to its
  * temporary file and trev_dat_finish() writes the file at @path.
  */
 struct dat_out {
-	int fd;			/* O_TMPFILE in @path's directory, linked in at the end */
+	struct dat_file f;	/* O_TMPFILE in @path's directory, linked in at the end */
 	int cpu;		/* the main CPU: the first to have a page; -1 none yet */
-	uint64_t base;		/* the offset of its first page */
-	uint64_t written;	/* its pages in the file (not those in batch) */
-	unsigned char *batch;	/* DAT_BATCH pages waiting for one write, page-aligned */
-	unsigned int fill;	/* how many */
-	bool direct;		/* fd is O_DIRECT: the pages bypass the page cache */
 };
 
 /* One event's code-address field, as its format was read. */
@@ -403,8 +411,6 @@ static int dat_ftrace_id(const struct trev_dat_source *src, const char *name)
 /* ------------------------------------------------------------------ */
 /* Open, pages                                                          */
 
-#define DAT_TMP_BUF	(256 * 1024)	/* a CPU's temp file's stdio buffer: 64 pages a write() */
-
 /* @path's directory, in @dir (@size bytes); "" when it does not fit. */
 static void dat_dir(const char *path, char *dir, size_t size)
 {
@@ -418,95 +424,59 @@ static void dat_dir(const char *path, char *dir, size_t size)
 		dir[0] = '\0';
 }
 
-/*
- * An unnamed temp file in @path's directory (O_TMPFILE), so that the pages
- * go to the filesystem the trace goes to and are copied within it at the
- * end; tmpfile() (P_tmpdir) where that is refused. Buffered DAT_TMP_BUF.
- */
-static FILE *dat_tmpfile(const char *path)
+/* An unnamed file in @dir, O_DIRECT where the file system takes it. */
+static int dat_unnamed(struct dat_file *f, const char *dir, mode_t mode)
 {
-	char dir[4096];
-	FILE *f = NULL;
-	int fd;
-
-	dat_dir(path, dir, sizeof(dir));
-	fd = dir[0] ? open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : -1;
-	if (fd >= 0) {
-		f = fdopen(fd, "w+");
-		if (!f)
-			close(fd);
-	}
-	if (!f)
-		f = tmpfile();
-	if (f)
-		setvbuf(f, NULL, _IOFBF, DAT_TMP_BUF);
-	return f;
+	f->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC | O_DIRECT, mode);
+	f->direct = f->fd >= 0;
+	if (f->fd < 0)
+		f->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+	return f->fd < 0 ? -errno : 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* The main stream                                                      */
-
 /*
- * A recording's pages mostly come from one CPU (one busy thread), so the
- * first CPU to have a page, the main CPU, writes its pages straight into
- * the file being made, an unnamed file beside @path that trev_dat_finish()
- * links in: no temporary file, no copy at the end. Its stream starts at
- * out.base, a guess at the metadata's size (the last snapshot's, plus
- * slack), and goes out DAT_BATCH pages (1 MiB) per write, O_DIRECT where
- * the file system takes it, so that the pages pass no page cache (which
- * costs more CPU per byte than anything else in recording a flood). The
- * other CPUs' pages wait in their temporary files and follow the main
- * stream at the end:
- *
- *	0          start      base             base + main        end
- *	| metadata | gap     | main CPU's pages | other CPUs' pages | (v7 strings)
- *
- * At the end the metadata's real size decides where the data starts, and
- * the main stream is brought there (dat_out_place()): by fallocate()'s
- * COLLAPSE_RANGE or INSERT_RANGE where the file system can (ext4, XFS: no
- * data moves), by copying a small stream; a large one on other file
- * systems keeps the gap, which the table's offsets skip (v6: zeros before
- * the first CPU's data; v7: inside the flyrecord section).
+ * A CPU's temporary file: unnamed, in @path's directory, so that the pages
+ * go to the file system the trace goes to; in $TMPDIR (default /tmp) where
+ * that is refused.
  */
-#define DAT_BATCH	256		/* main-stream pages per write: 1 MiB */
-#define DAT_MOVE_MAX	(8u << 20)	/* a main stream this small is moved by copying */
-#define DAT_BASE_GUESS	(64u << 10)	/* base without a snapshot */
-
-static int dat_out_open(struct dat_out *o, const char *path)
+static int dat_tmpfile(struct dat_file *f, const char *path)
 {
-	char dir[4096];
-	struct stat st;
+	const char *tmpdir = getenv("TMPDIR");
+	char dir[4096], name[4200];
 
-	o->fd = -1;
-	o->cpu = -1;
-	/* Not a plain file of ours alone (a device, a pipe, a symlink, hard links): write through it. */
-	if (lstat(path, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_nlink > 1))
-		return 0;
 	dat_dir(path, dir, sizeof(dir));
-	if (!dir[0])
+	if (dir[0] && dat_unnamed(f, dir, 0600) == 0)
 		return 0;
-	o->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC | O_DIRECT, 0644);
-	o->direct = o->fd >= 0;
-	if (o->fd < 0)
-		o->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
-	if (o->fd < 0)
+	if (dat_unnamed(f, tmpdir && *tmpdir ? tmpdir : "/tmp", 0600) == 0)
 		return 0;
-	o->batch = aligned_alloc(TREV_DAT_PAGE_SIZE, (size_t)DAT_BATCH * TREV_DAT_PAGE_SIZE);
-	if (!o->batch) {
-		close(o->fd);
-		o->fd = -1;
-		return -ENOMEM;
-	}
+	snprintf(name, sizeof(name), "%s/trev-dat-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	f->fd = mkostemp(name, O_CLOEXEC);
+	f->direct = false;
+	if (f->fd < 0)
+		return -errno;
+	unlink(name);
 	return 0;
 }
 
-static void dat_out_close(struct dat_out *o)
+static void dat_file_close(struct dat_file *f)
 {
-	if (o->fd >= 0)
-		close(o->fd);
-	o->fd = -1;
-	free(o->batch);
-	o->batch = NULL;
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+}
+
+/* Buffered I/O from now on: a device that refuses our O_DIRECT, or an unaligned write. */
+static int dat_file_buffered(struct dat_file *f)
+{
+	int fl;
+
+	if (!f->direct)
+		return 0;
+	fl = fcntl(f->fd, F_GETFL);
+	if (fl < 0 || fcntl(f->fd, F_SETFL, fl & ~O_DIRECT) < 0)
+		return -errno;
+	f->direct = false;
+	return 0;
 }
 
 /* Write @len bytes of @data at @at, all of them (EINTR, short writes). */
@@ -530,39 +500,107 @@ static int dat_pwrite_all(int fd, const void *data, size_t len, uint64_t at)
 	return 0;
 }
 
-/* Buffered I/O from now on: a device that refuses our O_DIRECT writes, or the end. */
-static int dat_out_buffered(struct dat_out *o)
+/* Read @len bytes at @at, all of them. */
+static int dat_pread_all(int fd, void *data, size_t len, uint64_t at)
 {
-	int fl = fcntl(o->fd, F_GETFL);
+	unsigned char *p = data;
 
-	if (!o->direct)
-		return 0;
-	if (fl < 0 || fcntl(o->fd, F_SETFL, fl & ~O_DIRECT) < 0)
-		return -errno;
-	o->direct = false;
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)at);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENODATA;
+		p += n;
+		at += (uint64_t)n;
+		len -= (size_t)n;
+	}
 	return 0;
 }
 
-/* Write the batch after the main stream's pages in the file. */
-static int dat_out_flush(struct dat_out *o)
+/*
+ * pwrite or pread (@write) @len bytes at @at on @f; where O_DIRECT refuses
+ * them (blocks larger than a page, a short transfer that left the rest
+ * unaligned), buffered.
+ */
+static int dat_file_io(struct dat_file *f, bool write, void *buf, size_t len, uint64_t at)
 {
-	uint64_t at = o->base + o->written * TREV_DAT_PAGE_SIZE;
-	size_t len = (size_t)o->fill * TREV_DAT_PAGE_SIZE;
+	int ret = write ? dat_pwrite_all(f->fd, buf, len, at) : dat_pread_all(f->fd, buf, len, at);
+
+	if (ret == -EINVAL && f->direct) {
+		ret = dat_file_buffered(f);
+		if (!ret)
+			ret = write ? dat_pwrite_all(f->fd, buf, len, at)
+				    : dat_pread_all(f->fd, buf, len, at);
+	}
+	return ret;
+}
+
+/* Write @c's batch after its pages in its file. */
+static int dat_cpu_flush(struct dat_cpu *c)
+{
 	int ret;
 
-	if (!o->fill)
+	if (!c->fill)
 		return 0;
-	ret = dat_pwrite_all(o->fd, o->batch, len, at);
-	/* Blocks larger than a page, or a short write that left the rest unaligned. */
-	if (ret == -EINVAL && o->direct) {
-		ret = dat_out_buffered(o);
-		if (!ret)
-			ret = dat_pwrite_all(o->fd, o->batch, len, at);
-	}
+	ret = dat_file_io(c->f, true, c->batch, (size_t)c->fill * TREV_DAT_PAGE_SIZE,
+			  c->base + c->written * TREV_DAT_PAGE_SIZE);
 	if (ret)
 		return ret;
-	o->written += o->fill;
-	o->fill = 0;
+	c->written += c->fill;
+	c->fill = 0;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The main stream                                                      */
+
+/*
+ * A recording's pages mostly come from one CPU (one busy thread), so the
+ * first CPU to have a page, the main CPU, writes its pages straight into
+ * the file being made, an unnamed file beside @path that trev_dat_finish()
+ * links in: no temporary file, no copy at the end. Its stream starts at
+ * the main CPU's base, a guess at the metadata's size (the last snapshot's,
+ * plus slack). The other CPUs' pages wait in their temporary files and
+ * follow the main stream at the end:
+ *
+ *	0          start      base             base + main        end
+ *	| metadata | gap     | main CPU's pages | other CPUs' pages | (v7 strings)
+ *
+ * Every CPU's pages go out in batches (DAT_BATCH pages, 1 MiB, for the
+ * main CPU; DAT_TMP_BATCH for the others), O_DIRECT where the file system
+ * takes it, so that they pass no page cache, which costs more CPU per byte
+ * than anything else in recording a flood; the copies at the end go the
+ * same way.
+ *
+ * At the end the metadata's real size decides where the data starts, and
+ * the main stream is brought there (dat_out_place()): by fallocate()'s
+ * COLLAPSE_RANGE or INSERT_RANGE where the file system can (ext4, XFS: no
+ * data moves), by copying a small stream; a large one on other file
+ * systems keeps the gap, which the table's offsets skip (v6: zeros before
+ * the first CPU's data; v7: inside the flyrecord section).
+ */
+#define DAT_BATCH	256		/* main-stream pages per write: 1 MiB */
+#define DAT_TMP_BATCH	64		/* another CPU's: 256 KiB */
+#define DAT_MOVE_MAX	(8u << 20)	/* a main stream this small is moved by copying */
+#define DAT_BASE_GUESS	(64u << 10)	/* base without a snapshot */
+
+static int dat_out_open(struct dat_out *o, const char *path)
+{
+	char dir[4096];
+	struct stat st;
+
+	o->f.fd = -1;
+	o->cpu = -1;
+	/* Not a plain file of ours alone (a device, a pipe, a symlink, hard links): write through it. */
+	if (lstat(path, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_nlink > 1))
+		return 0;
+	dat_dir(path, dir, sizeof(dir));
+	if (dir[0])
+		dat_unnamed(&o->f, dir, 0644);
 	return 0;
 }
 
@@ -570,33 +608,31 @@ static int dat_out_flush(struct dat_out *o)
 static void dat_out_begin(struct trev_dat *dat, int cpu)
 {
 	uint64_t est = __atomic_load_n(&dat->head_est, __ATOMIC_RELAXED);
+	struct dat_cpu *c = &dat->cpus[cpu];
 
 	dat->out.cpu = cpu;
+	c->f = &dat->out.f;
 	/* Room for what the metadata gains by the end: thread names, symbols, new events. */
-	dat->out.base = est ? est + round_up_page(est / 8 + 16384) : DAT_BASE_GUESS;
+	c->base = est ? est + round_up_page(est / 8 + 16384) : DAT_BASE_GUESS;
 }
 
 /*
- * Copy @len bytes within the file from @from to @to (page-aligned, any
- * overlap), through @buf (DAT_BATCH pages): backwards when moving up.
+ * Copy @len bytes from @from in @src to @to in @dst (page-aligned; the same
+ * file, any overlap), through @buf (@buf_len, page-aligned): backwards when
+ * moving up within one file.
  */
-static int dat_out_move(int fd, uint64_t from, uint64_t to, uint64_t len, unsigned char *buf)
+static int dat_copy(struct dat_file *src, uint64_t from, struct dat_file *dst, uint64_t to,
+		    uint64_t len, unsigned char *buf, size_t buf_len)
 {
-	const uint64_t chunk = (uint64_t)DAT_BATCH * TREV_DAT_PAGE_SIZE;
+	bool back = src == dst && to > from;
 
 	for (uint64_t done = 0; done < len;) {
-		uint64_t n = len - done < chunk ? len - done : chunk;
-		uint64_t at = to > from ? len - done - n : done;
-		ssize_t got = pread(fd, buf, (size_t)n, (off_t)(from + at));
-		int ret;
+		uint64_t n = len - done < buf_len ? len - done : buf_len;
+		uint64_t at = back ? len - done - n : done;
+		int ret = dat_file_io(src, false, buf, (size_t)n, from + at);
 
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return -errno;
-		if ((uint64_t)got != n)
-			return -EIO;
-		ret = dat_pwrite_all(fd, buf, (size_t)n, to + at);
+		if (!ret)
+			ret = dat_file_io(dst, true, buf, (size_t)n, to + at);
 		if (ret)
 			return ret;
 		done += n;
@@ -605,30 +641,31 @@ static int dat_out_move(int fd, uint64_t from, uint64_t to, uint64_t len, unsign
 }
 
 /*
- * Bring the main stream from out.base to @start, where the metadata ends.
- * Return: where it lies now (@start, or out.base when a large stream keeps
+ * Bring the main stream from its base to @start, where the metadata ends.
+ * Return: where it lies now (@start, or its base when a large stream keeps
  * its gap), or a negative errno.
  */
 static int64_t dat_out_place(struct trev_dat *dat, uint64_t start)
 {
-	struct dat_out *o = &dat->out;
-	uint64_t len = o->written * TREV_DAT_PAGE_SIZE;
+	struct dat_cpu *c = &dat->cpus[dat->out.cpu];
+	uint64_t len = c->written * TREV_DAT_PAGE_SIZE;
 	int ret;
 
-	if (start == o->base || !len)
+	if (start == c->base || !len)
 		return (int64_t)start;
-	if (start < o->base) {
+	if (start < c->base) {
 		if (len > DAT_MOVE_MAX) {
-			if (fallocate(o->fd, FALLOC_FL_COLLAPSE_RANGE, (off_t)start,
-				      (off_t)(o->base - start)) == 0)
+			if (fallocate(c->f->fd, FALLOC_FL_COLLAPSE_RANGE, (off_t)start,
+				      (off_t)(c->base - start)) == 0)
 				return (int64_t)start;
-			return (int64_t)o->base;
+			return (int64_t)c->base;
 		}
-	} else if (fallocate(o->fd, FALLOC_FL_INSERT_RANGE, (off_t)o->base,
-			     (off_t)(start - o->base)) == 0) {
+	} else if (fallocate(c->f->fd, FALLOC_FL_INSERT_RANGE, (off_t)c->base,
+			     (off_t)(start - c->base)) == 0) {
 		return (int64_t)start;
 	}
-	ret = dat_out_move(o->fd, o->base, start, len, o->batch);
+	ret = dat_copy(c->f, c->base, c->f, start, len, c->batch,
+		       (size_t)c->cap * TREV_DAT_PAGE_SIZE);
 	return ret ? ret : (int64_t)start;
 }
 
@@ -649,7 +686,7 @@ int trev_dat_open(struct trev_dat **datp, const char *path, int version,
 	if (!dat)
 		return -ENOMEM;
 	pthread_mutex_init(&dat->ips_lock, NULL);
-	dat->out.fd = -1;
+	dat->out.f.fd = -1;
 	dat->src = src;
 	dat->version = version;
 	dat->nr_cpus = n;
@@ -659,12 +696,13 @@ int trev_dat_open(struct trev_dat **datp, const char *path, int version,
 		ret = -ENOMEM;
 		goto out_abort;
 	}
+	for (int cpu = 0; cpu < n; cpu++)
+		dat->cpus[cpu].tmp.fd = -1;
 	for (int cpu = 0; cpu < n; cpu++) {
-		dat->cpus[cpu].tmp = dat_tmpfile(path);
-		if (!dat->cpus[cpu].tmp) {
-			ret = -errno;
+		dat->cpus[cpu].f = &dat->cpus[cpu].tmp;
+		ret = dat_tmpfile(&dat->cpus[cpu].tmp, path);
+		if (ret)
 			goto out_abort;
-		}
 	}
 	ret = dat_out_open(&dat->out, path);
 	if (ret)
@@ -850,19 +888,15 @@ static int dat_rescan_missed(struct trev_dat *dat)
 		return 0;
 	for (uint32_t id = 0; id < dat->code.nr_ids && !any; id++)
 		any = dat_was_missed(dat, (uint16_t)id) && dat->code.first[id + 1] > dat->code.first[id];
-	if (!any || !(page = malloc(TREV_DAT_PAGE_SIZE)))
+	if (!any || !(page = aligned_alloc(TREV_DAT_PAGE_SIZE, TREV_DAT_PAGE_SIZE)))
 		return 0;
-	/* The main stream's pages are all in the file (trev_dat_finish() flushed them). */
+	/* Every page is in its file (trev_dat_finish() flushed them). */
 	for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
-		bool main_cpu = cpu == dat->out.cpu;
-		int fd = main_cpu ? dat->out.fd : fileno(dat->cpus[cpu].tmp);
-		uint64_t at = main_cpu ? dat->out.base : 0;
+		struct dat_cpu *c = &dat->cpus[cpu];
 
-		if (!main_cpu && fflush(dat->cpus[cpu].tmp))
-			break;
-		for (uint64_t n = 0; n < dat->cpus[cpu].pages; n++) {
-			if (pread(fd, page, TREV_DAT_PAGE_SIZE,
-				  (off_t)(at + n * TREV_DAT_PAGE_SIZE)) != TREV_DAT_PAGE_SIZE)
+		for (uint64_t n = 0; n < c->written; n++) {
+			if (dat_file_io(c->f, false, page, TREV_DAT_PAGE_SIZE,
+					c->base + n * TREV_DAT_PAGE_SIZE))
 				break;
 			added += dat_scan_page(dat, page, true);
 		}
@@ -873,27 +907,29 @@ static int dat_rescan_missed(struct trev_dat *dat)
 
 int trev_dat_add_page(struct trev_dat *dat, int cpu, const void *page)
 {
-	struct dat_out *o;
+	struct dat_cpu *c;
 
 	if (!dat || !page || cpu < 0 || cpu >= dat->nr_cpus)
 		return -EINVAL;
-	o = &dat->out;
-	if (o->fd >= 0 && o->cpu < 0)
-		dat_out_begin(dat, cpu);
-	if (cpu == o->cpu) {
-		memcpy(o->batch + (size_t)o->fill * TREV_DAT_PAGE_SIZE, page, TREV_DAT_PAGE_SIZE);
-		if (++o->fill == DAT_BATCH) {
-			int ret = dat_out_flush(o);
-
-			if (ret) {
-				o->fill--;
-				return ret;
-			}
-		}
-	} else if (fwrite(page, TREV_DAT_PAGE_SIZE, 1, dat->cpus[cpu].tmp) != 1) {
-		return errno ? -errno : -EIO;
+	c = &dat->cpus[cpu];
+	if (!c->batch) {
+		if (dat->out.f.fd >= 0 && dat->out.cpu < 0)
+			dat_out_begin(dat, cpu);
+		c->cap = cpu == dat->out.cpu ? DAT_BATCH : DAT_TMP_BATCH;
+		c->batch = aligned_alloc(TREV_DAT_PAGE_SIZE, (size_t)c->cap * TREV_DAT_PAGE_SIZE);
+		if (!c->batch)
+			return -ENOMEM;
 	}
-	dat->cpus[cpu].pages++;
+	memcpy(c->batch + (size_t)c->fill * TREV_DAT_PAGE_SIZE, page, TREV_DAT_PAGE_SIZE);
+	if (++c->fill == c->cap) {
+		int ret = dat_cpu_flush(c);
+
+		if (ret) {
+			c->fill--;
+			return ret;
+		}
+	}
+	c->pages++;
 	if (dat->src->symbol)
 		dat_scan_page(dat, page, false);
 	return 0;
@@ -961,10 +997,11 @@ void trev_dat_abort(struct trev_dat *dat)
 {
 	if (!dat)
 		return;
-	for (int cpu = 0; dat->cpus && cpu < dat->nr_cpus; cpu++)
-		if (dat->cpus[cpu].tmp)
-			fclose(dat->cpus[cpu].tmp);
-	dat_out_close(&dat->out);
+	for (int cpu = 0; dat->cpus && cpu < dat->nr_cpus; cpu++) {
+		dat_file_close(&dat->cpus[cpu].tmp);
+		free(dat->cpus[cpu].batch);
+	}
+	dat_file_close(&dat->out.f);
 	free(dat->cpus);
 	free(dat->ips);
 	free(dat->missed);
@@ -1372,7 +1409,7 @@ static void dat_estimate(struct trev_dat *dat, const struct dat_meta *m)
 	uint64_t *v = calloc(2 * (size_t)dat->nr_cpus, sizeof(*v));
 	struct dat_layout l = { .sizes = false, .off = v, .size = v ? v + dat->nr_cpus : NULL };
 
-	if (v && dat->out.fd >= 0 && dat_build(dat, m, &head, &tail, &l) == 0)
+	if (v && dat->out.f.fd >= 0 && dat_build(dat, m, &head, &tail, &l) == 0)
 		__atomic_store_n(&dat->head_est, l.start, __ATOMIC_RELAXED);
 	trev__buf_free(&head);
 	trev__buf_free(&tail);
@@ -1459,21 +1496,20 @@ static int write_all(int fd, const void *data, size_t len)
 }
 
 /*
- * Copy @len bytes of @in from its start to @fd at *@at, or at its position
- * when @at is NULL, in the kernel (copy_file_range(): no copy through this
- * process, and none at all where the file system shares extents).
- * Return: the bytes copied, which is less than @len where the kernel cannot
- * copy between these files (the caller goes on with read() and write() from
- * there), or -errno.
+ * Copy @len bytes of @in from its start to @fd's position in the kernel
+ * (copy_file_range(): no copy through this process, and none at all where
+ * the file system shares extents). Return: the bytes copied, which is less
+ * than @len where the kernel cannot copy between these files (the caller
+ * goes on with read() and write() from there), or -errno.
  */
-static int64_t copy_in_kernel(int in, int fd, uint64_t len, uint64_t *at)
+static int64_t copy_in_kernel(int in, int fd, uint64_t len)
 {
-	loff_t in_off = 0, out_off = at ? (loff_t)*at : 0;
+	loff_t in_off = 0;
 	uint64_t done = 0;
 
 	while (done < len) {
 		size_t chunk = len - done > (1u << 30) ? (1u << 30) : (size_t)(len - done);
-		ssize_t n = copy_file_range(in, &in_off, fd, at ? &out_off : NULL, chunk, 0);
+		ssize_t n = copy_file_range(in, &in_off, fd, NULL, chunk, 0);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -1491,55 +1527,31 @@ static int64_t copy_in_kernel(int in, int fd, uint64_t len, uint64_t *at)
 
 /*
  * Copy the pages of every CPU that has them in its temporary file (all but
- * the main CPU) to @fd: at @l->off[cpu] when @seek, else one after the
- * other at @fd's position, in CPU order (@l->off then says the same).
+ * the main CPU) to @to at @l->off[cpu], or, with @to NULL, one after the
+ * other to @fd at its position, in CPU order (@l->off then says the same).
  */
-static int write_pages(const struct trev_dat *dat, int fd, const struct dat_layout *l, bool seek)
+static int write_pages(struct trev_dat *dat, struct dat_file *to, int fd, const struct dat_layout *l)
 {
-	unsigned char *buf = malloc(64 * TREV_DAT_PAGE_SIZE);
+	const size_t chunk = (size_t)DAT_BATCH * TREV_DAT_PAGE_SIZE;
+	unsigned char *buf = aligned_alloc(TREV_DAT_PAGE_SIZE, chunk);
 	int ret = buf ? 0 : -ENOMEM;
 
 	for (int cpu = 0; cpu < dat->nr_cpus && !ret; cpu++) {
-		FILE *tmp = dat->cpus[cpu].tmp;
-		uint64_t left = dat->cpus[cpu].pages, at = l->off[cpu];
-		int64_t copied;
+		struct dat_cpu *c = &dat->cpus[cpu];
+		uint64_t len = c->written * TREV_DAT_PAGE_SIZE;
 
-		if (cpu == dat->out.cpu || !left)
+		if (cpu == dat->out.cpu || !len)
 			continue;
-		if (fflush(tmp)) {
-			ret = -errno;
-			break;
+		if (to) {
+			ret = dat_copy(c->f, c->base, to, l->off[cpu], len, buf, chunk);
+			continue;
 		}
-		copied = copy_in_kernel(fileno(tmp), fd, left * TREV_DAT_PAGE_SIZE, seek ? &at : NULL);
-		if (copied < 0) {
-			ret = (int)copied;
-			break;
-		}
-		/* Whole pages only were copied, or the rest goes the long way. */
-		if (!seek && copied % TREV_DAT_PAGE_SIZE &&
-		    lseek(fd, -(copied % TREV_DAT_PAGE_SIZE), SEEK_CUR) < 0) {
-			ret = -errno;
-			break;
-		}
-		copied -= copied % TREV_DAT_PAGE_SIZE;
-		at = l->off[cpu] + (uint64_t)copied;
-		left -= (uint64_t)copied / TREV_DAT_PAGE_SIZE;
-		if (fseek(tmp, (long)((dat->cpus[cpu].pages - left) * TREV_DAT_PAGE_SIZE),
-			  SEEK_SET)) {
-			ret = -errno;
-			break;
-		}
-		while (left && !ret) {
-			size_t k = left < 64 ? (size_t)left : 64;
+		for (uint64_t done = 0; done < len && !ret; done += chunk) {
+			size_t n = len - done < chunk ? (size_t)(len - done) : chunk;
 
-			if (fread(buf, TREV_DAT_PAGE_SIZE, k, tmp) != k)
-				ret = ferror(tmp) ? -EIO : -ENODATA;
-			else if (seek)
-				ret = dat_pwrite_all(fd, buf, k * TREV_DAT_PAGE_SIZE, at);
-			else
-				ret = write_all(fd, buf, k * TREV_DAT_PAGE_SIZE);
-			at += k * TREV_DAT_PAGE_SIZE;
-			left -= k;
+			ret = dat_file_io(c->f, false, buf, n, c->base + done);
+			if (!ret)
+				ret = write_all(fd, buf, n);
 		}
 	}
 	free(buf);
@@ -1548,7 +1560,7 @@ static int write_pages(const struct trev_dat *dat, int fd, const struct dat_layo
 
 static void cpu_layout(const struct trev_dat *dat, uint64_t start, struct dat_layout *l)
 {
-	int first = l->sizes && dat->out.fd >= 0 ? dat->out.cpu : -1;
+	int first = l->sizes && dat->out.f.fd >= 0 ? dat->out.cpu : -1;
 
 	l->start = start > l->min_start ? start : l->min_start;
 	start = l->start;
@@ -1708,7 +1720,7 @@ static int dat_build(const struct trev_dat *dat, const struct dat_meta *m, struc
 }
 
 /*
- * Give the finished file in out.fd its name @path: linked in (over an
+ * Give the finished file in @fd its name @path: linked in (over an
  * older file by a rename), or, where /proc/self/fd cannot link it,
  * copied there whole (@len bytes).
  */
@@ -1734,7 +1746,7 @@ static int dat_out_link(int fd, const char *path, uint64_t len)
 	to = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (to < 0)
 		return -errno;
-	copied = copy_in_kernel(fd, to, len, NULL);
+	copied = copy_in_kernel(fd, to, len);
 	ret = copied < 0 ? (int)copied : 0;
 	if (!ret && (uint64_t)copied < len) {
 		unsigned char *buf = malloc(64 * TREV_DAT_PAGE_SIZE);
@@ -1760,7 +1772,7 @@ static int dat_out_link(int fd, const char *path, uint64_t len)
 }
 
 /*
- * Make the file in out.fd: the main stream placed after the metadata
+ * Make the file in out.f: the main stream placed after the metadata
  * (dat_out_place()), the other CPUs' pages after it, the metadata in front,
  * then link it in at dat->path.
  */
@@ -1775,7 +1787,7 @@ static int dat_out_finish(struct trev_dat *dat, const struct dat_meta *m, struct
 	ret = dat_build(dat, m, &head, &tail, l);
 	if (ret)
 		goto out_free;
-	at = dat_out_place(dat, l->start);
+	at = o->cpu >= 0 ? dat_out_place(dat, l->start) : (int64_t)l->start;
 	if (at < 0) {
 		ret = (int)at;
 		goto out_free;
@@ -1792,15 +1804,15 @@ static int dat_out_finish(struct trev_dat *dat, const struct dat_meta *m, struct
 	end = l->start;
 	for (int cpu = 0; cpu < dat->nr_cpus; cpu++)
 		end += l->size[cpu];
-	ret = write_pages(dat, o->fd, l, true);
+	ret = write_pages(dat, &o->f, -1, l) ?: dat_file_buffered(&o->f);
 	if (!ret)
-		ret = dat_pwrite_all(o->fd, tail.data, tail.len, end);
-	if (!ret && ftruncate(o->fd, (off_t)(end + tail.len)) < 0)
+		ret = dat_pwrite_all(o->f.fd, tail.data, tail.len, end);
+	if (!ret && ftruncate(o->f.fd, (off_t)(end + tail.len)) < 0)
 		ret = -errno;
 	if (!ret)
-		ret = dat_pwrite_all(o->fd, head.data, head.len, 0);
+		ret = dat_pwrite_all(o->f.fd, head.data, head.len, 0);
 	if (!ret)
-		ret = dat_out_link(o->fd, dat->path, end + tail.len);
+		ret = dat_out_link(o->f.fd, dat->path, end + tail.len);
 out_free:
 	trev__buf_free(&head);
 	trev__buf_free(&tail);
@@ -1858,12 +1870,11 @@ int trev_dat_finish(struct trev_dat *dat)
 	}
 	if (ret)
 		goto out_free;
-	/* The main stream's last pages; what follows reads and moves it. */
-	if (dat->out.fd >= 0) {
-		ret = dat_out_flush(&dat->out) ?: dat_out_buffered(&dat->out);
-		if (ret)
-			goto out_free;
-	}
+	/* Every CPU's last pages; what follows reads and moves them. */
+	for (int cpu = 0; cpu < dat->nr_cpus && !ret; cpu++)
+		ret = dat_cpu_flush(&dat->cpus[cpu]);
+	if (ret)
+		goto out_free;
 	if (dat_rescan_missed(dat) > 0) {
 		struct trev_buf kallsyms = TREV_BUF_INIT;
 
@@ -1883,7 +1894,7 @@ int trev_dat_finish(struct trev_dat *dat)
 	}
 	l.off = off;
 	l.size = size;
-	if (dat->out.fd >= 0) {
+	if (dat->out.f.fd >= 0) {
 		ret = dat_out_finish(dat, &meta, &l);
 		goto out_free;
 	}
@@ -1896,7 +1907,7 @@ int trev_dat_finish(struct trev_dat *dat)
 		ret = -errno;
 		goto out_free;
 	}
-	ret = write_all(fd, head.data, head.len) ?: write_pages(dat, fd, &l, false) ?:
+	ret = write_all(fd, head.data, head.len) ?: write_pages(dat, NULL, fd, &l) ?:
 	      write_all(fd, tail.data, tail.len);
 	if (close(fd) && !ret)
 		ret = -errno;
