@@ -828,6 +828,30 @@ static bool dat_was_missed(const struct trev_dat *dat, uint16_t type)
 	return dat->missed && (dat->missed[type / 8] & (1u << (type % 8)));
 }
 
+/* The page's counts, once @w has walked it and found @entries data records. */
+static void dat_count_end(struct trev__dat_page_count *cnt, const struct rb_walk *w,
+			  uint64_t entries)
+{
+	uint64_t lost;
+	bool stored = rb_walk_lost(w, &lost);
+
+	cnt->entries = entries;
+	cnt->lost = stored ? lost : 0;
+	cnt->lost_unknown = !stored && (w->commit & RB_MISSED_EVENTS);
+}
+
+/* Count @page's data records and lost events only (no symbol() to name addresses for). */
+static void dat_count_page(const unsigned char *page, struct trev__dat_page_count *cnt)
+{
+	struct rb_walk w;
+	struct rb_rec r;
+	uint64_t entries = 0;
+
+	rb_page_for_each(&w, page, &r)
+		entries += r.kind == RB_REC_DATA;
+	dat_count_end(cnt, &w, entries);
+}
+
 /*
  * Note the code addresses readers name through kallsyms: the call sites of
  * trace_printk() records (ftrace print, bprint and bputs all start with
@@ -838,10 +862,12 @@ static bool dat_was_missed(const struct trev_dat *dat, uint16_t type)
  * again). Reads the page only; takes ips_lock once for the page.
  * Return: the number of addresses added.
  */
-static int dat_scan_page(struct trev_dat *dat, const unsigned char *page, bool missed_only)
+static int dat_scan_page(struct trev_dat *dat, const unsigned char *page, bool missed_only,
+			 struct trev__dat_page_count *cnt)
 {
 	struct rb_walk w;
 	struct rb_rec r;
+	uint64_t entries = 0;
 	int added = 0;
 
 	pthread_mutex_lock(&dat->ips_lock);
@@ -849,7 +875,10 @@ static int dat_scan_page(struct trev_dat *dat, const unsigned char *page, bool m
 		uint16_t type;
 		unsigned long ip;
 
-		if (r.kind != RB_REC_DATA || r.len < 8)
+		if (r.kind != RB_REC_DATA)
+			continue;
+		entries++;
+		if (r.len < 8)
 			continue;
 		memcpy(&type, r.payload, sizeof(type));
 		if (missed_only && !dat_was_missed(dat, type))
@@ -868,6 +897,8 @@ static int dat_scan_page(struct trev_dat *dat, const unsigned char *page, bool m
 		}
 	}
 	pthread_mutex_unlock(&dat->ips_lock);
+	if (cnt)
+		dat_count_end(cnt, &w, entries);
 	return added;
 }
 
@@ -898,7 +929,7 @@ static int dat_rescan_missed(struct trev_dat *dat)
 			if (dat_file_io(c->f, false, page, TREV_DAT_PAGE_SIZE,
 					c->base + n * TREV_DAT_PAGE_SIZE))
 				break;
-			added += dat_scan_page(dat, page, true);
+			added += dat_scan_page(dat, page, true, NULL);
 		}
 	}
 	free(page);
@@ -906,6 +937,12 @@ static int dat_rescan_missed(struct trev_dat *dat)
 }
 
 int trev_dat_add_page(struct trev_dat *dat, int cpu, const void *page)
+{
+	return trev__dat_add_page(dat, cpu, page, NULL);
+}
+
+int trev__dat_add_page(struct trev_dat *dat, int cpu, const void *page,
+		       struct trev__dat_page_count *cnt)
 {
 	struct dat_cpu *c;
 
@@ -931,7 +968,9 @@ int trev_dat_add_page(struct trev_dat *dat, int cpu, const void *page)
 	}
 	c->pages++;
 	if (dat->src->symbol)
-		dat_scan_page(dat, page, false);
+		dat_scan_page(dat, page, false, cnt);
+	else if (cnt)
+		dat_count_page(page, cnt);
 	return 0;
 }
 
