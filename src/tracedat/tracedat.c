@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,10 @@ enum {
 #define DAT_IP_SLOTS	(1u << DAT_IP_BITS)
 #define DAT_MAX_IDS	65536	/* event ids are a u16 */
 #define DAT_CODE_MAX	16	/* code-address fields kept per event */
+#define DAT_BATCH	256	/* main-stream pages per write: 1 MiB ("The main stream") */
+#define DAT_TMP_BATCH	64	/* another CPU's: 256 KiB */
+#define DAT_MOVE_MAX	(8u << 20)	/* a main stream this small is moved by copying */
+#define DAT_BASE_GUESS	(64u << 10)	/* the main stream's base without a snapshot */
 
 /* A file pages are written to. */
 struct dat_file {
@@ -103,6 +108,34 @@ struct dat_cpu {
 struct dat_out {
 	struct dat_file f;	/* O_TMPFILE in @path's directory, linked in at the end */
 	int cpu;		/* the main CPU: the first to have a page; -1 none yet */
+};
+
+#define DAT_IO_BUFS	4	/* batches queued for the writer thread, at most */
+
+/* One batch to write. */
+struct dat_io_job {
+	struct dat_file *f;
+	unsigned char *buf;
+	size_t len;
+	uint64_t at;
+};
+
+/*
+ * The writer thread (dat_io_run()): full batches are queued here and
+ * written while trev_dat_add_page()'s caller reads on; it hands each
+ * buffer back for the next batch. Started at the first full batch.
+ */
+struct dat_io {
+	pthread_t thread;
+	bool started;			/* the thread runs: only it touches the files */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;		/* a job queued, a job done, stop */
+	struct dat_io_job jobs[DAT_IO_BUFS];	/* under lock: queued, from head */
+	unsigned int head, nr;		/* under lock */
+	unsigned char *spare[DAT_IO_BUFS];	/* under lock: buffers free for a batch */
+	unsigned int nr_spare;		/* under lock */
+	int err;			/* under lock: the first write's error, 0 */
+	bool stop;			/* under lock: leave once the queue is empty */
 };
 
 /* One event's code-address field, as its format was read. */
@@ -147,6 +180,7 @@ struct trev_dat {
 	uint8_t *missed;	/* DAT_MAX_IDS bits: ids seen at or above code.nr_ids, or NULL */
 	struct dat_meta *snap;	/* trev_dat_snapshot()'s metadata, or NULL */
 	struct dat_out out;
+	struct dat_io io;
 	uint64_t head_est;	/* atomic: the data's start after the last snapshot; 0 none */
 };
 
@@ -555,6 +589,115 @@ static int dat_cpu_flush(struct dat_cpu *c)
 	return 0;
 }
 
+static void *dat_io_run(void *arg)
+{
+	struct dat_io *io = arg;
+
+	pthread_mutex_lock(&io->lock);
+	for (;;) {
+		struct dat_io_job job;
+		int ret;
+
+		while (!io->nr && !io->stop)
+			pthread_cond_wait(&io->cond, &io->lock);
+		if (!io->nr)
+			break;
+		job = io->jobs[io->head];
+		io->head = (io->head + 1) % DAT_IO_BUFS;
+		io->nr--;
+		pthread_mutex_unlock(&io->lock);
+		ret = dat_file_io(job.f, true, job.buf, job.len, job.at);
+		pthread_mutex_lock(&io->lock);
+		if (ret && !io->err)
+			io->err = ret;
+		io->spare[io->nr_spare++] = job.buf;
+		pthread_cond_broadcast(&io->cond);
+	}
+	pthread_mutex_unlock(&io->lock);
+	return NULL;
+}
+
+/* Start the writer thread with its spare buffers (signals stay with the caller's threads). */
+static int dat_io_start(struct dat_io *io)
+{
+	sigset_t all, old;
+	int err;
+
+	for (unsigned int i = 0; i < DAT_IO_BUFS; i++) {
+		io->spare[i] = aligned_alloc(TREV_DAT_PAGE_SIZE, (size_t)DAT_BATCH * TREV_DAT_PAGE_SIZE);
+		if (!io->spare[i]) {
+			while (i)
+				free(io->spare[--i]);
+			return -ENOMEM;
+		}
+	}
+	io->nr_spare = DAT_IO_BUFS;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&io->thread, NULL, dat_io_run, io);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		for (unsigned int i = 0; i < DAT_IO_BUFS; i++)
+			free(io->spare[i]);
+		io->nr_spare = 0;
+		return -err;
+	}
+	io->started = true;
+	return 0;
+}
+
+/* Let the thread write what is queued, and end it. Return: the first write error, or 0. */
+static int dat_io_stop(struct dat_io *io)
+{
+	if (!io->started)
+		return 0;
+	pthread_mutex_lock(&io->lock);
+	io->stop = true;
+	pthread_cond_broadcast(&io->cond);
+	pthread_mutex_unlock(&io->lock);
+	pthread_join(io->thread, NULL);
+	io->started = false;
+	for (unsigned int i = 0; i < io->nr_spare; i++)
+		free(io->spare[i]);
+	io->nr_spare = 0;
+	return io->err;
+}
+
+/*
+ * @c's batch is full: queue it for the writer thread and take a spare
+ * buffer, waiting for one while DAT_IO_BUFS are queued; written here
+ * where the thread cannot be had.
+ */
+static int dat_cpu_submit(struct trev_dat *dat, struct dat_cpu *c)
+{
+	struct dat_io *io = &dat->io;
+	int ret;
+
+	if (!io->started && dat_io_start(io) < 0)
+		return dat_cpu_flush(c);
+	pthread_mutex_lock(&io->lock);
+	while (!io->nr_spare && !io->err)
+		pthread_cond_wait(&io->cond, &io->lock);
+	ret = io->err;
+	if (!ret) {
+		io->jobs[(io->head + io->nr) % DAT_IO_BUFS] = (struct dat_io_job){
+			.f = c->f,
+			.buf = c->batch,
+			.len = (size_t)c->fill * TREV_DAT_PAGE_SIZE,
+			.at = c->base + c->written * TREV_DAT_PAGE_SIZE,
+		};
+		io->nr++;
+		c->batch = io->spare[--io->nr_spare];
+		pthread_cond_broadcast(&io->cond);
+	}
+	pthread_mutex_unlock(&io->lock);
+	if (ret)
+		return ret;
+	c->written += c->fill;
+	c->fill = 0;
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* The main stream                                                      */
 
@@ -574,7 +717,9 @@ static int dat_cpu_flush(struct dat_cpu *c)
  * main CPU; DAT_TMP_BATCH for the others), O_DIRECT where the file system
  * takes it, so that they pass no page cache, which costs more CPU per byte
  * than anything else in recording a flood; the copies at the end go the
- * same way.
+ * same way. A full batch is written by a thread of the writer's own
+ * (struct dat_io), up to DAT_IO_BUFS of them queued, so that the caller
+ * reads pages on while the disk takes the last ones.
  *
  * At the end the metadata's real size decides where the data starts, and
  * the main stream is brought there (dat_out_place()): by fallocate()'s
@@ -583,10 +728,6 @@ static int dat_cpu_flush(struct dat_cpu *c)
  * systems keeps the gap, which the table's offsets skip (v6: zeros before
  * the first CPU's data; v7: inside the flyrecord section).
  */
-#define DAT_BATCH	256		/* main-stream pages per write: 1 MiB */
-#define DAT_TMP_BATCH	64		/* another CPU's: 256 KiB */
-#define DAT_MOVE_MAX	(8u << 20)	/* a main stream this small is moved by copying */
-#define DAT_BASE_GUESS	(64u << 10)	/* base without a snapshot */
 
 static int dat_out_open(struct dat_out *o, const char *path)
 {
@@ -686,6 +827,8 @@ int trev_dat_open(struct trev_dat **datp, const char *path, int version,
 	if (!dat)
 		return -ENOMEM;
 	pthread_mutex_init(&dat->ips_lock, NULL);
+	pthread_mutex_init(&dat->io.lock, NULL);
+	pthread_cond_init(&dat->io.cond, NULL);
 	dat->out.f.fd = -1;
 	dat->src = src;
 	dat->version = version;
@@ -953,13 +1096,14 @@ int trev__dat_add_page(struct trev_dat *dat, int cpu, const void *page,
 		if (dat->out.f.fd >= 0 && dat->out.cpu < 0)
 			dat_out_begin(dat, cpu);
 		c->cap = cpu == dat->out.cpu ? DAT_BATCH : DAT_TMP_BATCH;
-		c->batch = aligned_alloc(TREV_DAT_PAGE_SIZE, (size_t)c->cap * TREV_DAT_PAGE_SIZE);
+		/* The writer thread's buffers are DAT_BATCH pages: any may come back here. */
+		c->batch = aligned_alloc(TREV_DAT_PAGE_SIZE, (size_t)DAT_BATCH * TREV_DAT_PAGE_SIZE);
 		if (!c->batch)
 			return -ENOMEM;
 	}
 	memcpy(c->batch + (size_t)c->fill * TREV_DAT_PAGE_SIZE, page, TREV_DAT_PAGE_SIZE);
 	if (++c->fill == c->cap) {
-		int ret = dat_cpu_flush(c);
+		int ret = dat_cpu_submit(dat, c);
 
 		if (ret) {
 			c->fill--;
@@ -1036,6 +1180,9 @@ void trev_dat_abort(struct trev_dat *dat)
 {
 	if (!dat)
 		return;
+	dat_io_stop(&dat->io);
+	pthread_mutex_destroy(&dat->io.lock);
+	pthread_cond_destroy(&dat->io.cond);
 	for (int cpu = 0; dat->cpus && cpu < dat->nr_cpus; cpu++) {
 		dat_file_close(&dat->cpus[cpu].tmp);
 		free(dat->cpus[cpu].batch);
@@ -1910,6 +2057,7 @@ int trev_dat_finish(struct trev_dat *dat)
 	if (ret)
 		goto out_free;
 	/* Every CPU's last pages; what follows reads and moves them. */
+	ret = dat_io_stop(&dat->io);
 	for (int cpu = 0; cpu < dat->nr_cpus && !ret; cpu++)
 		ret = dat_cpu_flush(&dat->cpus[cpu]);
 	if (ret)
