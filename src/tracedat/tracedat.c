@@ -81,6 +81,8 @@ enum {
 #define DAT_TMP_BATCH	64	/* another CPU's: 256 KiB */
 #define DAT_MOVE_MAX	(8u << 20)	/* a main stream this small is moved by copying */
 #define DAT_BASE_GUESS	(64u << 10)	/* the main stream's base without a snapshot */
+#define DAT_REGIONS	8	/* CPUs writing into the file being made, at most */
+#define DAT_REGION	(1ull << 40)	/* the room of each: 1 TiB, sparse ("The main stream") */
 
 /* A file pages are written to. */
 struct dat_file {
@@ -93,6 +95,7 @@ struct dat_cpu {
 	struct dat_file tmp;	/* its temporary file */
 	struct dat_file *f;	/* where its pages go: &tmp or &dat->out.f */
 	uint64_t base;		/* the offset of its first page in f */
+	uint64_t limit;		/* in the file being made: its stream must end below this */
 	uint64_t pages;		/* how many it has */
 	uint64_t written;	/* how many of them are in f (the rest in batch) */
 	unsigned char *batch;	/* pages waiting for one write, page-aligned; NULL until the first */
@@ -108,6 +111,8 @@ struct dat_cpu {
 struct dat_out {
 	struct dat_file f;	/* O_TMPFILE in @path's directory, linked in at the end */
 	int cpu;		/* the main CPU: the first to have a page; -1 none yet */
+	int order[DAT_REGIONS];	/* the CPUs writing into f, by their first page: main first */
+	int nr;			/* how many */
 };
 
 #define DAT_IO_BUFS	4	/* batches queued for the writer thread, at most */
@@ -707,11 +712,18 @@ static int dat_cpu_submit(struct trev_dat *dat, struct dat_cpu *c)
  * the file being made, an unnamed file beside @path that trev_dat_finish()
  * links in: no temporary file, no copy at the end. Its stream starts at
  * the main CPU's base, a guess at the metadata's size (the last snapshot's,
- * plus slack). The other CPUs' pages wait in their temporary files and
- * follow the main stream at the end:
+ * plus slack). The next CPUs to have pages (a thread that moved) write
+ * into the file too, each at the start of a region of its own, DAT_REGION
+ * (1 TiB) apart, up to DAT_REGIONS; the file is sparse in between. The
+ * CPUs after those, and all of them where the file system refuses such
+ * offsets, wait in temporary files:
  *
- *	0          start      base             base + main        end
- *	| metadata | gap     | main CPU's pages | other CPUs' pages | (v7 strings)
+ *	0          start  base            1 TiB            2 TiB
+ *	| metadata | gap | main CPU's pages | hole | 2nd CPU's | hole | 3rd CPU's ...
+ *
+ * and at the end:
+ *
+ *	| metadata | main CPU's | 2nd CPU's | ... | temp files' CPUs | (v7 strings)
  *
  * Every CPU's pages go out in batches (DAT_BATCH pages, 1 MiB, for the
  * main CPU; DAT_TMP_BATCH for the others), O_DIRECT where the file system
@@ -722,11 +734,12 @@ static int dat_cpu_submit(struct trev_dat *dat, struct dat_cpu *c)
  * reads pages on while the disk takes the last ones.
  *
  * At the end the metadata's real size decides where the data starts, and
- * the main stream is brought there (dat_out_place()): by fallocate()'s
- * COLLAPSE_RANGE or INSERT_RANGE where the file system can (ext4, XFS: no
- * data moves), by copying a small stream; a large one on other file
- * systems keeps the gap, which the table's offsets skip (v6: zeros before
- * the first CPU's data; v7: inside the flyrecord section).
+ * the streams are brought there one after the other (dat_out_place()): by
+ * fallocate()'s COLLAPSE_RANGE or INSERT_RANGE where the file system can
+ * (ext4, XFS: no data moves, the holes go), else by copying (a tmpfs);
+ * a small main stream is copied, and a large one that cannot be moved
+ * keeps its gap, which the table's offsets skip (v6: zeros before the
+ * first CPU's data; v7: inside the flyrecord section).
  */
 
 static int dat_out_open(struct dat_out *o, const char *path)
@@ -745,16 +758,35 @@ static int dat_out_open(struct dat_out *o, const char *path)
 	return 0;
 }
 
-/* @cpu's first page: it becomes the main CPU, its stream starting at a guess. */
+/*
+ * @cpu's first page: the first CPU becomes the main CPU, its stream
+ * starting at a guess; the next ones write into the file too, each in a
+ * region of its own, DAT_REGION apart (the file is sparse), while there
+ * are regions and the file system takes an offset that far.
+ */
 static void dat_out_begin(struct trev_dat *dat, int cpu)
 {
 	uint64_t est = __atomic_load_n(&dat->head_est, __ATOMIC_RELAXED);
 	struct dat_cpu *c = &dat->cpus[cpu];
+	struct dat_out *o = &dat->out;
 
-	dat->out.cpu = cpu;
-	c->f = &dat->out.f;
-	/* Room for what the metadata gains by the end: thread names, symbols, new events. */
-	c->base = est ? est + round_up_page(est / 8 + 16384) : DAT_BASE_GUESS;
+	if (o->nr == DAT_REGIONS)
+		return;
+	if (o->nr == 0) {
+		o->cpu = cpu;
+		/* Room for what the metadata gains by the end: thread names, symbols, new events. */
+		c->base = est ? est + round_up_page(est / 8 + 16384) : DAT_BASE_GUESS;
+	} else {
+		c->base = (uint64_t)o->nr * DAT_REGION;
+		/* A block there now, or the temporary file (a file system with smaller files). */
+		if (fallocate(o->f.fd, FALLOC_FL_KEEP_SIZE, (off_t)c->base, TREV_DAT_PAGE_SIZE) < 0) {
+			c->base = 0;
+			return;
+		}
+	}
+	c->limit = (uint64_t)(o->nr + 1) * DAT_REGION;
+	c->f = &o->f;
+	o->order[o->nr++] = cpu;
 }
 
 /*
@@ -782,32 +814,59 @@ static int dat_copy(struct dat_file *src, uint64_t from, struct dat_file *dst, u
 }
 
 /*
- * Bring the main stream from its base to @start, where the metadata ends.
- * Return: where it lies now (@start, or its base when a large stream keeps
- * its gap), or a negative errno.
+ * Bring the streams in the file being made together after the metadata,
+ * which ends at @start: the main CPU's first, then the others in the order
+ * of their regions, each right after the one before; a region stream's
+ * move shifts the ones after it along with it.
+ * Return: where the main stream lies now (@start, or its base when a large
+ * stream keeps its gap), or a negative errno.
  */
 static int64_t dat_out_place(struct trev_dat *dat, uint64_t start)
 {
-	struct dat_cpu *c = &dat->cpus[dat->out.cpu];
-	uint64_t len = c->written * TREV_DAT_PAGE_SIZE;
-	int ret;
+	struct dat_out *o = &dat->out;
+	uint64_t cur = start, first = start;
 
-	if (start == c->base || !len)
-		return (int64_t)start;
-	if (start < c->base) {
-		if (len > DAT_MOVE_MAX) {
-			if (fallocate(c->f->fd, FALLOC_FL_COLLAPSE_RANGE, (off_t)start,
-				      (off_t)(c->base - start)) == 0)
-				return (int64_t)start;
-			return (int64_t)c->base;
+	for (int i = 0; i < o->nr; i++) {
+		struct dat_cpu *c = &dat->cpus[o->order[i]];
+		uint64_t len = c->written * TREV_DAT_PAGE_SIZE, delta = 0;
+		bool down = cur < c->base, moved = false;
+		int ret;
+
+		if (cur == c->base || !len)
+			goto next;
+		/* A small main stream is copied; that writes back nothing else first. */
+		if (down && (i > 0 || len > DAT_MOVE_MAX)) {
+			delta = c->base - cur;
+			moved = fallocate(o->f.fd, FALLOC_FL_COLLAPSE_RANGE, (off_t)cur,
+					  (off_t)delta) == 0;
+			if (!moved && i == 0) {
+				cur = c->base;		/* the gap stays */
+				goto next;
+			}
+		} else if (!down) {
+			delta = cur - c->base;
+			moved = fallocate(o->f.fd, FALLOC_FL_INSERT_RANGE, (off_t)c->base,
+					  (off_t)delta) == 0;
 		}
-	} else if (fallocate(c->f->fd, FALLOC_FL_INSERT_RANGE, (off_t)c->base,
-			     (off_t)(start - c->base)) == 0) {
-		return (int64_t)start;
+		/* The streams after this one moved with it, where the file system did it. */
+		for (int j = i + 1; moved && j < o->nr; j++) {
+			struct dat_cpu *n = &dat->cpus[o->order[j]];
+
+			n->base = down ? n->base - delta : n->base + delta;
+		}
+		if (!moved) {
+			ret = dat_copy(c->f, c->base, c->f, cur, len, c->batch,
+				       (size_t)DAT_BATCH * TREV_DAT_PAGE_SIZE);
+			if (ret)
+				return ret;
+		}
+		c->base = cur;
+next:
+		if (i == 0)
+			first = cur;
+		cur += len;
 	}
-	ret = dat_copy(c->f, c->base, c->f, start, len, c->batch,
-		       (size_t)c->cap * TREV_DAT_PAGE_SIZE);
-	return ret ? ret : (int64_t)start;
+	return (int64_t)first;
 }
 
 int trev_dat_open(struct trev_dat **datp, const char *path, int version,
@@ -1093,14 +1152,16 @@ int trev__dat_add_page(struct trev_dat *dat, int cpu, const void *page,
 		return -EINVAL;
 	c = &dat->cpus[cpu];
 	if (!c->batch) {
-		if (dat->out.f.fd >= 0 && dat->out.cpu < 0)
+		if (dat->out.f.fd >= 0)
 			dat_out_begin(dat, cpu);
-		c->cap = cpu == dat->out.cpu ? DAT_BATCH : DAT_TMP_BATCH;
+		c->cap = c->f == &dat->out.f ? DAT_BATCH : DAT_TMP_BATCH;
 		/* The writer thread's buffers are DAT_BATCH pages: any may come back here. */
 		c->batch = aligned_alloc(TREV_DAT_PAGE_SIZE, (size_t)DAT_BATCH * TREV_DAT_PAGE_SIZE);
 		if (!c->batch)
 			return -ENOMEM;
 	}
+	if (c->limit && c->base + (c->pages + 1) * TREV_DAT_PAGE_SIZE > c->limit)
+		return -EFBIG;		/* 1 TiB of one CPU's pages in one recording */
 	memcpy(c->batch + (size_t)c->fill * TREV_DAT_PAGE_SIZE, page, TREV_DAT_PAGE_SIZE);
 	if (++c->fill == c->cap) {
 		int ret = dat_cpu_submit(dat, c);
@@ -1726,7 +1787,7 @@ static int write_pages(struct trev_dat *dat, struct dat_file *to, int fd, const 
 		struct dat_cpu *c = &dat->cpus[cpu];
 		uint64_t len = c->written * TREV_DAT_PAGE_SIZE;
 
-		if (cpu == dat->out.cpu || !len)
+		if (c->f == &dat->out.f || !len)
 			continue;
 		if (to) {
 			ret = dat_copy(c->f, c->base, to, l->off[cpu], len, buf, chunk);
@@ -1746,14 +1807,15 @@ static int write_pages(struct trev_dat *dat, struct dat_file *to, int fd, const 
 
 static void cpu_layout(const struct trev_dat *dat, uint64_t start, struct dat_layout *l)
 {
-	int first = l->sizes && dat->out.f.fd >= 0 ? dat->out.cpu : -1;
+	/* The streams in the file being made first, in their order (none in a trial build). */
+	int nr = l->sizes && dat->out.f.fd >= 0 ? dat->out.nr : 0;
 
 	l->start = start > l->min_start ? start : l->min_start;
 	start = l->start;
-	for (int i = first >= 0 ? -1 : 0; i < dat->nr_cpus; i++) {
-		int cpu = i < 0 ? first : i;
+	for (int i = 0; i < nr + dat->nr_cpus; i++) {
+		int cpu = i < nr ? dat->out.order[i] : i - nr;
 
-		if (i == first)
+		if (i >= nr && l->sizes && dat->cpus[cpu].f == &dat->out.f)
 			continue;
 		l->off[cpu] = start;
 		l->size[cpu] = l->sizes ? dat->cpus[cpu].pages * TREV_DAT_PAGE_SIZE : 0;
@@ -1973,7 +2035,7 @@ static int dat_out_finish(struct trev_dat *dat, const struct dat_meta *m, struct
 	ret = dat_build(dat, m, &head, &tail, l);
 	if (ret)
 		goto out_free;
-	at = o->cpu >= 0 ? dat_out_place(dat, l->start) : (int64_t)l->start;
+	at = dat_out_place(dat, l->start);
 	if (at < 0) {
 		ret = (int)at;
 		goto out_free;
