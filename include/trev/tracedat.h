@@ -8,13 +8,14 @@
  * One shot:  trev_record_dat() in <trev/trev.h>.
  * Streaming: trev_dat_open(), then trev_dat_add_page() as pages arrive (or
  *            trev_dat_drain() to pull what the source holds), then
- *            trev_dat_finish(). The first CPU to have a page writes its
- *            pages straight into the file being made, after room for the
- *            metadata; the others' pages wait in per-CPU temporary files.
+ *            trev_dat_finish(). The first CPUs to have pages write them
+ *            straight into the file being made (the first after room for
+ *            the metadata, the next ones in sparse regions of their own);
+ *            any others' pages wait in per-CPU temporary files.
  *            trev_dat_finish() writes the metadata, which is only complete
- *            at the end (thread names, trace_printk formats), puts the
- *            other CPUs' pages after the first one's (each CPU's pages
- *            contiguous) and gives the file its name.
+ *            at the end (thread names, trace_printk formats), brings every
+ *            CPU's pages behind it, each CPU's contiguous, and gives the
+ *            file its name.
  */
 #ifndef TREV_TRACEDAT_H
 #define TREV_TRACEDAT_H
