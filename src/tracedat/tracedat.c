@@ -90,7 +90,7 @@ struct dat_file {
 	bool direct;		/* O_DIRECT: pages bypass the page cache */
 };
 
-/* One CPU's pages: in its temporary file, or (the main CPU's) in the file being made. */
+/* One CPU's pages: in its temporary file, or (the first CPUs') in the file being made. */
 struct dat_cpu {
 	struct dat_file tmp;	/* its temporary file */
 	struct dat_file *f;	/* where its pages go: &tmp or &dat->out.f */
@@ -104,9 +104,9 @@ struct dat_cpu {
 };
 
 /*
- * The file being made, into which the main CPU writes its pages (see "The
- * main stream" below). f.fd -1: none; every CPU's pages go to its
- * temporary file and trev_dat_finish() writes the file at @path.
+ * The file being made, into which the first CPUs to have pages write them
+ * (see "The main stream" below). f.fd -1: none; every CPU's pages go to
+ * its temporary file and trev_dat_finish() writes the file at @path.
  */
 struct dat_out {
 	struct dat_file f;	/* O_TMPFILE in @path's directory, linked in at the end */
@@ -205,8 +205,9 @@ struct dat_meta {
 };
 
 /*
- * Where the data starts and how the streams lie: at @l->start, the main
- * CPU's stream first (if any), then the others in CPU order.
+ * Where the data starts and how the streams lie: at @l->start, the streams
+ * of the file being made first (the main CPU's, then the others in their
+ * order), then the temporary files' in CPU order.
  * @l->min_start: the data starts there at least (a main stream that keeps
  * its gap). @l->sizes false: a trial build for the metadata's size only
  * (trev_dat_snapshot(), beside trev_dat_add_page()): no page count is read.
