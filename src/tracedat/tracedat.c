@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -778,7 +779,15 @@ static void dat_out_begin(struct trev_dat *dat, int cpu)
 		/* Room for what the metadata gains by the end: thread names, symbols, new events. */
 		c->base = est ? est + round_up_page(est / 8 + 16384) : DAT_BASE_GUESS;
 	} else {
+		struct rlimit fsize;
+
 		c->base = (uint64_t)o->nr * DAT_REGION;
+		/* Not past a file size limit (SIGXFSZ), nor past what the file system takes. */
+		if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY &&
+		    fsize.rlim_cur < c->base + DAT_REGION) {
+			c->base = 0;
+			return;
+		}
 		/* A block there now, or the temporary file (a file system with smaller files). */
 		if (fallocate(o->f.fd, FALLOC_FL_KEEP_SIZE, (off_t)c->base, TREV_DAT_PAGE_SIZE) < 0) {
 			c->base = 0;
