@@ -8,11 +8,14 @@
  * One shot:  trev_record_dat() in <trev/trev.h>.
  * Streaming: trev_dat_open(), then trev_dat_add_page() as pages arrive (or
  *            trev_dat_drain() to pull what the source holds), then
- *            trev_dat_finish(). Pages wait in per-CPU temporary files; the
- *            file itself is written by trev_dat_finish(), because version 6
- *            needs each CPU's pages contiguous after the metadata, and the
- *            metadata (thread names, trace_printk formats) is only complete
- *            at the end.
+ *            trev_dat_finish(). The first CPUs to have pages write them
+ *            straight into the file being made (the first after room for
+ *            the metadata, the next ones in sparse regions of their own);
+ *            any others' pages wait in per-CPU temporary files.
+ *            trev_dat_finish() writes the metadata, which is only complete
+ *            at the end (thread names, trace_printk formats), brings every
+ *            CPU's pages behind it, each CPU's contiguous, and gives the
+ *            file its name.
  */
 #ifndef TREV_TRACEDAT_H
 #define TREV_TRACEDAT_H
@@ -123,12 +126,14 @@ struct trev_dat;
 /*
  * trev_dat_open() - start a trace.dat file
  * @dat: receives the writer
- * @path: the file to write; created (or truncated) only by trev_dat_finish()
+ * @path: the file to write; it appears (or replaces an older one) only at
+ *         trev_dat_finish()
  * @version: 6 or 7
  * @src: where control files and pages come from; must outlive @dat
  *
  * Finds the CPUs (per_cpu/cpu<N>/ that exist) and makes one temporary file
- * per CPU, in $TMPDIR (default /tmp). With a symbol() callback, also reads
+ * per CPU, and the unnamed file that becomes @path, in @path's directory
+ * (O_TMPFILE; $TMPDIR where that is refused). With a symbol() callback, also reads
  * the events' formats, to know which fields are code addresses (failing
  * that, they are known from the first snapshot on).
  * Context: any thread, not in a signal handler or a probe.

@@ -34,10 +34,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -76,10 +78,70 @@ enum {
 #define DAT_IP_SLOTS	(1u << DAT_IP_BITS)
 #define DAT_MAX_IDS	65536	/* event ids are a u16 */
 #define DAT_CODE_MAX	16	/* code-address fields kept per event */
+#define DAT_BATCH	256	/* main-stream pages per write: 1 MiB ("The main stream") */
+#define DAT_TMP_BATCH	64	/* another CPU's: 256 KiB */
+#define DAT_MOVE_MAX	(8u << 20)	/* a main stream this small is moved by copying */
+#define DAT_BASE_GUESS	(64u << 10)	/* the main stream's base without a snapshot */
+#define DAT_REGIONS	8	/* CPUs writing into the file being made, at most */
+#define DAT_REGION	(1ull << 40)	/* the room of each: 1 TiB, sparse ("The main stream") */
 
+/* A file pages are written to. */
+struct dat_file {
+	int fd;			/* -1: none */
+	bool direct;		/* O_DIRECT: pages bypass the page cache */
+};
+
+/* One CPU's pages: in its temporary file, or (the first CPUs') in the file being made. */
 struct dat_cpu {
-	FILE *tmp;		/* this CPU's pages, in order */
-	uint64_t pages;		/* how many */
+	struct dat_file tmp;	/* its temporary file */
+	struct dat_file *f;	/* where its pages go: &tmp or &dat->out.f */
+	uint64_t base;		/* the offset of its first page in f */
+	uint64_t limit;		/* in the file being made: its stream must end below this */
+	uint64_t pages;		/* how many it has */
+	uint64_t written;	/* how many of them are in f (the rest in batch) */
+	unsigned char *batch;	/* pages waiting for one write, page-aligned; NULL until the first */
+	unsigned int fill;	/* how many */
+	unsigned int cap;	/* room in batch */
+};
+
+/*
+ * The file being made, into which the first CPUs to have pages write them
+ * (see "The main stream" below). f.fd -1: none; every CPU's pages go to
+ * its temporary file and trev_dat_finish() writes the file at @path.
+ */
+struct dat_out {
+	struct dat_file f;	/* O_TMPFILE in @path's directory, linked in at the end */
+	int cpu;		/* the main CPU: the first to have a page; -1 none yet */
+	int order[DAT_REGIONS];	/* the CPUs writing into f, by their first page: main first */
+	int nr;			/* how many */
+};
+
+#define DAT_IO_BUFS	4	/* batches queued for the writer thread, at most */
+
+/* One batch to write. */
+struct dat_io_job {
+	struct dat_file *f;
+	unsigned char *buf;
+	size_t len;
+	uint64_t at;
+};
+
+/*
+ * The writer thread (dat_io_run()): full batches are queued here and
+ * written while trev_dat_add_page()'s caller reads on; it hands each
+ * buffer back for the next batch. Started at the first full batch.
+ */
+struct dat_io {
+	pthread_t thread;
+	bool started;			/* the thread runs: only it touches the files */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;		/* a job queued, a job done, stop */
+	struct dat_io_job jobs[DAT_IO_BUFS];	/* under lock: queued, from head */
+	unsigned int head, nr;		/* under lock */
+	unsigned char *spare[DAT_IO_BUFS];	/* under lock: buffers free for a batch */
+	unsigned int nr_spare;		/* under lock */
+	int err;			/* under lock: the first write's error, 0 */
+	bool stop;			/* under lock: leave once the queue is empty */
 };
 
 /* One event's code-address field, as its format was read. */
@@ -123,6 +185,9 @@ struct trev_dat {
 	struct dat_code_map code;	/* replaced whole by each snapshot */
 	uint8_t *missed;	/* DAT_MAX_IDS bits: ids seen at or above code.nr_ids, or NULL */
 	struct dat_meta *snap;	/* trev_dat_snapshot()'s metadata, or NULL */
+	struct dat_out out;
+	struct dat_io io;
+	uint64_t head_est;	/* atomic: the data's start after the last snapshot; 0 none */
 };
 
 /* The metadata, read at a snapshot or at the end. */
@@ -138,6 +203,21 @@ struct dat_meta {
 	char **cpustat;			/* per_cpu/cpu<N>/stats */
 	int nr_cpus;
 	struct dat_code_list code;	/* from the formats of 17 and 18 */
+};
+
+/*
+ * Where the data starts and how the streams lie: at @l->start, the streams
+ * of the file being made first (the main CPU's, then the others in their
+ * order), then the temporary files' in CPU order.
+ * @l->min_start: the data starts there at least (a main stream that keeps
+ * its gap). @l->sizes false: a trial build for the metadata's size only
+ * (trev_dat_snapshot(), beside trev_dat_add_page()): no page count is read.
+ */
+struct dat_layout {
+	uint64_t min_start;	/* in */
+	bool sizes;		/* in */
+	uint64_t start;		/* out: the first stream's offset */
+	uint64_t *off, *size;	/* out: per CPU */
 };
 
 static void meta_free(struct dat_meta *m);
@@ -372,37 +452,431 @@ static int dat_ftrace_id(const struct trev_dat_source *src, const char *name)
 /* ------------------------------------------------------------------ */
 /* Open, pages                                                          */
 
-#define DAT_TMP_BUF	(256 * 1024)	/* a CPU's temp file's stdio buffer: 64 pages a write() */
-
-/*
- * An unnamed temp file in @path's directory (O_TMPFILE), so that the pages
- * go to the filesystem the trace goes to and are copied within it at the
- * end; tmpfile() (P_tmpdir) where that is refused. Buffered DAT_TMP_BUF.
- */
-static FILE *dat_tmpfile(const char *path)
+/* @path's directory, in @dir (@size bytes); "" when it does not fit. */
+static void dat_dir(const char *path, char *dir, size_t size)
 {
 	const char *slash = strrchr(path, '/');
-	char dir[4096];
-	FILE *f = NULL;
-	int fd;
 
 	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if ((size_t)(slash - path) < sizeof(dir))
-		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+		snprintf(dir, size, ".");
+	else if ((size_t)(slash - path) < size)
+		snprintf(dir, size, "%.*s", slash == path ? 1 : (int)(slash - path), path);
 	else
 		dir[0] = '\0';
-	fd = dir[0] ? open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : -1;
-	if (fd >= 0) {
-		f = fdopen(fd, "w+");
-		if (!f)
-			close(fd);
+}
+
+/* An unnamed file in @dir, O_DIRECT where the file system takes it. */
+static int dat_unnamed(struct dat_file *f, const char *dir, mode_t mode)
+{
+	f->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC | O_DIRECT, mode);
+	f->direct = f->fd >= 0;
+	if (f->fd < 0)
+		f->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+	return f->fd < 0 ? -errno : 0;
+}
+
+/*
+ * A CPU's temporary file: unnamed, in @path's directory, so that the pages
+ * go to the file system the trace goes to; in $TMPDIR (default /tmp) where
+ * that is refused.
+ */
+static int dat_tmpfile(struct dat_file *f, const char *path)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char dir[4096], name[4200];
+
+	dat_dir(path, dir, sizeof(dir));
+	if (dir[0] && dat_unnamed(f, dir, 0600) == 0)
+		return 0;
+	if (dat_unnamed(f, tmpdir && *tmpdir ? tmpdir : "/tmp", 0600) == 0)
+		return 0;
+	snprintf(name, sizeof(name), "%s/trev-dat-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	f->fd = mkostemp(name, O_CLOEXEC);
+	f->direct = false;
+	if (f->fd < 0)
+		return -errno;
+	unlink(name);
+	return 0;
+}
+
+static void dat_file_close(struct dat_file *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+}
+
+/* Buffered I/O from now on: a device that refuses our O_DIRECT, or an unaligned write. */
+static int dat_file_buffered(struct dat_file *f)
+{
+	int fl;
+
+	if (!f->direct)
+		return 0;
+	fl = fcntl(f->fd, F_GETFL);
+	if (fl < 0 || fcntl(f->fd, F_SETFL, fl & ~O_DIRECT) < 0)
+		return -errno;
+	f->direct = false;
+	return 0;
+}
+
+/* Write @len bytes of @data at @at, all of them (EINTR, short writes). */
+static int dat_pwrite_all(int fd, const void *data, size_t len, uint64_t at)
+{
+	const unsigned char *p = data;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)at);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		p += n;
+		at += (uint64_t)n;
+		len -= (size_t)n;
 	}
-	if (!f)
-		f = tmpfile();
-	if (f)
-		setvbuf(f, NULL, _IOFBF, DAT_TMP_BUF);
-	return f;
+	return 0;
+}
+
+/* Read @len bytes at @at, all of them. */
+static int dat_pread_all(int fd, void *data, size_t len, uint64_t at)
+{
+	unsigned char *p = data;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)at);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENODATA;
+		p += n;
+		at += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * pwrite or pread (@write) @len bytes at @at on @f; where O_DIRECT refuses
+ * them (blocks larger than a page, a short transfer that left the rest
+ * unaligned), buffered.
+ */
+static int dat_file_io(struct dat_file *f, bool write, void *buf, size_t len, uint64_t at)
+{
+	int ret = write ? dat_pwrite_all(f->fd, buf, len, at) : dat_pread_all(f->fd, buf, len, at);
+
+	if (ret == -EINVAL && f->direct) {
+		ret = dat_file_buffered(f);
+		if (!ret)
+			ret = write ? dat_pwrite_all(f->fd, buf, len, at)
+				    : dat_pread_all(f->fd, buf, len, at);
+	}
+	return ret;
+}
+
+/* Write @c's batch after its pages in its file. */
+static int dat_cpu_flush(struct dat_cpu *c)
+{
+	int ret;
+
+	if (!c->fill)
+		return 0;
+	ret = dat_file_io(c->f, true, c->batch, (size_t)c->fill * TREV_DAT_PAGE_SIZE,
+			  c->base + c->written * TREV_DAT_PAGE_SIZE);
+	if (ret)
+		return ret;
+	c->written += c->fill;
+	c->fill = 0;
+	return 0;
+}
+
+static void *dat_io_run(void *arg)
+{
+	struct dat_io *io = arg;
+
+	pthread_mutex_lock(&io->lock);
+	for (;;) {
+		struct dat_io_job job;
+		int ret;
+
+		while (!io->nr && !io->stop)
+			pthread_cond_wait(&io->cond, &io->lock);
+		if (!io->nr)
+			break;
+		job = io->jobs[io->head];
+		io->head = (io->head + 1) % DAT_IO_BUFS;
+		io->nr--;
+		pthread_mutex_unlock(&io->lock);
+		ret = dat_file_io(job.f, true, job.buf, job.len, job.at);
+		pthread_mutex_lock(&io->lock);
+		if (ret && !io->err)
+			io->err = ret;
+		io->spare[io->nr_spare++] = job.buf;
+		pthread_cond_broadcast(&io->cond);
+	}
+	pthread_mutex_unlock(&io->lock);
+	return NULL;
+}
+
+/* Start the writer thread with its spare buffers (signals stay with the caller's threads). */
+static int dat_io_start(struct dat_io *io)
+{
+	sigset_t all, old;
+	int err;
+
+	for (unsigned int i = 0; i < DAT_IO_BUFS; i++) {
+		io->spare[i] = aligned_alloc(TREV_DAT_PAGE_SIZE, (size_t)DAT_BATCH * TREV_DAT_PAGE_SIZE);
+		if (!io->spare[i]) {
+			while (i)
+				free(io->spare[--i]);
+			return -ENOMEM;
+		}
+	}
+	io->nr_spare = DAT_IO_BUFS;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&io->thread, NULL, dat_io_run, io);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		for (unsigned int i = 0; i < DAT_IO_BUFS; i++)
+			free(io->spare[i]);
+		io->nr_spare = 0;
+		return -err;
+	}
+	io->started = true;
+	return 0;
+}
+
+/* Let the thread write what is queued, and end it. Return: the first write error, or 0. */
+static int dat_io_stop(struct dat_io *io)
+{
+	if (!io->started)
+		return 0;
+	pthread_mutex_lock(&io->lock);
+	io->stop = true;
+	pthread_cond_broadcast(&io->cond);
+	pthread_mutex_unlock(&io->lock);
+	pthread_join(io->thread, NULL);
+	io->started = false;
+	for (unsigned int i = 0; i < io->nr_spare; i++)
+		free(io->spare[i]);
+	io->nr_spare = 0;
+	return io->err;
+}
+
+/*
+ * @c's batch is full: queue it for the writer thread and take a spare
+ * buffer, waiting for one while DAT_IO_BUFS are queued; written here
+ * where the thread cannot be had.
+ */
+static int dat_cpu_submit(struct trev_dat *dat, struct dat_cpu *c)
+{
+	struct dat_io *io = &dat->io;
+	int ret;
+
+	if (!io->started && dat_io_start(io) < 0)
+		return dat_cpu_flush(c);
+	pthread_mutex_lock(&io->lock);
+	while (!io->nr_spare && !io->err)
+		pthread_cond_wait(&io->cond, &io->lock);
+	ret = io->err;
+	if (!ret) {
+		io->jobs[(io->head + io->nr) % DAT_IO_BUFS] = (struct dat_io_job){
+			.f = c->f,
+			.buf = c->batch,
+			.len = (size_t)c->fill * TREV_DAT_PAGE_SIZE,
+			.at = c->base + c->written * TREV_DAT_PAGE_SIZE,
+		};
+		io->nr++;
+		c->batch = io->spare[--io->nr_spare];
+		pthread_cond_broadcast(&io->cond);
+	}
+	pthread_mutex_unlock(&io->lock);
+	if (ret)
+		return ret;
+	c->written += c->fill;
+	c->fill = 0;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The main stream                                                      */
+
+/*
+ * A recording's pages mostly come from one CPU (one busy thread), so the
+ * first CPU to have a page, the main CPU, writes its pages straight into
+ * the file being made, an unnamed file beside @path that trev_dat_finish()
+ * links in: no temporary file, no copy at the end. Its stream starts at
+ * the main CPU's base, a guess at the metadata's size (the last snapshot's,
+ * plus slack). The next CPUs to have pages (a thread that moved) write
+ * into the file too, each at the start of a region of its own, DAT_REGION
+ * (1 TiB) apart, up to DAT_REGIONS; the file is sparse in between. The
+ * CPUs after those, and all of them where the file system refuses such
+ * offsets, wait in temporary files:
+ *
+ *	0          start  base            1 TiB            2 TiB
+ *	| metadata | gap | main CPU's pages | hole | 2nd CPU's | hole | 3rd CPU's ...
+ *
+ * and at the end:
+ *
+ *	| metadata | main CPU's | 2nd CPU's | ... | temp files' CPUs | (v7 strings)
+ *
+ * Every CPU's pages go out in batches (DAT_BATCH pages, 1 MiB, for the
+ * main CPU; DAT_TMP_BATCH for the others), O_DIRECT where the file system
+ * takes it, so that they pass no page cache, which costs more CPU per byte
+ * than anything else in recording a flood; the copies at the end go the
+ * same way. A full batch is written by a thread of the writer's own
+ * (struct dat_io), up to DAT_IO_BUFS of them queued, so that the caller
+ * reads pages on while the disk takes the last ones.
+ *
+ * At the end the metadata's real size decides where the data starts, and
+ * the streams are brought there one after the other (dat_out_place()): by
+ * fallocate()'s COLLAPSE_RANGE or INSERT_RANGE where the file system can
+ * (ext4, XFS: no data moves, the holes go), else by copying (a tmpfs);
+ * a small main stream is copied, and a large one that cannot be moved
+ * keeps its gap, which the table's offsets skip (v6: zeros before the
+ * first CPU's data; v7: inside the flyrecord section).
+ */
+
+static int dat_out_open(struct dat_out *o, const char *path)
+{
+	char dir[4096];
+	struct stat st;
+
+	o->f.fd = -1;
+	o->cpu = -1;
+	/* Not a plain file of ours alone (a device, a pipe, a symlink, hard links): write through it. */
+	if (lstat(path, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_nlink > 1))
+		return 0;
+	dat_dir(path, dir, sizeof(dir));
+	if (dir[0])
+		dat_unnamed(&o->f, dir, 0644);
+	return 0;
+}
+
+/*
+ * @cpu's first page: the first CPU becomes the main CPU, its stream
+ * starting at a guess; the next ones write into the file too, each in a
+ * region of its own, DAT_REGION apart (the file is sparse), while there
+ * are regions and the file system takes an offset that far.
+ */
+static void dat_out_begin(struct trev_dat *dat, int cpu)
+{
+	uint64_t est = __atomic_load_n(&dat->head_est, __ATOMIC_RELAXED);
+	struct dat_cpu *c = &dat->cpus[cpu];
+	struct dat_out *o = &dat->out;
+
+	if (o->nr == DAT_REGIONS)
+		return;
+	if (o->nr == 0) {
+		o->cpu = cpu;
+		/* Room for what the metadata gains by the end: thread names, symbols, new events. */
+		c->base = est ? est + round_up_page(est / 8 + 16384) : DAT_BASE_GUESS;
+	} else {
+		struct rlimit fsize;
+
+		c->base = (uint64_t)o->nr * DAT_REGION;
+		/* Not past a file size limit (SIGXFSZ), nor past what the file system takes. */
+		if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY &&
+		    fsize.rlim_cur < c->base + DAT_REGION) {
+			c->base = 0;
+			return;
+		}
+		/* A block there now, or the temporary file (a file system with smaller files). */
+		if (fallocate(o->f.fd, FALLOC_FL_KEEP_SIZE, (off_t)c->base, TREV_DAT_PAGE_SIZE) < 0) {
+			c->base = 0;
+			return;
+		}
+	}
+	c->limit = (uint64_t)(o->nr + 1) * DAT_REGION;
+	c->f = &o->f;
+	o->order[o->nr++] = cpu;
+}
+
+/*
+ * Copy @len bytes from @from in @src to @to in @dst (page-aligned; the same
+ * file, any overlap), through @buf (@buf_len, page-aligned): backwards when
+ * moving up within one file.
+ */
+static int dat_copy(struct dat_file *src, uint64_t from, struct dat_file *dst, uint64_t to,
+		    uint64_t len, unsigned char *buf, size_t buf_len)
+{
+	bool back = src == dst && to > from;
+
+	for (uint64_t done = 0; done < len;) {
+		uint64_t n = len - done < buf_len ? len - done : buf_len;
+		uint64_t at = back ? len - done - n : done;
+		int ret = dat_file_io(src, false, buf, (size_t)n, from + at);
+
+		if (!ret)
+			ret = dat_file_io(dst, true, buf, (size_t)n, to + at);
+		if (ret)
+			return ret;
+		done += n;
+	}
+	return 0;
+}
+
+/*
+ * Bring the streams in the file being made together after the metadata,
+ * which ends at @start: the main CPU's first, then the others in the order
+ * of their regions, each right after the one before; a region stream's
+ * move shifts the ones after it along with it.
+ * Return: where the main stream lies now (@start, or its base when a large
+ * stream keeps its gap), or a negative errno.
+ */
+static int64_t dat_out_place(struct trev_dat *dat, uint64_t start)
+{
+	struct dat_out *o = &dat->out;
+	uint64_t cur = start, first = start;
+
+	for (int i = 0; i < o->nr; i++) {
+		struct dat_cpu *c = &dat->cpus[o->order[i]];
+		uint64_t len = c->written * TREV_DAT_PAGE_SIZE, delta = 0;
+		bool down = cur < c->base, moved = false;
+		int ret;
+
+		if (cur == c->base || !len)
+			goto next;
+		/* A small main stream is copied; that writes back nothing else first. */
+		if (down && (i > 0 || len > DAT_MOVE_MAX)) {
+			delta = c->base - cur;
+			moved = fallocate(o->f.fd, FALLOC_FL_COLLAPSE_RANGE, (off_t)cur,
+					  (off_t)delta) == 0;
+			if (!moved && i == 0) {
+				cur = c->base;		/* the gap stays */
+				goto next;
+			}
+		} else if (!down) {
+			delta = cur - c->base;
+			moved = fallocate(o->f.fd, FALLOC_FL_INSERT_RANGE, (off_t)c->base,
+					  (off_t)delta) == 0;
+		}
+		/* The streams after this one moved with it, where the file system did it. */
+		for (int j = i + 1; moved && j < o->nr; j++) {
+			struct dat_cpu *n = &dat->cpus[o->order[j]];
+
+			n->base = down ? n->base - delta : n->base + delta;
+		}
+		if (!moved) {
+			ret = dat_copy(c->f, c->base, c->f, cur, len, c->batch,
+				       (size_t)DAT_BATCH * TREV_DAT_PAGE_SIZE);
+			if (ret)
+				return ret;
+		}
+		c->base = cur;
+next:
+		if (i == 0)
+			first = cur;
+		cur += len;
+	}
+	return (int64_t)first;
 }
 
 int trev_dat_open(struct trev_dat **datp, const char *path, int version,
@@ -422,6 +896,9 @@ int trev_dat_open(struct trev_dat **datp, const char *path, int version,
 	if (!dat)
 		return -ENOMEM;
 	pthread_mutex_init(&dat->ips_lock, NULL);
+	pthread_mutex_init(&dat->io.lock, NULL);
+	pthread_cond_init(&dat->io.cond, NULL);
+	dat->out.f.fd = -1;
 	dat->src = src;
 	dat->version = version;
 	dat->nr_cpus = n;
@@ -431,13 +908,17 @@ int trev_dat_open(struct trev_dat **datp, const char *path, int version,
 		ret = -ENOMEM;
 		goto out_abort;
 	}
+	for (int cpu = 0; cpu < n; cpu++)
+		dat->cpus[cpu].tmp.fd = -1;
 	for (int cpu = 0; cpu < n; cpu++) {
-		dat->cpus[cpu].tmp = dat_tmpfile(path);
-		if (!dat->cpus[cpu].tmp) {
-			ret = -errno;
+		dat->cpus[cpu].f = &dat->cpus[cpu].tmp;
+		ret = dat_tmpfile(&dat->cpus[cpu].tmp, path);
+		if (ret)
 			goto out_abort;
-		}
 	}
+	ret = dat_out_open(&dat->out, path);
+	if (ret)
+		goto out_abort;
 	if (src->symbol) {
 		static const char *const names[] = { "print", "bprint", "bputs" };
 		struct dat_meta m = { .code.max_id = -1 };
@@ -559,6 +1040,30 @@ static bool dat_was_missed(const struct trev_dat *dat, uint16_t type)
 	return dat->missed && (dat->missed[type / 8] & (1u << (type % 8)));
 }
 
+/* The page's counts, once @w has walked it and found @entries data records. */
+static void dat_count_end(struct trev__dat_page_count *cnt, const struct rb_walk *w,
+			  uint64_t entries)
+{
+	uint64_t lost;
+	bool stored = rb_walk_lost(w, &lost);
+
+	cnt->entries = entries;
+	cnt->lost = stored ? lost : 0;
+	cnt->lost_unknown = !stored && (w->commit & RB_MISSED_EVENTS);
+}
+
+/* Count @page's data records and lost events only (no symbol() to name addresses for). */
+static void dat_count_page(const unsigned char *page, struct trev__dat_page_count *cnt)
+{
+	struct rb_walk w;
+	struct rb_rec r;
+	uint64_t entries = 0;
+
+	rb_page_for_each(&w, page, &r)
+		entries += r.kind == RB_REC_DATA;
+	dat_count_end(cnt, &w, entries);
+}
+
 /*
  * Note the code addresses readers name through kallsyms: the call sites of
  * trace_printk() records (ftrace print, bprint and bputs all start with
@@ -569,10 +1074,12 @@ static bool dat_was_missed(const struct trev_dat *dat, uint16_t type)
  * again). Reads the page only; takes ips_lock once for the page.
  * Return: the number of addresses added.
  */
-static int dat_scan_page(struct trev_dat *dat, const unsigned char *page, bool missed_only)
+static int dat_scan_page(struct trev_dat *dat, const unsigned char *page, bool missed_only,
+			 struct trev__dat_page_count *cnt)
 {
 	struct rb_walk w;
 	struct rb_rec r;
+	uint64_t entries = 0;
 	int added = 0;
 
 	pthread_mutex_lock(&dat->ips_lock);
@@ -580,7 +1087,10 @@ static int dat_scan_page(struct trev_dat *dat, const unsigned char *page, bool m
 		uint16_t type;
 		unsigned long ip;
 
-		if (r.kind != RB_REC_DATA || r.len < 8)
+		if (r.kind != RB_REC_DATA)
+			continue;
+		entries++;
+		if (r.len < 8)
 			continue;
 		memcpy(&type, r.payload, sizeof(type));
 		if (missed_only && !dat_was_missed(dat, type))
@@ -599,6 +1109,8 @@ static int dat_scan_page(struct trev_dat *dat, const unsigned char *page, bool m
 		}
 	}
 	pthread_mutex_unlock(&dat->ips_lock);
+	if (cnt)
+		dat_count_end(cnt, &w, entries);
 	return added;
 }
 
@@ -619,18 +1131,17 @@ static int dat_rescan_missed(struct trev_dat *dat)
 		return 0;
 	for (uint32_t id = 0; id < dat->code.nr_ids && !any; id++)
 		any = dat_was_missed(dat, (uint16_t)id) && dat->code.first[id + 1] > dat->code.first[id];
-	if (!any || !(page = malloc(TREV_DAT_PAGE_SIZE)))
+	if (!any || !(page = aligned_alloc(TREV_DAT_PAGE_SIZE, TREV_DAT_PAGE_SIZE)))
 		return 0;
+	/* Every page is in its file (trev_dat_finish() flushed them). */
 	for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
-		FILE *tmp = dat->cpus[cpu].tmp;
+		struct dat_cpu *c = &dat->cpus[cpu];
 
-		if (fflush(tmp))
-			break;
-		for (uint64_t n = 0; n < dat->cpus[cpu].pages; n++) {
-			if (pread(fileno(tmp), page, TREV_DAT_PAGE_SIZE,
-				  (off_t)(n * TREV_DAT_PAGE_SIZE)) != TREV_DAT_PAGE_SIZE)
+		for (uint64_t n = 0; n < c->written; n++) {
+			if (dat_file_io(c->f, false, page, TREV_DAT_PAGE_SIZE,
+					c->base + n * TREV_DAT_PAGE_SIZE))
 				break;
-			added += dat_scan_page(dat, page, true);
+			added += dat_scan_page(dat, page, true, NULL);
 		}
 	}
 	free(page);
@@ -639,13 +1150,42 @@ static int dat_rescan_missed(struct trev_dat *dat)
 
 int trev_dat_add_page(struct trev_dat *dat, int cpu, const void *page)
 {
+	return trev__dat_add_page(dat, cpu, page, NULL);
+}
+
+int trev__dat_add_page(struct trev_dat *dat, int cpu, const void *page,
+		       struct trev__dat_page_count *cnt)
+{
+	struct dat_cpu *c;
+
 	if (!dat || !page || cpu < 0 || cpu >= dat->nr_cpus)
 		return -EINVAL;
-	if (fwrite(page, TREV_DAT_PAGE_SIZE, 1, dat->cpus[cpu].tmp) != 1)
-		return errno ? -errno : -EIO;
-	dat->cpus[cpu].pages++;
+	c = &dat->cpus[cpu];
+	if (!c->batch) {
+		if (dat->out.f.fd >= 0)
+			dat_out_begin(dat, cpu);
+		c->cap = c->f == &dat->out.f ? DAT_BATCH : DAT_TMP_BATCH;
+		/* The writer thread's buffers are DAT_BATCH pages: any may come back here. */
+		c->batch = aligned_alloc(TREV_DAT_PAGE_SIZE, (size_t)DAT_BATCH * TREV_DAT_PAGE_SIZE);
+		if (!c->batch)
+			return -ENOMEM;
+	}
+	if (c->limit && c->base + (c->pages + 1) * TREV_DAT_PAGE_SIZE > c->limit)
+		return -EFBIG;		/* 1 TiB of one CPU's pages in one recording */
+	memcpy(c->batch + (size_t)c->fill * TREV_DAT_PAGE_SIZE, page, TREV_DAT_PAGE_SIZE);
+	if (++c->fill == c->cap) {
+		int ret = dat_cpu_submit(dat, c);
+
+		if (ret) {
+			c->fill--;
+			return ret;
+		}
+	}
+	c->pages++;
 	if (dat->src->symbol)
-		dat_scan_page(dat, page, false);
+		dat_scan_page(dat, page, false, cnt);
+	else if (cnt)
+		dat_count_page(page, cnt);
 	return 0;
 }
 
@@ -711,9 +1251,14 @@ void trev_dat_abort(struct trev_dat *dat)
 {
 	if (!dat)
 		return;
-	for (int cpu = 0; dat->cpus && cpu < dat->nr_cpus; cpu++)
-		if (dat->cpus[cpu].tmp)
-			fclose(dat->cpus[cpu].tmp);
+	dat_io_stop(&dat->io);
+	pthread_mutex_destroy(&dat->io.lock);
+	pthread_cond_destroy(&dat->io.cond);
+	for (int cpu = 0; dat->cpus && cpu < dat->nr_cpus; cpu++) {
+		dat_file_close(&dat->cpus[cpu].tmp);
+		free(dat->cpus[cpu].batch);
+	}
+	dat_file_close(&dat->out.f);
 	free(dat->cpus);
 	free(dat->ips);
 	free(dat->missed);
@@ -1111,6 +1656,23 @@ static int meta_read(struct trev_dat *dat, struct dat_meta *m)
 	return 0;
 }
 
+static int dat_build(const struct trev_dat *dat, const struct dat_meta *m, struct trev_buf *head,
+		     struct trev_buf *tail, struct dat_layout *l);
+
+/* Where the data would start with @m's metadata: the main stream's base (dat_out_begin()). */
+static void dat_estimate(struct trev_dat *dat, const struct dat_meta *m)
+{
+	struct trev_buf head = TREV_BUF_INIT, tail = TREV_BUF_INIT;
+	uint64_t *v = calloc(2 * (size_t)dat->nr_cpus, sizeof(*v));
+	struct dat_layout l = { .sizes = false, .off = v, .size = v ? v + dat->nr_cpus : NULL };
+
+	if (v && dat->out.f.fd >= 0 && dat_build(dat, m, &head, &tail, &l) == 0)
+		__atomic_store_n(&dat->head_est, l.start, __ATOMIC_RELAXED);
+	trev__buf_free(&head);
+	trev__buf_free(&tail);
+	free(v);
+}
+
 int trev_dat_snapshot(struct trev_dat *dat)
 {
 	struct dat_meta *m;
@@ -1131,6 +1693,7 @@ int trev_dat_snapshot(struct trev_dat *dat)
 		meta_free(dat->snap);
 	free(dat->snap);
 	dat->snap = m;
+	dat_estimate(dat, m);
 	return 0;
 }
 
@@ -1219,64 +1782,59 @@ static int64_t copy_in_kernel(int in, int fd, uint64_t len)
 	return (int64_t)done;
 }
 
-/* Copy every CPU's pages, in CPU order, each starting at @offsets[cpu]. */
-static int write_pages(const struct trev_dat *dat, int fd)
+/*
+ * Copy the pages of every CPU that has them in its temporary file (all but
+ * the main CPU) to @to at @l->off[cpu], or, with @to NULL, one after the
+ * other to @fd at its position, in CPU order (@l->off then says the same).
+ */
+static int write_pages(struct trev_dat *dat, struct dat_file *to, int fd, const struct dat_layout *l)
 {
-	unsigned char *buf = malloc(64 * TREV_DAT_PAGE_SIZE);
+	const size_t chunk = (size_t)DAT_BATCH * TREV_DAT_PAGE_SIZE;
+	unsigned char *buf = aligned_alloc(TREV_DAT_PAGE_SIZE, chunk);
 	int ret = buf ? 0 : -ENOMEM;
 
 	for (int cpu = 0; cpu < dat->nr_cpus && !ret; cpu++) {
-		FILE *tmp = dat->cpus[cpu].tmp;
-		uint64_t left = dat->cpus[cpu].pages;
-		int64_t copied;
+		struct dat_cpu *c = &dat->cpus[cpu];
+		uint64_t len = c->written * TREV_DAT_PAGE_SIZE;
 
-		if (fflush(tmp)) {
-			ret = -errno;
-			break;
+		if (c->f == &dat->out.f || !len)
+			continue;
+		if (to) {
+			ret = dat_copy(c->f, c->base, to, l->off[cpu], len, buf, chunk);
+			continue;
 		}
-		copied = copy_in_kernel(fileno(tmp), fd, left * TREV_DAT_PAGE_SIZE);
-		if (copied < 0) {
-			ret = (int)copied;
-			break;
-		}
-		/* Whole pages only were copied, or the rest goes the long way. */
-		if (copied % TREV_DAT_PAGE_SIZE && lseek(fd, -(copied % TREV_DAT_PAGE_SIZE),
-							 SEEK_CUR) < 0) {
-			ret = -errno;
-			break;
-		}
-		left -= (uint64_t)copied / TREV_DAT_PAGE_SIZE;
-		if (fseek(tmp, (long)((dat->cpus[cpu].pages - left) * TREV_DAT_PAGE_SIZE),
-			  SEEK_SET)) {
-			ret = -errno;
-			break;
-		}
-		while (left && !ret) {
-			size_t k = left < 64 ? (size_t)left : 64;
+		for (uint64_t done = 0; done < len && !ret; done += chunk) {
+			size_t n = len - done < chunk ? (size_t)(len - done) : chunk;
 
-			if (fread(buf, TREV_DAT_PAGE_SIZE, k, tmp) != k)
-				ret = ferror(tmp) ? -EIO : -ENODATA;
-			else
-				ret = write_all(fd, buf, k * TREV_DAT_PAGE_SIZE);
-			left -= k;
+			ret = dat_file_io(c->f, false, buf, n, c->base + done);
+			if (!ret)
+				ret = write_all(fd, buf, n);
 		}
 	}
 	free(buf);
 	return ret;
 }
 
-/* The per-CPU offsets and sizes, for data starting at @start (page-aligned). */
-static void cpu_layout(const struct trev_dat *dat, uint64_t start, uint64_t *off, uint64_t *size)
+static void cpu_layout(const struct trev_dat *dat, uint64_t start, struct dat_layout *l)
 {
-	for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
-		off[cpu] = start;
-		size[cpu] = dat->cpus[cpu].pages * TREV_DAT_PAGE_SIZE;
-		start += size[cpu];
+	/* The streams in the file being made first, in their order (none in a trial build). */
+	int nr = l->sizes && dat->out.f.fd >= 0 ? dat->out.nr : 0;
+
+	l->start = start > l->min_start ? start : l->min_start;
+	start = l->start;
+	for (int i = 0; i < nr + dat->nr_cpus; i++) {
+		int cpu = i < nr ? dat->out.order[i] : i - nr;
+
+		if (i >= nr && l->sizes && dat->cpus[cpu].f == &dat->out.f)
+			continue;
+		l->off[cpu] = start;
+		l->size[cpu] = l->sizes ? dat->cpus[cpu].pages * TREV_DAT_PAGE_SIZE : 0;
+		start += l->size[cpu];
 	}
 }
 
 static int build_v6(const struct trev_dat *dat, const struct dat_meta *m, struct trev_buf *b,
-		    uint64_t *off, uint64_t *size)
+		    struct dat_layout *l)
 {
 	uint64_t table, start;
 
@@ -1294,11 +1852,12 @@ static int build_v6(const struct trev_dat *dat, const struct dat_meta *m, struct
 	buf_put(b, "flyrecord", 10);
 	/* The table's size is known, so the data start is too: nothing to patch later. */
 	table = b->len;
-	start = round_up_page(table + 16ull * (uint64_t)dat->nr_cpus + 8 + strlen(m->clock));
-	cpu_layout(dat, start, off, size);
+	cpu_layout(dat, round_up_page(table + 16ull * (uint64_t)dat->nr_cpus + 8 + strlen(m->clock)),
+		   l);
+	start = l->start;
 	for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
-		buf_u64(b, off[cpu]);
-		buf_u64(b, size[cpu]);
+		buf_u64(b, l->off[cpu]);
+		buf_u64(b, l->size[cpu]);
 	}
 	/* TRACECLOCK is written, so its text follows the table (docs/formats.md, "Version 6"). */
 	buf_u64(b, strlen(m->clock));
@@ -1333,7 +1892,7 @@ static void v7_section(struct trev_buf *b, uint16_t id, const char *desc, const 
 }
 
 static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct trev_buf *b,
-		    uint64_t *off, uint64_t *size, struct trev_buf *tail)
+		    struct dat_layout *l, struct trev_buf *tail)
 {
 	static const struct { uint16_t id; const char *desc; size_t field; } sections[] = {
 		{ DAT_OPT_HEADER_INFO, "headers", offsetof(struct dat_meta, header_info) },
@@ -1374,8 +1933,8 @@ static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct
 		uint64_t opts_size = opts.len + 6 + buf_len + 6 + 8;
 
 		fly_off = opt_off + DAT_SEC_HDR + opts_size;
-		start = round_up_page(fly_off + DAT_SEC_HDR);
-		cpu_layout(dat, start, off, size);
+		cpu_layout(dat, round_up_page(fly_off + DAT_SEC_HDR), l);
+		start = l->start;
 		buf_u16(&opts, DAT_OPT_BUFFER);
 		buf_u32(&opts, buf_len);
 		buf_u64(&opts, fly_off);
@@ -1385,9 +1944,9 @@ static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct
 		buf_u32(&opts, (uint32_t)dat->nr_cpus);
 		for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
 			buf_u32(&opts, (uint32_t)cpu);
-			buf_u64(&opts, off[cpu]);
-			buf_u64(&opts, size[cpu]);
-			data_size += size[cpu];
+			buf_u64(&opts, l->off[cpu]);
+			buf_u64(&opts, l->size[cpu]);
+			data_size += l->size[cpu];
 		}
 		buf_option_u64(&opts, DAT_OPT_DONE, 0);	/* no further options section */
 	}
@@ -1412,10 +1971,117 @@ static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct
 	return b->err ?: tail->err;
 }
 
+static int dat_build(const struct trev_dat *dat, const struct dat_meta *m, struct trev_buf *head,
+		     struct trev_buf *tail, struct dat_layout *l)
+{
+	return dat->version == 7 ? build_v7(dat, m, head, l, tail) : build_v6(dat, m, head, l);
+}
+
+/*
+ * Give the finished file in @fd its name @path: linked in (over an
+ * older file by a rename), or, where /proc/self/fd cannot link it,
+ * copied there whole (@len bytes).
+ */
+static int dat_out_link(int fd, const char *path, uint64_t len)
+{
+	char proc[64], tmp[4200];
+	int ret, to;
+	int64_t copied;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	for (int i = 0; errno == EEXIST && i < 100; i++) {
+		snprintf(tmp, sizeof(tmp), "%s.%d.%d~", path, (int)getpid(), i);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) < 0)
+			continue;
+		if (rename(tmp, path) == 0)
+			return 0;
+		ret = -errno;
+		unlink(tmp);
+		return ret;
+	}
+	to = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (to < 0)
+		return -errno;
+	copied = copy_in_kernel(fd, to, len);
+	ret = copied < 0 ? (int)copied : 0;
+	if (!ret && (uint64_t)copied < len) {
+		unsigned char *buf = malloc(64 * TREV_DAT_PAGE_SIZE);
+		uint64_t at = (uint64_t)copied;
+
+		ret = buf && lseek(to, (off_t)at, SEEK_SET) >= 0 ? 0 : buf ? -errno : -ENOMEM;
+		while (!ret && at < len) {
+			ssize_t n = pread(fd, buf, 64 * TREV_DAT_PAGE_SIZE, (off_t)at);
+
+			if (n <= 0)
+				ret = n < 0 ? -errno : -EIO;
+			else
+				ret = write_all(to, buf, (size_t)n);
+			at += n > 0 ? (uint64_t)n : 0;
+		}
+		free(buf);
+	}
+	if (close(to) && !ret)
+		ret = -errno;
+	if (ret)
+		unlink(path);
+	return ret;
+}
+
+/*
+ * Make the file in out.f: the main stream placed after the metadata
+ * (dat_out_place()), the other CPUs' pages after it, the metadata in front,
+ * then link it in at dat->path.
+ */
+static int dat_out_finish(struct trev_dat *dat, const struct dat_meta *m, struct dat_layout *l)
+{
+	struct trev_buf head = TREV_BUF_INIT, tail = TREV_BUF_INIT;
+	struct dat_out *o = &dat->out;
+	uint64_t end;
+	int64_t at;
+	int ret;
+
+	ret = dat_build(dat, m, &head, &tail, l);
+	if (ret)
+		goto out_free;
+	at = dat_out_place(dat, l->start);
+	if (at < 0) {
+		ret = (int)at;
+		goto out_free;
+	}
+	if ((uint64_t)at != l->start) {
+		/* A large stream kept its gap: the metadata again, the data where it is. */
+		trev__buf_free(&head);
+		trev__buf_free(&tail);
+		l->min_start = (uint64_t)at;
+		ret = dat_build(dat, m, &head, &tail, l);
+		if (ret)
+			goto out_free;
+	}
+	end = l->start;
+	for (int cpu = 0; cpu < dat->nr_cpus; cpu++)
+		end += l->size[cpu];
+	ret = write_pages(dat, &o->f, -1, l) ?: dat_file_buffered(&o->f);
+	if (!ret)
+		ret = dat_pwrite_all(o->f.fd, tail.data, tail.len, end);
+	if (!ret && ftruncate(o->f.fd, (off_t)(end + tail.len)) < 0)
+		ret = -errno;
+	if (!ret)
+		ret = dat_pwrite_all(o->f.fd, head.data, head.len, 0);
+	if (!ret)
+		ret = dat_out_link(o->f.fd, dat->path, end + tail.len);
+out_free:
+	trev__buf_free(&head);
+	trev__buf_free(&tail);
+	return ret;
+}
+
 int trev_dat_finish(struct trev_dat *dat)
 {
 	uint64_t *off = NULL, *size = NULL;
 	struct trev_buf head = TREV_BUF_INIT, tail = TREV_BUF_INIT;
+	struct dat_layout l = { .sizes = true };
 	struct dat_meta meta;
 	int fd = -1, ret;
 
@@ -1462,6 +2128,12 @@ int trev_dat_finish(struct trev_dat *dat)
 	}
 	if (ret)
 		goto out_free;
+	/* Every CPU's last pages; what follows reads and moves them. */
+	ret = dat_io_stop(&dat->io);
+	for (int cpu = 0; cpu < dat->nr_cpus && !ret; cpu++)
+		ret = dat_cpu_flush(&dat->cpus[cpu]);
+	if (ret)
+		goto out_free;
 	if (dat_rescan_missed(dat) > 0) {
 		struct trev_buf kallsyms = TREV_BUF_INIT;
 
@@ -1479,8 +2151,13 @@ int trev_dat_finish(struct trev_dat *dat)
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	ret = dat->version == 7 ? build_v7(dat, &meta, &head, off, size, &tail)
-				: build_v6(dat, &meta, &head, off, size);
+	l.off = off;
+	l.size = size;
+	if (dat->out.f.fd >= 0) {
+		ret = dat_out_finish(dat, &meta, &l);
+		goto out_free;
+	}
+	ret = dat_build(dat, &meta, &head, &tail, &l);
 	if (ret)
 		goto out_free;
 
@@ -1489,7 +2166,7 @@ int trev_dat_finish(struct trev_dat *dat)
 		ret = -errno;
 		goto out_free;
 	}
-	ret = write_all(fd, head.data, head.len) ?: write_pages(dat, fd) ?:
+	ret = write_all(fd, head.data, head.len) ?: write_pages(dat, NULL, fd, &l) ?:
 	      write_all(fd, tail.data, tail.len);
 	if (close(fd) && !ret)
 		ret = -errno;

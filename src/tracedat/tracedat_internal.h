@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The trace.dat writer's internals shared between its files: which fields
- * of an event its print fmt prints as code addresses (code_fields.c).
+ * of an event its print fmt prints as code addresses (code_fields.c); and
+ * for trev record, adding a page with its counts.
  */
 #ifndef TREV_TRACEDAT_INTERNAL_H
 #define TREV_TRACEDAT_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,5 +36,23 @@ struct trev_dat_code_field {
  */
 int trev__dat_code_fields(const char *format, int *id, struct trev_dat_code_field *fields,
 			  size_t max);
+
+/* What a page holds: trev__dat_add_page() counts it in the walk it makes anyway. */
+struct trev__dat_page_count {
+	uint64_t entries;	/* data records */
+	uint64_t lost;		/* the lost-event count stored after them, or 0 */
+	bool lost_unknown;	/* events were lost before the page, no count stored */
+};
+
+struct trev_dat;
+
+/*
+ * trev__dat_add_page() - trev_dat_add_page(), and @page's counts in @cnt
+ * (NULL: not wanted), from the one walk over its records that looks for
+ * code addresses, so that the caller does not walk it again.
+ * Context and Return: as trev_dat_add_page(); @cnt is set on success.
+ */
+int trev__dat_add_page(struct trev_dat *dat, int cpu, const void *page,
+		       struct trev__dat_page_count *cnt);
 
 #endif /* TREV_TRACEDAT_INTERNAL_H */

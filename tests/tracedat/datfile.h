@@ -241,9 +241,12 @@ static bool df_check_cpus(struct df_cur *c, uint64_t lo, uint64_t hi)
 				       (unsigned long long)df->cpu_off[i],
 				       (unsigned long long)df->cpu_size[i],
 				       (unsigned long long)lo, (unsigned long long)hi);
-		if (i && df->cpu_size[i - 1] && df->cpu_size[i] &&
-		    df->cpu_off[i] < df->cpu_off[i - 1] + df->cpu_size[i - 1])
-			return df_fail(c, "CPU %d data overlaps CPU %d's", i, i - 1);
+		/* In any order (trev puts its main CPU first), but apart. */
+		for (int j = 0; j < i; j++)
+			if (df->cpu_size[j] && df->cpu_size[i] &&
+			    df->cpu_off[i] < df->cpu_off[j] + df->cpu_size[j] &&
+			    df->cpu_off[j] < df->cpu_off[i] + df->cpu_size[i])
+				return df_fail(c, "CPU %d data overlaps CPU %d's", i, j);
 	}
 	return true;
 }

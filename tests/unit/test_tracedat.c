@@ -59,6 +59,7 @@ static const struct { const char *path, *text; } files[] = {
 };
 static const char *fail_path;
 static int fail_err;
+static const char *cmdlines;	/* saved_cmdlines instead of the table's, if set */
 static int pages_left[NR_CPUS];
 
 static ssize_t fake_read_file(const struct trev_dat_source *src, const char *path, char **text)
@@ -66,6 +67,10 @@ static ssize_t fake_read_file(const struct trev_dat_source *src, const char *pat
 	(void)src;
 	if (fail_path && !strcmp(path, fail_path))
 		return fail_err;
+	if (cmdlines && !strcmp(path, "saved_cmdlines")) {
+		*text = strdup(cmdlines);
+		return (ssize_t)strlen(cmdlines);
+	}
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		if (!strcmp(files[i].path, path)) {
 			*text = strdup(files[i].text);
@@ -518,6 +523,159 @@ static void test_code_kallsyms(void **state)
 	free(df);
 }
 
+/*
+ * The main stream (docs/formats.md, "CPU data"): the first CPU to have a
+ * page goes first in the data, written in place; the others follow in CPU
+ * order. @dir: where the file goes; @main_pages: the main CPU's (CPU 2's)
+ * pages, @cmd_len: the bytes of saved_cmdlines at the end (a snapshot
+ * before the pages saw a short one), so that the metadata ends before the
+ * stream's start, or after it.
+ */
+static void main_stream(int version, const char *dir, uint64_t main_pages, size_t cmd_len)
+{
+	struct datfile *df = malloc(sizeof(*df));
+	unsigned char page[TREV_DAT_PAGE_SIZE];
+	char file[512], *names = NULL;
+	struct trev_dat *dat;
+	uint64_t size, meta_end;
+	unsigned char *map;
+
+	snprintf(file, sizeof(file), "%s/test_tracedat.%d.main.dat", dir, (int)getpid());
+	fail_path = NULL;
+	cmdlines = NULL;
+	assert_int_equal(trev_dat_open(&dat, file, version, &fake), 0);
+	assert_int_equal(trev_dat_snapshot(dat), 0);
+	for (uint64_t n = 0; n < main_pages; n++) {
+		make_page(page, 2, (int)n);
+		assert_int_equal(trev_dat_add_page(dat, 2, page), 0);
+		if (n == 0) {
+			for (int k = 0; k < 2; k++) {
+				make_page(page, 0, k);
+				assert_int_equal(trev_dat_add_page(dat, 0, page), 0);
+			}
+		}
+	}
+	if (cmd_len) {
+		names = malloc(cmd_len + 1);
+		assert_non_null(names);
+		for (size_t i = 0; i < cmd_len; i++)
+			names[i] = i % 16 == 15 ? '\n' : 'a' + (char)(i % 7);
+		names[cmd_len] = '\0';
+		cmdlines = names;
+	}
+	assert_int_equal(trev_dat_finish(dat), 0);
+	cmdlines = NULL;
+	map = read_whole(file, &size);
+	unlink(file);
+	if (df_parse(df, map, size))
+		fail_msg("v%d, %s, %llu pages: %s", version, dir, (unsigned long long)main_pages,
+			 df->err);
+	assert_int_equal(df->cmdlines.len, cmd_len ? cmd_len : strlen("100 main\n101 worker\n"));
+
+	/* CPU 2 first, then CPU 0; every page as it came. */
+	assert_int_equal(df->cpu_size[2], main_pages * TREV_DAT_PAGE_SIZE);
+	assert_int_equal(df->cpu_size[1], 0);
+	assert_int_equal(df->cpu_size[0], 2 * TREV_DAT_PAGE_SIZE);
+	assert_int_equal(df->cpu_off[0], df->cpu_off[2] + df->cpu_size[2]);
+	for (uint64_t n = 0; n < main_pages; n++) {
+		make_page(page, 2, (int)n);
+		assert_memory_equal(map + df->cpu_off[2] + n * TREV_DAT_PAGE_SIZE, page,
+				    TREV_DAT_PAGE_SIZE);
+	}
+	for (int k = 0; k < 2; k++) {
+		make_page(page, 0, k);
+		assert_memory_equal(map + df->cpu_off[0] + (uint64_t)k * TREV_DAT_PAGE_SIZE, page,
+				    TREV_DAT_PAGE_SIZE);
+	}
+	/* The file ends with the data (v6) or the strings section right after it (v7). */
+	assert_int_equal(version == 6 ? df->size : df->sec_off[15], df->cpu_off[0] + 2 * TREV_DAT_PAGE_SIZE);
+	/*
+	 * The data starts at the page after the metadata; a large stream on a
+	 * file system that cannot collapse a range keeps the slack it was
+	 * given (at most an eighth of the metadata and 16 KB, rounded up).
+	 */
+	meta_end = version == 6 ? (uint64_t)(df->clock.p - (const char *)map) + df->clock.len
+				: df->sec_off[3] + 16;
+	assert_true(df->cpu_off[2] >= meta_end);
+	if (main_pages * TREV_DAT_PAGE_SIZE <= (8u << 20))
+		assert_true(df->cpu_off[2] - meta_end < TREV_DAT_PAGE_SIZE);
+	else
+		assert_true(df->cpu_off[2] - meta_end < TREV_DAT_PAGE_SIZE + meta_end / 8 + 20480);
+	free(names);
+	free(map);
+	free(df);
+}
+
+static const char *tmp_dir(void)
+{
+	return getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+}
+
+/* A small main stream, moved to the end of the metadata: smaller, then larger than guessed. */
+static void test_main_stream(void **state)
+{
+	(void)state;
+	for (int version = 6; version <= 7; version++) {
+		main_stream(version, tmp_dir(), 3, 0);
+		main_stream(version, tmp_dir(), 3, 300000);
+	}
+}
+
+/*
+ * A main stream over 8 MB: placed by fallocate() where the file system
+ * can, or kept where it was written (a gap), or moved up past metadata
+ * that grew; here and on a tmpfs, which has no COLLAPSE_RANGE.
+ */
+static void test_main_stream_large(void **state)
+{
+	struct stat st;
+
+	(void)state;
+	for (int version = 6; version <= 7; version++) {
+		main_stream(version, tmp_dir(), 2100, 0);
+		main_stream(version, tmp_dir(), 2100, 300000);
+		if (stat("/dev/shm", &st) == 0 && access("/dev/shm", W_OK) == 0) {
+			main_stream(version, "/dev/shm", 2100, 0);
+			main_stream(version, "/dev/shm", 2100, 300000);
+		}
+	}
+}
+
+/* An output that is a symlink is written through it; an older file is replaced. */
+static void test_output_paths(void **state)
+{
+	struct datfile *df = malloc(sizeof(*df));
+	char target[300], old[] = "old";
+	struct stat st;
+	uint64_t size;
+	void *map;
+	int fd;
+
+	(void)state;
+	snprintf(target, sizeof(target), "%s.target", path);
+	unlink(path);
+	unlink(target);
+	assert_int_equal(symlink(target, path), 0);
+	free(record(6, df));
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	map = read_whole(target, &size);
+	assert_int_equal(df_parse(df, map, size), 0);
+	check_common(df, 6);
+	free(map);
+	unlink(path);
+	unlink(target);
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, old, 3), 3);
+	close(fd);
+	map = record(7, df);
+	check_common(df, 7);
+	free(map);
+	free(df);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -527,6 +685,9 @@ int main(void)
 		cmocka_unit_test(test_v7_layout),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_record_empty),
+		cmocka_unit_test(test_main_stream),
+		cmocka_unit_test(test_main_stream_large),
+		cmocka_unit_test(test_output_paths),
 	};
 	int ret;
 

@@ -29,6 +29,7 @@
 #include "remote.h"
 #include "remote_source.h"
 #include "ring_buffer/rb_page.h"
+#include "tracedat/tracedat_internal.h"
 #include "pages.h"
 #include "trev.h"
 
@@ -622,6 +623,22 @@ static unsigned int rec_read_flags(struct rec *rec)
 	return 0;
 }
 
+/* Write @page to the file and count it: one walk over its records does both. */
+static int rec_add_page(struct rec *rec, int cpu, const unsigned char *page)
+{
+	struct trev__dat_page_count cnt;
+	struct trev_page_tally *t = &rec->cpus[cpu].t;
+	int ret = trev__dat_add_page(rec->dat, cpu, page, &cnt);
+
+	if (ret < 0)
+		return ret;
+	t->pages++;
+	t->entries += cnt.entries;
+	t->lost += cnt.lost;
+	t->lost_pages += cnt.lost_unknown;
+	return 0;
+}
+
 /*
  * Read pages until none is ready: with the buffer mapped, whichever CPU's
  * comes next (read_page_any()), at most REC_BURST per CPU in a round;
@@ -644,10 +661,9 @@ static long rec_drain_once(struct rec *rec, unsigned int flags)
 			return ret < 0 ? ret : added;
 		if (cpu >= rec->nr_cpus)
 			return -ERANGE;
-		ret = trev_dat_add_page(rec->dat, cpu, page);
+		ret = rec_add_page(rec, cpu, page);
 		if (ret < 0)
 			return ret;
-		trev_page_tally_add(&rec->cpus[cpu].t, page);
 		added++;
 	}
 	if (src->read_page_any)
@@ -660,10 +676,9 @@ static long rec_drain_once(struct rec *rec, unsigned int flags)
 				return ret;
 			if (ret == 0)
 				break;
-			ret = trev_dat_add_page(rec->dat, cpu, page);
+			ret = rec_add_page(rec, cpu, page);
 			if (ret < 0)
 				return ret;
-			trev_page_tally_add(&rec->cpus[cpu].t, page);
 			added++;
 		}
 	}
