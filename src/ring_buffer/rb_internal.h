@@ -7,6 +7,8 @@
  *
  *   OFFSET        SIZE                        MEANING
  *   0             4096                        struct rb_region (header)
+ *   4096          RB_LENT_CPUS * lent size    struct rb_lent_cpu[]: a borrower's
+ *                                             per-CPU counts (rb_shm.c)
  *   desc_off      RB_MAX_BUFFERS * desc size  struct rb_desc[]: one per buffer
  *   slot_off      nr_pages * slot size        struct rb_slot[]: one per page
  *   page_off      nr_pages * 4096             pages (docs/formats.md, "Ring-buffer pages")
@@ -122,7 +124,8 @@
 #define rb_cold			__attribute__((noinline, cold))
 
 #define RB_MAGIC		0x62727674u	/* "tvrb" */
-#define RB_VERSION		3u	/* 3: desc_hwm and the hand-over position */
+#define RB_VERSION		4u	/* 3: desc_hwm and the hand-over position;
+					 * 4: the lent counts in pages of their own */
 #define RB_MAX_BUFFERS		1024u	/* per-thread buffers per trev_rb */
 #define RB_MAX_SETS		64u	/* trev_rb objects alive at once */
 #define RB_MAX_NEST		8u	/* nested writers per thread */
@@ -294,12 +297,24 @@ struct rb_region {
 	_Atomic uint64_t reclaimed_lost; /* unread events of recycled dead buffers */
 	_Atomic uint64_t counter; /* the counter clock */
 	_Atomic uint32_t desc_hwm; /* descriptors [0, desc_hwm) were ever used */
-	/* While the consuming position is lent (rb_shm.c): the borrower's
-	 * per-CPU counts, which the lender's per-CPU statistics add. */
-	struct rb_lent_cpu {
-		_Atomic uint64_t read_events;	/* events of the CPU it consumed */
-		_Atomic uint64_t buf_overrun;	/* overruns it met, by CPU */
-	} lent_cpu[RB_LENT_CPUS];
+};
+
+/*
+ * While the consuming position is lent (rb_shm.c): the borrower's counts
+ * of one CPU view, in the pages after the header. The lender's per-CPU
+ * statistics add them; what it staged and did not hand back
+ * (trev_rb_stage_export()) counts as lost when the position returns.
+ */
+struct rb_lent_cpu {
+	_Atomic uint64_t read_events;	/* events of the CPU it consumed */
+	_Atomic uint64_t buf_overrun;	/* overruns it met, by CPU */
+	_Atomic uint64_t overrun;	/* staged events its full queue dropped (overwrite) */
+	_Atomic uint64_t dropped;	/* events its full queue refused (discard) */
+	_Atomic uint64_t staged;	/* unread events in its staging queue */
+	_Atomic uint64_t unreported;	/* losses it owes a report of: pending,
+					 * and the lost counts of its staged pages */
+	_Atomic uint64_t took;		/* staged events the lender handed it */
+	_Atomic uint64_t took_lost;	/*   and the lost counts with them */
 };
 
 /* Process-local reader state of one buffer: a position and a page copy. */
@@ -359,6 +374,11 @@ struct rb_stage {
 	uint64_t dropped;	/* events refused by a full queue (discard) */
 	uint64_t buf_overrun;	/* buffer overruns attributed to this CPU */
 	uint64_t read_events;	/* events of this CPU consumed, by any reader */
+	uint64_t back_staged;	/* while lent: staged events the borrower handed back
+				 * (in a borrower: those the lender handed it) */
+	uint64_t back_lost;	/*   and the lost counts that came with them */
+	uint64_t out_staged;	/* while lent: staged events handed to the borrower */
+	uint64_t out_lost;	/*   and the lost counts that went with them */
 };
 
 /* Writer refusals by the CPU the writer was on; one cache line each. */
@@ -446,6 +466,12 @@ static inline int trev__rb_this_cpu(void)
 	int32_t cpu = id ? *id : -1;
 
 	return cpu >= 0 ? cpu : sched_getcpu();
+}
+
+/* The borrower's counts of CPU view @v < RB_LENT_CPUS. */
+static inline struct rb_lent_cpu *rb_lent(const struct trev_rb *rb, uint32_t v)
+{
+	return (struct rb_lent_cpu *)(void *)(rb->base + RB_PAGE_SIZE) + v;
 }
 
 static inline struct rb_slot *rb_slot_of(const struct trev_rb *rb, uint32_t page)
@@ -579,6 +605,7 @@ void trev__rb_handoff_put(struct rb_desc *d, const struct rb_cursor *c);
 void trev__rb_consumer_pos(struct trev_rb *rb, uint32_t i, struct rb_cursor *out);
 void trev__rb_detach(struct trev_rb *rb);
 void trev__rb_lent_sync(struct trev_rb *rb);
+uint64_t trev__rb_lent_entries(struct trev_rb *rb, int v);
 void trev__rb_global_init(void);
 int trev__rb_create_in(struct trev_rb **out, const struct trev_rb_options *opts, int file);
 

@@ -1623,7 +1623,7 @@ int trev_rb_cpu_stats(struct trev_rb *rb, int cpu, struct trev_rb_stats *st)
 	struct rb_cursor lc;
 	struct rb_stage *s;
 	struct rb_rec r;
-	uint64_t overrun = 0;
+	uint64_t overrun = 0, sdropped;
 	int ret;
 
 	if (!rb_cpu_ok(rb, cpu) || !st)
@@ -1661,15 +1661,21 @@ int trev_rb_cpu_stats(struct trev_rb *rb, int cpu, struct trev_rb_stats *st)
 	s = &rb->stage[cpu];
 	st->read_events = s->read_events;
 	st->overrun = s->buf_overrun + s->overrun + overrun;
+	sdropped = s->dropped;
 	if (atomic_load_explicit(&rb->lent, memory_order_relaxed) && cpu < (int)RB_LENT_CPUS) {
-		st->read_events += atomic_load(&rb->hdr->lent_cpu[cpu].read_events);
-		st->overrun += atomic_load(&rb->hdr->lent_cpu[cpu].buf_overrun);
+		/* The borrower's counts, and the events it holds staged. */
+		struct rb_lent_cpu *l = rb_lent(rb, (uint32_t)cpu);
+
+		st->read_events += atomic_load(&l->read_events);
+		st->overrun += atomic_load(&l->buf_overrun) + atomic_load(&l->overrun);
+		sdropped += atomic_load(&l->dropped);
+		st->entries += trev__rb_lent_entries(rb, cpu);
 	}
 	st->commit_overrun = atomic_load_explicit(&rb->cpu_lost[cpu].commit_overrun,
 						  memory_order_relaxed);
 	st->dropped_events = atomic_load_explicit(&rb->cpu_lost[cpu].dropped,
-						  memory_order_relaxed) + s->dropped;
-	st->written = st->entries + st->read_events + st->overrun + s->dropped;
+						  memory_order_relaxed) + sdropped;
+	st->written = st->entries + st->read_events + st->overrun + sdropped;
 	pthread_mutex_unlock(&rb->read_lock);
 	st->now_ts = trev_rb_clock_now(rb);
 	return 0;

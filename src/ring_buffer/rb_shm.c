@@ -68,7 +68,8 @@ static uint64_t rb_round_page(uint64_t n)
 size_t trev__rb_geometry(uint32_t nr_pages, uint64_t *desc_off, uint64_t *slot_off,
 			 uint64_t *page_off)
 {
-	uint64_t desc = RB_PAGE_SIZE;
+	uint64_t desc = RB_PAGE_SIZE +
+			rb_round_page((uint64_t)RB_LENT_CPUS * sizeof(struct rb_lent_cpu));
 	uint64_t slot = desc + rb_round_page((uint64_t)RB_MAX_BUFFERS * sizeof(struct rb_desc));
 	uint64_t page = slot + rb_round_page((uint64_t)nr_pages * sizeof(struct rb_slot));
 
@@ -208,11 +209,89 @@ void trev__rb_lent_sync(struct trev_rb *rb)
 		trev__rb_handoff_put(&rb->descs[i], &rb->cursor[i]);
 	}
 	for (int v = 0; v < rb->nr_cpus && v < (int)RB_LENT_CPUS; v++) {
-		atomic_store_explicit(&rb->hdr->lent_cpu[v].read_events, rb->stage[v].read_events,
-				      memory_order_relaxed);
-		atomic_store_explicit(&rb->hdr->lent_cpu[v].buf_overrun, rb->stage[v].buf_overrun,
-				      memory_order_relaxed);
+		struct rb_lent_cpu *l = rb_lent(rb, (uint32_t)v);
+		const struct rb_stage *s = &rb->stage[v];
+		uint64_t unreported = s->pending;
+
+		for (const struct rb_spage *p = s->head; p; p = p->next)
+			unreported += p->lost;
+		atomic_store_explicit(&l->read_events, s->read_events, memory_order_relaxed);
+		atomic_store_explicit(&l->buf_overrun, s->buf_overrun, memory_order_relaxed);
+		atomic_store_explicit(&l->overrun, s->overrun, memory_order_relaxed);
+		atomic_store_explicit(&l->dropped, s->dropped, memory_order_relaxed);
+		atomic_store_explicit(&l->staged, s->entries, memory_order_relaxed);
+		atomic_store_explicit(&l->unreported, unreported, memory_order_relaxed);
+		atomic_store_explicit(&l->took, s->back_staged, memory_order_relaxed);
+		atomic_store_explicit(&l->took_lost, s->back_lost, memory_order_relaxed);
 	}
+}
+
+/* Clear the borrower's counts of every CPU view. */
+static void rb_lent_clear(struct trev_rb *rb)
+{
+	for (uint32_t v = 0; v < RB_LENT_CPUS; v++)
+		memset((void *)rb_lent(rb, v), 0, sizeof(struct rb_lent_cpu));
+	for (int v = 0; v < rb->nr_cpus; v++) {
+		rb->stage[v].back_staged = 0;
+		rb->stage[v].back_lost = 0;
+		rb->stage[v].out_staged = 0;
+		rb->stage[v].out_lost = 0;
+	}
+}
+
+/*
+ * The borrower's share of CPU view @v's events and losses: what it
+ * staged, with what this process handed it (even before it said it took
+ * them: it may die first), less what it handed back. Under read_lock.
+ */
+static void rb_lent_held(struct trev_rb *rb, int v, uint64_t *events, uint64_t *lost)
+{
+	struct rb_lent_cpu *l = rb_lent(rb, (uint32_t)v);
+	const struct rb_stage *s = &rb->stage[v];
+	uint64_t e = atomic_load_explicit(&l->staged, memory_order_relaxed) + s->out_staged;
+	uint64_t u = atomic_load_explicit(&l->unreported, memory_order_relaxed) + s->out_lost;
+	uint64_t te = atomic_load_explicit(&l->took, memory_order_relaxed) + s->back_staged;
+	uint64_t tu = atomic_load_explicit(&l->took_lost, memory_order_relaxed) + s->back_lost;
+
+	*events = e > te ? e - te : 0;
+	*lost = u > tu ? u - tu : 0;
+}
+
+/*
+ * Take the borrower's counts of CPU view @v into its staging counters, at
+ * the return: what it consumed and dropped, and what it staged but did not
+ * hand back (it died, or could not send them): those events are lost, as
+ * overrun of the CPU, and reported with its next event. Under read_lock.
+ */
+static void rb_lent_take(struct trev_rb *rb, int v)
+{
+	struct rb_lent_cpu *l = rb_lent(rb, (uint32_t)v);
+	struct rb_stage *s = &rb->stage[v];
+	uint64_t gone, owed;
+
+	rb_lent_held(rb, v, &gone, &owed);
+	s->read_events += atomic_load(&l->read_events);
+	s->buf_overrun += atomic_load(&l->buf_overrun);
+	s->overrun += atomic_load(&l->overrun) + gone;
+	s->dropped += atomic_load(&l->dropped);
+	s->pending += gone + owed;
+	memset((void *)l, 0, sizeof(*l));
+	s->back_staged = s->back_lost = s->out_staged = s->out_lost = 0;
+}
+
+/*
+ * trev__rb_lent_entries() - the borrower's staged events of CPU view @v
+ * that it has not handed back yet: entries of the CPU that no cursor of
+ * this process covers. Under read_lock, while lent.
+ */
+uint64_t trev__rb_lent_entries(struct trev_rb *rb, int v)
+{
+	uint64_t events, lost;
+
+	if (v >= (int)RB_LENT_CPUS)
+		return 0;
+	rb_lent_held(rb, v, &events, &lost);
+	return events;
 }
 
 int trev_rb_lend_consumer(struct trev_rb *rb)
@@ -224,10 +303,7 @@ int trev_rb_lend_consumer(struct trev_rb *rb)
 		pthread_mutex_unlock(&rb->read_lock);
 		return -EBUSY;	/* one consumer: two would split the events */
 	}
-	for (uint32_t v = 0; v < RB_LENT_CPUS; v++) {
-		atomic_store(&rb->hdr->lent_cpu[v].read_events, 0);
-		atomic_store(&rb->hdr->lent_cpu[v].buf_overrun, 0);
-	}
+	rb_lent_clear(rb);
 	for (uint32_t i = 0, hwm = trev__rb_hwm(rb); i < hwm; i++) {
 		struct rb_desc *d = &rb->descs[i];
 
@@ -274,10 +350,8 @@ int trev_rb_return_consumer(struct trev_rb *rb)
 		rb_handoff_clear(d);
 	}
 	/* What the borrowers counted per CPU is this buffer's history now. */
-	for (int v = 0; v < rb->nr_cpus && v < (int)RB_LENT_CPUS; v++) {
-		rb->stage[v].read_events += atomic_exchange(&rb->hdr->lent_cpu[v].read_events, 0);
-		rb->stage[v].buf_overrun += atomic_exchange(&rb->hdr->lent_cpu[v].buf_overrun, 0);
-	}
+	for (int v = 0; v < rb->nr_cpus && v < (int)RB_LENT_CPUS; v++)
+		rb_lent_take(rb, v);
 	atomic_fetch_sub(&rb->lent, 1);
 	pthread_mutex_unlock(&rb->read_lock);
 	return 0;
@@ -327,6 +401,7 @@ int trev_rb_attach(struct trev_rb **out, int memfd)
 {
 	struct rb_region head;
 	struct trev_rb *rb;
+	uint64_t desc_off;
 	uint32_t nr_pages;
 	int64_t size;
 	int err;
@@ -344,7 +419,7 @@ int trev_rb_attach(struct trev_rb **out, int memfd)
 	if (!rb)
 		return -ENOMEM;
 	rb->attached = true;
-	rb->region_size = trev__rb_geometry(nr_pages, NULL, &rb->slot_off, &rb->page_off);
+	rb->region_size = trev__rb_geometry(nr_pages, &desc_off, &rb->slot_off, &rb->page_off);
 	rb->nr_pages = nr_pages;
 	err = trev__rb_stage_init(rb);
 	if (err < 0)
@@ -362,7 +437,7 @@ int trev_rb_attach(struct trev_rb **out, int memfd)
 	}
 	rb->hdr = p;
 	rb->base = p;
-	rb->descs = (struct rb_desc *)(rb->base + RB_PAGE_SIZE);
+	rb->descs = (struct rb_desc *)(void *)(rb->base + desc_off);
 	rb->pages = rb->base + rb->page_off;
 	/* Nothing of this process writes here: every write is refused. */
 	atomic_store(&rb->fast_gen, RB_GEN_OFF);

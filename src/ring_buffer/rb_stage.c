@@ -426,3 +426,197 @@ void trev__rb_stage_snap_free(struct rb_stage_snap *snap)
 		free(h);
 	}
 }
+
+/* ------------------------------------------------------------------ */
+/* Handing staged events back to the lender                            */
+
+/*
+ * A borrower of the consuming position (rb_shm.c) that reads one CPU stages
+ * the other CPUs' events in its own memory. Before it gives the position
+ * back it hands them to the lender, whose readers then find them staged as
+ * if they had staged them themselves (the events are older than any still
+ * in the buffers, and newer than the lender's own staged ones). One
+ * message is a run of records, each:
+ *
+ *	OFFSET	SIZE		MEANING
+ *	0	4		view: the CPU view (< the lender's CPU count)
+ *	4	4		nr: events on the page; 0: a lost count alone
+ *	8	8		lost: events lost before the first of them
+ *	16	8 * nr		per event: u32 tid, u16 buffer id, u16 CPU it ran on
+ *	16+8nr	4096		when nr > 0, the page: time stamp before the
+ *				first record, commit = data bytes (no flags),
+ *				then data records and time extends only
+ */
+#define RB_BACK_HDR	16u
+
+struct rb_back_meta {
+	uint32_t tid;
+	uint16_t buffer;
+	uint16_t cpu;
+};
+
+_Static_assert(sizeof(struct rb_back_meta) == 8, "the wire's per-event entry");
+
+static void rb_back_hdr(uint8_t *p, uint32_t view, uint32_t nr, uint64_t lost)
+{
+	rb_put32(p, view);
+	rb_put32(p + 4, nr);
+	rb_put64(p + 8, lost);
+}
+
+ssize_t trev_rb_stage_export(struct trev_rb *rb, void *buf, size_t size)
+{
+	uint8_t *out = buf;
+	size_t len = 0;
+
+	if (!rb || !buf)
+		return -EINVAL;
+	pthread_mutex_lock(&rb->read_lock);
+	if (!rb->attached && !atomic_load(&rb->lent)) {
+		pthread_mutex_unlock(&rb->read_lock);
+		return -EINVAL;	/* the lender's staging goes to its borrower only */
+	}
+	for (int v = 0; v < rb->nr_cpus; v++) {
+		struct rb_stage *s = &rb->stage[v];
+
+		while (s->head) {
+			struct rb_spage *h = s->head;
+			uint32_t nr = h->nr - h->rd, data = h->size - h->rd_off;
+			size_t need = RB_BACK_HDR + (size_t)nr * 8 + RB_PAGE_SIZE;
+			uint8_t *page;
+
+			if (size - len < need)
+				goto out;
+			rb_back_hdr(out + len, (uint32_t)v, nr, h->lost);
+			for (uint32_t i = 0; i < nr; i++) {
+				const struct rb_smeta *m = &h->meta[h->rd + i];
+				struct rb_back_meta bm = { (uint32_t)m->tid, m->buffer, m->cpu };
+
+				memcpy(out + len + RB_BACK_HDR + (size_t)i * 8, &bm, 8);
+			}
+			page = out + len + RB_BACK_HDR + (size_t)nr * 8;
+			rb_put64(page, h->rd_ts);
+			rb_put64(page + 8, data);
+			memcpy(page + RB_PAGE_HDR, h->page + RB_PAGE_HDR + h->rd_off, data);
+			memset(page + RB_PAGE_HDR + data, 0, RB_DATA_SIZE - data);
+			len += need;
+			s->entries -= nr;
+			if (!rb->attached) {
+				s->out_staged += nr;
+				s->out_lost += h->lost;
+			}
+			rb_stage_unlink_head(rb, s);
+		}
+		if (s->pending) {
+			if (size - len < RB_BACK_HDR)
+				goto out;
+			rb_back_hdr(out + len, (uint32_t)v, 0, s->pending);
+			len += RB_BACK_HDR;
+			if (!rb->attached)
+				s->out_lost += s->pending;
+			s->pending = 0;
+		}
+	}
+	pthread_mutex_unlock(&rb->read_lock);
+	return (ssize_t)len;
+out:
+	/* @buf is full: the rest goes in the next call. */
+	pthread_mutex_unlock(&rb->read_lock);
+	return len ? (ssize_t)len : -ENOSPC;
+}
+
+/*
+ * Check one record at @p (@left bytes): its length, or 0 if it is not
+ * well formed. @nr_cpus: the lender's views.
+ */
+static size_t rb_back_check(const uint8_t *p, size_t left, int nr_cpus)
+{
+	uint32_t view, nr, count = 0;
+	struct rb_walk w;
+	struct rb_rec r;
+	size_t need;
+
+	if (left < RB_BACK_HDR)
+		return 0;
+	view = rb_get32(p);
+	nr = rb_get32(p + 4);
+	if (view >= (uint32_t)nr_cpus || nr > RB_STAGE_MAX_EVENTS)
+		return 0;
+	if (nr == 0)
+		return RB_BACK_HDR;
+	need = RB_BACK_HDR + (size_t)nr * 8 + RB_PAGE_SIZE;
+	if (left < need)
+		return 0;
+	for (uint32_t i = 0; i < nr; i++) {
+		struct rb_back_meta m;
+
+		memcpy(&m, p + RB_BACK_HDR + (size_t)i * 8, 8);
+		if (m.buffer >= RB_MAX_BUFFERS || (uint32_t)m.cpu % (uint32_t)nr_cpus != view)
+			return 0;
+	}
+	p += RB_BACK_HDR + (size_t)nr * 8;
+	/* No flags, and no more data than a staged page holds. */
+	if (rb_get64(p + 8) > RB_STAGE_LIMIT)
+		return 0;
+	rb_page_for_each(&w, p, &r) {
+		if (r.kind == RB_REC_DATA)
+			count++;
+		else if (r.kind != RB_REC_TIME)
+			return 0;
+	}
+	return w.off == w.size && count == nr ? need : 0;
+}
+
+int trev_rb_stage_import(struct trev_rb *rb, const void *buf, size_t len)
+{
+	const uint8_t *in = buf;
+	size_t off, n;
+	int ret = 0;
+
+	if (!rb || (!buf && len))
+		return -EINVAL;
+	pthread_mutex_lock(&rb->read_lock);
+	if (!rb->attached && !atomic_load(&rb->lent)) {
+		ret = -EINVAL;	/* only a borrower has staged events to give */
+		goto out_unlock;
+	}
+	/* All of it is checked before any of it is taken. */
+	for (off = 0; off < len; off += n) {
+		n = rb_back_check(in + off, len - off, rb->nr_cpus);
+		if (!n) {
+			ret = -EBADMSG;
+			goto out_unlock;
+		}
+	}
+	for (off = 0; off < len; off += n) {
+		const uint8_t *p = in + off;
+		uint32_t view = rb_get32(p), nr = rb_get32(p + 4), i = 0;
+		uint64_t lost = rb_get64(p + 8);
+		struct rb_stage *s = &rb->stage[view];
+		struct rb_walk w;
+		struct rb_rec r;
+
+		n = rb_back_check(p, len - off, rb->nr_cpus);
+		s->back_lost += lost;
+		if (nr == 0) {
+			s->pending += lost;
+			continue;
+		}
+		rb_page_for_each(&w, p + RB_BACK_HDR + (size_t)nr * 8, &r) {
+			struct rb_back_meta m;
+
+			if (r.kind != RB_REC_DATA)
+				continue;
+			memcpy(&m, p + RB_BACK_HDR + (size_t)i * 8, 8);
+			trev__rb_stage_push(rb, &r, i == 0 ? lost : 0, m.cpu, m.buffer,
+					    (int32_t)m.tid);
+			i++;
+		}
+		s->back_staged += nr;
+	}
+	if (rb->attached)
+		trev__rb_lent_sync(rb);	/* the lender counts them ours now */
+out_unlock:
+	pthread_mutex_unlock(&rb->read_lock);
+	return ret;
+}
