@@ -68,8 +68,7 @@ static uint64_t rb_round_page(uint64_t n)
 size_t trev__rb_geometry(uint32_t nr_pages, uint64_t *desc_off, uint64_t *slot_off,
 			 uint64_t *page_off)
 {
-	uint64_t desc = RB_PAGE_SIZE +
-			rb_round_page((uint64_t)RB_LENT_CPUS * sizeof(struct rb_lent_cpu));
+	uint64_t desc = RB_PAGE_SIZE + rb_round_page(trev__rb_views_size());
 	uint64_t slot = desc + rb_round_page((uint64_t)RB_MAX_BUFFERS * sizeof(struct rb_desc));
 	uint64_t page = slot + rb_round_page((uint64_t)nr_pages * sizeof(struct rb_slot));
 
@@ -80,6 +79,16 @@ size_t trev__rb_geometry(uint32_t nr_pages, uint64_t *desc_off, uint64_t *slot_o
 	if (page_off)
 		*page_off = page;
 	return (size_t)(page + (uint64_t)nr_pages * RB_PAGE_SIZE);
+}
+
+_Static_assert(sizeof(struct rb_lent_cpu) == 64 && sizeof(struct rb_view_pub) == 64 &&
+	       sizeof(struct rb_cpu_lost) == 64, "the views' pages: 64 bytes a view each");
+
+/* Bytes of the per-CPU views' pages: the lent counts, the published state, the refusals. */
+size_t trev__rb_views_size(void)
+{
+	return (size_t)RB_VIEWS * (sizeof(struct rb_lent_cpu) + sizeof(struct rb_view_pub) +
+				   sizeof(struct rb_cpu_lost));
 }
 
 /* Descriptors a reader looks at: [0, hwm). */
@@ -226,6 +235,77 @@ void trev__rb_lent_sync(struct trev_rb *rb)
 	}
 }
 
+/* The oldest unread staged event of CPU view @v, or 0. */
+static uint64_t rb_stage_oldest(struct trev_rb *rb, int v)
+{
+	struct rb_rec r;
+
+	return trev__rb_stage_peek(rb, v, &r) ? r.ts : 0;
+}
+
+/*
+ * trev__rb_sync() - at the end of a consuming call: publish what moved.
+ * An attached buffer hands its positions and counts back to the lender
+ * (trev__rb_lent_sync()); the process's own buffer publishes its consuming
+ * positions (each descriptor's handoff, unless lent: then the borrower's
+ * are there) and the state of the CPU views that changed (struct
+ * rb_view_pub), so that a reader of the mapping computes the statistics
+ * this process would. Under read_lock.
+ */
+void trev__rb_sync(struct trev_rb *rb)
+{
+	if (rb->attached) {
+		rb->borrower = true;
+		trev__rb_lent_sync(rb);
+		return;
+	}
+	if (rb->pos_dirty && !atomic_load_explicit(&rb->lent, memory_order_relaxed)) {
+		rb->pos_dirty = false;
+		for (uint32_t i = 0, hwm = trev__rb_hwm(rb); i < hwm; i++) {
+			struct rb_cursor *c = &rb->cursor[i];
+
+			if (!c->handoff_dirty)
+				continue;
+			c->handoff_dirty = false;
+			if (c->gen != UINT64_MAX)
+				trev__rb_handoff_put(&rb->descs[i], c);
+		}
+	}
+	for (uint32_t w = 0; w < RB_VIEWS / 64; w++) {
+		while (rb->pub_dirty[w]) {
+			int v = (int)(w * 64 + (uint32_t)__builtin_ctzll(rb->pub_dirty[w]));
+			struct rb_view_pub *p = rb_pub(rb, (uint32_t)v);
+			const struct rb_stage *st = &rb->stage[v];
+
+			rb->pub_dirty[w] &= rb->pub_dirty[w] - 1;
+			if (v >= rb->nr_cpus)
+				continue;
+			atomic_store_explicit(&p->entries, st->entries, memory_order_relaxed);
+			atomic_store_explicit(&p->bytes, st->bytes, memory_order_relaxed);
+			atomic_store_explicit(&p->oldest_ts, rb_stage_oldest(rb, v),
+					      memory_order_relaxed);
+			atomic_store_explicit(&p->read_events, st->read_events, memory_order_relaxed);
+			atomic_store_explicit(&p->overrun, st->buf_overrun + st->overrun,
+					      memory_order_relaxed);
+			atomic_store_explicit(&p->dropped, st->dropped, memory_order_relaxed);
+		}
+	}
+}
+
+/*
+ * trev__rb_views_reset() - zero the writers' refusals and the published
+ * state of every CPU view (a reset of the buffer). Under read_lock.
+ */
+void trev__rb_views_reset(struct trev_rb *rb)
+{
+	for (int v = 0; v < rb->nr_cpus; v++) {
+		atomic_store_explicit(&rb->cpu_lost[v].dropped, 0, memory_order_relaxed);
+		atomic_store_explicit(&rb->cpu_lost[v].commit_overrun, 0, memory_order_relaxed);
+		rb_pub_touch(rb, v);
+	}
+	trev__rb_sync(rb);
+}
+
 /* Clear the borrower's counts of every CPU view. */
 static void rb_lent_clear(struct trev_rb *rb)
 {
@@ -313,6 +393,7 @@ int trev_rb_lend_consumer(struct trev_rb *rb)
 		trev__rb_handoff_put(d, &rb->cursor[i]);
 	}
 	atomic_fetch_add(&rb->lent, 1);
+	atomic_store(&rb->hdr->lent, 1);
 	pthread_mutex_unlock(&rb->read_lock);
 	return 0;
 }
@@ -347,12 +428,21 @@ int trev_rb_return_consumer(struct trev_rb *rb)
 				c->pos = (struct rb_pos){ .seq = seq, .entry = c->pos.entry,
 							  .drops_seen = c->pos.drops_seen };
 		}
-		rb_handoff_clear(d);
+		/* The process's own position, published again (trev__rb_sync()). */
+		if (c->gen == atomic_load(&d->gen))
+			trev__rb_handoff_put(d, c);
+		else
+			rb_handoff_clear(d);
+		c->handoff_dirty = false;
 	}
 	/* What the borrowers counted per CPU is this buffer's history now. */
-	for (int v = 0; v < rb->nr_cpus && v < (int)RB_LENT_CPUS; v++)
+	for (int v = 0; v < rb->nr_cpus && v < (int)RB_LENT_CPUS; v++) {
 		rb_lent_take(rb, v);
+		rb_pub_touch(rb, v);
+	}
 	atomic_fetch_sub(&rb->lent, 1);
+	atomic_store(&rb->hdr->lent, 0);
+	trev__rb_sync(rb);
 	pthread_mutex_unlock(&rb->read_lock);
 	return 0;
 }
@@ -439,6 +529,7 @@ int trev_rb_attach(struct trev_rb **out, int memfd)
 	rb->base = p;
 	rb->descs = (struct rb_desc *)(void *)(rb->base + desc_off);
 	rb->pages = rb->base + rb->page_off;
+	rb->cpu_lost = rb_region_cpu_lost(rb->base);
 	/* Nothing of this process writes here: every write is refused. */
 	atomic_store(&rb->fast_gen, RB_GEN_OFF);
 	pthread_mutex_init(&rb->read_lock, NULL);

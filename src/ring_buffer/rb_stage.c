@@ -125,14 +125,11 @@ int trev__rb_stage_init(struct trev_rb *rb)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 
-	rb->nr_cpus = n < 1 ? 1 : n > 65536 ? 65536 : (int)n;
+	/* More CPUs share views (rb_view()): the region has pages for RB_VIEWS. */
+	rb->nr_cpus = n < 1 ? 1 : n > (long)RB_VIEWS ? (int)RB_VIEWS : (int)n;
 	rb->stage = calloc((size_t)rb->nr_cpus, sizeof(*rb->stage));
-	rb->cpu_lost = aligned_alloc(64, (size_t)rb->nr_cpus * sizeof(*rb->cpu_lost));
-	if (!rb->stage || !rb->cpu_lost) {
-		trev__rb_stage_fini(rb);
+	if (!rb->stage)
 		return -ENOMEM;
-	}
-	memset(rb->cpu_lost, 0, (size_t)rb->nr_cpus * sizeof(*rb->cpu_lost));
 	return 0;
 }
 
@@ -148,15 +145,13 @@ void trev__rb_stage_fini(struct trev_rb *rb)
 	}
 	rb->stage_nr_free = 0;
 	free(rb->stage);
-	free(rb->cpu_lost);
 	rb->stage = NULL;
-	rb->cpu_lost = NULL;
 }
 
 /*
- * Empty every queue and zero the per-CPU counters. @may_free is false in
- * the child after fork(), which must not call free(): pages go to the
- * free list.
+ * Empty every queue and zero the per-CPU counters (the writers' refusals
+ * in the region: trev__rb_views_reset()). @may_free is false in the child
+ * after fork(), which must not call free(): pages go to the free list.
  */
 void trev__rb_stage_clear(struct trev_rb *rb, bool may_free)
 {
@@ -169,8 +164,7 @@ void trev__rb_stage_clear(struct trev_rb *rb, bool may_free)
 			rb_spage_release(rb, h, may_free);
 		}
 		memset(s, 0, sizeof(*s));
-		atomic_store_explicit(&rb->cpu_lost[i].dropped, 0, memory_order_relaxed);
-		atomic_store_explicit(&rb->cpu_lost[i].commit_overrun, 0, memory_order_relaxed);
+		rb_pub_touch(rb, i);
 	}
 }
 
@@ -191,6 +185,7 @@ static bool rb_stage_make_room(struct trev_rb *rb, struct rb_stage *s, uint64_t 
 
 		s->overrun += unread;
 		s->entries -= unread;
+		s->bytes -= h->ev_bytes;
 		rb_stage_unlink_head(rb, s);
 		if (s->head)
 			s->head->lost += carry;
@@ -216,6 +211,7 @@ void trev__rb_stage_push(struct trev_rb *rb, const struct rb_rec *r, uint64_t lo
 	uint8_t *data, *payload;
 	bool fresh;
 
+	rb_pub_touch(rb, rb_view(rb, cpu));
 	lost += s->pending;
 	fresh = !t || lost || r->ts < t->last_ts || t->nr == RB_STAGE_MAX_EVENTS;
 	if (!fresh) {
@@ -240,6 +236,7 @@ void trev__rb_stage_push(struct trev_rb *rb, const struct rb_rec *r, uint64_t lo
 		p->nr = 0;
 		p->rd = 0;
 		p->rd_off = 0;
+		p->ev_bytes = 0;
 		p->rd_ts = r->ts;
 		p->last_ts = r->ts;
 		p->lost = lost;
@@ -268,6 +265,8 @@ void trev__rb_stage_push(struct trev_rb *rb, const struct rb_rec *r, uint64_t lo
 	t->meta[t->nr].cpu = (uint16_t)cpu;
 	t->nr++;
 	t->last_ts = r->ts;
+	t->ev_bytes += rb_data_size(r->len);
+	s->bytes += rb_data_size(r->len);
 	s->entries++;
 	s->pending = 0;
 }
@@ -328,6 +327,9 @@ void trev__rb_stage_pop(struct trev_rb *rb, int view, struct trev_rb_event *ev, 
 	ev->data = out;
 	s->entries--;
 	s->read_events++;
+	h->ev_bytes -= rb_data_size(r.len);
+	s->bytes -= rb_data_size(r.len);
+	rb_pub_touch(rb, view);
 	if (h->rd == h->nr)
 		rb_stage_unlink_head(rb, s);
 }
@@ -368,6 +370,8 @@ void trev__rb_stage_take_page(struct trev_rb *rb, int view, uint8_t *page)
 	rb_put64(page + 8, commit);
 	s->entries -= h->nr - h->rd;
 	s->read_events += h->nr - h->rd;
+	s->bytes -= h->ev_bytes;
+	rb_pub_touch(rb, view);
 	rb_stage_unlink_head(rb, s);
 }
 
@@ -501,6 +505,8 @@ ssize_t trev_rb_stage_export(struct trev_rb *rb, void *buf, size_t size)
 			memset(page + RB_PAGE_HDR + data, 0, RB_DATA_SIZE - data);
 			len += need;
 			s->entries -= nr;
+			s->bytes -= h->ev_bytes;
+			rb_pub_touch(rb, v);
 			if (!rb->attached) {
 				s->out_staged += nr;
 				s->out_lost += h->lost;
@@ -512,15 +518,20 @@ ssize_t trev_rb_stage_export(struct trev_rb *rb, void *buf, size_t size)
 				goto out;
 			rb_back_hdr(out + len, (uint32_t)v, 0, s->pending);
 			len += RB_BACK_HDR;
+			rb_pub_touch(rb, v);
 			if (!rb->attached)
 				s->out_lost += s->pending;
 			s->pending = 0;
 		}
 	}
+	if (!rb->attached)
+		trev__rb_sync(rb);
 	pthread_mutex_unlock(&rb->read_lock);
 	return (ssize_t)len;
 out:
 	/* @buf is full: the rest goes in the next call. */
+	if (!rb->attached)
+		trev__rb_sync(rb);
 	pthread_mutex_unlock(&rb->read_lock);
 	return len ? (ssize_t)len : -ENOSPC;
 }
@@ -600,6 +611,7 @@ int trev_rb_stage_import(struct trev_rb *rb, const void *buf, size_t len)
 		s->back_lost += lost;
 		if (nr == 0) {
 			s->pending += lost;
+			rb_pub_touch(rb, (int)view);
 			continue;
 		}
 		rb_page_for_each(&w, p + RB_BACK_HDR + (size_t)nr * 8, &r) {
@@ -614,8 +626,8 @@ int trev_rb_stage_import(struct trev_rb *rb, const void *buf, size_t len)
 		}
 		s->back_staged += nr;
 	}
-	if (rb->attached)
-		trev__rb_lent_sync(rb);	/* the lender counts them ours now */
+	/* A borrower tells the lender it has them; a lender publishes its views. */
+	trev__rb_sync(rb);
 out_unlock:
 	pthread_mutex_unlock(&rb->read_lock);
 	return ret;
