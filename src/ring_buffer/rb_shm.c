@@ -16,9 +16,22 @@
  *     → its descriptor's handoff; lent++   cursors ← handoff positions
  *     (local consumers now get -EBUSY)     consumes: pages, merge, staging
  *                                           as in process; after every
- *                                           event and page: handoff ← pos
+ *                                           event and page: handoff ← pos,
+ *                                           its counts → rb_lent_cpu
  *   trev_rb_return_consumer():
- *     read_lock; cursors ← handoff; lent--
+ *     read_lock; cursors ← handoff; lent--;
+ *     the borrower's counts taken in; what
+ *     it held and did not give back: lost
+ *
+ * The staging queues go with the position (rb_stage.c, "Handing staged
+ * events back"): a per-CPU borrower takes the lender's staged events
+ * before it reads and gives its own back before it lets go; the control
+ * socket carries them (UNSTAGE, RESTAGE).
+ *
+ * When not lent, the process publishes its own positions in the same
+ * handoffs, and its staging state per CPU view (struct rb_view_pub), after
+ * every consuming call (trev__rb_sync()): a reader of the mapping computes
+ * the statistics from them without asking the process anything.
  *
  * The handoff is a seqlock written by the one recorder (odd while it
  * writes). The traced process takes it back when the recorder's connection
