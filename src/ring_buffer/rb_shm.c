@@ -319,11 +319,24 @@ void trev__rb_views_reset(struct trev_rb *rb)
 	trev__rb_sync(rb);
 }
 
+/* Zero one view's borrower counts (atomically: a borrower may still be writing them). */
+static void rb_lent_zero(struct rb_lent_cpu *l)
+{
+	atomic_store(&l->read_events, 0);
+	atomic_store(&l->buf_overrun, 0);
+	atomic_store(&l->overrun, 0);
+	atomic_store(&l->dropped, 0);
+	atomic_store(&l->staged, 0);
+	atomic_store(&l->unreported, 0);
+	atomic_store(&l->took, 0);
+	atomic_store(&l->took_lost, 0);
+}
+
 /* Clear the borrower's counts of every CPU view. */
 static void rb_lent_clear(struct trev_rb *rb)
 {
-	for (uint32_t v = 0; v < RB_LENT_CPUS; v++)
-		memset((void *)rb_lent(rb, v), 0, sizeof(struct rb_lent_cpu));
+	for (int v = 0; v < rb->nr_cpus; v++)
+		rb_lent_zero(rb_lent(rb, (uint32_t)v));
 	for (int v = 0; v < rb->nr_cpus; v++) {
 		rb->stage[v].back_staged = 0;
 		rb->stage[v].back_lost = 0;
@@ -368,7 +381,7 @@ static void rb_lent_take(struct trev_rb *rb, int v)
 	s->overrun += atomic_load(&l->overrun) + gone;
 	s->dropped += atomic_load(&l->dropped);
 	s->pending += gone + owed;
-	memset((void *)l, 0, sizeof(*l));
+	rb_lent_zero(l);
 	s->back_staged = s->back_lost = s->out_staged = s->out_lost = 0;
 }
 
