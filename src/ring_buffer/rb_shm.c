@@ -141,8 +141,9 @@ void trev__rb_handoff_put(struct rb_desc *d, const struct rb_cursor *c)
 	struct rb_handoff h = { .valid = 1, .gen = c->gen };
 
 	rb_pos_to_shared(&h.pos, &c->pos);
-	atomic_store_explicit(&d->handoff_seq, seq | 1u, memory_order_relaxed);
-	atomic_thread_fence(memory_order_release);	/* odd before the fields */
+	/* Odd before the fields: the acquire half keeps their stores after it
+	 * (as the writer's slot seqlock does; a fence ThreadSanitizer cannot see). */
+	atomic_exchange_explicit(&d->handoff_seq, seq | 1u, memory_order_acq_rel);
 	memcpy(&d->handoff, &h, sizeof(h));
 	atomic_store_explicit(&d->handoff_seq, (seq | 1u) + 1, memory_order_release);
 }
@@ -152,8 +153,7 @@ static void rb_handoff_clear(struct rb_desc *d)
 {
 	uint32_t seq = atomic_load_explicit(&d->handoff_seq, memory_order_relaxed);
 
-	atomic_store_explicit(&d->handoff_seq, seq | 1u, memory_order_relaxed);
-	atomic_thread_fence(memory_order_release);
+	atomic_exchange_explicit(&d->handoff_seq, seq | 1u, memory_order_acq_rel);
 	d->handoff.valid = 0;
 	atomic_store_explicit(&d->handoff_seq, (seq | 1u) + 1, memory_order_release);
 }

@@ -9,7 +9,9 @@
 #   - trev cat cpu0 raw, then another client's trev cat cpu1 raw, then trace_pipe: the same;
 #   - trev cat cpu0 raw killed (SIGKILL): the events it had staged are gone, and the
 #     process counts them: written == read + the overrun and dropped events that
-#     per_cpu/cpuN/stats show.
+#     per_cpu/cpuN/stats show;
+#   - a process whose buffer cannot be mapped (a flight recorder's file: MAP says EPERM):
+#     trev cat reads the raw pages over the socket instead, with the same result.
 # The pages are decoded with libtraceevent's kbuffer (integ_raw), every event checked by
 # integ_check (payload, check, per-stream order, duplicates). integ_app writes everything
 # into a big discard buffer first ("kept"), so the process is quiescent while it is read.
@@ -60,7 +62,7 @@ integ() {
 start() {
 	local try
 	for try in 1 2 3 4 5 6 7 8 9 10; do
-		INTEG_PAUSE_US=20 INTEG_STAY=1 TREV_BUFFER_KB=4096 TREV_EVENTS=integ:integ_rec \
+		env ${START_ENV:-} INTEG_PAUSE_US=20 INTEG_STAY=1 TREV_BUFFER_KB=4096 TREV_EVENTS=integ:integ_rec \
 			"$app_bin" "$T/$1.counts" kept 3 2000 200 >"$T/$1.app" 2>"$errf" &
 		pids+=($!)
 		wait_ready "$T/$1.app"
@@ -145,5 +147,18 @@ r=$(sed -nE 's/.* read=([0-9]+) .*/\1/p' "$out")
 l=$(sed -nE 's/.* lost=([0-9]+) .*/\1/p' "$out")
 [ -n "$w" ] && [ "$w" = $((r + lost)) ] || fail "killed trev cat: written $w, read $r + lost $lost"
 [ "$l" -le "$lost" ] || fail "trace_pipe reported $l lost, more than the $lost counted"
+kill -TERM "$app"
+
+# ---- no mapping (a flight recorder's file cannot be sealed): over the socket, the same.
+START_ENV="TREV_FLIGHT=$T/flight" start d
+"$trev" stat -p "$app" >"$T/d.stat" 2>"$errf" || fail "trev stat failed"
+grep -q 'from the mapped buffer' "$T/d.stat" && fail "trev stat says it mapped a flight recorder's buffer"
+cat_raw 0 "$T/r0"
+kill -TERM "$cat_pid"
+wait "$cat_pid"
+grep -q . "$T/cat.err" && { cp "$T/cat.err" "$errf"; fail "trev cat cpu0 raw (socket) complained"; }
+pipe_rest "$T/d.pipe"
+"$raw" "$T/fmt" "$T/r0" >"$T/d.raw" || fail "integ_raw: malformed pages"
+integ socket_then_pipe "$T/d.counts" "$T/d.raw" "$T/d.pipe"
 kill -TERM "$app"
 echo "trace_pipe_raw from the mapping, then other readers: every event once: ok"
