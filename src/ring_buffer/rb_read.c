@@ -558,6 +558,7 @@ static int rb_sleep(struct trev_rb *rb, int cpu, int64_t deadline_ms, uint32_t w
 	trev__membarrier();
 	pthread_mutex_lock(&rb->read_lock);
 	data = rb_has_data(rb, cpu);
+	trev__rb_sync(rb);	/* the look may have moved positions past overwritten pages */
 	pthread_mutex_unlock(&rb->read_lock);
 	if (data)
 		goto out;
@@ -608,6 +609,7 @@ int trev_rb_wait(struct trev_rb *rb, int timeout_ms)
 
 		pthread_mutex_lock(&rb->read_lock);
 		data = rb_has_data(rb, -1);
+		trev__rb_sync(rb);
 		pthread_mutex_unlock(&rb->read_lock);
 		if (data)
 			return 1;
@@ -915,6 +917,7 @@ int trev_rb_wait_cpu(struct trev_rb *rb, int cpu, int timeout_ms)
 
 		pthread_mutex_lock(&rb->read_lock);
 		ret = rb_pull(rb, cpu, RB_WANT_EVENT, &r, &id, &settle, &staged);
+		trev__rb_sync(rb);
 		pthread_mutex_unlock(&rb->read_lock);
 		if (staged)
 			rb_wake_sleepers(rb);
