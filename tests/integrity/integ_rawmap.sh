@@ -10,6 +10,9 @@
 #   - trev cat cpu0 raw killed (SIGKILL): the events it had staged are gone, and the
 #     process counts them: written == read + the overrun and dropped events that
 #     per_cpu/cpuN/stats show;
+#   - the process's own cpu0 trace_pipe stages CPU 1's events in the process; trev record -p
+#     then takes them with the position (UNSTAGE) and records them: trace-cmd report of its
+#     file and the cpu0 pipe hold every event once;
 #   - a process whose buffer cannot be mapped (a flight recorder's file: MAP says EPERM):
 #     trev cat reads the raw pages over the socket instead, with the same result.
 # The pages are decoded with libtraceevent's kbuffer (integ_raw), every event checked by
@@ -147,6 +150,26 @@ r=$(sed -nE 's/.* read=([0-9]+) .*/\1/p' "$out")
 l=$(sed -nE 's/.* lost=([0-9]+) .*/\1/p' "$out")
 [ -n "$w" ] && [ "$w" = $((r + lost)) ] || fail "killed trev cat: written $w, read $r + lost $lost"
 [ "$l" -le "$lost" ] || fail "trace_pipe reported $l lost, more than the $lost counted"
+kill -TERM "$app"
+
+# ---- staged in the process by its cpu0 trace_pipe, then recorded by trev record -p.
+start e
+"$trev" cat -p "$app" per_cpu/cpu0/trace_pipe >"$T/e.p0" 2>"$T/pipe.err" &
+p=$!
+pids+=($p)
+wait_for '[ "$(stat_of 0 entries)" = 0 ] && [ "$(grep -c integ_rec: "$T/e.p0")" = "$(stat_of 0 "read events")" ]' \
+	"cpu0's trace_pipe read every event of CPU 0"
+kill -TERM "$p"
+wait "$p"
+[ "$(stat_of 1 entries)" -gt 0 ] || fail "nothing of CPU 1 left to record"
+"$trev" record -e integ:integ_rec -o "$T/e.dat" -p "$app" >"$T/e.out" 2>"$errf" &
+rec=$!
+pids+=($rec)
+wait_for 'grep -q "^trev: recording process $app; Ctrl-C to stop$" "$errf"' "trev record -p started"
+kill -INT "$rec"
+wait "$rec" || fail "trev record -p failed"
+trace-cmd report -i "$T/e.dat" >"$T/e.txt" 2>"$T/e.rep.err" || { cp "$T/e.rep.err" "$errf"; fail "trace-cmd report e.dat failed"; }
+integ staged_then_record "$T/e.counts" "$T/e.p0" "$T/e.txt"
 kill -TERM "$app"
 
 # ---- no mapping (a flight recorder's file cannot be sealed): over the socket, the same.
