@@ -10,6 +10,8 @@
 #   - trev cat cpu0 raw killed (SIGKILL): the events it had staged are gone, and the
 #     process counts them: written == read + the overrun and dropped events that
 #     per_cpu/cpuN/stats show;
+#   - trev cat cpu0 raw killed in the middle of its reading: nothing is read twice, and the
+#     process's trace_pipe reads on;
 #   - the process's own cpu0 trace_pipe stages CPU 1's events in the process; trev record -p
 #     then takes them with the position (UNSTAGE) and records them: trace-cmd report of its
 #     file and the cpu0 pipe hold every event once;
@@ -150,6 +152,48 @@ r=$(sed -nE 's/.* read=([0-9]+) .*/\1/p' "$out")
 l=$(sed -nE 's/.* lost=([0-9]+) .*/\1/p' "$out")
 [ -n "$w" ] && [ "$w" = $((r + lost)) ] || fail "killed trev cat: written $w, read $r + lost $lost"
 [ "$l" -le "$lost" ] || fail "trace_pipe reported $l lost, more than the $lost counted"
+kill -TERM "$app"
+
+# ---- cpu0 from the mapping, killed while it reads: its output is a FIFO nobody reads, so it
+# blocks on a full pipe with pages taken and other CPUs' events staged; then SIGKILL. The
+# position comes back; the process's trace_pipe reads on; nothing is read twice. (The page it
+# was writing dies with it, as pages in a killed trace-cmd's pipe do: read + lost <= written.)
+start f
+mkfifo "$T/fifo"
+exec 3<>"$T/fifo"
+"$trev" cat -p "$app" per_cpu/cpu0/trace_pipe_raw >"$T/fifo" 2>"$T/cat.err" &
+cat_pid=$!
+pids+=($cat_pid)
+wait_for 'blocked_on "$cat_pid" "$T/fifo"' "trev cat cpu0 raw blocked on its full output"
+kill -KILL "$cat_pid"
+wait "$cat_pid" 2>/dev/null
+python3 - "$T/fifo" "$T/f.r0" <<'PY' || fail "reading the FIFO failed"
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+data = b""
+try:
+    while True:
+        b = os.read(fd, 65536)
+        if not b:
+            break
+        data += b
+except BlockingIOError:
+    pass
+with open(sys.argv[2], "wb") as f:
+    f.write(data[:len(data) // 4096 * 4096])	# the page cut in the middle died with it
+PY
+exec 3>&-
+[ -s "$T/f.r0" ] || fail "trev cat cpu0 raw wrote no whole page before it blocked"
+"$trev" cat -p "$app" trace_pipe >"$T/f.pipe" 2>"$T/pipe.err" &
+p=$!
+pids+=($p)
+wait_for '[ "$(stat_sum entries)" = 0 ] && [ "$(grep -c integ_rec: "$T/f.pipe")" -gt 0 ]' \
+	"trace_pipe read on after the killed trev cat" "cat $T/pipe.err"
+kill -TERM "$p"
+wait "$p"
+"$raw" "$T/fmt" "$T/f.r0" >"$T/f.raw" || fail "integ_raw: malformed pages"
+integ map_killed_midway -a "$T/f.counts" "$T/f.raw" "$T/f.pipe"
+kill -0 "$app" || fail "integ_app died with the killed trev cat"
 kill -TERM "$app"
 
 # ---- staged in the process by its cpu0 trace_pipe, then recorded by trev record -p.
