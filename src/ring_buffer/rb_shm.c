@@ -138,13 +138,13 @@ static void rb_pos_to_shared(struct rb_pos_shared *o, const struct rb_pos *p)
 void trev__rb_handoff_put(struct rb_desc *d, const struct rb_cursor *c)
 {
 	uint32_t seq = atomic_load_explicit(&d->handoff_seq, memory_order_relaxed);
-	struct rb_handoff h = { .valid = 1, .gen = c->gen };
 
-	rb_pos_to_shared(&h.pos, &c->pos);
 	/* Odd before the fields: the acquire half keeps their stores after it
 	 * (as the writer's slot seqlock does; a fence ThreadSanitizer cannot see). */
 	atomic_exchange_explicit(&d->handoff_seq, seq | 1u, memory_order_acq_rel);
-	memcpy(&d->handoff, &h, sizeof(h));
+	d->handoff.valid = 1;
+	d->handoff.gen = c->gen;
+	rb_pos_to_shared(&d->handoff.pos, &c->pos);
 	atomic_store_explicit(&d->handoff_seq, (seq | 1u) + 1, memory_order_release);
 }
 
