@@ -522,6 +522,40 @@ TREV_API int trev_rb_lend_consumer(struct trev_rb *rb);
  */
 TREV_API int trev_rb_return_consumer(struct trev_rb *rb);
 
+/**
+ * trev_rb_stage_export() - take the staged events out of a buffer
+ * @rb: a buffer from trev_rb_attach() that consumed per CPU, or a lent
+ *      buffer (trev_rb_lend_consumer()), whose staged events go to its
+ *      borrower: they are its to consume
+ * @buf: receives records (docs/ring-buffer.md, "Shared memory"), whole
+ *       ones only
+ * @size: its size; 16 KiB always takes at least one record
+ *
+ * A per-CPU reader of a borrowed buffer stages other CPUs' events in its
+ * own memory. Before the position goes back (trev_rb_return_consumer()),
+ * the borrower hands them to the lender with this call and
+ * trev_rb_stage_import() there, so that the lender's readers still read
+ * them; events it does not hand back are counted lost at the return.
+ * Call it until it returns 0, and read no more afterwards. The lender
+ * hands its own staged events over the same way, right after lending.
+ *
+ * Context: any thread of the borrower. Return: bytes stored, 0 when
+ * nothing is staged, -ENOSPC (@size too small), -EINVAL.
+ */
+TREV_API ssize_t trev_rb_stage_export(struct trev_rb *rb, void *buf, size_t size);
+
+/**
+ * trev_rb_stage_import() - stage what the other side handed over
+ * @rb: a buffer lent with trev_rb_lend_consumer() (the borrower's events
+ *      back), or one from trev_rb_attach() (the lender's, before reading)
+ * @buf, @len: records from trev_rb_stage_export() of the other process,
+ *             which may hold anything: all are checked before any is taken
+ *
+ * Context: any thread; a lender while lent. Return: 0, -EBADMSG
+ * (malformed: nothing taken), -EINVAL (not lent).
+ */
+TREV_API int trev_rb_stage_import(struct trev_rb *rb, const void *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -46,14 +46,16 @@ struct trev_proto_hdr {
 /*
  * 2: HOLD is acknowledged at once. 3: READ may carry flags (TREV_PR_FULL),
  * and MAP hands over the ring buffer's memfd. 4: MAP may hand over the
- * busy words' memfd as well (TREV_MAP_BUSY).
+ * busy words' memfd as well (TREV_MAP_BUSY). 5: UNSTAGE and RESTAGE move
+ * the per-CPU staging queues with the consuming position.
  * HELLO agrees on a version: the server answers the client's when it speaks
  * it (MIN .. VERSION), else its own, which the client then refuses.
  */
-#define TREV_PROTO_VERSION	4u
+#define TREV_PROTO_VERSION	5u
 #define TREV_PROTO_VERSION_MIN	2u
 #define TREV_PROTO_READ_FLAGS	3u	/* the first version whose READ takes flags */
 #define TREV_PROTO_MAP_BUSY	4u	/* the first version whose MAP takes TREV_MAP_BUSY */
+#define TREV_PROTO_RESTAGE	5u	/* the first version with UNSTAGE and RESTAGE */
 #define TREV_PROTO_MAX_PAYLOAD	(1u << 20)	/* 1 MiB, both ways */
 #define TREV_PROTO_MAX_PATH	4096u
 #define TREV_PROTO_MAX_HANDLES	64u		/* open files per connection */
@@ -96,6 +98,19 @@ struct trev_proto_hdr {
  *		With TREV_MAP_BUSY (version 4) a second descriptor follows
  *		when the process has one: its busy words, sealed, for
  *		trev_rb_attach_busy().
+ *	UNSTAGE	(version 5, after MAP with TREV_MAP_CONSUME on this
+ *		connection) arg: max bytes (<= MAX_PAYLOAD, >= 16 KiB) → records
+ *		of trev_rb_stage_export(): the events the process had staged
+ *		per CPU, which leave its queues for the client's (their
+ *		consumer now); arg: their bytes, 0 when none are left. The
+ *		client stages them before it reads (trev_rb_stage_import(),
+ *		which checks them).
+ *	RESTAGE	(version 5, after MAP with TREV_MAP_CONSUME on this
+ *		connection) records of trev_rb_stage_export(): the events the
+ *		client staged while it read one CPU → arg: 0, or -EBADMSG and
+ *		nothing taken (every record is checked first), -EINVAL without
+ *		a consuming MAP. Staged events not handed back before the
+ *		connection closes are counted lost (docs/ring-buffer.md).
  *
  * Paths are relative to the tree's root, as trev_file_open() takes them,
  * without a terminating NUL in the payload.
@@ -113,7 +128,9 @@ struct trev_proto_hdr {
 	C(RMDIR, 10)		\
 	C(RELEASE, 11)		\
 	C(HOLD, 12)		\
-	C(MAP, 13)
+	C(MAP, 13)		\
+	C(RESTAGE, 14)		\
+	C(UNSTAGE, 15)
 
 #define TREV_PROTO_OP_ENUM(name, nr)	TREV_OP_##name = nr,
 enum trev_proto_op { TREV_PROTO_OPS(TREV_PROTO_OP_ENUM) };

@@ -488,6 +488,31 @@ static int ctl_map(struct ctl_conn *c, const struct trev_proto_hdr *h)
 	return ctl_reply_fds(c, h, fds, nfds);
 }
 
+/*
+ * RESTAGE: the staged events of the client that consumes through MAP, back
+ * into the buffer's staging queues; trev_rb_stage_import() checks them.
+ */
+static int ctl_restage(struct ctl_conn *c, const struct trev_proto_hdr *h)
+{
+	if (h->handle || h->arg || !c->mapped_consume)
+		return ctl_reply(c, h, -EINVAL, NULL, 0);
+	return ctl_reply(c, h, trev__instance_restage(c->in, h->len), NULL, 0);
+}
+
+/* UNSTAGE: the staged events go to the client that consumes through MAP. */
+static int ctl_unstage(struct ctl_conn *c, const struct trev_proto_hdr *h)
+{
+	ssize_t n;
+
+	if (h->handle || h->len || !c->mapped_consume || h->arg < 16384 ||
+	    (uint32_t)h->arg > TREV_PROTO_MAX_PAYLOAD)
+		return ctl_reply(c, h, -EINVAL, NULL, 0);
+	if (ctl_room(&c->out, &c->out_cap, (uint32_t)h->arg) < 0)
+		return ctl_reply(c, h, -ENOMEM, NULL, 0);
+	n = trev__instance_unstage(c->out, (size_t)h->arg);
+	return ctl_reply(c, h, (int32_t)n, c->out, n < 0 ? 0 : (uint32_t)n);
+}
+
 static int ctl_handle(struct ctl_conn *c, const struct trev_proto_hdr *h)
 {
 	const char *path = NULL;
@@ -577,6 +602,10 @@ static int ctl_handle(struct ctl_conn *c, const struct trev_proto_hdr *h)
 		return ctl_hold(c, h);
 	case TREV_OP_MAP:
 		return ctl_map(c, h);
+	case TREV_OP_RESTAGE:
+		return ctl_restage(c, h);
+	case TREV_OP_UNSTAGE:
+		return ctl_unstage(c, h);
 	default:
 		return ctl_reply(c, h, -EOPNOTSUPP, NULL, 0);
 	}

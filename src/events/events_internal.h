@@ -277,6 +277,10 @@ void trev__instance_buffers_put(struct trev_trace_array *tr);
  */
 int trev__instance_lend(bool consume, int *memfd);
 void trev__instance_unlend(bool consume);
+/* The staged events a consuming borrower hands back (trev_rb_stage_import()). */
+int trev__instance_restage(const void *buf, size_t len);
+/* The top instance's staged events, to its consuming borrower (trev_rb_stage_export()). */
+ssize_t trev__instance_unstage(void *buf, size_t size);
 /* In a forked child: its buffers are its own, lent to nobody. */
 void trev__instance_lends_forget(void);
 int trev__snapshot_arm(struct trev_trace_array *tr);

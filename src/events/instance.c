@@ -494,6 +494,33 @@ void trev__instance_unlend(bool consume)
 	pthread_rwlock_unlock(&tr->buf_lock);
 }
 
+int trev__instance_restage(const void *buf, size_t len)
+{
+	struct trev_trace_array *tr = trev__top_instance();
+	int ret;
+
+	if (!tr)
+		return -ENOMEM;
+	/* While lent the buffer cannot be swapped: it is the one lent. */
+	pthread_rwlock_rdlock(&tr->buf_lock);
+	ret = trev_rb_stage_import(tr->rb, buf, len);
+	pthread_rwlock_unlock(&tr->buf_lock);
+	return ret;
+}
+
+ssize_t trev__instance_unstage(void *buf, size_t size)
+{
+	struct trev_trace_array *tr = trev__top_instance();
+	ssize_t ret;
+
+	if (!tr)
+		return -ENOMEM;
+	pthread_rwlock_rdlock(&tr->buf_lock);
+	ret = trev_rb_stage_export(tr->rb, buf, size);
+	pthread_rwlock_unlock(&tr->buf_lock);
+	return ret;
+}
+
 void trev__instance_lends_forget(void)
 {
 	struct trev_trace_array *tr = trev__top_instance_if_made();

@@ -7,6 +7,12 @@
  *
  *   OFFSET        SIZE                        MEANING
  *   0             4096                        struct rb_region (header)
+ *   4096          RB_VIEWS * 64               struct rb_lent_cpu[]: a borrower's
+ *                                             per-CPU counts (rb_shm.c)
+ *   + RB_VIEWS*64 RB_VIEWS * 64               struct rb_view_pub[]: the process's
+ *                                             own per-CPU reader state (rb_shm.c)
+ *   + 2*that      RB_VIEWS * 64               struct rb_cpu_lost[]: writer refusals
+ *                                             by CPU
  *   desc_off      RB_MAX_BUFFERS * desc size  struct rb_desc[]: one per buffer
  *   slot_off      nr_pages * slot size        struct rb_slot[]: one per page
  *   page_off      nr_pages * 4096             pages (docs/formats.md, "Ring-buffer pages")
@@ -122,12 +128,14 @@
 #define rb_cold			__attribute__((noinline, cold))
 
 #define RB_MAGIC		0x62727674u	/* "tvrb" */
-#define RB_VERSION		3u	/* 3: desc_hwm and the hand-over position */
+#define RB_VERSION		4u	/* 3: desc_hwm and the hand-over position;
+					 * 4: the per-CPU views' pages, lent */
 #define RB_MAX_BUFFERS		1024u	/* per-thread buffers per trev_rb */
 #define RB_MAX_SETS		64u	/* trev_rb objects alive at once */
 #define RB_MAX_NEST		8u	/* nested writers per thread */
 #define RB_MIN_PAGES		2u
-#define RB_LENT_CPUS		128u	/* CPU views whose counts a borrower hands back */
+#define RB_VIEWS		1024u	/* CPU views at most (more CPUs share them) */
+#define RB_LENT_CPUS		RB_VIEWS	/* CPU views whose counts a borrower hands back */
 #define RB_ATTACHED_MAX_STEPS	(1u << 16)	/* records and pages one peek of an
 						 * attached buffer walks at most */
 #define RB_SEQ_NONE		UINT64_MAX	/* slot holds no page */
@@ -294,12 +302,40 @@ struct rb_region {
 	_Atomic uint64_t reclaimed_lost; /* unread events of recycled dead buffers */
 	_Atomic uint64_t counter; /* the counter clock */
 	_Atomic uint32_t desc_hwm; /* descriptors [0, desc_hwm) were ever used */
-	/* While the consuming position is lent (rb_shm.c): the borrower's
-	 * per-CPU counts, which the lender's per-CPU statistics add. */
-	struct rb_lent_cpu {
-		_Atomic uint64_t read_events;	/* events of the CPU it consumed */
-		_Atomic uint64_t buf_overrun;	/* overruns it met, by CPU */
-	} lent_cpu[RB_LENT_CPUS];
+	_Atomic uint32_t lent;	/* the consuming position is lent (rb_shm.c) */
+};
+
+/*
+ * While the consuming position is lent (rb_shm.c): the borrower's counts
+ * of one CPU view, in the pages after the header. The lender's per-CPU
+ * statistics add them; what it staged and did not hand back
+ * (trev_rb_stage_export()) counts as lost when the position returns.
+ */
+struct rb_lent_cpu {
+	_Atomic uint64_t read_events;	/* events of the CPU it consumed */
+	_Atomic uint64_t buf_overrun;	/* overruns it met, by CPU */
+	_Atomic uint64_t overrun;	/* staged events its full queue dropped (overwrite) */
+	_Atomic uint64_t dropped;	/* events its full queue refused (discard) */
+	_Atomic uint64_t staged;	/* unread events in its staging queue */
+	_Atomic uint64_t unreported;	/* losses it owes a report of: pending,
+					 * and the lost counts of its staged pages */
+	_Atomic uint64_t took;		/* staged events the lender handed it */
+	_Atomic uint64_t took_lost;	/*   and the lost counts with them */
+};
+
+/*
+ * The process's own reader state of one CPU view, published after every
+ * consuming call (trev__rb_sync()), for statistics read from the mapping:
+ * what its staging queue holds, and its counters (struct rb_stage).
+ */
+struct rb_view_pub {
+	_Atomic uint64_t entries;	/* unread staged events */
+	_Atomic uint64_t bytes;		/* their data bytes */
+	_Atomic uint64_t oldest_ts;	/* time stamp of the first of them */
+	_Atomic uint64_t read_events;	/* events of the CPU consumed */
+	_Atomic uint64_t overrun;	/* buffer overruns met, and staged events dropped */
+	_Atomic uint64_t dropped;	/* events the full queue refused */
+	uint64_t pad[2];
 };
 
 /* Process-local reader state of one buffer: a position and a page copy. */
@@ -340,6 +376,7 @@ struct rb_spage {
 	uint32_t nr;		/* events on it */
 	uint32_t rd;		/* of which consumed */
 	uint32_t rd_off;	/* offset of the next unread record */
+	uint32_t ev_bytes;	/* data bytes of its unread events */
 	uint64_t rd_ts;		/* time stamp before the record at rd_off */
 	uint64_t last_ts;	/* time stamp of the last record */
 	uint64_t lost;		/* events lost before its first unread event */
@@ -359,6 +396,12 @@ struct rb_stage {
 	uint64_t dropped;	/* events refused by a full queue (discard) */
 	uint64_t buf_overrun;	/* buffer overruns attributed to this CPU */
 	uint64_t read_events;	/* events of this CPU consumed, by any reader */
+	uint64_t bytes;		/* data bytes of the unread events queued */
+	uint64_t back_staged;	/* while lent: staged events the borrower handed back
+				 * (in a borrower: those the lender handed it) */
+	uint64_t back_lost;	/*   and the lost counts that came with them */
+	uint64_t out_staged;	/* while lent: staged events handed to the borrower */
+	uint64_t out_lost;	/*   and the lost counts that went with them */
 };
 
 /* Writer refusals by the CPU the writer was on; one cache line each. */
@@ -402,7 +445,10 @@ struct trev_rb {
 	struct rb_stage *stage;	/* [nr_cpus], under read_lock */
 	struct rb_spage *stage_free; /* pages to reuse, under read_lock */
 	uint32_t stage_nr_free;	/* pages on it */
-	struct rb_cpu_lost *cpu_lost; /* [nr_cpus], written by refusing writers */
+	struct rb_cpu_lost *cpu_lost; /* [nr_cpus] in the region, written by refusing writers */
+	uint64_t pub_dirty[RB_VIEWS / 64]; /* views to publish (trev__rb_sync()), under read_lock */
+	bool pos_dirty;		/* some cursor's handoff_dirty is set, under read_lock */
+	bool borrower;		/* attached, and it consumed: the lent counts are its own */
 	_Atomic uint32_t sleepers; /* readers asleep that staging must wake */
 	struct {		/* settings kept across fork() */
 		uint32_t nr_pages, size_pages, cap_pages, record_on;
@@ -446,6 +492,33 @@ static inline int trev__rb_this_cpu(void)
 	int32_t cpu = id ? *id : -1;
 
 	return cpu >= 0 ? cpu : sched_getcpu();
+}
+
+/* The borrower's counts of CPU view @v < RB_VIEWS. */
+static inline struct rb_lent_cpu *rb_lent(const struct trev_rb *rb, uint32_t v)
+{
+	return (struct rb_lent_cpu *)(void *)(rb->base + RB_PAGE_SIZE) + v;
+}
+
+/* The published reader state of CPU view @v < RB_VIEWS. */
+static inline struct rb_view_pub *rb_pub(const struct trev_rb *rb, uint32_t v)
+{
+	return (struct rb_view_pub *)(void *)(rb->base + RB_PAGE_SIZE +
+					      (uint64_t)RB_VIEWS * sizeof(struct rb_lent_cpu)) + v;
+}
+
+/* Where the writers' refusals by CPU lie in a region mapped at @base. */
+static inline struct rb_cpu_lost *rb_region_cpu_lost(uint8_t *base)
+{
+	return (struct rb_cpu_lost *)(void *)(base + RB_PAGE_SIZE +
+					      (uint64_t)RB_VIEWS * (sizeof(struct rb_lent_cpu) +
+								    sizeof(struct rb_view_pub)));
+}
+
+/* CPU view @v's published state changed: trev__rb_sync() copies it out. */
+static inline void rb_pub_touch(struct trev_rb *rb, int v)
+{
+	rb->pub_dirty[(uint32_t)v / 64] |= 1ull << ((uint32_t)v % 64);
 }
 
 static inline struct rb_slot *rb_slot_of(const struct trev_rb *rb, uint32_t page)
@@ -579,6 +652,10 @@ void trev__rb_handoff_put(struct rb_desc *d, const struct rb_cursor *c);
 void trev__rb_consumer_pos(struct trev_rb *rb, uint32_t i, struct rb_cursor *out);
 void trev__rb_detach(struct trev_rb *rb);
 void trev__rb_lent_sync(struct trev_rb *rb);
+void trev__rb_sync(struct trev_rb *rb);
+void trev__rb_views_reset(struct trev_rb *rb);
+size_t trev__rb_views_size(void);
+uint64_t trev__rb_lent_entries(struct trev_rb *rb, int v);
 void trev__rb_global_init(void);
 int trev__rb_create_in(struct trev_rb **out, const struct trev_rb_options *opts, int file);
 

@@ -300,7 +300,8 @@ static void rb_publish_read(struct trev_rb *rb, struct rb_desc *d, struct rb_cur
 	if (atomic_load_explicit(&d->read_seq, memory_order_relaxed) != c->pos.seq)
 		atomic_store_explicit(&d->read_seq, c->pos.seq, memory_order_release);
 	(void)rb;
-	c->handoff_dirty = true;	/* handed back at the call's end (trev__rb_lent_sync()) */
+	c->handoff_dirty = true;	/* published at the call's end (trev__rb_sync()) */
+	rb->pos_dirty = true;
 }
 
 /*
@@ -407,6 +408,7 @@ static int rb_peek_buffer(struct trev_rb *rb, uint32_t i, struct rb_rec *r)
 		rb_local_add(&d->overrun, skipped);
 		/* Per CPU: the CPU of the first event after the hole. */
 		rb->stage[rb_view(rb, c->pos.cpu)].buf_overrun += skipped;
+		rb_pub_touch(rb, rb_view(rb, c->pos.cpu));
 	}
 	rb_publish_read(rb, d, c);
 	return ret;
@@ -556,6 +558,7 @@ static int rb_sleep(struct trev_rb *rb, int cpu, int64_t deadline_ms, uint32_t w
 	trev__membarrier();
 	pthread_mutex_lock(&rb->read_lock);
 	data = rb_has_data(rb, cpu);
+	trev__rb_sync(rb);	/* the look may have moved positions past overwritten pages */
 	pthread_mutex_unlock(&rb->read_lock);
 	if (data)
 		goto out;
@@ -606,6 +609,7 @@ int trev_rb_wait(struct trev_rb *rb, int timeout_ms)
 
 		pthread_mutex_lock(&rb->read_lock);
 		data = rb_has_data(rb, -1);
+		trev__rb_sync(rb);
 		pthread_mutex_unlock(&rb->read_lock);
 		if (data)
 			return 1;
@@ -670,9 +674,11 @@ static void rb_take_event(struct trev_rb *rb, int id, const struct rb_rec *r,
 	ev->lost += s->pending;
 	s->pending = 0;
 	s->read_events++;
+	rb_pub_touch(rb, rb_view(rb, c->pos.cpu));
 	rb_pos_advance(&c->pos, r);
 	rb_local_add(&d->read_events, 1);
 	c->handoff_dirty = true;
+	rb->pos_dirty = true;
 }
 
 /* Move the head event of buffer @id, peeked into @r, to its CPU's queue. */
@@ -685,6 +691,7 @@ static void rb_stage_event(struct trev_rb *rb, int id, const struct rb_rec *r)
 	rb_pos_advance(&c->pos, r);
 	rb_local_add(&d->read_events, 1);
 	c->handoff_dirty = true;
+	rb->pos_dirty = true;
 }
 
 int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms)
@@ -717,8 +724,7 @@ int trev_rb_consume(struct trev_rb *rb, struct trev_rb_event *ev, int timeout_ms
 			}
 			rb_take_event(rb, id, &r, ev, out);
 		}
-		if (rb->attached)
-			trev__rb_lent_sync(rb);
+		trev__rb_sync(rb);
 		pthread_mutex_unlock(&rb->read_lock);
 		if (ret != 0 || timeout_ms == 0)
 			return ret;
@@ -872,8 +878,7 @@ int trev_rb_consume_cpu(struct trev_rb *rb, int cpu, struct trev_rb_event *ev, i
 			rb_take_event(rb, id, &r, ev, out);
 			ret = 1;
 		}
-		if (rb->attached)
-			trev__rb_lent_sync(rb);
+		trev__rb_sync(rb);
 		pthread_mutex_unlock(&rb->read_lock);
 		if (staged)
 			rb_wake_sleepers(rb);
@@ -912,6 +917,7 @@ int trev_rb_wait_cpu(struct trev_rb *rb, int cpu, int timeout_ms)
 
 		pthread_mutex_lock(&rb->read_lock);
 		ret = rb_pull(rb, cpu, RB_WANT_EVENT, &r, &id, &settle, &staged);
+		trev__rb_sync(rb);
 		pthread_mutex_unlock(&rb->read_lock);
 		if (staged)
 			rb_wake_sleepers(rb);
@@ -955,8 +961,7 @@ int trev_rb_read_page_cpu_flags(struct trev_rb *rb, int cpu, void *page, unsigne
 			trev__rb_stage_take_page(rb, cpu, page);
 			ret = 1;
 		}
-		if (rb->attached)
-			trev__rb_lent_sync(rb);
+		trev__rb_sync(rb);
 		pthread_mutex_unlock(&rb->read_lock);
 		if (staged)
 			rb_wake_sleepers(rb);
@@ -1129,8 +1134,7 @@ int trev_rb_read_page_flags(struct trev_rb *rb, void *page, unsigned int *buffer
 		rb_build_page(rb, c, d, page);
 	rb_publish_read(rb, d, c);
 out_unlock:
-	if (rb->attached)
-		trev__rb_lent_sync(rb);
+	trev__rb_sync(rb);
 	pthread_mutex_unlock(&rb->read_lock);
 	return ret;
 }
@@ -1327,8 +1331,7 @@ int trev_rb_read_page_any(struct trev_rb *rb, void *page, int *cpu, unsigned int
 
 		pthread_mutex_lock(&rb->read_lock);
 		ret = rb_any_step(rb, flags & TREV_RB_READ_FULL, page, cpu, &settle, &staged);
-		if (rb->attached)
-			trev__rb_lent_sync(rb);
+		trev__rb_sync(rb);
 		pthread_mutex_unlock(&rb->read_lock);
 		if (staged)
 			rb_wake_sleepers(rb);
@@ -1623,12 +1626,17 @@ int trev_rb_cpu_stats(struct trev_rb *rb, int cpu, struct trev_rb_stats *st)
 	struct rb_cursor lc;
 	struct rb_stage *s;
 	struct rb_rec r;
-	uint64_t overrun = 0;
+	uint64_t overrun = 0, sdropped;
 	int ret;
 
 	if (!rb_cpu_ok(rb, cpu) || !st)
 		return -EINVAL;
 	memset(st, 0, sizeof(*st));
+	/* Another process's buffer read for its statistics only: its
+	 * positions and staging are what it published, not what a borrower
+	 * holds now (the borrower's share is not in the region). */
+	if (rb->attached && !rb->borrower && atomic_load(&rb->hdr->lent))
+		return -EBUSY;
 	/* Overruns no consumer has met yet: attributed as a consumer will
 	 * attribute them (rb_peek_buffer()), without moving its cursor. */
 	pthread_mutex_lock(&rb->read_lock);
@@ -1661,15 +1669,37 @@ int trev_rb_cpu_stats(struct trev_rb *rb, int cpu, struct trev_rb_stats *st)
 	s = &rb->stage[cpu];
 	st->read_events = s->read_events;
 	st->overrun = s->buf_overrun + s->overrun + overrun;
-	if (atomic_load_explicit(&rb->lent, memory_order_relaxed) && cpu < (int)RB_LENT_CPUS) {
-		st->read_events += atomic_load(&rb->hdr->lent_cpu[cpu].read_events);
-		st->overrun += atomic_load(&rb->hdr->lent_cpu[cpu].buf_overrun);
+	sdropped = s->dropped;
+	if (!rb->attached && atomic_load_explicit(&rb->lent, memory_order_relaxed) &&
+	    cpu < (int)RB_LENT_CPUS) {
+		/* The borrower's counts, and the events it holds staged. */
+		struct rb_lent_cpu *l = rb_lent(rb, (uint32_t)cpu);
+
+		st->read_events += atomic_load(&l->read_events);
+		st->overrun += atomic_load(&l->buf_overrun) + atomic_load(&l->overrun);
+		sdropped += atomic_load(&l->dropped);
+		st->entries += trev__rb_lent_entries(rb, cpu);
+	}
+	if (rb->attached) {
+		/* The lender's own staging and counts, as it published them. */
+		struct rb_view_pub *p = rb_pub(rb, (uint32_t)cpu);
+		uint64_t staged = atomic_load(&p->entries);
+
+		uint64_t oldest = atomic_load(&p->oldest_ts);
+
+		if (staged && (st->entries == 0 || oldest < st->oldest_event_ts))
+			st->oldest_event_ts = oldest;
+		st->entries += staged;
+		st->bytes += atomic_load(&p->bytes);
+		st->read_events += atomic_load(&p->read_events);
+		st->overrun += atomic_load(&p->overrun);
+		sdropped += atomic_load(&p->dropped);
 	}
 	st->commit_overrun = atomic_load_explicit(&rb->cpu_lost[cpu].commit_overrun,
 						  memory_order_relaxed);
 	st->dropped_events = atomic_load_explicit(&rb->cpu_lost[cpu].dropped,
-						  memory_order_relaxed) + s->dropped;
-	st->written = st->entries + st->read_events + st->overrun + s->dropped;
+						  memory_order_relaxed) + sdropped;
+	st->written = st->entries + st->read_events + st->overrun + sdropped;
 	pthread_mutex_unlock(&rb->read_lock);
 	st->now_ts = trev_rb_clock_now(rb);
 	return 0;

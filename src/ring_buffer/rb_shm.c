@@ -16,9 +16,22 @@
  *     → its descriptor's handoff; lent++   cursors ← handoff positions
  *     (local consumers now get -EBUSY)     consumes: pages, merge, staging
  *                                           as in process; after every
- *                                           event and page: handoff ← pos
+ *                                           event and page: handoff ← pos,
+ *                                           its counts → rb_lent_cpu
  *   trev_rb_return_consumer():
- *     read_lock; cursors ← handoff; lent--
+ *     read_lock; cursors ← handoff; lent--;
+ *     the borrower's counts taken in; what
+ *     it held and did not give back: lost
+ *
+ * The staging queues go with the position (rb_stage.c, "Handing staged
+ * events back"): a per-CPU borrower takes the lender's staged events
+ * before it reads and gives its own back before it lets go; the control
+ * socket carries them (UNSTAGE, RESTAGE).
+ *
+ * When not lent, the process publishes its own positions in the same
+ * handoffs, and its staging state per CPU view (struct rb_view_pub), after
+ * every consuming call (trev__rb_sync()): a reader of the mapping computes
+ * the statistics from them without asking the process anything.
  *
  * The handoff is a seqlock written by the one recorder (odd while it
  * writes). The traced process takes it back when the recorder's connection
@@ -68,7 +81,7 @@ static uint64_t rb_round_page(uint64_t n)
 size_t trev__rb_geometry(uint32_t nr_pages, uint64_t *desc_off, uint64_t *slot_off,
 			 uint64_t *page_off)
 {
-	uint64_t desc = RB_PAGE_SIZE;
+	uint64_t desc = RB_PAGE_SIZE + rb_round_page(trev__rb_views_size());
 	uint64_t slot = desc + rb_round_page((uint64_t)RB_MAX_BUFFERS * sizeof(struct rb_desc));
 	uint64_t page = slot + rb_round_page((uint64_t)nr_pages * sizeof(struct rb_slot));
 
@@ -79,6 +92,16 @@ size_t trev__rb_geometry(uint32_t nr_pages, uint64_t *desc_off, uint64_t *slot_o
 	if (page_off)
 		*page_off = page;
 	return (size_t)(page + (uint64_t)nr_pages * RB_PAGE_SIZE);
+}
+
+_Static_assert(sizeof(struct rb_lent_cpu) == 64 && sizeof(struct rb_view_pub) == 64 &&
+	       sizeof(struct rb_cpu_lost) == 64, "the views' pages: 64 bytes a view each");
+
+/* Bytes of the per-CPU views' pages: the lent counts, the published state, the refusals. */
+size_t trev__rb_views_size(void)
+{
+	return (size_t)RB_VIEWS * (sizeof(struct rb_lent_cpu) + sizeof(struct rb_view_pub) +
+				   sizeof(struct rb_cpu_lost));
 }
 
 /* Descriptors a reader looks at: [0, hwm). */
@@ -115,12 +138,13 @@ static void rb_pos_to_shared(struct rb_pos_shared *o, const struct rb_pos *p)
 void trev__rb_handoff_put(struct rb_desc *d, const struct rb_cursor *c)
 {
 	uint32_t seq = atomic_load_explicit(&d->handoff_seq, memory_order_relaxed);
-	struct rb_handoff h = { .valid = 1, .gen = c->gen };
 
-	rb_pos_to_shared(&h.pos, &c->pos);
-	atomic_store_explicit(&d->handoff_seq, seq | 1u, memory_order_relaxed);
-	atomic_thread_fence(memory_order_release);	/* odd before the fields */
-	memcpy(&d->handoff, &h, sizeof(h));
+	/* Odd before the fields: the acquire half keeps their stores after it
+	 * (as the writer's slot seqlock does; a fence ThreadSanitizer cannot see). */
+	atomic_exchange_explicit(&d->handoff_seq, seq | 1u, memory_order_acq_rel);
+	d->handoff.valid = 1;
+	d->handoff.gen = c->gen;
+	rb_pos_to_shared(&d->handoff.pos, &c->pos);
 	atomic_store_explicit(&d->handoff_seq, (seq | 1u) + 1, memory_order_release);
 }
 
@@ -129,8 +153,7 @@ static void rb_handoff_clear(struct rb_desc *d)
 {
 	uint32_t seq = atomic_load_explicit(&d->handoff_seq, memory_order_relaxed);
 
-	atomic_store_explicit(&d->handoff_seq, seq | 1u, memory_order_relaxed);
-	atomic_thread_fence(memory_order_release);
+	atomic_exchange_explicit(&d->handoff_seq, seq | 1u, memory_order_acq_rel);
 	d->handoff.valid = 0;
 	atomic_store_explicit(&d->handoff_seq, (seq | 1u) + 1, memory_order_release);
 }
@@ -208,11 +231,173 @@ void trev__rb_lent_sync(struct trev_rb *rb)
 		trev__rb_handoff_put(&rb->descs[i], &rb->cursor[i]);
 	}
 	for (int v = 0; v < rb->nr_cpus && v < (int)RB_LENT_CPUS; v++) {
-		atomic_store_explicit(&rb->hdr->lent_cpu[v].read_events, rb->stage[v].read_events,
-				      memory_order_relaxed);
-		atomic_store_explicit(&rb->hdr->lent_cpu[v].buf_overrun, rb->stage[v].buf_overrun,
-				      memory_order_relaxed);
+		struct rb_lent_cpu *l = rb_lent(rb, (uint32_t)v);
+		const struct rb_stage *s = &rb->stage[v];
+		uint64_t unreported = s->pending;
+
+		for (const struct rb_spage *p = s->head; p; p = p->next)
+			unreported += p->lost;
+		atomic_store_explicit(&l->read_events, s->read_events, memory_order_relaxed);
+		atomic_store_explicit(&l->buf_overrun, s->buf_overrun, memory_order_relaxed);
+		atomic_store_explicit(&l->overrun, s->overrun, memory_order_relaxed);
+		atomic_store_explicit(&l->dropped, s->dropped, memory_order_relaxed);
+		atomic_store_explicit(&l->staged, s->entries, memory_order_relaxed);
+		atomic_store_explicit(&l->unreported, unreported, memory_order_relaxed);
+		atomic_store_explicit(&l->took, s->back_staged, memory_order_relaxed);
+		atomic_store_explicit(&l->took_lost, s->back_lost, memory_order_relaxed);
 	}
+}
+
+/* The oldest unread staged event of CPU view @v, or 0. */
+static uint64_t rb_stage_oldest(struct trev_rb *rb, int v)
+{
+	struct rb_rec r;
+
+	return trev__rb_stage_peek(rb, v, &r) ? r.ts : 0;
+}
+
+/*
+ * trev__rb_sync() - at the end of a consuming call: publish what moved.
+ * An attached buffer hands its positions and counts back to the lender
+ * (trev__rb_lent_sync()); the process's own buffer publishes its consuming
+ * positions (each descriptor's handoff, unless lent: then the borrower's
+ * are there) and the state of the CPU views that changed (struct
+ * rb_view_pub), so that a reader of the mapping computes the statistics
+ * this process would. Under read_lock.
+ */
+void trev__rb_sync(struct trev_rb *rb)
+{
+	if (rb->attached) {
+		rb->borrower = true;
+		trev__rb_lent_sync(rb);
+		return;
+	}
+	if (rb->pos_dirty && !atomic_load_explicit(&rb->lent, memory_order_relaxed)) {
+		rb->pos_dirty = false;
+		for (uint32_t i = 0, hwm = trev__rb_hwm(rb); i < hwm; i++) {
+			struct rb_cursor *c = &rb->cursor[i];
+
+			if (!c->handoff_dirty)
+				continue;
+			c->handoff_dirty = false;
+			if (c->gen != UINT64_MAX)
+				trev__rb_handoff_put(&rb->descs[i], c);
+		}
+	}
+	for (uint32_t w = 0; w < RB_VIEWS / 64; w++) {
+		while (rb->pub_dirty[w]) {
+			int v = (int)(w * 64 + (uint32_t)__builtin_ctzll(rb->pub_dirty[w]));
+			struct rb_view_pub *p = rb_pub(rb, (uint32_t)v);
+			const struct rb_stage *st = &rb->stage[v];
+
+			rb->pub_dirty[w] &= rb->pub_dirty[w] - 1;
+			if (v >= rb->nr_cpus)
+				continue;
+			atomic_store_explicit(&p->entries, st->entries, memory_order_relaxed);
+			atomic_store_explicit(&p->bytes, st->bytes, memory_order_relaxed);
+			atomic_store_explicit(&p->oldest_ts, rb_stage_oldest(rb, v),
+					      memory_order_relaxed);
+			atomic_store_explicit(&p->read_events, st->read_events, memory_order_relaxed);
+			atomic_store_explicit(&p->overrun, st->buf_overrun + st->overrun,
+					      memory_order_relaxed);
+			atomic_store_explicit(&p->dropped, st->dropped, memory_order_relaxed);
+		}
+	}
+}
+
+/*
+ * trev__rb_views_reset() - zero the writers' refusals and the published
+ * state of every CPU view (a reset of the buffer). Under read_lock.
+ */
+void trev__rb_views_reset(struct trev_rb *rb)
+{
+	for (int v = 0; v < rb->nr_cpus; v++) {
+		atomic_store_explicit(&rb->cpu_lost[v].dropped, 0, memory_order_relaxed);
+		atomic_store_explicit(&rb->cpu_lost[v].commit_overrun, 0, memory_order_relaxed);
+		rb_pub_touch(rb, v);
+	}
+	trev__rb_sync(rb);
+}
+
+/* Zero one view's borrower counts (atomically: a borrower may still be writing them). */
+static void rb_lent_zero(struct rb_lent_cpu *l)
+{
+	atomic_store(&l->read_events, 0);
+	atomic_store(&l->buf_overrun, 0);
+	atomic_store(&l->overrun, 0);
+	atomic_store(&l->dropped, 0);
+	atomic_store(&l->staged, 0);
+	atomic_store(&l->unreported, 0);
+	atomic_store(&l->took, 0);
+	atomic_store(&l->took_lost, 0);
+}
+
+/* Clear the borrower's counts of every CPU view. */
+static void rb_lent_clear(struct trev_rb *rb)
+{
+	for (int v = 0; v < rb->nr_cpus; v++)
+		rb_lent_zero(rb_lent(rb, (uint32_t)v));
+	for (int v = 0; v < rb->nr_cpus; v++) {
+		rb->stage[v].back_staged = 0;
+		rb->stage[v].back_lost = 0;
+		rb->stage[v].out_staged = 0;
+		rb->stage[v].out_lost = 0;
+	}
+}
+
+/*
+ * The borrower's share of CPU view @v's events and losses: what it
+ * staged, with what this process handed it (even before it said it took
+ * them: it may die first), less what it handed back. Under read_lock.
+ */
+static void rb_lent_held(struct trev_rb *rb, int v, uint64_t *events, uint64_t *lost)
+{
+	struct rb_lent_cpu *l = rb_lent(rb, (uint32_t)v);
+	const struct rb_stage *s = &rb->stage[v];
+	uint64_t e = atomic_load_explicit(&l->staged, memory_order_relaxed) + s->out_staged;
+	uint64_t u = atomic_load_explicit(&l->unreported, memory_order_relaxed) + s->out_lost;
+	uint64_t te = atomic_load_explicit(&l->took, memory_order_relaxed) + s->back_staged;
+	uint64_t tu = atomic_load_explicit(&l->took_lost, memory_order_relaxed) + s->back_lost;
+
+	*events = e > te ? e - te : 0;
+	*lost = u > tu ? u - tu : 0;
+}
+
+/*
+ * Take the borrower's counts of CPU view @v into its staging counters, at
+ * the return: what it consumed and dropped, and what it staged but did not
+ * hand back (it died, or could not send them): those events are lost, as
+ * overrun of the CPU, and reported with its next event. Under read_lock.
+ */
+static void rb_lent_take(struct trev_rb *rb, int v)
+{
+	struct rb_lent_cpu *l = rb_lent(rb, (uint32_t)v);
+	struct rb_stage *s = &rb->stage[v];
+	uint64_t gone, owed;
+
+	rb_lent_held(rb, v, &gone, &owed);
+	s->read_events += atomic_load(&l->read_events);
+	s->buf_overrun += atomic_load(&l->buf_overrun);
+	s->overrun += atomic_load(&l->overrun) + gone;
+	s->dropped += atomic_load(&l->dropped);
+	s->pending += gone + owed;
+	rb_lent_zero(l);
+	s->back_staged = s->back_lost = s->out_staged = s->out_lost = 0;
+}
+
+/*
+ * trev__rb_lent_entries() - the borrower's staged events of CPU view @v
+ * that it has not handed back yet: entries of the CPU that no cursor of
+ * this process covers. Under read_lock, while lent.
+ */
+uint64_t trev__rb_lent_entries(struct trev_rb *rb, int v)
+{
+	uint64_t events, lost;
+
+	if (v >= (int)RB_LENT_CPUS)
+		return 0;
+	rb_lent_held(rb, v, &events, &lost);
+	return events;
 }
 
 int trev_rb_lend_consumer(struct trev_rb *rb)
@@ -224,10 +409,7 @@ int trev_rb_lend_consumer(struct trev_rb *rb)
 		pthread_mutex_unlock(&rb->read_lock);
 		return -EBUSY;	/* one consumer: two would split the events */
 	}
-	for (uint32_t v = 0; v < RB_LENT_CPUS; v++) {
-		atomic_store(&rb->hdr->lent_cpu[v].read_events, 0);
-		atomic_store(&rb->hdr->lent_cpu[v].buf_overrun, 0);
-	}
+	rb_lent_clear(rb);
 	for (uint32_t i = 0, hwm = trev__rb_hwm(rb); i < hwm; i++) {
 		struct rb_desc *d = &rb->descs[i];
 
@@ -237,6 +419,7 @@ int trev_rb_lend_consumer(struct trev_rb *rb)
 		trev__rb_handoff_put(d, &rb->cursor[i]);
 	}
 	atomic_fetch_add(&rb->lent, 1);
+	atomic_store(&rb->hdr->lent, 1);
 	pthread_mutex_unlock(&rb->read_lock);
 	return 0;
 }
@@ -271,14 +454,21 @@ int trev_rb_return_consumer(struct trev_rb *rb)
 				c->pos = (struct rb_pos){ .seq = seq, .entry = c->pos.entry,
 							  .drops_seen = c->pos.drops_seen };
 		}
-		rb_handoff_clear(d);
+		/* The process's own position, published again (trev__rb_sync()). */
+		if (c->gen == atomic_load(&d->gen))
+			trev__rb_handoff_put(d, c);
+		else
+			rb_handoff_clear(d);
+		c->handoff_dirty = false;
 	}
 	/* What the borrowers counted per CPU is this buffer's history now. */
 	for (int v = 0; v < rb->nr_cpus && v < (int)RB_LENT_CPUS; v++) {
-		rb->stage[v].read_events += atomic_exchange(&rb->hdr->lent_cpu[v].read_events, 0);
-		rb->stage[v].buf_overrun += atomic_exchange(&rb->hdr->lent_cpu[v].buf_overrun, 0);
+		rb_lent_take(rb, v);
+		rb_pub_touch(rb, v);
 	}
 	atomic_fetch_sub(&rb->lent, 1);
+	atomic_store(&rb->hdr->lent, 0);
+	trev__rb_sync(rb);
 	pthread_mutex_unlock(&rb->read_lock);
 	return 0;
 }
@@ -327,6 +517,7 @@ int trev_rb_attach(struct trev_rb **out, int memfd)
 {
 	struct rb_region head;
 	struct trev_rb *rb;
+	uint64_t desc_off;
 	uint32_t nr_pages;
 	int64_t size;
 	int err;
@@ -344,7 +535,7 @@ int trev_rb_attach(struct trev_rb **out, int memfd)
 	if (!rb)
 		return -ENOMEM;
 	rb->attached = true;
-	rb->region_size = trev__rb_geometry(nr_pages, NULL, &rb->slot_off, &rb->page_off);
+	rb->region_size = trev__rb_geometry(nr_pages, &desc_off, &rb->slot_off, &rb->page_off);
 	rb->nr_pages = nr_pages;
 	err = trev__rb_stage_init(rb);
 	if (err < 0)
@@ -362,8 +553,9 @@ int trev_rb_attach(struct trev_rb **out, int memfd)
 	}
 	rb->hdr = p;
 	rb->base = p;
-	rb->descs = (struct rb_desc *)(rb->base + RB_PAGE_SIZE);
+	rb->descs = (struct rb_desc *)(void *)(rb->base + desc_off);
 	rb->pages = rb->base + rb->page_off;
+	rb->cpu_lost = rb_region_cpu_lost(rb->base);
 	/* Nothing of this process writes here: every write is refused. */
 	atomic_store(&rb->fast_gen, RB_GEN_OFF);
 	pthread_mutex_init(&rb->read_lock, NULL);

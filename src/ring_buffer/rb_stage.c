@@ -125,14 +125,11 @@ int trev__rb_stage_init(struct trev_rb *rb)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 
-	rb->nr_cpus = n < 1 ? 1 : n > 65536 ? 65536 : (int)n;
+	/* More CPUs share views (rb_view()): the region has pages for RB_VIEWS. */
+	rb->nr_cpus = n < 1 ? 1 : n > (long)RB_VIEWS ? (int)RB_VIEWS : (int)n;
 	rb->stage = calloc((size_t)rb->nr_cpus, sizeof(*rb->stage));
-	rb->cpu_lost = aligned_alloc(64, (size_t)rb->nr_cpus * sizeof(*rb->cpu_lost));
-	if (!rb->stage || !rb->cpu_lost) {
-		trev__rb_stage_fini(rb);
+	if (!rb->stage)
 		return -ENOMEM;
-	}
-	memset(rb->cpu_lost, 0, (size_t)rb->nr_cpus * sizeof(*rb->cpu_lost));
 	return 0;
 }
 
@@ -148,15 +145,13 @@ void trev__rb_stage_fini(struct trev_rb *rb)
 	}
 	rb->stage_nr_free = 0;
 	free(rb->stage);
-	free(rb->cpu_lost);
 	rb->stage = NULL;
-	rb->cpu_lost = NULL;
 }
 
 /*
- * Empty every queue and zero the per-CPU counters. @may_free is false in
- * the child after fork(), which must not call free(): pages go to the
- * free list.
+ * Empty every queue and zero the per-CPU counters (the writers' refusals
+ * in the region: trev__rb_views_reset()). @may_free is false in the child
+ * after fork(), which must not call free(): pages go to the free list.
  */
 void trev__rb_stage_clear(struct trev_rb *rb, bool may_free)
 {
@@ -169,8 +164,7 @@ void trev__rb_stage_clear(struct trev_rb *rb, bool may_free)
 			rb_spage_release(rb, h, may_free);
 		}
 		memset(s, 0, sizeof(*s));
-		atomic_store_explicit(&rb->cpu_lost[i].dropped, 0, memory_order_relaxed);
-		atomic_store_explicit(&rb->cpu_lost[i].commit_overrun, 0, memory_order_relaxed);
+		rb_pub_touch(rb, i);
 	}
 }
 
@@ -191,6 +185,7 @@ static bool rb_stage_make_room(struct trev_rb *rb, struct rb_stage *s, uint64_t 
 
 		s->overrun += unread;
 		s->entries -= unread;
+		s->bytes -= h->ev_bytes;
 		rb_stage_unlink_head(rb, s);
 		if (s->head)
 			s->head->lost += carry;
@@ -216,6 +211,7 @@ void trev__rb_stage_push(struct trev_rb *rb, const struct rb_rec *r, uint64_t lo
 	uint8_t *data, *payload;
 	bool fresh;
 
+	rb_pub_touch(rb, rb_view(rb, cpu));
 	lost += s->pending;
 	fresh = !t || lost || r->ts < t->last_ts || t->nr == RB_STAGE_MAX_EVENTS;
 	if (!fresh) {
@@ -240,6 +236,7 @@ void trev__rb_stage_push(struct trev_rb *rb, const struct rb_rec *r, uint64_t lo
 		p->nr = 0;
 		p->rd = 0;
 		p->rd_off = 0;
+		p->ev_bytes = 0;
 		p->rd_ts = r->ts;
 		p->last_ts = r->ts;
 		p->lost = lost;
@@ -268,6 +265,8 @@ void trev__rb_stage_push(struct trev_rb *rb, const struct rb_rec *r, uint64_t lo
 	t->meta[t->nr].cpu = (uint16_t)cpu;
 	t->nr++;
 	t->last_ts = r->ts;
+	t->ev_bytes += rb_data_size(r->len);
+	s->bytes += rb_data_size(r->len);
 	s->entries++;
 	s->pending = 0;
 }
@@ -328,6 +327,9 @@ void trev__rb_stage_pop(struct trev_rb *rb, int view, struct trev_rb_event *ev, 
 	ev->data = out;
 	s->entries--;
 	s->read_events++;
+	h->ev_bytes -= rb_data_size(r.len);
+	s->bytes -= rb_data_size(r.len);
+	rb_pub_touch(rb, view);
 	if (h->rd == h->nr)
 		rb_stage_unlink_head(rb, s);
 }
@@ -368,6 +370,8 @@ void trev__rb_stage_take_page(struct trev_rb *rb, int view, uint8_t *page)
 	rb_put64(page + 8, commit);
 	s->entries -= h->nr - h->rd;
 	s->read_events += h->nr - h->rd;
+	s->bytes -= h->ev_bytes;
+	rb_pub_touch(rb, view);
 	rb_stage_unlink_head(rb, s);
 }
 
@@ -425,4 +429,206 @@ void trev__rb_stage_snap_free(struct rb_stage_snap *snap)
 		snap->head = h->next;
 		free(h);
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Handing staged events back to the lender                            */
+
+/*
+ * A borrower of the consuming position (rb_shm.c) that reads one CPU stages
+ * the other CPUs' events in its own memory. Before it gives the position
+ * back it hands them to the lender, whose readers then find them staged as
+ * if they had staged them themselves (the events are older than any still
+ * in the buffers, and newer than the lender's own staged ones). One
+ * message is a run of records, each:
+ *
+ *	OFFSET	SIZE		MEANING
+ *	0	4		view: the CPU view (< the lender's CPU count)
+ *	4	4		nr: events on the page; 0: a lost count alone
+ *	8	8		lost: events lost before the first of them
+ *	16	8 * nr		per event: u32 tid, u16 buffer id, u16 CPU it ran on
+ *	16+8nr	4096		when nr > 0, the page: time stamp before the
+ *				first record, commit = data bytes (no flags),
+ *				then data records and time extends only
+ */
+#define RB_BACK_HDR	16u
+
+struct rb_back_meta {
+	uint32_t tid;
+	uint16_t buffer;
+	uint16_t cpu;
+};
+
+_Static_assert(sizeof(struct rb_back_meta) == 8, "the wire's per-event entry");
+
+static void rb_back_hdr(uint8_t *p, uint32_t view, uint32_t nr, uint64_t lost)
+{
+	rb_put32(p, view);
+	rb_put32(p + 4, nr);
+	rb_put64(p + 8, lost);
+}
+
+ssize_t trev_rb_stage_export(struct trev_rb *rb, void *buf, size_t size)
+{
+	uint8_t *out = buf;
+	size_t len = 0;
+
+	if (!rb || !buf)
+		return -EINVAL;
+	pthread_mutex_lock(&rb->read_lock);
+	if (!rb->attached && !atomic_load(&rb->lent)) {
+		pthread_mutex_unlock(&rb->read_lock);
+		return -EINVAL;	/* the lender's staging goes to its borrower only */
+	}
+	for (int v = 0; v < rb->nr_cpus; v++) {
+		struct rb_stage *s = &rb->stage[v];
+
+		while (s->head) {
+			struct rb_spage *h = s->head;
+			uint32_t nr = h->nr - h->rd, data = h->size - h->rd_off;
+			size_t need = RB_BACK_HDR + (size_t)nr * 8 + RB_PAGE_SIZE;
+			uint8_t *page;
+
+			if (size - len < need)
+				goto out;
+			rb_back_hdr(out + len, (uint32_t)v, nr, h->lost);
+			for (uint32_t i = 0; i < nr; i++) {
+				const struct rb_smeta *m = &h->meta[h->rd + i];
+				struct rb_back_meta bm = { (uint32_t)m->tid, m->buffer, m->cpu };
+
+				memcpy(out + len + RB_BACK_HDR + (size_t)i * 8, &bm, 8);
+			}
+			page = out + len + RB_BACK_HDR + (size_t)nr * 8;
+			rb_put64(page, h->rd_ts);
+			rb_put64(page + 8, data);
+			memcpy(page + RB_PAGE_HDR, h->page + RB_PAGE_HDR + h->rd_off, data);
+			memset(page + RB_PAGE_HDR + data, 0, RB_DATA_SIZE - data);
+			len += need;
+			s->entries -= nr;
+			s->bytes -= h->ev_bytes;
+			rb_pub_touch(rb, v);
+			if (!rb->attached) {
+				s->out_staged += nr;
+				s->out_lost += h->lost;
+			}
+			rb_stage_unlink_head(rb, s);
+		}
+		if (s->pending) {
+			if (size - len < RB_BACK_HDR)
+				goto out;
+			rb_back_hdr(out + len, (uint32_t)v, 0, s->pending);
+			len += RB_BACK_HDR;
+			rb_pub_touch(rb, v);
+			if (!rb->attached)
+				s->out_lost += s->pending;
+			s->pending = 0;
+		}
+	}
+	if (!rb->attached)
+		trev__rb_sync(rb);
+	pthread_mutex_unlock(&rb->read_lock);
+	return (ssize_t)len;
+out:
+	/* @buf is full: the rest goes in the next call. */
+	if (!rb->attached)
+		trev__rb_sync(rb);
+	pthread_mutex_unlock(&rb->read_lock);
+	return len ? (ssize_t)len : -ENOSPC;
+}
+
+/*
+ * Check one record at @p (@left bytes): its length, or 0 if it is not
+ * well formed. @nr_cpus: the lender's views.
+ */
+static size_t rb_back_check(const uint8_t *p, size_t left, int nr_cpus)
+{
+	uint32_t view, nr, count = 0;
+	struct rb_walk w;
+	struct rb_rec r;
+	size_t need;
+
+	if (left < RB_BACK_HDR)
+		return 0;
+	view = rb_get32(p);
+	nr = rb_get32(p + 4);
+	if (view >= (uint32_t)nr_cpus || nr > RB_STAGE_MAX_EVENTS)
+		return 0;
+	if (nr == 0)
+		return RB_BACK_HDR;
+	need = RB_BACK_HDR + (size_t)nr * 8 + RB_PAGE_SIZE;
+	if (left < need)
+		return 0;
+	for (uint32_t i = 0; i < nr; i++) {
+		struct rb_back_meta m;
+
+		memcpy(&m, p + RB_BACK_HDR + (size_t)i * 8, 8);
+		if (m.buffer >= RB_MAX_BUFFERS || (uint32_t)m.cpu % (uint32_t)nr_cpus != view)
+			return 0;
+	}
+	p += RB_BACK_HDR + (size_t)nr * 8;
+	/* No flags, and no more data than a staged page holds. */
+	if (rb_get64(p + 8) > RB_STAGE_LIMIT)
+		return 0;
+	rb_page_for_each(&w, p, &r) {
+		if (r.kind == RB_REC_DATA)
+			count++;
+		else if (r.kind != RB_REC_TIME)
+			return 0;
+	}
+	return w.off == w.size && count == nr ? need : 0;
+}
+
+int trev_rb_stage_import(struct trev_rb *rb, const void *buf, size_t len)
+{
+	const uint8_t *in = buf;
+	size_t off, n;
+	int ret = 0;
+
+	if (!rb || (!buf && len))
+		return -EINVAL;
+	pthread_mutex_lock(&rb->read_lock);
+	if (!rb->attached && !atomic_load(&rb->lent)) {
+		ret = -EINVAL;	/* only a borrower has staged events to give */
+		goto out_unlock;
+	}
+	/* All of it is checked before any of it is taken. */
+	for (off = 0; off < len; off += n) {
+		n = rb_back_check(in + off, len - off, rb->nr_cpus);
+		if (!n) {
+			ret = -EBADMSG;
+			goto out_unlock;
+		}
+	}
+	for (off = 0; off < len; off += n) {
+		const uint8_t *p = in + off;
+		uint32_t view = rb_get32(p), nr = rb_get32(p + 4), i = 0;
+		uint64_t lost = rb_get64(p + 8);
+		struct rb_stage *s = &rb->stage[view];
+		struct rb_walk w;
+		struct rb_rec r;
+
+		n = rb_back_check(p, len - off, rb->nr_cpus);
+		s->back_lost += lost;
+		if (nr == 0) {
+			s->pending += lost;
+			rb_pub_touch(rb, (int)view);
+			continue;
+		}
+		rb_page_for_each(&w, p + RB_BACK_HDR + (size_t)nr * 8, &r) {
+			struct rb_back_meta m;
+
+			if (r.kind != RB_REC_DATA)
+				continue;
+			memcpy(&m, p + RB_BACK_HDR + (size_t)i * 8, 8);
+			trev__rb_stage_push(rb, &r, i == 0 ? lost : 0, m.cpu, m.buffer,
+					    (int32_t)m.tid);
+			i++;
+		}
+		s->back_staged += nr;
+	}
+	/* A borrower tells the lender it has them; a lender publishes its views. */
+	trev__rb_sync(rb);
+out_unlock:
+	pthread_mutex_unlock(&rb->read_lock);
+	return ret;
 }

@@ -1031,6 +1031,7 @@ int trev_rb_reset(struct trev_rb *rb)
 	atomic_store(&rb->hdr->nobuf_dropped, 0);
 	atomic_store(&rb->hdr->reclaimed_lost, 0);
 	trev__rb_stage_clear(rb, true);
+	trev__rb_views_reset(rb);
 	rb_resume_all(rb);
 	rb_control_unlock(rb);
 	return 0;
@@ -1279,6 +1280,7 @@ static void rb_init_region(struct trev_rb *rb, uint32_t nr_pages, uint32_t size_
 	atomic_store(&hdr->desc_hwm, 0);
 	rb->descs = (struct rb_desc *)(rb->base + hdr->desc_off);
 	rb->pages = rb->base + hdr->page_off;
+	rb->cpu_lost = rb_region_cpu_lost(rb->base);
 	rb->slot_off = hdr->slot_off;
 	rb->page_off = hdr->page_off;
 	rb->nr_pages = nr_pages;

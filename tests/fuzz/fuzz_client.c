@@ -118,10 +118,13 @@ static void *fz_serve(void *arg)
 			h.len = 8;
 		} else if (q.op == TREV_OP_HELLO) {
 			h.len = sizeof(banner) - 1;
+		} else if (q.op == TREV_OP_UNSTAGE) {
+			/* Records, up to what was asked, or a little past it. */
+			h.len = fz_take(s, 3) % ((uint32_t)q.arg + 2);
 		}
 		if (flags & 0x10)
 			h.arg = (int32_t)fz_take(s, 4);
-		else if (q.op == TREV_OP_READ)
+		else if (q.op == TREV_OP_READ || q.op == TREV_OP_UNSTAGE)
 			h.arg = (int32_t)h.len;
 		else if (q.op == TREV_OP_HELLO)
 			h.arg = TREV_PROTO_VERSION;
@@ -182,7 +185,7 @@ static void fz_client(struct trev_remote *r, const uint8_t *ops, size_t nr_ops)
 
 	trev_remote_source_init(&rs, r, 0);
 	for (size_t i = 0; i < nr_ops; i++) {
-		switch (ops[i] % 18) {
+		switch (ops[i] % 20) {
 		case 0:
 			n = trev_remote_open(r, "trace", TREV_PO_READ);
 			if (n > 0)
@@ -259,6 +262,15 @@ static void fz_client(struct trev_remote *r, const uint8_t *ops, size_t nr_ops)
 				abort();
 			break;
 		}
+		case 18:
+			/* Staged events from a lying server: only a length it may send. */
+			n = trev_remote_unstage(r, buf, (size_t)16384 << (ops[i] / 20 % 7));
+			if (n > (ssize_t)((size_t)16384 << (ops[i] / 20 % 7)))
+				abort();
+			break;
+		case 19:
+			trev_remote_restage(r, buf, ops[i] / 20 % 2 ? 16 : 0);
+			break;
 		}
 	}
 	trev_remote_source_close(&rs);

@@ -35,7 +35,7 @@ static void send_requests(int fd, const uint8_t *data, size_t size)
 		uint16_t len;
 		int32_t arg;
 
-		h.op = data[0] % 14;	/* 0 and 13 are unknown ops */
+		h.op = data[0] % 17;	/* 0 and 16 are unknown ops */
 		h.handle = data[1] % (TREV_PROTO_MAX_HANDLES + 2);
 		memcpy(&arg, data + 2, 4);
 		memcpy(&len, data + 6, 2);

@@ -132,8 +132,8 @@ s = conn(); s.sendall(struct.pack("<IHHIiI", MAGIC, 77, 0, 0, 0, 0)); r = reply(
 assert r and r[1] == -95, r
 s.sendall(struct.pack("<IHHIiI", MAGIC, 1, 0, 0, 0, 4) + struct.pack("<I", 2)); r = reply(s)
 assert r and r[1] == 2 and r[2].startswith(b"trev "), r
-# HELLO settles on the client's version if the server speaks it (2 to 4), else says its own
-for mine, theirs in [(3, 3), (4, 4), (1, 4), (9, 4)]:
+# HELLO settles on the client's version if the server speaks it (2 to 5), else says its own
+for mine, theirs in [(3, 3), (4, 4), (5, 5), (1, 5), (9, 5)]:
     s.sendall(struct.pack("<IHHIiI", MAGIC, 1, 0, 0, 0, 4) + struct.pack("<I", mine)); r = reply(s)
     assert r and r[1] == theirs, (mine, r)
 # MAP (op 13): an unknown flag is EINVAL with no descriptor; flag 2 (BUSY, version 4) hands
@@ -155,6 +155,35 @@ for fd, magic in zip(fds, (0x62727674, 0x77627674)):      # "tvrb", "tvbw"
     os.close(fd)
 m.sendall(struct.pack("<IHHIiI", MAGIC, 13, 0, 0, 0, 0)); r = reply(m)
 assert r and r[1] == -16, r
+m.close()
+# UNSTAGE (15) and RESTAGE (14), version 5: EINVAL without a consuming MAP; after one,
+# UNSTAGE below 16 KiB is EINVAL, and gives 0 bytes when the process staged nothing;
+# RESTAGE of malformed records is EBADMSG (-74): a short record, a CPU past the process's,
+# a page whose records do not fill its commit
+s.sendall(struct.pack("<IHHIiI", MAGIC, 15, 0, 0, 16384, 0)); r = reply(s)
+assert r and r[1] == -22, r
+s.sendall(struct.pack("<IHHIiI", MAGIC, 14, 0, 0, 0, 4) + b"abcd"); r = reply(s)
+assert r and r[1] == -22, r
+m = conn()
+m.sendall(struct.pack("<IHHIiI", MAGIC, 13, 0, 0, 1, 0))
+data, fds, flags, _ = socket.recv_fds(m, 20, 4)
+while len(data) < 20:
+    data += m.recv(20 - len(data))
+assert struct.unpack("<IHHIiI", data)[4] == 0 and len(fds) == 1, (data, fds)
+os.close(fds[0])
+m.sendall(struct.pack("<IHHIiI", MAGIC, 15, 0, 0, 4096, 0)); r = reply(m)
+assert r and r[1] == -22, r
+m.sendall(struct.pack("<IHHIiI", MAGIC, 15, 0, 0, 1 << 20, 0)); r = reply(m)
+assert r and r[1] == 0 and r[2] == b"", r
+page = struct.pack("<QQ", 0, 8) + struct.pack("<II", 1, 7) + bytes(4096 - 24)
+for rec in [b"\0" * 15,
+            struct.pack("<IIQ", 1 << 20, 0, 5),
+            struct.pack("<IIQ", 0, 1, 0) + struct.pack("<IHH", 1, 0, 0) + page[:100],
+            struct.pack("<IIQ", 0, 2, 0) + struct.pack("<IHH", 1, 0, 0) * 2 + page]:
+    m.sendall(struct.pack("<IHHIiI", MAGIC, 14, 0, 0, 0, len(rec)) + rec); r = reply(m)
+    assert r and r[1] == -74, (rec[:24], r)
+m.sendall(struct.pack("<IHHIiI", MAGIC, 14, 0, 0, 0, 0)); r = reply(m)
+assert r and r[1] == 0, r
 m.close()
 # bad handles, bad paths, bad flags
 for op, handle, arg, payload, want in [

@@ -168,6 +168,163 @@ static void test_attached_pages(void **state)
 	trev_rb_destroy(rb);
 }
 
+/* A writer pinned to one CPU: PER_WRITER events of writer @id. */
+struct pinned {
+	struct trev_rb *rb;
+	uint32_t id;
+	int cpu;
+	bool pinned;
+};
+
+static void *pinned_writer(void *arg)
+{
+	struct pinned *p = arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(p->cpu, &set);
+	p->pinned = pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0 &&
+		    sched_getcpu() == p->cpu;
+	if (p->pinned) {
+		struct writer w = { p->rb, p->id };
+
+		write_events(&w);
+	}
+	return NULL;
+}
+
+/* Writer @id's events on CPU @cpu, all of them before the call returns. */
+static bool write_on(struct trev_rb *rb, uint32_t id, int cpu)
+{
+	struct pinned p = { rb, id, cpu, false };
+	pthread_t t;
+
+	assert_int_equal(pthread_create(&t, NULL, pinned_writer, &p), 0);
+	pthread_join(t, NULL);
+	return p.pinned;
+}
+
+/*
+ * One event, of writer @want_id, checked against @next: the merged
+ * consume's, or (@cpu >= 0) that CPU's reader's. Return: its lost count.
+ */
+static uint64_t take_one(struct trev_rb *rb, int cpu, uint32_t *next, uint32_t want_id)
+{
+	struct trev_rb_event ev;
+	uint32_t id, seq;
+
+	if (cpu >= 0)
+		assert_int_equal(trev_rb_consume_cpu(rb, cpu, &ev, 0), 1);
+	else
+		assert_int_equal(trev_rb_consume(rb, &ev, 0), 1);
+	memcpy(&id, ev.data, 4);
+	memcpy(&seq, (const uint8_t *)ev.data + 4, 4);
+	assert_int_equal(id, want_id);
+	assert_int_equal(seq, next[id]);
+	next[id]++;
+	return ev.lost;
+}
+
+/*
+ * The staging queues move with the position (trev_rb_stage_export(),
+ * _import()): CPU 1's events, staged by the lender's own reader of CPU 0,
+ * go to the borrower, which reads CPU 0's pages and gives CPU 1's back;
+ * the lender then reads each of them once, nothing lost. Then a borrower
+ * that "dies" after the lender handed its staged events out, before it
+ * took them: the lender counts them lost (overrun of CPU 1, reported with
+ * CPU 1's next event), from what it handed out alone.
+ */
+static void test_stage_handover(void **state)
+{
+	struct trev_rb_options o = { .size_kb = 256, .clock = -1 };
+	static uint8_t buf[1 << 20];
+	uint8_t page[RB_PAGE_SIZE];
+	struct trev_rb *rb, *att;
+	struct trev_rb_stats st;
+	uint32_t next[NR_WRITERS] = { 0 };
+	uint64_t raw0 = 0;
+	ssize_t n;
+	int ret;
+
+	(void)state;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		skip();
+		return;
+	}
+	assert_int_equal(trev_rb_create(&rb, &o), 0);
+	if (!write_on(rb, 1, 1) || !write_on(rb, 0, 0)) {
+		trev_rb_destroy(rb);
+		skip();	/* no pinning here */
+		return;
+	}
+	/* The lender's reader of CPU 0: every CPU 1 event (older) is staged. */
+	{
+		struct trev_rb_event ev;
+
+		assert_int_equal(trev_rb_consume_cpu(rb, 0, &ev, 0), 1);
+		next[0]++;
+	}
+	assert_int_equal(trev_rb_cpu_stats(rb, 1, &st), 0);
+	assert_int_equal(st.entries, PER_WRITER);
+
+	/* Not lent: nothing to hand out. */
+	assert_int_equal(trev_rb_stage_export(rb, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(trev_rb_lend_consumer(rb), 0);
+	assert_int_equal(trev_rb_attach(&att, trev_rb_memfd(rb)), 0);
+	while ((n = trev_rb_stage_export(rb, buf, sizeof(buf))) > 0)
+		assert_int_equal(trev_rb_stage_import(att, buf, (size_t)n), 0);
+	assert_int_equal(n, 0);
+	/* While the borrower holds them they are still CPU 1's entries. */
+	assert_int_equal(trev_rb_cpu_stats(rb, 1, &st), 0);
+	assert_int_equal(st.entries, PER_WRITER);
+	while ((ret = trev_rb_read_page_cpu(att, 0, page)) == 1) {
+		struct rb_walk w;
+		struct rb_rec r;
+
+		rb_page_for_each(&w, page, &r)
+			raw0 += r.kind == RB_REC_DATA;
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(raw0, PER_WRITER - 1);
+	/* A page that does not hold what its record says is refused whole. */
+	memset(buf, 0, 16 + 8 + RB_PAGE_SIZE);
+	buf[4] = 1;
+	assert_int_equal(trev_rb_stage_import(rb, buf, 16 + 8 + RB_PAGE_SIZE), -EBADMSG);
+	while ((n = trev_rb_stage_export(att, buf, sizeof(buf))) > 0)
+		assert_int_equal(trev_rb_stage_import(rb, buf, (size_t)n), 0);
+	assert_int_equal(n, 0);
+	trev_rb_destroy(att);
+	assert_int_equal(trev_rb_return_consumer(rb), 0);
+	for (uint32_t i = 0; i < PER_WRITER; i++)
+		assert_int_equal(take_one(rb, -1, next, 1), 0);
+	assert_int_equal(trev_rb_cpu_stats(rb, 1, &st), 0);
+	assert_int_equal(st.overrun, 0);
+	assert_int_equal(st.entries, 0);
+	assert_int_equal(st.read_events, PER_WRITER);
+
+	/* Staged again by the reader of CPU 0, handed out, never taken. */
+	next[1] = 0;
+	if (!write_on(rb, 1, 1) || !write_on(rb, 0, 0))
+		fail_msg("the pinning that worked once failed");
+	next[0] = 0;
+	assert_int_equal(take_one(rb, 0, next, 0), 0);	/* stages CPU 1's */
+	assert_int_equal(trev_rb_lend_consumer(rb), 0);
+	n = trev_rb_stage_export(rb, buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_int_equal(trev_rb_return_consumer(rb), 0);
+	assert_int_equal(trev_rb_cpu_stats(rb, 1, &st), 0);
+	assert_int_equal(st.overrun, PER_WRITER);
+	assert_int_equal(st.entries, 0);
+	/* CPU 0's events are all there; CPU 1's next event says what was lost. */
+	for (uint32_t i = 1; i < PER_WRITER; i++)
+		assert_int_equal(take_one(rb, -1, next, 0), 0);
+	next[1] = 0;
+	if (!write_on(rb, 1, 1))
+		fail_msg("the pinning that worked once failed");
+	assert_int_equal(take_one(rb, -1, next, 1), PER_WRITER);
+	trev_rb_destroy(rb);
+}
+
 /* A region that is not sealed, or not ours, is refused before it is mapped. */
 static void test_refused_regions(void **state)
 {
@@ -518,6 +675,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lend_and_return),
 		cmocka_unit_test(test_attached_pages),
+		cmocka_unit_test(test_stage_handover),
 		cmocka_unit_test(test_refused_regions),
 		cmocka_unit_test(test_refused_busy_areas),
 		cmocka_unit_test(test_read_page_any),

@@ -9,7 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <trev/ring_buffer.h>
+
+#include "control/proto.h"
 #include "remote.h"
 #include "trev.h"
 
@@ -91,12 +95,68 @@ static int print_cpu(struct trev_remote *r, const char *prefix, int cpu)
 	return 0;
 }
 
+/* One row of the per-CPU table from @st. */
+static void print_cpu_stats(int cpu, const struct trev_rb_stats *st)
+{
+	const unsigned long long val[NR_FIELDS] = {
+		st->entries, st->overrun, st->commit_overrun, st->dropped_events,
+		st->read_events, st->bytes,
+	};
+
+	printf("  %5d", cpu);
+	for (size_t i = 0; i < NR_FIELDS; i++)
+		printf(" %11llu", val[i]);
+	putchar('\n');
+}
+
+/*
+ * The top instance's per-CPU statistics from its ring buffer mapped here
+ * (MAP without consuming): the process copies nothing, and nothing of its
+ * readers moves. Return: 0 with @nr_cpus rows in @st (malloc'd), or a
+ * negative errno: the caller reads per_cpu/cpuN/stats over the socket (an
+ * older process, a flight recorder's file, or a buffer lent to a
+ * consumer, whose share of the events is not in the mapping).
+ */
+static int mapped_stats(struct trev_remote *r, int nr_cpus, struct trev_rb_stats **out)
+{
+	struct trev_rb_stats *st;
+	struct trev_rb *rb;
+	int fd, busyfd, ret;
+
+	if (trev_remote_version(r) < TREV_PROTO_RESTAGE)
+		return -EOPNOTSUPP;	/* its views are not published in the region */
+	ret = trev_remote_map(r, 0, &fd, &busyfd);
+	if (ret < 0)
+		return ret;
+	if (busyfd >= 0)
+		close(busyfd);
+	ret = trev_rb_attach(&rb, fd);
+	close(fd);
+	if (ret < 0)
+		return ret;
+	st = calloc((size_t)nr_cpus, sizeof(*st));
+	if (!st)
+		ret = -ENOMEM;
+	else if (trev_rb_nr_cpus(rb) != nr_cpus)
+		ret = -ERANGE;	/* not the per_cpu directories it has */
+	for (int cpu = 0; st && ret == 0 && cpu < nr_cpus; cpu++)
+		ret = trev_rb_cpu_stats(rb, cpu, &st[cpu]);
+	trev_rb_destroy(rb);
+	if (ret < 0) {
+		free(st);
+		return ret;
+	}
+	*out = st;
+	return 0;
+}
+
 /* Everything of one instance; @prefix is "" or "instances/NAME/". Return: 0 or 1. */
 static int print_instance(struct trev_remote *r, const char *name, const char *prefix)
 {
 	static const char *const settings[] = { "tracing_on", "trace_clock", "buffer_size_kb",
 						"buffer_total_size_kb" };
 	char path[512], *text, *line;
+	struct trev_rb_stats *st = NULL;
 	int nr_cpus = 0, ret;
 
 	printf("instance %s\n", name);
@@ -117,13 +177,20 @@ static int print_instance(struct trev_remote *r, const char *name, const char *p
 		trev_err("%s: %s", path, strerror(-ret));
 		return 1;
 	}
-	printf("  per CPU (per_cpu/cpuN/stats):\n  %5s", "CPU");
+	if (!*prefix && mapped_stats(r, nr_cpus, &st) < 0)
+		st = NULL;
+	printf("  per CPU (per_cpu/cpuN/stats%s):\n  %5s", st ? ", from the mapped buffer" : "",
+	       "CPU");
 	for (size_t i = 0; i < NR_FIELDS; i++)
 		printf(" %11s", stat_columns[i]);
 	putchar('\n');
-	for (int cpu = 0; cpu < nr_cpus; cpu++)
-		if (print_cpu(r, prefix, cpu))
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		if (st)
+			print_cpu_stats(cpu, &st[cpu]);
+		else if (print_cpu(r, prefix, cpu))
 			return 1;
+	}
+	free(st);
 
 	snprintf(path, sizeof(path), "%sper_thread_stats", prefix);
 	text = read_text(r, path);

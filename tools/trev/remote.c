@@ -153,7 +153,7 @@ static int rmt_check_header(struct trev_remote *r, const struct rmt_req *q,
 	if (op == TREV_OP_HELLO &&
 	    ((uint32_t)h->arg < TREV_PROTO_VERSION_MIN || (uint32_t)h->arg > TREV_PROTO_VERSION))
 		return 1;
-	if (op == TREV_OP_READ && (uint32_t)h->arg != h->len)
+	if ((op == TREV_OP_READ || op == TREV_OP_UNSTAGE) && (uint32_t)h->arg != h->len)
 		return rmt_malformed(r, op, "%d bytes announced, %u received", h->arg, h->len);
 	if (h->len > q->out_size) {
 		if (op == TREV_OP_READ)
@@ -179,6 +179,7 @@ static int rmt_check_header(struct trev_remote *r, const struct rmt_req *q,
 		break;
 	case TREV_OP_HELLO:
 	case TREV_OP_READ:
+	case TREV_OP_UNSTAGE:
 		break;
 	case TREV_OP_HOLD:
 		if (h->arg != 0 && h->arg != TREV_HOLD_SET)
@@ -669,4 +670,45 @@ int trev_remote_hold_wait(struct trev_remote *r, int timeout_ms)
 	if (h.arg == TREV_HOLD_SET)
 		return rmt_malformed(r, TREV_OP_HOLD, "a second acknowledgement, not the exit");
 	return h.arg < 0 ? h.arg : 1;
+}
+
+int trev_remote_restage(struct trev_remote *r, const void *buf, size_t len)
+{
+	struct rmt_req q = { .op = TREV_OP_RESTAGE, .p1 = buf };
+
+	if (r->version < TREV_PROTO_RESTAGE)
+		return -EOPNOTSUPP;
+	if (len > TREV_PROTO_MAX_PAYLOAD)
+		return -E2BIG;
+	q.len1 = (uint32_t)len;
+	return (int)rmt_call(r, &q);
+}
+
+unsigned int trev_remote_version(const struct trev_remote *r)
+{
+	return r->version;
+}
+
+bool trev_remote_hung_up(struct trev_remote *r)
+{
+	struct pollfd p = { .fd = r->fd, .events = POLLIN | POLLRDHUP };
+
+	if (r->broken)
+		return true;
+	/* Nothing comes unasked on a connection between requests: any sign
+	 * on it is its end. */
+	return poll(&p, 1, 0) > 0;
+}
+
+ssize_t trev_remote_unstage(struct trev_remote *r, void *buf, size_t size)
+{
+	struct rmt_req q = { .op = TREV_OP_UNSTAGE, .out = buf };
+
+	if (r->version < TREV_PROTO_RESTAGE)
+		return -EOPNOTSUPP;
+	if (size > TREV_PROTO_MAX_PAYLOAD)
+		size = TREV_PROTO_MAX_PAYLOAD;
+	q.arg = (int32_t)size;
+	q.out_size = (uint32_t)size;
+	return (ssize_t)rmt_call(r, &q);
 }

@@ -10,6 +10,7 @@
 #ifndef TREV_TOOLS_REMOTE_H
 #define TREV_TOOLS_REMOTE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -106,6 +107,33 @@ int trev_remote_hold_wait(struct trev_remote *r, int timeout_ms);
  * for; an error none.
  */
 int trev_remote_map(struct trev_remote *r, unsigned int flags, int *memfd, int *busyfd);
+
+/*
+ * trev_remote_restage() - RESTAGE (version 5): hand the staged events of
+ * trev_rb_stage_export(), @len <= TREV_PROTO_MAX_PAYLOAD bytes, back to
+ * the process whose buffer this connection consumes (MAP with
+ * TREV_MAP_CONSUME). Return: 0, -EOPNOTSUPP (an older process), or the
+ * process's negative errno.
+ */
+int trev_remote_restage(struct trev_remote *r, const void *buf, size_t len);
+
+/*
+ * trev_remote_unstage() - UNSTAGE (version 5): the events the process had
+ * staged per CPU, now this connection's to consume (after MAP with
+ * TREV_MAP_CONSUME), as trev_rb_stage_export() records, up to @size
+ * bytes (>= 16 KiB). Return: their bytes, 0 when none are left,
+ * -EOPNOTSUPP (an older process) or a negative errno.
+ */
+ssize_t trev_remote_unstage(struct trev_remote *r, void *buf, size_t size);
+
+/* The protocol version HELLO agreed on. */
+unsigned int trev_remote_version(const struct trev_remote *r);
+
+/*
+ * trev_remote_hung_up() - has the process closed this connection (died)?
+ * Only for a connection with no request in flight. Does not block.
+ */
+bool trev_remote_hung_up(struct trev_remote *r);
 
 /*
  * trev_remote_malformed() - report a reply to @op (TREV_OP_*) that its

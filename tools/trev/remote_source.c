@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 #include <unistd.h>
 
 #include <trev/ring_buffer.h>
@@ -154,6 +153,38 @@ void trev_remote_source_init(struct trev_remote_source *rs, struct trev_remote *
 	trev_remote_symbols_init(&rs->syms, pid);
 }
 
+/*
+ * Move staged events between the process and the mapped buffer (protocol
+ * 5): @take, the process's, before the first read (they are older than
+ * anything left in its buffers); else ours, back, before the connection
+ * closes. Return: 0 or a negative errno (what did not move is counted lost
+ * by the process).
+ */
+static int rs_restage(struct trev_remote_source *rs, bool take)
+{
+	unsigned char *buf;
+	ssize_t n;
+	int ret = 0;
+
+	if (trev_remote_version(rs->r) < TREV_PROTO_RESTAGE)
+		return 0;	/* it kept its staged events to itself */
+	buf = malloc(TREV_PROTO_MAX_PAYLOAD);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		n = take ? trev_remote_unstage(rs->r, buf, TREV_PROTO_MAX_PAYLOAD)
+			 : trev_rb_stage_export(rs->shm, buf, TREV_PROTO_MAX_PAYLOAD);
+		if (n <= 0)
+			break;
+		ret = take ? trev_rb_stage_import(rs->shm, buf, (size_t)n)
+			   : trev_remote_restage(rs->r, buf, (size_t)n);
+		if (ret < 0)
+			break;
+	}
+	free(buf);
+	return n < 0 ? (int)n : ret;
+}
+
 int trev_remote_source_map(struct trev_remote_source *rs)
 {
 	int fd, busyfd, ret = trev_remote_map(rs->r, TREV_MAP_CONSUME, &fd, &busyfd);
@@ -169,6 +200,10 @@ int trev_remote_source_map(struct trev_remote_source *rs)
 	rs->busy_mapped = ret == 0 && busyfd >= 0 && trev_rb_attach_busy(rs->shm, busyfd) == 0;
 	if (busyfd >= 0)
 		close(busyfd);
+	/* The events the process had staged are ours to record now; those a
+	 * failure left behind the process counts lost, at the return. */
+	if (ret == 0)
+		rs_restage(rs, true);
 	return ret;
 }
 
@@ -183,6 +218,9 @@ void trev_remote_source_close(struct trev_remote_source *rs)
 		rs->batch[cpu] = (struct trev_remote_batch){ NULL, 0, 0 };
 	}
 	trev_remote_symbols_free(&rs->syms);
+	/* Events staged here and not recorded (stopped early) go back. */
+	if (rs->shm && !trev_remote_hung_up(rs->r))
+		rs_restage(rs, false);
 	trev_rb_destroy(rs->shm);
 	rs->shm = NULL;
 	rs->src.read_page_any = NULL;

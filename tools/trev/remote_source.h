@@ -51,7 +51,10 @@ void trev_remote_source_init(struct trev_remote_source *rs, struct trev_remote *
  * connection, then trev_rb_attach()), not over the socket: the process
  * copies nothing, and the pages stay readable after it died.
  * The process's busy words come too where it has them (rs->busy_mapped),
- * so that each CPU's events keep their time order.
+ * so that each CPU's events keep their time order. The events the process
+ * had staged per CPU come first (UNSTAGE, protocol 5), and
+ * trev_remote_source_close() hands back those staged here and not read
+ * (RESTAGE).
  * Return: 0, or a negative errno (the source then reads over the socket).
  */
 int trev_remote_source_map(struct trev_remote_source *rs);
