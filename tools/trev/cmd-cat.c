@@ -19,6 +19,7 @@
 
 #include "control/proto.h"
 #include "remote.h"
+#include "remote_source.h"
 #include "trev.h"
 
 static const char cat_help[] =
@@ -63,43 +64,11 @@ static bool cat_raw_cpu(const char *path, int *cpu)
  */
 static int cat_restage(struct trev_remote *r, struct trev_rb *rb)
 {
-	static unsigned char buf[TREV_PROTO_MAX_PAYLOAD];
-	ssize_t n;
-	int ret = 0;
+	int ret = trev_remote_stage_move(r, rb, false);
 
-	while ((n = trev_rb_stage_export(rb, buf, sizeof(buf))) > 0) {
-		ret = trev_remote_restage(r, buf, (size_t)n);
-		if (ret < 0)
-			break;
-	}
-	if (n < 0)
-		ret = (int)n;
 	if (ret < 0)
 		trev_err("handing other CPUs' events back: %s (the process counts them lost)",
 			 strerror(-ret));
-	return ret;
-}
-
-/*
- * Take over the events the process had staged per CPU: they are older than
- * any left in its buffers, so every CPU's stream starts with them.
- * Return: 0, or a negative errno (reported).
- */
-static int cat_unstage(struct trev_remote *r, struct trev_rb *rb)
-{
-	static unsigned char buf[TREV_PROTO_MAX_PAYLOAD];
-	ssize_t n;
-	int ret = 0;
-
-	while ((n = trev_remote_unstage(r, buf, sizeof(buf))) > 0) {
-		ret = trev_rb_stage_import(rb, buf, (size_t)n);
-		if (ret < 0)
-			break;
-	}
-	if (n < 0)
-		ret = (int)n;
-	if (ret < 0)
-		trev_err("taking the process's staged events: %s", strerror(-ret));
 	return ret;
 }
 
@@ -137,7 +106,10 @@ static int cat_raw_mapped(struct trev_remote *r, int cpu)
 		trev_err("per_cpu/cpu%d/trace_pipe_raw: %s", cpu, strerror(ENOENT));
 		return 1;
 	}
-	if (cat_unstage(r, rb) < 0) {
+	/* The events the process had staged per CPU: every CPU's stream starts with them. */
+	ret = trev_remote_stage_move(r, rb, true);
+	if (ret < 0) {
+		trev_err("taking the process's staged events: %s", strerror(-ret));
 		cat_restage(r, rb);
 		trev_rb_destroy(rb);
 		return 1;

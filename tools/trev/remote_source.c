@@ -153,31 +153,24 @@ void trev_remote_source_init(struct trev_remote_source *rs, struct trev_remote *
 	trev_remote_symbols_init(&rs->syms, pid);
 }
 
-/*
- * Move staged events between the process and the mapped buffer (protocol
- * 5): @take, the process's, before the first read (they are older than
- * anything left in its buffers); else ours, back, before the connection
- * closes. Return: 0 or a negative errno (what did not move is counted lost
- * by the process).
- */
-static int rs_restage(struct trev_remote_source *rs, bool take)
+int trev_remote_stage_move(struct trev_remote *r, struct trev_rb *rb, bool take)
 {
 	unsigned char *buf;
 	ssize_t n;
 	int ret = 0;
 
-	if (trev_remote_version(rs->r) < TREV_PROTO_RESTAGE)
+	if (trev_remote_version(r) < TREV_PROTO_RESTAGE)
 		return 0;	/* it kept its staged events to itself */
 	buf = malloc(TREV_PROTO_MAX_PAYLOAD);
 	if (!buf)
 		return -ENOMEM;
 	for (;;) {
-		n = take ? trev_remote_unstage(rs->r, buf, TREV_PROTO_MAX_PAYLOAD)
-			 : trev_rb_stage_export(rs->shm, buf, TREV_PROTO_MAX_PAYLOAD);
+		n = take ? trev_remote_unstage(r, buf, TREV_PROTO_MAX_PAYLOAD)
+			 : trev_rb_stage_export(rb, buf, TREV_PROTO_MAX_PAYLOAD);
 		if (n <= 0)
 			break;
-		ret = take ? trev_rb_stage_import(rs->shm, buf, (size_t)n)
-			   : trev_remote_restage(rs->r, buf, (size_t)n);
+		ret = take ? trev_rb_stage_import(rb, buf, (size_t)n)
+			   : trev_remote_restage(r, buf, (size_t)n);
 		if (ret < 0)
 			break;
 	}
@@ -203,7 +196,7 @@ int trev_remote_source_map(struct trev_remote_source *rs)
 	/* The events the process had staged are ours to record now; those a
 	 * failure left behind the process counts lost, at the return. */
 	if (ret == 0)
-		rs_restage(rs, true);
+		trev_remote_stage_move(rs->r, rs->shm, true);
 	return ret;
 }
 
@@ -220,7 +213,7 @@ void trev_remote_source_close(struct trev_remote_source *rs)
 	trev_remote_symbols_free(&rs->syms);
 	/* Events staged here and not recorded (stopped early) go back. */
 	if (rs->shm && !trev_remote_hung_up(rs->r))
-		rs_restage(rs, false);
+		trev_remote_stage_move(rs->r, rs->shm, false);
 	trev_rb_destroy(rs->shm);
 	rs->shm = NULL;
 	rs->src.read_page_any = NULL;

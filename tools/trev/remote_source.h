@@ -59,6 +59,17 @@ void trev_remote_source_init(struct trev_remote_source *rs, struct trev_remote *
  */
 int trev_remote_source_map(struct trev_remote_source *rs);
 
+/*
+ * trev_remote_stage_move() - move staged events between the process and
+ * @rb, the buffer this connection consumes, mapped (protocol 5): @take,
+ * the process's into @rb (UNSTAGE, right after MAP: they are older than
+ * anything left in its buffers); else @rb's back to the process (RESTAGE),
+ * before the consuming position is let go.
+ * Return: 0 (also with an older process, which keeps its own), or a
+ * negative errno: what did not move the process counts lost at the return.
+ */
+int trev_remote_stage_move(struct trev_remote *r, struct trev_rb *rb, bool take);
+
 /* Close the page handles, free the batches and the symbols (the connection stays). */
 void trev_remote_source_close(struct trev_remote_source *rs);
 
