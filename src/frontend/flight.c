@@ -32,6 +32,13 @@
 #include "frontend/flight_meta.h"
 #include "events/events_internal.h"
 
+/*
+ * Lock order: flight_update_lock, then the tree's locks (meta_build() reads
+ * files), then flight_lock, which guards the state below and is taken
+ * under the tree's lock too (trev__flight_open(), when the top instance is
+ * made): so flight_lock is never held while the tree is read.
+ */
+static pthread_mutex_t flight_update_lock = PTHREAD_MUTEX_INITIALIZER;	/* one rewrite at a time */
 static pthread_mutex_t flight_lock = PTHREAD_MUTEX_INITIALIZER;
 static int flight_dirfd = -1;	/* the checked directory (O_PATH) */
 static char *flight_name;	/* the region file's name in it */
@@ -339,6 +346,7 @@ void trev__flight_update(void)
 {
 	const char *v = getenv("TREV_FLIGHT");
 	struct meta_buf b = { TREV_BUF_INIT, 0, 0 };
+	bool live;
 	int err;
 
 	if (!v || !*v || strcmp(v, "0") == 0)
@@ -346,17 +354,22 @@ void trev__flight_update(void)
 	/* The region file is made with the top instance's buffer: now, if not yet. */
 	if (!trev__top_instance())
 		return;
+	/* Rewrites in the order their trees were read: a later one is never overwritten. */
+	pthread_mutex_lock(&flight_update_lock);
 	pthread_mutex_lock(&flight_lock);
-	if (!flight_name || getpid() != flight_pid) {
-		pthread_mutex_unlock(&flight_lock);
-		return;	/* no file, or a child of fork(), whose buffer is its own */
-	}
+	live = flight_name && getpid() == flight_pid;
+	pthread_mutex_unlock(&flight_lock);
+	if (!live)
+		goto out_unlock;	/* no file, or a child of fork(), whose buffer is its own */
 	err = meta_build(&b);
-	if (!err)
+	pthread_mutex_lock(&flight_lock);
+	if (!err && flight_name)	/* not abandoned meanwhile */
 		err = meta_write(&b);
 	if (err)
-		trev__log(TREV_LOG_WARN, "TREV_FLIGHT: cannot write %s.meta: %s\n", flight_path,
-			  strerror(-err));
+		trev__log(TREV_LOG_WARN, "TREV_FLIGHT: cannot write %s.meta: %s\n",
+			  flight_path ? flight_path : "?", strerror(-err));
 	pthread_mutex_unlock(&flight_lock);
+out_unlock:
+	pthread_mutex_unlock(&flight_update_lock);
 	trev__buf_free(&b.bytes);
 }
