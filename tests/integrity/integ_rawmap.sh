@@ -159,8 +159,20 @@ kill -TERM "$app"
 # position comes back; the process's trace_pipe reads on; nothing is read twice. (The page it
 # was writing dies with it, as pages in a killed trace-cmd's pipe do: read + lost <= written.)
 start f
+# It must block: its output holds one page (the pipe at its smallest) and CPU 0 has more
+# than one page of events (on a loaded machine the writers may have stayed off CPU 0).
+for try in 1 2 3 4 5 6 7 8 9 10; do
+	[ "$(stat_of 0 bytes)" -gt 8192 ] && break
+	[ $try = 10 ] && fail "10 runs of integ_app wrote a page or less on CPU 0"
+	kill -TERM "$app"
+	start f
+done
 mkfifo "$T/fifo"
 exec 3<>"$T/fifo"
+python3 -c 'import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_NONBLOCK)
+fcntl.fcntl(fd, 1031, 4096)	# F_SETPIPE_SZ: the pipe, kept open by fd 3, holds one page
+os.close(fd)' "$T/fifo" || fail "cannot make the FIFO one page"
 "$trev" cat -p "$app" per_cpu/cpu0/trace_pipe_raw >"$T/fifo" 2>"$T/cat.err" &
 cat_pid=$!
 pids+=($cat_pid)
