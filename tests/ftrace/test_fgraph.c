@@ -33,6 +33,7 @@
 
 #include "fg_check.h"
 #include "fg_funcs.h"
+#include "ft_read.h"
 
 static char text[1 << 20];
 static char graph[1 << 20];
@@ -40,11 +41,7 @@ static struct fg_rec recs[1 << 18];
 
 static const char *rd(const char *path)
 {
-	ssize_t n = trev_read(path, text, sizeof(text));
-
-	assert_true(n >= 0 && (size_t)n < sizeof(text));
-	text[n] = '\0';
-	return text;
+	return ft_read(text, sizeof(text), path);
 }
 
 static pid_t gettid_(void)

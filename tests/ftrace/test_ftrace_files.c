@@ -26,15 +26,13 @@
 #include <trev/trev.h>
 
 #include "ft_funcs.h"
+#include "ft_read.h"
 
 static char text[1 << 20];
 
 static const char *rd(const char *path)
 {
-	ssize_t n = trev_read(path, text, sizeof(text));
-
-	assert_true(n >= 0 && (size_t)n < sizeof(text));
-	return text;
+	return ft_read(text, sizeof(text), path);
 }
 
 /* The last error_log entry's message line and caret column. */
@@ -63,14 +61,7 @@ static void assert_last_error(const char *msg, int col)
 /* @path's text without its "#" header lines. */
 static const char *body(const char *path)
 {
-	const char *p = rd(path);
-
-	while (*p == '#') {
-		p = strchr(p, '\n');
-		assert_non_null(p);
-		p++;
-	}
-	return p;
+	return ft_skip_header(rd(path));
 }
 
 static void reset_all(void)

@@ -28,16 +28,13 @@
 #include <trev/trev.h>
 
 #include "ft_funcs.h"
+#include "ft_read.h"
 
 static char text[1 << 20];
 
 static const char *rd(const char *path)
 {
-	ssize_t n = trev_read(path, text, sizeof(text));
-
-	if (n < 0 || (size_t)n >= sizeof(text))
-		fail_msg("read %s: %zd", path, n);
-	return text;
+	return ft_read(text, sizeof(text), path);
 }
 
 /* The first sizeof(text) - 1 bytes of @path (a buffer filling up may be larger). */
@@ -76,14 +73,7 @@ static void assert_last_error(const char *log_path, const char *msg, int col)
 /* @path's text without its "#" header lines. */
 static const char *body(const char *path)
 {
-	const char *p = rd(path);
-
-	while (*p == '#') {
-		p = strchr(p, '\n');
-		assert_non_null(p);
-		p++;
-	}
-	return p;
+	return ft_skip_header(rd(path));
 }
 
 static const char *inst_body(const char *name)
