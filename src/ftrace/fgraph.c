@@ -136,6 +136,7 @@ struct fg_frame {
 #define FG_F_INGRAPH	0x2u	/* inside a set_graph_function call tree */
 #define FG_F_UNHOOKED	0x4u	/* its slot got @ret back (an unwinder runs) */
 #define FG_F_NOHOOK	0x8u	/* the hooks' entry declined it: no exit hook */
+#define FG_F_CALLED	0x10u	/* the graph trampoline called its body: return with `ret` */
 
 /* Inherited by a frame's callees. */
 #define FG_F_INHERIT	(FG_F_NOTRACE | FG_F_INGRAPH)
@@ -308,7 +309,7 @@ static inline unsigned long long fg_clock_of(struct trev_trace_array *tr,
  * longjmps out of the middle leaves a BUSY frame, which an outer return
  * drops (trev__fg_exit()).
  */
-void trev__fg_entry(unsigned long ip, unsigned long *slot)
+bool trev__fg_entry(unsigned long ip, unsigned long *slot, bool called)
 {
 	/*
 	 * Acquire: pairs with trev__fg_set()'s store, so what made the instance
@@ -318,23 +319,23 @@ void trev__fg_entry(unsigned long ip, unsigned long *slot)
 	const struct trev_fg_hooks *hooks = atomic_load_explicit(&fg_hooks, memory_order_acquire);
 	struct fg_stack *st = fg_cur;
 	unsigned long s = (unsigned long)slot;
-	unsigned int curr, flags = 0, depth, max;
+	unsigned int curr, flags = called ? FG_F_CALLED : 0, depth, max;
 	struct trev_fg_map *map;
 	struct fg_frame *f;
 	unsigned long long now, thresh;
 	bool stamped;
 
 	if (trev_unlikely(!tr && !hooks))
-		return;
+		return false;
 	if (trev_unlikely(!st) && !(st = fg_stack_new()))
-		return;
+		return false;
 	curr = fg_drop_stale(st, s);
 	if (curr) {
 		const struct fg_frame *parent = &st->frames[curr - 1];
 
 		if (parent->flags & FG_F_NOTRACE)
-			return;
-		flags = parent->flags & FG_F_INHERIT;
+			return false;
+		flags |= parent->flags & FG_F_INHERIT;
 	}
 	/* The graph lists and max_graph_depth shape function_graph's records, not the hooks'. */
 	map = tr ? atomic_load_explicit(&fg_map, memory_order_acquire) : NULL;
@@ -349,15 +350,15 @@ void trev__fg_entry(unsigned long ip, unsigned long *slot)
 		else if (sf & TREV_FG_SITE_GRAPH)
 			flags |= FG_F_INGRAPH;
 		else if (graph && !(flags & FG_F_INGRAPH))
-			return;
+			return false;
 	}
 	depth = curr;
 	max = tr ? atomic_load_explicit(&fg_max_depth, memory_order_relaxed) : 0;
 	if (max && depth >= max)
-		return;
+		return false;
 	if (trev_unlikely(curr >= TREV_FG_DEPTH_MAX)) {
 		st->overrun++;
-		return;
+		return false;
 	}
 	thresh = tr ? atomic_load_explicit(&fg_thresh_ns, memory_order_relaxed) : 0;
 	/*
@@ -369,7 +370,7 @@ void trev__fg_entry(unsigned long ip, unsigned long *slot)
 	now = stamped ? 0 : fg_clock_of(tr, hooks);
 	if (hooks && hooks->entry && !(flags & FG_F_NOTRACE) && !hooks->entry(ip, depth, now)) {
 		if (!tr)
-			return;
+			return false;
 		flags |= FG_F_NOHOOK;
 	}
 	f = &st->frames[curr];
@@ -403,6 +404,7 @@ void trev__fg_entry(unsigned long ip, unsigned long *slot)
 			trev_event_write(file, &rec, sizeof(rec));
 		}
 	}
+	return true;
 }
 
 /*
@@ -455,7 +457,13 @@ static __attribute__((noreturn, noinline)) void fg_lost(unsigned long slot)
  * again; after it, it may overwrite the frame, which was copied.
  * Context: trev__fg_return, any thread, in the traced function's return.
  */
-__attribute__((used)) unsigned long trev__fg_exit(unsigned long *slot)
+/* Where a popped frame returns, and how (struct trev_fg_ret). */
+static inline struct trev_fg_ret fg_ret(const struct fg_frame *f)
+{
+	return (struct trev_fg_ret){ f->ret, f->flags & FG_F_CALLED };
+}
+
+__attribute__((used)) struct trev_fg_ret trev__fg_exit(unsigned long *slot)
 {
 	struct fg_stack *st = fg_cur;
 	unsigned long s = (unsigned long)slot;
@@ -480,7 +488,7 @@ __attribute__((used)) unsigned long trev__fg_exit(unsigned long *slot)
 	}
 	fg_set_curr(st, i);
 	if (f.flags & FG_F_NOTRACE)
-		return f.ret;
+		return fg_ret(&f);
 	urcu_bp_read_lock();
 	tr = atomic_load_explicit(&fg_tr, memory_order_acquire);	/* as in trev__fg_entry() */
 	hooks = atomic_load_explicit(&fg_hooks, memory_order_acquire);
@@ -512,44 +520,8 @@ __attribute__((used)) unsigned long trev__fg_exit(unsigned long *slot)
 			fg_latency(tr, rec.rettime - rec.calltime, thresh);
 	}
 	urcu_bp_read_unlock();
-	return f.ret;
+	return fg_ret(&f);
 }
-
-/*
- * The return trampoline: a hooked function's `ret` lands here with %rsp
- * one word above its return slot. Saves what a function returns in (rax,
- * rdx, xmm0, xmm1; st(0) is left alone, the C path uses no x87), aligns
- * the stack, calls trev__fg_exit(slot) and jumps to the address it gives
- * back with %rsp as the `ret` left it. It is never unmapped: a frame
- * pushed before the tracer went off still returns through it.
- */
-__asm__(".text\n"
-	".globl trev__fg_return\n"
-	".hidden trev__fg_return\n"
-	".type trev__fg_return, @function\n"
-	".p2align 4\n"
-	"trev__fg_return:\n"
-	"	subq $8, %rsp\n"		/* rsp = the slot, which keeps our address */
-	"	pushq %rbp\n"
-	"	movq %rsp, %rbp\n"		/* rbp = the slot - 8 */
-	"	pushq %rax\n"
-	"	pushq %rdx\n"
-	"	andq $-16, %rsp\n"
-	"	subq $32, %rsp\n"
-	"	movaps %xmm0, 0(%rsp)\n"
-	"	movaps %xmm1, 16(%rsp)\n"
-	"	leaq 8(%rbp), %rdi\n"
-	"	call trev__fg_exit\n"
-	"	movq %rax, %r11\n"
-	"	movaps 0(%rsp), %xmm0\n"
-	"	movaps 16(%rsp), %xmm1\n"
-	"	movq -8(%rbp), %rax\n"
-	"	movq -16(%rbp), %rdx\n"
-	"	movq %rbp, %rsp\n"
-	"	popq %rbp\n"
-	"	addq $8, %rsp\n"		/* as the function's ret left it */
-	"	jmp *%r11\n"
-	".size trev__fg_return, .-trev__fg_return\n");
 
 /* ------------------------------------------------------------------ */
 /* Frames that do not return: unwinders                                 */

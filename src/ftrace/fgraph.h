@@ -88,15 +88,26 @@ struct trev_fg_map {
  * trev__fg_entry() - a traced entry under function_graph
  * @ip: the site (the function's patched entry)
  * @slot: the stack word holding the return address into the caller
+ * @called: the graph trampoline (trev__fg_trampoline) will call the
+ *	function's body when this returns true; else the call trampoline
+ *	returns into it and its `ret` comes back through the hooked slot
+ * Return: true when a frame was pushed and @slot now holds trev__fg_return.
  * Context: the trampoline's C call, inside an RCU read section, any thread,
  * signal handlers too; no lock, no system call, no allocation after the
  * thread's first frame.
  */
-void trev__fg_entry(unsigned long ip, unsigned long *slot);
+bool trev__fg_entry(unsigned long ip, unsigned long *slot, bool called);
 
-/* The return trampoline (assembly in fgraph.c) and the C function it calls. */
+/* What trev__fg_exit() gives the return trampoline, in rax and rdx. */
+struct trev_fg_ret {
+	unsigned long to;	/* the real return address */
+	unsigned long called;	/* not 0: the graph trampoline called the function, so
+				 * the return stack predicts @to: go there with `ret` */
+};
+
+/* The return trampoline (assembly in trampoline.c) and the C function it calls. */
 void trev__fg_return(void);
-unsigned long trev__fg_exit(unsigned long *slot);
+struct trev_fg_ret trev__fg_exit(unsigned long *slot);
 
 /*
  * trev__fg_set() - switch the graph records on or off (current_tracer)

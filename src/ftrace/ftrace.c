@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -60,11 +61,12 @@
 /* Site flags. */
 #define FT_FILTER	0x01u	/* in set_ftrace_filter */
 #define FT_NOTRACE	0x02u	/* in set_ftrace_notrace */
-#define FT_ON		0x04u	/* patched: calls the trampoline */
+#define FT_ON		0x04u	/* patched: calls the trampoline (or jumps: FT_JMP) */
 #define FT_BAD		0x08u	/* not 5 bytes of nops: never patched, not listed */
 #define FT_NEW		0x10u	/* the list being built by a write */
 #define FT_GRAPH	0x20u	/* in set_graph_function */
 #define FT_GNOTRACE	0x40u	/* in set_graph_notrace */
+#define FT_JMP		0x80u	/* patched: jumps to its graph stub (function_graph) */
 
 struct ft_site {
 	uintptr_t addr;			/* the 5 bytes at the function's entry */
@@ -86,6 +88,9 @@ struct ft_module {
 	uintptr_t target;		/* what its sites call: trampoline or stub */
 	void *stub;			/* its near stub, or NULL */
 	int stub_err;			/* trev__ft_stub_get()'s error, when it failed */
+	uint8_t *gstubs;		/* its sites' graph stubs (gstubs_make()), or NULL */
+	size_t gstubs_size;		/* their mapping's size */
+	bool gstubs_failed;		/* no room for them: its sites call, under function_graph too */
 	bool named;			/* sites[].name filled in */
 	struct ft_module *next;
 };
@@ -244,9 +249,9 @@ static void ft_inst_records(struct ft_itab *t, uint64_t mask, struct ftrace_entr
  * profiler, func_stack_trace, instances, the top's notrace pids.
  * @ra: where trev__ft_entry() returns into the trampoline (stacks' skip point).
  */
-static __attribute__((noinline)) void ft_entry_extra(unsigned long ip, unsigned long parent_ip,
+static __attribute__((noinline)) bool ft_entry_extra(unsigned long ip, unsigned long parent_ip,
 						     unsigned long *slot, unsigned int extra,
-						     int mode, void *ra)
+						     int mode, bool called, void *ra)
 {
 	bool on = mode != TREV_TRACER_NOP;
 	bool top = true;	/* the top instance records the site (bit 0 of its mask) */
@@ -255,9 +260,10 @@ static __attribute__((noinline)) void ft_entry_extra(unsigned long ip, unsigned 
 	struct ft_itab *itab = NULL;
 	unsigned int dump = 0;
 	uint64_t mask = 0;
+	bool pushed = false;
 
 	if (!on && !(extra & (TREV_FT_EXTRA_PROBES | TREV_FT_EXTRA_PROFILE | TREV_FT_EXTRA_INST)))
-		return;
+		return false;
 	/* As a tracepoint's probes: a snapshot swap waits for the section to end. */
 	urcu_bp_read_lock();
 	/* A site patched for an instance only is not the top's (NULL: the table is going). */
@@ -284,7 +290,7 @@ static __attribute__((noinline)) void ft_entry_extra(unsigned long ip, unsigned 
 
 		if (ft_tid_ok(pids, nopids)) {
 			if (mode == TREV_TRACER_GRAPH) {
-				trev__fg_entry(ip, slot);
+				pushed = trev__fg_entry(ip, slot, called);
 			} else {
 				trev_event_write(file, &rec, sizeof(rec));
 				if (extra & TREV_FT_EXTRA_STACK)
@@ -302,12 +308,13 @@ static __attribute__((noinline)) void ft_entry_extra(unsigned long ip, unsigned 
 		trev_tsan_release(itab);
 	/* The profiler's time: function_graph's frames, pushed for it when the tracer is not. */
 	if ((extra & TREV_FT_EXTRA_PROFILE) && top && mode != TREV_TRACER_GRAPH)
-		trev__fg_entry(ip, slot);
+		pushed = trev__fg_entry(ip, slot, called);
 	if (cmds)
 		dump = trev__fc_run(cmds, ra);
 	urcu_bp_read_unlock();
 	if (trev_unlikely(dump))
 		trev__fc_dump(dump);
+	return pushed;
 }
 
 /*
@@ -323,8 +330,10 @@ static __attribute__((noinline)) void ft_entry_extra(unsigned long ip, unsigned 
  * Context: any thread, at the entry of a traced function, also in a signal
  * handler; no allocation (after a thread's first record), lock or system call.
  */
-__attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent_ip,
-					  unsigned long *slot)
+static inline __attribute__((always_inline)) bool ft_entry(unsigned long ip,
+							     unsigned long parent_ip,
+							     unsigned long *slot, bool called,
+							     void *ra)
 {
 	/*
 	 * Relaxed, as ft_active: what else there is to do (commands, stacks,
@@ -334,20 +343,19 @@ __attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent
 	int mode = atomic_load_explicit(&ft_active, memory_order_relaxed);
 	struct ftrace_entry rec;
 	struct ft_pids *pids;
+	bool pushed = false;
 
-	if (trev_unlikely(extra)) {
-		ft_entry_extra(ip, parent_ip, slot, extra, mode, __builtin_return_address(0));
-		return;
-	}
+	if (trev_unlikely(extra))
+		return ft_entry_extra(ip, parent_ip, slot, extra, mode, called, ra);
 	if (mode == TREV_TRACER_NOP)
-		return;
+		return false;
 	rec.ip = ip;
 	rec.parent_ip = parent_ip;
 	urcu_bp_read_lock();
 	pids = atomic_load_explicit(&ft_pids, memory_order_acquire);
 	if (trev_likely(!pids) || ft_pid_ok(pids)) {
 		if (mode == TREV_TRACER_GRAPH)
-			trev__fg_entry(ip, slot);
+			pushed = trev__fg_entry(ip, slot, called);
 		else
 			trev_event_write(&trev__event_rt(&trev__ftrace_event_function)->file, &rec,
 					 sizeof(rec));
@@ -356,6 +364,26 @@ __attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent
 	if (pids)
 		trev_tsan_release(pids);
 	urcu_bp_read_unlock();
+	return pushed;
+}
+
+__attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent_ip,
+					  unsigned long *slot)
+{
+	ft_entry(ip, parent_ip, slot, false, __builtin_return_address(0));
+}
+
+/*
+ * trev__ft_entry_jmp() - trev__fg_trampoline's call: trev__ft_entry() for a
+ * site that jumps to the graph trampoline (function_graph is the tracer)
+ * Return: not 0 when a graph frame was pushed: the trampoline then calls
+ * the function's body itself (trev__fg_entry()'s @called).
+ * Context: as trev__ft_entry().
+ */
+__attribute__((used)) int trev__ft_entry_jmp(unsigned long ip, unsigned long parent_ip,
+					     unsigned long *slot)
+{
+	return ft_entry(ip, parent_ip, slot, true, __builtin_return_address(0));
 }
 
 /* The kernel's trace_fn_trace(): "func <-parent", options sym-offset and sym-addr. */
@@ -676,6 +704,8 @@ void trev_function_unregister(const void *const *start)
 		ft_apply(&blocker);
 	pthread_mutex_unlock(&ft_lock);
 	trev__ft_stub_put(m->stub);
+	if (m->gstubs)
+		munmap(m->gstubs, m->gstubs_size);
 	for (size_t i = 0; i < m->nr_sites; i++)
 		free(m->sites[i].name);
 	free(m->sites);
@@ -729,6 +759,68 @@ static bool site_selected(const struct ft_site *s)
 	if (s->flags & FT_NOTRACE)
 		return false;
 	return !ft_list_set[TREV_FT_FILTER] || (s->flags & FT_FILTER);
+}
+
+/*
+ * Graph stubs. Under function_graph a site jumps to a stub of its own,
+ * which names the site and goes on to trev__fg_trampoline (trampoline.c):
+ * entered by a jmp, the trampoline can call the function's body itself and
+ * both returns are predicted (docs/function-tracer.md, "The mechanism").
+ * One mapping per module, within a rel32's reach of its sites, made when
+ * function_graph first patches them and unmapped with the module:
+ *
+ *   OFFSET       SIZE  MEANING
+ *   0            8     the address of trev__fg_trampoline
+ *   8            8     (zero)
+ *   16 + 16 i    10    movabs $sites[i].addr, %r11    49 bb imm64
+ *   26 + 16 i    6     jmp *(offset 0)(%rip)          ff 25 rel32
+ */
+#define GSTUB_HDR	16
+#define GSTUB_SIZE	16
+
+static uintptr_t gstub_addr(const struct ft_module *m, size_t i)
+{
+	return (uintptr_t)m->gstubs + GSTUB_HDR + GSTUB_SIZE * i;
+}
+
+/* Make @m's graph stubs if it has none. Context: ft_lock. Return: they exist. */
+static bool gstubs_make(struct ft_module *m)
+{
+	uintptr_t tramp = (uintptr_t)trev__fg_trampoline;
+	size_t size;
+	uint8_t *g;
+
+	if (m->gstubs || m->gstubs_failed || !m->nr_sites)
+		return m->gstubs != NULL;
+	size = GSTUB_HDR + GSTUB_SIZE * m->nr_sites;
+	g = trev__text_near_map(m->sites[0].addr, m->sites[m->nr_sites - 1].addr + FT_SITE_SIZE,
+				size);
+	if (!g) {
+		m->gstubs_failed = true;
+		return false;
+	}
+	memset(g, 0, GSTUB_HDR);
+	memcpy(g, &tramp, sizeof(tramp));
+	for (size_t i = 0; i < m->nr_sites; i++) {
+		uint8_t *st = g + GSTUB_HDR + GSTUB_SIZE * i;
+		uint64_t site = m->sites[i].addr;
+		int32_t rel = -(int32_t)(GSTUB_HDR + GSTUB_SIZE * (i + 1));
+
+		st[0] = 0x49;
+		st[1] = 0xbb;
+		memcpy(st + 2, &site, sizeof(site));
+		st[10] = 0xff;
+		st[11] = 0x25;
+		memcpy(st + 12, &rel, sizeof(rel));
+	}
+	if (mprotect(g, size, PROT_READ | PROT_EXEC)) {
+		munmap(g, size);
+		m->gstubs_failed = true;
+		return false;
+	}
+	m->gstubs = g;
+	m->gstubs_size = size;
+	return true;
 }
 
 /*
@@ -921,14 +1013,20 @@ static int ft_apply(pid_t *blocker)
 			atomic_fetch_or(&trev__ft_extra, TREV_FT_EXTRA_INST);
 	}
 	for (struct ft_module *m = ft_modules; m; m = m->next) {
+		/* Under function_graph a site jumps to its stub; else (or without stubs) it calls. */
+		bool jmp = ft_tracer == TREV_TRACER_GRAPH && gstubs_make(m);
+
 		for (size_t i = 0; i < m->nr_sites; i++) {
 			struct ft_site *s = &m->sites[i];
 			bool want = site_wanted(m, s);
 
-			if (want == !!(s->flags & FT_ON))
+			if (want == !!(s->flags & FT_ON) && (!want || jmp == !!(s->flags & FT_JMP)))
 				continue;
 			p[n].addr = s->addr;
-			if (want)
+			if (want && jmp)
+				trev__text_make_rel32(p[n].bytes, TREV_TEXT_JMP, s->addr,
+						      gstub_addr(m, i));
+			else if (want)
 				trev__ft_make_call(p[n].bytes, s->addr, m->target);
 			else
 				memcpy(p[n].bytes, trev__ft_nop5, FT_SITE_SIZE);
@@ -937,15 +1035,17 @@ static int ft_apply(pid_t *blocker)
 	}
 	ret = trev__ft_patch_batch(p, n, blocker);
 	if (!ret) {
-		for (struct ft_module *m = ft_modules; m; m = m->next)
+		for (struct ft_module *m = ft_modules; m; m = m->next) {
+			bool jmp = ft_tracer == TREV_TRACER_GRAPH && m->gstubs;
+
 			for (size_t i = 0; i < m->nr_sites; i++) {
 				struct ft_site *s = &m->sites[i];
 
+				s->flags &= ~(FT_ON | FT_JMP);
 				if (site_wanted(m, s))
-					s->flags |= FT_ON;
-				else
-					s->flags &= ~FT_ON;
+					s->flags |= FT_ON | (jmp ? FT_JMP : 0);
 			}
+		}
 		if (trev__fc_any())
 			ret = trev__fc_publish(false);
 		if (!ft_inst_on && itab_had) {

@@ -20,10 +20,13 @@
 
 #define trev__ft_nop5	trev__text_nop5
 
-/* The trampoline (trampoline.c, assembly) and the C function it calls. */
-void trev__ft_trampoline(void);
+/* The trampolines (trampoline.c, assembly) and the C functions they call. */
+void trev__ft_trampoline(void);		/* sites call it */
+void trev__fg_trampoline(void);		/* sites jump to it through their stub, r11 = the site */
 /* @slot: where @parent_ip is on the stack (function_graph replaces it) */
 void trev__ft_entry(unsigned long ip, unsigned long parent_ip, unsigned long *slot);
+/* The same; not 0: a graph frame was pushed, the trampoline calls the body. */
+int trev__ft_entry_jmp(unsigned long ip, unsigned long parent_ip, unsigned long *slot);
 
 /* Context: holds ft_lock (ftrace.c), then text_lock. */
 #define trev__ft_patch_batch(p, n, blocker)	trev__text_patch_batch(p, n, blocker)

@@ -436,47 +436,56 @@ void trev__text_make_rel32(uint8_t out[TEXT_SITE_SIZE], enum trev_text_insn insn
 
 #define STUB_SIZE	4096
 #define STUB_STEP	(64u << 10)
-#define REACH		((uintptr_t)INT32_MAX - STUB_SIZE)
 
-static bool in_reach(uintptr_t from_lo, uintptr_t from_hi, uintptr_t to)
+/* [@lo, @hi] and [@at, @at + @size) lie within a rel32's reach of each other. */
+static bool in_reach(uintptr_t lo, uintptr_t hi, uintptr_t at, size_t size)
 {
-	uintptr_t lo = to < from_lo ? to : from_lo;
-	uintptr_t hi = to > from_hi ? to : from_hi;
+	uintptr_t l = at < lo ? at : lo;
+	uintptr_t h = at + size > hi ? at + size : hi;
 
-	return hi - lo < REACH;
+	return h - l < (uintptr_t)INT32_MAX - 16;
 }
 
-static void *stub_try(uintptr_t at)
+static void *near_try(uintptr_t at, size_t size)
 {
-	void *p = mmap((void *)at, STUB_SIZE, PROT_READ | PROT_WRITE,
+	void *p = mmap((void *)at, size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 
 	if (p == MAP_FAILED)
 		return NULL;
 	if ((uintptr_t)p != at) {	/* a kernel that ignores the flag */
-		munmap(p, STUB_SIZE);
+		munmap(p, size);
 		return NULL;
 	}
 	return p;
 }
 
+void *trev__text_near_map(uintptr_t lo, uintptr_t hi, size_t size)
+{
+	size_t span = (size + STUB_STEP - 1) & ~(size_t)(STUB_STEP - 1);
+	void *s = NULL;
+
+	/* Free space below the object, then above it, within reach of all its sites. */
+	for (uintptr_t at = (lo & ~(uintptr_t)(STUB_STEP - 1)) - span;
+	     !s && at > span && at < lo && in_reach(lo, hi, at, size); at -= STUB_STEP)
+		s = near_try(at, size);
+	for (uintptr_t at = (hi + STUB_STEP) & ~(uintptr_t)(STUB_STEP - 1);
+	     !s && at > hi && in_reach(lo, hi, at, size); at += STUB_STEP)
+		s = near_try(at, size);
+	return s;
+}
+
 int trev__text_stub_get(uintptr_t lo, uintptr_t hi, uintptr_t tramp, uintptr_t *target,
 			void **stub)
 {
-	uint8_t *s = NULL;
+	uint8_t *s;
 
 	*stub = NULL;
-	if (in_reach(lo, hi, tramp)) {
+	if (in_reach(lo, hi, tramp, 1)) {
 		*target = tramp;
 		return 0;
 	}
-	/* Free space below the object, then above it, within reach of all its sites. */
-	for (uintptr_t at = (lo & ~(uintptr_t)(STUB_STEP - 1)) - STUB_STEP;
-	     !s && at > STUB_STEP && in_reach(lo, hi, at); at -= STUB_STEP)
-		s = stub_try(at);
-	for (uintptr_t at = (hi + STUB_STEP) & ~(uintptr_t)(STUB_STEP - 1);
-	     !s && in_reach(lo, hi, at + STUB_SIZE); at += STUB_STEP)
-		s = stub_try(at);
+	s = trev__text_near_map(lo, hi, STUB_SIZE);
 	if (!s)
 		return -ENOMEM;
 	/* jmp *0(%rip); .quad tramp */

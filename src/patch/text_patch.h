@@ -67,4 +67,12 @@ int trev__text_stub_get(uintptr_t lo, uintptr_t hi, uintptr_t tramp, uintptr_t *
 			void **stub);
 void trev__text_stub_put(void *stub);
 
+/*
+ * trev__text_near_map() - @size bytes of new read-write memory within a
+ * rel32's reach of every address in [@lo, @hi]: below the object, else
+ * above it. The caller fills it, mprotect()s it executable and unmaps it.
+ * Return: the mapping, or NULL (no free address space within reach).
+ */
+void *trev__text_near_map(uintptr_t lo, uintptr_t hi, size_t size);
+
 #endif /* TREV_TEXT_PATCH_H */
