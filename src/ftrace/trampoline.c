@@ -93,7 +93,10 @@ __asm__(".text\n"
  * return stack does not expect: a mispredicted return a call.) Otherwise
  * it jumps into the body with the stack as it came.
  * The flags of `test` live through the restores: mov, movaps, lea and pop
- * leave them alone.
+ * leave them alone. For an unwinder (backtrace() in a function command's
+ * `stacktrace`), the frame is a signal frame that interrupted the traced
+ * function at its site: its caller is the function, at the site's exact
+ * address (r11, then its stack copy), with the stack pointer it had there.
  */
 __asm__(".text\n"
 	".globl trev__fg_trampoline\n"
@@ -102,12 +105,16 @@ __asm__(".text\n"
 	".p2align 4\n"
 	"trev__fg_trampoline:\n"
 	"	.cfi_startproc\n"
+	"	.cfi_signal_frame\n"
+	"	.cfi_def_cfa %rsp, 0\n"
+	"	.cfi_register %rip, %r11\n"
 	"	pushq %rbp\n"
-	"	.cfi_def_cfa_offset 16\n"
-	"	.cfi_offset %rbp, -16\n"
+	"	.cfi_def_cfa_offset 8\n"
+	"	.cfi_offset %rbp, -8\n"
 	"	movq %rsp, %rbp\n"
 	"	.cfi_def_cfa_register %rbp\n"
 	"	pushq %r11\n"
+	"	.cfi_offset %rip, -16\n"
 	"	pushq %rax\n"
 	"	pushq %rdi\n"
 	"	pushq %rsi\n"
@@ -151,7 +158,8 @@ __asm__(".text\n"
 	"	popq %r11\n"
 	"	leaq 5(%r11), %r11\n"		/* the body: past the site's 5 bytes */
 	"	popq %rbp\n"
-	"	.cfi_def_cfa %rsp, 8\n"
+	"	.cfi_def_cfa %rsp, 0\n"
+	"	.cfi_register %rip, %r11\n"
 	"	jnz 1f\n"
 	"	jmp *%r11\n"
 	"1:	leaq 8(%rsp), %rsp\n"		/* the return address is in the frame */

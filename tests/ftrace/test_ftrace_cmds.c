@@ -341,6 +341,32 @@ static void test_stacktrace(void **state)
 	reset_all();
 }
 
+/*
+ * The same under function_graph, whose sites jump to the graph trampoline
+ * (not call it): the unwinder still finds the function at the top.
+ */
+static void test_stacktrace_graph(void **state)
+{
+	static const char want[] =
+		"<stack trace>\n => ft_add\n => ft_outer\n => test_stacktrace_graph\n";
+	const char *p;
+
+	(void)state;
+	reset_all();
+	assert_int_equal(trev_write("set_ftrace_filter", "ft_add ft_outer"), 0);
+	assert_int_equal(trev_append("set_ftrace_filter", "ft_add:stacktrace:2"), 0);
+	assert_int_equal(trev_write("current_tracer", "function_graph"), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(ft_outer(i), 2 * (i + 1));
+	rd("trace");
+	assert_int_equal(count_of(text, "<stack trace>"), 2);
+	p = strstr(text, "<stack trace>");
+	if (strncmp(p, want, sizeof(want) - 1))
+		fail_msg("trace:\n%s", text);
+	assert_int_equal(trev_write("current_tracer", "nop"), 0);
+	reset_all();
+}
+
 #define NR_THREADS	8
 #define PER_THREAD	400
 
@@ -718,6 +744,7 @@ int main(void)
 		cmocka_unit_test(test_cmd_unselected),
 		cmocka_unit_test(test_snapshot),
 		cmocka_unit_test(test_stacktrace),
+		cmocka_unit_test(test_stacktrace_graph),
 		cmocka_unit_test(test_count_threads),
 		cmocka_unit_test(test_cmd_hammer),
 		cmocka_unit_test(test_enable_event),
