@@ -589,8 +589,21 @@ uint64_t trev__event_write_stamped(struct trev_event_file *file, struct trev_ent
 	ent = rb_reserve_fast_ts(rb, len, &w, &ts);
 	if (trev_unlikely(!ent))
 		return event_write_stamped_slow(file, rb, rec, len, stamp_off, &w);
-	if (stamp_off)
-		memcpy((uint8_t *)rec + stamp_off, &ts, sizeof(ts));
-	event_write_reserved(file, tr, rb, rec, len, ent, w);
+	if (trev_unlikely(w.n)) {
+		if (stamp_off)
+			memcpy((uint8_t *)rec + stamp_off, &ts, sizeof(ts));
+		event_write_rest(file, rb, rec, len, ent, w);
+	} else {
+		/*
+		 * The stamp goes straight into the ring, after the copy: through
+		 * @rec it would hold up the copy's load until the clock read is done.
+		 */
+		entry_fill(ent, file->call->id, w.d, 0);
+		rec_copy(ent + 1, rec + 1, len - (unsigned int)sizeof(*rec));
+		if (stamp_off)
+			memcpy((uint8_t *)ent + stamp_off, &ts, sizeof(ts));
+		rb_commit(rb, &(struct rb_wr){ w.d, 0 }, ent);
+	}
+	trev_tsan_release(tr);
 	return ts;
 }

@@ -34,8 +34,9 @@ ssize_t trev__marker_raw_write(struct trev_trace_array *tr, const void *data, si
 
 /*
  * trev__event_write_stamped() - trev_event_write() of a record one of whose
- * fields is its own time: the u64 at byte @stamp_off of @rec (0: none) gets
- * the time stamp the ring gives the record, so the clock is read once and
+ * fields is its own time: the u64 at byte @stamp_off (0: none) of the record
+ * written gets the time stamp the ring gives it (@rec's own copy of the field
+ * may be left as it was), so the clock is read once and
  * the field and the record's time agree (function_graph's calltime and
  * rettime). Where the ring's fast path does not take the record (a filter
  * or trigger, a new page, another CPU, tracing off, a clock other than
