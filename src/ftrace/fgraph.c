@@ -26,6 +26,7 @@
 #include "events/events_internal.h"
 #include "output/symbols.h"
 #include "write/write.h"
+#include "write/write_api.h"
 
 static int fg_field(struct trev_event_call *call, const char *type, const char *name,
 		    size_t offset, size_t size)
@@ -399,7 +400,7 @@ bool trev__fg_entry(unsigned long ip, unsigned long *slot, bool called)
 		rec.pad = 0;
 		if (stamped) {
 			/* Only this frame's return reads calltime, after we return. */
-			f->calltime = trev__event_write_stamped(file, &rec.ent, sizeof(rec), 0);
+			f->calltime = event_write_stamped(file, &rec.ent, sizeof(rec), 0);
 		} else {
 			trev_event_write(file, &rec, sizeof(rec));
 		}
@@ -505,7 +506,7 @@ __attribute__((used)) struct trev_fg_ret trev__fg_exit(unsigned long *slot)
 		rec.calltime = f.calltime;
 		if (tr && !hooks && !thresh) {
 			/* The common case: the record's own time stamp is rettime. */
-			rec.rettime = trev__event_write_stamped(
+			rec.rettime = event_write_stamped(
 				file, &rec.ent, sizeof(rec),
 				offsetof(struct trev_fgraph_ret_entry, rettime));
 		} else {

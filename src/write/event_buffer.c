@@ -30,30 +30,7 @@
 #include "ring_buffer/rb_api.h"
 #include "trigger/trigger.h"
 #include "write/write.h"
-
-/* The common fields of a record in the ring, at nesting level @n of @d. */
-static inline __attribute__((always_inline)) void
-entry_fill(struct trev_entry *ent, unsigned short type, const struct rb_desc *d, uint32_t n)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	/* One store, not four: type, flags, preempt_count, pid. */
-	uint64_t w = type | (uint64_t)(uint32_t)d->tid << 32;
-
-	_Static_assert(sizeof(*ent) == 8 && offsetof(struct trev_entry, flags) == 2 &&
-			       offsetof(struct trev_entry, preempt_count) == 3 &&
-			       offsetof(struct trev_entry, pid) == 4,
-		       "struct trev_entry layout");
-	/* The nesting level is our signal-handler depth. */
-	if (trev_unlikely(n))
-		w |= (uint32_t)TREV_FLAG_HARDIRQ << 16 | n << 24;
-	memcpy(ent, &w, sizeof(w));
-#else
-	ent->type = type;
-	ent->flags = n ? TREV_FLAG_HARDIRQ : 0;
-	ent->preempt_count = (unsigned char)n;
-	ent->pid = d->tid;
-#endif
-}
+#include "write/write_api.h"
 
 /* The common fields, and what the commit needs; fb->file and fb->rb are set. */
 static inline __attribute__((always_inline)) void *
@@ -322,41 +299,6 @@ static inline __attribute__((always_inline)) void event_commit(struct trev_event
 	trev_tsan_release(fb->file->tr);
 }
 
-/*
- * Copy @n bytes of a record, @n a multiple of 4: up to 16 bytes as two
- * overlapping loads and stores, up to 32 as four, without a call.
- */
-static inline __attribute__((always_inline)) void rec_copy(void *dst, const void *src,
-							    unsigned int n)
-{
-	uint8_t *d = dst;
-	const uint8_t *s = src;
-
-	if (n >= 8 && n <= 16) {
-		uint64_t a, b;
-
-		memcpy(&a, s, 8);
-		memcpy(&b, s + n - 8, 8);
-		memcpy(d, &a, 8);
-		memcpy(d + n - 8, &b, 8);
-	} else if (n > 16 && n <= 32) {
-		uint64_t a, b, c, e;
-
-		memcpy(&a, s, 8);
-		memcpy(&b, s + 8, 8);
-		memcpy(&c, s + n - 16, 8);
-		memcpy(&e, s + n - 8, 8);
-		memcpy(d, &a, 8);
-		memcpy(d + 8, &b, 8);
-		memcpy(d + n - 16, &c, 8);
-		memcpy(d + n - 8, &e, 8);
-	} else if (n == 4) {
-		memcpy(d, s, 4);
-	} else if (n) {
-		memcpy(d, s, n);
-	}
-}
-
 /* The rest of a ring write at level @w->n, out of line: fill, copy, commit. */
 static rb_cold void event_write_rest(struct trev_event_file *file, struct trev_rb *rb,
 				     const struct trev_entry *rec, unsigned int len,
@@ -540,31 +482,31 @@ void trev_event_write(struct trev_event_file *file, void *entry, unsigned int le
 }
 
 /*
- * trev__event_write_stamped() past the ring's fast path: a record that a
- * filter or trigger reads before its reservation (@w NULL) takes the
- * clock read now; a fast reservation that failed goes on where it stopped
- * (@w), and the slow reservation gives the record's time stamp.
+ * event_write_stamped() past the ring's fast path (write_api.h): a record
+ * that a filter or trigger reads before its reservation (@reserved false)
+ * takes the clock read now; a fast reservation that failed (@ent NULL)
+ * goes on where it stopped (@w), and the slow reservation gives the
+ * record's time stamp; one a signal handler's write took at a level above
+ * 0 (@ent, with @ts) is finished out of line.
  */
-static rb_cold uint64_t event_write_stamped_slow(struct trev_event_file *file,
-						 struct trev_rb *rb, struct trev_entry *rec,
-						 unsigned int len, unsigned int stamp_off,
-						 struct rb_wr *w)
+rb_cold uint64_t trev__event_write_stamped_slow(struct trev_event_file *file, struct trev_rb *rb,
+						struct trev_entry *rec, unsigned int len,
+						unsigned int stamp_off, bool reserved,
+						struct rb_wr w, void *ent, uint64_t ts)
 {
-	struct trev_entry *ent;
-	uint64_t ts;
-
-	if (!w) {
+	if (!reserved) {
 		ts = trev_rb_clock_now(rb);
 		if (stamp_off)
 			memcpy((uint8_t *)rec + stamp_off, &ts, sizeof(ts));
 		trev_event_write(file, rec, len);
 		return ts;
 	}
-	ent = event_rb_reserve_slow(rb, len, w, &ts);
+	if (!ent)
+		ent = event_rb_reserve_slow(rb, len, &w, &ts);
 	if (ent) {
 		if (stamp_off)
 			memcpy((uint8_t *)rec + stamp_off, &ts, sizeof(ts));
-		event_write_rest(file, rb, rec, len, ent, *w);
+		event_write_rest(file, rb, rec, len, ent, w);
 	} else {
 		ts = trev_rb_clock_now(rb);	/* refused: the time all the same */
 	}
@@ -575,35 +517,5 @@ static rb_cold uint64_t event_write_stamped_slow(struct trev_event_file *file,
 uint64_t trev__event_write_stamped(struct trev_event_file *file, struct trev_entry *rec,
 				   unsigned int len, unsigned int stamp_off)
 {
-	unsigned int flags = atomic_load_explicit(&file->flags, memory_order_relaxed);
-	/* As event_write_ring(). */
-	struct trev_trace_array *tr = __atomic_load_n(&file->tr, __ATOMIC_RELAXED);
-	struct trev_rb *rb = __atomic_load_n(&tr->rb, __ATOMIC_ACQUIRE);
-	struct trev_entry *ent;
-	struct rb_wr w;
-	uint64_t ts;
-
-	/* A filter or trigger reads the record before its reservation. */
-	if (trev_unlikely(flags & TREV_FILE_FL_SLOW))
-		return event_write_stamped_slow(file, rb, rec, len, stamp_off, NULL);
-	ent = rb_reserve_fast_ts(rb, len, &w, &ts);
-	if (trev_unlikely(!ent))
-		return event_write_stamped_slow(file, rb, rec, len, stamp_off, &w);
-	if (trev_unlikely(w.n)) {
-		if (stamp_off)
-			memcpy((uint8_t *)rec + stamp_off, &ts, sizeof(ts));
-		event_write_rest(file, rb, rec, len, ent, w);
-	} else {
-		/*
-		 * The stamp goes straight into the ring, after the copy: through
-		 * @rec it would hold up the copy's load until the clock read is done.
-		 */
-		entry_fill(ent, file->call->id, w.d, 0);
-		rec_copy(ent + 1, rec + 1, len - (unsigned int)sizeof(*rec));
-		if (stamp_off)
-			memcpy((uint8_t *)ent + stamp_off, &ts, sizeof(ts));
-		rb_commit(rb, &(struct rb_wr){ w.d, 0 }, ent);
-	}
-	trev_tsan_release(tr);
-	return ts;
+	return event_write_stamped(file, rec, len, stamp_off);
 }

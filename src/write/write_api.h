@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The inline fast path of a built record's write into the ring, for
+ * writers whose record length is known where they call: the common fields
+ * (entry_fill), the copy (rec_copy), and trev__event_write_stamped()'s
+ * body (event_write_stamped), which function_graph's records inline.
+ */
+#ifndef TREV_WRITE_API_H
+#define TREV_WRITE_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <trev/tracepoint.h>
+
+#include "events/events_internal.h"
+#include "output/line_prefix.h"	/* TREV_FLAG_HARDIRQ */
+#include "ring_buffer/rb_api.h"
+
+/* The common fields of a record in the ring, at nesting level @n of @d. */
+static inline __attribute__((always_inline)) void
+entry_fill(struct trev_entry *ent, unsigned short type, const struct rb_desc *d, uint32_t n)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* One store, not four: type, flags, preempt_count, pid. */
+	uint64_t w = type | (uint64_t)(uint32_t)d->tid << 32;
+
+	_Static_assert(sizeof(*ent) == 8 && offsetof(struct trev_entry, flags) == 2 &&
+			       offsetof(struct trev_entry, preempt_count) == 3 &&
+			       offsetof(struct trev_entry, pid) == 4,
+		       "struct trev_entry layout");
+	/* The nesting level is our signal-handler depth. */
+	if (trev_unlikely(n))
+		w |= (uint32_t)TREV_FLAG_HARDIRQ << 16 | n << 24;
+	memcpy(ent, &w, sizeof(w));
+#else
+	ent->type = type;
+	ent->flags = n ? TREV_FLAG_HARDIRQ : 0;
+	ent->preempt_count = (unsigned char)n;
+	ent->pid = d->tid;
+#endif
+}
+
+/*
+ * Copy @n bytes of a record, @n a multiple of 4: up to 16 bytes as two
+ * overlapping loads and stores, up to 32 as four, without a call.
+ */
+static inline __attribute__((always_inline)) void rec_copy(void *dst, const void *src,
+							    unsigned int n)
+{
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+
+	if (n >= 8 && n <= 16) {
+		uint64_t a, b;
+
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n > 16 && n <= 32) {
+		uint64_t a, b, c, e;
+
+		memcpy(&a, s, 8);
+		memcpy(&b, s + 8, 8);
+		memcpy(&c, s + n - 16, 8);
+		memcpy(&e, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + 8, &b, 8);
+		memcpy(d + n - 16, &c, 8);
+		memcpy(d + n - 8, &e, 8);
+	} else if (n == 4) {
+		memcpy(d, s, 4);
+	} else if (n) {
+		memcpy(d, s, n);
+	}
+}
+
+/* event_write_stamped() off its fast path (event_buffer.c). */
+uint64_t trev__event_write_stamped_slow(struct trev_event_file *file, struct trev_rb *rb,
+					struct trev_entry *rec, unsigned int len,
+					unsigned int stamp_off, bool reserved, struct rb_wr w,
+					void *ent, uint64_t ts);
+
+/*
+ * event_write_stamped() - trev__event_write_stamped() (write.h), inline:
+ * with a constant @len and @stamp_off the copy is a few stores.
+ * Context: as trev_event_write(): inside an RCU read section, any thread,
+ * async-signal-safe.
+ */
+static inline __attribute__((always_inline)) uint64_t
+event_write_stamped(struct trev_event_file *file, struct trev_entry *rec, unsigned int len,
+		    unsigned int stamp_off)
+{
+	unsigned int flags = atomic_load_explicit(&file->flags, memory_order_relaxed);
+	/* As event_write_ring(): the instance may be set late, the buffer swapped. */
+	struct trev_trace_array *tr = __atomic_load_n(&file->tr, __ATOMIC_RELAXED);
+	struct trev_rb *rb = __atomic_load_n(&tr->rb, __ATOMIC_ACQUIRE);
+	struct trev_entry *ent;
+	struct rb_wr w;
+	uint64_t ts = 0;
+
+	/* A filter or trigger reads the record before its reservation. */
+	if (trev_unlikely(flags & TREV_FILE_FL_SLOW))
+		return trev__event_write_stamped_slow(file, rb, rec, len, stamp_off, false,
+						      (struct rb_wr){ NULL, 0 }, NULL, 0);
+	ent = rb_reserve_fast_ts(rb, len, &w, &ts);
+	if (trev_unlikely(!ent || w.n))
+		return trev__event_write_stamped_slow(file, rb, rec, len, stamp_off, true, w, ent,
+						      ts);
+	/*
+	 * The stamp goes straight into the ring, after the copy: through @rec
+	 * it would hold up the copy's load until the clock read is done.
+	 */
+	entry_fill(ent, file->call->id, w.d, 0);
+	rec_copy(ent + 1, rec + 1, len - (unsigned int)sizeof(*rec));
+	if (stamp_off)
+		memcpy((uint8_t *)ent + stamp_off, &ts, sizeof(ts));
+	rb_commit(rb, &w, ent);
+	trev_tsan_release(tr);	/* done with rb: see trev__snapshot_free() */
+	return ts;
+}
+
+#endif /* TREV_WRITE_API_H */
