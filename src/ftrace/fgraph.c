@@ -189,6 +189,30 @@ static atomic_uint fg_max_depth;
 static atomic_ulong fg_dropped_total;
 
 /*
+ * fg_opts: a bit for each of the settings above that takes a call off the
+ * plain path (fg_entry_plain(), the exit's plain record): records off,
+ * hooks, a graph map, max_graph_depth, tracing_thresh. Each setter stores
+ * its value, then its bit with an atomic or/and; a call that reads 0
+ * (relaxed) acts as one that read every setting just before a change.
+ * Records off: the bit is set before fg_tr is cleared and cleared after it
+ * is stored, so the plain path's writes go to an instance that was made.
+ */
+#define FG_OPT_OFF	0x01u	/* fg_tr NULL */
+#define FG_OPT_HOOKS	0x02u	/* fg_hooks set */
+#define FG_OPT_MAP	0x04u	/* fg_map set */
+#define FG_OPT_DEPTH	0x08u	/* fg_max_depth not 0 */
+#define FG_OPT_THRESH	0x10u	/* fg_thresh_ns not 0 */
+static atomic_uint fg_opts = FG_OPT_OFF;
+
+static void fg_opt_set(unsigned int bit, bool on)
+{
+	if (on)
+		atomic_fetch_or(&fg_opts, bit);
+	else
+		atomic_fetch_and(&fg_opts, ~bit);
+}
+
+/*
  * Set the number of frames of @st. The compiler barriers keep the frame's
  * stores before and after this one in program order, which is the order a
  * signal handler of this thread sees (no other thread reads @st).
@@ -310,7 +334,50 @@ static inline unsigned long long fg_clock_of(struct trev_trace_array *tr,
  * longjmps out of the middle leaves a BUSY frame, which an outer return
  * drops (trev__fg_exit()).
  */
-bool trev__fg_entry(unsigned long ip, unsigned long *slot, bool called)
+/* Steps 1 to 5 of a push (above) at frames[@curr]; returns the frame. */
+static inline __attribute__((always_inline)) struct fg_frame *
+fg_push(struct fg_stack *st, unsigned int curr, unsigned long ip, unsigned long *slot,
+	unsigned long long calltime, unsigned int depth, unsigned int flags)
+{
+	struct fg_frame *f = &st->frames[curr];
+
+	do {
+		f->slot = FG_SLOT_BUSY;
+		f->depth = depth;
+		fg_set_curr(st, curr + 1);
+	} while (trev_unlikely(f->slot != FG_SLOT_BUSY));
+	f->ret = *slot;
+	f->func = ip;
+	f->calltime = calltime;
+	f->depth = depth;
+	f->flags = flags;
+	/* Steps 3, 4, 5 in this order for a handler of this thread (compiler barriers). */
+	atomic_signal_fence(memory_order_seq_cst);
+	*slot = (unsigned long)trev__fg_return;
+	atomic_signal_fence(memory_order_seq_cst);
+	f->slot = (unsigned long)slot;
+	return f;
+}
+
+/*
+ * The entry record; its own time stamp is the frame's calltime (one clock
+ * read for both: trev__event_write_stamped()). Only the frame's return
+ * reads calltime, after the caller stores it.
+ */
+static inline __attribute__((always_inline)) unsigned long long fg_ent_record(unsigned long ip,
+									      unsigned int depth)
+{
+	struct trev_fgraph_ent_entry rec;
+
+	rec.func = ip;
+	rec.depth = depth;
+	rec.pad = 0;
+	return event_write_stamped(&trev__event_rt(&trev__ftrace_event_funcgraph_entry)->file,
+				   &rec.ent, sizeof(rec), 0);
+}
+
+static __attribute__((noinline)) bool fg_entry_full(unsigned long ip, unsigned long *slot,
+						    bool called)
 {
 	/*
 	 * Acquire: pairs with trev__fg_set()'s store, so what made the instance
@@ -374,38 +441,54 @@ bool trev__fg_entry(unsigned long ip, unsigned long *slot, bool called)
 			return false;
 		flags |= FG_F_NOHOOK;
 	}
-	f = &st->frames[curr];
-	do {
-		f->slot = FG_SLOT_BUSY;
-		f->depth = depth;
-		fg_set_curr(st, curr + 1);
-	} while (trev_unlikely(f->slot != FG_SLOT_BUSY));
-	f->ret = *slot;
-	f->func = ip;
-	f->calltime = now;
-	f->depth = depth;
-	f->flags = flags;
-	/* Steps 3, 4, 5 in this order for a handler of this thread (compiler barriers). */
-	atomic_signal_fence(memory_order_seq_cst);
-	*slot = (unsigned long)trev__fg_return;
-	atomic_signal_fence(memory_order_seq_cst);
-	f->slot = s;
+	f = fg_push(st, curr, ip, slot, now, depth, flags);
 	if (tr && !thresh && !(flags & FG_F_NOTRACE)) {
-		struct trev_fgraph_ent_entry rec;
-		struct trev_event_file *file =
-			&trev__event_rt(&trev__ftrace_event_funcgraph_entry)->file;
-
-		rec.func = ip;
-		rec.depth = depth;
-		rec.pad = 0;
-		if (stamped) {
-			/* Only this frame's return reads calltime, after we return. */
-			f->calltime = event_write_stamped(file, &rec.ent, sizeof(rec), 0);
-		} else {
-			trev_event_write(file, &rec, sizeof(rec));
-		}
+		if (stamped)
+			f->calltime = fg_ent_record(ip, depth);
+		else
+			trev_event_write(&trev__event_rt(&trev__ftrace_event_funcgraph_entry)->file,
+					 &(struct trev_fgraph_ent_entry){ .func = ip, .depth = depth },
+					 sizeof(struct trev_fgraph_ent_entry));
 	}
 	return true;
+}
+
+/*
+ * The plain path (fg_opts 0: records on, no hooks, graph lists, depth
+ * limit or threshold): what fg_entry_full() does when none of them is set.
+ * A frame pushed before a list went away may still hide its callees.
+ */
+static inline __attribute__((always_inline)) bool fg_entry_plain(unsigned long ip,
+								  unsigned long *slot, bool called)
+{
+	struct fg_stack *st = fg_cur;
+	unsigned int curr, flags = called ? FG_F_CALLED : 0;
+	struct fg_frame *f;
+
+	if (trev_unlikely(!st) && !(st = fg_stack_new()))
+		return false;
+	curr = fg_drop_stale(st, (unsigned long)slot);
+	if (curr) {
+		unsigned int pf = st->frames[curr - 1].flags;
+
+		if (trev_unlikely(pf & FG_F_NOTRACE))
+			return false;
+		flags |= pf & FG_F_INHERIT;
+	}
+	if (trev_unlikely(curr >= TREV_FG_DEPTH_MAX)) {
+		st->overrun++;
+		return false;
+	}
+	f = fg_push(st, curr, ip, slot, 0, curr, flags);
+	f->calltime = fg_ent_record(ip, curr);
+	return true;
+}
+
+bool trev__fg_entry(unsigned long ip, unsigned long *slot, bool called)
+{
+	if (trev_likely(!atomic_load_explicit(&fg_opts, memory_order_relaxed)))
+		return fg_entry_plain(ip, slot, called);
+	return fg_entry_full(ip, slot, called);
 }
 
 /*
@@ -492,6 +575,23 @@ __attribute__((used)) struct trev_fg_ret trev__fg_exit(unsigned long *slot)
 		return fg_ret(&f);
 	urcu_bp_read_lock();
 	tr = atomic_load_explicit(&fg_tr, memory_order_acquire);	/* as in trev__fg_entry() */
+	if (trev_likely(!atomic_load_explicit(&fg_opts, memory_order_relaxed))) {
+		/* The plain path (fg_entry_plain()): the record's own time stamp is rettime. */
+		struct trev_fgraph_ret_entry rec;
+		unsigned long long rettime;
+
+		rec.func = f.func;
+		rec.depth = f.depth;
+		rec.overrun = st->overrun;
+		rec.calltime = f.calltime;
+		rettime = event_write_stamped(
+			&trev__event_rt(&trev__ftrace_event_funcgraph_exit)->file, &rec.ent,
+			sizeof(rec), offsetof(struct trev_fgraph_ret_entry, rettime));
+		if (f.depth == 0 && tr)
+			fg_latency(tr, rettime - f.calltime, 0);
+		urcu_bp_read_unlock();
+		return fg_ret(&f);
+	}
 	hooks = atomic_load_explicit(&fg_hooks, memory_order_acquire);
 	if (tr || (hooks && hooks->exit)) {
 		struct trev_fgraph_ret_entry rec;
@@ -720,12 +820,18 @@ void trev__fg_set(struct trev_trace_array *tr, bool on)
 		if (r && !__atomic_load_n(&r->file.tr, __ATOMIC_RELAXED))
 			__atomic_store_n(&r->file.tr, tr, __ATOMIC_RELAXED);
 	}
+	if (!on)
+		fg_opt_set(FG_OPT_OFF, true);
 	atomic_store(&fg_tr, on ? tr : NULL);
+	if (on)
+		fg_opt_set(FG_OPT_OFF, false);
 }
 
 void trev__fg_map_replace(struct trev_fg_map *map)
 {
 	struct trev_fg_map *old = atomic_exchange_explicit(&fg_map, map, memory_order_acq_rel);
+
+	fg_opt_set(FG_OPT_MAP, map != NULL);
 
 	if (old) {
 		urcu_bp_synchronize_rcu();
@@ -737,6 +843,7 @@ void trev__fg_map_replace(struct trev_fg_map *map)
 void trev__fg_set_thresh(unsigned long long ns)
 {
 	atomic_store(&fg_thresh_ns, ns);
+	fg_opt_set(FG_OPT_THRESH, ns != 0);
 }
 
 unsigned long long trev__fg_thresh(void)
@@ -747,6 +854,7 @@ unsigned long long trev__fg_thresh(void)
 void trev__fg_set_max_depth(unsigned int depth)
 {
 	atomic_store(&fg_max_depth, depth);
+	fg_opt_set(FG_OPT_DEPTH, depth != 0);
 }
 
 unsigned int trev__fg_max_depth(void)
@@ -761,13 +869,17 @@ int trev__fg_hooks_set(const struct trev_fg_hooks *h)
 	if (!h) {
 		/* Calls still in the hooks finish before the caller may free what they use. */
 		atomic_store(&fg_hooks, NULL);
+		fg_opt_set(FG_OPT_HOOKS, false);
 		urcu_bp_synchronize_rcu();
 		return 0;
 	}
 	if (atomic_load(&fg_hooks) == h)
 		return 0;
 	/* Seq-cst: publishes *h to the hot path's acquire load. */
-	return atomic_compare_exchange_strong(&fg_hooks, &none, h) ? 0 : -EBUSY;
+	if (!atomic_compare_exchange_strong(&fg_hooks, &none, h))
+		return -EBUSY;
+	fg_opt_set(FG_OPT_HOOKS, true);
+	return 0;
 }
 
 void trev__fg_set_max_latency(unsigned long long ns)
