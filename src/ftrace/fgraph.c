@@ -484,11 +484,27 @@ static inline __attribute__((always_inline)) bool fg_entry_plain(unsigned long i
 	return true;
 }
 
-bool trev__fg_entry(unsigned long ip, unsigned long *slot, bool called)
+static inline __attribute__((always_inline)) bool fg_entry(unsigned long ip, unsigned long *slot,
+							     bool called)
 {
 	if (trev_likely(!atomic_load_explicit(&fg_opts, memory_order_relaxed)))
 		return fg_entry_plain(ip, slot, called);
 	return fg_entry_full(ip, slot, called);
+}
+
+bool trev__fg_entry(unsigned long ip, unsigned long *slot, bool called)
+{
+	return fg_entry(ip, slot, called);
+}
+
+int trev__fg_entry_alone(unsigned long ip, unsigned long *slot)
+{
+	int pushed;
+
+	urcu_bp_read_lock();
+	pushed = fg_entry(ip, slot, true);
+	urcu_bp_read_unlock();
+	return pushed;
 }
 
 /*

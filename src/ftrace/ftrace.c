@@ -373,6 +373,13 @@ __attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent
 	ft_entry(ip, parent_ip, slot, false, __builtin_return_address(0));
 }
 
+/* trev__ft_entry_jmp() when function_graph is not alone; @ra: its return address. */
+static __attribute__((noinline)) int ft_entry_jmp_other(unsigned long ip, unsigned long parent_ip,
+							 unsigned long *slot, void *ra)
+{
+	return ft_entry(ip, parent_ip, slot, true, ra);
+}
+
 /*
  * trev__ft_entry_jmp() - trev__fg_trampoline's call: trev__ft_entry() for a
  * site that jumps to the graph trampoline (function_graph is the tracer)
@@ -383,7 +390,15 @@ __attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent
 __attribute__((used)) int trev__ft_entry_jmp(unsigned long ip, unsigned long parent_ip,
 					     unsigned long *slot)
 {
-	return ft_entry(ip, parent_ip, slot, true, __builtin_return_address(0));
+	/* Relaxed, as in ft_entry(); the pid list is only tested for NULL here. */
+	unsigned int extra = atomic_load_explicit(&trev__ft_extra, memory_order_relaxed);
+	int mode = atomic_load_explicit(&ft_active, memory_order_relaxed);
+
+	/* function_graph alone, for every thread: its plain path, in a read section of its own. */
+	if (trev_likely(!extra && mode == TREV_TRACER_GRAPH &&
+			!atomic_load_explicit(&ft_pids, memory_order_relaxed)))
+		return trev__fg_entry_alone(ip, slot);
+	return ft_entry_jmp_other(ip, parent_ip, slot, __builtin_return_address(0));
 }
 
 /* The kernel's trace_fn_trace(): "func <-parent", options sym-offset and sym-addr. */
