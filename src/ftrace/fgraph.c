@@ -334,6 +334,16 @@ static inline unsigned long long fg_clock_of(struct trev_trace_array *tr,
  * longjmps out of the middle leaves a BUSY frame, which an outer return
  * drops (trev__fg_exit()).
  */
+/* Two u32 fields in a u64 word of a record, as the record's byte order lays them out. */
+static inline uint64_t fg_u32_pair(uint32_t first, uint32_t second)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return first | (uint64_t)second << 32;
+#else
+	return (uint64_t)first << 32 | second;
+#endif
+}
+
 /* Steps 1 to 5 of a push (above) at frames[@curr]; returns the frame. */
 static inline __attribute__((always_inline)) struct fg_frame *
 fg_push(struct fg_stack *st, unsigned int curr, unsigned long ip, unsigned long *slot,
@@ -367,13 +377,11 @@ fg_push(struct fg_stack *st, unsigned int curr, unsigned long ip, unsigned long 
 static inline __attribute__((always_inline)) unsigned long long fg_ent_record(unsigned long ip,
 									      unsigned int depth)
 {
-	struct trev_fgraph_ent_entry rec;
+	/* struct trev_fgraph_ent_entry's payload: func; depth, pad. */
+	uint64_t w[2] = { ip, fg_u32_pair(depth, 0) };
 
-	rec.func = ip;
-	rec.depth = depth;
-	rec.pad = 0;
-	return event_write_stamped(&trev__event_rt(&trev__ftrace_event_funcgraph_entry)->file,
-				   &rec.ent, sizeof(rec), 0);
+	return event_write_stamped_words(&trev__event_rt(&trev__ftrace_event_funcgraph_entry)->file,
+					 w, 2, false);
 }
 
 static __attribute__((noinline)) bool fg_entry_full(unsigned long ip, unsigned long *slot,
@@ -551,78 +559,31 @@ static __attribute__((noreturn, noinline)) void fg_lost(unsigned long slot)
 }
 
 /*
- * Pop, in this order: find the frame whose slot is @slot (frames above it
- * are stale: a longjmp left them), copy it, then curr = its index. A
- * signal handler before the store of curr pushes above the frame and pops
- * again; after it, it may overwrite the frame, which was copied.
- * Context: trev__fg_return, any thread, in the traced function's return.
+ * The exit record of the popped frame @f, its thread's @overrun, when
+ * fg_opts is not 0: hooks, tracing_thresh, records off. In a read section
+ * of its own.
  */
-/* Where a popped frame returns, and how (struct trev_fg_ret). */
-static inline struct trev_fg_ret fg_ret(const struct fg_frame *f)
+static __attribute__((noinline)) void fg_exit_full(struct fg_frame f, unsigned int overrun)
 {
-	return (struct trev_fg_ret){ f->ret, f->flags & FG_F_CALLED };
-}
-
-__attribute__((used)) struct trev_fg_ret trev__fg_exit(unsigned long *slot)
-{
-	struct fg_stack *st = fg_cur;
-	unsigned long s = (unsigned long)slot;
 	struct trev_trace_array *tr;
 	const struct trev_fg_hooks *hooks;
-	struct fg_frame f;
-	unsigned int i;
 
-	if (trev_unlikely(!st))
-		fg_lost(s);
-	i = st->curr;
-	while (i && st->frames[i - 1].slot != s)
-		i--;
-	if (trev_unlikely(!i))
-		fg_lost(s);
-	i--;
-	f = st->frames[i];
-	if (trev_unlikely(i + 1 != st->curr)) {
-		st->dropped += st->curr - (i + 1);
-		atomic_fetch_add_explicit(&fg_dropped_total, st->curr - (i + 1),
-					  memory_order_relaxed);
-	}
-	fg_set_curr(st, i);
-	if (f.flags & FG_F_NOTRACE)
-		return fg_ret(&f);
 	urcu_bp_read_lock();
 	tr = atomic_load_explicit(&fg_tr, memory_order_acquire);	/* as in trev__fg_entry() */
-	if (trev_likely(!atomic_load_explicit(&fg_opts, memory_order_relaxed))) {
-		/* The plain path (fg_entry_plain()): the record's own time stamp is rettime. */
-		struct trev_fgraph_ret_entry rec;
-		unsigned long long rettime;
-
-		rec.func = f.func;
-		rec.depth = f.depth;
-		rec.overrun = st->overrun;
-		rec.calltime = f.calltime;
-		rettime = event_write_stamped(
-			&trev__event_rt(&trev__ftrace_event_funcgraph_exit)->file, &rec.ent,
-			sizeof(rec), offsetof(struct trev_fgraph_ret_entry, rettime));
-		if (f.depth == 0 && tr)
-			fg_latency(tr, rettime - f.calltime, 0);
-		urcu_bp_read_unlock();
-		return fg_ret(&f);
-	}
 	hooks = atomic_load_explicit(&fg_hooks, memory_order_acquire);
 	if (tr || (hooks && hooks->exit)) {
 		struct trev_fgraph_ret_entry rec;
 		unsigned long long thresh = atomic_load_explicit(&fg_thresh_ns,
 								 memory_order_relaxed);
-
 		struct trev_event_file *file = &trev__event_rt(&trev__ftrace_event_funcgraph_exit)->file;
 
 		rec.func = f.func;
 		rec.depth = f.depth;
-		rec.overrun = st->overrun;
+		rec.overrun = overrun;
 		rec.calltime = f.calltime;
 		if (tr && !hooks && !thresh) {
-			/* The common case: the record's own time stamp is rettime. */
-			rec.rettime = event_write_stamped(
+			/* The record's own time stamp is rettime. */
+			rec.rettime = trev__event_write_stamped(
 				file, &rec.ent, sizeof(rec),
 				offsetof(struct trev_fgraph_ret_entry, rettime));
 		} else {
@@ -637,7 +598,68 @@ __attribute__((used)) struct trev_fg_ret trev__fg_exit(unsigned long *slot)
 			fg_latency(tr, rec.rettime - rec.calltime, thresh);
 	}
 	urcu_bp_read_unlock();
-	return fg_ret(&f);
+}
+
+/*
+ * Pop, in this order: find the frame whose slot is @slot (frames above it
+ * are stale: a longjmp left them), copy it, then curr = its index. A
+ * signal handler before the store of curr pushes above the frame and pops
+ * again; after it, it may overwrite the frame, which was copied.
+ * Context: trev__fg_return, any thread, in the traced function's return.
+ */
+__attribute__((used)) struct trev_fg_ret trev__fg_exit(unsigned long *slot)
+{
+	struct fg_stack *st = fg_cur;
+	unsigned long s = (unsigned long)slot;
+	struct trev_trace_array *tr;
+	unsigned long long rettime;
+	uint64_t w[3];
+	struct fg_frame f;
+	unsigned int i;
+
+	if (trev_unlikely(!st))
+		fg_lost(s);
+	i = st->curr;
+	while (i && st->frames[i - 1].slot != s)
+		i--;
+	if (trev_unlikely(!i))
+		fg_lost(s);
+	i--;
+	f.ret = st->frames[i].ret;
+	f.func = st->frames[i].func;
+	f.calltime = st->frames[i].calltime;
+	f.depth = st->frames[i].depth;
+	f.flags = st->frames[i].flags;
+	if (trev_unlikely(i + 1 != st->curr)) {
+		st->dropped += st->curr - (i + 1);
+		atomic_fetch_add_explicit(&fg_dropped_total, st->curr - (i + 1),
+					  memory_order_relaxed);
+	}
+	fg_set_curr(st, i);
+	if (f.flags & FG_F_NOTRACE)
+		goto out;
+	if (trev_unlikely(atomic_load_explicit(&fg_opts, memory_order_relaxed))) {
+		fg_exit_full(f, st->overrun);
+		goto out;
+	}
+	/*
+	 * The plain path (fg_entry_plain()): the record's own time stamp is
+	 * rettime. struct trev_fgraph_ret_entry's payload: func; depth,
+	 * overrun; calltime; rettime.
+	 */
+	w[0] = f.func;
+	w[1] = fg_u32_pair(f.depth, st->overrun);
+	w[2] = f.calltime;
+	urcu_bp_read_lock();
+	rettime = event_write_stamped_words(
+		&trev__event_rt(&trev__ftrace_event_funcgraph_exit)->file, w, 3, true);
+	/* A call tree's root; acquire as in trev__fg_entry(); NULL: records went off. */
+	if (f.depth == 0 && (tr = atomic_load_explicit(&fg_tr, memory_order_acquire)))
+		fg_latency(tr, rettime - f.calltime, 0);
+	urcu_bp_read_unlock();
+out:
+	/* Where the frame returns, and how (struct trev_fg_ret). */
+	return (struct trev_fg_ret){ f.ret, f.flags & FG_F_CALLED };
 }
 
 /* ------------------------------------------------------------------ */

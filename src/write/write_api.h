@@ -123,4 +123,54 @@ event_write_stamped(struct trev_event_file *file, struct trev_entry *rec, unsign
 	return ts;
 }
 
+/*
+ * event_write_stamped_words() - event_write_stamped() of a record whose
+ * payload is @nw 64-bit words, @w (a constant @nw keeps them in registers),
+ * then, with @stamp, one more word that gets the record's time stamp: the
+ * words go straight into the ring, not through a record on the stack.
+ * Return, context: as event_write_stamped().
+ */
+static inline __attribute__((always_inline)) uint64_t
+event_write_stamped_words(struct trev_event_file *file, const uint64_t *w, unsigned int nw,
+			  bool stamp)
+{
+	unsigned int len = (unsigned int)(sizeof(struct trev_entry) + 8 * (nw + (stamp ? 1 : 0)));
+	unsigned int flags = atomic_load_explicit(&file->flags, memory_order_relaxed);
+	/* As event_write_stamped(). */
+	struct trev_trace_array *tr = __atomic_load_n(&file->tr, __ATOMIC_RELAXED);
+	struct trev_rb *rb = __atomic_load_n(&tr->rb, __ATOMIC_ACQUIRE);
+	struct trev_entry *ent = NULL;
+	struct rb_wr w0 = { NULL, 0 };
+	uint64_t ts = 0;
+	bool reserved = false;
+
+	if (trev_likely(!(flags & TREV_FILE_FL_SLOW))) {
+		reserved = true;
+		ent = rb_reserve_fast_ts(rb, len, &w0, &ts);
+		if (trev_likely(ent && !w0.n)) {
+			uint8_t *p = (uint8_t *)(ent + 1);
+
+			entry_fill(ent, file->call->id, w0.d, 0);
+			for (unsigned int i = 0; i < nw; i++)
+				memcpy(p + 8 * i, &w[i], 8);
+			if (stamp)
+				memcpy(p + 8 * nw, &ts, 8);
+			rb_commit(rb, &w0, ent);
+			trev_tsan_release(tr);	/* done with rb: see trev__snapshot_free() */
+			return ts;
+		}
+	}
+	{
+		/* Off the fast path: the record built whole, as trev__event_write_stamped() takes it. */
+		uint64_t rec[1 + 8];
+
+		rec[0] = 0;	/* the common fields: the write fills them in */
+		memcpy(&rec[1], w, 8 * nw);
+		rec[1 + nw] = 0;
+		return trev__event_write_stamped_slow(file, rb, (struct trev_entry *)(void *)rec,
+						      len, stamp ? 8 * (1 + nw) : 0, reserved, w0,
+						      ent, ts);
+	}
+}
+
 #endif /* TREV_WRITE_API_H */
