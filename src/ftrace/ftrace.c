@@ -57,6 +57,7 @@
 #include "output/demangle.h"
 #include "output/elf_symtab.h"
 #include "output/symbols.h"
+#include "write/write_api.h"
 
 /* Site flags. */
 #define FT_FILTER	0x01u	/* in set_ftrace_filter */
@@ -330,6 +331,15 @@ static __attribute__((noinline)) bool ft_entry_extra(unsigned long ip, unsigned 
  * Context: any thread, at the entry of a traced function, also in a signal
  * handler; no allocation (after a thread's first record), lock or system call.
  */
+/* The top instance's ftrace/function record, written inline (struct ftrace_entry: ip, parent_ip). */
+static inline __attribute__((always_inline)) void ft_fn_record(unsigned long ip,
+								unsigned long parent_ip)
+{
+	uint64_t w[2] = { ip, parent_ip };
+
+	event_write_stamped_words(&trev__event_rt(&trev__ftrace_event_function)->file, w, 2, false);
+}
+
 static inline __attribute__((always_inline)) bool ft_entry(unsigned long ip,
 							     unsigned long parent_ip,
 							     unsigned long *slot, bool called,
@@ -341,7 +351,6 @@ static inline __attribute__((always_inline)) bool ft_entry(unsigned long ip,
 	 */
 	unsigned int extra = atomic_load_explicit(&trev__ft_extra, memory_order_relaxed);
 	int mode = atomic_load_explicit(&ft_active, memory_order_relaxed);
-	struct ftrace_entry rec;
 	struct ft_pids *pids;
 	bool pushed = false;
 
@@ -349,16 +358,13 @@ static inline __attribute__((always_inline)) bool ft_entry(unsigned long ip,
 		return ft_entry_extra(ip, parent_ip, slot, extra, mode, called, ra);
 	if (mode == TREV_TRACER_NOP)
 		return false;
-	rec.ip = ip;
-	rec.parent_ip = parent_ip;
 	urcu_bp_read_lock();
 	pids = atomic_load_explicit(&ft_pids, memory_order_acquire);
 	if (trev_likely(!pids) || ft_pid_ok(pids)) {
 		if (mode == TREV_TRACER_GRAPH)
 			pushed = trev__fg_entry(ip, slot, called);
 		else
-			trev_event_write(&trev__event_rt(&trev__ftrace_event_function)->file, &rec,
-					 sizeof(rec));
+			ft_fn_record(ip, parent_ip);
 	}
 	/* For TSan: the grace period orders this read before pids_replace()'s free. */
 	if (pids)
