@@ -473,6 +473,9 @@ static inline __attribute__((always_inline)) bool fg_entry_plain(unsigned long i
 	unsigned int curr, flags = called ? FG_F_CALLED : 0;
 	struct fg_frame *f;
 
+	/* Acquire, as in fg_entry_full(): the instance the records go to is seen whole. */
+	if (trev_unlikely(!atomic_load_explicit(&fg_tr, memory_order_acquire)))
+		return false;
 	if (trev_unlikely(!st) && !(st = fg_stack_new()))
 		return false;
 	curr = fg_drop_stale(st, (unsigned long)slot);
@@ -614,6 +617,7 @@ __attribute__((used)) struct trev_fg_ret trev__fg_exit(unsigned long *slot)
 	struct trev_trace_array *tr;
 	unsigned long long rettime;
 	uint64_t w[3];
+
 	struct fg_frame f;
 	unsigned int i;
 
@@ -651,11 +655,14 @@ __attribute__((used)) struct trev_fg_ret trev__fg_exit(unsigned long *slot)
 	w[1] = fg_u32_pair(f.depth, st->overrun);
 	w[2] = f.calltime;
 	urcu_bp_read_lock();
-	rettime = event_write_stamped_words(
-		&trev__event_rt(&trev__ftrace_event_funcgraph_exit)->file, w, 3, true);
-	/* A call tree's root; acquire as in trev__fg_entry(); NULL: records went off. */
-	if (f.depth == 0 && (tr = atomic_load_explicit(&fg_tr, memory_order_acquire)))
-		fg_latency(tr, rettime - f.calltime, 0);
+	/* Acquire, as in trev__fg_entry(); NULL: the records went off meanwhile. */
+	tr = atomic_load_explicit(&fg_tr, memory_order_acquire);
+	if (trev_likely(tr)) {
+		rettime = event_write_stamped_words(
+			&trev__event_rt(&trev__ftrace_event_funcgraph_exit)->file, w, 3, true);
+		if (f.depth == 0)	/* a call tree's root */
+			fg_latency(tr, rettime - f.calltime, 0);
+	}
 	urcu_bp_read_unlock();
 out:
 	/* Where the frame returns, and how (struct trev_fg_ret). */
