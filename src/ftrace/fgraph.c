@@ -14,8 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define _LGPL_SOURCE
-#include <urcu-bp.h>
+#include "base/rcu.h"
 
 #include <trev/ring_buffer.h>
 #include <trev/trace_event.h>

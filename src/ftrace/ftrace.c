@@ -43,8 +43,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define _LGPL_SOURCE
-#include <urcu-bp.h>
+#include "base/rcu.h"
 
 #include <trev/tracepoint.h>
 

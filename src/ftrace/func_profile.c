@@ -23,8 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define _LGPL_SOURCE
-#include <urcu-bp.h>
+#include "base/rcu.h"
 
 #include <trev/tracepoint.h>
 
