@@ -25,6 +25,9 @@
  * With BENCH_FTRACE_INST=1 an instance runs the function tracer on the same
  * function too (its `function` case: two records a call).
  * Prints a table and exits 0: no thresholds, no pass/fail.
+ * Built twice (bench/CMakeLists.txt): bench_ftrace with libtrev.a, and
+ * bench_ftrace_shared (BENCH_FTRACE_SHARED) with libtrev.so, which is what
+ * `pkg-config --libs trev` links; the shared one has no BENCH_FAKE_CPU.
  */
 #include <sched.h>
 #include <stdint.h>
@@ -41,6 +44,13 @@ uint64_t bench_fn_traced(uint64_t x);	/* ftrace/bench_fn.c, with the flags */
 uint64_t bench_fn_plain(uint64_t x);	/* the same, without */
 
 static uint64_t nr_calls;
+
+/* The same source makes both: linked with libtrev.a, and with libtrev.so as programs are. */
+#ifdef BENCH_FTRACE_SHARED
+#define BENCH_NAME	"bench_ftrace_shared (libtrev.so)"
+#else
+#define BENCH_NAME	"bench_ftrace (libtrev.a)"
+#endif
 
 static noinline void run_floor(uint64_t n)
 {
@@ -81,8 +91,15 @@ static int run_only(const char *tracer)
 {
 	static const int32_t cpu0;
 
+#ifdef BENCH_FTRACE_SHARED
+	(void)cpu0;
+	if (getenv("BENCH_FAKE_CPU"))
+		fprintf(stderr, "bench_ftrace_shared: BENCH_FAKE_CPU needs the static build "
+				"(bench_ftrace): libtrev.so hides the CPU pointer\n");
+#else
 	if (getenv("BENCH_FAKE_CPU"))
 		trev__rb_cpu_id = &cpu0;
+#endif
 	if (getenv("BENCH_FTRACE_INST")) {
 		must(trev_mkdir("instances/bench"), "mkdir instances/bench");
 		must(trev_write("instances/bench/current_tracer", "function"), "current_tracer");
@@ -135,8 +152,8 @@ int main(void)
 	cmd_only = measure_vs(run_traced, run_floor, nr_calls);
 	must(trev_append("set_ftrace_filter", "!bench_fn_traced:traceon"), "set_ftrace_filter");
 
-	printf("bench_ftrace: %llu calls per run, median of %d runs; each run follows a run of "
-	       "its reference (the ratio is the median of those pairs')\n\n",
+	printf("%s: %llu calls per run, median of %d runs; each run follows a run of "
+	       "its reference (the ratio is the median of those pairs')\n\n", BENCH_NAME,
 	       (unsigned long long)nr_calls, BENCH_RUNS);
 	printf("| %-44s | %8s | %6s | %-22s |\n", "case", "ns/call", "ratio", "ratio to");
 	printf("|%s|%s|%s|%s|\n", "----------------------------------------------",
