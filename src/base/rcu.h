@@ -11,19 +11,22 @@
 #endif
 #include <urcu-bp.h>
 
-#ifdef CONFIG_RCU_TLS
+#if defined(CONFIG_RCU_TLS) && !defined(TREV_URCU_TLS_IE)
+#define TREV_URCU_TLS_IE
 /*
  * liburcu-bp declares its reader pointer plain __thread, so position-
  * independent code reaches it through __tls_get_addr(): in libtrev.so
  * two calls for each urcu_bp_read_lock() and one for each unlock, about
  * 60 instructions a read section that the static library does not pay.
  * Declared again after the header, with the model: one %fs load through
- * the GOT. This asks nothing new of a process: libtrev's own per-thread
+ * the GOT (include/trev/define_trace.h does the same for the programs' and
+ * libraries' own events). This asks nothing new of a process: libtrev's own per-thread
  * variables are initial-exec already, liburcu-bp is loaded with libtrev,
  * and its 8 bytes take the static TLS block (for a dlopen()ed libtrev,
  * its reserve, as libtrev's own do). docs/function-tracer.md, "Cost".
  */
-extern __thread struct urcu_bp_reader *urcu_bp_reader __attribute__((tls_model("initial-exec")));
+extern URCU_TLS_STORAGE_CLASS struct urcu_bp_reader *urcu_bp_reader
+	__attribute__((tls_model("initial-exec")));
 #endif
 
 #endif /* TREV_BASE_RCU_H */
