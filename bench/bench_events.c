@@ -18,6 +18,9 @@
  * bench/jump_label/bench_jl.c; run_str, run_printk3, run_floor for the
  * others) counts N * 1.1 events, the warm-up included.
  * Prints a table and exits 0: no thresholds, no pass/fail.
+ * Built twice (bench/CMakeLists.txt): bench_events with libtrev.a, and
+ * bench_events_shared (BENCH_EVENTS_SHARED) with libtrev.so, which is what
+ * `pkg-config --libs trev` links; the shared one has no BENCH_FAKE_CPU.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -46,6 +49,13 @@ static uint64_t nr_events;
  */
 static cpu_set_t all_cpus;
 static bool fake_cpu;		/* BENCH_FAKE_CPU */
+
+/* The same source makes both: linked with libtrev.a, and with libtrev.so as programs are. */
+#ifdef BENCH_EVENTS_SHARED
+#define BENCH_NAME	"bench_events_shared (libtrev.so)"
+#else
+#define BENCH_NAME	"bench_events (libtrev.a)"
+#endif
 static const char bench_string[] = "GET /api/v1/items";
 
 
@@ -108,9 +118,14 @@ static noinline void run_lttng_tracef3(uint64_t n)
 /* BENCH_FAKE_CPU: each timing thread's CPU read points at a constant. */
 static void fake_cpu_here(void)
 {
+#ifdef BENCH_EVENTS_SHARED
+	fprintf(stderr, "bench_events_shared: BENCH_FAKE_CPU needs the static build "
+			"(bench_events): libtrev.so hides the CPU pointer\n");
+#else
 	static const int32_t cpu0;
 
 	trev__rb_cpu_id = &cpu0;
+#endif
 }
 
 static double measure(bench_fn fn)
@@ -337,11 +352,11 @@ int main(void)
 		lttng_bench_stop(&recorded, &discarded);
 	}
 
-	printf("bench_events: %llu events per run, median of %d runs; floor = hand-written "
+	printf("%s: %llu events per run, median of %d runs; floor = hand-written "
 	       "per-thread ring write + rdtsc; each run of a case follows a run of the floor, and "
 	       "x floor is the median of those pairs' ratios (LTTng/trev: of LTTng's to trev's); "
 	       "single-threaded cases on CPU %d\n\n",
-	       (unsigned long long)nr_events, BENCH_RUNS, cpu);
+	       BENCH_NAME, (unsigned long long)nr_events, BENCH_RUNS, cpu);
 	printf("| %-38s | %8s | %6s | %9s | %6s |\n", "case", "ns/event", "x floor", "LTTng ns",
 	       "LTTng/trev");
 	printf("|%s|%s|%s|%s|%s|\n", "----------------------------------------", "----------",
