@@ -615,9 +615,8 @@ __attribute__((used)) struct trev_fg_ret trev__fg_exit(unsigned long *slot)
 	unsigned long s = (unsigned long)slot;
 	struct trev_trace_array *tr;
 	unsigned long long rettime;
-	uint64_t w[3];
-
 	struct fg_frame f;
+	uint64_t w[3];
 	unsigned int i;
 
 	if (trev_unlikely(!st))

@@ -317,19 +317,6 @@ static __attribute__((noinline)) bool ft_entry_extra(unsigned long ip, unsigned 
 	return pushed;
 }
 
-/*
- * trev__ft_entry() - the trampoline's call: one ftrace/function record
- * @ip: the site (the traced function's entry)
- * @parent_ip: where the function returns to
- * @slot: where @parent_ip is on the stack (function_graph replaces it)
- *
- * The common case, the top instance alone with no command, profiler or
- * option, is this function's own; anything else (trev__ft_extra not 0)
- * goes to ft_entry_extra().
- *
- * Context: any thread, at the entry of a traced function, also in a signal
- * handler; no allocation (after a thread's first record), lock or system call.
- */
 /* The top instance's ftrace/function record, written inline (struct ftrace_entry: ip, parent_ip). */
 static inline __attribute__((always_inline)) void ft_fn_record(unsigned long ip,
 								unsigned long parent_ip)
@@ -339,6 +326,12 @@ static inline __attribute__((always_inline)) void ft_fn_record(unsigned long ip,
 	event_write_stamped_words(&trev__event_rt(&trev__ftrace_event_function)->file, w, 2, false);
 }
 
+/*
+ * What both trampolines' C calls do (@called: the graph trampoline's, which
+ * calls the body itself when a graph frame is pushed; @ra: where the call
+ * returns into the trampoline, the skip point of a stack trace). Return:
+ * a graph frame was pushed.
+ */
 static inline __attribute__((always_inline)) bool ft_entry(unsigned long ip,
 							     unsigned long parent_ip,
 							     unsigned long *slot, bool called,
@@ -372,6 +365,19 @@ static inline __attribute__((always_inline)) bool ft_entry(unsigned long ip,
 	return pushed;
 }
 
+/*
+ * trev__ft_entry() - the trampoline's call: one ftrace/function record
+ * @ip: the site (the traced function's entry)
+ * @parent_ip: where the function returns to
+ * @slot: where @parent_ip is on the stack (function_graph replaces it)
+ *
+ * The common case, the top instance alone with no command, profiler or
+ * option, is this function's own; anything else (trev__ft_extra not 0)
+ * goes to ft_entry_extra().
+ *
+ * Context: any thread, at the entry of a traced function, also in a signal
+ * handler; no allocation (after a thread's first record), lock or system call.
+ */
 __attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent_ip,
 					  unsigned long *slot)
 {
