@@ -16,7 +16,8 @@
  *                   .  the name (no NUL in it, none after it)
  *                   .  the data
  *
- * Names: a file of the tree by its path ("events/header_page",
+ * Names, each once in a file (a reader refuses a file that repeats one):
+ * a file of the tree by its path ("events/header_page",
  * "events/sched/foo/format", "printk_formats"); a directory's listing by
  * its path and a '/' ("events/ftrace/": one name per line); and the
  * process's own facts, named with '@': "@pid", "@start" (field 22 of

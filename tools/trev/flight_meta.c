@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A flight recorder's metadata file, parsed without trusting it (fuzz_flight_meta). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,44 @@ void trev_flight_meta_free(struct trev_flight_meta *m)
 	free(m->e);
 	m->e = NULL;
 	m->nr = 0;
+}
+
+static int fm_name_cmp(const void *a, const void *b)
+{
+	const struct trev_flight_entry *const *x = a, *const *y = b;
+
+	return strcmp((*x)->name, (*y)->name);
+}
+
+/*
+ * A name given twice: which entry stands is anyone's guess, so the file is
+ * refused (its writer never repeats one). Sorted, not compared pairwise:
+ * there may be 65536 entries. Return: true, with @why said.
+ */
+static bool fm_duplicate(const struct trev_flight_meta *m, char *why, size_t why_size)
+{
+	const struct trev_flight_entry **by_name;
+	bool dup = false;
+
+	if (m->nr < 2)
+		return false;
+	by_name = malloc(m->nr * sizeof(*by_name));
+	if (!by_name) {
+		snprintf(why, why_size, "no memory to check its %u names", m->nr);
+		return true;
+	}
+	for (uint32_t i = 0; i < m->nr; i++)
+		by_name[i] = &m->e[i];
+	qsort(by_name, m->nr, sizeof(*by_name), fm_name_cmp);
+	for (uint32_t i = 1; i < m->nr && !dup; i++) {
+		if (strcmp(by_name[i - 1]->name, by_name[i]->name) == 0) {
+			snprintf(why, why_size, "entries %td and %td have the same name, %.64s",
+				 by_name[i - 1] - m->e, by_name[i] - m->e, by_name[i]->name);
+			dup = true;
+		}
+	}
+	free(by_name);
+	return dup;
 }
 
 int trev_flight_meta_parse(struct trev_flight_meta *m, const void *buf, size_t len, char *why,
@@ -92,6 +131,8 @@ int trev_flight_meta_parse(struct trev_flight_meta *m, const void *buf, size_t l
 		snprintf(why, why_size, "offset %zu: %zu bytes after the last entry", off, len - off);
 		goto out_malformed;
 	}
+	if (fm_duplicate(m, why, why_size))
+		goto out_malformed;
 	return 0;
 
 out_malformed:
