@@ -370,7 +370,7 @@ fg_push(struct fg_stack *st, unsigned int curr, unsigned long ip, unsigned long 
 
 /*
  * The entry record; its own time stamp is the frame's calltime (one clock
- * read for both: trev__event_write_stamped()). Only the frame's return
+ * read for both: event_write_stamped_words()). Only the frame's return
  * reads calltime, after the caller stores it.
  */
 static inline __attribute__((always_inline)) unsigned long long fg_ent_record(unsigned long ip,
@@ -438,7 +438,7 @@ static __attribute__((noinline)) bool fg_entry_full(unsigned long ip, unsigned l
 	thresh = tr ? atomic_load_explicit(&fg_thresh_ns, memory_order_relaxed) : 0;
 	/*
 	 * The common case: the entry record's own time stamp is calltime
-	 * (trev__event_write_stamped()), one clock read for both. The hooks
+	 * (event_write_stamped_words()), one clock read for both. The hooks
 	 * want the time before the push, tracing_thresh writes no entry.
 	 */
 	stamped = tr && !hooks && !thresh && !(flags & FG_F_NOTRACE);
@@ -584,10 +584,10 @@ static __attribute__((noinline)) void fg_exit_full(struct fg_frame f, unsigned i
 		rec.overrun = overrun;
 		rec.calltime = f.calltime;
 		if (tr && !hooks && !thresh) {
-			/* The record's own time stamp is rettime. */
-			rec.rettime = trev__event_write_stamped(
-				file, &rec.ent, sizeof(rec),
-				offsetof(struct trev_fgraph_ret_entry, rettime));
+			/* The record's own time stamp is rettime (payload as trev__fg_exit()'s). */
+			uint64_t w[3] = { f.func, fg_u32_pair(f.depth, overrun), f.calltime };
+
+			rec.rettime = event_write_stamped_words(file, w, 3, true);
 		} else {
 			rec.rettime = fg_clock_of(tr, hooks);
 			if (hooks && hooks->exit && !(f.flags & FG_F_NOHOOK))

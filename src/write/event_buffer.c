@@ -482,7 +482,7 @@ void trev_event_write(struct trev_event_file *file, void *entry, unsigned int le
 }
 
 /*
- * event_write_stamped() past the ring's fast path (write_api.h): a record
+ * event_write_stamped_words() past the ring's fast path (write_api.h): a record
  * that a filter or trigger reads before its reservation (@reserved false)
  * takes the clock read now; a fast reservation that failed (@ent NULL)
  * goes on where it stopped (@w), and the slow reservation gives the
@@ -512,10 +512,4 @@ rb_cold uint64_t trev__event_write_stamped_slow(struct trev_event_file *file, st
 	}
 	trev_tsan_release(file->tr);	/* done with rb: see trev__snapshot_free() */
 	return ts;
-}
-
-uint64_t trev__event_write_stamped(struct trev_event_file *file, struct trev_entry *rec,
-				   unsigned int len, unsigned int stamp_off)
-{
-	return event_write_stamped(file, rec, len, stamp_off);
 }

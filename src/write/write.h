@@ -32,22 +32,6 @@ ssize_t trev__marker_write(struct trev_trace_array *tr, const char *text, size_t
 unsigned long trev__marker_ip(void);
 ssize_t trev__marker_raw_write(struct trev_trace_array *tr, const void *data, size_t size);
 
-/*
- * trev__event_write_stamped() - trev_event_write() of a record one of whose
- * fields is its own time: the u64 at byte @stamp_off (0: none) of the record
- * written gets the time stamp the ring gives it (@rec's own copy of the field
- * may be left as it was), so the clock is read once and
- * the field and the record's time agree (function_graph's calltime and
- * rettime). Where the ring's fast path does not take the record (a filter
- * or trigger, a new page, another CPU, tracing off, a clock other than
- * `local`) the instance's clock read just before the write stands for it.
- * Return: that time, also when the record was refused or filtered out.
- * Context: as trev_event_write(): inside an RCU read section, any thread,
- * async-signal-safe.
- */
-uint64_t trev__event_write_stamped(struct trev_event_file *file, struct trev_entry *rec,
-				   unsigned int len, unsigned int stamp_off);
-
 /* The printk_formats file: Return: 0 and a malloc'd string, or -errno. */
 int trev__printk_formats_text(char **text);
 

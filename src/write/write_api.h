@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The inline fast path of a built record's write into the ring, for
- * writers whose record length is known where they call: the common fields
- * (entry_fill), the copy (rec_copy), and trev__event_write_stamped()'s
- * body (event_write_stamped), which function_graph's records inline.
+ * The inline fast path of a built record's write into the ring: the common
+ * fields (entry_fill), the copy (rec_copy), and event_write_stamped_words()
+ * for records of a few words whose length is known where they are written
+ * (the function tracer's and function_graph's).
  */
 #ifndef TREV_WRITE_API_H
 #define TREV_WRITE_API_H
@@ -78,57 +78,27 @@ static inline __attribute__((always_inline)) void rec_copy(void *dst, const void
 	}
 }
 
-/* event_write_stamped() off its fast path (event_buffer.c). */
+/* event_write_stamped_words() off its fast path (event_buffer.c). */
 uint64_t trev__event_write_stamped_slow(struct trev_event_file *file, struct trev_rb *rb,
 					struct trev_entry *rec, unsigned int len,
 					unsigned int stamp_off, bool reserved, struct rb_wr w,
 					void *ent, uint64_t ts);
 
 /*
- * event_write_stamped() - trev__event_write_stamped() (write.h), inline:
- * with a constant @len and @stamp_off the copy is a few stores.
+ * event_write_stamped_words() - trev_event_write() of a record whose payload
+ * is @nw 64-bit words, @w (a constant @nw keeps them in registers), then,
+ * with @stamp, one more word that is the record's own time: it gets the time
+ * stamp the ring gives the record, so the clock is read once and the field
+ * and the record's time agree (function_graph's calltime and rettime). The
+ * words go straight into the reservation, not through a record on the
+ * stack, and the stamp after them: through a record it would hold up the
+ * copy until the clock read is done. Where the ring's fast path does not
+ * take the record (a filter or trigger, a new page, another CPU, a signal
+ * handler's nested write, tracing off, a clock other than `local`) the
+ * instance's clock read just before the write stands for it.
+ * Return: that time, also when the record was refused or filtered out.
  * Context: as trev_event_write(): inside an RCU read section, any thread,
  * async-signal-safe.
- */
-static inline __attribute__((always_inline)) uint64_t
-event_write_stamped(struct trev_event_file *file, struct trev_entry *rec, unsigned int len,
-		    unsigned int stamp_off)
-{
-	unsigned int flags = atomic_load_explicit(&file->flags, memory_order_relaxed);
-	/* As event_write_ring(): the instance may be set late, the buffer swapped. */
-	struct trev_trace_array *tr = __atomic_load_n(&file->tr, __ATOMIC_RELAXED);
-	struct trev_rb *rb = __atomic_load_n(&tr->rb, __ATOMIC_ACQUIRE);
-	struct trev_entry *ent;
-	struct rb_wr w;
-	uint64_t ts = 0;
-
-	/* A filter or trigger reads the record before its reservation. */
-	if (trev_unlikely(flags & TREV_FILE_FL_SLOW))
-		return trev__event_write_stamped_slow(file, rb, rec, len, stamp_off, false,
-						      (struct rb_wr){ NULL, 0 }, NULL, 0);
-	ent = rb_reserve_fast_ts(rb, len, &w, &ts);
-	if (trev_unlikely(!ent || w.n))
-		return trev__event_write_stamped_slow(file, rb, rec, len, stamp_off, true, w, ent,
-						      ts);
-	/*
-	 * The stamp goes straight into the ring, after the copy: through @rec
-	 * it would hold up the copy's load until the clock read is done.
-	 */
-	entry_fill(ent, file->call->id, w.d, 0);
-	rec_copy(ent + 1, rec + 1, len - (unsigned int)sizeof(*rec));
-	if (stamp_off)
-		memcpy((uint8_t *)ent + stamp_off, &ts, sizeof(ts));
-	rb_commit(rb, &w, ent);
-	trev_tsan_release(tr);	/* done with rb: see trev__snapshot_free() */
-	return ts;
-}
-
-/*
- * event_write_stamped_words() - event_write_stamped() of a record whose
- * payload is @nw 64-bit words, @w (a constant @nw keeps them in registers),
- * then, with @stamp, one more word that gets the record's time stamp: the
- * words go straight into the ring, not through a record on the stack.
- * Return, context: as event_write_stamped().
  */
 static inline __attribute__((always_inline)) uint64_t
 event_write_stamped_words(struct trev_event_file *file, const uint64_t *w, unsigned int nw,
@@ -136,7 +106,7 @@ event_write_stamped_words(struct trev_event_file *file, const uint64_t *w, unsig
 {
 	unsigned int len = (unsigned int)(sizeof(struct trev_entry) + 8 * (nw + (stamp ? 1 : 0)));
 	unsigned int flags = atomic_load_explicit(&file->flags, memory_order_relaxed);
-	/* As event_write_stamped(). */
+	/* As event_write_ring(): the instance may be set late, the buffer swapped. */
 	struct trev_trace_array *tr = __atomic_load_n(&file->tr, __ATOMIC_RELAXED);
 	struct trev_rb *rb = __atomic_load_n(&tr->rb, __ATOMIC_ACQUIRE);
 	struct trev_entry *ent = NULL;
@@ -161,7 +131,7 @@ event_write_stamped_words(struct trev_event_file *file, const uint64_t *w, unsig
 		}
 	}
 	{
-		/* Off the fast path: the record built whole, as trev__event_write_stamped() takes it. */
+		/* Off the fast path: the record built whole. */
 		uint64_t rec[1 + 8];
 
 		rec[0] = 0;	/* the common fields: the write fills them in */
