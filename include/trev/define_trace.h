@@ -29,28 +29,8 @@
 #pragma push_macro("min")
 #pragma push_macro("max")
 
-/* The probe arrays are read under urcu-bp, inlined (DESIGN.md: ~1.4 ns). */
-#ifndef _LGPL_SOURCE
-#define _LGPL_SOURCE
-#define TREV_UNDEF_LGPL_SOURCE
-#endif
-#include <urcu/urcu-bp.h>
-#ifdef TREV_UNDEF_LGPL_SOURCE
-#undef _LGPL_SOURCE
-#undef TREV_UNDEF_LGPL_SOURCE
-#endif
-#if defined(CONFIG_RCU_TLS) && !defined(TREV_URCU_TLS_IE)
-#define TREV_URCU_TLS_IE
-/*
- * liburcu-bp's reader pointer, declared again with the initial-exec model:
- * in a shared library (-fPIC) the header's plain declaration makes every
- * read section call __tls_get_addr() three times. liburcu-bp is loaded
- * with libtrev, so the pointer lies in the static TLS block (loaded by a
- * dlopen(), in the block's reserve that glibc keeps for such objects).
- */
-extern URCU_TLS_STORAGE_CLASS struct urcu_bp_reader *urcu_bp_reader
-	__attribute__((tls_model("initial-exec")));
-#endif
+/* The probe arrays are read under urcu-bp, inlined. */
+#include <trev/urcu_bp.h>
 
 #include <stdarg.h>
 #include <stddef.h>

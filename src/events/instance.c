@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/rcu.h"
+#include <trev/urcu_bp.h>
 
 #include <trev/tracepoint.h>
 

@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "base/rcu.h"
+#include <trev/urcu_bp.h>
 
 #include <trev/ring_buffer.h>
 #include <trev/trace_event.h>

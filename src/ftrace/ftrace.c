@@ -43,7 +43,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "base/rcu.h"
+#include <trev/urcu_bp.h>
 
 #include <trev/tracepoint.h>
 

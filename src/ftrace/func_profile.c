@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/rcu.h"
+#include <trev/urcu_bp.h>
 
 #include <trev/tracepoint.h>
 
