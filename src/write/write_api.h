@@ -86,7 +86,7 @@ uint64_t trev__event_write_stamped_slow(struct trev_event_file *file, struct tre
 
 /*
  * event_write_stamped_words() - trev_event_write() of a record whose payload
- * is @nw 64-bit words, @w (a constant @nw keeps them in registers), then,
+ * is @nw 64-bit words (at most 7), @w (a constant @nw keeps them in registers), then,
  * with @stamp, one more word that is the record's own time: it gets the time
  * stamp the ring gives the record, so the clock is read once and the field
  * and the record's time agree (function_graph's calltime and rettime). The
