@@ -4,6 +4,8 @@
  * ftrace/funcgraph_exit (id 10), with the kernel's format files and, as
  * their plain event text, the kernel's print fmt.
  */
+#include "ftrace/ft_fast.h"	/* first: see there */
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -383,6 +385,16 @@ static inline __attribute__((always_inline)) unsigned long long fg_ent_record(un
 					 w, 2, false);
 }
 
+/* fg_ent_record() when the ring's fast path takes it (event_write_words_try()). */
+static inline __attribute__((always_inline)) struct words_try fg_ent_record_try(unsigned long ip,
+										 unsigned int depth)
+{
+	uint64_t w[2] = { ip, fg_u32_pair(depth, 0) };
+
+	return event_write_words_try(&trev__event_rt(&trev__ftrace_event_funcgraph_entry)->file,
+				     w, 2, false);
+}
+
 static __attribute__((noinline)) bool fg_entry_full(unsigned long ip, unsigned long *slot,
 						    bool called)
 {
@@ -460,13 +472,33 @@ static __attribute__((noinline)) bool fg_entry_full(unsigned long ip, unsigned l
 	return true;
 }
 
+/* Undo the fg_push() of @f, the thread's top frame, as if it had never been. */
+static inline __attribute__((always_inline)) void fg_unpush(struct fg_frame *f)
+{
+	struct fg_stack *st = fg_cur;
+	unsigned long *slot = (unsigned long *)f->slot;
+
+	/* In this order for a handler: no longer matched nor tested for staleness first. */
+	f->slot = FG_SLOT_BUSY;
+	atomic_signal_fence(memory_order_seq_cst);
+	*slot = f->ret;
+	fg_set_curr(st, (unsigned int)(f - st->frames));
+}
+
 /*
  * The plain path (fg_opts 0: records on, no hooks, graph lists, depth
  * limit or threshold): what fg_entry_full() does when none of them is set.
  * A frame pushed before a list went away may still hide its callees.
+ * With @fast (a constant), the fast call's (trev__fg_entry_fast()): what
+ * would call out of line (the thread's first frame, stale frames to drop,
+ * a full stack, the ring's slow path) returns TREV_FT_FULL instead, with
+ * nothing changed: as the kernel's function_graph_enter(), the frame is
+ * pushed before the record and taken off again when the record fails.
+ * Return: 1 when a frame was pushed, else 0 or TREV_FT_FULL.
  */
-static inline __attribute__((always_inline)) bool fg_entry_plain(unsigned long ip,
-								  unsigned long *slot, bool called)
+static inline __attribute__((always_inline)) int fg_entry_plain(unsigned long ip,
+								 unsigned long *slot, bool called,
+								 bool fast)
 {
 	struct fg_stack *st = fg_cur;
 	unsigned int curr, flags = called ? FG_F_CALLED : 0;
@@ -474,31 +506,53 @@ static inline __attribute__((always_inline)) bool fg_entry_plain(unsigned long i
 
 	/* Acquire, as in fg_entry_full(): the instance the records go to is seen whole. */
 	if (trev_unlikely(!atomic_load_explicit(&fg_tr, memory_order_acquire)))
-		return false;
-	if (trev_unlikely(!st) && !(st = fg_stack_new()))
-		return false;
-	curr = fg_drop_stale(st, (unsigned long)slot);
+		return 0;
+	if (trev_unlikely(!st)) {
+		if (fast)
+			return TREV_FT_FULL;
+		if (!(st = fg_stack_new()))
+			return 0;
+	}
+	if (fast) {
+		curr = st->curr;
+		if (curr && trev_unlikely(fg_stale(&st->frames[curr - 1], (unsigned long)slot)))
+			return TREV_FT_FULL;
+	} else {
+		curr = fg_drop_stale(st, (unsigned long)slot);
+	}
 	if (curr) {
 		unsigned int pf = st->frames[curr - 1].flags;
 
 		if (trev_unlikely(pf & FG_F_NOTRACE))
-			return false;
+			return 0;
 		flags |= pf & FG_F_INHERIT;
 	}
 	if (trev_unlikely(curr >= TREV_FG_DEPTH_MAX)) {
+		if (fast)
+			return TREV_FT_FULL;
 		st->overrun++;
-		return false;
+		return 0;
 	}
 	f = fg_push(st, curr, ip, slot, 0, curr, flags);
-	f->calltime = fg_ent_record(ip, curr);
-	return true;
+	if (fast) {
+		struct words_try r = fg_ent_record_try(ip, curr);
+
+		if (trev_unlikely(!r.done)) {
+			fg_unpush(f);
+			return TREV_FT_FULL;
+		}
+		f->calltime = r.ts;
+	} else {
+		f->calltime = fg_ent_record(ip, curr);
+	}
+	return 1;
 }
 
 static inline __attribute__((always_inline)) bool fg_entry(unsigned long ip, unsigned long *slot,
 							     bool called)
 {
 	if (trev_likely(!atomic_load_explicit(&fg_opts, memory_order_relaxed)))
-		return fg_entry_plain(ip, slot, called);
+		return fg_entry_plain(ip, slot, called, false);
 	return fg_entry_full(ip, slot, called);
 }
 
@@ -518,33 +572,74 @@ int trev__fg_entry_alone(unsigned long ip, unsigned long *slot)
 }
 
 /*
+ * The graph trampolines' fast calls (trampoline.c) do only what calls
+ * nothing out of line, and return TREV_FT_FULL, having changed nothing,
+ * for everything else: a thread's first graph entry, a thread not yet
+ * known to liburcu, settings off the plain path (fg_opts), stale frames
+ * to drop, a full shadow stack, a record the ring's fast path does not
+ * take, funcgraph-snapshot at a call tree's root. The trampoline then
+ * keeps the vector registers at their full width and calls the full path.
+ * As the kernel's function_graph_enter() and ftrace_return_to_handler(),
+ * the entry pushes the frame before its record (and takes it off again
+ * when the record cannot be written here), the exit writes its record
+ * before the pop, so a signal handler in between finds the frame whole.
+ */
+int trev__fg_entry_fast(unsigned long ip, unsigned long *slot)
+{
+	int ret;
+
+	if (trev_unlikely(!ft_rcu_ready() || atomic_load_explicit(&fg_opts, memory_order_relaxed)))
+		return TREV_FT_FULL;
+	urcu_bp_read_lock();
+	ret = fg_entry_plain(ip, slot, true, true);
+	urcu_bp_read_unlock();
+	return ret;
+}
+
+/*
  * A call tree's root returned after @d ns: as the kernel's latency tracers'
- * report_latency() and update_max_tr(), a new tracing_max_latency when @d
- * is above it (or, with tracing_thresh @thresh, at least @thresh), and,
- * with the option funcgraph-snapshot, the buffer swapped into the snapshot,
+ * report_latency(), a new tracing_max_latency when @d is above it (or, with
+ * tracing_thresh @thresh, at least @thresh).
+ * Return: true when @d is the new maximum.
+ * Context: any thread, signal-safe; calls nothing.
+ */
+static inline bool fg_latency_max(unsigned long long d, unsigned long long thresh)
+{
+	unsigned long long cur = atomic_load_explicit(&fg_max_lat_ns, memory_order_relaxed);
+
+	if (thresh) {
+		if (d < thresh)
+			return false;
+		atomic_store_explicit(&fg_max_lat_ns, d, memory_order_relaxed);
+		return true;
+	}
+	/* Relaxed: a value of its own; of racing calls, the longest stays. */
+	do {
+		if (d <= cur)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(&fg_max_lat_ns, &cur, d,
+							memory_order_relaxed,
+							memory_order_relaxed));
+	return true;
+}
+
+/* The option funcgraph-snapshot: a new maximum swaps the buffer into the snapshot. */
+static inline bool fg_snapshot_on(const struct trev_trace_array *tr)
+{
+	/* Relaxed: an option's word; the option's arm keeps the snapshot buffer. */
+	return __atomic_load_n(&tr->trace_flags, __ATOMIC_RELAXED) & TREV_ITER_FG_SNAPSHOT;
+}
+
+/*
+ * fg_latency_max(), and, as the kernel's update_max_tr(), with the option
+ * funcgraph-snapshot the buffer swapped into the snapshot on a new maximum,
  * which then keeps that call's records.
  * Context: trev__fg_exit(), inside its RCU read section.
  */
 static void fg_latency(struct trev_trace_array *tr, unsigned long long d,
 		       unsigned long long thresh)
 {
-	unsigned long long cur = atomic_load_explicit(&fg_max_lat_ns, memory_order_relaxed);
-
-	if (thresh) {
-		if (d < thresh)
-			return;
-		atomic_store_explicit(&fg_max_lat_ns, d, memory_order_relaxed);
-	} else {
-		/* Relaxed: a value of its own; of racing calls, the longest stays. */
-		do {
-			if (d <= cur)
-				return;
-		} while (!atomic_compare_exchange_weak_explicit(&fg_max_lat_ns, &cur, d,
-								memory_order_relaxed,
-								memory_order_relaxed));
-	}
-	/* Relaxed: an option's word; the option's arm keeps the snapshot buffer. */
-	if (__atomic_load_n(&tr->trace_flags, __ATOMIC_RELAXED) & TREV_ITER_FG_SNAPSHOT)
+	if (fg_latency_max(d, thresh) && fg_snapshot_on(tr))
 		trev__snapshot_swap_probe(tr);
 }
 
@@ -665,6 +760,43 @@ __attribute__((used)) struct trev_fg_ret trev__fg_exit(unsigned long *slot)
 out:
 	/* Where the frame returns, and how (struct trev_fg_ret). */
 	return (struct trev_fg_ret){ f.ret, f.flags & FG_F_CALLED };
+}
+
+struct trev_fg_ret trev__fg_exit_fast(unsigned long *slot)
+{
+	struct fg_stack *st = fg_cur;
+	const struct fg_frame *f;
+	struct trev_trace_array *tr;
+	struct trev_fg_ret ret = { 0, 0 };	/* .to 0: TREV_FT_FULL */
+	struct words_try r;
+	unsigned int i;
+	uint64_t w[3];
+
+	if (trev_unlikely(atomic_load_explicit(&fg_opts, memory_order_relaxed) || !st ||
+			  !st->curr || !ft_rcu_ready()))
+		return ret;
+	i = st->curr - 1;
+	f = &st->frames[i];
+	/* Frames above it to drop, or one without records: the full path. */
+	if (trev_unlikely(f->slot != (unsigned long)slot || (f->flags & FG_F_NOTRACE)))
+		return ret;
+	/* struct trev_fgraph_ret_entry's payload: func; depth, overrun; calltime; rettime. */
+	w[0] = f->func;
+	w[1] = fg_u32_pair(f->depth, st->overrun);
+	w[2] = f->calltime;
+	urcu_bp_read_lock();
+	tr = atomic_load_explicit(&fg_tr, memory_order_acquire);	/* as in trev__fg_exit() */
+	if (trev_likely(tr) && !(f->depth == 0 && fg_snapshot_on(tr)) &&
+	    (r = event_write_words_try(&trev__event_rt(&trev__ftrace_event_funcgraph_exit)->file,
+				       w, 3, true)).done) {
+		if (f->depth == 0)	/* a call tree's root */
+			fg_latency_max(r.ts - f->calltime, 0);
+		ret.to = f->ret;
+		ret.called = f->flags & FG_F_CALLED;
+		fg_set_curr(st, i);	/* the pop, after the record */
+	}
+	urcu_bp_read_unlock();
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */

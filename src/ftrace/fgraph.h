@@ -107,6 +107,16 @@ bool trev__fg_entry(unsigned long ip, unsigned long *slot, bool called);
  */
 int trev__fg_entry_alone(unsigned long ip, unsigned long *slot);
 
+/*
+ * trev__fg_entry_fast() - trev__fg_entry_alone() where that calls nothing
+ * out of line: the graph trampoline's fast call while function_graph is
+ * alone (trampoline.c).
+ * Return: 1 when a frame was pushed, 0 when none is, TREV_FT_FULL (ft_fast.h) when
+ * nothing was done and trev__ft_entry_jmp() must run.
+ * Context: as trev__fg_entry_alone().
+ */
+int trev__fg_entry_fast(unsigned long ip, unsigned long *slot);
+
 /* What trev__fg_exit() gives the return trampoline, in rax and rdx. */
 struct trev_fg_ret {
 	unsigned long to;	/* the real return address */
@@ -117,6 +127,14 @@ struct trev_fg_ret {
 /* The return trampoline (assembly in trampoline.c) and the C function it calls. */
 void trev__fg_return(void);
 struct trev_fg_ret trev__fg_exit(unsigned long *slot);
+/*
+ * trev__fg_exit_fast() - trev__fg_exit() of the plain case (the top frame,
+ * records on, the ring's fast path), which calls nothing out of line: the
+ * return trampoline's fast call (trampoline.c).
+ * Return: as trev__fg_exit(); .to 0 when nothing was done and
+ * trev__fg_exit() must run.
+ */
+struct trev_fg_ret trev__fg_exit_fast(unsigned long *slot);
 
 /*
  * trev__fg_set() - switch the graph records on or off (current_tracer)

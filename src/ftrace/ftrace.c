@@ -26,6 +26,8 @@
  *        TREV_FT_EXTRA_INST:  ft_itab lookup of the site: bit 0 the top's
  *                             record, bit N the record of slot N's instance
  */
+#include "ftrace/ft_fast.h"	/* first: see there */
+
 #include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -366,6 +368,33 @@ static inline __attribute__((always_inline)) bool ft_entry(unsigned long ip,
 }
 
 /*
+ * trev__ft_entry_fast() - the function trampoline's fast call: the top
+ * instance's ftrace/function record, when that is all there is to do (the
+ * function tracer, nothing of trev__ft_extra, every thread) and the ring's
+ * fast path takes it
+ * Return: 0, or TREV_FT_FULL: nothing was done, call trev__ft_entry().
+ * Context: as trev__ft_entry(); calls nothing out of line (trampoline.c).
+ */
+__attribute__((used)) int trev__ft_entry_fast(unsigned long ip, unsigned long parent_ip)
+{
+	/* Relaxed, as in ft_entry(); the pid list is only tested for NULL here. */
+	unsigned int extra = atomic_load_explicit(&trev__ft_extra, memory_order_relaxed);
+	int mode = atomic_load_explicit(&ft_active, memory_order_relaxed);
+	/* struct ftrace_entry's payload: ip, parent_ip. */
+	uint64_t w[2] = { ip, parent_ip };
+	bool done;
+
+	if (trev_unlikely(extra || mode != TREV_TRACER_FUNCTION ||
+			  atomic_load_explicit(&ft_pids, memory_order_relaxed) || !ft_rcu_ready()))
+		return !extra && mode == TREV_TRACER_NOP ? 0 : TREV_FT_FULL;
+	urcu_bp_read_lock();
+	done = event_write_words_try(&trev__event_rt(&trev__ftrace_event_function)->file, w, 2,
+				     false).done;
+	urcu_bp_read_unlock();
+	return done ? 0 : TREV_FT_FULL;
+}
+
+/*
  * trev__ft_entry() - the trampoline's call: one ftrace/function record
  * @ip: the site (the traced function's entry)
  * @parent_ip: where the function returns to
@@ -391,9 +420,18 @@ static __attribute__((noinline)) int ft_entry_jmp_other(unsigned long ip, unsign
 	return ft_entry(ip, parent_ip, slot, true, ra);
 }
 
+/* function_graph alone, for every thread: the graph's plain path, in a read section of its own. */
+static inline bool ft_graph_alone(void)
+{
+	/* Relaxed, as in ft_entry(); the pid list is only tested for NULL here. */
+	return !atomic_load_explicit(&trev__ft_extra, memory_order_relaxed) &&
+	       atomic_load_explicit(&ft_active, memory_order_relaxed) == TREV_TRACER_GRAPH &&
+	       !atomic_load_explicit(&ft_pids, memory_order_relaxed);
+}
+
 /*
- * trev__ft_entry_jmp() - trev__fg_trampoline's call: trev__ft_entry() for a
- * site that jumps to the graph trampoline (function_graph is the tracer)
+ * trev__ft_entry_jmp() - trev__ft_entry() for a site that jumps to the
+ * graph trampoline (function_graph is the tracer)
  * Return: not 0 when a graph frame was pushed: the trampoline then calls
  * the function's body itself (trev__fg_entry()'s @called).
  * Context: as trev__ft_entry().
@@ -401,15 +439,21 @@ static __attribute__((noinline)) int ft_entry_jmp_other(unsigned long ip, unsign
 __attribute__((used)) int trev__ft_entry_jmp(unsigned long ip, unsigned long parent_ip,
 					     unsigned long *slot)
 {
-	/* Relaxed, as in ft_entry(); the pid list is only tested for NULL here. */
-	unsigned int extra = atomic_load_explicit(&trev__ft_extra, memory_order_relaxed);
-	int mode = atomic_load_explicit(&ft_active, memory_order_relaxed);
-
-	/* function_graph alone, for every thread: its plain path, in a read section of its own. */
-	if (trev_likely(!extra && mode == TREV_TRACER_GRAPH &&
-			!atomic_load_explicit(&ft_pids, memory_order_relaxed)))
+	if (trev_likely(ft_graph_alone()))
 		return trev__fg_entry_alone(ip, slot);
 	return ft_entry_jmp_other(ip, parent_ip, slot, __builtin_return_address(0));
+}
+
+/*
+ * trev__ft_entry_jmp_fast() - the graph trampoline's fast call:
+ * trev__fg_entry_fast() when function_graph is alone.
+ * Return: as trev__fg_entry_fast(); TREV_FT_FULL: call trev__ft_entry_jmp().
+ */
+__attribute__((used)) int trev__ft_entry_jmp_fast(unsigned long ip, unsigned long *slot)
+{
+	if (trev_likely(ft_graph_alone()))
+		return trev__fg_entry_fast(ip, slot);
+	return TREV_FT_FULL;
 }
 
 /* The kernel's trace_fn_trace(): "func <-parent", options sym-offset and sym-addr. */
@@ -1870,5 +1914,6 @@ static void ft_atfork_child(void)
 
 static __attribute__((constructor)) void ft_init(void)
 {
+	trev__vec_kind_init();
 	pthread_atfork(NULL, NULL, ft_atfork_child);
 }

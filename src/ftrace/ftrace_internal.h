@@ -25,8 +25,12 @@ void trev__ft_trampoline(void);		/* sites call it */
 void trev__fg_trampoline(void);		/* sites jump to it through their stub, r11 = the site */
 /* @slot: where @parent_ip is on the stack (function_graph replaces it) */
 void trev__ft_entry(unsigned long ip, unsigned long parent_ip, unsigned long *slot);
+/* Its common case, calling nothing out of line; TREV_FT_FULL (ft_fast.h): call trev__ft_entry(). */
+int trev__ft_entry_fast(unsigned long ip, unsigned long parent_ip);
 /* The same; not 0: a graph frame was pushed, the trampoline calls the body. */
 int trev__ft_entry_jmp(unsigned long ip, unsigned long parent_ip, unsigned long *slot);
+/* Its plain case, calling nothing out of line; TREV_FT_FULL: call trev__ft_entry_jmp(). */
+int trev__ft_entry_jmp_fast(unsigned long ip, unsigned long *slot);
 
 /* Context: holds ft_lock (ftrace.c), then text_lock. */
 #define trev__ft_patch_batch(p, n, blocker)	trev__text_patch_batch(p, n, blocker)

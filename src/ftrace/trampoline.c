@@ -1,22 +1,63 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The function tracer's trampoline: what a patched function entry calls
- * (src/patch/ writes the calls; docs/function-tracer.md).
+ * The function tracer's trampolines: what a patched function entry calls
+ * or jumps to, and where a hooked return lands (src/patch/ writes the
+ * sites; docs/function-tracer.md, "The mechanism (x86-64)").
+ *
+ * The traced function's registers must come out as they went in, vector
+ * registers at their full width: a function built with -mavx takes __m256
+ * arguments in ymm0-7 and returns them in ymm0. Each trampoline makes a
+ * fast call first (trev__ft_entry_fast(), trev__ft_entry_jmp_fast(),
+ * trev__fg_exit_fast()): C code that calls nothing out of line but the
+ * commit's slow publish, which keeps them itself
+ * (trev__rb_leave_slow_vsave()), and, built without AVX, writes at most the
+ * low 128 bits of a vector register, which leaves the upper bits alone; so
+ * the trampoline keeps xmm0-7 (xmm0-1 at a return) around it with SSE
+ * moves. When the fast call cannot finish it changes nothing and returns
+ * TREV_FT_FULL; the full path (trev__ft_entry(), trev__ft_entry_jmp(),
+ * trev__fg_exit()) may reach any code, glibc's AVX2 string functions
+ * among it, which end in vzeroupper and so clear the upper halves of every
+ * ymm and zmm register: around it the trampoline keeps the registers at
+ * the width the CPU has (trev__vec_kind: zmm, ymm or xmm).
  */
+#include "ftrace/ft_fast.h"
+#include "ftrace/fgraph.h"
 #include "ftrace/ftrace_internal.h"
 
+#define FT_STR(x)	#x
+#define FT_XSTR(x)	FT_STR(x)
+#define FT_FULL_STR	FT_XSTR(TREV_FT_FULL)
+
+unsigned char trev__vec_kind;
+
+void trev__vec_kind_init(void)
+{
+	/* libgcc's answers include the kernel's: XCR0 enables the state. */
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f"))
+		trev__vec_kind = 2;
+	else if (__builtin_cpu_supports("avx"))
+		trev__vec_kind = 1;
+}
+
 /*
- * Saving and restoring what carries a function's arguments at its entry,
- * for both entry trampolines, with %rbp their frame: trev_args_save pushes
- * rax, rdi, rsi, rdx, rcx, r8, r9 and r10 below whatever the trampoline
- * pushed first, aligns the stack and stores xmm0-7 (movaps);
- * trev_args_restore takes @above, how far below %rbp the last of those
- * pushes lies (64, and 8 more for each word the trampoline pushed before
- * them), and restores all in reverse, leaving %rsp where the save found it.
- * The restore leaves the flags alone (movaps, lea, pop), so a test made
- * before it holds after it.
+ * Saving and restoring, with %rbp the trampoline's frame:
+ * - trev_gprs_save pushes rax, rdi, rsi, rdx, rcx, r8, r9 and r10 (what
+ *   carries a function's arguments besides the vector registers) below
+ *   whatever the trampoline pushed first and aligns the stack;
+ *   trev_gprs_restore takes @above, how far below %rbp the last of those
+ *   pushes lies (64, and 8 more for each word the trampoline pushed before
+ *   them), and pops them, leaving %rsp where the save found it;
+ * - trev_xmms_save and trev_xmms_restore keep xmm0-7 (movaps, the aligned
+ *   stack) around a fast call;
+ * - trev_vecs_save and trev_vecs_restore keep vector registers 0-7 at
+ *   the width trev__vec_kind says (zmm, ymm or xmm), in 64 bytes each,
+ *   around a full call (trev__vecs_store(), trev__vecs_load()); they use
+ *   rdi, which the full call's arguments are loaded into after the save.
+ * The pops and moves leave the flags alone; the addq and the others'
+ * calls do not: test after them.
  */
-__asm__(".macro trev_args_save\n"
+__asm__(".macro trev_gprs_save\n"
 	"	pushq %rax\n"
 	"	pushq %rdi\n"
 	"	pushq %rsi\n"
@@ -26,25 +67,8 @@ __asm__(".macro trev_args_save\n"
 	"	pushq %r9\n"
 	"	pushq %r10\n"
 	"	andq $-16, %rsp\n"
-	"	subq $128, %rsp\n"
-	"	movaps %xmm0, 0(%rsp)\n"
-	"	movaps %xmm1, 16(%rsp)\n"
-	"	movaps %xmm2, 32(%rsp)\n"
-	"	movaps %xmm3, 48(%rsp)\n"
-	"	movaps %xmm4, 64(%rsp)\n"
-	"	movaps %xmm5, 80(%rsp)\n"
-	"	movaps %xmm6, 96(%rsp)\n"
-	"	movaps %xmm7, 112(%rsp)\n"
 	".endm\n"
-	".macro trev_args_restore above\n"
-	"	movaps 0(%rsp), %xmm0\n"
-	"	movaps 16(%rsp), %xmm1\n"
-	"	movaps 32(%rsp), %xmm2\n"
-	"	movaps 48(%rsp), %xmm3\n"
-	"	movaps 64(%rsp), %xmm4\n"
-	"	movaps 80(%rsp), %xmm5\n"
-	"	movaps 96(%rsp), %xmm6\n"
-	"	movaps 112(%rsp), %xmm7\n"
+	".macro trev_gprs_restore above\n"
 	"	leaq -\\above(%rbp), %rsp\n"
 	"	popq %r10\n"
 	"	popq %r9\n"
@@ -54,7 +78,82 @@ __asm__(".macro trev_args_save\n"
 	"	popq %rsi\n"
 	"	popq %rdi\n"
 	"	popq %rax\n"
+	".endm\n"
+	".macro trev_xmms_save\n"
+	"	subq $128, %rsp\n"
+	"	.irp i,0,1,2,3,4,5,6,7\n"
+	"	movaps %xmm\\i, 16*\\i(%rsp)\n"
+	"	.endr\n"
+	".endm\n"
+	".macro trev_xmms_restore\n"
+	"	.irp i,0,1,2,3,4,5,6,7\n"
+	"	movaps 16*\\i(%rsp), %xmm\\i\n"
+	"	.endr\n"
+	"	addq $128, %rsp\n"
+	".endm\n"
+	".macro trev_vecs_save\n"
+	"	subq $512, %rsp\n"
+	"	movq %rsp, %rdi\n"
+	"	call trev__vecs_store\n"
+	".endm\n"
+	".macro trev_vecs_restore\n"
+	"	movq %rsp, %rdi\n"
+	"	call trev__vecs_load\n"
+	"	addq $512, %rsp\n"
 	".endm\n");
+
+/*
+ * trev__vecs_store() and trev__vecs_load(): vector registers 0-7 to and
+ * from the 512 bytes at %rdi, 64 bytes each, at the width trev__vec_kind
+ * says. They change nothing else but the flags (rdi itself is kept).
+ */
+__asm__(".text\n"
+	".globl trev__vecs_store\n"
+	".hidden trev__vecs_store\n"
+	".type trev__vecs_store, @function\n"
+	".p2align 4\n"
+	"trev__vecs_store:\n"
+	"	.cfi_startproc\n"
+	"	cmpb $1, trev__vec_kind(%rip)\n"
+	"	jb 2f\n"
+	"	je 1f\n"
+	"	.irp i,0,1,2,3,4,5,6,7\n"
+	"	vmovdqu64 %zmm\\i, 64*\\i(%rdi)\n"
+	"	.endr\n"
+	"	ret\n"
+	"1:	.irp i,0,1,2,3,4,5,6,7\n"
+	"	vmovdqu %ymm\\i, 64*\\i(%rdi)\n"
+	"	.endr\n"
+	"	ret\n"
+	"2:	.irp i,0,1,2,3,4,5,6,7\n"
+	"	movups %xmm\\i, 64*\\i(%rdi)\n"
+	"	.endr\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size trev__vecs_store, .-trev__vecs_store\n"
+	".globl trev__vecs_load\n"
+	".hidden trev__vecs_load\n"
+	".type trev__vecs_load, @function\n"
+	".p2align 4\n"
+	"trev__vecs_load:\n"
+	"	.cfi_startproc\n"
+	"	cmpb $1, trev__vec_kind(%rip)\n"
+	"	jb 2f\n"
+	"	je 1f\n"
+	"	.irp i,0,1,2,3,4,5,6,7\n"
+	"	vmovdqu64 64*\\i(%rdi), %zmm\\i\n"
+	"	.endr\n"
+	"	ret\n"
+	"1:	.irp i,0,1,2,3,4,5,6,7\n"
+	"	vmovdqu 64*\\i(%rdi), %ymm\\i\n"
+	"	.endr\n"
+	"	ret\n"
+	"2:	.irp i,0,1,2,3,4,5,6,7\n"
+	"	movups 64*\\i(%rdi), %xmm\\i\n"
+	"	.endr\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size trev__vecs_load, .-trev__vecs_load\n");
 
 /*
  * Entered by the call at a site (directly, or through a stub's jmp), so
@@ -62,12 +161,11 @@ __asm__(".macro trev_args_save\n"
  *   8(%rsp)  the return address into the traced function's caller
  * At a function's entry every argument register is live: rdi, rsi, rdx,
  * rcx, r8, r9, rax (the vector count of a variadic call), r10 (a nested
- * function's static chain) and xmm0-7. They are saved and put back; r11 is
- * scratch at a call. The stack need not be 16-byte aligned here: gcc does
- * not keep the ABI's alignment for calls to local functions that do not
- * need it, so the frame is aligned by hand before movaps and the C call.
- * Upper halves of ymm/zmm registers are not saved (the handler runs no AVX
- * code of its own).
+ * function's static chain) and the vector registers 0-7. They are saved
+ * and put back (above); r11 is scratch at a call. The stack need not be
+ * 16-byte aligned here: gcc does not keep the ABI's alignment for calls to
+ * local functions that do not need it, so the frame is aligned by hand
+ * before movaps and the C calls.
  */
 __asm__(".text\n"
 	".globl trev__ft_trampoline\n"
@@ -81,13 +179,23 @@ __asm__(".text\n"
 	"	.cfi_offset %rbp, -16\n"
 	"	movq %rsp, %rbp\n"
 	"	.cfi_def_cfa_register %rbp\n"
-	"	trev_args_save\n"
+	"	trev_gprs_save\n"
+	"	trev_xmms_save\n"
+	"	movq 8(%rbp), %rdi\n"
+	"	subq $5, %rdi\n"
+	"	movq 16(%rbp), %rsi\n"
+	"	call trev__ft_entry_fast\n"
+	"	trev_xmms_restore\n"
+	"	cmpl $" FT_FULL_STR ", %eax\n"
+	"	jne 1f\n"
+	"	trev_vecs_save\n"
 	"	movq 8(%rbp), %rdi\n"
 	"	subq $5, %rdi\n"
 	"	movq 16(%rbp), %rsi\n"
 	"	leaq 16(%rbp), %rdx\n"
-	"	call trev__ft_entry\n"
-	"	trev_args_restore 64\n"
+	"	call trev__ft_entry\n"	/* called from here: the stack traces' skip point */
+	"	trev_vecs_restore\n"
+	"1:	trev_gprs_restore 64\n"
 	"	popq %rbp\n"
 	"	.cfi_def_cfa %rsp, 8\n"
 	"	ret\n"
@@ -100,18 +208,19 @@ __asm__(".text\n"
  * is entered by a jmp,
  *   0(%rsp)  the return address into the traced function's caller: the
  *            return slot
- * It saves what trev__ft_trampoline saves and calls trev__ft_entry_jmp().
- * When that pushed a graph frame (it returns non-zero: the frame keeps the
- * return address, the slot holds trev__fg_return), the return address is
- * taken off the stack and the function's body is called from here: the
- * call writes trev__fg_return into the slot again and onto the CPU's
- * return stack, so the body's `ret` into trev__fg_return is predicted, and
- * so is trev__fg_return's own `ret` to the caller, which the caller's call
- * put there. (Through trev__ft_trampoline, the body's `ret` goes where the
+ * It saves what trev__ft_trampoline saves and calls
+ * trev__ft_entry_jmp_fast(), else trev__ft_entry_jmp(). When a graph
+ * frame was pushed (they return 1: the frame keeps the return address, the
+ * slot holds trev__fg_return), the return address is taken off the stack
+ * and the function's body is called from here: the call writes
+ * trev__fg_return into the slot again and onto the CPU's return stack, so
+ * the body's `ret` into trev__fg_return is predicted, and so is
+ * trev__fg_return's own `ret` to the caller, which the caller's call put
+ * there. (Through trev__ft_trampoline, the body's `ret` goes where the
  * return stack does not expect: a mispredicted return a call.) Otherwise
  * it jumps into the body with the stack as it came.
- * The flags of `test` live through the restores: mov, movaps, lea and pop
- * leave them alone. For an unwinder (backtrace() in a function command's
+ * The flags of `test` live through the restores: mov, lea and pop leave
+ * them alone. For an unwinder (backtrace() in a function command's
  * `stacktrace`), the frame is a signal frame that interrupted the traced
  * function at its site: its caller is the function, at the site's exact
  * address (r11, then its stack copy), with the stack pointer it had there.
@@ -133,13 +242,22 @@ __asm__(".text\n"
 	"	.cfi_def_cfa_register %rbp\n"
 	"	pushq %r11\n"
 	"	.cfi_offset %rip, -16\n"
-	"	trev_args_save\n"
+	"	trev_gprs_save\n"
+	"	trev_xmms_save\n"
+	"	movq -8(%rbp), %rdi\n"
+	"	leaq 8(%rbp), %rsi\n"
+	"	call trev__ft_entry_jmp_fast\n"
+	"	trev_xmms_restore\n"
+	"	cmpl $" FT_FULL_STR ", %eax\n"
+	"	jne 2f\n"
+	"	trev_vecs_save\n"
 	"	movq -8(%rbp), %rdi\n"
 	"	movq 8(%rbp), %rsi\n"
 	"	leaq 8(%rbp), %rdx\n"
-	"	call trev__ft_entry_jmp\n"
-	"	testl %eax, %eax\n"
-	"	trev_args_restore 72\n"
+	"	call trev__ft_entry_jmp\n"	/* as trev__ft_entry from trev__ft_trampoline */
+	"	trev_vecs_restore\n"
+	"2:	testl %eax, %eax\n"
+	"	trev_gprs_restore 72\n"
 	"	popq %r11\n"
 	"	leaq 5(%r11), %r11\n"		/* the body: past the site's 5 bytes */
 	"	popq %rbp\n"
@@ -149,21 +267,23 @@ __asm__(".text\n"
 	"	jmp *%r11\n"
 	"1:	leaq 8(%rsp), %rsp\n"		/* the return address is in the frame */
 	"	.cfi_undefined rip\n"
-	"	call *%r11\n"
+	"	call *%r11\n"		/* returns into trev__fg_return, next */
 	"	.cfi_endproc\n"
 	".size trev__fg_trampoline, .-trev__fg_trampoline\n"
 	/*
 	 * The return trampoline: a hooked function's `ret` lands here with
 	 * %rsp one word above its return slot (right after the call above, or
 	 * from a slot trev__fg_entry() hooked for trev__ft_trampoline's
-	 * sites). Saves what a function returns in (rax, rdx, xmm0, xmm1;
-	 * st(0) is left alone, the C path uses no x87), aligns the stack,
-	 * calls trev__fg_exit(slot) and goes where it says with %rsp as the
-	 * function's `ret` left it: by `ret` when the graph trampoline called
-	 * the body (the return stack holds the caller's address), else by an
-	 * indirect jmp (a `ret` would take the return stack's next entry and
-	 * leave it one off). It is never unmapped: a frame pushed before the
-	 * tracer went off still returns through it.
+	 * sites). Saves what a function returns in (rax, rdx, vector
+	 * registers 0 and 1 as the entries save theirs; st(0) is left alone,
+	 * the C path uses no x87), aligns the stack, calls
+	 * trev__fg_exit_fast(slot), else trev__fg_exit(slot), and goes where
+	 * it says with %rsp as the function's `ret` left it: by `ret` when the
+	 * graph trampoline called the body (the return stack holds the
+	 * caller's address), else by an indirect jmp (a `ret` would take the
+	 * return stack's next entry and leave it one off). It is never
+	 * unmapped: a frame pushed before the tracer went off still returns
+	 * through it.
 	 */
 	".globl trev__fg_return\n"
 	".hidden trev__fg_return\n"
@@ -179,11 +299,14 @@ __asm__(".text\n"
 	"	movaps %xmm0, 0(%rsp)\n"
 	"	movaps %xmm1, 16(%rsp)\n"
 	"	leaq 8(%rbp), %rdi\n"
-	"	call trev__fg_exit\n"
-	"	movq %rax, %r11\n"
-	"	testq %rdx, %rdx\n"
+	"	call trev__fg_exit_fast\n"
 	"	movaps 0(%rsp), %xmm0\n"
 	"	movaps 16(%rsp), %xmm1\n"
+	"	addq $32, %rsp\n"
+	"	testq %rax, %rax\n"		/* .to 0: the full path */
+	"	jz 3f\n"
+	"1:	movq %rax, %r11\n"
+	"	testq %rdx, %rdx\n"
 	"	movq -8(%rbp), %rax\n"
 	"	movq -16(%rbp), %rdx\n"
 	"	movq %rbp, %rsp\n"
@@ -193,4 +316,39 @@ __asm__(".text\n"
 	"	pushq %r11\n"
 	"	ret\n"
 	"2:	jmp *%r11\n"
+	"3:	trev_vecs_save\n"
+	"	leaq 8(%rbp), %rdi\n"
+	"	call trev__fg_exit\n"
+	"	trev_vecs_restore\n"		/* rax and rdx kept */
+	"	jmp 1b\n"
 	".size trev__fg_return, .-trev__fg_return\n");
+
+/*
+ * trev__rb_leave_slow_vsave() - trev__rb_leave_slow() with vector registers
+ * 0-7 kept at their full width: the one out-of-line call of the fast calls
+ * (ft_fast.h's RB_LEAVE_SLOW). The arguments pass through in their
+ * registers (rdi by way of r11: the save uses it).
+ */
+__asm__(".text\n"
+	".globl trev__rb_leave_slow_vsave\n"
+	".hidden trev__rb_leave_slow_vsave\n"
+	".type trev__rb_leave_slow_vsave, @function\n"
+	".p2align 4\n"
+	"trev__rb_leave_slow_vsave:\n"
+	"	.cfi_startproc\n"
+	"	pushq %rbp\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	.cfi_offset %rbp, -16\n"
+	"	movq %rsp, %rbp\n"
+	"	.cfi_def_cfa_register %rbp\n"
+	"	andq $-16, %rsp\n"
+	"	movq %rdi, %r11\n"
+	"	trev_vecs_save\n"
+	"	movq %r11, %rdi\n"
+	"	call trev__rb_leave_slow\n"
+	"	trev_vecs_restore\n"
+	"	leave\n"
+	"	.cfi_def_cfa %rsp, 8\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size trev__rb_leave_slow_vsave, .-trev__rb_leave_slow_vsave\n");

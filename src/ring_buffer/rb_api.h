@@ -193,6 +193,24 @@ out_unbusy:
 	return NULL;
 }
 
+/*
+ * rb_reserve_fast_undo() - give back a reservation that rb_reserve_fast_at()
+ * refused (@w as it left it), instead of going on in trev__rb_reserve_slow():
+ * for a caller that writes its record another way. No bytes were claimed,
+ * so the level steps out as a refusal does (n + 1 + CLAIM -> n), counting
+ * nothing. Nothing is left for the level to publish: a handler that
+ * wrote before the claim did so at a level of its own (published by it or
+ * by the outermost level, as always), one inside the claim was refused.
+ * Context: the writer, right after the refused rb_reserve_fast_at().
+ */
+static inline __attribute__((always_inline)) void rb_reserve_fast_undo(const struct rb_wr *w)
+{
+	if (w->d) {
+		atomic_signal_fence(memory_order_seq_cst);
+		atomic_store_explicit(&w->d->nesting, w->n, memory_order_release);
+	}
+}
+
 static inline __attribute__((always_inline)) void *rb_reserve_fast(struct trev_rb *rb,
 								    uint32_t len,
 								    struct rb_wr *w)
@@ -212,6 +230,15 @@ static inline __attribute__((always_inline)) void *rb_reserve_fast_ts(struct tre
 				  atomic_load_explicit(&rb->fast_gen, memory_order_relaxed), len, w,
 				  tsp);
 }
+
+/*
+ * What a commit calls when its level is not the only thing to publish. A
+ * file whose code must leave the vector registers alone defines it, before
+ * its includes, as a wrapper that saves them (ftrace/ft_fast.h).
+ */
+#ifndef RB_LEAVE_SLOW
+#define RB_LEAVE_SLOW trev__rb_leave_slow
+#endif
 
 /*
  * rb_leave() - step out of level @n of @d; the outermost level publishes
@@ -238,7 +265,7 @@ static inline __attribute__((always_inline)) void rb_leave(struct trev_rb *rb, s
 	atomic_signal_fence(memory_order_seq_cst);
 	word = d->tail_off | d->tail_flags;
 	if (trev_unlikely(word & RB_TAIL_PENDING)) {
-		trev__rb_leave_slow(rb, d, false, seen);
+		RB_LEAVE_SLOW(rb, d, false, seen);
 		return;
 	}
 	atomic_store_explicit(rb_commit_word(page), word, memory_order_release);
@@ -246,7 +273,7 @@ static inline __attribute__((always_inline)) void rb_leave(struct trev_rb *rb, s
 	atomic_signal_fence(memory_order_seq_cst);
 	if (trev_unlikely(rb_load(&d->committed) != seen ||
 			  atomic_load_explicit(&rb->hdr->waiters, memory_order_relaxed)))
-		trev__rb_leave_slow(rb, d, true, seen);
+		RB_LEAVE_SLOW(rb, d, true, seen);
 }
 
 /*

@@ -43,6 +43,11 @@
  *                          |                              (n == 0: publish
  *                          +--refused--> n                 first, then 0)
  *
+ * A fast reservation that fails before it claims anything either goes on
+ * in the slow path (from n+1+CLAIM) or, for a writer that must not reach
+ * it (rb_api.h's rb_reserve_fast_undo()), steps back to n uncounted and
+ * writes its record another way.
+ *
  * The busy word is the thread's, outside the region (one per thread, for
  * all its buffers): the time stamp is read first, before the buffer is
  * even found, because the TSC takes longest and the rest need not wait

@@ -85,6 +85,28 @@ uint64_t trev__event_write_stamped_slow(struct trev_event_file *file, struct tre
 					void *ent, uint64_t ts);
 
 /*
+ * The rest of a record of @nw payload words @w (and, with @stamp, its time
+ * stamp @ts) that the ring's fast path reserved at @ent for @wr: the
+ * common fields, the words, the commit.
+ */
+static inline __attribute__((always_inline)) void
+words_commit(struct trev_event_file *file, struct trev_trace_array *tr, struct trev_rb *rb,
+	     struct trev_entry *ent, const struct rb_wr *wr, const uint64_t *w, unsigned int nw,
+	     bool stamp, uint64_t ts)
+{
+	uint8_t *p = (uint8_t *)(ent + 1);
+
+	(void)tr;	/* TSan's annotation only */
+	entry_fill(ent, file->call->id, wr->d, wr->n);
+	for (unsigned int i = 0; i < nw; i++)
+		memcpy(p + 8 * i, &w[i], 8);
+	if (stamp)
+		memcpy(p + 8 * nw, &ts, 8);
+	rb_commit(rb, wr, ent);
+	trev_tsan_release(tr);	/* done with rb: see trev__snapshot_free() */
+}
+
+/*
  * event_write_stamped_words() - trev_event_write() of a record whose payload
  * is @nw 64-bit words (at most 7), @w (a constant @nw keeps them in registers), then,
  * with @stamp, one more word that is the record's own time: it gets the time
@@ -118,15 +140,8 @@ event_write_stamped_words(struct trev_event_file *file, const uint64_t *w, unsig
 		reserved = true;
 		ent = rb_reserve_fast_ts(rb, len, &w0, &ts);
 		if (trev_likely(ent && !w0.n)) {
-			uint8_t *p = (uint8_t *)(ent + 1);
-
-			entry_fill(ent, file->call->id, w0.d, 0);
-			for (unsigned int i = 0; i < nw; i++)
-				memcpy(p + 8 * i, &w[i], 8);
-			if (stamp)
-				memcpy(p + 8 * nw, &ts, 8);
-			rb_commit(rb, &w0, ent);
-			trev_tsan_release(tr);	/* done with rb: see trev__snapshot_free() */
+			/* The level a constant: entry_fill() drops its test. */
+			words_commit(file, tr, rb, ent, &(struct rb_wr){ w0.d, 0 }, w, nw, stamp, ts);
 			return ts;
 		}
 	}
@@ -141,6 +156,47 @@ event_write_stamped_words(struct trev_event_file *file, const uint64_t *w, unsig
 						      len, stamp ? 8 * (1 + nw) : 0, reserved, w0,
 						      ent, ts);
 	}
+}
+
+/* What event_write_words_try() did. */
+struct words_try {
+	uint64_t ts;	/* the record's time stamp, when @done */
+	bool done;	/* written; else nothing was */
+};
+
+/*
+ * event_write_words_try() - event_write_stamped_words() when the ring's
+ * fast path takes the record (a signal handler's nested write included),
+ * else nothing: a reservation begun is given back (rb_reserve_fast_undo())
+ * and the caller writes the record another way. For code that must call
+ * nothing out of line but the commit's RB_LEAVE_SLOW (the trampolines'
+ * fast calls: ftrace/trampoline.c).
+ * Context: as event_write_stamped_words().
+ */
+static inline __attribute__((always_inline)) struct words_try
+event_write_words_try(struct trev_event_file *file, const uint64_t *w, unsigned int nw, bool stamp)
+{
+	unsigned int len = (unsigned int)(sizeof(struct trev_entry) + 8 * (nw + (stamp ? 1 : 0)));
+	unsigned int flags = atomic_load_explicit(&file->flags, memory_order_relaxed);
+	struct trev_trace_array *tr = __atomic_load_n(&file->tr, __ATOMIC_RELAXED);
+	struct trev_rb *rb = __atomic_load_n(&tr->rb, __ATOMIC_ACQUIRE);
+	struct trev_entry *ent;
+	struct rb_wr w0;
+	uint64_t ts;
+
+	if (trev_unlikely(flags & TREV_FILE_FL_SLOW))
+		return (struct words_try){ 0, false };
+	ent = rb_reserve_fast_ts(rb, len, &w0, &ts);
+	if (trev_unlikely(!ent)) {
+		rb_reserve_fast_undo(&w0);
+		trev_tsan_release(tr);	/* done with rb: see trev__snapshot_free() */
+		return (struct words_try){ 0, false };
+	}
+	if (trev_likely(!w0.n))	/* the level a constant: entry_fill() drops its test */
+		words_commit(file, tr, rb, ent, &(struct rb_wr){ w0.d, 0 }, w, nw, stamp, ts);
+	else
+		words_commit(file, tr, rb, ent, &w0, w, nw, stamp, ts);
+	return (struct words_try){ ts, true };
 }
 
 #endif /* TREV_WRITE_API_H */

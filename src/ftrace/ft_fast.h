@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What the trampolines' fast calls share (trampoline.c says what those
+ * are), included first by the files whose code runs in them (ftrace.c,
+ * fgraph.c): there the ring's commit calls its slow publish through
+ * trev__rb_leave_slow_vsave(), which keeps the traced function's vector
+ * registers whole around it.
+ */
+#ifndef TREV_FT_FAST_H
+#define TREV_FT_FAST_H
+
+#ifdef TREV_RB_API_H
+#error "ftrace/ft_fast.h must come before ring_buffer/rb_api.h"
+#endif
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <trev/urcu_bp.h>
+
+/* What a fast call returns when it did nothing and the trampoline must make the full call. */
+#define TREV_FT_FULL	2
+
+/* liburcu knows the thread: its read sections call nothing. */
+static inline bool ft_rcu_ready(void)
+{
+	return URCU_TLS(urcu_bp_reader) != NULL;
+}
+
+struct trev_rb;
+struct rb_desc;
+
+/* trev__rb_leave_slow() with xmm/ymm/zmm 0-7 saved around it (trampoline.c). */
+void trev__rb_leave_slow_vsave(struct trev_rb *rb, struct rb_desc *d, bool published,
+			       uint64_t seen);
+#define RB_LEAVE_SLOW trev__rb_leave_slow_vsave
+
+/*
+ * What the trampolines save on their full paths (trev__vec_kind_init()):
+ * 0 xmm0-7, 1 ymm0-7, 2 zmm0-7 (the widest the CPU and the kernel have on).
+ */
+extern unsigned char trev__vec_kind;
+void trev__vec_kind_init(void);
+
+#endif /* TREV_FT_FAST_H */
