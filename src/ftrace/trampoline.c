@@ -41,7 +41,8 @@ void trev__vec_kind_init(void)
 }
 
 /*
- * Saving and restoring, with %rbp the trampoline's frame:
+ * trev_rbp_frame: the usual %rbp frame, with its CFI, at a called
+ * function's entry. Saving and restoring, with %rbp the trampoline's frame:
  * - trev_gprs_save pushes rax, rdi, rsi, rdx, rcx, r8, r9 and r10 (what
  *   carries a function's arguments besides the vector registers) below
  *   whatever the trampoline pushed first and aligns the stack;
@@ -57,7 +58,14 @@ void trev__vec_kind_init(void)
  * The pops and moves leave the flags alone; the addq and the others'
  * calls do not: test after them.
  */
-__asm__(".macro trev_gprs_save\n"
+__asm__(".macro trev_rbp_frame\n"		/* at a called function's entry: the usual frame */
+	"	pushq %rbp\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	.cfi_offset %rbp, -16\n"
+	"	movq %rsp, %rbp\n"
+	"	.cfi_def_cfa_register %rbp\n"
+	".endm\n"
+	".macro trev_gprs_save\n"
 	"	pushq %rax\n"
 	"	pushq %rdi\n"
 	"	pushq %rsi\n"
@@ -174,11 +182,7 @@ __asm__(".text\n"
 	".p2align 4\n"
 	"trev__ft_trampoline:\n"
 	"	.cfi_startproc\n"
-	"	pushq %rbp\n"
-	"	.cfi_def_cfa_offset 16\n"
-	"	.cfi_offset %rbp, -16\n"
-	"	movq %rsp, %rbp\n"
-	"	.cfi_def_cfa_register %rbp\n"
+	"	trev_rbp_frame\n"
 	"	trev_gprs_save\n"
 	"	trev_xmms_save\n"
 	"	movq 8(%rbp), %rdi\n"
@@ -336,11 +340,7 @@ __asm__(".text\n"
 	".p2align 4\n"
 	"trev__rb_leave_slow_vsave:\n"
 	"	.cfi_startproc\n"
-	"	pushq %rbp\n"
-	"	.cfi_def_cfa_offset 16\n"
-	"	.cfi_offset %rbp, -16\n"
-	"	movq %rsp, %rbp\n"
-	"	.cfi_def_cfa_register %rbp\n"
+	"	trev_rbp_frame\n"
 	"	andq $-16, %rsp\n"
 	"	movq %rdi, %r11\n"
 	"	trev_vecs_save\n"
