@@ -113,7 +113,14 @@ __asm__(".macro trev_rbp_frame\n"		/* at a called function's entry: the usual fr
 /*
  * trev__vecs_store() and trev__vecs_load(): vector registers 0-7 to and
  * from the 512 bytes at %rdi, 64 bytes each, at the width trev__vec_kind
- * says. They change nothing else but the flags (rdi itself is kept).
+ * says. When every upper half saved is 0 (code that does not use them:
+ * SSE code, or AVX code after its vzeroupper), the load zeroes them with
+ * vzeroupper and moves the low 128 bits with SSE moves, which leaves the
+ * CPU's upper state clean, as the function had it: restored by AVX loads
+ * it would be dirty, and on Intel CPUs SSE code runs slower then, until
+ * the next vzeroupper. Besides the flags the load changes ymm8 (not an
+ * argument or result register, the caller's to lose at a call) and
+ * nothing else; rdi is kept.
  */
 __asm__(".text\n"
 	".globl trev__vecs_store\n"
@@ -146,18 +153,32 @@ __asm__(".text\n"
 	"trev__vecs_load:\n"
 	"	.cfi_startproc\n"
 	"	cmpb $1, trev__vec_kind(%rip)\n"
-	"	jb 2f\n"
+	"	jb 3f\n"
+	/* ymm8: the OR of the upper bits saved, bytes 16-31 of each slot, and 32-63 for zmm. */
+	"	vmovdqu 16(%rdi), %xmm8\n"
+	"	.irp i,1,2,3,4,5,6,7\n"
+	"	vpor 64*\\i+16(%rdi), %xmm8, %xmm8\n"
+	"	.endr\n"
+	"	cmpb $1, trev__vec_kind(%rip)\n"
 	"	je 1f\n"
+	"	.irp i,0,1,2,3,4,5,6,7\n"
+	"	vpor 64*\\i+32(%rdi), %ymm8, %ymm8\n"
+	"	.endr\n"
+	"1:	vptest %ymm8, %ymm8\n"
+	"	jnz 2f\n"
+	"	vzeroupper\n"			/* every upper half was 0: clean, as before */
+	"3:	.irp i,0,1,2,3,4,5,6,7\n"
+	"	movups 64*\\i(%rdi), %xmm\\i\n"
+	"	.endr\n"
+	"	ret\n"
+	"2:	cmpb $1, trev__vec_kind(%rip)\n"
+	"	je 4f\n"
 	"	.irp i,0,1,2,3,4,5,6,7\n"
 	"	vmovdqu64 64*\\i(%rdi), %zmm\\i\n"
 	"	.endr\n"
 	"	ret\n"
-	"1:	.irp i,0,1,2,3,4,5,6,7\n"
+	"4:	.irp i,0,1,2,3,4,5,6,7\n"
 	"	vmovdqu 64*\\i(%rdi), %ymm\\i\n"
-	"	.endr\n"
-	"	ret\n"
-	"2:	.irp i,0,1,2,3,4,5,6,7\n"
-	"	movups 64*\\i(%rdi), %xmm\\i\n"
 	"	.endr\n"
 	"	ret\n"
 	"	.cfi_endproc\n"

@@ -10,8 +10,12 @@
  * (GLIBC_TUNABLES, tests/CMakeLists.txt), which end in vzeroupper: that
  * clears the upper halves of every ymm register, so a full path that ran
  * one between a function's entry and its body would hand it other
- * arguments. Skipped (77) on a CPU without AVX2.
+ * arguments. And the other way round: a function of SSE code (ft_fma())
+ * that enters with the upper state clean leaves it clean through the full
+ * paths (XINUSE, where the CPU reports it). Skipped (77) on a CPU without
+ * AVX2.
  */
+#include <cpuid.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +30,7 @@
 
 #include <trev/trev.h>
 
+#include "ft_funcs.h"
 #include "ft_read.h"
 #include "ft_vec.h"
 
@@ -98,6 +103,13 @@ static void setup(const char *tracer, const char *filter_extra)
 	assert_int_equal(trev_write("current_tracer", tracer), 0);
 }
 
+/* @fn's records are in the trace. */
+static void assert_traced_fn(const char *fn)
+{
+	if (!strstr(ft_read(text, sizeof(text), "trace"), fn))
+		fail_msg("no records of %s:\n%.2000s", fn, text);
+}
+
 /* The calls were traced: the function's records are in the trace. */
 static void assert_traced(void)
 {
@@ -148,6 +160,59 @@ static void test_graph_full(void **state)
 	assert_int_equal(trev_write("max_graph_depth", "0"), 0);
 }
 
+/* The register state in use (XINUSE: xgetbv with ecx 1), or 0 when the CPU cannot say. */
+static bool have_xinuse;
+
+static unsigned long long xinuse(void)
+{
+	unsigned int lo, hi;
+
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(1));
+	return lo | (unsigned long long)hi << 32;
+}
+
+/* The upper halves of ymm0-15 (bit 2) and of zmm0-15 (bit 6). */
+#define XINUSE_UPPER	0x44ull
+
+/*
+ * An SSE function's full paths (a command at its entry; max_graph_depth at
+ * its entry and return) leave the upper state as they found it: clean.
+ */
+static void test_clean_upper(void **state)
+{
+	static const char *const modes[][3] = {
+		{ "function", "ft_fma:stacktrace:1", "0" },
+		{ "function_graph", NULL, "5" },
+	};
+
+	(void)state;
+	if (!have_xinuse)
+		skip();
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		unsigned long long before, after;
+		double r;
+
+		assert_int_equal(trev_write("current_tracer", "nop"), 0);
+		assert_int_equal(trev_write("set_ftrace_filter", "ft_fma"), 0);
+		if (modes[m][1])
+			assert_int_equal(trev_append("set_ftrace_filter", modes[m][1]), 0);
+		assert_int_equal(trev_write("max_graph_depth", modes[m][2]), 0);
+		assert_int_equal(trev_write("current_tracer", modes[m][0]), 0);
+		r = ft_fma(1, 2, 3, 4, 5, 6, 7, 8);	/* the thread's first graph frame */
+		__asm__ volatile("vzeroupper");
+		before = xinuse();
+		r += ft_fma(1.5, 2, 3, 4, 5, 6, 7, 8);
+		after = xinuse();
+		assert_true(r == 100 + 101);
+		if ((before & XINUSE_UPPER) || (after & XINUSE_UPPER))
+			fail_msg("%s: XINUSE %#llx before the call, %#llx after", modes[m][0], before,
+				 after);
+	}
+	assert_int_equal(trev_write("set_ftrace_filter", ""), 0);
+	assert_int_equal(trev_write("max_graph_depth", "0"), 0);
+	assert_traced_fn("ft_fma");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,7 +220,9 @@ int main(void)
 		cmocka_unit_test(test_graph),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_graph_full),
+		cmocka_unit_test(test_clean_upper),
 	};
+	unsigned int a, b, c, d;
 	int rc;
 
 	__builtin_cpu_init();
@@ -164,6 +231,7 @@ int main(void)
 		return 77;
 	}
 	have512 = __builtin_cpu_supports("avx512f");
+	have_xinuse = __get_cpuid_count(0xd, 1, &a, &b, &c, &d) && (a & 4);
 	printf("# vectors checked: ymm%s; GLIBC_TUNABLES=%s\n", have512 ? " and zmm" : "",
 	       getenv("GLIBC_TUNABLES") ? getenv("GLIBC_TUNABLES") : "(unset)");
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
