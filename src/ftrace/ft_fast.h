@@ -12,6 +12,15 @@
 #ifdef TREV_RB_API_H
 #error "ftrace/ft_fast.h must come before ring_buffer/rb_api.h"
 #endif
+/*
+ * The fast calls may write only the low 128 bits of a vector register (SSE
+ * code): an AVX instruction would clear the upper bits of a traced
+ * function's arguments. CMakeLists.txt builds these files with -mno-avx
+ * whatever CFLAGS ask for.
+ */
+#ifdef __AVX__
+#error "ftrace/ft_fast.h: the fast calls' files must be built without AVX (-mno-avx)"
+#endif
 
 #include <stdbool.h>
 #include <stdint.h>
