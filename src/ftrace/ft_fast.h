@@ -45,8 +45,10 @@ void trev__rb_leave_slow_vsave(struct trev_rb *rb, struct rb_desc *d, bool publi
 #define RB_LEAVE_SLOW trev__rb_leave_slow_vsave
 
 /*
- * What the trampolines save on their full paths (trev__vec_kind_init()):
- * 0 xmm0-7, 1 ymm0-7, 2 zmm0-7 (the widest the CPU and the kernel have on).
+ * What the trampolines save on their full paths: 0 xmm0-7, 1 ymm0-7, 2
+ * zmm0-7, the widest the CPU and the kernel have on. Set by
+ * trev__vec_kind_init() before each batch that patches sites (ftrace.c,
+ * under ft_lock), so before any site reaches a trampoline.
  */
 extern unsigned char trev__vec_kind;
 void trev__vec_kind_init(void);

@@ -1103,6 +1103,8 @@ static int ft_apply(pid_t *blocker)
 			n++;
 		}
 	}
+	/* Before any site can reach a trampoline (libtrev's constructors may patch before ft_init()). */
+	trev__vec_kind_init();
 	ret = trev__ft_patch_batch(p, n, blocker);
 	if (!ret) {
 		for (struct ft_module *m = ft_modules; m; m = m->next) {
@@ -1914,6 +1916,5 @@ static void ft_atfork_child(void)
 
 static __attribute__((constructor)) void ft_init(void)
 {
-	trev__vec_kind_init();
 	pthread_atfork(NULL, NULL, ft_atfork_child);
 }
