@@ -100,9 +100,10 @@ bool trev__fg_entry(unsigned long ip, unsigned long *slot, bool called);
 
 /*
  * trev__fg_entry_alone() - trev__fg_entry(@ip, @slot, true) in an RCU read
- * section of its own, as an int (trev__ft_entry_jmp() returns it): the graph trampoline's call while function_graph is
- * the top's tracer with nothing else of the function tracer on (no
- * command, profiler, instance, pid list).
+ * section of its own, as an int (trev__ft_entry_jmp() returns it): the graph
+ * trampoline's full call while function_graph is the top's tracer with
+ * nothing else of the function tracer on (no command, profiler, instance,
+ * pid list).
  * Context: trev__ft_entry_jmp(); as trev__fg_entry(), outside a read section.
  */
 int trev__fg_entry_alone(unsigned long ip, unsigned long *slot);
