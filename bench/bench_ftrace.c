@@ -6,6 +6,8 @@
  *     record, against the floor of a ring write (target <= 1.5 x floor);
  *   - an unselected function (its 5-byte nop) against the same function
  *     built without -fpatchable-function-entry;
+ *   - a traced call with set_ftrace_pid holding this thread: the pid
+ *     list's lookup (the kernel's set_ftrace_pid; thread ids here);
  *   - a function with a command (set_ftrace_filter "f:traceon", which finds
  *     tracing on and does nothing), traced or with the tracer nop: the
  *     lookup of the functions with commands (src/ftrace/func_cmd.c);
@@ -113,7 +115,8 @@ static int run_only(const char *tracer)
 int main(void)
 {
 	const char *env = getenv("BENCH_FTRACE_N"), *only = getenv("BENCH_FTRACE_ONLY");
-	struct result floor_r, plain, nop, nop_on, traced, graph, cmd_traced, cmd_only;
+	struct result floor_r, plain, nop, nop_on, traced, pid_traced, graph, cmd_traced, cmd_only;
+	char tid[32];
 	double uft[BENCH_RUNS], uft_plain[BENCH_RUNS], uft_ns, uft_plain_ns;
 	cpu_set_t one;
 	int cpu = sched_getcpu();
@@ -138,6 +141,10 @@ int main(void)
 	nop_on = measure_vs(run_traced, run_plain, nr_calls);
 	must(trev_write("set_ftrace_notrace", ""), "set_ftrace_notrace");
 	traced = measure_vs(run_traced, run_floor, nr_calls);
+	snprintf(tid, sizeof(tid), "%d", (int)gettid());
+	must(trev_write("set_ftrace_pid", tid), "set_ftrace_pid");
+	pid_traced = measure_vs(run_traced, run_floor, nr_calls);
+	must(trev_write("set_ftrace_pid", ""), "set_ftrace_pid");
 	must(trev_write("current_tracer", "function_graph"), "current_tracer");
 	graph = measure_vs(run_traced, run_floor, nr_calls);
 	/* uftrace's runs are processes of their own: a median of BENCH_RUNS, each next to a plain one. */
@@ -163,6 +170,7 @@ int main(void)
 	row("unselected function, tracer off (nop5)", nop, "plain call");
 	row("unselected function, tracer on (nop5)", nop_on, "plain call");
 	row("traced call: call + trampoline + record", traced, "floor");
+	row("traced call, set_ftrace_pid: this thread", pid_traced, "floor");
 	row("function_graph: entry + exit, two records", graph, "floor");
 	row("traced call with a command (traceon, skipped)", cmd_traced, "floor");
 	row("command only, tracer nop (traceon, skipped)", cmd_only, "floor");

@@ -174,13 +174,11 @@ struct ftrace_entry {
 	unsigned long parent_ip;
 };
 
-static bool ft_pid_ok(const struct ft_pids *p)
+/* @tid is in @p. */
+static inline bool ft_pid_in(const struct ft_pids *p, pid_t tid)
 {
 	size_t lo = 0, hi = p->n;
-	pid_t tid = ft_tid;
 
-	if (trev_unlikely(!tid))
-		tid = ft_tid = (pid_t)syscall(SYS_gettid);	/* once per thread */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -192,6 +190,31 @@ static bool ft_pid_ok(const struct ft_pids *p)
 			hi = mid;
 	}
 	return false;
+}
+
+/* The calling thread is in @p. */
+static bool ft_pid_ok(const struct ft_pids *p)
+{
+	pid_t tid = ft_tid;
+
+	if (trev_unlikely(!tid))
+		tid = ft_tid = (pid_t)syscall(SYS_gettid);	/* once per thread */
+	return ft_pid_in(p, tid);
+}
+
+/*
+ * ft_pid_ok() for the trampolines' fast calls, which make no system call:
+ * 1 when @p is NULL or holds the thread, 0 when it does not, TREV_FT_FULL
+ * when the thread's id is not known yet (the full call reads it).
+ * Context: inside the RCU read section @p was loaded in.
+ */
+static inline int ft_pids_fast(const struct ft_pids *p)
+{
+	if (!p)
+		return 1;
+	if (trev_unlikely(!ft_tid))
+		return TREV_FT_FULL;
+	return ft_pid_in(p, ft_tid);
 }
 
 /* The thread's id is in neither list's way: @pids NULL or holding it, @nopids not. */
@@ -377,21 +400,27 @@ static inline __attribute__((always_inline)) bool ft_entry(unsigned long ip,
  */
 __attribute__((used)) int trev__ft_entry_fast(unsigned long ip, unsigned long parent_ip)
 {
-	/* Relaxed, as in ft_entry(); the pid list is only tested for NULL here. */
+	/* Relaxed, as in ft_entry(). */
 	unsigned int extra = atomic_load_explicit(&trev__ft_extra, memory_order_relaxed);
 	int mode = atomic_load_explicit(&ft_active, memory_order_relaxed);
 	/* struct ftrace_entry's payload: ip, parent_ip. */
 	uint64_t w[2] = { ip, parent_ip };
-	bool done;
+	struct ft_pids *pids;
+	int ret;
 
-	if (trev_unlikely(extra || mode != TREV_TRACER_FUNCTION ||
-			  atomic_load_explicit(&ft_pids, memory_order_relaxed) || !ft_rcu_ready()))
+	if (trev_unlikely(extra || mode != TREV_TRACER_FUNCTION || !ft_rcu_ready()))
 		return !extra && mode == TREV_TRACER_NOP ? 0 : TREV_FT_FULL;
 	urcu_bp_read_lock();
-	done = event_write_words_try(&trev__event_rt(&trev__ftrace_event_function)->file, w, 2,
-				     false).done;
+	pids = atomic_load_explicit(&ft_pids, memory_order_acquire);	/* as in ft_entry() */
+	ret = ft_pids_fast(pids);
+	if (trev_likely(ret == 1))
+		ret = event_write_words_try(&trev__event_rt(&trev__ftrace_event_function)->file,
+					    w, 2, false).done ? 0 : TREV_FT_FULL;
+	/* For TSan: the grace period orders this read before pids_replace()'s free. */
+	if (pids)
+		trev_tsan_release(pids);
 	urcu_bp_read_unlock();
-	return done ? 0 : TREV_FT_FULL;
+	return ret;
 }
 
 /*
@@ -446,14 +475,34 @@ __attribute__((used)) int trev__ft_entry_jmp(unsigned long ip, unsigned long par
 
 /*
  * trev__ft_entry_jmp_fast() - the graph trampoline's fast call:
- * trev__fg_entry_fast() when function_graph is alone.
+ * trev__fg_entry_fast() when function_graph is the tracer with nothing
+ * else to do, for the threads set_ftrace_pid takes.
  * Return: as trev__fg_entry_fast(); TREV_FT_FULL: call trev__ft_entry_jmp().
  */
 __attribute__((used)) int trev__ft_entry_jmp_fast(unsigned long ip, unsigned long *slot)
 {
-	if (trev_likely(ft_graph_alone()))
-		return trev__fg_entry_fast(ip, slot);
-	return TREV_FT_FULL;
+	/* Relaxed, as in ft_entry(); the pid list's pointer first only tested for NULL. */
+	unsigned int extra = atomic_load_explicit(&trev__ft_extra, memory_order_relaxed);
+	int mode = atomic_load_explicit(&ft_active, memory_order_relaxed);
+
+	if (trev_unlikely(extra || mode != TREV_TRACER_GRAPH))
+		return TREV_FT_FULL;
+	if (trev_unlikely(atomic_load_explicit(&ft_pids, memory_order_relaxed))) {
+		struct ft_pids *pids;
+		int ok;
+
+		if (!ft_rcu_ready())
+			return TREV_FT_FULL;
+		urcu_bp_read_lock();
+		pids = atomic_load_explicit(&ft_pids, memory_order_acquire);
+		ok = ft_pids_fast(pids);
+		if (pids)
+			trev_tsan_release(pids);
+		urcu_bp_read_unlock();
+		if (ok != 1)
+			return ok;	/* 0: not this thread's, nothing pushed */
+	}
+	return trev__fg_entry_fast(ip, slot);
 }
 
 /* The kernel's trace_fn_trace(): "func <-parent", options sym-offset and sym-addr. */

@@ -289,6 +289,50 @@ static void test_max_depth(void **state)
 	teardown();
 }
 
+static pthread_barrier_t pid_bar;
+
+/* Calls before and after set_ftrace_pid leaves this thread out (its shadow stack made before). */
+static void *pid_other(void *arg)
+{
+	pid_t *tid = arg;
+
+	*tid = gettid_();
+	assert_int_equal(fg_top(1), 6);
+	pthread_barrier_wait(&pid_bar);
+	pthread_barrier_wait(&pid_bar);
+	for (int i = 0; i < 3; i++)	/* the first reads the thread's id, the rest know it */
+		assert_int_equal(fg_top(1), 6);
+	return NULL;
+}
+
+/* set_ftrace_pid: only the listed threads' calls are graphed (the fast call checks the list). */
+static void test_pid(void **state)
+{
+	char me[32];
+	pthread_t t;
+	pid_t other = 0;
+
+	(void)state;
+	setup("fg_*", NULL, NULL);
+	assert_int_equal(pthread_barrier_init(&pid_bar, NULL, 2), 0);
+	assert_int_equal(pthread_create(&t, NULL, pid_other, &other), 0);
+	pthread_barrier_wait(&pid_bar);
+	snprintf(me, sizeof(me), "%d", (int)gettid_());
+	assert_int_equal(trev_write("set_ftrace_pid", me), 0);
+	pthread_barrier_wait(&pid_bar);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(fg_top(1), 6);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	pthread_barrier_destroy(&pid_bar);
+	assert_string_equal(calls_of(gettid_()), "fg_top{fg_mid{fg_leaf{}}fg_leaf{}}"
+						 "fg_top{fg_mid{fg_leaf{}}fg_leaf{}}"
+						 "fg_top{fg_mid{fg_leaf{}}fg_leaf{}}");
+	/* Its calls before the list only (no reset between: its buffer stays the fast path's). */
+	assert_string_equal(calls_of(other), "fg_top{fg_mid{fg_leaf{}}fg_leaf{}}");
+	assert_int_equal(trev_write("set_ftrace_pid", ""), 0);
+	teardown();
+}
+
 static void test_thresh(void **state)
 {
 	size_t n;
@@ -790,6 +834,7 @@ int main(void)
 		cmocka_unit_test(test_graph_function),
 		cmocka_unit_test(test_graph_notrace),
 		cmocka_unit_test(test_max_depth),
+		cmocka_unit_test(test_pid),
 		cmocka_unit_test(test_thresh),
 		cmocka_unit_test(test_max_latency),
 		cmocka_unit_test(test_overrun),

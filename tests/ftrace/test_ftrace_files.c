@@ -391,6 +391,50 @@ static void test_pid(void **state)
 	assert_string_equal(rd("set_ftrace_pid"), "no pid\n");
 }
 
+static pthread_barrier_t pid_bar;
+
+/* ft_spin() before and after set_ftrace_pid leaves this thread out. */
+static void *pid_other(void *arg)
+{
+	(void)arg;
+	assert_int_equal(ft_quiet(1), 1 + 7);
+	pthread_barrier_wait(&pid_bar);
+	pthread_barrier_wait(&pid_bar);
+	for (int i = 0; i < 3; i++)	/* the first reads the thread's id, the rest know it */
+		assert_int_equal(ft_quiet(1), 1 + 7);
+	return NULL;
+}
+
+/*
+ * A thread left out of set_ftrace_pid after it traced (its buffer fresh,
+ * no reset between): the trampoline's fast call checks the list too.
+ */
+static void test_pid_other(void **state)
+{
+	char me[32];
+	pthread_t t;
+
+	(void)state;
+	reset_all();
+	assert_int_equal(trev_write("set_ftrace_filter", "ft_quiet"), 0);
+	assert_int_equal(trev_write("current_tracer", "function"), 0);
+	assert_int_equal(trev_trace_option("nocontext-info"), 0);
+	assert_int_equal(pthread_barrier_init(&pid_bar, NULL, 2), 0);
+	assert_int_equal(pthread_create(&t, NULL, pid_other, NULL), 0);
+	pthread_barrier_wait(&pid_bar);
+	snprintf(me, sizeof(me), "%d", (int)syscall(SYS_gettid));
+	assert_int_equal(trev_write("set_ftrace_pid", me), 0);
+	pthread_barrier_wait(&pid_bar);
+	assert_int_equal(ft_quiet(2), 2 + 7);
+	assert_int_equal(ft_quiet(2), 2 + 7);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	pthread_barrier_destroy(&pid_bar);
+	assert_string_equal(body("trace"), "ft_quiet <-pid_other\n"
+					   "ft_quiet <-test_pid_other\n"
+					   "ft_quiet <-test_pid_other\n");
+	reset_all();
+}
+
 static pthread_mutex_t blk_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t blk_cond = PTHREAD_COND_INITIALIZER;
 static int blk_state;	/* 1: blocking, 2: may exit */
@@ -477,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_selection),
 		cmocka_unit_test(test_golden),
 		cmocka_unit_test(test_pid),
+		cmocka_unit_test(test_pid_other),
 		cmocka_unit_test(test_sigtrap_blocked),
 		cmocka_unit_test(test_own_sigtrap_handler),
 	};
