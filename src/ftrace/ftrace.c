@@ -393,8 +393,8 @@ static inline __attribute__((always_inline)) bool ft_entry(unsigned long ip,
 /*
  * trev__ft_entry_fast() - the function trampoline's fast call: the top
  * instance's ftrace/function record, when that is all there is to do (the
- * function tracer, nothing of trev__ft_extra, every thread) and the ring's
- * fast path takes it
+ * function tracer, nothing of trev__ft_extra; a thread set_ftrace_pid
+ * takes) and the ring's fast path takes it
  * Return: 0, or TREV_FT_FULL: nothing was done, call trev__ft_entry().
  * Context: as trev__ft_entry(); calls nothing out of line (trampoline.c).
  */
