@@ -34,7 +34,10 @@ enum trev_log_level {
 	TREV_LOG_DEBUG,
 };
 
-/* Receives every library message at or below the chosen level. */
+/*
+ * Receives every library message at or below the chosen level: whole
+ * lines, the last ending with '\n'.
+ */
 typedef void (*trev_log_fn)(int level, const char *msg, void *arg);
 
 /*

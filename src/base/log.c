@@ -32,16 +32,30 @@ void trev__log_crash_child(void)
 	pthread_mutex_init(&log_lock, NULL);
 }
 
+/*
+ * A hook gets whole lines: a message that does not end with a newline (or
+ * that was cut to fit) gets one, so that the next message, or whatever the
+ * program prints, starts a line of its own.
+ */
 void trev__log(int level, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
+	int n;
 
 	pthread_mutex_lock(&log_lock);
 	if (log_fn && level <= log_level) {
 		va_start(ap, fmt);
-		vsnprintf(msg, sizeof(msg), fmt, ap);
+		n = vsnprintf(msg, sizeof(msg), fmt, ap);
 		va_end(ap);
+		if (n < 0)
+			n = 0;
+		if (n > (int)sizeof(msg) - 2)
+			n = (int)sizeof(msg) - 2;
+		if (n == 0 || msg[n - 1] != '\n') {
+			msg[n] = '\n';
+			msg[n + 1] = '\0';
+		}
 		log_fn(level, msg, log_arg);
 	}
 	pthread_mutex_unlock(&log_lock);

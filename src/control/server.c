@@ -758,7 +758,7 @@ static void ctl_exit_hold(void)
 
 		if (left <= 0) {
 			trev__log(TREV_LOG_WARN,
-				  "control socket: exit held %d ms by %d connection(s); exiting",
+				  "control socket: exit held %d ms by %d connection(s); exiting\n",
 				  CTL_EXIT_HOLD_MS, ctl.holders);
 			break;
 		}
@@ -851,7 +851,7 @@ int trev__control_start(void)
 
 	if (env && strcmp(env, "1") != 0) {
 		if (strcmp(env, "0") != 0)
-			trev__log(TREV_LOG_WARN, "TREV_SOCKET=%s: not 0 or 1; ignored", env);
+			trev__log(TREV_LOG_WARN, "TREV_SOCKET=%s: not 0 or 1; ignored\n", env);
 		else
 			return 0;
 	}
@@ -860,7 +860,7 @@ int trev__control_start(void)
 	if (!ret)
 		ret = ctl_dir_check(dir);
 	if (ret < 0) {
-		trev__log(TREV_LOG_WARN, "control socket: %s: %s; trev -p cannot attach", dir,
+		trev__log(TREV_LOG_WARN, "control socket: %s: %s; trev -p cannot attach\n", dir,
 			  strerror(-ret));
 		return ret;
 	}
@@ -873,7 +873,7 @@ int trev__control_start(void)
 	fd = ctl_listen(dir, ctl.path, sizeof(ctl.path));
 	if (fd < 0) {
 		pthread_mutex_unlock(&ctl.lock);
-		trev__log(TREV_LOG_WARN, "control socket in %s: %s; trev -p cannot attach", dir,
+		trev__log(TREV_LOG_WARN, "control socket in %s: %s; trev -p cannot attach\n", dir,
 			  strerror(-fd));
 		return fd;
 	}
@@ -946,7 +946,7 @@ void trev__control_env(void)
 		return;
 	s = strtol(env, &end, 10);
 	if (!*env || *end || s <= 0 || s > 3600)
-		trev__log(TREV_LOG_WARN, "TREV_ATTACH_WAIT=%s: not 1..3600 seconds; ignored", env);
+		trev__log(TREV_LOG_WARN, "TREV_ATTACH_WAIT=%s: not 1..3600 seconds; ignored\n", env);
 	else
 		attach.wait_s = (int)s;
 	unsetenv("TREV_ATTACH_WAIT");
@@ -1039,7 +1039,7 @@ static void ctl_attach_hold(void)
 	pthread_mutex_unlock(&ctl.lock);
 	if (!released)
 		trev__log(TREV_LOG_WARN,
-			  "TREV_ATTACH_WAIT: no RELEASE from a recorder within %d s; running on",
+			  "TREV_ATTACH_WAIT: no RELEASE from a recorder within %d s; running on\n",
 			  wait_s);
 }
 
