@@ -136,6 +136,15 @@ check_filter -F 'demo:!(flags == 2)'
 # A filter of "0" is no filter: every record of the events it names.
 events "$n" | grep -E ': demo_batch: ' >"$T/f.want"
 check_filter -F 'demo_batch:0'
+# The event alone, as trev record -e names it (sys:event) and as trace-cmd report -F
+# (sys/event, event): every record of it; sys:event:FILTER as EVENTS:FILTER.
+check_filter -F 'demo:demo_batch'
+check_filter -F 'demo/demo_batch'
+check_filter -F 'demo_batch'
+events "$n" | grep -E ': demo_worker_(start|stop): ' >"$T/f.want"
+check_filter -F 'demo:demo_worker_*'
+events "$n" | grep -E ': demo_worker_start: .*id=1$' >"$T/f.want"
+check_filter -F 'demo:demo_worker_start:id == 1'
 # Lost-event lines stay, whatever the filter.
 run 0 "$trev" report -F 'demo_request:status == 200' "$T/lost/v6.dat"
 has '^CPU:0 \[LOST '

@@ -155,26 +155,50 @@ static int rpt_parse_cpus(const char *arg, bool *on, int max, const char *file)
 	}
 }
 
+#define RPT_SPEC_CHARS	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/*?.-"
+
+/* The first @n bytes of @s (all of it when @n is 0) read as an event spec, with a letter or a glob. */
+static bool rpt_is_spec(const char *s, size_t n)
+{
+	if (!n)
+		n = strlen(s);
+	return n && strspn(s, RPT_SPEC_CHARS) >= n && strcspn(s, "abcdefghijklmnopqrstuvwxyz"
+								"ABCDEFGHIJKLMNOPQRSTUVWXYZ*?") < n;
+}
+
 /*
  * Split "EVENTS:FILTER". The text before the first ':' is an event spec when
  * it looks like one (names, '/', globs); a filter has spaces, operators or
- * quotes there.
+ * quotes there. Also taken, as trace-cmd report and trev record -e write
+ * them: "EVENTS" alone (every record of those events), and "SYSTEM:EVENT"
+ * or "SYSTEM:EVENT:FILTER" (a second name after the colon, no '/', and not
+ * a number, which is a filter of its own: "EVENTS:0").
  */
 static int rpt_parse_filter_arg(struct rpt_filter_arg *fa, const char *arg)
 {
-	const char *colon = strchr(arg, ':');
+	const char *colon = strchr(arg, ':'), *second = NULL;
 	size_t n = colon ? (size_t)(colon - arg) : 0;
 	char *spec, *slash;
 
 	fa->arg = arg;
 	fa->text = arg;
-	if (!colon || n == 0 || strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				       "0123456789_/*?.-") != n)
+	if (!colon && rpt_is_spec(arg, 0)) {
+		n = strlen(arg);
+		colon = arg + n;
+	} else if (!colon || !rpt_is_spec(arg, n)) {
 		return 0;
-	spec = strndup(arg, n);
+	}
+	if (*colon && !memchr(arg, '/', n)) {
+		const char *ev = colon + 1;
+		size_t m = strcspn(ev, ":");
+
+		if (rpt_is_spec(ev, m) && !memchr(ev, '/', m))
+			second = ev;
+	}
+	spec = second ? strndup(arg, (size_t)(strchrnul(second, ':') - arg)) : strndup(arg, n);
 	if (!spec)
 		return -ENOMEM;
-	slash = strchr(spec, '/');
+	slash = second ? spec + n : strchr(spec, '/');
 	if (slash) {
 		*slash = '\0';
 		fa->system = spec;
@@ -184,7 +208,8 @@ static int rpt_parse_filter_arg(struct rpt_filter_arg *fa, const char *arg)
 	} else {
 		fa->event = spec;
 	}
-	fa->text = colon + 1;
+	colon = second ? strchrnul(second, ':') : colon;
+	fa->text = *colon ? colon + 1 : "0";
 	return 0;
 }
 
