@@ -24,6 +24,7 @@ int cmd_report(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 /* Print "trev: <message>" on stderr. */
 void trev_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
