@@ -3,6 +3,7 @@
 #ifndef TREV_CONTROL_H
 #define TREV_CONTROL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -35,5 +36,18 @@ ssize_t trev__control_path(char *buf, size_t size);
 
 /* Answer protocol requests on connected socket @fd until the peer leaves. */
 void trev__control_serve(int fd);
+
+/*
+ * Sessions (session.c). trev__session_env() reads TREV_SESSION once at
+ * start-up (kept in the environment, for the program's children) and says
+ * whether the process is in a recorder's session; trev__session_active()
+ * says it later. trev__session_join() announces this process to the
+ * recorder (@forked: a fork() child without exec).
+ * Return: 0 when the recorder has the message and will release the
+ * process, or a negative errno (no recorder: the process runs on untraced).
+ */
+bool trev__session_env(void);
+bool trev__session_active(void);
+int trev__session_join(bool forked);
 
 #endif /* TREV_CONTROL_H */

@@ -58,6 +58,34 @@ struct trev_proto_hdr {
 #define TREV_PROTO_RESTAGE	5u	/* the first version with UNSTAGE and RESTAGE */
 #define TREV_PROTO_MAX_PAYLOAD	(1u << 20)	/* 1 MiB, both ways */
 #define TREV_PROTO_MAX_PATH	4096u
+
+/*
+ * Joining a recorder's session (docs/sessions.md). A process whose
+ * environment has TREV_SESSION=PATH (set by `trev record -- COMMAND` and
+ * inherited by every descendant) connects to the recorder's socket at PATH
+ * once its own control socket serves, sends one message, closes, and holds
+ * its start until the recorder has configured it through the control
+ * socket and sent RELEASE there. No reply comes on this connection.
+ *
+ *	OFFSET	SIZE	MEANING
+ *	0	4	magic, TREV_JOIN_MAGIC
+ *	4	2	version, TREV_JOIN_VERSION
+ *	6	2	flags: TREV_JOIN_FORKED, the rest 0
+ *	8	4	the joining process's pid (the recorder checks SO_PEERCRED's)
+ *	12	4	its parent's pid
+ */
+struct trev_join_msg {
+	uint32_t magic;		/* TREV_JOIN_MAGIC */
+	uint16_t version;	/* TREV_JOIN_VERSION */
+	uint16_t flags;		/* TREV_JOIN_* */
+	int32_t pid;		/* the joiner */
+	int32_t ppid;		/* its parent */
+};
+
+#define TREV_JOIN_MAGIC		0x4a565254u	/* "TRVJ" in memory on little-endian */
+#define TREV_JOIN_VERSION	1u
+/* A child of fork() without exec: its tracing settings are its parent's, already set. */
+#define TREV_JOIN_FORKED	0x1u
 #define TREV_PROTO_MAX_HANDLES	64u		/* open files per connection */
 #define TREV_OP_REPLY		0x8000u
 #define TREV_HOLD_SET		1	/* HOLD's first reply: the exit now waits for us */

@@ -35,6 +35,7 @@
 #define CTL_MAX_CONNS	16	/* connections served at once; more are refused */
 #define CTL_WAIT_SLICE	100	/* ms between checks that a blocked reader's peer is there */
 #define CTL_EXIT_HOLD_MS 10000	/* longest the exit waits for holding connections */
+#define CTL_SESSION_WAIT_S 30	/* longest a process that joined a session waits for RELEASE */
 
 /* One client. */
 struct ctl_conn {
@@ -777,6 +778,8 @@ static void ctl_at_exit(void)
 	pthread_mutex_unlock(&ctl.lock);
 }
 
+static void ctl_release_wait(int wait_s, bool forked);
+
 /* A forked child: the parent's socket and connections are not ours; serve our own. */
 static void ctl_atfork_child(void)
 {
@@ -803,7 +806,15 @@ static void ctl_atfork_child(void)
 	 * child by a thread of the parent that was inside malloc at fork.
 	 */
 #if !defined(TREV_TSAN) && !defined(__SANITIZE_ADDRESS__)
+	ctl.released = false;
 	trev__control_start();
+	/*
+	 * In a recorder's session the child joins before it returns from
+	 * fork(): its settings are its parent's, its buffers fresh, and the
+	 * recorder maps them before the child writes its first event.
+	 */
+	if (trev__session_active())
+		ctl_release_wait(CTL_SESSION_WAIT_S, true);
 #endif
 }
 
@@ -855,6 +866,14 @@ int trev__control_start(void)
 		else
 			return 0;
 	}
+	/*
+	 * A forked child of a session joins in our fork handler, which must
+	 * run after the ring buffer's (fresh buffers, nothing lent): child
+	 * handlers run in the order they were registered, and the ring
+	 * buffer registers its own when the first buffer is made.
+	 */
+	if (trev__session_active())
+		trev__top_instance();
 	pthread_once(&ctl_fork_once, ctl_fork_register);
 	ret = trev__control_dir(dir, sizeof(dir));
 	if (!ret)
@@ -942,6 +961,9 @@ void trev__control_env(void)
 	char *end;
 	long s;
 
+	/* A session's process holds until its recorder releases it: TREV_ATTACH_WAIT's hold. */
+	if (trev__session_env())
+		attach.wait_s = CTL_SESSION_WAIT_S;
 	if (!env)
 		return;
 	s = strtol(env, &end, 10);
@@ -1013,21 +1035,26 @@ static bool ctl_main_has_events(void)
 	return found;
 }
 
-/* Serve the socket, then wait for RELEASE or the time-out. */
-static void ctl_attach_hold(void)
+/*
+ * Wait for RELEASE or the time-out, once the socket serves. In a session,
+ * first tell the recorder we are here (@forked: a fork() child); when no
+ * recorder takes the message, nobody will release us: no hold.
+ */
+static void ctl_release_wait(int wait_s, bool forked)
 {
-	int64_t end = ctl_now_ms() + (int64_t)attach.wait_s * 1000;
+	int64_t end = ctl_now_ms() + (int64_t)wait_s * 1000;
 	bool released;
-	int wait_s = attach.wait_s;
 
-	attach.wait_s = 0;
-	trev__control_start();
 	pthread_mutex_lock(&ctl.lock);
 	if (ctl.listen_fd < 0) {
 		/* No socket (warned, or TREV_SOCKET=0): nobody can release us. */
 		pthread_mutex_unlock(&ctl.lock);
 		return;
 	}
+	pthread_mutex_unlock(&ctl.lock);
+	if (trev__session_active() && trev__session_join(forked) < 0)
+		return;
+	pthread_mutex_lock(&ctl.lock);
 	while (!ctl.released) {
 		int64_t left = end - ctl_now_ms();
 
@@ -1038,9 +1065,18 @@ static void ctl_attach_hold(void)
 	released = ctl.released;
 	pthread_mutex_unlock(&ctl.lock);
 	if (!released)
-		trev__log(TREV_LOG_WARN,
-			  "TREV_ATTACH_WAIT: no RELEASE from a recorder within %d s; running on\n",
-			  wait_s);
+		trev__log(TREV_LOG_WARN, "%s: no RELEASE from a recorder within %d s; running on\n",
+			  trev__session_active() ? "TREV_SESSION" : "TREV_ATTACH_WAIT", wait_s);
+}
+
+/* Serve the socket, then wait for RELEASE or the time-out. */
+static void ctl_attach_hold(void)
+{
+	int wait_s = attach.wait_s;
+
+	attach.wait_s = 0;
+	trev__control_start();
+	ctl_release_wait(wait_s, false);
 }
 
 /*

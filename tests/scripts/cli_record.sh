@@ -239,9 +239,12 @@ run 1 "$trev" record -e trev_test:tt_ints -o "$o" -- /nonexistent/cmd
 err_has '^trev: /nonexistent/cmd: No such file or directory$'
 nothing_left "$o"
 run 1 "$trev" record -o "$o" -- true
+err_has '^trev: true does not use trev, nor does any process it started$'
+run 1 "$trev" record --no-follow -o "$o" -- true
 err_has '^trev: true does not use trev \(it exited without a control socket\)$'
 nothing_left "$o"
-run 1 "$trev" record --wait 1 -o "$o" -- sleep 2
+nothing_left "$o"
+run 1 "$trev" record --no-follow --wait 1 -o "$o" -- sleep 2
 err_has '^trev: sleep does not use trev \(no socket after 1 s\)$'
 nothing_left "$o"
 run 2 "$trev" record -f 'a == 1' -- true

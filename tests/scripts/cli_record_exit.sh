@@ -70,7 +70,7 @@ mid_case 6 134
 
 # trev's own errors keep status 1 (usage 2), whatever the command's status.
 run 1 "$trev" record -o "$T/e.dat" -- sh -c 'exit 3'
-err_has '^trev: sh does not use trev \(it exited without a control socket\)$'
+err_has '^trev: sh does not use trev, nor does any process it started$'
 [ ! -e "$T/e.dat" ] || fail "e.dat written for a command that does not use trev"
 run 1 "$trev" record -e nosuch:event -o "$T/e.dat" -- "$app" 10 1 exit 3
 err_has "^trev: set_event: 'nosuch:event': Invalid argument$"

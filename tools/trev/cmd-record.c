@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -25,12 +27,14 @@
 #include <trev/ring_buffer.h>
 
 #include "control/proto.h"
+#include "dat_merge.h"
 #include "kernel_rec.h"
 #include "remote.h"
 #include "remote_source.h"
 #include "ring_buffer/rb_page.h"
 #include "tracedat/tracedat_internal.h"
 #include "pages.h"
+#include "rec_session.h"
 #include "trev.h"
 
 static const char record_help[] =
@@ -103,6 +107,52 @@ struct rec_cpu {
 	uint64_t overrun, dropped, commit_overrun;	/* per_cpu/cpuN/stats at the end */
 };
 
+enum rec_end {
+	REC_END_EXIT,		/* the process began to exit (exit hold) */
+	REC_END_GONE,		/* the process vanished without exiting normally */
+	REC_END_SIGNAL,		/* we were told to stop */
+	REC_END_BROKEN,		/* it sent a malformed reply (reported): the connection is given up */
+	REC_END_FAILED,		/* its file could not be written (reported) */
+};
+
+struct rec;
+
+/* One process of the recording: its connections, its buffer and its file. */
+struct rec_proc {
+	struct rec *rec;		/* the recording: options, output */
+	pid_t pid;
+	char name[48];			/* "comm-pid": its buffer's name in a file of several */
+	bool first;			/* the first process: its file is the output */
+	bool attached;			/* -p: what we change is put back at the end */
+	bool forked;			/* joined as a fork() child: its settings are its parent's */
+	bool ended;			/* recorded and closed */
+	enum rec_end end;		/* how its recording ended */
+	struct trev_remote *r;		/* control and pages */
+	struct trev_remote *hold;	/* HOLD's connection */
+	struct trev_remote_source rs;
+	struct trev_dat *dat;
+	char *path;			/* its file */
+	bool written;			/* its file is finished */
+	int nr_cpus;
+	struct rec_cpu *cpus;
+	struct rec_meta *meta;		/* the metadata thread, with the buffer mapped */
+	int64_t next_flush;		/* when partial pages are copied next (ms) */
+	int64_t next_snapshot;		/* without the metadata thread: the next snapshot */
+	unsigned int idle;		/* rounds in a row without a page */
+
+	/*
+	 * -p: what to put back (rec_restore()), list by list in this order:
+	 * a subsystem's filter is written before its events' own filters, as
+	 * writing it sets the filter of each of its events.
+	 */
+	char *old_set_event;			/* set_event as found */
+	struct rec_saved_list triggers;		/* "!TRIGGER" for each trigger added */
+	struct rec_saved_list sys_filters;	/* events/<sys>/filter: "0" or its old text */
+	struct rec_saved_list filters;		/* events/<sys>/<ev>/filter: "0" or the old one */
+	struct rec_saved_list enabled;		/* set_event: "!sys:ev" for each event we enabled */
+	struct rec_saved_list settings;		/* buffer_size_kb, trace_clock, current_tracer */
+};
+
 struct rec {
 	struct rec_event *events;
 	int nr_events;
@@ -117,30 +167,20 @@ struct rec {
 	int version;
 	int wait_s;
 	int flush_ms;			/* --flush */
-	int64_t next_flush;		/* when partial pages are copied next (ms) */
-	pid_t pid;			/* -p, or the command */
+	bool follow;			/* -- COMMAND: every process of the run (not --no-follow) */
+	bool clear;			/* --clear: -p processes start from an empty buffer */
+	pid_t *pids;			/* -p */
+	int nr_pids;
 	bool own_child;			/* -- COMMAND */
 	char **argv;			/* the command */
+	pid_t cmd_pid;			/* the command, while it is ours to reap */
+	int cmd_status;			/* its wait status, once reaped (-1 before) */
 
-	struct trev_remote *r;		/* control and pages */
-	struct trev_remote *hold;	/* HOLD's connection */
-	struct trev_remote_source rs;
-	struct trev_dat *dat;
-	int nr_cpus;
-	struct rec_cpu *cpus;
-	struct rec_meta *meta;		/* the metadata thread, with the buffer mapped */
-
-	/*
-	 * -p: what to put back (rec_restore()), list by list in this order:
-	 * a subsystem's filter is written before its events' own filters, as
-	 * writing it sets the filter of each of its events.
-	 */
-	char *old_set_event;			/* set_event as found */
-	struct rec_saved_list triggers;		/* "!TRIGGER" for each trigger added */
-	struct rec_saved_list sys_filters;	/* events/<sys>/filter: "0" or its old text */
-	struct rec_saved_list filters;		/* events/<sys>/<ev>/filter: "0" or the old one */
-	struct rec_saved_list enabled;		/* set_event: "!sys:ev" for each event we enabled */
-	struct rec_saved_list settings;		/* buffer_size_kb, trace_clock, current_tracer */
+	struct trev_session *session;	/* -- COMMAND: where its processes join */
+	struct rec_proc **procs;	/* in the order they came */
+	int nr_procs;
+	bool stopping;			/* told to stop: joiners are released untraced */
+	int failed;			/* processes whose recording failed */
 };
 
 static volatile sig_atomic_t signals_seen;
@@ -165,24 +205,40 @@ static int64_t rec_now_ms(void)
 /* ------------------------------------------------------------------ */
 /* Configuration                                                        */
 
-/* Write @text to @path (@append: >>); a refusal gets its line and error_log entry. */
-static int rec_write(struct rec *rec, const char *path, const char *text, bool append)
+/*
+ * How messages name @p: not at all for the first process, which is the
+ * command or the -p process as before sessions; "process N (NAME): " for
+ * the others, which came later.
+ */
+static const char *rec_label(const struct rec_proc *p, char *buf, size_t size)
 {
-	int ret = trev_remote_write_file(rec->r, path, text, append);
+	if (p->first)
+		buf[0] = '\0';
+	else
+		snprintf(buf, size, "process %d (%s): ", (int)p->pid, p->name);
+	return buf;
+}
+
+/* Write @text to @path (@append: >>); a refusal gets its line and error_log entry. */
+static int rec_write(struct rec_proc *p, const char *path, const char *text, bool append)
+{
+	int ret = trev_remote_write_file(p->r, path, text, append);
+	char label[96];
 
 	if (ret < 0) {
-		trev_err("%s: '%s': %s", path, text, strerror(-ret));
-		trev_show_error_log(rec->r, path);
+		trev_err("%s%s: '%s': %s", rec_label(p, label, sizeof(label)), path, text,
+			 strerror(-ret));
+		trev_show_error_log(p->r, path);
 	}
 	return ret;
 }
 
 /* A file's text without its trailing newline. Return: malloc'd text or NULL. */
-static char *rec_read_line(struct rec *rec, const char *path)
+static char *rec_read_line(struct rec_proc *p, const char *path)
 {
 	char *text = NULL;
 
-	if (trev_remote_read_file(rec->r, path, &text) < 0)
+	if (trev_remote_read_file(p->r, path, &text) < 0)
 		return NULL;
 	text[strcspn(text, "\n")] = '\0';
 	return text;
@@ -237,7 +293,7 @@ static char *rec_strdup2(const char *a, const char *b)
  * @system_ok: a system's directory may stand for its events (filters).
  * Return: the count added to @dirs (malloc'd strings), or a negative errno.
  */
-static int rec_event_dirs(struct rec *rec, const char *spec, bool system_ok, char ***dirs)
+static int rec_event_dirs(struct rec_proc *p, const char *spec, bool system_ok, char ***dirs)
 {
 	const char *colon = strchr(spec, ':');
 	char *avail = NULL, *line, *save = NULL, sys[256], ev[256];
@@ -250,14 +306,14 @@ static int rec_event_dirs(struct rec *rec, const char *spec, bool system_ok, cha
 	if (!colon || strcmp(ev, "*") == 0) {
 		snprintf(path, sizeof(path), "events/%s", sys);
 		if (system_ok && !strpbrk(sys, "*?[") &&
-		    trev_remote_stat(rec->r, path, &is_dir, &mode) == 0 && is_dir) {
+		    trev_remote_stat(p->r, path, &is_dir, &mode) == 0 && is_dir) {
 			*dirs = calloc(1, sizeof(char *));
 			if (!*dirs || !((*dirs)[0] = strdup(path)))
 				return -ENOMEM;
 			return 1;
 		}
 	}
-	if (trev_remote_read_file(rec->r, "available_events", &avail) < 0)
+	if (trev_remote_read_file(p->r, "available_events", &avail) < 0)
 		return -EIO;
 	*dirs = NULL;
 	for (line = strtok_r(avail, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -295,13 +351,13 @@ static void rec_clock_name(const char *text, char *name, size_t size)
 }
 
 /* -p: keep @file's value (buffer_size_kb, trace_clock) if we are to set it (@value). */
-static int rec_save_setting(struct rec *rec, const char *file, const char *value)
+static int rec_save_setting(struct rec_proc *p, const char *file, const char *value)
 {
 	char *old, name[64];
 
 	if (!value)
 		return 0;
-	old = rec_read_line(rec, file);
+	old = rec_read_line(p, file);
 	if (!old)
 		return -EIO;
 	if (strcmp(file, "trace_clock") == 0) {
@@ -309,7 +365,7 @@ static int rec_save_setting(struct rec *rec, const char *file, const char *value
 		free(old);
 		old = strdup(name);
 	}
-	return rec_saved_add(&rec->settings, file, old, false);
+	return rec_saved_add(&p->settings, file, old, false);
 }
 
 /*
@@ -319,17 +375,17 @@ static int rec_save_setting(struct rec *rec, const char *file, const char *value
  * own filters are kept too. An event without a filter reads "none", a
  * subsystem without one the "### global filter ###" text: "0" clears both.
  */
-static int rec_save_filter(struct rec *rec, const char *dir)
+static int rec_save_filter(struct rec_proc *p, const char *dir)
 {
 	bool is_sys = !strchr(dir + strlen("events/"), '/');
-	struct rec_saved_list *l = is_sys ? &rec->sys_filters : &rec->filters;
+	struct rec_saved_list *l = is_sys ? &p->sys_filters : &p->filters;
 	char path[600], spec[300], **evs = NULL, *old;
 	int n, ret;
 
 	snprintf(path, sizeof(path), "%s/filter", dir);
 	if (rec_saved_has(l, path))
 		return 0;
-	old = rec_read_line(rec, path);
+	old = rec_read_line(p, path);
 	if (!old)
 		return -EIO;
 	if (strcmp(old, "none") == 0 || old[0] == '#' || old[0] == '\0') {
@@ -340,11 +396,11 @@ static int rec_save_filter(struct rec *rec, const char *dir)
 	if (ret || !is_sys)
 		return ret;
 	snprintf(spec, sizeof(spec), "%s:*", dir + strlen("events/"));
-	n = rec_event_dirs(rec, spec, false, &evs);
+	n = rec_event_dirs(p, spec, false, &evs);
 	ret = n < 0 ? n : 0;
 	for (int i = 0; i < n; i++) {
 		if (!ret)
-			ret = rec_save_filter(rec, evs[i]);
+			ret = rec_save_filter(p, evs[i]);
 		free(evs[i]);
 	}
 	free(evs);
@@ -363,47 +419,50 @@ static bool rec_has_line(const char *text, const char *line)
 }
 
 /* -p: the events set_event lists now and did not when we came are ours to disable. */
-static int rec_note_enabled(struct rec *rec)
+static int rec_note_enabled(struct rec_proc *p)
 {
 	char *now = NULL, *line, *save = NULL;
 	int ret = 0;
 
-	if (trev_remote_read_file(rec->r, "set_event", &now) < 0)
+	if (trev_remote_read_file(p->r, "set_event", &now) < 0)
 		return -EIO;
 	for (line = strtok_r(now, "\n", &save); line && !ret; line = strtok_r(NULL, "\n", &save)) {
-		bool known = rec_has_line(rec->old_set_event, line);
+		bool known = rec_has_line(p->old_set_event, line);
 
-		for (int i = 0; i < rec->enabled.n && !known; i++)
-			known = strcmp(rec->enabled.v[i].text + 1, line) == 0;
+		for (int i = 0; i < p->enabled.n && !known; i++)
+			known = strcmp(p->enabled.v[i].text + 1, line) == 0;
 		if (!known)
-			ret = rec_saved_add(&rec->enabled, "set_event", rec_strdup2("!", line), true);
+			ret = rec_saved_add(&p->enabled, "set_event", rec_strdup2("!", line), true);
 	}
 	free(now);
 	return ret;
 }
 
 /* Write -f or a -T of @e into each of its directories' @file; -p keeps what it changes. */
-static int rec_apply(struct rec *rec, const struct rec_event *e, const char *file,
+static int rec_apply(struct rec_proc *p, const struct rec_event *e, const char *file,
 		     const char *text)
 {
 	bool trigger = strcmp(file, "trigger") == 0;
 	char **dirs = NULL, path[700];
-	int n = rec_event_dirs(rec, e->spec, !trigger, &dirs), ret = 0;
+	int n = rec_event_dirs(p, e->spec, !trigger, &dirs), ret = 0;
 
 	if (n <= 0) {
-		trev_err("-e %s: no such event (for its %s)", e->spec, file);
+		char label[96];
+
+		trev_err("%s-e %s: no such event (for its %s)", rec_label(p, label, sizeof(label)),
+			 e->spec, file);
 		free(dirs);
 		return -ENOENT;
 	}
 	for (int i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dirs[i], file);
-		if (!ret && !rec->own_child && !trigger)
-			ret = rec_save_filter(rec, dirs[i]);
+		if (!ret && p->attached && !trigger)
+			ret = rec_save_filter(p, dirs[i]);
 		if (!ret)
-			ret = rec_write(rec, path, text, trigger);
+			ret = rec_write(p, path, text, trigger);
 		/* Only a trigger we added is removed: one that was there already stays. */
-		if (!ret && !rec->own_child && trigger)
-			ret = rec_saved_add(&rec->triggers, path, rec_strdup2("!", text), true);
+		if (!ret && p->attached && trigger)
+			ret = rec_saved_add(&p->triggers, path, rec_strdup2("!", text), true);
 		free(dirs[i]);
 	}
 	free(dirs);
@@ -411,40 +470,40 @@ static int rec_apply(struct rec *rec, const struct rec_event *e, const char *fil
 }
 
 /* Set up buffer size, clock, events, filters and triggers; -p also saves what it changes. */
-static int rec_configure(struct rec *rec)
+static int rec_configure(struct rec_proc *p)
 {
 	int ret;
 
-	if (!rec->own_child) {
-		ret = trev_remote_read_file(rec->r, "set_event", &rec->old_set_event);
+	if (p->attached) {
+		ret = trev_remote_read_file(p->r, "set_event", &p->old_set_event);
 		if (ret >= 0)
-			ret = rec_save_setting(rec, "buffer_size_kb", rec->buffer_kb);
+			ret = rec_save_setting(p, "buffer_size_kb", p->rec->buffer_kb);
 		if (ret >= 0)
-			ret = rec_save_setting(rec, "trace_clock", rec->clock);
+			ret = rec_save_setting(p, "trace_clock", p->rec->clock);
 		if (ret >= 0)
-			ret = rec_save_setting(rec, "current_tracer", rec->tracer);
+			ret = rec_save_setting(p, "current_tracer", p->rec->tracer);
 		if (ret < 0) {
-			trev_err("process %d: cannot read its tracing settings", (int)rec->pid);
+			trev_err("process %d: cannot read its tracing settings", (int)p->pid);
 			return ret;
 		}
 	}
-	if (rec->buffer_kb && (ret = rec_write(rec, "buffer_size_kb", rec->buffer_kb, false)) < 0)
+	if (p->rec->buffer_kb && (ret = rec_write(p, "buffer_size_kb", p->rec->buffer_kb, false)) < 0)
 		return ret;
-	if (rec->clock && (ret = rec_write(rec, "trace_clock", rec->clock, false)) < 0)
+	if (p->rec->clock && (ret = rec_write(p, "trace_clock", p->rec->clock, false)) < 0)
 		return ret;
-	if (rec->tracer && (ret = rec_write(rec, "current_tracer", rec->tracer, false)) < 0)
+	if (p->rec->tracer && (ret = rec_write(p, "current_tracer", p->rec->tracer, false)) < 0)
 		return ret;
-	for (int i = 0; i < rec->nr_events; i++) {
-		const struct rec_event *e = &rec->events[i];
+	for (int i = 0; i < p->rec->nr_events; i++) {
+		const struct rec_event *e = &p->rec->events[i];
 
 		/* Filter and triggers first: no event gets in unfiltered. */
-		ret = e->filter ? rec_apply(rec, e, "filter", e->filter) : 0;
+		ret = e->filter ? rec_apply(p, e, "filter", e->filter) : 0;
 		for (int t = 0; !ret && t < e->nr_triggers; t++)
-			ret = rec_apply(rec, e, "trigger", e->triggers[t]);
+			ret = rec_apply(p, e, "trigger", e->triggers[t]);
 		if (!ret) {
 			/* A glob may have enabled some events before it failed. */
-			ret = rec_write(rec, "set_event", e->spec, true);
-			if (!rec->own_child && rec_note_enabled(rec) < 0 && !ret)
+			ret = rec_write(p, "set_event", e->spec, true);
+			if (p->attached && rec_note_enabled(p) < 0 && !ret)
 				ret = -EIO;
 		}
 		if (ret < 0)
@@ -458,21 +517,21 @@ static int rec_configure(struct rec *rec)
  * struct rec; a write that fails is reported and the others still done.
  * Return: 0 or the first error.
  */
-static int rec_restore(struct rec *rec)
+static int rec_restore(struct rec_proc *p)
 {
 	const struct rec_saved_list *lists[] = {
-		&rec->triggers, &rec->sys_filters, &rec->filters, &rec->enabled, &rec->settings,
+		&p->triggers, &p->sys_filters, &p->filters, &p->enabled, &p->settings,
 	};
 	int ret = 0;
 
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
 		for (int j = 0; j < lists[i]->n; j++) {
 			const struct rec_saved *s = &lists[i]->v[j];
-			int err = trev_remote_write_file(rec->r, s->path, s->text, s->append);
+			int err = trev_remote_write_file(p->r, s->path, s->text, s->append);
 
 			if (err < 0) {
 				trev_err("process %d: %s: '%s' could not be put back: %s",
-					 (int)rec->pid, s->path, s->text, strerror(-err));
+					 (int)p->pid, s->path, s->text, strerror(-err));
 				if (!ret)
 					ret = err;
 			}
@@ -485,9 +544,12 @@ static int rec_restore(struct rec *rec)
 /* Starting the command                                                 */
 
 /*
- * Fork and exec the command with TREV_ATTACH_WAIT set, so that it waits
- * for our RELEASE once its socket is up. Return: 0, or -errno of exec
- * (reported; the child is reaped).
+ * Fork and exec the command. Following the run, with TREV_SESSION naming
+ * our session's socket: every process of the run that uses trev joins
+ * before its first event, and the command itself need not use trev. With
+ * --no-follow, with TREV_ATTACH_WAIT instead: the command waits for our
+ * RELEASE once its socket is up, and it alone is recorded.
+ * Return: 0, or -errno of exec (reported; the child is reaped).
  */
 static int rec_spawn(struct rec *rec)
 {
@@ -499,18 +561,22 @@ static int rec_spawn(struct rec *rec)
 		trev_err("pipe: %s", strerror(errno));
 		return -errno;
 	}
-	rec->pid = fork();
-	if (rec->pid < 0) {
+	rec->cmd_pid = fork();
+	if (rec->cmd_pid < 0) {
 		err = -errno;
 		trev_err("fork: %s", strerror(errno));
 		close(pipefd[0]);
 		close(pipefd[1]);
 		return err;
 	}
-	if (rec->pid == 0) {
-		/* Longer than we wait for its socket: we release it, or give up first. */
-		snprintf(wait_text, sizeof(wait_text), "%d", rec->wait_s + 10);
-		setenv("TREV_ATTACH_WAIT", wait_text, 1);
+	if (rec->cmd_pid == 0) {
+		if (rec->session) {
+			setenv("TREV_SESSION", trev_session_path(rec->session), 1);
+		} else {
+			/* Longer than we wait for its socket: we release it, or give up first. */
+			snprintf(wait_text, sizeof(wait_text), "%d", rec->wait_s + 10);
+			setenv("TREV_ATTACH_WAIT", wait_text, 1);
+		}
 		execvp(rec->argv[0], rec->argv);
 		err = errno;
 		if (write(pipefd[1], &err, sizeof(err)) < 0)
@@ -524,28 +590,58 @@ static int rec_spawn(struct rec *rec)
 	close(pipefd[0]);
 	if (n == sizeof(err)) {
 		trev_err("%s: %s", rec->argv[0], strerror(err));
-		waitpid(rec->pid, NULL, 0);
-		rec->pid = 0;
+		waitpid(rec->cmd_pid, NULL, 0);
+		rec->cmd_pid = 0;
 		return -err;
 	}
 	return 0;
 }
 
-/* Reap the command (@block: wait for it). Return: its wait status, or -1 while it runs. */
-static int rec_reap(struct rec *rec, bool block)
+/*
+ * Reap what of the run has ended, without waiting; the command's status is
+ * kept. Following the run we are the subreaper of every process it starts
+ * (prctl(PR_SET_CHILD_SUBREAPER)), so its orphans come to us as well.
+ * Return: true while a process of the run may still be alive: following,
+ * any child of ours; else the command.
+ */
+static bool rec_reap(struct rec *rec)
 {
 	int status;
 	pid_t p;
 
-	if (!rec->own_child || rec->pid <= 0)
-		return -1;
+	if (!rec->own_child || (!rec->follow && rec->cmd_pid <= 0))
+		return false;
+	for (;;) {
+		p = waitpid(rec->follow ? -1 : rec->cmd_pid, &status, WNOHANG);
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0)
+			return false;	/* ECHILD: nothing of the run is left */
+		if (p == 0)
+			return true;
+		if (p == rec->cmd_pid) {
+			rec->cmd_pid = 0;
+			rec->cmd_status = status;
+			if (!rec->follow)
+				return false;
+		}
+	}
+}
+
+/* Wait for the command itself, if it still runs. */
+static void rec_wait_command(struct rec *rec)
+{
+	int status;
+	pid_t p;
+
+	if (!rec->own_child || rec->cmd_pid <= 0)
+		return;
 	do
-		p = waitpid(rec->pid, &status, block ? 0 : WNOHANG);
+		p = waitpid(rec->cmd_pid, &status, 0);
 	while (p < 0 && errno == EINTR);
-	if (p != rec->pid)
-		return -1;
-	rec->pid = 0;
-	return status;
+	if (p == rec->cmd_pid)
+		rec->cmd_status = status;
+	rec->cmd_pid = 0;
 }
 
 /*
@@ -566,19 +662,22 @@ static int rec_child_end(const struct rec *rec, int wstatus)
 	return 128 + sig;
 }
 
-/* Connect to the command once its socket is up. Return: 0, or -1 after a message. */
-static int rec_connect_child(struct rec *rec)
+/* --no-follow: wait for the command's own socket. Return: 0, or -1 after a message. */
+static int rec_wait_child_socket(struct rec *rec)
 {
 	int64_t end = rec_now_ms() + (int64_t)rec->wait_s * 1000;
+	struct trev_remote *r = NULL;
 	char why[512];
-	pid_t pid = rec->pid;
 
 	for (;;) {
-		int ret = trev_remote_connect(pid, &rec->r, why, sizeof(why));
+		int ret = trev_remote_connect(rec->cmd_pid, &r, why, sizeof(why));
 
-		if (ret == 0)
+		if (ret == 0) {
+			trev_remote_close(r);
 			return 0;
-		if (rec_reap(rec, false) >= 0) {
+		}
+		rec_reap(rec);
+		if (rec->cmd_pid == 0) {
 			trev_err("%s does not use trev (it exited without a control socket)",
 				 rec->argv[0]);
 			return -1;
@@ -602,7 +701,7 @@ static int rec_connect_child(struct rec *rec)
 }
 
 /* ------------------------------------------------------------------ */
-/* Recording                                                            */
+/* Recording one process                                                */
 
 /*
  * What a round of reads copies: full pages only, as trace-cmd record does
@@ -613,22 +712,22 @@ static int rec_connect_child(struct rec *rec)
  * everything (flags 0). A page source takes the flag as an argument of
  * read_page(), whichever it is.
  */
-static unsigned int rec_read_flags(struct rec *rec)
+static unsigned int rec_read_flags(struct rec_proc *p)
 {
 	int64_t now = rec_now_ms();
 
-	if (now < rec->next_flush)
+	if (now < p->next_flush)
 		return TREV_DAT_READ_FULL;
-	rec->next_flush = now + rec->flush_ms;
+	p->next_flush = now + p->rec->flush_ms;
 	return 0;
 }
 
 /* Write @page to the file and count it: one walk over its records does both. */
-static int rec_add_page(struct rec *rec, int cpu, const unsigned char *page)
+static int rec_add_page(struct rec_proc *p, int cpu, const unsigned char *page)
 {
 	struct trev__dat_page_count cnt;
-	struct trev_page_tally *t = &rec->cpus[cpu].t;
-	int ret = trev__dat_add_page(rec->dat, cpu, page, &cnt);
+	struct trev_page_tally *t = &p->cpus[cpu].t;
+	int ret = trev__dat_add_page(p->dat, cpu, page, &cnt);
 
 	if (ret < 0)
 		return ret;
@@ -646,37 +745,37 @@ static int rec_add_page(struct rec *rec, int cpu, const unsigned char *page)
  * a time. @flags: read_page()'s, rec_read_flags().
  * Return: the pages added, or a negative errno.
  */
-static long rec_drain_once(struct rec *rec, unsigned int flags)
+static long rec_drain_once(struct rec_proc *p, unsigned int flags)
 {
 	static unsigned char page[TREV_DAT_PAGE_SIZE];
-	const struct trev_dat_source *src = &rec->rs.src;
+	const struct trev_dat_source *src = &p->rs.src;
 	long added = 0;
 	int cpu;
 
 	/* As many pages in one round either way: then the caller looks around. */
-	while (src->read_page_any && added < (long)REC_BURST * rec->nr_cpus) {
+	while (src->read_page_any && added < (long)REC_BURST * p->nr_cpus) {
 		int ret = src->read_page_any(src, page, &cpu, flags);
 
 		if (ret <= 0)
 			return ret < 0 ? ret : added;
-		if (cpu >= rec->nr_cpus)
+		if (cpu >= p->nr_cpus)
 			return -ERANGE;
-		ret = rec_add_page(rec, cpu, page);
+		ret = rec_add_page(p, cpu, page);
 		if (ret < 0)
 			return ret;
 		added++;
 	}
 	if (src->read_page_any)
 		return added;
-	for (cpu = 0; cpu < rec->nr_cpus; cpu++) {
+	for (cpu = 0; cpu < p->nr_cpus; cpu++) {
 		for (int i = 0; i < REC_BURST; i++) {
-			int ret = rec->rs.src.read_page(&rec->rs.src, cpu, page, flags);
+			int ret = src->read_page(src, cpu, page, flags);
 
 			if (ret < 0)
 				return ret;
 			if (ret == 0)
 				break;
-			ret = rec_add_page(rec, cpu, page);
+			ret = rec_add_page(p, cpu, page);
 			if (ret < 0)
 				return ret;
 			added++;
@@ -685,14 +784,21 @@ static long rec_drain_once(struct rec *rec, unsigned int flags)
 	return added;
 }
 
+static void rec_proc_totals(const struct rec_proc *p, uint64_t *entries, uint64_t *lost,
+			    uint64_t *pages)
+{
+	for (int cpu = 0; cpu < p->nr_cpus; cpu++) {
+		*entries += p->cpus[cpu].t.entries;
+		*lost += p->cpus[cpu].t.lost;
+		*pages += p->cpus[cpu].t.pages;
+	}
+}
+
 static void rec_totals(const struct rec *rec, uint64_t *entries, uint64_t *lost, uint64_t *pages)
 {
 	*entries = *lost = *pages = 0;
-	for (int cpu = 0; cpu < rec->nr_cpus; cpu++) {
-		*entries += rec->cpus[cpu].t.entries;
-		*lost += rec->cpus[cpu].t.lost;
-		*pages += rec->cpus[cpu].t.pages;
-	}
+	for (int i = 0; i < rec->nr_procs; i++)
+		rec_proc_totals(rec->procs[i], entries, lost, pages);
 }
 
 static void rec_progress(const struct rec *rec, int64_t start_ms, uint64_t *last_entries,
@@ -708,6 +814,8 @@ static void rec_progress(const struct rec *rec, int64_t start_ms, uint64_t *last
 	fprintf(stderr, "\r\033[Ktrev: %.1f s  %.0f events/s  %llu events  %.1f MB  %llu lost",
 		(double)(now - start_ms) / 1000.0, rate, (unsigned long long)entries,
 		(double)pages * TREV_DAT_PAGE_SIZE / 1e6, (unsigned long long)lost);
+	if (rec->nr_procs > 1)
+		fprintf(stderr, "  %d processes", rec->nr_procs);
 	*last_entries = entries;
 	*last_ms = now;
 }
@@ -718,25 +826,25 @@ static void rec_progress(const struct rec *rec, int64_t start_ms, uint64_t *last
  * still does once the process is gone); refused writes are counted in the
  * process only.
  */
-static void rec_read_stats(struct rec *rec, bool alive, bool final)
+static void rec_read_stats(struct rec_proc *p, bool alive, bool final)
 {
-	for (int cpu = 0; cpu < rec->nr_cpus; cpu++) {
-		char path[64], *text = NULL, *p;
-		struct rec_cpu *c = &rec->cpus[cpu];
+	for (int cpu = 0; cpu < p->nr_cpus; cpu++) {
+		char path[64], *text = NULL, *at;
+		struct rec_cpu *c = &p->cpus[cpu];
 		struct trev_rb_stats st;
 
 		/* The mapping outlives the process: read it at the end only. */
-		if (final && rec->rs.shm && trev_rb_cpu_stats(rec->rs.shm, cpu, &st) == 0)
+		if (final && p->rs.shm && trev_rb_cpu_stats(p->rs.shm, cpu, &st) == 0)
 			c->overrun = st.overrun;
 		snprintf(path, sizeof(path), "per_cpu/cpu%d/stats", cpu);
-		if (!alive || trev_remote_read_file(rec->r, path, &text) < 0)
+		if (!alive || trev_remote_read_file(p->r, path, &text) < 0)
 			continue;
-		if (!rec->rs.shm && (p = strstr(text, "\noverrun: ")))
-			c->overrun = strtoull(p + 10, NULL, 10);
-		if ((p = strstr(text, "commit overrun: ")))
-			c->commit_overrun = strtoull(p + 16, NULL, 10);
-		if ((p = strstr(text, "dropped events: ")))
-			c->dropped = strtoull(p + 16, NULL, 10);
+		if (!p->rs.shm && (at = strstr(text, "\noverrun: ")))
+			c->overrun = strtoull(at + 10, NULL, 10);
+		if ((at = strstr(text, "commit overrun: ")))
+			c->commit_overrun = strtoull(at + 16, NULL, 10);
+		if ((at = strstr(text, "dropped events: ")))
+			c->dropped = strtoull(at + 16, NULL, 10);
 		free(text);
 	}
 }
@@ -754,7 +862,7 @@ struct rec_meta {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool stop;		/* under lock: leave now */
-	struct rec *rec;
+	struct rec_proc *p;
 };
 
 static void *rec_meta_run(void *arg)
@@ -771,8 +879,8 @@ static void *rec_meta_run(void *arg)
 		if (m->stop)
 			break;
 		pthread_mutex_unlock(&m->lock);
-		trev_dat_snapshot(m->rec->dat);
-		rec_read_stats(m->rec, true, false);
+		trev_dat_snapshot(m->p->dat);
+		rec_read_stats(m->p, true, false);
 		pthread_mutex_lock(&m->lock);
 	}
 	pthread_mutex_unlock(&m->lock);
@@ -780,7 +888,7 @@ static void *rec_meta_run(void *arg)
 }
 
 /* Start the thread (signals stay with the main thread). NULL: do it inline. */
-static struct rec_meta *rec_meta_start(struct rec *rec)
+static struct rec_meta *rec_meta_start(struct rec_proc *p)
 {
 	struct rec_meta *m = calloc(1, sizeof(*m));
 	pthread_condattr_t ca;
@@ -789,7 +897,7 @@ static struct rec_meta *rec_meta_start(struct rec *rec)
 
 	if (!m)
 		return NULL;
-	m->rec = rec;
+	m->p = p;
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -823,111 +931,407 @@ static void rec_meta_stop(struct rec_meta *m)
 	free(m);
 }
 
-enum rec_end {
-	REC_END_EXIT,		/* the process began to exit (exit hold) */
-	REC_END_GONE,		/* the process vanished without exiting normally */
-	REC_END_SIGNAL,		/* we were told to stop */
-	REC_END_BROKEN,		/* it sent a malformed reply (reported): the connection is given up */
-};
+/* The process's name, "comm-pid", for its buffer and our messages. */
+static void rec_proc_name(struct rec_proc *p)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
 
-/* Copy pages until the process exits or we are stopped; drain what is left. */
-static int rec_loop(struct rec *rec, enum rec_end *end)
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)p->pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	/* A buffer's name is one word of a report's line: no blank, no '/'. */
+	for (char *c = comm; *c; c++)
+		if (*c <= ' ' || *c == '/' || *c == ':' || *c == '=' || *c > '~')
+			*c = '_';
+	snprintf(p->name, sizeof(p->name), "%s-%d", comm[0] ? comm : "process", (int)p->pid);
+}
+
+static void rec_proc_free(struct rec_proc *p)
+{
+	rec_saved_free(&p->triggers);
+	rec_saved_free(&p->sys_filters);
+	rec_saved_free(&p->filters);
+	rec_saved_free(&p->enabled);
+	rec_saved_free(&p->settings);
+	free(p->old_set_event);
+	free(p->cpus);
+	free(p->path);
+	free(p);
+}
+
+/* Give up @p before it records: nothing of it is written; -p settings put back. */
+static void rec_proc_drop(struct rec_proc *p, bool release)
+{
+	if (p->dat)
+		trev_dat_abort(p->dat);
+	p->dat = NULL;
+	if (p->attached && p->r && rec_restore(p) < 0)
+		trev_err("process %d: its tracing settings could not all be restored", (int)p->pid);
+	if (release && p->r)
+		trev_remote_release(p->r);
+	if (p->r)
+		trev_remote_source_close(&p->rs);
+	trev_remote_close(p->hold);
+	trev_remote_close(p->r);
+	p->hold = p->r = NULL;
+	p->ended = true;
+	p->end = REC_END_FAILED;
+}
+
+/*
+ * Start recording process @pid: connect, take its buffer (MAP), configure
+ * it (not a fork() child, whose settings are its parent's), open its file,
+ * hold its exit, and release it when it waits for us (@held). A refused
+ * setting is reported; with @tolerant the process is recorded with the
+ * settings it took, else it is given up.
+ * Return: 0; -1 when it cannot be recorded (reported; a held process is
+ * released); -2 when its configuration was refused (not @tolerant): it is
+ * still held, for the caller to kill.
+ */
+static int rec_proc_start(struct rec *rec, pid_t pid, bool attached, bool forked, bool held,
+			  bool tolerant)
+{
+	struct rec_proc *p = calloc(1, sizeof(*p)), **grown;
+	char why[512], label[96];
+	bool config_refused = false;
+	int ret;
+
+	grown = p ? realloc(rec->procs, (size_t)(rec->nr_procs + 1) * sizeof(*grown)) : NULL;
+	if (!grown) {
+		free(p);
+		trev_err("process %d: %s", (int)pid, strerror(ENOMEM));
+		rec->failed++;
+		return -1;
+	}
+	rec->procs = grown;
+	rec->procs[rec->nr_procs++] = p;
+	p->rec = rec;
+	p->pid = pid;
+	p->first = rec->nr_procs == 1;
+	p->attached = attached;
+	p->forked = forked;
+	rec_proc_name(p);
+	rec_label(p, label, sizeof(label));
+
+	ret = trev_remote_connect(pid, &p->r, why, sizeof(why));
+	if (ret < 0) {
+		trev_err("%s%s", label, why[0] ? why : strerror(-ret));
+		p->r = NULL;
+		goto out_drop;
+	}
+	trev_remote_source_init(&p->rs, p->r, pid);
+	/* Before anything is changed: a process has one consumer at a time. */
+	ret = trev_remote_source_map(&p->rs);
+	if (ret == -EBUSY) {
+		trev_err("process %d is being recorded already (another trev record consumes "
+			 "its buffer)", (int)pid);
+		goto out_drop;
+	}
+	if (ret < 0)
+		trev_err("process %d: its buffer cannot be mapped here (%s); pages come over the "
+			 "socket, and end with the process", (int)pid, strerror(-ret));
+	else if (!p->rs.busy_mapped)
+		trev_err("process %d: its writers' busy words cannot be mapped here (an older "
+			 "trev?): a CPU's events may be out of time order where a writer was "
+			 "preempted mid-event", (int)pid);
+	/* --clear: the kernel's "echo > trace", the events it had are not recorded. */
+	if (rec->clear && attached && rec_write(p, "trace", "", false) < 0)
+		goto out_drop;
+	if (!forked && rec_configure(p) < 0) {
+		if (!tolerant) {
+			config_refused = true;
+			goto out_drop;
+		}
+		trev_err("%srecorded with the settings it took", label);
+	}
+	if (p->first)
+		p->path = strdup(rec->output);
+	else if (asprintf(&p->path, "%s.%s", rec->output, p->name) < 0)
+		p->path = NULL;
+	if (!p->path) {
+		trev_err("%s%s", label, strerror(ENOMEM));
+		goto out_drop;
+	}
+	ret = trev_dat_open(&p->dat, p->path, rec->version, &p->rs.src);
+	if (ret < 0) {
+		trev_err("%s: %s", p->path, strerror(-ret));
+		goto out_drop;
+	}
+	p->nr_cpus = trev_dat_nr_cpus(p->dat);
+	p->cpus = calloc((size_t)p->nr_cpus, sizeof(*p->cpus));
+	if (p->nr_cpus > TREV_REMOTE_MAX_CPUS || !p->cpus) {
+		trev_err("%d CPUs: more than one connection reads (%d)", p->nr_cpus,
+			 TREV_REMOTE_MAX_CPUS);
+		goto out_drop;
+	}
+	/* The exit hold, on a connection of its own: its reply says the process is exiting. */
+	ret = trev_remote_connect(pid, &p->hold, why, sizeof(why));
+	if (ret < 0 || (ret = trev_remote_hold(p->hold)) < 0) {
+		trev_err("%s%s", label, ret < 0 && why[0] ? why : strerror(-ret));
+		goto out_drop;
+	}
+	trev_dat_snapshot(p->dat);
+	if (held && (ret = trev_remote_release(p->r)) < 0) {
+		trev_err("%srelease: %s", label, strerror(-ret));
+		goto out_drop;
+	}
+	p->next_flush = rec_now_ms() + rec->flush_ms;
+	p->next_snapshot = rec_now_ms() + REC_SNAPSHOT_MS;
+	if (p->rs.shm)
+		p->meta = rec_meta_start(p);
+	return 0;
+out_drop:
+	rec_proc_drop(p, held && !config_refused);
+	if (config_refused)
+		return -2;
+	rec->failed++;
+	return -1;
+}
+
+/*
+ * Stop recording @p (@end: why): the last pages, partial ones too, until
+ * every CPU is empty (a buffer mapped here outlives its process: a process
+ * that died leaves every event it committed); the loss counts; its file
+ * written; -p settings put back; then the exit hold let go.
+ */
+static void rec_proc_finish(struct rec_proc *p, enum rec_end end)
+{
+	struct rec *rec = p->rec;
+	char label[96];
+	long got;
+
+	rec_meta_stop(p->meta);
+	p->meta = NULL;
+	rec_label(p, label, sizeof(label));
+	if (end != REC_END_BROKEN && end != REC_END_FAILED && (end != REC_END_GONE || p->rs.shm)) {
+		int64_t until = rec_now_ms() + REC_FINAL_DRAIN_MS;
+
+		/* A write its death cut short never ends: nothing to wait for. */
+		if (end == REC_END_GONE)
+			trev_rb_writers_gone(p->rs.shm);
+		while ((got = rec_drain_once(p, 0)) > 0) {
+			/* Stopped by us: the process may write on for ever. */
+			if (end == REC_END_SIGNAL && rec_now_ms() >= until) {
+				trev_err("process %d is still writing: stopped reading after %d ms",
+					 (int)p->pid, REC_FINAL_DRAIN_MS);
+				break;
+			}
+		}
+		if (got < 0 && got != -EPROTO && !trev_remote_hung_up(p->r))
+			end = REC_END_FAILED;
+		else if (got < 0)
+			end = got == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
+	}
+	rec_read_stats(p, end != REC_END_GONE && end != REC_END_BROKEN, true);
+	if (end != REC_END_FAILED) {
+		int ret = trev_dat_finish(p->dat);
+
+		p->dat = NULL;
+		if (ret < 0) {
+			trev_err("%s: %s", p->path, strerror(-ret));
+			end = REC_END_FAILED;
+		} else {
+			p->written = true;
+		}
+	}
+	if (p->dat) {
+		trev_dat_abort(p->dat);
+		p->dat = NULL;
+	}
+	/* A later process of a run (a fork() child that calls _exit()) need not say it. */
+	if (end == REC_END_GONE && p->rs.shm && p->first)
+		trev_err("%s ended without exiting normally: every event it committed was read "
+			 "from its buffer", rec->own_child ? rec->argv[0] : p->name);
+	else if (end == REC_END_GONE && !p->rs.shm)
+		trev_err("%s ended without exiting normally: its last events are lost",
+			 p->first && rec->own_child ? rec->argv[0] : p->name);
+	else if (end == REC_END_EXIT && p->attached)
+		trev_err("process %d exited", (int)p->pid);
+	if (p->attached && end != REC_END_GONE && end != REC_END_EXIT && rec_restore(p) < 0) {
+		trev_err("process %d: its tracing settings could not all be restored", (int)p->pid);
+		end = REC_END_FAILED;
+	}
+	if (end == REC_END_FAILED || end == REC_END_BROKEN)
+		rec->failed++;
+	p->end = end;
+	p->ended = true;
+	trev_remote_source_close(&p->rs);
+	trev_remote_close(p->hold);	/* ends the exit hold */
+	p->hold = NULL;
+	trev_remote_close(p->r);
+	p->r = NULL;
+}
+
+/*
+ * One round of @p: the pages ready, whether it began to exit, and (without
+ * the metadata thread) the once-a-second snapshot.
+ * Return: the pages copied, or -1 once its recording ended.
+ */
+static long rec_proc_round(struct rec_proc *p)
+{
+	long got = rec_drain_once(p, rec_read_flags(p));
+	int held;
+
+	if (got < 0) {
+		/* A process that dies takes its socket with it. */
+		rec_proc_finish(p, got == -EPROTO ? REC_END_BROKEN : REC_END_GONE);
+		return -1;
+	}
+	held = trev_remote_hold_wait(p->hold, 0);
+	if (held != 0) {
+		rec_proc_finish(p, held == 1 ? REC_END_EXIT
+				   : held == -EPROTO ? REC_END_BROKEN : REC_END_GONE);
+		return -1;
+	}
+	if (!p->meta && rec_now_ms() >= p->next_snapshot) {
+		trev_dat_snapshot(p->dat);
+		rec_read_stats(p, true, false);
+		p->next_snapshot = rec_now_ms() + REC_SNAPSHOT_MS;
+	}
+	return got;
+}
+
+/* ------------------------------------------------------------------ */
+/* Recording the session                                                */
+
+/* A process that joined once we stop: let it go, untraced. */
+static void rec_release_untraced(pid_t pid)
+{
+	struct trev_remote *r = NULL;
+	char why[512];
+
+	if (trev_remote_connect(pid, &r, why, sizeof(why)) == 0) {
+		trev_remote_release(r);
+		trev_remote_close(r);
+	}
+}
+
+/*
+ * Take the processes that joined: each is recorded from its first event.
+ * A process whose configuration is refused is reported and recorded with
+ * what it took, unless it is the first of the run: then it and the command
+ * are killed before anything ran traced, and the recording stops
+ * (returns -1), as for a --no-follow command.
+ */
+static int rec_take_joins(struct rec *rec)
+{
+	struct trev_joiner j;
+	char why[256];
+	int ret;
+
+	while (rec->session) {
+		ret = trev_session_accept(rec->session, 0, &j, why, sizeof(why));
+		if (why[0])
+			trev_err("%s", why);
+		if (ret != 1)
+			break;
+		if (rec->stopping) {
+			rec_release_untraced(j.pid);
+			continue;
+		}
+		if (rec_proc_start(rec, j.pid, false, j.forked, true, rec->nr_procs > 0) == -2) {
+			kill(j.pid, SIGKILL);
+			if (rec->cmd_pid > 0)
+				kill(rec->cmd_pid, SIGKILL);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int rec_live(const struct rec *rec)
+{
+	int n = 0;
+
+	for (int i = 0; i < rec->nr_procs; i++)
+		n += !rec->procs[i]->ended;
+	return n;
+}
+
+/*
+ * Copy pages until every process ended or we are stopped. Following a
+ * command, the run ends when the command and every process it started have
+ * ended; until then processes that join are recorded too.
+ */
+static void rec_loop(struct rec *rec)
 {
 	bool tty = isatty(STDERR_FILENO);
-	int64_t start = rec_now_ms(), next_progress = start + REC_PROGRESS_MS;
-	int64_t next_snapshot = start + REC_SNAPSHOT_MS, last_ms = start;
+	int64_t start = rec_now_ms(), next_progress = start + REC_PROGRESS_MS, last_ms = start;
 	uint64_t last_entries = 0;
 	unsigned int idle_us = REC_IDLE_POLL_MS * 1000;
 	int forwarded = 0;
-	long got;
 
-	rec->next_flush = start + rec->flush_ms;
-	if (rec->rs.shm)
-		rec->meta = rec_meta_start(rec);
 	for (;;) {
-		int held;
+		long got = 0;
+		bool run_alive;
 
-		got = rec_drain_once(rec, rec_read_flags(rec));
-		if (got < 0) {
-			/* A process that dies takes its socket with it. */
-			*end = got == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
+		if (rec_take_joins(rec) < 0) {
+			rec->stopping = true;
 			break;
 		}
-		held = trev_remote_hold_wait(rec->hold, 0);
-		if (held == 1) {
-			*end = REC_END_EXIT;
-			break;
+		for (int i = 0; i < rec->nr_procs; i++) {
+			struct rec_proc *p = rec->procs[i];
+			long n = p->ended ? 0 : rec_proc_round(p);
+
+			if (n > 0)
+				got += n;
 		}
-		if (held < 0) {
-			*end = held == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
-			break;
-		}
+		run_alive = rec_reap(rec);
 		if (signals_seen > forwarded) {
 			/*
 			 * Our own command gets one SIGINT from us when the signal was
 			 * sent to us alone (a terminal's Ctrl-C reached it already);
-			 * we record until it exits. A second signal, or -p, stops now.
+			 * we record until the run ends. A second signal, or -p, stops now.
 			 */
-			if (rec->own_child && forwarded == 0 && rec->pid > 0) {
+			if (rec->own_child && forwarded == 0 && rec->cmd_pid > 0) {
 				if (signal_from_kill)
-					kill(rec->pid, SIGINT);
+					kill(rec->cmd_pid, SIGINT);
 				forwarded = signals_seen;
 			} else {
-				*end = REC_END_SIGNAL;
+				rec->stopping = true;
 				break;
 			}
+		}
+		if (!rec_live(rec) && !run_alive) {
+			/* A joiner is a process of the run: none can be waiting now; look once more. */
+			if (rec_take_joins(rec) < 0 || !rec_live(rec))
+				break;
 		}
 		if (tty && rec_now_ms() >= next_progress) {
 			rec_progress(rec, start, &last_entries, &last_ms);
 			next_progress += REC_PROGRESS_MS;
 		}
-		if (!rec->meta && rec_now_ms() >= next_snapshot) {
-			trev_dat_snapshot(rec->dat);
-			rec_read_stats(rec, true, false);
-			next_snapshot = rec_now_ms() + REC_SNAPSHOT_MS;
-		}
 		/*
 		 * No page to copy: the data there is (if any) waits for its page
 		 * to fill. Right after pages came the wait is short, doubling up
 		 * to REC_IDLE_POLL_MS: a writer that fills pages fast fills a
-		 * default buffer in a few milliseconds.
+		 * default buffer in a few milliseconds. Joins wake us at once.
 		 */
 		if (got == 0) {
-			usleep(idle_us);
+			if (rec->session) {
+				struct pollfd pf = { .fd = trev_session_fd(rec->session),
+						     .events = POLLIN };
+
+				poll(&pf, 1, (int)(idle_us / 1000) ? (int)(idle_us / 1000) : 1);
+			} else {
+				usleep(idle_us);
+			}
 			idle_us = idle_us * 2 < REC_IDLE_POLL_MS * 1000 ? idle_us * 2
 								 : REC_IDLE_POLL_MS * 1000;
 		} else {
 			idle_us = REC_BUSY_POLL_US;
 		}
 	}
-	rec_meta_stop(rec->meta);
-	rec->meta = NULL;
-	if (*end != REC_END_BROKEN && (*end != REC_END_GONE || rec->rs.shm)) {
-		/*
-		 * The last pages, partial ones too: read until every CPU is empty.
-		 * A buffer mapped here outlives its process: a process that died
-		 * leaves every event it committed.
-		 */
-		int64_t until = rec_now_ms() + REC_FINAL_DRAIN_MS;
-
-		/* A write its death cut short never ends: nothing to wait for. */
-		if (*end == REC_END_GONE)
-			trev_rb_writers_gone(rec->rs.shm);
-		while ((got = rec_drain_once(rec, 0)) > 0) {
-			/* -p, stopped by us: the process may write on for ever. */
-			if (*end == REC_END_SIGNAL && rec_now_ms() >= until) {
-				trev_err("process %d is still writing: stopped reading after %d ms",
-					 (int)rec->pid, REC_FINAL_DRAIN_MS);
-				break;
-			}
-		}
-		if (got < 0)
-			*end = got == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
-	}
-	rec_read_stats(rec, *end != REC_END_GONE && *end != REC_END_BROKEN, true);
+	for (int i = 0; i < rec->nr_procs; i++)
+		if (!rec->procs[i]->ended)
+			rec_proc_finish(rec->procs[i], REC_END_SIGNAL);
 	if (tty)
 		fputs("\r\033[K", stderr);
-	return 0;
 }
 
 /* This process's CPU time, user and system: what recording cost. */
@@ -941,29 +1345,62 @@ static double rec_cpu_seconds(void)
 	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
-static void rec_summary(const struct rec *rec, double seconds, long long file_bytes)
+/* The losses @p's process counted: overruns (commit overruns too), refused writes. */
+static void rec_proc_losses(const struct rec_proc *p, uint64_t *overrun, uint64_t *dropped,
+			    uint64_t *lost_pages)
+{
+	for (int cpu = 0; cpu < p->nr_cpus; cpu++) {
+		*overrun += p->cpus[cpu].overrun + p->cpus[cpu].commit_overrun;
+		*dropped += p->cpus[cpu].dropped;
+		*lost_pages += p->cpus[cpu].t.lost_pages;
+	}
+}
+
+/*
+ * The table: per CPU for one process (as before sessions), per process for
+ * several; then the totals, the rates and the file.
+ */
+static void rec_summary(const struct rec *rec, double seconds, int buffers, long long file_bytes)
 {
 	uint64_t entries, lost, pages, overrun = 0, dropped = 0, lost_pages = 0;
+	const struct rec_proc *one = rec->nr_procs == 1 ? rec->procs[0] : NULL;
 
-	fprintf(stderr, "CPU %12s %10s %10s %10s %8s %12s\n", "entries", "lost", "overrun",
-		"dropped", "pages", "bytes");
-	for (int cpu = 0; cpu < rec->nr_cpus; cpu++) {
-		const struct rec_cpu *c = &rec->cpus[cpu];
+	if (one) {
+		fprintf(stderr, "CPU %12s %10s %10s %10s %8s %12s\n", "entries", "lost", "overrun",
+			"dropped", "pages", "bytes");
+		for (int cpu = 0; cpu < one->nr_cpus; cpu++) {
+			const struct rec_cpu *c = &one->cpus[cpu];
 
-		fprintf(stderr, "%3d %12llu %10llu %10llu %10llu %8llu %12llu\n", cpu,
-			(unsigned long long)c->t.entries, (unsigned long long)c->t.lost,
-			(unsigned long long)c->overrun, (unsigned long long)c->dropped,
-			(unsigned long long)c->t.pages,
-			(unsigned long long)c->t.pages * TREV_DAT_PAGE_SIZE);
-		overrun += c->overrun + c->commit_overrun;
-		dropped += c->dropped;
-		lost_pages += c->t.lost_pages;
+			fprintf(stderr, "%3d %12llu %10llu %10llu %10llu %8llu %12llu\n", cpu,
+				(unsigned long long)c->t.entries, (unsigned long long)c->t.lost,
+				(unsigned long long)c->overrun, (unsigned long long)c->dropped,
+				(unsigned long long)c->t.pages,
+				(unsigned long long)c->t.pages * TREV_DAT_PAGE_SIZE);
+		}
+	} else {
+		fprintf(stderr, "%-24s %12s %10s %10s %10s %8s\n", "PROCESS", "entries", "lost",
+			"overrun", "dropped", "pages");
+	}
+	for (int i = 0; i < rec->nr_procs; i++) {
+		const struct rec_proc *p = rec->procs[i];
+		uint64_t e = 0, l = 0, pg = 0, o = 0, d = 0, lp = 0;
+
+		rec_proc_totals(p, &e, &l, &pg);
+		rec_proc_losses(p, &o, &d, &lp);
+		overrun += o;
+		dropped += d;
+		lost_pages += lp;
+		if (!one)
+			fprintf(stderr, "%-24s %12llu %10llu %10llu %10llu %8llu%s\n", p->name,
+				(unsigned long long)e, (unsigned long long)l,
+				(unsigned long long)o, (unsigned long long)d,
+				(unsigned long long)pg, p->written ? "" : "  (not written)");
 	}
 	rec_totals(rec, &entries, &lost, &pages);
-	fprintf(stderr, "trev: %llu events, %llu lost (in the file; the process counted %llu "
+	fprintf(stderr, "trev: %llu events, %llu lost (in the file; the process%s counted %llu "
 		"overrun, %llu dropped)",
-		(unsigned long long)entries, (unsigned long long)lost, (unsigned long long)overrun,
-		(unsigned long long)dropped);
+		(unsigned long long)entries, (unsigned long long)lost, one ? "" : "es",
+		(unsigned long long)overrun, (unsigned long long)dropped);
 	if (lost_pages)
 		fprintf(stderr, ", %llu pages with an unknown loss", (unsigned long long)lost_pages);
 	fprintf(stderr, "\n");
@@ -971,9 +1408,72 @@ static void rec_summary(const struct rec *rec, double seconds, long long file_by
 		seconds > 0 ? (double)entries / seconds : 0.0,
 		seconds > 0 ? (double)pages * TREV_DAT_PAGE_SIZE / 1e6 / seconds : 0.0,
 		rec_cpu_seconds());
-	if (file_bytes >= 0)
+	if (file_bytes >= 0 && buffers > 1)
+		fprintf(stderr, "trev: wrote %s (version 7, %d processes, a buffer each, %lld "
+			"bytes)\n", rec->output, buffers, file_bytes);
+	else if (file_bytes >= 0)
 		fprintf(stderr, "trev: wrote %s (version %d, %lld bytes)\n", rec->output,
 			rec->version, file_bytes);
+	if (file_bytes >= 0 && entries == 0)
+		fprintf(stderr, "trev: warning: no event was recorded (is any enabled? trev list "
+			"-p PID shows a process's events)\n");
+}
+
+/*
+ * The files of several processes as one: the first process's (the
+ * output) is the top buffer, each other's a buffer named after it
+ * (dat_merge.c). Written beside the output, then renamed over it; the
+ * parts go. Return: the number of buffers in the output, or -1 after a
+ * message (the parts are left, and named).
+ */
+static int rec_merge(struct rec *rec)
+{
+	struct trev_merge_in *in = calloc((size_t)rec->nr_procs, sizeof(*in));
+	struct trev_merge_stats st;
+	char err[512], *tmp = NULL;
+	int n = 0, ret;
+
+	if (!in)
+		return -1;
+	for (int i = 0; i < rec->nr_procs; i++) {
+		const struct rec_proc *p = rec->procs[i];
+
+		if (!p->written)
+			continue;
+		in[n].path = p->path;
+		in[n].name = n ? p->name : "";
+		n++;
+	}
+	if (n <= 1) {
+		/* One file, or none: nothing to join; a later process's file becomes the output. */
+		ret = n && strcmp(in[0].path, rec->output) && rename(in[0].path, rec->output) < 0;
+		if (ret)
+			trev_err("%s: %s; the recording is %s", rec->output, strerror(errno),
+				 in[0].path);
+		free(in);
+		return ret ? -1 : n;
+	}
+	if (asprintf(&tmp, "%s.merging", rec->output) < 0) {
+		free(in);
+		return -1;
+	}
+	ret = trev_dat_merge(tmp, in, n, &st, err, sizeof(err));
+	if (!ret && rename(tmp, rec->output) < 0) {
+		snprintf(err, sizeof(err), "%s: %s", rec->output, strerror(errno));
+		ret = -1;
+	}
+	if (ret) {
+		trev_err("joining the processes' files: %s; they are left as they are: %s and "
+			 "%s.*", err, rec->output, rec->output);
+		unlink(tmp);
+		n = -1;
+	} else {
+		for (int i = 1; i < n; i++)
+			unlink(in[i].path);
+	}
+	free(tmp);
+	free(in);
+	return n;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1021,6 +1521,41 @@ static int rec_parse_kernel(struct rec *rec)
 	return 0;
 }
 
+/* -p PID[,PID...]: each once. */
+static int rec_parse_pids(struct rec *rec, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int ret = copy ? 0 : -1;
+
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		pid_t pid = trev_parse_pid(tok), *grown;
+		bool seen = false;
+
+		if (pid < 0) {
+			ret = -1;
+			break;
+		}
+		for (int i = 0; i < rec->nr_pids; i++)
+			seen |= rec->pids[i] == pid;
+		if (seen)
+			continue;
+		grown = realloc(rec->pids, (size_t)(rec->nr_pids + 1) * sizeof(*grown));
+		if (!grown) {
+			ret = -1;
+			break;
+		}
+		rec->pids = grown;
+		rec->pids[rec->nr_pids++] = pid;
+	}
+	if (!ret && copy && !rec->nr_pids) {
+		trev_err("-p '%s': no process id", arg);
+		ret = -1;
+	}
+	free(copy);
+	return ret;
+}
+
 static int rec_parse(struct rec *rec, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1037,6 +1572,8 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 		{ "flush", required_argument, NULL, 'F' },
 		{ "kernel", required_argument, NULL, 'K' },
 		{ "kernel-output", required_argument, NULL, 'O' },
+		{ "no-follow", no_argument, NULL, 'N' },
+		{ "clear", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1092,9 +1629,14 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 			rec->output = optarg;
 			break;
 		case 'p':
-			rec->pid = trev_parse_pid(optarg);
-			if (rec->pid < 0)
+			if (rec_parse_pids(rec, optarg) < 0)
 				return -1;
+			break;
+		case 'N':
+			rec->follow = false;
+			break;
+		case 'c':
+			rec->clear = true;
 			break;
 		case 'V':
 			if (strcmp(optarg, "6") && strcmp(optarg, "7")) {
@@ -1142,10 +1684,15 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 	}
 	rec->argv = argv + optind;
 	rec->own_child = optind < argc;
-	if (rec->own_child == (rec->pid > 0)) {
-		trev_err(rec->pid > 0 ? "-p and a COMMAND: give one" : "give -p PID or -- COMMAND");
+	if (rec->own_child == (rec->nr_pids > 0)) {
+		trev_err(rec->nr_pids ? "-p and a COMMAND: give one" : "give -p PID or -- COMMAND");
 		return -1;
 	}
+	if (rec->clear && !rec->nr_pids) {
+		trev_err("--clear is for -p (a command starts with an empty buffer)");
+		return -1;
+	}
+	rec->follow = rec->follow && rec->own_child;
 	return rec_parse_kernel(rec);
 }
 
@@ -1175,29 +1722,28 @@ static int rec_check_output(const char *path)
 
 static void rec_free(struct rec *rec)
 {
-	rec_saved_free(&rec->triggers);
-	rec_saved_free(&rec->sys_filters);
-	rec_saved_free(&rec->filters);
-	rec_saved_free(&rec->enabled);
-	rec_saved_free(&rec->settings);
-	free(rec->old_set_event);
-	free(rec->cpus);
+	for (int i = 0; i < rec->nr_procs; i++)
+		rec_proc_free(rec->procs[i]);
+	free(rec->procs);
+	free(rec->pids);
 	free(rec->events);
 	free(rec->kernel_specs);
 	free(rec->kernel_output);
 }
 
+/*
+ * trev record: start or attach, record until the run ends or we are
+ * stopped, write the file (joined, for several processes), say how it went.
+ */
 int cmd_record(int argc, char **argv)
 {
 	struct rec rec = { .output = "trace.dat", .version = 6, .wait_s = 5,
-			   .flush_ms = REC_FLUSH_MS };
+			   .flush_ms = REC_FLUSH_MS, .follow = true, .cmd_status = -1 };
 	struct sigaction sa = { .sa_sigaction = rec_on_signal, .sa_flags = SA_SIGINFO };
-	enum rec_end end = REC_END_SIGNAL;
-	int64_t start_ms;
+	int64_t start_ms = 0;
 	struct stat st;
-	int ret, status = 1, wstatus;
-	bool keep_child = false, kernel_failed = false;
-	char pid_text[32];
+	int ret, status = 1, buffers = 0;
+	bool kernel_failed = false, killed = false;
 
 	if (rec_parse(&rec, argc, argv) < 0) {
 		fputs(record_help, stderr);
@@ -1219,122 +1765,84 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
+	if (rec.follow) {
+		/* The run's orphans are ours to reap: we see when the last process of it ends. */
+		if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0 ||
+		    (ret = trev_session_open(&rec.session)) < 0) {
+			trev_err("session: %s", strerror(errno));
+			goto out_free;
+		}
+	}
+	/* The kernel's file covers the whole run: tracing goes on in it first. */
+	if (rec.kernel && trev_kernel_start(rec.kernel, rec.kernel_output, rec.version,
+					    rec.flush_ms) < 0)
+		goto out_free;
 	if (rec.own_child) {
 		if (rec_spawn(&rec) < 0)
 			goto out_free;
-		if (rec_connect_child(&rec) < 0) {
-			/* Not ours to stop: it runs to its end, untraced. */
-			keep_child = true;
-			goto out_child;
+		if (!rec.follow) {
+			if (rec_wait_child_socket(&rec) < 0)
+				goto out_child;		/* not ours to stop: it runs on, untraced */
+			ret = rec_proc_start(&rec, rec.cmd_pid, false, false, true, false);
+			if (ret < 0) {
+				/* Failed before recording: the held command must not run on untraced. */
+				kill(rec.cmd_pid, SIGKILL);
+				killed = true;
+				goto out_child;
+			}
 		}
 	} else {
-		rec.r = trev_attach(rec.pid);
-		if (!rec.r)
-			goto out_free;
+		for (int i = 0; i < rec.nr_pids; i++)
+			if (rec_proc_start(&rec, rec.pids[i], true, false, false, false) < 0)
+				goto out_stop;
+		/* As trace-cmd record without a command: the time to press Ctrl-C starts now. */
+		if (rec.nr_pids == 1)
+			trev_err("recording process %d; Ctrl-C to stop", (int)rec.pids[0]);
+		else
+			trev_err("recording %d processes; Ctrl-C to stop", rec.nr_pids);
 	}
-	trev_remote_source_init(&rec.rs, rec.r, rec.pid);
-	/* Before anything is changed: a process has one consumer at a time. */
-	ret = trev_remote_source_map(&rec.rs);
-	if (ret == -EBUSY) {
-		trev_err("process %d is being recorded already (another trev record consumes "
-			 "its buffer)", (int)rec.pid);
-		goto out_close;
-	}
-	if (ret < 0)
-		trev_err("process %d: its buffer cannot be mapped here (%s); pages come over the "
-			 "socket, and end with the process", (int)rec.pid, strerror(-ret));
-	else if (!rec.rs.busy_mapped)
-		trev_err("process %d: its writers' busy words cannot be mapped here (an older "
-			 "trev?): a CPU's events may be out of time order where a writer was "
-			 "preempted mid-event", (int)rec.pid);
-	if (rec_configure(&rec) < 0)
-		goto out_restore;
-	ret = trev_dat_open(&rec.dat, rec.output, rec.version, &rec.rs.src);
-	if (ret < 0) {
-		trev_err("%s: %s", rec.output, strerror(-ret));
-		goto out_restore;
-	}
-	rec.nr_cpus = trev_dat_nr_cpus(rec.dat);
-	rec.cpus = calloc((size_t)rec.nr_cpus, sizeof(*rec.cpus));
-	if (rec.nr_cpus > TREV_REMOTE_MAX_CPUS || !rec.cpus) {
-		trev_err("%d CPUs: more than one connection reads (%d)", rec.nr_cpus,
-			 TREV_REMOTE_MAX_CPUS);
-		goto out_abort;
-	}
-	/* The exit hold, on a connection of its own: its reply says the process is exiting. */
-	{
-		char why[512];
-
-		ret = trev_remote_connect(rec.pid, &rec.hold, why, sizeof(why));
-		if (ret < 0 || (ret = trev_remote_hold(rec.hold)) < 0) {
-			trev_err("%s", ret < 0 && why[0] ? why : strerror(-ret));
-			goto out_abort;
-		}
-	}
-	trev_dat_snapshot(rec.dat);
-	if (rec.kernel && trev_kernel_start(rec.kernel, rec.kernel_output, rec.version,
-					    rec.flush_ms) < 0)
-		goto out_abort;
-	if (rec.own_child && (ret = trev_remote_release(rec.r)) < 0) {
-		trev_err("%s: release: %s", rec.argv[0], strerror(-ret));
-		goto out_abort;
-	}
-	/* As trace-cmd record without a command: the time to press Ctrl-C starts now. */
-	if (!rec.own_child)
-		trev_err("recording process %d; Ctrl-C to stop", (int)rec.pid);
 	start_ms = rec_now_ms();
-	rec_loop(&rec, &end);
+	rec_loop(&rec);
+	if (rec.own_child && !rec.nr_procs) {
+		trev_err("%s does not use trev, nor does any process it started", rec.argv[0]);
+		goto out_child;
+	}
 	/* The program's events are all in; the kernel's to the same moment. */
 	if (rec.kernel && trev_kernel_finish(rec.kernel) < 0)
 		kernel_failed = true;
-	ret = trev_dat_finish(rec.dat);
-	rec.dat = NULL;
-	if (ret < 0) {
-		trev_err("%s: %s", rec.output, strerror(-ret));
-	} else {
-		rec_summary(&rec, (double)(rec_now_ms() - start_ms) / 1000.0,
+	buffers = rec_merge(&rec);
+	if (buffers > 0)
+		rec_summary(&rec, (double)(rec_now_ms() - start_ms) / 1000.0, buffers,
 			    stat(rec.output, &st) == 0 ? (long long)st.st_size : -1LL);
-		status = end == REC_END_BROKEN;
-	}
-	snprintf(pid_text, sizeof(pid_text), "process %d", (int)rec.pid);
-	if (end == REC_END_GONE && rec.rs.shm)
-		trev_err("%s ended without exiting normally: every event it committed was read "
-			 "from its buffer", rec.own_child ? rec.argv[0] : pid_text);
-	else if (end == REC_END_GONE && rec.own_child && !rec.rs.shm)
-		trev_err("%s ended without exiting normally: its last events are lost", rec.argv[0]);
-	else if (end == REC_END_GONE && !rec.rs.shm)
-		trev_err("process %d ended without exiting normally: its last events are lost",
-			 (int)rec.pid);
-	else if (end == REC_END_EXIT && !rec.own_child)
-		trev_err("process %d exited", (int)rec.pid);
-	goto out_restore;
-
-out_abort:
-	trev_dat_abort(rec.dat);
-	rec.dat = NULL;
-out_restore:
-	if (!rec.own_child && end != REC_END_GONE && end != REC_END_EXIT && rec_restore(&rec) < 0) {
-		trev_err("process %d: its tracing settings could not all be restored", (int)rec.pid);
+	status = buffers <= 0 || rec.failed;
+	if (rec.nr_procs && rec.procs[0]->end == REC_END_FAILED && rec.own_child &&
+	    !rec.nr_procs)
 		status = 1;
-	}
-out_close:
-	trev_remote_source_close(&rec.rs);
-	trev_remote_close(rec.hold);	/* ends the exit hold */
-	trev_remote_close(rec.r);
+	goto out_child;
+
+out_stop:
+	for (int i = 0; i < rec.nr_procs; i++)
+		if (!rec.procs[i]->ended)
+			rec_proc_finish(rec.procs[i], REC_END_SIGNAL);
+	for (int i = 0; i < rec.nr_procs; i++)
+		if (rec.procs[i]->written)
+			unlink(rec.procs[i]->path);
+	status = 1;
 out_child:
-	if (rec.own_child && rec.pid > 0) {
-		/* Failed before recording: the held command must not run on untraced. */
-		if (status != 0 && !keep_child)
-			kill(rec.pid, SIGKILL);
-		wstatus = rec_reap(&rec, true);
+	trev_session_close(rec.session);
+	rec.session = NULL;
+	if (rec.own_child) {
+		rec_wait_command(&rec);
 		/* Recorded: our status is the command's; our own errors are 1. */
-		if (status == 0 && wstatus >= 0)
-			status = rec_child_end(&rec, wstatus);
+		if (status == 0 && rec.cmd_status >= 0)
+			status = rec_child_end(&rec, rec.cmd_status);
+		(void)killed;
 	}
 	/* After the command is reaped: its exit hold is not cut short by our error. */
 	if (kernel_failed)
 		status = 1;
 out_free:
+	trev_session_close(rec.session);
 	/* The kernel instance goes whatever happened: the kernel is left as it was. */
 	if (trev_kernel_close(rec.kernel) < 0 && status == 0)
 		status = 1;
