@@ -1,0 +1,178 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Sessions (docs/sessions.md): trev record -- COMMAND records every process of the run that uses
+# trev, whatever starts it: fork() without exec (held in the fork handler until recorded),
+# sh -c and a pipeline, posix_spawn, vfork, a double-forking daemon, 50 short-lived children;
+# each process's events under its own pid and thread names, all in one version 7 file with a
+# buffer per process that trace-cmd reads in one time line. --no-follow records COMMAND alone;
+# -p takes several processes (repeated and PID,PID) and puts each one's settings back; --clear
+# starts from an empty buffer; a stray join message is ignored and said; a process that joins a
+# session whose recorder is gone runs on at once.
+set -uo pipefail
+export LC_ALL=C
+
+B="$TREV_BUILD_DIR"
+trev="$B/tools/trev/trev"
+app_bin="$B/tests/run_app"
+rec_app="$B/tests/rec_app"
+. "$TREV_SOURCE_DIR/tests/control/cli_lib.sh"
+cli_setup
+out=$T/out
+errf=$T/err
+command -v trace-cmd >/dev/null || { echo "trace-cmd is needed"; exit 77; }
+# Sanitizer builds serve no socket in a fork() child (docs/control-socket.md, "Threads").
+san=$(sed -n 's/^TREV_SANITIZE:STRING=//p' "$B/CMakeCache.txt")
+
+# The events of FILE, one "PID NAME B" line each (tt_ints' b: the process's number in the run).
+events_of() {
+	trace-cmd report -i "$1" 2>/dev/null | grep ' tt_ints: ' |
+		sed -E 's/^ *([^ :]+: +)?//' |
+		sed -E 's/^(.*)-([0-9]+) +\[[0-9]+\].* tt_ints: +a=[0-9]+ b=([0-9]+) c=.*/\2 \1 \3/'
+}
+valid() {
+	trace-cmd dump -v -i "$1" >"$T/dump" 2>&1
+	grep -q "is a valid trace-cmd file" "$T/dump" || fail "trace-cmd dump -v rejects $1"
+}
+# per_process FILE: "COUNT NAME B" per process, sorted by name.
+per_process() {
+	events_of "$1" | awk '{ n[$1 " " $2 " " $3]++ } END { for (k in n) { split(k, f, " "); print n[k], f[2], f[3] } }' |
+		sort -k2
+}
+
+# ---- fork() without exec: the parent and three children, each with its own pid and name.
+if [ -z "$san" ]; then
+	run 0 "$trev" record -e trev_test:tt_ints -o "$T/fork.dat" -- "$app_bin" fork 3 200
+	has '^fired 800$'
+	valid "$T/fork.dat"
+	per_process "$T/fork.dat" >"$T/fork.got"
+	printf '200 child-1 1\n200 child-2 2\n200 child-3 3\n200 parent 0\n' >"$T/fork.want"
+	diff -u "$T/fork.want" "$T/fork.got" >&2 || fail "fork: the events per process differ"
+	# Each name under one pid, four pids in all, none the same.
+	[ "$(events_of "$T/fork.dat" | awk '{ print $1 }' | sort -u | wc -l)" = 4 ] ||
+		fail "fork: not 4 pids"
+	err_has '^trev: 800 events, 0 lost \(in the file; the processes counted 0 overrun, 0 dropped\)$'
+	err_has "^trev: wrote $T/fork.dat \(version 7, 4 processes, a buffer each, [0-9]+ bytes\)$"
+	ls "$T" | grep -q '^fork\.dat\.' && fail "fork: the processes' parts were left: $(ls "$T")"
+	# The buffers are the processes: trace-cmd prints the others under their names.
+	trace-cmd report -i "$T/fork.dat" 2>/dev/null | grep -cE '^run_app-[0-9]+: ' >"$T/n"
+	[ "$(cat "$T/n")" = 600 ] || fail "fork: $(cat "$T/n") lines under a process buffer, not 600"
+	echo "ok: fork without exec"
+
+	# 50 short-lived children, all at once: none missed.
+	run 0 "$trev" record -e trev_test:tt_ints -o "$T/many.dat" -- "$app_bin" fork 50 20
+	has '^fired 1020$'
+	[ "$(events_of "$T/many.dat" | wc -l)" = 1020 ] ||
+		fail "50 children: $(events_of "$T/many.dat" | wc -l) events, not 1020"
+	[ "$(events_of "$T/many.dat" | awk '{ print $1 }' | sort -u | wc -l)" = 51 ] ||
+		fail "50 children: not 51 processes"
+	echo "ok: 50 short-lived children"
+
+	# A double-forking daemon: recorded though its parents are gone; the run ends with it.
+	run 0 "$trev" record -e trev_test:tt_ints -o "$T/daemon.dat" -- "$app_bin" daemon 300 "$T/daemon.done"
+	[ -e "$T/daemon.done" ] || fail "daemon: the recording ended before the daemon"
+	per_process "$T/daemon.dat" >"$T/daemon.got"
+	echo '300 daemon 1' | diff -u - "$T/daemon.got" >&2 || fail "daemon: its events differ"
+	echo "ok: a double-forking daemon"
+fi
+
+# ---- sh -c with a pipeline of three programs: the shell does not use trev, its programs do.
+run 0 "$trev" record -e trev_test:tt_ints -o "$T/sh.dat" -- \
+	sh -c "'$rec_app' 100 1 | '$rec_app' 200 1 | '$rec_app' 300 1 >/dev/null"
+valid "$T/sh.dat"
+events_of "$T/sh.dat" | awk '{ n[$1]++ } END { for (p in n) print n[p] }' | sort -n >"$T/sh.got"
+printf '100\n200\n300\n' | diff -u - "$T/sh.got" >&2 || fail "sh -c pipeline: events per process differ"
+err_has '^trev: sh exited with status 0$'
+echo "ok: sh -c pipeline"
+
+# ---- posix_spawn and vfork + exec: exec'd programs join as they start.
+for how in spawn vfork; do
+	run 0 "$trev" record -e trev_test:tt_ints -o "$T/$how.dat" -- "$app_bin" $how 3 100
+	has '^fired 400$'
+	[ "$(events_of "$T/$how.dat" | wc -l)" = 400 ] || fail "$how: $(events_of "$T/$how.dat" | wc -l) events, not 400"
+	[ "$(events_of "$T/$how.dat" | awk '{ print $1 }' | sort -u | wc -l)" = 4 ] || fail "$how: not 4 processes"
+	echo "ok: $how"
+done
+
+# ---- --no-follow: COMMAND alone, its children untraced.
+run 0 "$trev" record --no-follow -e trev_test:tt_ints -o "$T/nf.dat" -- "$app_bin" spawn 2 100
+[ "$(events_of "$T/nf.dat" | wc -l)" = 100 ] || fail "--no-follow: $(events_of "$T/nf.dat" | wc -l) events, not 100"
+err_has "^trev: wrote $T/nf.dat \(version 6, [0-9]+ bytes\)$"
+echo "ok: --no-follow"
+
+# ---- A stray connection to the session's socket: said, ignored; the run is still recorded.
+if command -v python3 >/dev/null; then
+	cat >"$T/stray.py" <<'PY'
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(os.environ["TREV_SESSION"])
+s.sendall(b"\xff" * 16)
+s.close()
+PY
+	run 0 "$trev" record -e trev_test:tt_ints -o "$T/stray.dat" -- \
+		sh -c "python3 '$T/stray.py' && '$rec_app' 50 1"
+	err_has '^trev: session: process [0-9]+ sent no well-formed join: ignored$'
+	[ "$(events_of "$T/stray.dat" | wc -l)" = 50 ] || fail "stray: the program's events are missing"
+	echo "ok: a stray join"
+fi
+
+# ---- A session whose recorder is gone: the program does not wait.
+run 0 env TREV_SESSION="$T/nobody/join.sock" "$rec_app" 5 1
+has '^fired 5$'
+[ ! -s "$errf" ] || fail "a session without a recorder: the program said something"
+
+# ---- -p with two processes, given both ways; each one's settings put back; --clear.
+start_ctl() {	# start_ctl N: a ctl_app (tt_ints every 5 ms), its pid in $ctl
+	"$B/tests/ctl_app" 5 >"$T/ctl$1.out" 2>&1 &
+	pids+=($!)
+	wait_for "grep -q '^ready' '$T/ctl$1.out'" "ctl_app $1 started"
+	ctl=$(awk '/^ready/ { print $2 }' "$T/ctl$1.out")
+}
+read_events() {	# read_events PID: the events the consumer has read, every CPU
+	local c n=0
+	for c in $("$trev" ls -p "$1" per_cpu | sed 's|/$||'); do
+		n=$((n + $("$trev" cat -p "$1" "per_cpu/$c/stats" | sed -n 's/^read events: //p')))
+	done
+	echo "$n"
+}
+start_ctl 1
+p1=$ctl
+start_ctl 2
+p2=$ctl
+"$trev" write -p "$p1" events/trev_test/tt_ints/enable 1 || fail "enable in $p1"
+# Events in $p1's buffer before the recording: --clear leaves them out.
+wait_for "[ \$(\"$trev\" cat -p $p1 trace | grep -c ' tt_ints: ') -ge 10 ]" "$p1 has 10 events"
+last_a() {	# the a= of the last tt_ints of $p1's trace now
+	"$trev" cat -p "$p1" trace | sed -n 's/.* tt_ints: a=\([0-9]*\) .*/\1/p' | tail -1
+}
+for form in twice comma; do
+	if [ $form = twice ]; then args=(-p "$p1" -p "$p2"); else args=(-p "$p1,$p2"); fi
+	before=$(last_a)
+	"$trev" record --clear -e trev_test:tt_ints -o "$T/pp.dat" "${args[@]}" >"$out" 2>"$errf" &
+	rec=$!
+	pids+=($rec)
+	wait_for "grep -q '^trev: recording 2 processes; Ctrl-C to stop$' '$errf'" "-p $form: recording"
+	# Until the recorder has read events of each (statistics show its position).
+	wait_for "[ \$(read_events $p1) -gt 0 ] && [ \$(read_events $p2) -gt 0 ]" \
+		"-p $form: events of both read"
+	kill -INT "$rec"
+	wait "$rec"
+	st=$?
+	[ "$st" = 0 ] || fail "-p $form: trev record exited $st"
+	# A buffer per process, named after it; the events of two emitter threads.
+	err_has "^ctl_app-$p1 +[1-9][0-9]* "
+	err_has "^ctl_app-$p2 +[1-9][0-9]* "
+	[ "$(events_of "$T/pp.dat" | awk '$2 == "emitter" { print $1 }' | sort -u | wc -l)" = 2 ] ||
+		fail "-p $form: not the events of both processes"
+	first=$(trace-cmd report -i "$T/pp.dat" 2>/dev/null | grep ' tt_ints: ' | grep -v '^ctl_app-' |
+		sed -n 's/.* a=\([0-9]*\) .*/\1/p' | head -1)
+	[ -n "$first" ] && [ "$first" -gt "$before" ] ||
+		fail "-p $form --clear: $p1's first event a=$first, its buffer had a=$before before"
+	# Put back: tt_ints stays enabled in $p1 (it was), is disabled again in $p2.
+	[ "$("$trev" cat -p "$p1" events/trev_test/tt_ints/enable)" = 1 ] || fail "-p $form: $p1's enable not kept"
+	[ "$("$trev" cat -p "$p2" events/trev_test/tt_ints/enable)" = 0 ] || fail "-p $form: $p2's enable not put back"
+done
+echo "ok: -p twice, -p PID,PID, --clear"
+run 2 "$trev" record --clear -o "$T/x.dat" -- true
+err_is 1 'trev: --clear is for -p (a command starts with an empty buffer)'
+echo "cli_session: ok"
