@@ -5,7 +5,6 @@
  * the joining of formats (every id collides with itself) and the rewriting
  * of every page's records all run on it. Seeds: tests/fuzz/seeds/.
  */
-#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
