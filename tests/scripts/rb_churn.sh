@@ -15,6 +15,10 @@ app_bin="$TREV_BUILD_DIR/tests/churn_app"
 trev="$TREV_BUILD_DIR/tools/trev/trev"
 . "$TREV_SOURCE_DIR/tests/control/cli_lib.sh"
 cli_setup
+# libtracecmd 3.1.6 leaks a string of its own when it opens a file (sscanf %ms): in the ASan
+# tree, not ours to report (as tests/scripts/cli_report.sh); every other leak still fails.
+printf 'leak:isoc99_vsscanf\n' >"$T/lsan.supp"
+export LSAN_OPTIONS="suppressions=$T/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 out=$T/out
 errf=$T/err
 threads=2000
