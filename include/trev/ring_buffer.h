@@ -389,11 +389,13 @@ TREV_API int trev_rb_buffer_comm(struct trev_rb *rb, unsigned int id, char comm[
  *   read_events       events of @cpu consumed by any reader
  *   overrun           events overwritten in a buffer, attributed to the CPU
  *                     of the first event after them in that buffer, plus
- *                     staged events of @cpu dropped to make room (overwrite)
+ *                     staged events of @cpu dropped to make room (overwrite),
+ *                     plus unread events of recycled buffers whose last
+ *                     event ran on @cpu
  *   commit_overrun    writer refusals (nested writes wrapped the buffer) on
  *                     @cpu: the CPU the writer was on when it refused
  *   dropped_events    other writer refusals on @cpu (buffer full, recursion,
- *                     paused), plus events of @cpu a full staging queue
+ *                     paused, no buffer), plus events of @cpu a full staging queue
  *                     refused (discard mode)
  *   written           entries + read_events + overrun + events the staging
  *                     queue refused: the events of @cpu that got this far
@@ -401,8 +403,9 @@ TREV_API int trev_rb_buffer_comm(struct trev_rb *rb, unsigned int id, char comm[
  *
  * entries, bytes, oldest_event_ts and read_events are exact when no writer
  * or reader runs meanwhile. Events refused because no buffer could be made
- * (trev_rb_nobuf_dropped()) and unread events of recycled buffers
- * (trev_rb_recycled_lost()) are not attributed to a CPU.
+ * (trev_rb_nobuf_dropped()) count in dropped_events of the CPU the writer
+ * was on; unread events of recycled buffers (trev_rb_recycled_lost()) in
+ * overrun of the CPU of the buffer's last event.
  * Context: any thread (walks the unread data: not for a hot loop).
  * Return: 0, -EINVAL for a bad @cpu, or a negative errno.
  */
@@ -416,6 +419,17 @@ TREV_API uint64_t trev_rb_nobuf_dropped(const struct trev_rb *rb);
  * room under the memory cap (overwrite mode only).
  */
 TREV_API uint64_t trev_rb_recycled_lost(const struct trev_rb *rb);
+
+/*
+ * Losses no buffer carries: events refused because no buffer could be made,
+ * unread events of recycled buffers, and the refused last writes of exited
+ * threads, which no later page of their buffer notes. They count in
+ * trev_rb_cpu_stats() (dropped, overrun) and the consuming readers report
+ * them with the next event or page of that CPU (ev.lost, the page's lost
+ * count; trev_rb_read_page_any() ends a drain with a page of no events that
+ * carries those left). Since the last reset.
+ */
+TREV_API uint64_t trev_rb_orphan_lost(const struct trev_rb *rb);
 
 /**
  * trev_rb_read_page_any() - consume the next page of whichever CPU has one

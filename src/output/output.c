@@ -339,7 +339,7 @@ static void out_snapshot_help(bool allocated, struct trev_buf *out)
 /* The header, with the entries of the buffer (the CPU's, for a per-CPU view) now. */
 static void out_header(const struct trev_trace_text *tt, struct trev_buf *out)
 {
-	unsigned long long entries = 0, written = 0;
+	unsigned long long entries = 0, written = 0, orphans = 0;
 	struct trev_rb *rb = tt->rb;
 	unsigned int ids[1024];
 	int n = rb && tt->cpu < 0 ? trev_rb_buffers(rb, ids, 1024) : 0;
@@ -357,6 +357,12 @@ static void out_header(const struct trev_trace_text *tt, struct trev_buf *out)
 			written += st.written;
 		}
 	}
+	/* Buffers recycled under the memory cap took their counts with them;
+	 * what no buffer carries any more is counted apart. */
+	if (rb && tt->cpu < 0) {
+		written += trev_rb_recycled_lost(rb);
+		orphans = trev_rb_orphan_lost(rb);
+	}
 	trev__buf_printf(out, "# tracer: %s\n#\n",
 			 (tt->flags & TREV_ITER_GRAPH) ? "function_graph" :
 			 trev__ftrace_tracer_of(tt->tr) != TREV_TRACER_NOP ? "function" : "nop");
@@ -369,8 +375,14 @@ static void out_header(const struct trev_trace_text *tt, struct trev_buf *out)
 		trev__graph_header(trev__graph_opts(tt->flags), entries == 0, out);
 		return;
 	}
-	trev__buf_printf(out, "# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n#\n",
+	trev__buf_printf(out, "# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n",
 			 entries, written, sysconf(_SC_NPROCESSORS_ONLN));
+	/* Not the kernel's: losses no event reports (docs/ring-buffer.md, "Exited threads"). */
+	if (orphans)
+		trev__buf_printf(out, "# lost events no event reports: %llu "
+				 "(no buffer, recycled buffers, last writes of exited threads)\n",
+				 orphans);
+	trev__buf_puts(out, "#\n");
 	if (!(tt->flags & TREV_ITER_CONTEXT_INFO))
 		return;
 	if (tt->flags & TREV_ITER_IRQ_INFO) {

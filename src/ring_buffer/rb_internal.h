@@ -133,8 +133,9 @@
 #define rb_cold			__attribute__((noinline, cold))
 
 #define RB_MAGIC		0x62727674u	/* "tvrb" */
-#define RB_VERSION		4u	/* 3: desc_hwm and the hand-over position;
-					 * 4: the per-CPU views' pages, lent */
+#define RB_VERSION		5u	/* 3: desc_hwm and the hand-over position;
+					 * 4: the per-CPU views' pages, lent;
+					 * 5: losses no buffer carries (orphans) */
 #define RB_MAX_BUFFERS		1024u	/* per-thread buffers per trev_rb */
 #define RB_MAX_SETS		64u	/* trev_rb objects alive at once */
 #define RB_MAX_NEST		8u	/* nested writers per thread */
@@ -308,6 +309,8 @@ struct rb_region {
 	_Atomic uint64_t counter; /* the counter clock */
 	_Atomic uint32_t desc_hwm; /* descriptors [0, desc_hwm) were ever used */
 	_Atomic uint32_t lent;	/* the consuming position is lent (rb_shm.c) */
+	_Atomic uint64_t orphans; /* sum of the views' orphan counts: a consumer
+				   * looks at the views only when it moved */
 };
 
 /*
@@ -409,10 +412,25 @@ struct rb_stage {
 	uint64_t out_lost;	/*   and the lost counts that went with them */
 };
 
-/* Writer refusals by the CPU the writer was on; one cache line each. */
+/*
+ * Writer refusals by the CPU the writer was on; one cache line each. And
+ * the losses no buffer carries (*orphans*): events refused because their
+ * thread got no buffer, an exited thread's refusals that no page of its
+ * carries (its last writes), and the unread events of an exited thread's
+ * buffer recycled under the memory cap (ring_buffer.c, rb_reclaim()). No
+ * later event of a buffer reports them, so the consuming reader takes
+ * them (orphan - orphan_taken) into the view's pending losses
+ * (rb_read.c, rb_take_orphans()), which go with the view's next event
+ * or page; being in the region, a borrower takes them where the process
+ * left off.
+ */
 struct rb_cpu_lost {
-	alignas(64) _Atomic uint64_t dropped; /* refused: full, recursion, paused */
+	alignas(64) _Atomic uint64_t dropped; /* refused: full, recursion, paused, no buffer */
 	_Atomic uint64_t commit_overrun; /* refused: nested writes wrapped */
+	_Atomic uint64_t recycled; /* unread events of recycled buffers (stats: overrun) */
+	_Atomic uint64_t orphan; /* losses no buffer carries, ever counted here */
+	_Atomic uint64_t orphan_taken; /* of which the consuming reader took (under its
+					* read_lock; only one process consumes at a time) */
 };
 
 struct trev_rb {
@@ -454,6 +472,7 @@ struct trev_rb {
 	uint64_t pub_dirty[RB_VIEWS / 64]; /* views to publish (trev__rb_sync()), under read_lock */
 	bool pos_dirty;		/* some cursor's handoff_dirty is set, under read_lock */
 	bool borrower;		/* attached, and it consumed: the lent counts are its own */
+	uint64_t orphans_seen;	/* hdr->orphans when the views were last looked at */
 	_Atomic uint32_t sleepers; /* readers asleep that staging must wake */
 	struct {		/* settings kept across fork() */
 		uint32_t nr_pages, size_pages, cap_pages, record_on;
@@ -518,6 +537,19 @@ static inline struct rb_cpu_lost *rb_region_cpu_lost(uint8_t *base)
 	return (struct rb_cpu_lost *)(void *)(base + RB_PAGE_SIZE +
 					      (uint64_t)RB_VIEWS * (sizeof(struct rb_lent_cpu) +
 								    sizeof(struct rb_view_pub)));
+}
+
+/*
+ * Count @n losses no buffer carries (struct rb_cpu_lost) for CPU view @v:
+ * the view's count first, then the sum a consumer polls, so that one who
+ * sees the sum move sees the view's count too.
+ */
+static inline void rb_orphan_add(struct trev_rb *rb, int v, uint64_t n)
+{
+	if (!n)
+		return;
+	atomic_fetch_add_explicit(&rb->cpu_lost[v].orphan, n, memory_order_relaxed);
+	atomic_fetch_add_explicit(&rb->hdr->orphans, n, memory_order_release);
 }
 
 /* CPU view @v's published state changed: trev__rb_sync() copies it out. */

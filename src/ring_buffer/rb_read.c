@@ -35,6 +35,7 @@ static int rb_copy_page(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor 
 	const uint8_t *src;
 	uint64_t commit, cs;
 	struct rb_slot meta;
+	bool dead;
 
 	if (rb_reader_page(rb, d, seq, &page) < 0)
 		return -ESTALE;
@@ -45,6 +46,10 @@ static int rb_copy_page(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor 
 		if (!c->copy)
 			return -ENOMEM;
 	}
+	/* A dead buffer's pages are all final: its thread writes no more
+	 * (rb_thread_exit() let go of it before marking it dead, and the
+	 * acquire makes every commit before that visible). */
+	dead = atomic_load_explicit(&d->state, memory_order_acquire) == RB_DESC_DEAD;
 	cs = atomic_load_explicit(&d->commit_seq, memory_order_acquire);
 	if (atomic_load_explicit(&slot->seq, memory_order_acquire) != seq)
 		return -ESTALE;
@@ -73,7 +78,7 @@ static int rb_copy_page(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor 
 	rb_put64(c->copy + 8, commit);
 	c->copy_seq = seq;
 	c->copy_size = size;
-	c->copy_final = seq < cs;
+	c->copy_final = seq < cs || dead;
 	c->meta = meta;
 	return 0;
 }
@@ -470,6 +475,32 @@ static int rb_oldest_staged(struct trev_rb *rb, struct rb_rec *r)
  * visible in the second cannot exist: its time stamp would postdate the
  * scan, and T was committed before it.
  */
+/*
+ * Losses no buffer carries (struct rb_cpu_lost's orphans) that no consumer
+ * took yet go to their views' pending losses, reported with the view's next
+ * event or page. Only a consumer calls this, under read_lock; the look at
+ * the views is skipped while their sum has not moved.
+ */
+static void rb_take_orphans(struct trev_rb *rb)
+{
+	uint64_t all = atomic_load_explicit(&rb->hdr->orphans, memory_order_acquire);
+
+	if (all == rb->orphans_seen)
+		return;
+	rb->orphans_seen = all;
+	for (int v = 0; v < rb->nr_cpus; v++) {
+		struct rb_cpu_lost *cl = &rb->cpu_lost[v];
+		uint64_t o = atomic_load_explicit(&cl->orphan, memory_order_relaxed);
+		uint64_t t = atomic_load_explicit(&cl->orphan_taken, memory_order_relaxed);
+
+		if (o == t)
+			continue;
+		atomic_store_explicit(&cl->orphan_taken, o, memory_order_relaxed);
+		rb->stage[v].pending += o - t;
+		rb_pub_touch(rb, v);
+	}
+}
+
 static int rb_peek_oldest(struct trev_rb *rb, struct rb_rec *best_rec, int *best_id,
 			  uint64_t *in_flight)
 {
@@ -481,6 +512,7 @@ static int rb_peek_oldest(struct trev_rb *rb, struct rb_rec *best_rec, int *best
 	*best_id = -1;
 	if (atomic_load_explicit(&rb->lent, memory_order_relaxed))
 		return -EBUSY;	/* another process consumes (rb_shm.c) */
+	rb_take_orphans(rb);
 	for (uint32_t i = 0; i < hwm; i++) {
 		int ret = rb_peek_buffer(rb, i, &r);
 
@@ -1239,6 +1271,30 @@ static int rb_staged_page_ready(struct trev_rb *rb, bool full)
 }
 
 /*
+ * The end of a drain: losses pending for a view that no later event of it
+ * carries go out on a page of no events, the count after its (empty) data,
+ * so that a recorder's file counts them too. Return: the view, or -1 when
+ * none has losses pending.
+ */
+static int rb_lost_page(struct trev_rb *rb, uint8_t *page)
+{
+	for (int v = 0; v < rb->nr_cpus; v++) {
+		struct rb_stage *s = &rb->stage[v];
+
+		if (!s->pending)
+			continue;
+		memset(page, 0, RB_PAGE_SIZE);
+		rb_put64(page, trev_rb_clock_now(rb));
+		rb_put64(page + 8, RB_MISSED_EVENTS | RB_MISSED_STORED);
+		rb_put64(page + RB_PAGE_HDR, s->pending);
+		s->pending = 0;
+		rb_pub_touch(rb, v);
+		return v;
+	}
+	return -1;
+}
+
+/*
  * One step of trev_rb_read_page_any(), under read_lock: a ready staged
  * page, else a buffer's page whole, else stage the oldest events until a
  * staged page is ready. Return: 1 with @page and *@cpu set, 0 when there
@@ -1268,8 +1324,13 @@ static int rb_any_step(struct trev_rb *rb, bool full, uint8_t *page, int *cpu,
 		if (ret < 0)
 			return ret;
 		if (ret == 0) {
-			/* Drained: the partial staged pages, unless only full ones are asked. */
+			/* Drained: the partial staged pages, unless only full ones
+			 * are asked; then the losses no event is left to carry. */
 			view = full ? -1 : rb_staged_page_ready(rb, false);
+			if (view < 0 && !full && (view = rb_lost_page(rb, page)) >= 0) {
+				*cpu = view;
+				return 1;
+			}
 			if (view < 0)
 				return 0;
 			trev__rb_stage_take_page(rb, view, page);
@@ -1695,6 +1756,8 @@ int trev_rb_cpu_stats(struct trev_rb *rb, int cpu, struct trev_rb_stats *st)
 		st->overrun += atomic_load(&p->overrun);
 		sdropped += atomic_load(&p->dropped);
 	}
+	/* Unread events of recycled buffers: overwritten, in effect. */
+	st->overrun += atomic_load_explicit(&rb->cpu_lost[cpu].recycled, memory_order_relaxed);
 	st->commit_overrun = atomic_load_explicit(&rb->cpu_lost[cpu].commit_overrun,
 						  memory_order_relaxed);
 	st->dropped_events = atomic_load_explicit(&rb->cpu_lost[cpu].dropped,

@@ -314,6 +314,9 @@ void trev__rb_views_reset(struct trev_rb *rb)
 	for (int v = 0; v < rb->nr_cpus; v++) {
 		atomic_store_explicit(&rb->cpu_lost[v].dropped, 0, memory_order_relaxed);
 		atomic_store_explicit(&rb->cpu_lost[v].commit_overrun, 0, memory_order_relaxed);
+		atomic_store_explicit(&rb->cpu_lost[v].recycled, 0, memory_order_relaxed);
+		atomic_store_explicit(&rb->cpu_lost[v].orphan, 0, memory_order_relaxed);
+		atomic_store_explicit(&rb->cpu_lost[v].orphan_taken, 0, memory_order_relaxed);
 		rb_pub_touch(rb, v);
 	}
 	trev__rb_sync(rb);

@@ -176,8 +176,13 @@ void trev__rb_free_desc(struct trev_rb *rb, struct rb_desc *d)
 	atomic_store_explicit(&d->state, RB_DESC_FREE, memory_order_release);
 }
 
-/* Events a dead buffer still holds, for accounting when it is recycled. */
-static uint64_t rb_unread_estimate(struct rb_desc *d)
+/*
+ * Events a dead buffer still holds: committed, and neither read (staged
+ * events count as read) nor counted as overrun by a reader. Exact for a
+ * dead buffer whose consuming position is not lent: its counters move
+ * only under the reader lock then, which the caller holds.
+ */
+static uint64_t rb_unread(struct rb_desc *d)
 {
 	uint64_t w = rb_load(&d->committed), r = rb_load(&d->read_events) + rb_load(&d->overrun);
 
@@ -185,30 +190,69 @@ static uint64_t rb_unread_estimate(struct rb_desc *d)
 }
 
 /*
- * Make room for a new buffer under the cap: free dead buffers that are
- * empty; in overwrite mode also the dead buffer with the oldest data.
- * Under the reader lock and the pool lock.
+ * Free dead buffer @d, whose unread events (@unread) are lost with it:
+ * they, and the losses its consuming cursor was yet to report with its
+ * next event (its pending count, the drops noted on pages it had not
+ * entered), become orphans of the CPU of its last event, which the
+ * consuming reader reports with a later event of that CPU. The drops of
+ * its last writes no page carries went to the orphans at the thread's exit
+ * (rb_thread_exit()). Under the reader lock and the pool lock, not lent.
  */
-static void rb_reclaim(struct trev_rb *rb)
+static void rb_free_dead(struct trev_rb *rb, struct rb_desc *d, uint64_t unread)
+{
+	struct rb_cursor *c = &rb->cursor[d - rb->descs];
+	int v = rb_view(rb, d->cpu == UINT32_MAX ? 0 : d->cpu);
+	uint64_t owed = unread;
+
+	if (c->gen == atomic_load(&d->gen))
+		owed += c->pos.lost + (d->lost_seen > c->pos.drops_seen ?
+				       d->lost_seen - c->pos.drops_seen : 0);
+	else
+		owed += d->lost_seen;
+	if (unread) {
+		atomic_fetch_add(&rb->hdr->reclaimed_lost, unread);
+		atomic_fetch_add_explicit(&rb->cpu_lost[v].recycled, unread, memory_order_relaxed);
+	}
+	rb_orphan_add(rb, v, owed);
+	trev__rb_free_desc(rb, d);
+}
+
+/*
+ * Make room for a new buffer under the cap: free the dead buffers that are
+ * read; else, in overwrite mode, recycle the dead buffer with the oldest
+ * data, its unread events counted (rb_free_dead()). Not while another
+ * process holds the consuming position: its reads of a dead buffer are not
+ * under our lock, so what it has read is not known exactly; a thread that
+ * then finds no room has its events refused and counted.
+ * Under the reader lock and the pool lock.
+ * Return: true if something was freed.
+ */
+static bool rb_reclaim(struct trev_rb *rb)
 {
 	struct rb_desc *descs = rb->descs, *oldest = NULL;
+	bool lent = atomic_load_explicit(&rb->lent, memory_order_relaxed), freed = false;
 
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++) {
 		struct rb_desc *d = &descs[i];
 
 		if (atomic_load_explicit(&d->state, memory_order_acquire) != RB_DESC_DEAD)
 			continue;
-		if (rb_unread_estimate(d) == 0) {
-			trev__rb_free_desc(rb, d);
-			return;
+		if (rb_unread(d) == 0) {
+			if (lent)
+				trev__rb_free_desc(rb, d);
+			else
+				rb_free_dead(rb, d, 0);
+			freed = true;
+			continue;
 		}
 		if (!oldest || d->last_ts < oldest->last_ts)
 			oldest = d;
 	}
-	if (oldest && atomic_load(&rb->hdr->overwrite)) {
-		atomic_fetch_add(&rb->hdr->reclaimed_lost, rb_unread_estimate(oldest));
-		trev__rb_free_desc(rb, oldest);
+	if (!freed && oldest && !lent && atomic_load(&rb->hdr->overwrite)) {
+		rb_free_dead(rb, oldest, rb_unread(oldest));
+		freed = true;
 	}
+	return freed;
 }
 
 /* A free descriptor and a run of pages for it; under the pool lock. */
@@ -422,8 +466,9 @@ static rb_cold struct rb_desc *rb_desc_new(struct trev_rb *rb)
 			pthread_mutex_unlock(&rb->read_lock);
 			return NULL;
 		}
-		rb_reclaim(rb);
-		d = rb_desc_take(rb, nr, &first);
+		/* Several may be needed: a run of nr pages must come free. */
+		while (!d && rb_reclaim(rb))
+			d = rb_desc_take(rb, nr, &first);
 		pthread_mutex_unlock(&rb->read_lock);
 		if (!d) {
 			trev__rb_pool_unlock(rb);
@@ -470,18 +515,29 @@ static void rb_thread_exit(void *unused)
 		struct rb_tls *t = &trev__rb_tls[i];
 		struct trev_rb *rb = sets[i];
 
-		if (!t->desc)
+		struct rb_desc *d = t->desc;
+		uint64_t set_gen = t->set_gen;
+
+		if (!d)
 			continue;
-		if (rb && rb->set_gen == t->set_gen) {
+		/* No more writes to it, not even from a signal handler: readers
+		 * take a dead buffer's last page as final. */
+		t->desc = NULL;
+		t->set_gen = 0;
+		atomic_signal_fence(memory_order_seq_cst);
+		if (rb && rb->set_gen == set_gen) {
+			uint64_t lost = rb_load(&d->lost_total);
+
 			trev__rb_pool_lock(rb, true);
 			/* The name the thread ends with (it may have been set after
 			 * its first event), published by the release store of DEAD. */
-			rb_comm_store(t->desc, name);
-			atomic_store_explicit(&t->desc->state, RB_DESC_DEAD, memory_order_release);
+			rb_comm_store(d, name);
+			/* Drops of its last writes: no page of it will carry them. */
+			if (lost > d->lost_seen)
+				rb_orphan_add(rb, rb_view(rb, rb_cpu_now()), lost - d->lost_seen);
+			atomic_store_explicit(&d->state, RB_DESC_DEAD, memory_order_release);
 			trev__rb_pool_unlock(rb);
 		}
-		t->desc = NULL;
-		t->set_gen = 0;
 	}
 	rb_busy_put();
 	pthread_mutex_unlock(&sets_lock);
@@ -707,6 +763,14 @@ static rb_cold struct rb_desc *rb_writer_desc_slow(struct trev_rb *rb)
 		return d;
 	}
 	atomic_fetch_add_explicit(&rb->hdr->nobuf_dropped, 1 + refused, memory_order_relaxed);
+	/* Dropped on this CPU, and no buffer reports them: orphans. */
+	{
+		int v = rb_view(rb, rb_cpu_now());
+
+		atomic_fetch_add_explicit(&rb->cpu_lost[v].dropped, 1 + refused,
+					  memory_order_relaxed);
+		rb_orphan_add(rb, v, 1 + refused);
+	}
 	return NULL;
 }
 
@@ -1030,6 +1094,8 @@ int trev_rb_reset(struct trev_rb *rb)
 	}
 	atomic_store(&rb->hdr->nobuf_dropped, 0);
 	atomic_store(&rb->hdr->reclaimed_lost, 0);
+	atomic_store(&rb->hdr->orphans, 0);
+	rb->orphans_seen = 0;
 	trev__rb_stage_clear(rb, true);
 	trev__rb_views_reset(rb);
 	rb_resume_all(rb);
@@ -1210,6 +1276,11 @@ uint64_t trev_rb_nobuf_dropped(const struct trev_rb *rb)
 uint64_t trev_rb_recycled_lost(const struct trev_rb *rb)
 {
 	return atomic_load(&rb->hdr->reclaimed_lost);
+}
+
+uint64_t trev_rb_orphan_lost(const struct trev_rb *rb)
+{
+	return atomic_load(&rb->hdr->orphans);
 }
 
 int trev_rb_memfd(const struct trev_rb *rb)
