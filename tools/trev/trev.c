@@ -113,16 +113,62 @@ void trev_show_error_log(struct trev_remote *r, const char *path)
 	free(text);
 }
 
+/*
+ * The reply time-out of --timeout or TREV_TIMEOUT (@what), in seconds:
+ * a decimal number >= 0, 0 waiting for ever (docs/control-socket.md).
+ * Return: 0, or -1 after a message.
+ */
+static int trev_set_timeout(const char *what, const char *arg)
+{
+	char *end;
+	double s;
+
+	errno = 0;
+	s = strtod(arg, &end);
+	if (errno || end == arg || *end || !(s >= 0 && s <= 86400)) {
+		trev_err("%s: '%s' is not a number of seconds from 0 (no time-out) to 86400",
+			 what, arg);
+		return -1;
+	}
+	/* A positive time-out under 1 ms would be none at all: round it up. */
+	trev_remote_set_timeout(s > 0 && s < 0.001 ? 1 : (int)(s * 1000 + 0.5));
+	return 0;
+}
+
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: trev <command> [options]\n\ncommands:\n");
+	fprintf(out, "usage: trev [--timeout=SECONDS] <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n`trev <command> --help` describes each.\n");
+	fprintf(out, "\n`trev <command> --help` describes each.\n"
+		     "--timeout (or TREV_TIMEOUT): how long a process may take to answer a\n"
+		     "request beyond the request's own wait, in seconds (default %d, 0 for ever).\n",
+		TREV_REMOTE_TIMEOUT_MS / 1000);
 }
 
 int main(int argc, char **argv)
 {
+	const char *env = getenv("TREV_TIMEOUT");
+
+	if (env && *env && trev_set_timeout("TREV_TIMEOUT", env))
+		return 2;
+	if (argc >= 2 && !strncmp(argv[1], "--timeout", 9)) {
+		const char *arg = NULL;
+		int used = 1;
+
+		if (argv[1][9] == '=')
+			arg = argv[1] + 10;
+		else if (!argv[1][9] && argc >= 3)
+			arg = argv[2], used = 2;
+		if (!arg || (argv[1][9] && argv[1][9] != '=')) {
+			usage(stderr);
+			return 2;
+		}
+		if (trev_set_timeout("--timeout", arg))
+			return 2;
+		argc -= used;
+		argv += used;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
