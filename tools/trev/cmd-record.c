@@ -1158,6 +1158,10 @@ static int rec_check_output(const char *path)
 
 	if (!dir)
 		return -ENOMEM;
+	if (trev_check_output(path) < 0) {
+		free(dir);
+		return -EACCES;
+	}
 	slash = strrchr(dir, '/');
 	if (slash)
 		slash[slash == dir ? 1 : 0] = '\0';

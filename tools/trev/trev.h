@@ -33,6 +33,12 @@ void trev_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * Return: 0, or -1 after an error message naming @cmd and @file.
  */
 int trev_check_dat_file(const char *cmd, const char *file);
+/*
+ * trev_check_output() - @path may be written: no symlink on its way that
+ * another user planted in a sticky directory (base/out_file.h).
+ * Return: 0, or -1 after "trev: PATH: why" naming the link.
+ */
+int trev_check_output(const char *path);
 /* Parse a -p argument. Return: the pid, or -1 after an error message. */
 pid_t trev_parse_pid(const char *arg);
 /* Attach to @pid. Return: the connection, or NULL after an error message. */
