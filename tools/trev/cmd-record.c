@@ -168,12 +168,14 @@ static int64_t rec_now_ms(void)
 /* Write @text to @path (@append: >>); a refusal gets its line and error_log entry. */
 static int rec_write(struct rec *rec, const char *path, const char *text, bool append)
 {
+	char *before = trev_error_log_read(rec->r, path);
 	int ret = trev_remote_write_file(rec->r, path, text, append);
 
 	if (ret < 0) {
 		trev_err("%s: '%s': %s", path, text, strerror(-ret));
-		trev_show_error_log(rec->r, path);
+		trev_show_error_log(rec->r, path, before);
 	}
+	free(before);
 	return ret;
 }
 

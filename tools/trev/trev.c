@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,9 +102,9 @@ struct trev_remote *trev_attach(pid_t pid)
 	return r;
 }
 
-void trev_show_error_log(struct trev_remote *r, const char *path)
+/* The error_log of the instance @path lies in (the top one outside instances/), in @log. */
+static void trev_error_log_path(const char *path, char *log, size_t size)
 {
-	char log_path[4200], *text = NULL, *last;
 	const char *inst = strstr(path, "instances/");
 	int n = 0;
 
@@ -112,17 +113,53 @@ void trev_show_error_log(struct trev_remote *r, const char *path)
 
 		n = end ? (int)(end - path) + 1 : 0;
 	}
-	snprintf(log_path, sizeof(log_path), "%.*serror_log", n, path);
-	if (trev_remote_read_file(r, log_path, &text) <= 0) {
+	snprintf(log, size, "%.*serror_log", n, path);
+}
+
+char *trev_error_log_read(struct trev_remote *r, const char *path)
+{
+	char log_path[4200], *text = NULL;
+
+	trev_error_log_path(path, log_path, sizeof(log_path));
+	if (trev_remote_read_file(r, log_path, &text) < 0) {
 		free(text);
-		return;
+		return NULL;
 	}
-	/* Entries start with '['; print the last one. */
-	last = strrchr(text, '[');
-	while (last && last != text && last[-1] != '\n')
-		last = memrchr(text, '[', (size_t)(last - text));
-	if (last)
-		fputs(last, stderr);
+	return text;
+}
+
+/* Is @entry (@len bytes, from its '[' to the next entry) one of @log's entries? */
+static bool trev_error_log_has(const char *log, const char *entry, size_t len)
+{
+	for (const char *p = log; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (*p == '[' && !strncmp(p, entry, len) && (p[len] == '[' || !p[len]))
+			return true;
+	return false;
+}
+
+void trev_show_error_log(struct trev_remote *r, const char *path, const char *before)
+{
+	char *text = trev_error_log_read(r, path);
+	const char *p = text;
+
+	/*
+	 * Entries start with '[' at a line's start (the time stamp, unique to
+	 * each); only those the write made are shown, not older ones that are
+	 * no business of this refusal.
+	 */
+	while (p && *p) {
+		const char *next = p;
+		size_t len;
+
+		do {
+			next = strchr(next, '\n');
+			next = next ? next + 1 : p + strlen(p);
+		} while (*next && *next != '[');
+		len = (size_t)(next - p);
+		if (*p == '[' && !(before && trev_error_log_has(before, p, len)))
+			fwrite(p, 1, len, stderr);
+		p = next;
+	}
 	free(text);
 }
 
