@@ -82,8 +82,11 @@ struct trev_rb_stats {
  * @out: receives the buffer
  * @opts: sizes, mode and clock; NULL for the defaults
  *
+ * At most 64 buffers exist at once: each thread's slots for them are in
+ * static TLS, which cannot grow.
+ *
  * Context: any thread, not signal-safe (allocates, makes system calls).
- * Return: 0 or a negative errno.
+ * Return: 0 or a negative errno; -ENOSPC when 64 buffers exist.
  */
 TREV_API int trev_rb_create(struct trev_rb **out, const struct trev_rb_options *opts);
 

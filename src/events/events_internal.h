@@ -233,6 +233,11 @@ void trev__instances_crash_child(void);
  */
 struct trev_trace_array *trev__instance_lookup(const char *name);
 int trev__instance_for_each(int (*fn)(struct trev_trace_array *tr, void *arg), void *arg);
+/*
+ * trev__instance_create_locked() - Context: tfs_lock held too (a refusal
+ * for want of a ring buffer, -ENOSPC, is logged in the top's error_log).
+ * Return: 0, -EEXIST, -ENOMEM, -ENOSPC (64 ring buffers exist).
+ */
 int trev__instance_create_locked(const char *name);
 int trev__instance_remove_locked(struct trev_trace_array *tr);
 /* The instance's file of @call (made when @create); under the registry lock. */

@@ -153,6 +153,10 @@ int trev__instance_create_locked(const char *name)
 	pthread_rwlock_init(&tr->buf_lock, NULL);
 	tr_default_options(&opts);
 	ret = tr->name ? trev_rb_create(&tr->rb, &opts) : -ENOMEM;
+	if (ret == -ENOSPC)
+		trev__tracing_log_err(trev__top_instance(), "instances", name, 0,
+				      "At most %u ring buffers at once: the top instance's, one per "
+				      "instance and one per allocated snapshot", RB_MAX_SETS);
 	if (ret) {
 		free(tr->name);
 		free(tr);

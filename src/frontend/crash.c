@@ -49,6 +49,7 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
+#include "base/out_file.h"
 #include "frontend/frontend.h"
 #include "events/events_internal.h"
 #include "output/output.h"
@@ -156,6 +157,7 @@ static void crash_write_trace(void)
 	static const cookie_io_functions_t io = { .write = crash_cookie_write };
 	const char *path = trev__env_output();
 	struct trev_trace_array *tr;
+	char why[256] = "";
 	FILE *out;
 
 	if (strcmp(path, "stderr") == 0)
@@ -163,9 +165,11 @@ static void crash_write_trace(void)
 	else if (strcmp(path, "stdout") == 0)
 		crash_out_fd = dup(STDOUT_FILENO);
 	else
-		crash_out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		crash_out_fd = trev__out_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666, why,
+					      sizeof(why));
 	if (crash_out_fd < 0) {
-		trev__log(TREV_LOG_ERR, "TREV_OUTPUT: cannot open %s: %s\n", path, strerror(errno));
+		trev__log(TREV_LOG_ERR, "TREV_OUTPUT: cannot open %s: %s\n", path,
+			  why[0] ? why : strerror(crash_out_fd == -1 ? errno : -crash_out_fd));
 		return;
 	}
 	out = fopencookie(NULL, "w", io);

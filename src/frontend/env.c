@@ -10,6 +10,7 @@
  * is ignored; the program runs on.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/out_file.h"
 #include "frontend/frontend.h"
 #include "events/events_internal.h"
 #include "output/output.h"
@@ -66,10 +68,16 @@ static void env_at_exit(void)
 	} else if (strcmp(output_path, "stdout") == 0) {
 		out = stdout;
 	} else {
-		out = fopen(output_path, "we");
+		char why[256];
+		int fd = trev__out_open(output_path, O_WRONLY | O_CREAT | O_TRUNC, 0666, why,
+					sizeof(why));
+
+		out = fd >= 0 ? fdopen(fd, "w") : NULL;
 		if (!out) {
 			trev__log(TREV_LOG_ERR, "TREV_OUTPUT: cannot open %s: %s\n", output_path,
-				  strerror(errno));
+				  fd < 0 && why[0] ? why : strerror(fd < 0 ? -fd : errno));
+			if (fd >= 0)
+				close(fd);
 			return;
 		}
 	}

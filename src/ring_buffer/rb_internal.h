@@ -137,7 +137,7 @@
 					 * 4: the per-CPU views' pages, lent;
 					 * 5: losses no buffer carries (orphans) */
 #define RB_MAX_BUFFERS		1024u	/* per-thread buffers per trev_rb */
-#define RB_MAX_SETS		64u	/* trev_rb objects alive at once */
+#define RB_MAX_SETS		64u	/* trev_rb objects alive at once (trev__rb_tls: static TLS) */
 #define RB_MAX_NEST		8u	/* nested writers per thread */
 #define RB_MIN_PAGES		2u
 #define RB_VIEWS		1024u	/* CPU views at most (more CPUs share them) */

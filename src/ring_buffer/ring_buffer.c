@@ -1533,7 +1533,8 @@ int trev__rb_create_in(struct trev_rb **out, const struct trev_rb_options *opts,
 		;
 	if (rb->set == RB_MAX_SETS) {
 		pthread_mutex_unlock(&sets_lock);
-		err = -EMFILE;
+		/* A fixed table is full, as the kernel's ida_alloc() says it. */
+		err = -ENOSPC;
 		goto out_unmap;
 	}
 	rb->set_gen = ++sets_gen;

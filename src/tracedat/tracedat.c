@@ -47,6 +47,7 @@
 #include <trev/tracedat.h>
 
 #include "base/buf.h"
+#include "base/out_file.h"
 #include "ring_buffer/rb_page.h"
 #include "tracedat_internal.h"
 
@@ -883,10 +884,15 @@ int trev_dat_open(struct trev_dat **datp, const char *path, int version,
 		  const struct trev_dat_source *src)
 {
 	struct trev_dat *dat;
+	char why[256];
 	int n, ret;
 
 	if (!datp || !path || !*path || !src || !src->read_file || (version != 6 && version != 7))
 		return -EINVAL;
+	/* Not through another user's symlink in a sticky directory (base/out_file.h). */
+	ret = trev__out_check(path, why, sizeof(why));
+	if (ret == -EACCES || ret == -ELOOP)
+		return ret;
 	n = dat_count_cpus(src);
 	if (n < 0)
 		return n;
@@ -1984,7 +1990,7 @@ static int dat_build(const struct trev_dat *dat, const struct dat_meta *m, struc
  */
 static int dat_out_link(int fd, const char *path, uint64_t len)
 {
-	char proc[64], tmp[4200];
+	char proc[64], tmp[4200], why[256];
 	int ret, to;
 	int64_t copied;
 
@@ -2001,9 +2007,9 @@ static int dat_out_link(int fd, const char *path, uint64_t len)
 		unlink(tmp);
 		return ret;
 	}
-	to = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	to = trev__out_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644, why, sizeof(why));
 	if (to < 0)
-		return -errno;
+		return to;
 	copied = copy_in_kernel(fd, to, len);
 	ret = copied < 0 ? (int)copied : 0;
 	if (!ret && (uint64_t)copied < len) {
@@ -2083,6 +2089,7 @@ int trev_dat_finish(struct trev_dat *dat)
 	struct trev_buf head = TREV_BUF_INIT, tail = TREV_BUF_INIT;
 	struct dat_layout l = { .sizes = true };
 	struct dat_meta meta;
+	char why[256];
 	int fd = -1, ret;
 
 	if (!dat)
@@ -2161,9 +2168,9 @@ int trev_dat_finish(struct trev_dat *dat)
 	if (ret)
 		goto out_free;
 
-	fd = open(dat->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = trev__out_open(dat->path, O_WRONLY | O_CREAT | O_TRUNC, 0644, why, sizeof(why));
 	if (fd < 0) {
-		ret = -errno;
+		ret = fd;
 		goto out_free;
 	}
 	ret = write_all(fd, head.data, head.len) ?: write_pages(dat, NULL, fd, &l) ?:

@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# A fake trev control socket for tests/scripts/cli_trust.sh: what an attacker (or a broken
-# process) could serve. python3 fake_server.py DIR PID LOG binds DIR/PID.sock (PID "self":
-# its own pid), prints "ready PID" and serves one connection at a time:
+# A fake trev control socket for tests/scripts/cli_trust.sh and cli_timeout.sh: what an
+# attacker (or a broken process) could serve. python3 fake_server.py DIR PID LOG [HOW] binds
+# DIR/PID.sock (PID "self": its own pid), prints "ready PID" and serves one connection at a
+# time. HOW "silent": it reads what comes and never answers; "partial": it answers HELLO with
+# the first 7 bytes of a header, then nothing; "noaccept": it never accepts (a backlog of 0:
+# the first connect is queued, the next ones wait). Otherwise:
 #
 #   HELLO     a well-formed answer ("trev 0.1.0 pid PID")
-#   OPEN P    handle 1 (P "open_handle": handle 4096); P picks how READ and WRITE lie
+#   OPEN P    handle 1 (P "open_handle": handle 4096; "silent_open": no answer, nor to
+#             anything after it); P picks how READ and WRITE lie
 #   READ      P "arg_gt_len": 2147483647 bytes announced, 12 sent; "len_gt_asked": 100 more
 #             than asked; "wrong_op", "wrong_handle", "bad_magic", "reserved": that field
 #             wrong; "tracing_on" lies as arg_gt_len (what trev stat reads); any other P:
@@ -18,6 +22,7 @@
 # refused the socket after connecting. A connection whose first bytes are "mark" is logged as
 # "mark" and closed (the script's way to know every earlier connection is logged).
 import os
+import signal
 import socket
 import struct
 import sys
@@ -27,12 +32,16 @@ REPLY = 0x8000
 HDR = struct.Struct("<IHHIiI")
 
 dirname, pid_arg, log_path = sys.argv[1:4]
+how = sys.argv[4] if len(sys.argv) > 4 else ""
 pid = os.getpid() if pid_arg == "self" else int(pid_arg)
 path = os.path.join(dirname, "%d.sock" % pid)
 srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 srv.bind(path)
-srv.listen(8)
+srv.listen(0 if how == "noaccept" else 8)
 print("ready %d" % pid, flush=True)
+if how == "noaccept":
+    while True:
+        signal.pause()
 
 
 def log(line):
@@ -56,6 +65,14 @@ def reply(c, op, handle, arg, payload=b"", magic=MAGIC, reserved=0, rop=None):
     c.sendall(HDR.pack(magic, rop, reserved, handle, arg, len(payload)) + payload)
 
 
+def stall(c, got):
+    while True:
+        b = c.recv(65536)
+        if not b:
+            return
+        got[0] += len(b)
+
+
 def serve(c):
     got = [0]
     mode = ""
@@ -64,7 +81,14 @@ def serve(c):
     if first == b"mark":
         log("mark")
         return
-    while True:
+    if how == "silent":
+        stall(c, got)
+    elif how == "partial":
+        h = recv_exact(c, HDR.size, got)
+        if h is not None:
+            c.sendall(HDR.pack(MAGIC, 1 | REPLY, 0, 0, 3, 0)[:7])
+            stall(c, got)
+    while how not in ("silent", "partial"):
         h = recv_exact(c, HDR.size, got)
         if h is None:
             break
@@ -77,6 +101,9 @@ def serve(c):
         elif op == 2:
             mode = data.decode(errors="replace")
             done = False
+            if mode == "silent_open":
+                stall(c, got)
+                break
             reply(c, op, handle, 4096 if mode == "open_handle" else 1)
         elif op == 3:
             lie = "arg_gt_len" if mode == "tracing_on" else mode

@@ -101,6 +101,24 @@ checks() {
 	[ "$(printf '%s' "$TFS_OUT" | grep -c 'tt_ints: a=')" -eq 2 ] || fail "top holds 2"
 	ok rmdir instances/bar
 	is "" ls instances
+
+	# The limit (docs/tracefs.md, "Instances"): 64 ring buffers, the top's one of them, so
+	# 63 instances; the 64th mkdir is ENOSPC with an error_log entry that says so, and an
+	# instance removed frees its place.
+	for i in $(seq 1 63); do
+		ok mkdir "instances/i$i"
+	done
+	err ENOSPC mkdir instances/i64
+	errlog_last '^\[ *[0-9]+\.[0-9]{6}\] instances: error: At most 64 ring buffers at once: the top instance.s, one per instance and one per allocated snapshot$' 0
+	has '^  Command: i64$'
+	err ENOENT ls instances/i64
+	ok rmdir instances/i63
+	ok mkdir instances/i64
+	ok rmdir instances/i64
+	for i in $(seq 1 62); do
+		ok rmdir "instances/i$i"
+	done
+	is "" ls instances
 }
 
 tfs_main

@@ -86,6 +86,7 @@ static const char *errno_name(int e)
 	case EINTR: return "EINTR";
 	case ENOMEM: return "ENOMEM";
 	case ETIMEDOUT: return "ETIMEDOUT";
+	case ENOSPC: return "ENOSPC";
 	default: return "EOTHER";
 	}
 }

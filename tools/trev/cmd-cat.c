@@ -28,6 +28,9 @@ static const char cat_help[] =
 	"Print PATH of process PID's trace tree (e.g. trace, events/enable,\n"
 	"instances/foo/trace). Pipe files (trace_pipe) stream until interrupted.\n";
 
+/* A READ over the socket waits this long at most: its reply has a deadline beyond it. */
+#define CAT_SLICE_MS	1000
+
 /* A wait for pages ends this often, to see a signal or the process's end. */
 #define CAT_WAIT_MS	100
 
@@ -197,7 +200,15 @@ int cmd_cat(int argc, char **argv)
 		trev_remote_close(r);
 		return 1;
 	}
-	while ((n = trev_remote_read(r, h, buf, sizeof(buf), -1)) > 0) {
+	/*
+	 * A pipe file streams until interrupted: wait in slices, so that
+	 * every reply has a deadline (trev_remote_timeout() beyond the
+	 * slice) and a process that stopped answering is noticed.
+	 */
+	while ((n = trev_remote_read(r, h, buf, sizeof(buf), CAT_SLICE_MS)) > 0 ||
+	       n == -EAGAIN) {
+		if (n < 0)
+			continue;
 		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
 			break;
 		fflush(stdout);

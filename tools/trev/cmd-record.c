@@ -219,17 +219,19 @@ static const char *rec_label(const struct rec_proc *p, char *buf, size_t size)
 	return buf;
 }
 
-/* Write @text to @path (@append: >>); a refusal gets its line and error_log entry. */
+/* Write @text to @path (@append: >>); a refusal gets its line and its new error_log entries. */
 static int rec_write(struct rec_proc *p, const char *path, const char *text, bool append)
 {
+	char *before = trev_error_log_read(p->r, path);
 	int ret = trev_remote_write_file(p->r, path, text, append);
 	char label[96];
 
 	if (ret < 0) {
 		trev_err("%s%s: '%s': %s", rec_label(p, label, sizeof(label)), path, text,
 			 strerror(-ret));
-		trev_show_error_log(p->r, path);
+		trev_show_error_log(p->r, path, before);
 	}
+	free(before);
 	return ret;
 }
 
@@ -1705,6 +1707,10 @@ static int rec_check_output(const char *path)
 
 	if (!dir)
 		return -ENOMEM;
+	if (trev_check_output(path) < 0) {
+		free(dir);
+		return -EACCES;
+	}
 	slash = strrchr(dir, '/');
 	if (slash)
 		slash[slash == dir ? 1 : 0] = '\0';

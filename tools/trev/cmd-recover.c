@@ -491,6 +491,10 @@ int cmd_recover(int argc, char **argv)
 	rcv.src.read_file = rcv_read_file;
 	rcv.src.list_dir = rcv_list_dir;
 	rcv.src.read_page = rcv_read_page;
+	if (trev_check_output(output) < 0) {
+		ret = -EACCES;
+		goto out;
+	}
 	ret = trev_dat_open(&dat, output, version, &rcv.src);
 	if (ret < 0) {
 		trev_err("%s: %s", output, strerror(-ret));

@@ -24,6 +24,7 @@ int cmd_write(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct trev_remote *r;
+	char *before;
 	int c, ret, append = 0;
 	pid_t pid = 0;
 
@@ -48,11 +49,13 @@ int cmd_write(int argc, char **argv)
 	r = trev_attach(pid);
 	if (!r)
 		return 1;
+	before = trev_error_log_read(r, argv[optind]);
 	ret = trev_remote_write_file(r, argv[optind], argv[optind + 1], append);
 	if (ret < 0) {
 		trev_err("%s: %s", argv[optind], strerror(-ret));
-		trev_show_error_log(r, argv[optind]);
+		trev_show_error_log(r, argv[optind], before);
 	}
+	free(before);
 	trev_remote_close(r);
 	return ret < 0;
 }

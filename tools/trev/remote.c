@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -28,8 +29,21 @@ struct trev_remote {
 	bool quiet;		/* during the handshake: the message goes to the caller */
 	uint32_t version;	/* the protocol version HELLO agreed on */
 	char banner[RMT_BANNER_MAX + 1];	/* from HELLO */
-	char error[256];	/* the last malformed reply, explained */
+	char error[256];	/* the last malformed or missing reply, explained */
 };
+
+/* How long a reply may take beyond the request's own wait (0: for ever). */
+static int rmt_timeout_ms = TREV_REMOTE_TIMEOUT_MS;
+
+void trev_remote_set_timeout(int ms)
+{
+	rmt_timeout_ms = ms > 0 ? ms : 0;
+}
+
+int trev_remote_timeout(void)
+{
+	return rmt_timeout_ms;
+}
 
 static const char *const rmt_op_names[] = {
 #define RMT_OP_NAME(name, nr) [nr] = #name,
@@ -107,6 +121,103 @@ int trev_remote_malformed(struct trev_remote *r, unsigned int op, const char *fm
 }
 
 /* ------------------------------------------------------------------ */
+/* Deadlines                                                            */
+
+/*
+ * A request's deadline, in CLOCK_MONOTONIC ms: now, plus the request's
+ * own wait @wait_ms (a READ's or POLL's time-out; -1: it may wait for
+ * ever), plus the time-out. 0: none.
+ */
+static int64_t rmt_deadline(int wait_ms)
+{
+	struct timespec ts;
+
+	if (!rmt_timeout_ms || wait_ms < 0)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + wait_ms + rmt_timeout_ms;
+}
+
+/* The ms left until @deadline for poll(): -1 without one, 0 when it passed. */
+static int rmt_left(int64_t deadline)
+{
+	struct timespec ts;
+	int64_t now;
+
+	if (!deadline)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return now >= deadline ? 0 : (int)(deadline - now);
+}
+
+/*
+ * Wait until @fd is ready for @events, up to @deadline.
+ * Return: 0, -ETIMEDOUT, or a negative errno.
+ */
+static int rmt_wait(int fd, short events, int64_t deadline)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+
+	for (;;) {
+		int n = poll(&p, 1, rmt_left(deadline));
+
+		if (n > 0)
+			return 0;
+		if (n == 0)
+			return -ETIMEDOUT;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+/*
+ * Send or receive exactly @size bytes by @deadline (0: none), as
+ * trev_proto_io() does without one. Return: 0, -ECONNRESET at the peer's
+ * end, -ETIMEDOUT, or a negative errno.
+ */
+static int rmt_io(int fd, void *buf, size_t size, bool sending, int64_t deadline)
+{
+	uint8_t *p = buf;
+
+	while (size) {
+		ssize_t n;
+		int ret = rmt_wait(fd, sending ? POLLOUT : POLLIN, deadline);
+
+		if (ret)
+			return ret;
+		n = sending ? send(fd, p, size, MSG_NOSIGNAL | MSG_DONTWAIT)
+			    : recv(fd, p, size, MSG_DONTWAIT);
+		if (n == 0)
+			return -ECONNRESET;
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -errno;
+		}
+		p += n;
+		size -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * A transport error of @op's exchange: a time-out is reported once
+ * ("process N did not answer OP within S s"), as a malformed reply is;
+ * the connection is given up either way.
+ */
+static int rmt_failed(struct trev_remote *r, uint16_t op, int err, int wait_ms)
+{
+	if (err == -ETIMEDOUT) {
+		snprintf(r->error, sizeof(r->error), "process %d did not answer %s within %g s",
+			 (int)r->pid, rmt_op_name(op), (wait_ms + rmt_timeout_ms) / 1000.0);
+		if (!r->broken && !r->quiet)
+			rmt_report(r->error);
+	}
+	return rmt_break(r, err);
+}
+
+/* ------------------------------------------------------------------ */
 /* Messages                                                             */
 
 /* One request, and room for its reply's payload. */
@@ -119,6 +230,7 @@ struct rmt_req {
 	void *out;		/* the reply's payload */
 	uint32_t out_size;	/* the most it may be; 0: none */
 	uint32_t out_len;	/* what came */
+	int wait_ms;		/* how long the process may wait before it answers; -1: for ever */
 };
 
 /*
@@ -263,28 +375,29 @@ static int64_t rmt_call(struct trev_remote *r, struct rmt_req *q)
 {
 	struct trev_proto_hdr h = { TREV_PROTO_MAGIC, q->op, 0, q->handle, q->arg,
 				    q->len1 + q->len2 };
+	int64_t deadline = rmt_deadline(q->wait_ms);
 	int ret;
 
 	if (r->broken)
 		return r->broken;
 	if ((uint64_t)q->len1 + q->len2 > TREV_PROTO_MAX_PAYLOAD)
 		return -E2BIG;
-	ret = trev_proto_io(r->fd, &h, sizeof(h), true);
+	ret = rmt_io(r->fd, &h, sizeof(h), true, deadline);
 	if (!ret && q->len1)
-		ret = trev_proto_io(r->fd, (void *)q->p1, q->len1, true);
+		ret = rmt_io(r->fd, (void *)q->p1, q->len1, true, deadline);
 	if (!ret && q->len2)
-		ret = trev_proto_io(r->fd, (void *)q->p2, q->len2, true);
+		ret = rmt_io(r->fd, (void *)q->p2, q->len2, true, deadline);
 	if (!ret)
-		ret = trev_proto_io(r->fd, &h, sizeof(h), false);
+		ret = rmt_io(r->fd, &h, sizeof(h), false, deadline);
 	if (ret)
-		return rmt_break(r, ret);
+		return rmt_failed(r, q->op, ret, q->wait_ms);
 	ret = rmt_check_header(r, q, &h);
 	if (ret < 0)
 		return ret;
 	if (ret == 1)
 		return h.arg;	/* HELLO of another version: the payload stays unread */
-	if (h.len && (ret = trev_proto_io(r->fd, q->out, h.len, false)))
-		return rmt_break(r, ret);
+	if (h.len && (ret = rmt_io(r->fd, q->out, h.len, false, deadline)))
+		return rmt_failed(r, q->op, ret, q->wait_ms);
 	q->out_len = h.len;
 	if (h.arg < 0)
 		return h.arg;
@@ -304,6 +417,8 @@ static int rmt_simple(struct trev_remote *r, uint16_t op, uint32_t handle, int32
 	struct rmt_req q = { .op = op, .handle = handle, .arg = arg, .p1 = path,
 			     .len1 = path ? (uint32_t)strnlen(path, TREV_PROTO_MAX_PATH + 1) : 0 };
 
+	if (op == TREV_OP_POLL)
+		q.wait_ms = arg;	/* the process polls that long before it answers */
 	return (int)rmt_call(r, &q);
 }
 
@@ -329,7 +444,7 @@ int trev_remote_from_fd(int fd, pid_t pid, struct trev_remote **out, char *why, 
 	q.out = r->banner;
 	q.out_size = RMT_BANNER_MAX;
 	ret = rmt_call(r, &q);
-	if (ret == -EPROTO && r->error[0]) {
+	if ((ret == -EPROTO || ret == -ETIMEDOUT) && r->error[0]) {
 		snprintf(why, why_size, "%s", r->error);
 		goto out_free;
 	}
@@ -382,7 +497,7 @@ ssize_t trev_remote_read_flags(struct trev_remote *r, int h, void *buf, size_t s
 {
 	int32_t t = timeout_ms;
 	struct rmt_req q = { .op = TREV_OP_READ, .handle = (uint32_t)h, .p1 = &t,
-			     .len1 = sizeof(t), .out = buf };
+			     .len1 = sizeof(t), .out = buf, .wait_ms = timeout_ms };
 
 	if (pr & ~TREV_PR_ALL)
 		return -EINVAL;
@@ -555,7 +670,7 @@ int trev_remote_hold(struct trev_remote *r)
  * or a negative errno; -EPROTO when descriptors were cut off.
  */
 static int rmt_recv_hdr_fds(struct trev_remote *r, struct trev_proto_hdr *h, int *fds, int max,
-			    int *nfds)
+			    int *nfds, int64_t deadline)
 {
 	union {
 		struct cmsghdr align;
@@ -567,9 +682,13 @@ static int rmt_recv_hdr_fds(struct trev_remote *r, struct trev_proto_hdr *h, int
 	ssize_t n;
 
 	*nfds = 0;
-	do
-		n = recvmsg(r->fd, &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
+	do {
+		int ret = rmt_wait(r->fd, POLLIN, deadline);
+
+		if (ret)
+			return ret;
+		n = recvmsg(r->fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	} while (n < 0 && (errno == EINTR || errno == EAGAIN));
 	if (n == 0)
 		return -ECONNRESET;
 	if (n < 0)
@@ -597,7 +716,7 @@ static int rmt_recv_hdr_fds(struct trev_remote *r, struct trev_proto_hdr *h, int
 		return -EPROTO;
 	}
 	if ((size_t)n < sizeof(*h)) {
-		int ret = trev_proto_io(r->fd, (uint8_t *)h + n, sizeof(*h) - (size_t)n, false);
+		int ret = rmt_io(r->fd, (uint8_t *)h + n, sizeof(*h) - (size_t)n, false, deadline);
 
 		if (ret) {
 			while (*nfds)
@@ -612,6 +731,7 @@ int trev_remote_map(struct trev_remote *r, unsigned int flags, int *memfd, int *
 {
 	struct rmt_req q = { .op = TREV_OP_MAP };
 	struct trev_proto_hdr h = { TREV_PROTO_MAGIC, TREV_OP_MAP, 0, 0, 0, 0 };
+	int64_t deadline = rmt_deadline(0);
 	int fds[4], nfds, ret, most;
 
 	if (r->broken)
@@ -623,13 +743,13 @@ int trev_remote_map(struct trev_remote *r, unsigned int flags, int *memfd, int *
 	}
 	q.arg = h.arg = (int32_t)flags;
 	most = flags & TREV_MAP_BUSY ? 2 : 1;
-	ret = trev_proto_io(r->fd, &h, sizeof(h), true);
+	ret = rmt_io(r->fd, &h, sizeof(h), true, deadline);
 	if (!ret)
-		ret = rmt_recv_hdr_fds(r, &h, fds, 4, &nfds);
+		ret = rmt_recv_hdr_fds(r, &h, fds, 4, &nfds, deadline);
 	if (ret == -EPROTO)
 		return rmt_malformed(r, TREV_OP_MAP, "more descriptors than fit the message");
 	if (ret)
-		return rmt_break(r, ret);
+		return rmt_failed(r, TREV_OP_MAP, ret, 0);
 	ret = rmt_check_header(r, &q, &h);
 	if (ret == 0 && h.arg == 0 && (nfds < 1 || nfds > most))
 		ret = rmt_malformed(r, TREV_OP_MAP, "%d descriptors, not %s", nfds,
@@ -661,9 +781,10 @@ int trev_remote_hold_wait(struct trev_remote *r, int timeout_ms)
 		return errno == EINTR ? 0 : -errno;
 	if (ret == 0)
 		return 0;
-	ret = trev_proto_io(r->fd, &h, sizeof(h), false);
+	/* The reply has begun: the rest of its header is due within the time-out. */
+	ret = rmt_io(r->fd, &h, sizeof(h), false, rmt_deadline(0));
 	if (ret)
-		return rmt_break(r, ret);
+		return rmt_failed(r, TREV_OP_HOLD, ret, 0);
 	ret = rmt_check_header(r, &q, &h);
 	if (ret < 0)
 		return ret;

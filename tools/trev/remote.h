@@ -17,6 +17,22 @@
 
 struct trev_remote;
 
+/*
+ * How long a reply may take, by default, beyond the request's own wait (a
+ * READ's or POLL's time-out): then the call fails with -ETIMEDOUT after
+ * "process N did not answer OP within S s", and so does every later call
+ * on that connection.
+ */
+#define TREV_REMOTE_TIMEOUT_MS	30000
+
+/*
+ * trev_remote_set_timeout() - the time-out of every later request and
+ * connect, in ms (0: wait for ever). Context: not thread-safe.
+ */
+void trev_remote_set_timeout(int ms);
+/* The time-out in ms, 0 for none. */
+int trev_remote_timeout(void);
+
 /* The most trev_remote_read_file() takes from one file (then -EFBIG). */
 #define TREV_REMOTE_MAX_FILE	(64u << 20)
 
@@ -32,7 +48,9 @@ struct trev_remote;
  * -EPERM (not ours, or a socket that is not the process's), -ENOENT (no
  * trev socket in that process), -ENOTSUP (its socket is disabled:
  * TREV_SOCKET=0), -EPROTO (it speaks another protocol, or a
- * malformed HELLO). @why receives a sentence for the user.
+ * malformed HELLO), -ETIMEDOUT (it did not accept the connection or
+ * answer HELLO within trev_remote_timeout()). @why receives a sentence
+ * for the user.
  */
 int trev_remote_connect(pid_t pid, struct trev_remote **out, char *why, size_t why_size);
 /*

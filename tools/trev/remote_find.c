@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -291,9 +292,25 @@ static int rfind_connect(const struct rfind_proc *p, int dirfd, const char *dir,
 		snprintf(why, why_size, "socket: %s", strerror(errno));
 		return ret;
 	}
+	/*
+	 * A listener whose backlog is full (it does not accept) makes
+	 * connect() wait; SO_SNDTIMEO bounds that wait, which then ends
+	 * with EAGAIN.
+	 */
+	if (trev_remote_timeout()) {
+		struct timeval tv = { .tv_sec = trev_remote_timeout() / 1000,
+				      .tv_usec = trev_remote_timeout() % 1000 * 1000 };
+
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	}
 	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
 		ret = -errno;
-		if (ret == -ENOENT || ret == -ECONNREFUSED) {
+		if (ret == -EAGAIN && trev_remote_timeout()) {
+			snprintf(why, why_size,
+				 "process %d did not accept the connection within %g s",
+				 (int)p->pid, trev_remote_timeout() / 1000.0);
+			ret = -ETIMEDOUT;
+		} else if (ret == -ENOENT || ret == -ECONNREFUSED) {
 			snprintf(why, why_size,
 				 "process %d does not serve trev (no socket %s%s/%d.sock)",
 				 (int)p->pid, p->shown, dir, (int)p->ns_pid);

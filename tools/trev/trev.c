@@ -3,11 +3,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/out_file.h"
 #include "remote.h"
 #include "trev.h"
 
@@ -62,6 +64,18 @@ int trev_check_dat_file(const char *cmd, const char *file)
 	return 0;
 }
 
+int trev_check_output(const char *path)
+{
+	char why[256];
+	int ret = trev__out_check(path, why, sizeof(why));
+
+	/* The rest (a missing directory, no permission) is for the open to say. */
+	if (ret != -EACCES && ret != -ELOOP)
+		return 0;
+	trev_err("%s: %s", path, why[0] ? why : strerror(-ret));
+	return -1;
+}
+
 pid_t trev_parse_pid(const char *arg)
 {
 	char *end;
@@ -89,9 +103,9 @@ struct trev_remote *trev_attach(pid_t pid)
 	return r;
 }
 
-void trev_show_error_log(struct trev_remote *r, const char *path)
+/* The error_log of the instance @path lies in (the top one outside instances/), in @log. */
+static void trev_error_log_path(const char *path, char *log, size_t size)
 {
-	char log_path[4200], *text = NULL, *last;
 	const char *inst = strstr(path, "instances/");
 	int n = 0;
 
@@ -100,30 +114,112 @@ void trev_show_error_log(struct trev_remote *r, const char *path)
 
 		n = end ? (int)(end - path) + 1 : 0;
 	}
-	snprintf(log_path, sizeof(log_path), "%.*serror_log", n, path);
-	if (trev_remote_read_file(r, log_path, &text) <= 0) {
+	snprintf(log, size, "%.*serror_log", n, path);
+}
+
+char *trev_error_log_read(struct trev_remote *r, const char *path)
+{
+	char log_path[4200], *text = NULL;
+
+	trev_error_log_path(path, log_path, sizeof(log_path));
+	if (trev_remote_read_file(r, log_path, &text) < 0) {
 		free(text);
-		return;
+		return NULL;
 	}
-	/* Entries start with '['; print the last one. */
-	last = strrchr(text, '[');
-	while (last && last != text && last[-1] != '\n')
-		last = memrchr(text, '[', (size_t)(last - text));
-	if (last)
-		fputs(last, stderr);
+	return text;
+}
+
+/* Is @entry (@len bytes, from its '[' to the next entry) one of @log's entries? */
+static bool trev_error_log_has(const char *log, const char *entry, size_t len)
+{
+	for (const char *p = log; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (*p == '[' && !strncmp(p, entry, len) && (p[len] == '[' || !p[len]))
+			return true;
+	return false;
+}
+
+void trev_show_error_log(struct trev_remote *r, const char *path, const char *before)
+{
+	char *text = trev_error_log_read(r, path);
+	const char *p = text;
+
+	/*
+	 * Entries start with '[' at a line's start (the time stamp, unique to
+	 * each); only those the write made are shown, not older ones that are
+	 * no business of this refusal.
+	 */
+	while (p && *p) {
+		const char *next = p;
+		size_t len;
+
+		do {
+			next = strchr(next, '\n');
+			next = next ? next + 1 : p + strlen(p);
+		} while (*next && *next != '[');
+		len = (size_t)(next - p);
+		if (*p == '[' && !(before && trev_error_log_has(before, p, len)))
+			fwrite(p, 1, len, stderr);
+		p = next;
+	}
 	free(text);
+}
+
+/*
+ * The reply time-out of --timeout or TREV_TIMEOUT (@what), in seconds:
+ * a decimal number >= 0, 0 waiting for ever (docs/control-socket.md).
+ * Return: 0, or -1 after a message.
+ */
+static int trev_set_timeout(const char *what, const char *arg)
+{
+	char *end;
+	double s;
+
+	errno = 0;
+	s = strtod(arg, &end);
+	if (errno || end == arg || *end || !(s >= 0 && s <= 86400)) {
+		trev_err("%s: '%s' is not a number of seconds from 0 (no time-out) to 86400",
+			 what, arg);
+		return -1;
+	}
+	/* A positive time-out under 1 ms would be none at all: round it up. */
+	trev_remote_set_timeout(s > 0 && s < 0.001 ? 1 : (int)(s * 1000 + 0.5));
+	return 0;
 }
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: trev <command> [options]\n\ncommands:\n");
+	fprintf(out, "usage: trev [--timeout=SECONDS] <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n`trev <command> --help` describes each.\n");
+	fprintf(out, "\n`trev <command> --help` describes each.\n"
+		     "--timeout (or TREV_TIMEOUT): how long a process may take to answer a\n"
+		     "request beyond the request's own wait, in seconds (default %d, 0 for ever).\n",
+		TREV_REMOTE_TIMEOUT_MS / 1000);
 }
 
 int main(int argc, char **argv)
 {
+	const char *env = getenv("TREV_TIMEOUT");
+
+	if (env && *env && trev_set_timeout("TREV_TIMEOUT", env))
+		return 2;
+	if (argc >= 2 && !strncmp(argv[1], "--timeout", 9)) {
+		const char *arg = NULL;
+		int used = 1;
+
+		if (argv[1][9] == '=')
+			arg = argv[1] + 10;
+		else if (!argv[1][9] && argc >= 3)
+			arg = argv[2], used = 2;
+		if (!arg || (argv[1][9] && argv[1][9] != '=')) {
+			usage(stderr);
+			return 2;
+		}
+		if (trev_set_timeout("--timeout", arg))
+			return 2;
+		argc -= used;
+		argv += used;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

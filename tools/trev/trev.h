@@ -34,14 +34,27 @@ void trev_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * Return: 0, or -1 after an error message naming @cmd and @file.
  */
 int trev_check_dat_file(const char *cmd, const char *file);
+/*
+ * trev_check_output() - @path may be written: no symlink on its way that
+ * another user planted in a sticky directory (base/out_file.h).
+ * Return: 0, or -1 after "trev: PATH: why" naming the link.
+ */
+int trev_check_output(const char *path);
 /* Parse a -p argument. Return: the pid, or -1 after an error message. */
 pid_t trev_parse_pid(const char *arg);
 /* Attach to @pid. Return: the connection, or NULL after an error message. */
 struct trev_remote *trev_attach(pid_t pid);
 /*
- * After a refused write to @path: print, on stderr, the last entry of the
- * error_log of the instance @path lies in (the top one outside instances/).
+ * trev_error_log_read() - the error_log of the instance @path lies in (the
+ * top one outside instances/), read before a write to @path.
+ * Return: malloc'd text, or NULL (none, or it cannot be read).
  */
-void trev_show_error_log(struct trev_remote *r, const char *path);
+char *trev_error_log_read(struct trev_remote *r, const char *path);
+/*
+ * trev_show_error_log() - after a refused write to @path: print, on
+ * stderr, the entries of that error_log that are not in @before (its text
+ * before the write, trev_error_log_read()): those the write made, if any.
+ */
+void trev_show_error_log(struct trev_remote *r, const char *path, const char *before);
 
 #endif /* TREV_TOOLS_TREV_H */
