@@ -921,6 +921,12 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 				break;
 			}
 		}
+		if (got == -EUCLEAN && rec->rs.shm) {
+			char why[256];
+
+			if (trev_mapped_damage(rec->rs.shm, why, sizeof(why)))
+				trev_err("process %d: its buffer is damaged: %s", (int)rec->pid, why);
+		}
 		if (got < 0)
 			*end = got == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
 	}
