@@ -517,6 +517,33 @@ TREV_API int trev_rb_attach_busy(struct trev_rb *rb, int memfd);
  */
 TREV_API void trev_rb_writers_gone(struct trev_rb *rb);
 
+/* Where an attached buffer's region was found damaged (trev_rb_damaged()). */
+struct trev_rb_damage {
+	unsigned int buffer;	/* the per-thread buffer (trev_rb_buffers()'s id) */
+	pid_t tid;		/* its thread, as the region says */
+	int cpu;		/* the CPU view of the reader's position in it */
+	uint64_t seq;		/* the page's sequence number in that buffer */
+	uint32_t page;		/* its page in the region, UINT32_MAX if none */
+	uint32_t off;		/* the reader's offset in that page's data */
+	char what[128];		/* what is wrong there */
+};
+
+/**
+ * trev_rb_damaged() - why the reads of an attached buffer failed
+ * @rb: a buffer from trev_rb_attach() after trev_rb_writers_gone()
+ * @out: receives the first damage found
+ *
+ * Once nothing writes to the region, a value in it that the reader cannot
+ * get past (a page missing from its slot, a page run outside the region,
+ * a commit longer than a page, a position past the writer's last page) is
+ * damage, not a write in progress: every read of @rb then returns
+ * -EUCLEAN, and this says where. While writers may still write, the
+ * reader takes such a value for a write in progress, and a bounded look
+ * finds nothing for now.
+ * Context: any thread. Return: 1 with @out set, 0 if no damage was found.
+ */
+TREV_API int trev_rb_damaged(struct trev_rb *rb, struct trev_rb_damage *out);
+
 /**
  * trev_rb_lend_consumer() - let another process consume @rb
  *

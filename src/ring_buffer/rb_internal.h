@@ -144,6 +144,8 @@
 #define RB_LENT_CPUS		RB_VIEWS	/* CPU views whose counts a borrower hands back */
 #define RB_ATTACHED_MAX_STEPS	(1u << 16)	/* records and pages one peek of an
 						 * attached buffer walks at most */
+#define RB_ATTACHED_MAX_STALLS	1000u	/* looks one peek of an attached buffer takes at
+					 * a page it cannot copy, while writers write */
 #define RB_SEQ_NONE		UINT64_MAX	/* slot holds no page */
 #define RB_SEQ_BUSY		(UINT64_MAX - 1)	/* slot is being rewritten */
 #define RB_NEST_CLAIM		0x100u	/* nesting: the innermost level is claiming */
@@ -463,6 +465,9 @@ struct trev_rb {
 	struct rb_cursor cursor[RB_MAX_BUFFERS];
 	uint64_t stuck_writes;	/* writes readers waited for in vain (rb_read.c,
 				 * rb_settle_wait()), under read_lock */
+	bool damaged;		/* attached, writers gone: a read found damage; every
+				 * read returns -EUCLEAN (rb_read.c), under read_lock */
+	struct trev_rb_damage damage; /*   where (trev_rb_damaged()) */
 	_Atomic uint32_t wake_all; /* bumped by trev_rb_wake_readers */
 	int nr_cpus;		/* CPU views (sysconf(_SC_NPROCESSORS_CONF)) */
 	struct rb_stage *stage;	/* [nr_cpus], under read_lock */

@@ -11,6 +11,8 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,43 +138,148 @@ static inline uint8_t *rb_reader_out(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* Damage                                                               */
+
+/* Nothing writes to @rb's region any more: what cannot be read now never can. */
+static bool rb_static(struct trev_rb *rb)
+{
+	return rb->attached && atomic_load_explicit(&rb->writers_gone, memory_order_relaxed);
+}
+
+/* Why page @seq of @d cannot be read, into @what; *@page its region page or UINT32_MAX. */
+static void rb_describe(struct trev_rb *rb, struct rb_desc *d, uint64_t seq, uint32_t *page,
+			char *what, size_t n)
+{
+	uint32_t first = __atomic_load_n(&d->first_page, __ATOMIC_RELAXED);
+	uint32_t nr = __atomic_load_n(&d->nr_pages, __ATOMIC_RELAXED);
+	uint64_t held, size;
+
+	*page = UINT32_MAX;
+	if (rb_reader_page(rb, d, seq, page) < 0) {
+		*page = UINT32_MAX;
+		snprintf(what, n, "its run of %u pages from page %u is not in the region's %u pages",
+			 nr, first, rb->nr_pages);
+		return;
+	}
+	held = atomic_load_explicit(&rb_slot_of(rb, *page)->seq, memory_order_acquire);
+	size = atomic_load_explicit((_Atomic uint64_t *)(void *)(rb_page_ptr(rb, *page) + 8),
+				    memory_order_acquire) & RB_COMMIT_MASK;
+	if (held == RB_SEQ_NONE)
+		snprintf(what, n, "its slot holds no page");
+	else if (held == RB_SEQ_BUSY)
+		snprintf(what, n, "its slot is marked as being rewritten");
+	else if (held != seq)
+		snprintf(what, n, "its slot holds page %llu", (unsigned long long)held);
+	else if (size > RB_DATA_SIZE)
+		snprintf(what, n, "its commit word says %llu bytes, a page holds %u",
+			 (unsigned long long)size, RB_DATA_SIZE);
+	else
+		snprintf(what, n, "its buffer's generation changed");
+}
+
+/*
+ * rb_damage_set() - a read of @rb cannot get past page @seq, offset @off, of @d
+ * @cpu: the CPU the reader's position there is on
+ * @fmt: what is wrong, printf-style
+ *
+ * Only for a region nothing writes to any more (rb_static()): the first
+ * damage is kept for trev_rb_damaged(), and every read of @rb fails from
+ * now on. Under read_lock. Return: -EUCLEAN.
+ */
+static __attribute__((format(printf, 6, 7))) int
+rb_damage_set(struct trev_rb *rb, struct rb_desc *d, uint64_t seq, uint32_t off, uint32_t cpu,
+	      const char *fmt, ...)
+{
+	struct trev_rb_damage *dm = &rb->damage;
+	va_list ap;
+
+	if (rb->damaged)
+		return -EUCLEAN;
+	rb->damaged = true;
+	dm->buffer = (unsigned int)(d - rb->descs);
+	dm->tid = __atomic_load_n(&d->tid, __ATOMIC_RELAXED);
+	dm->cpu = rb_view(rb, cpu);
+	dm->seq = seq;
+	dm->off = off;
+	if (rb_reader_page(rb, d, seq, &dm->page) < 0)
+		dm->page = UINT32_MAX;
+	va_start(ap, fmt);
+	vsnprintf(dm->what, sizeof(dm->what), fmt, ap);
+	va_end(ap);
+	return -EUCLEAN;
+}
+
+int trev_rb_damaged(struct trev_rb *rb, struct trev_rb_damage *out)
+{
+	int ret = 0;
+
+	if (!rb || !out)
+		return 0;
+	pthread_mutex_lock(&rb->read_lock);
+	if (rb->damaged) {
+		*out = rb->damage;
+		ret = 1;
+	}
+	pthread_mutex_unlock(&rb->read_lock);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
 /* Positions                                                            */
 
 /*
- * If the page at @p is gone (overwritten, or cut off by a resize), move @p
- * to the oldest page still there and count what was skipped.
- * Return: the number of entries skipped.
+ * rb_pos_catch_up() - if the page at @p is gone (overwritten, or cut off
+ * by a resize), move @p to the oldest page still there
+ * @skipped: the entries skipped are added to it
+ *
+ * Return: 0; for another process's buffer whose oldest page is not in its
+ * slot, -EAGAIN after a bounded look while its writers may still be moving
+ * on, -EUCLEAN (rb_damage_set()) once they are gone. The writer moves
+ * first_seq past a page before it rewrites the page's slot
+ * (rb_next_page()), so nothing but damage leaves the oldest page missing.
  */
-static uint64_t rb_pos_catch_up(struct trev_rb *rb, struct rb_desc *d, struct rb_pos *p)
+static int rb_pos_catch_up(struct trev_rb *rb, struct rb_desc *d, struct rb_pos *p,
+			   uint64_t *skipped)
 {
 	for (unsigned int tries = 0;; tries++) {
 		uint64_t tail = atomic_load_explicit(&d->tail_seq, memory_order_acquire);
 		uint32_t nr = __atomic_load_n(&d->nr_pages, __ATOMIC_RELAXED);
-		uint64_t oldest;
+		uint64_t oldest, first, n;
 		struct rb_slot meta;
 
 		if (tail == RB_SEQ_NONE || nr == 0)
 			return 0;
-		oldest = atomic_load_explicit(&d->first_seq, memory_order_acquire);
+		oldest = first = atomic_load_explicit(&d->first_seq, memory_order_acquire);
 		if (tail + 1 >= nr && oldest < tail + 1 - nr)
 			oldest = tail + 1 - nr;
 		if (p->seq >= oldest)
 			return 0;
 		if (rb_read_meta(rb, d, oldest, &meta) < 0) {
-			/* Only another process's buffer can stay so: its writer
-			 * died while it rewrote that page. */
-			if (rb->attached && tries > 1000)
-				return 0;
-			continue;	/* overwritten again meanwhile */
-		}
-		uint64_t skipped = meta.first_entry > p->entry ? meta.first_entry - p->entry : 0;
+			char what[96];
+			uint32_t page;
 
+			if (!rb->attached)
+				continue;	/* overwritten again meanwhile */
+			if (!rb_static(rb)) {
+				/* its writer may be past it already, or stopped */
+				if (tries < RB_ATTACHED_MAX_STALLS)
+					continue;
+				return -EAGAIN;
+			}
+			rb_describe(rb, d, oldest, &page, what, sizeof(what));
+			return rb_damage_set(rb, d, oldest, 0, p->cpu,
+					  "its oldest page (the last is %llu, the first %llu, of %u): %s",
+					  (unsigned long long)tail, (unsigned long long)first, nr,
+					  what);
+		}
+		n = meta.first_entry > p->entry ? meta.first_entry - p->entry : 0;
 		p->seq = oldest;
 		p->off = 0;
 		p->entry = meta.first_entry;
-		p->lost += skipped;
+		p->lost += n;
 		p->entered = false;
-		return skipped;
+		*skipped += n;
+		return 0;
 	}
 }
 
@@ -181,16 +288,23 @@ static uint64_t rb_pos_catch_up(struct trev_rb *rb, struct rb_desc *d, struct rb
  * @end_seq, @end_off: stop there (the iterator's snapshot), or RB_SEQ_NONE
  *
  * Walks over markers, time records and padding, updating @p; stops at a
- * data record without consuming it.
- * Return: 1 with @r set, 0 when there is nothing (yet), -errno on error.
+ * data record without consuming it. On another process's buffer every
+ * step moves @p or ends the walk: a page it cannot copy is looked at a
+ * bounded number of times while writers may be rewriting it, and is damage
+ * once they are gone (rb_damage_set()).
+ * Return: 1 with @r set, 0 when there is nothing (yet), -EUCLEAN for a
+ * damaged region, -errno on another error.
  */
 static int rb_pos_peek(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor *c,
 		       struct rb_pos *p, struct rb_rec *r, uint64_t end_seq, uint32_t end_off,
 		       uint64_t *skipped)
 {
-	for (uint32_t steps = 0;; steps++) {
+	for (uint32_t steps = 0, stalls = 0;; steps++) {
+		uint64_t seq = p->seq;
 		int err;
 
+		if (rb->damaged)
+			return -EUCLEAN;
 		/* Another process's buffer may hold anything, its writer may be
 		 * dead halfway through a page: a bounded walk, then "nothing". */
 		if (rb->attached && steps > RB_ATTACHED_MAX_STEPS)
@@ -199,16 +313,40 @@ static int rb_pos_peek(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor *
 		if (end_seq != RB_SEQ_NONE &&
 		    (p->seq > end_seq || (p->seq == end_seq && p->off >= end_off)))
 			return 0;
-		*skipped += rb_pos_catch_up(rb, d, p);
+		err = rb_pos_catch_up(rb, d, p, skipped);
+		if (err == -EAGAIN)
+			return 0;
+		if (err < 0)
+			return err;
 		if (c->copy_seq != p->seq || (!c->copy_final && p->off >= c->copy_size)) {
 			err = rb_copy_page(rb, d, c, p->seq);
 			if (err == -ESTALE) {
 				uint64_t tail = atomic_load_explicit(&d->tail_seq,
 								     memory_order_acquire);
+				char what[96];
+				uint32_t page;
 
-				if (tail == RB_SEQ_NONE || p->seq > tail)
-					return 0;	/* not written yet */
-				continue;		/* overwritten: catch up */
+				if (tail == RB_SEQ_NONE || p->seq > tail) {
+					/* Not written yet; a reader is never past the
+					 * page after the writer's. */
+					if (rb_static(rb) && tail != RB_SEQ_NONE && p->seq - 1 > tail)
+						return rb_damage_set(rb, d, p->seq, p->off, p->cpu,
+								  "the reader's position is past the "
+								  "writer's last page, %llu",
+								  (unsigned long long)tail);
+					return 0;
+				}
+				if (!rb->attached || p->seq != seq)
+					continue;	/* overwritten: catch up */
+				/* Neither there nor overwritten: a writer between
+				 * its stores, or damage. */
+				if (!rb_static(rb)) {
+					if (++stalls >= RB_ATTACHED_MAX_STALLS)
+						return 0;
+					continue;
+				}
+				rb_describe(rb, d, p->seq, &page, what, sizeof(what));
+				return rb_damage_set(rb, d, p->seq, p->off, p->cpu, "%s", what);
 			}
 			if (err < 0)
 				return err;

@@ -50,7 +50,9 @@
  * checked where it is used (rb_reader_page(), rb_view()), page copies are
  * validated before decoding (rb_decode() never reads past a copy), and
  * every walk is bounded (RB_ATTACHED_MAX_STEPS), so a hostile or dead
- * writer yields wrong events at worst, never a crash or a hang. The busy
+ * writer yields wrong events at worst, never a crash or a hang; once its
+ * writers are gone, a value a reader cannot get past is damage: -EUCLEAN,
+ * and trev_rb_damaged() says where (rb_read.c, rb_damage_set()). The busy
  * words' area (trev_rb_attach_busy()) is checked the same way and mapped
  * read-only; a descriptor's index past its word count reads as idle, and a
  * word stuck busy costs a reader 20 ms per call at most (rb_read.c).

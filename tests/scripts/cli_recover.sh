@@ -136,6 +136,26 @@ printf 'tvfm\001\000\000\000\002\000\000\000\000\000\000\000\004\000\000\000\001
 bad "metadata naming an entry twice" "^trev: $T/bad.meta: entries 0 and 1 have the same name, @pid$"
 printf 'nope' >"$T/bad.meta"
 bad "not metadata" "^trev: $T/bad.meta: not a trev flight recorder metadata file$"
+
+# A region whose buffer 0 says its oldest page is one no slot holds (byte 6 of its tail_seq
+# changed; both buffers wrapped): the reader once looked for that page again for every event
+# it staged, for minutes. Now the error says which buffer, page and offset, and what is wrong.
+# It takes milliseconds; the timeout only ends a reader that hangs.
+run 0 env TREV_BUFFER_KB=8 TREV_FLIGHT="$T/wrap" TREV_FLIGHT_KEEP=1 "$app" 600 2
+run 0 "$trev" recover -o "$T/wrap.dat" "$T/wrap"
+err_has "^trev: recovered [0-9]+ events of process [0-9]+ \(rec_app\) from $T/wrap; [1-9][0-9]* lost, [1-9][0-9]* overwritten$"
+desc_off=$(od -An -t u8 -j 16 -N 8 "$T/wrap" | tr -d ' ')
+cp --sparse=always "$T/wrap" "$T/bad"
+cp "$T/wrap.meta" "$T/bad.meta"
+printf '\043' | dd of="$T/bad" bs=1 seek=$((desc_off + 86)) conv=notrunc status=none
+timeout 120 "$trev" recover -o "$T/bad.dat" "$T/bad" >"$out" 2>"$errf"
+st=$?
+[ "$st" != 124 ] || fail "damaged tail_seq: trev recover still ran after 120 s (a hang)"
+[ "$st" = 1 ] || fail "damaged tail_seq: trev recover exited $st, expected 1"
+err_has "^trev: $T/bad: damaged: buffer 0 \(thread [0-9]+\), CPU [0-9]+, page [0-9]+ \(region page [0-9]+\), offset 0: its oldest page \(the last is [0-9]+, the first [0-9]+, of 2\): its slot holds page [0-9]+$"
+[ ! -e "$T/bad.dat" ] || fail "damaged tail_seq: $T/bad.dat written"
+echo "ok: damaged tail_seq: an error naming the place, no hang"
+
 rm "$T/bad.meta"
 bad "no metadata" "^trev: $T/bad.meta: No such file or directory$"
 run 2 "$trev" recover

@@ -1124,6 +1124,12 @@ static void rec_proc_finish(struct rec_proc *p, enum rec_end end)
 				break;
 			}
 		}
+		if (got == -EUCLEAN && p->rs.shm) {
+			char why[256];
+
+			if (trev_mapped_damage(p->rs.shm, why, sizeof(why)))
+				trev_err("process %d: its buffer is damaged: %s", (int)p->pid, why);
+		}
 		if (got < 0 && got != -EPROTO && !trev_remote_hung_up(p->r))
 			end = REC_END_FAILED;
 		else if (got < 0)

@@ -384,7 +384,7 @@ static bool rcv_alive(const struct rcv *rcv, pid_t pid)
 	return !p || !start || strtoull(p + 1, NULL, 10) == start;
 }
 
-static void rcv_summary(const struct rcv *rcv, const char *region)
+static void rcv_summary(const struct rcv *rcv, const char *region, FILE *log)
 {
 	uint64_t entries = 0, lost = 0, lost_pages = 0, overrun = 0;
 	const char *comm = trev_flight_meta_get(&rcv->meta, "@comm", NULL);
@@ -400,64 +400,32 @@ static void rcv_summary(const struct rcv *rcv, const char *region)
 		if (trev_rb_cpu_stats(rcv->rb, cpu, &st) == 0)
 			overrun += st.overrun;
 		if (c->entries || c->lost || c->lost_pages)
-			fprintf(stderr, "trev:   CPU %d: %llu events, %llu lost%s\n", cpu,
+			fprintf(log, "trev:   CPU %d: %llu events, %llu lost%s\n", cpu,
 				(unsigned long long)c->entries, (unsigned long long)c->lost,
 				c->lost_pages ? " (and more: a page said so)" : "");
 	}
-	fprintf(stderr, "trev: recovered %llu events of process %d (%s) from %s; %llu lost, "
+	fprintf(log, "trev: recovered %llu events of process %d (%s) from %s; %llu lost, "
 		"%llu overwritten\n", (unsigned long long)entries, (int)pid,
 		comm && *comm ? comm : "?", region, (unsigned long long)lost,
 		(unsigned long long)overrun);
 	if (lost_pages)
-		fprintf(stderr, "trev: %llu pages say events were lost before them without a count\n",
+		fprintf(log, "trev: %llu pages say events were lost before them without a count\n",
 			(unsigned long long)lost_pages);
 	if (rcv_alive(rcv, pid))
-		fprintf(stderr, "trev: process %d is still running: this is a snapshot of its "
+		fprintf(log, "trev: process %d is still running: this is a snapshot of its "
 			"buffer\n", (int)pid);
 	else
-		fprintf(stderr, "trev: process %d is gone\n", (int)pid);
+		fprintf(log, "trev: process %d is gone\n", (int)pid);
 }
 
-int cmd_recover(int argc, char **argv)
+int trev_recover_files(const char *region, const char *output, int version, FILE *log)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "file-version", required_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *output = "trace.dat", *region;
 	struct rcv rcv = { 0 };
 	char why[512] = "", *meta_path = NULL;
 	struct trev_dat *dat = NULL;
-	int c, version = 6, memfd, ret, status = 1;
+	int memfd, ret, status = 1;
 	struct stat st;
 
-	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(recover_help, stdout);
-			return 0;
-		case 'o':
-			output = optarg;
-			break;
-		case 'V':
-			if (strcmp(optarg, "6") && strcmp(optarg, "7")) {
-				trev_err("--file-version is 6 or 7, not '%s'", optarg);
-				return 2;
-			}
-			version = atoi(optarg);
-			break;
-		default:
-			fputs(recover_help, stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		fputs(recover_help, stderr);
-		return 2;
-	}
-	region = argv[optind];
 	if (asprintf(&meta_path, "%s.meta", region) < 0) {
 		trev_err("%s", strerror(ENOMEM));
 		return 1;
@@ -501,6 +469,11 @@ int cmd_recover(int argc, char **argv)
 		goto out;
 	}
 	ret = rcv_drain(&rcv, dat);
+	if (ret == -EUCLEAN && trev_mapped_damage(rcv.rb, why, sizeof(why))) {
+		trev_err("%s: damaged: %s", region, why);
+		trev_dat_abort(dat);
+		goto out;
+	}
 	if (ret < 0) {
 		trev_err("%s: reading its pages: %s", region, strerror(-ret));
 		trev_dat_abort(dat);
@@ -511,8 +484,8 @@ int cmd_recover(int argc, char **argv)
 		trev_err("%s: %s (is %s complete?)", output, strerror(-ret), meta_path);
 		goto out;
 	}
-	rcv_summary(&rcv, region);
-	fprintf(stderr, "trev: wrote %s (version %d, %lld bytes)\n", output, version,
+	rcv_summary(&rcv, region, log);
+	fprintf(log, "trev: wrote %s (version %d, %lld bytes)\n", output, version,
 		stat(output, &st) == 0 ? (long long)st.st_size : -1LL);
 	status = 0;
 out:
@@ -521,4 +494,42 @@ out:
 	free(rcv.cpus);
 	free(meta_path);
 	return status;
+}
+
+int cmd_recover(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "file-version", required_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *output = "trace.dat";
+	int c, version = 6;
+
+	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(recover_help, stdout);
+			return 0;
+		case 'o':
+			output = optarg;
+			break;
+		case 'V':
+			if (strcmp(optarg, "6") && strcmp(optarg, "7")) {
+				trev_err("--file-version is 6 or 7, not '%s'", optarg);
+				return 2;
+			}
+			version = atoi(optarg);
+			break;
+		default:
+			fputs(recover_help, stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(recover_help, stderr);
+		return 2;
+	}
+	return trev_recover_files(argv[optind], output, version, stderr);
 }

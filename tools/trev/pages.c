@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Counting the pages written to a file, and a mapped buffer's thread names (pages.h). */
+/*
+ * Counting the pages written to a file, and a mapped buffer's thread names and
+ * damage (pages.h).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,4 +54,19 @@ ssize_t trev_mapped_cmdlines(struct trev_rb *rb, char **text)
 	out[len] = '\0';
 	*text = out;
 	return (ssize_t)len;
+}
+
+int trev_mapped_damage(struct trev_rb *rb, char *buf, size_t size)
+{
+	struct trev_rb_damage dm;
+	char page[32] = "";
+
+	if (trev_rb_damaged(rb, &dm) != 1)
+		return 0;
+	if (dm.page != UINT32_MAX)
+		snprintf(page, sizeof(page), " (region page %u)", dm.page);
+	snprintf(buf, size, "buffer %u (thread %d), CPU %d, page %llu%s, offset %u: %s",
+		 dm.buffer, (int)dm.tid, dm.cpu, (unsigned long long)dm.seq, page, dm.off,
+		 dm.what);
+	return 1;
 }

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* What trev record and trev recover count in the pages they write, and the thread names of a mapped buffer. */
+/*
+ * What trev record and trev recover count in the pages they write, and the thread
+ * names of a mapped buffer and where its region is damaged.
+ */
 #ifndef TREV_TOOLS_PAGES_H
 #define TREV_TOOLS_PAGES_H
 
@@ -26,5 +29,13 @@ void trev_page_tally_add(struct trev_page_tally *t, const unsigned char *page);
  * only printable bytes of the names. Return: its length, or -ENOMEM.
  */
 ssize_t trev_mapped_cmdlines(struct trev_rb *rb, char **text);
+
+/*
+ * trev_mapped_damage() - where a read of @rb (an attached buffer whose
+ * writers are gone) found its region damaged, as one line into @buf:
+ * "buffer B (thread T), CPU C, page S (region page P), offset O: what".
+ * Return: 1 with @buf set, 0 when no damage was found.
+ */
+int trev_mapped_damage(struct trev_rb *rb, char *buf, size_t size);
 
 #endif /* TREV_TOOLS_PAGES_H */

@@ -3,6 +3,7 @@
 #ifndef TREV_TOOLS_TREV_H
 #define TREV_TOOLS_TREV_H
 
+#include <stdio.h>
 #include <sys/types.h>
 
 struct trev_remote;
@@ -25,6 +26,14 @@ int cmd_list(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+
+/*
+ * trev_recover_files() - what trev recover does once its options are read:
+ * REGION (and REGION.meta) into trace.dat file @output of @version,
+ * errors through trev_err(), the summary on @log (the fuzzer's way in).
+ * Return: the exit status, 0 or 1.
+ */
+int trev_recover_files(const char *region, const char *output, int version, FILE *log);
 
 /* Print "trev: <message>" on stderr. */
 void trev_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
