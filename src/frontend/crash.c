@@ -12,19 +12,26 @@
  *   -----------------------------            -------------------------------
  *   claim: crash_owner = tid, exit_done
  *   block every signal
+ *   stop the ring buffers' writers
  *   ring buffers MADV_DOFORK
  *   _Fork() ------------------------------>  dispositions reset, watchdog armed
  *   ring buffers MADV_DONTFORK again         a fresh stack
  *   waitpid(child)                           trev's locks made anew
  *                                            trace text -> TREV_OUTPUT
  *                        <---------------    _exit(0)
- *   the previous handler, if there was one (it may return: the program goes on)
+ *   the previous handler, if there was one (it may return: the program goes
+ *   on, its writers write again)
  *   else the default action: return to a faulting instruction, which faults
  *   again, or raise the signal again
  *
  * The other threads of the process run on meanwhile (only a synchronous
- * fault stops its own thread); their events after the child took its view
- * of the buffers are not in the text. A second signal of the set waits:
+ * fault stops its own thread), but their writes stop first
+ * (trev__rb_crash_stop(): refused and counted from then on, as while a
+ * control operation runs), so that they cannot overwrite the pages the
+ * child reads; they write again if a handler of the program's returns.
+ * The text holds every event committed before the stop, or counts it in a
+ * lost-events line (overwritten before the signal), and its header
+ * counts what it shows. A second signal of the set waits:
  * blocked, in the thread writing the text; in the handler, in another
  * thread, until the text is written and the first signal has ended the
  * process (ten seconds at most after the text is written: a loaded machine
@@ -259,6 +266,8 @@ static void crash_dump(int sig)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	crash_parent = getpid();
+	/* The other threads' events stop here; they would overwrite what the child reads. */
+	trev__rb_crash_stop();
 	trev__rb_fork_share(true);
 	pid = _Fork();
 	if (pid == 0)
@@ -361,8 +370,10 @@ static void crash_handler(int sig, siginfo_t *info, void *ucv)
 	if (chain) {
 		crash_chain(cs, sig, info, ucv);
 		/* It returned: the program goes on, and its exit or death writes the text again. */
-		if (dumped)
+		if (dumped) {
+			trev__rb_crash_resume();
 			trev__env_exit_release();
+		}
 	} else {
 		crash_default(sig, info);
 	}

@@ -110,6 +110,11 @@
  * membarrier(PRIVATE_EXPEDITED) puts a full barrier in every running
  * thread, so either the writer sees PAUSED or the control thread sees its
  * nesting. The same pairing makes reader wake-ups reliable (waiters).
+ *
+ * A dying process stops its writers the same way before its trace is
+ * read (trev__rb_crash_stop()), with a bit of its own, STOPPED, which
+ * writers treat as PAUSED: a control operation's resume does not clear
+ * it, nor does the crash's resume clear a control operation's PAUSED.
  */
 #ifndef TREV_RB_INTERNAL_H
 #define TREV_RB_INTERNAL_H
@@ -155,6 +160,9 @@
 #define RB_GATE_CLOCK		0x20000u	/* gate: the clock is not the TSC; slow path */
 #define RB_GEN_OFF		(1ull << 63)	/* fast_gen: tracing_on is 0 */
 #define RB_GATE_NOBUSY		0x40000u	/* gate: the thread has no busy word; slow path */
+#define RB_GATE_STOPPED		0x80000u	/* gate: a dying process's trace is read; refuse
+						 * (trev__rb_crash_stop()) */
+#define RB_GATE_REFUSE		(RB_GATE_PAUSED | RB_GATE_STOPPED) /* the slow path refuses */
 #define RB_BUSY_MAGIC		0x77627674u	/* "tvbw": the busy area (ring_buffer.c) */
 #define RB_BUSY_VERSION		1u
 #define RB_BUSY_MAX		65535u	/* threads with a busy word at once */
@@ -736,6 +744,8 @@ unsigned int trev__rb_busy_taken(void);
 /* The child that writes a dying process's trace (ring_buffer.c, frontend/crash.c). */
 void trev__rb_fork_share(bool share);
 void trev__rb_crash_child(void);
+void trev__rb_crash_stop(void);
+void trev__rb_crash_resume(void);
 
 /* The calling thread's id, cached per thread (reset in a forked child). */
 extern __thread int trev__rb_tid __attribute__((tls_model("initial-exec")));

@@ -16,6 +16,7 @@
 #include <sys/prctl.h>
 #include <sys/rseq.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ring_buffer/rb_api.h"
@@ -30,6 +31,8 @@ static uint64_t sets_gen;
 static pthread_key_t exit_key;
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 static int membarrier_ok;
+/* Odd while a dying process's trace is read (trev__rb_crash_stop()): no buffer is made. */
+static _Atomic uint32_t crash_gen;
 
 /* ------------------------------------------------------------------ */
 /* Small system helpers                                                */
@@ -457,6 +460,11 @@ static rb_cold struct rb_desc *rb_desc_new(struct trev_rb *rb)
 
 	if (trev__rb_pool_lock(rb, true) < 0)
 		return NULL;
+	/* A dying process's trace is read: no buffer made, none recycled under it. */
+	if (atomic_load(&crash_gen) & 1) {
+		trev__rb_pool_unlock(rb);
+		return NULL;
+	}
 	d = rb_desc_take(rb, nr, &first);
 	if (!d) {
 		trev__rb_pool_unlock(rb);
@@ -743,8 +751,11 @@ static rb_cold struct rb_desc *rb_writer_desc_slow(struct trev_rb *rb)
 		d = t->desc;	/* a handler that came before the mark made it */
 	} else if (t->fail_set != rb->set_gen || t->fail_gen != free_gen) {
 		/* (Failed before and nothing was freed since: do not scan again.) */
+		uint32_t stop = atomic_load(&crash_gen);
+
 		d = rb_desc_new(rb);
-		if (!d) {
+		/* Refused while a dying process's trace was read is no failure. */
+		if (!d && !(stop & 1) && atomic_load(&crash_gen) == stop) {
 			t->fail_set = rb->set_gen;
 			t->fail_gen = free_gen;
 		}
@@ -829,7 +840,7 @@ rb_cold void trev__rb_leave_slow(struct trev_rb *rb, struct rb_desc *d, bool pub
 			atomic_signal_fence(memory_order_seq_cst);
 			/* Paused: the handler's event goes out with the next outermost
 			 * commit after the control operation. Pairs with membarrier(). */
-			if (atomic_load_explicit(&d->gate, memory_order_acquire) & RB_GATE_PAUSED) {
+			if (atomic_load_explicit(&d->gate, memory_order_acquire) & RB_GATE_REFUSE) {
 				atomic_store_explicit(&d->nesting, 0, memory_order_release);
 				break;
 			}
@@ -874,7 +885,7 @@ rb_cold void *trev__rb_reserve_slow(struct trev_rb *rb, uint32_t len, struct rb_
 		atomic_signal_fence(memory_order_seq_cst);
 	}
 	/* Pairs with membarrier() in rb_pause_all(). */
-	if ((atomic_load_explicit(&d->gate, memory_order_acquire) & RB_GATE_PAUSED) ||
+	if ((atomic_load_explicit(&d->gate, memory_order_acquire) & RB_GATE_REFUSE) ||
 	    n >= RB_MAX_NEST) {
 		/* Paused: the pausing thread may already be rewriting the tail, so
 		 * only step out; anything a handler committed meanwhile is in the
@@ -1409,6 +1420,118 @@ void trev__rb_fork_share(bool share)
 		if (rb)
 			madvise(rb->base, rb->region_size, share ? MADV_DOFORK : MADV_DONTFORK);
 	}
+}
+
+/*
+ * The longest trev__rb_crash_stop() waits for one thread to leave its
+ * write. A write takes well under a microsecond; one that takes longer was
+ * preempted, and on a loaded machine the thread may wait for a CPU for
+ * many milliseconds. Only a thread stopped in its write (a debugger) or
+ * one whose write a fatal signal of its own interrupted keeps it longer.
+ */
+#define RB_CRASH_SETTLE_NS	(1000 * 1000 * 1000)
+
+static int64_t rb_crash_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* Give the CPU to a writer that is waiting for one. Context: async-signal-safe. */
+static void rb_crash_pause(void)
+{
+	struct timespec t = { 0, 50 * 1000 };
+
+	nanosleep(&t, NULL);
+}
+
+/*
+ * trev__rb_crash_stop() - stop the writers of every trace buffer, for the
+ * trace of a dying process (frontend/crash.c), the kernel's ftrace_dump()
+ * turning tracing off before it reads
+ *
+ * Other threads run on while the trace is read; writing on, they would
+ * overwrite the pages being read (overwrite mode) and add events the
+ * header did not count. So every buffer gets RB_GATE_STOPPED, which a
+ * writer meets as a control operation's pause (rb_internal.h): from here
+ * on its events are refused and counted as dropped, and no thread gets a
+ * buffer (its events count in trev_rb_nobuf_dropped()), none is recycled.
+ * Then, after membarrier(), it waits until no thread but the caller is in
+ * the middle of a write, or making a buffer: RB_CRASH_SETTLE_NS at most
+ * for each (a thread stopped in one, or in the handler of a signal of its
+ * own, is not waited for longer; its event may then come while the trace
+ * is read). The caller's own write, if the signal interrupted one, is
+ * never finished and not waited for.
+ * Context: async-signal-safe; sets[] is read without its lock, as in
+ * trev__rb_fork_share(). Undone by trev__rb_crash_resume().
+ */
+void trev__rb_crash_stop(void)
+{
+	int self = trev__gettid();
+
+	if (atomic_fetch_add(&crash_gen, 1) & 1) {
+		atomic_fetch_sub(&crash_gen, 1);	/* stopped already: cannot be */
+		return;
+	}
+	/* Either a thread that takes a pool lock from here on sees crash_gen
+	 * odd, or its lock is held below. */
+	trev__membarrier();
+	for (unsigned int i = 0; i < RB_MAX_SETS; i++) {
+		struct trev_rb *rb = sets[i];
+		int64_t end = rb_crash_now_ns() + RB_CRASH_SETTLE_NS;
+		int owner;
+
+		if (!rb || rb->attached)
+			continue;
+		/* A buffer being made now was begun before the stop: it is in
+		 * use when the lock is free again, and stopped below. */
+		while ((owner = atomic_load(&rb->pool_lock)) != 0 && owner != self &&
+		       rb_crash_now_ns() < end)
+			rb_crash_pause();
+		for (uint32_t k = 0; k < RB_MAX_BUFFERS; k++)
+			if (atomic_load(&rb->descs[k].state) != RB_DESC_FREE)
+				atomic_fetch_or_explicit(&rb->descs[k].gate, RB_GATE_STOPPED,
+							 memory_order_release);
+	}
+	/* Pairs with the writers' nesting store before their gate check. */
+	trev__membarrier();
+	for (unsigned int i = 0; i < RB_MAX_SETS; i++) {
+		struct trev_rb *rb = sets[i];
+
+		for (uint32_t k = 0; rb && !rb->attached && k < RB_MAX_BUFFERS; k++) {
+			struct rb_desc *d = &rb->descs[k];
+			int64_t end;
+
+			if (atomic_load(&d->state) != RB_DESC_LIVE || d->tid == self)
+				continue;
+			/* Seen at 0 once is enough: a write begun after the
+			 * membarrier() is refused and writes nothing. */
+			end = rb_crash_now_ns() + RB_CRASH_SETTLE_NS;
+			while (atomic_load_explicit(&d->nesting, memory_order_acquire) &&
+			       rb_crash_now_ns() < end)
+				rb_crash_pause();
+		}
+	}
+}
+
+/*
+ * trev__rb_crash_resume() - the writers write again: the program goes on
+ * after its own handler of the signal returned (frontend/crash.c).
+ * Context: async-signal-safe, after trev__rb_crash_stop() in the same thread.
+ */
+void trev__rb_crash_resume(void)
+{
+	for (unsigned int i = 0; i < RB_MAX_SETS; i++) {
+		struct trev_rb *rb = sets[i];
+
+		for (uint32_t k = 0; rb && !rb->attached && k < RB_MAX_BUFFERS; k++)
+			atomic_fetch_and_explicit(&rb->descs[k].gate, ~RB_GATE_STOPPED,
+						  memory_order_release);
+	}
+	if (atomic_load(&crash_gen) & 1)
+		atomic_fetch_add(&crash_gen, 1);
 }
 
 /*

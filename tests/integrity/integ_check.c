@@ -33,7 +33,7 @@ struct integ_check {
 	regex_t re_ev, re_lost, re_drop;
 	struct integ_stream s[NR_SLOTS];
 	int pid[INTEG_MAX_THREADS];	/* per thread index, 0 until seen */
-	int want_comm, per_thread;
+	int want_comm, per_thread, overwritten;
 	uint64_t pending_lost[INTEG_SOURCES];	/* lost lines not yet followed by an event */
 	uint64_t thread_lost[INTEG_MAX_THREADS];
 	uint64_t read, lost, bad, reorder, dup, other, nproblems;
@@ -156,6 +156,11 @@ void integ_check_prefix(struct integ_check *ic, uint32_t stream, uint64_t floor)
 int integ_check_prefix_file(struct integ_check *ic, const char *path)
 {
 	return counts_file(ic, path, integ_check_prefix);
+}
+
+void integ_check_overwritten(struct integ_check *ic, int on)
+{
+	ic->overwritten = on;
 }
 
 void integ_check_want_comm(struct integ_check *ic, int on)
@@ -439,6 +444,7 @@ int integ_check_verdict(struct integ_check *ic, const char *name, enum integ_rel
 		}
 	for (int i = 0; i < NR_SLOTS; i++) {
 		struct integ_stream *s = &ic->s[i];
+		uint64_t from;
 
 		if (s->written < 0) {
 			if (s->read) {
@@ -458,17 +464,19 @@ int integ_check_verdict(struct integ_check *ic, const char *name, enum integ_rel
 					stream_of(i), q, s->written);
 				break;
 			}
-		if (s->floor >= 0 && s->read < (uint64_t)s->floor) {
+		/* Overwritten: the thread's losses are its oldest events. */
+		from = s->floor >= 0 && ic->overwritten ? ic->thread_lost[stream_of(i) & 0xff] : 0;
+		if (s->floor >= 0 && s->read + from < (uint64_t)s->floor) {
 			fail = 1;
-			problem(ic, "stream %u: %" PRIu64 " events read, %" PRId64 " were written before",
-				stream_of(i), s->read, s->floor);
+			problem(ic, "stream %u: %" PRIu64 " events read and %" PRIu64 " lost, %" PRId64
+				" were written before", stream_of(i), s->read, from, s->floor);
 		}
-		/* Read exactly once each (dup), so all of 0 .. read - 1 seen means no gap. */
-		for (uint64_t q = 0; s->floor >= 0 && q < s->read; q++)
+		/* Read exactly once each (dup), so all of from .. from + read - 1 seen means no gap. */
+		for (uint64_t q = from; s->floor >= 0 && q < from + s->read; q++)
 			if (q >= s->seen_bits || !((s->seen[q / 8] >> (q % 8)) & 1)) {
 				fail = 1;
-				problem(ic, "stream %u: seq %" PRIu64 " missing, %" PRIu64 " events read",
-					stream_of(i), q, s->read);
+				problem(ic, "stream %u: seq %" PRIu64 " missing, %" PRIu64 " events read "
+					"after %" PRIu64 " lost", stream_of(i), q, s->read, from);
 				break;
 			}
 		if (rel == INTEG_EXACT && (stream_of(i) & INTEG_END) && s->read != (uint64_t)s->written) {

@@ -55,6 +55,14 @@ int integ_check_expect_file(struct integ_check *ic, const char *path);
 void integ_check_prefix(struct integ_check *ic, uint32_t stream, uint64_t floor);
 int integ_check_prefix_file(struct integ_check *ic, const char *path);
 
+/*
+ * With floors, the oldest events may have been overwritten (overwrite
+ * mode): @stream's events read must be exactly seq L .. k - 1, where L is
+ * its thread's losses (its LOST lines), and k >= its floor. Right when
+ * each thread writes one stream only.
+ */
+void integ_check_overwritten(struct integ_check *ic, int on);
+
 /* Also verify each event's COMM is integ-w<thread> and one PID per thread. */
 void integ_check_want_comm(struct integ_check *ic, int on);
 

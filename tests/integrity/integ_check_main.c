@@ -2,7 +2,7 @@
 /*
  * integ_check: the integrity checker as a program, for the script tests.
  *
- *	integ_check [-a] [-c] [-l LOST] [-n NAME] [-p FLOORS] COUNTS [TEXT...]
+ *	integ_check [-a] [-c] [-l LOST] [-n NAME] [-o] [-p FLOORS] COUNTS [TEXT...]
  *
  * COUNTS is the writer's "stream S written N" file; each TEXT (or stdin) is
  * ftrace-format text (trace, trace_pipe, TREV_OUTPUT, trace-cmd report),
@@ -11,7 +11,9 @@
  * elsewhere (a non-consuming reader's stats); -p: each stream of the counts
  * file FLOORS must have been read as seq 0 .. k - 1 with k at least its
  * count there (the writers were stopped at a point not known in advance:
- * COUNTS is then an upper bound, with -a). Prints the one-line summary
+ * COUNTS is then an upper bound, with -a); -o: with -p, each thread's oldest
+ * events may have been overwritten: read as seq L .. k - 1 instead, L the
+ * thread's LOST count (overwrite mode). Prints the one-line summary
  * "NAME: written=W read=R lost=L bad=B reorder=O dup=D other=N"; exit 0
  * when every check holds, 1 when one fails, 2 on bad usage.
  */
@@ -46,7 +48,7 @@ int main(int argc, char **argv)
 	int c, ret;
 
 	ic = integ_check_new();
-	while ((c = getopt(argc, argv, "acl:n:p:")) != -1) {
+	while ((c = getopt(argc, argv, "acl:n:op:")) != -1) {
 		switch (c) {
 		case 'a':
 			rel = INTEG_ATMOST;
@@ -60,6 +62,9 @@ int main(int argc, char **argv)
 		case 'n':
 			name = optarg;
 			break;
+		case 'o':
+			integ_check_overwritten(ic, 1);
+			break;
 		case 'p':
 			floors = optarg;
 			break;
@@ -68,7 +73,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "usage: integ_check [-a] [-c] [-l LOST] [-n NAME] [-p FLOORS] COUNTS "
+		fprintf(stderr, "usage: integ_check [-a] [-c] [-l LOST] [-n NAME] [-o] [-p FLOORS] COUNTS "
 				"[TEXT...]\n");
 		return 2;
 	}

@@ -46,10 +46,16 @@
  *		  (SIGINT and SIGTERM are blocked in main: they come to a writer)
  *   int-handler  as run, with a SIGINT handler installed before the library
  *		  started; SIGINT makes the writers stop and main return
+ *   flood-segv	  the writers write without a pause, for ever; once each has
+ *		  written EVENTS, main notes what each has written so far (its
+ *		  floor) and stores to an unmapped address while they go on
+ *   flood-abort  the same, and main calls abort()
  *
  * With these, COUNTS is a shared mapping of each thread's count of writes
  * begun (a counter is raised before its event is written), which outlives
- * the process: --counts prints it, an upper bound of what was committed.
+ * the process: --counts prints it, an upper bound of what was committed;
+ * --floors prints the floors of flood-*, a lower bound of what each thread
+ * had committed when the signal came.
  * Exit status: 0, 2 bad usage or set-up failure.
  */
 #include <errno.h>
@@ -74,13 +80,14 @@
 enum how {
 	HOW_EXIT, HOW_SEGV, HOW_SEGV_THREAD, HOW_IN_WRITE, HOW_OVERFLOW, HOW_ABORT, HOW_BUS,
 	HOW_FPE, HOW_ILL, HOW_HANDLER_BEFORE, HOW_HANDLER_AFTER, HOW_HANDLER_REPLACE, HOW_READER,
-	HOW_STUCK, HOW_WRITER_DIES, HOW_IN_LOG, HOW_RUN, HOW_INT_HANDLER,
+	HOW_STUCK, HOW_WRITER_DIES, HOW_IN_LOG, HOW_RUN, HOW_INT_HANDLER, HOW_FLOOD_SEGV,
+	HOW_FLOOD_ABORT,
 };
 
 static const char *const how_names[] = {
 	"exit", "segv", "segv-thread", "in-write", "overflow", "abort", "bus", "fpe", "ill",
 	"handler-before", "handler-after", "handler-replace", "reader", "stuck", "writer-dies",
-	"in-log", "run", "int-handler",
+	"in-log", "run", "int-handler", "flood-segv", "flood-abort",
 };
 
 struct cw_thread {
@@ -92,7 +99,12 @@ static enum how how;
 static unsigned int nr_threads = 3;
 static uint64_t nr_events = 2000;
 static struct cw_thread threads[INTEG_MAX_THREADS];
-static _Atomic uint64_t *begun;		/* run modes: the shared counters */
+/*
+ * Run modes: the shared counters, COUNTS_SLOTS rows of INTEG_MAX_THREADS:
+ * writes begun, writes committed, the floors main noted (flood-*).
+ */
+enum { COUNT_BEGUN, COUNT_DONE, COUNT_FLOOR, COUNTS_SLOTS };
+static _Atomic uint64_t *begun;
 static atomic_uint at_floor;		/* threads that wrote nr_events */
 static atomic_int stop;			/* int-handler: SIGINT came */
 static pthread_mutex_t park_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -264,7 +276,8 @@ static void *writer_main(void *arg)
 	struct cw_thread *w = arg;
 	struct timespec pause_ms = { 0, 1000000 };
 	char name[16];
-	bool run = how == HOW_RUN || how == HOW_INT_HANDLER;
+	bool flood = how == HOW_FLOOD_SEGV || how == HOW_FLOOD_ABORT;
+	bool run = how == HOW_RUN || how == HOW_INT_HANDLER || flood;
 
 	snprintf(name, sizeof(name), "integ-w%u", w->idx);
 	pthread_setname_np(pthread_self(), name);
@@ -272,10 +285,13 @@ static void *writer_main(void *arg)
 		if (begun)
 			atomic_store_explicit(&begun[w->idx], seq + 1, memory_order_release);
 		integ_write(w->idx, seq);
+		if (begun)
+			atomic_store_explicit(&begun[COUNT_DONE * INTEG_MAX_THREADS + w->idx], seq + 1,
+					      memory_order_release);
 		if (seq + 1 == nr_events)
 			atomic_fetch_add(&at_floor, 1);
 		/* Bursts: the writers are mid-write often, and take seconds to fill their buffers. */
-		if (run && seq % 16 == 15)
+		if (run && !flood && seq % 16 == 15)
 			nanosleep(&pause_ms, NULL);
 	}
 	if (how == HOW_STUCK && w->idx == 0)
@@ -285,7 +301,8 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-static int print_counts(const char *path)
+/* Row @row of the counters in @path as "stream S written N" lines. */
+static int print_counts(const char *path, unsigned int row)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	uint64_t c[INTEG_MAX_THREADS], total = 0;
@@ -295,7 +312,7 @@ static int print_counts(const char *path)
 		perror(path);
 		return 2;
 	}
-	n = read(fd, c, sizeof(c));
+	n = pread(fd, c, sizeof(c), (off_t)(row * sizeof(c)));
 	close(fd);
 	if (n != (ssize_t)sizeof(c))
 		return 2;
@@ -311,7 +328,7 @@ static int print_counts(const char *path)
 
 static _Atomic uint64_t *map_counters(const char *path)
 {
-	size_t size = INTEG_MAX_THREADS * sizeof(uint64_t);
+	size_t size = COUNTS_SLOTS * INTEG_MAX_THREADS * sizeof(uint64_t);
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	void *p;
 
@@ -349,6 +366,16 @@ static void die(void)
 	switch (how) {
 	case HOW_SEGV:
 	case HOW_HANDLER_BEFORE:
+		segv();
+		break;
+	case HOW_FLOOD_SEGV:
+	case HOW_FLOOD_ABORT:
+		/* What each writer had committed by now: the text must hold at least that. */
+		for (unsigned int i = 0; i < nr_threads; i++)
+			atomic_store(&begun[COUNT_FLOOR * INTEG_MAX_THREADS + i],
+				     atomic_load(&begun[COUNT_DONE * INTEG_MAX_THREADS + i]));
+		if (how == HOW_FLOOD_ABORT)
+			abort();
 		segv();
 		break;
 	case HOW_READER:
@@ -425,10 +452,12 @@ int main(int argc, char **argv)
 	sigset_t set;
 
 	if (argc == 3 && strcmp(argv[1], "--counts") == 0)
-		return print_counts(argv[2]);
+		return print_counts(argv[2], COUNT_BEGUN);
+	if (argc == 3 && strcmp(argv[1], "--floors") == 0)
+		return print_counts(argv[2], COUNT_FLOOR);
 	if (argc != 3 && argc != 5) {
 		fprintf(stderr, "usage: integ_crash COUNTS HOW [THREADS EVENTS]\n"
-				"       integ_crash --counts COUNTS\n");
+				"       integ_crash --counts|--floors COUNTS\n");
 		return 2;
 	}
 	main_pid = getpid();
@@ -450,7 +479,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "integ_crash: integ:integ_rec is not enabled (TREV_EVENTS)\n");
 		return 2;
 	}
-	if (how == HOW_RUN || how == HOW_INT_HANDLER)
+	if (how == HOW_RUN || how == HOW_INT_HANDLER || how == HOW_FLOOD_SEGV ||
+	    how == HOW_FLOOD_ABORT)
 		begun = map_counters(argv[1]);
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
