@@ -57,6 +57,11 @@ if [ -z "$san" ]; then
 	# The buffers are the processes: trace-cmd prints the others under their names.
 	trace-cmd report -i "$T/fork.dat" 2>/dev/null | grep -cE '^run_app-[0-9]+: ' >"$T/n"
 	[ "$(cat "$T/n")" = 600 ] || fail "fork: $(cat "$T/n") lines under a process buffer, not 600"
+	# trev report: every buffer, merged by time, the others' lines behind their names.
+	run 0 "$trev" report "$T/fork.dat"
+	[ "$(grep -c ' tt_ints: ' "$out")" = 800 ] || fail "trev report: $(grep -c ' tt_ints: ' "$out") events, not 800"
+	[ "$(grep -cE '^run_app-[0-9]+: ' "$out")" = 600 ] || fail "trev report: not 600 lines behind a buffer's name"
+	has '^# entries-in-buffer/entries-written: 800/800 '
 	echo "ok: fork without exec"
 
 	# 50 short-lived children, all at once: none missed.

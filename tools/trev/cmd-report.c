@@ -103,6 +103,8 @@ struct rpt {
 	unsigned long long unknown_lost;	/* lost, count not known */
 	struct trace_seq seq;
 	bool counting;			/* the first pass: count, print nothing */
+	int name_width;			/* several buffers (a session's processes): the widest
+					 * name, each line prefixed as trace-cmd report does */
 
 	/* function_graph's layout (rpt_graph_*) */
 	bool flat;			/* --flat */
@@ -513,8 +515,10 @@ static int rpt_record(struct tracecmd_input *handle, struct tep_record *rec, int
 	struct tep_event *ev = tep_find_event_by_record(r->tep, rec);
 	int pid = tep_data_pid(r->tep, rec);
 
-	(void)handle;
-	if (cpu < 0 || cpu >= r->nr_cpus)
+	/* tracecmd_iterate_events_multi() numbers the CPUs of all its handles in one
+	 * run (libtracecmd 3.1.6): the record's own CPU is the one. */
+	cpu = rec->cpu;
+	if (cpu < 0 || cpu >= r->nr_cpus || !r->cpu_on[cpu])
 		return 0;
 	if (r->counting) {
 		r->records[cpu]++;
@@ -525,6 +529,12 @@ static int rpt_record(struct tracecmd_input *handle, struct tep_record *rec, int
 		if (ev && (unsigned int)ev->id < r->nr_ids)
 			r->events[ev->id].count++;
 		return 0;
+	}
+	/* A buffer's lines behind its name, the top buffer's behind blanks (trace-cmd's way). */
+	if (r->name_width) {
+		const char *name = tracecmd_get_private(handle);
+
+		printf("%*s%s", r->name_width, name && *name ? name : "", name && *name ? ": " : "  ");
 	}
 	/* Where a page lost events, the kernel says so before its next record. */
 	if (rec->missed_events > 0)
@@ -891,12 +901,52 @@ static struct tracecmd_input *rpt_open(const char *file)
 	return h;
 }
 
+/*
+ * A file with buffers besides the top one (trev record of several
+ * processes: docs/sessions.md): every buffer's records, merged by time.
+ * Return: as tracecmd_iterate_events_multi(), or 1 when @h has no
+ * other buffer (the caller iterates it alone).
+ */
+static int rpt_iterate_buffers(struct rpt *r, struct tracecmd_input *h)
+{
+	int n = tracecmd_buffer_instances(h), nr = 1, ret;
+	struct tracecmd_input **hs;
+
+	if (n <= 0)
+		return 1;
+	hs = calloc((size_t)n + 1, sizeof(*hs));
+	if (!hs)
+		return -ENOMEM;
+	hs[0] = h;
+	tracecmd_set_private(h, (void *)"");
+	r->name_width = 0;
+	for (int i = 0; i < n; i++) {
+		const char *name = tracecmd_buffer_instance_name(h, i);
+		struct tracecmd_input *b = name ? tracecmd_buffer_instance_handle(h, i) : NULL;
+
+		if (!b)
+			continue;
+		tracecmd_set_private(b, (void *)name);
+		if ((int)strlen(name) > r->name_width)
+			r->name_width = (int)strlen(name);
+		hs[nr++] = b;
+	}
+	ret = tracecmd_iterate_events_multi(hs, nr, rpt_record, r);
+	for (int i = 1; i < nr; i++)
+		tracecmd_close(hs[i]);
+	free(hs);
+	return ret;
+}
+
 static int rpt_iterate(struct rpt *r, struct tracecmd_input *h)
 {
 	size_t size = CPU_ALLOC_SIZE(r->nr_cpus);
-	cpu_set_t *set = CPU_ALLOC(r->nr_cpus);
-	int ret;
+	cpu_set_t *set;
+	int ret = rpt_iterate_buffers(r, h);
 
+	if (ret <= 0)
+		return ret;
+	set = CPU_ALLOC(r->nr_cpus);
 	if (!set)
 		return -ENOMEM;
 	CPU_ZERO_S(size, set);
