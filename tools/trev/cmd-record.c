@@ -126,6 +126,7 @@ struct rec {
 	struct trev_remote *hold;	/* HOLD's connection */
 	struct trev_remote_source rs;
 	struct trev_dat *dat;
+	int write_err;			/* the file's first write error (-errno), 0 */
 	int nr_cpus;
 	struct rec_cpu *cpus;
 	struct rec_meta *meta;		/* the metadata thread, with the buffer mapped */
@@ -630,8 +631,10 @@ static int rec_add_page(struct rec *rec, int cpu, const unsigned char *page)
 	struct trev_page_tally *t = &rec->cpus[cpu].t;
 	int ret = trev__dat_add_page(rec->dat, cpu, page, &cnt);
 
-	if (ret < 0)
+	if (ret < 0) {
+		rec->write_err = ret;
 		return ret;
+	}
 	t->pages++;
 	t->entries += cnt.entries;
 	t->lost += cnt.lost;
@@ -828,6 +831,7 @@ enum rec_end {
 	REC_END_GONE,		/* the process vanished without exiting normally */
 	REC_END_SIGNAL,		/* we were told to stop */
 	REC_END_BROKEN,		/* it sent a malformed reply (reported): the connection is given up */
+	REC_END_WRITE,		/* the file could not be written (rec->write_err): stop reading */
 };
 
 /* Copy pages until the process exits or we are stopped; drain what is left. */
@@ -845,9 +849,17 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 	if (rec->rs.shm)
 		rec->meta = rec_meta_start(rec);
 	for (;;) {
+		unsigned int flags = rec_read_flags(rec);
 		int held;
 
-		got = rec_drain_once(rec, rec_read_flags(rec));
+		got = rec_drain_once(rec, flags);
+		/* A flush: the pages copied reach the file on disk, as a killed recorder leaves it. */
+		if (got >= 0 && !flags && (got = trev__dat_sync(rec->dat)) < 0)
+			rec->write_err = (int)got;
+		if (rec->write_err) {
+			*end = REC_END_WRITE;
+			break;
+		}
 		if (got < 0) {
 			/* A process that dies takes its socket with it. */
 			*end = got == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
@@ -902,7 +914,7 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 	}
 	rec_meta_stop(rec->meta);
 	rec->meta = NULL;
-	if (*end != REC_END_BROKEN && (*end != REC_END_GONE || rec->rs.shm)) {
+	if (*end != REC_END_BROKEN && *end != REC_END_WRITE && (*end != REC_END_GONE || rec->rs.shm)) {
 		/*
 		 * The last pages, partial ones too: read until every CPU is empty.
 		 * A buffer mapped here outlives its process: a process that died
@@ -921,7 +933,9 @@ static int rec_loop(struct rec *rec, enum rec_end *end)
 				break;
 			}
 		}
-		if (got < 0)
+		if (rec->write_err)
+			*end = REC_END_WRITE;
+		else if (got < 0)
 			*end = got == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
 	}
 	rec_read_stats(rec, *end != REC_END_GONE && *end != REC_END_BROKEN, true);
@@ -1196,7 +1210,8 @@ int cmd_record(int argc, char **argv)
 	int64_t start_ms;
 	struct stat st;
 	int ret, status = 1, wstatus;
-	bool keep_child = false, kernel_failed = false;
+	bool keep_child = false, kernel_failed = false, released = false;
+	struct trev__dat_kept kept = { 0 };
 	char pid_text[32];
 
 	if (rec_parse(&rec, argc, argv) < 0) {
@@ -1279,6 +1294,7 @@ int cmd_record(int argc, char **argv)
 		trev_err("%s: release: %s", rec.argv[0], strerror(-ret));
 		goto out_abort;
 	}
+	released = rec.own_child;
 	/* As trace-cmd record without a command: the time to press Ctrl-C starts now. */
 	if (!rec.own_child)
 		trev_err("recording process %d; Ctrl-C to stop", (int)rec.pid);
@@ -1287,16 +1303,31 @@ int cmd_record(int argc, char **argv)
 	/* The program's events are all in; the kernel's to the same moment. */
 	if (rec.kernel && trev_kernel_finish(rec.kernel) < 0)
 		kernel_failed = true;
-	ret = trev_dat_finish(rec.dat);
+	snprintf(pid_text, sizeof(pid_text), "process %d", (int)rec.pid);
+	ret = trev__dat_finish(rec.dat, &kept);
 	rec.dat = NULL;
-	if (ret < 0) {
-		trev_err("%s: %s", rec.output, strerror(-ret));
+	if (end == REC_END_WRITE || ret < 0) {
+		uint64_t entries, lost, pages;
+
+		/* The program goes on (without us): a file that cannot be written is ours to report. */
+		rec_totals(&rec, &entries, &lost, &pages);
+		if (end == REC_END_WRITE)
+			trev_err("writing %s: %s; recording stopped after %llu events; %s runs on "
+				 "untraced", rec.output, strerror(-rec.write_err),
+				 (unsigned long long)entries, rec.own_child ? "the program" : pid_text);
+		else
+			trev_err("writing %s: %s; its last pages are not in it", rec.output,
+				 strerror(-ret));
+		if (kept.kept && ret < 0)
+			trev_err("%s keeps the %llu events written before (a valid trace.dat)",
+				 rec.output, (unsigned long long)kept.entries);
+		else if (!kept.kept)
+			trev_err("%s: nothing was written", rec.output);
 	} else {
 		rec_summary(&rec, (double)(rec_now_ms() - start_ms) / 1000.0,
 			    stat(rec.output, &st) == 0 ? (long long)st.st_size : -1LL);
 		status = end == REC_END_BROKEN;
 	}
-	snprintf(pid_text, sizeof(pid_text), "process %d", (int)rec.pid);
 	if (end == REC_END_GONE && rec.rs.shm)
 		trev_err("%s ended without exiting normally: every event it committed was read "
 			 "from its buffer", rec.own_child ? rec.argv[0] : pid_text);
@@ -1323,13 +1354,18 @@ out_close:
 	trev_remote_close(rec.r);
 out_child:
 	if (rec.own_child && rec.pid > 0) {
-		/* Failed before recording: the held command must not run on untraced. */
-		if (status != 0 && !keep_child)
+		/*
+		 * Failed before recording: the held command must not run on
+		 * untraced. Once released it is never killed: it runs to its end.
+		 */
+		if (status != 0 && !keep_child && !released)
 			kill(rec.pid, SIGKILL);
 		wstatus = rec_reap(&rec, true);
 		/* Recorded: our status is the command's; our own errors are 1. */
 		if (status == 0 && wstatus >= 0)
 			status = rec_child_end(&rec, wstatus);
+		else if (released && wstatus >= 0)
+			rec_child_end(&rec, wstatus);
 	}
 	/* After the command is reaped: its exit hold is not cut short by our error. */
 	if (kernel_failed)
