@@ -2439,9 +2439,12 @@ int trev__dat_finish(struct trev_dat *dat, struct trev__dat_kept *kept)
 		 * that outlived its process has).
 		 */
 		meta_free(&meta);
+		/* The writer thread's checkpoints read it until now. */
+		pthread_mutex_lock(&dat->snap_lock);
 		meta = *dat->snap;
 		free(dat->snap);
 		dat->snap = NULL;
+		pthread_mutex_unlock(&dat->snap_lock);
 		if (meta_kallsyms(dat, &kallsyms) == 0) {
 			trev__buf_free(&meta.kallsyms);
 			meta.kallsyms = kallsyms;
