@@ -15,7 +15,10 @@
  *            trev_dat_finish() writes the metadata, which is only complete
  *            at the end (thread names, trace_printk formats), brings every
  *            CPU's pages behind it, each CPU's contiguous, and gives the
- *            file its name.
+ *            file its name. After a trev_dat_snapshot(), the file is a
+ *            valid trace.dat on disk while pages come (its metadata and
+ *            table are rewritten after each batch written, and it has its
+ *            name from the first: docs/tracedat.md, "Checkpoints").
  */
 #ifndef TREV_TRACEDAT_H
 #define TREV_TRACEDAT_H
@@ -126,8 +129,9 @@ struct trev_dat;
 /*
  * trev_dat_open() - start a trace.dat file
  * @dat: receives the writer
- * @path: the file to write; it appears (or replaces an older one) only at
- *         trev_dat_finish()
+ * @path: the file to write; it appears (or replaces an older one) at
+ *         trev_dat_finish(), or, after a trev_dat_snapshot(), once the
+ *         first pages are written
  * @version: 6 or 7
  * @src: where control files and pages come from; must outlive @dat
  *
@@ -182,12 +186,16 @@ TREV_API int trev_dat_snapshot(struct trev_dat *dat);
 /*
  * trev_dat_finish() - read the metadata from the source (or, if that
  * fails, take the last trev_dat_snapshot()), write the file and free @dat
- * (also on error, when the partial file is removed)
+ * (also on error: a file that a checkpoint put at @path stays, a valid
+ * trace.dat of the pages written before the error; none is made otherwise)
  * Return: 0 or a negative errno.
  */
 TREV_API int trev_dat_finish(struct trev_dat *dat);
 
-/* trev_dat_abort() - free @dat and its temporary files; no file is written. */
+/*
+ * trev_dat_abort() - free @dat and its temporary files; no file is written
+ * (one that a checkpoint put at @path already stays as it was).
+ */
 TREV_API void trev_dat_abort(struct trev_dat *dat);
 
 #ifdef __cplusplus

@@ -99,7 +99,10 @@ struct dat_cpu {
 	uint64_t base;		/* the offset of its first page in f */
 	uint64_t limit;		/* in the file being made: its stream must end below this */
 	uint64_t pages;		/* how many it has */
-	uint64_t written;	/* how many of them are in f (the rest in batch) */
+	uint64_t written;	/* how many of them are in f or queued for it (the rest in batch) */
+	uint64_t durable;	/* under io.lock: how many of them a write has put in f */
+	uint64_t durable_entries;	/* under io.lock: their data records (counted pages only) */
+	uint64_t fill_entries;	/* the data records of the pages in batch (counted pages only) */
 	unsigned char *batch;	/* pages waiting for one write, page-aligned; NULL until the first */
 	unsigned int fill;	/* how many */
 	unsigned int cap;	/* room in batch */
@@ -121,10 +124,12 @@ struct dat_out {
 
 /* One batch to write. */
 struct dat_io_job {
+	struct dat_cpu *c;	/* whose pages */
 	struct dat_file *f;
 	unsigned char *buf;
 	size_t len;
 	uint64_t at;
+	uint64_t entries;	/* their data records */
 };
 
 /*
@@ -171,6 +176,23 @@ struct dat_code_map {
 	struct trev_dat_code_field *fields;	/* ... up to fields[first[id + 1]] */
 };
 
+/*
+ * The checkpoint: the file being made is a valid trace.dat on disk while
+ * pages come ("Checkpoints" below). Made by whichever thread wrote pages
+ * last; ck.lock serializes them.
+ */
+struct dat_ckpt {
+	pthread_mutex_t lock;
+	int fd;			/* the file being made again, without O_DIRECT; -1: no checkpoints */
+	struct trev_buf head;	/* the metadata written at 0, as the sizes last patched it */
+	unsigned int gen;	/* the snapshot head was made from; 0: none written */
+	uint64_t tab_pos;	/* in head: CPU 0's offset and size (v6 table, v7 BUFFER option) */
+	uint64_t fly_pos;	/* v7: the flyrecord section's size; 0: v6 */
+	uint64_t fly_from;	/* v7: where the flyrecord section's payload starts */
+	bool linked;		/* the file is at its name */
+	uint64_t entries;	/* the data records of the pages the file shows */
+};
+
 struct trev_dat {
 	const struct trev_dat_source *src;
 	char *path;		/* the file to write */
@@ -185,7 +207,11 @@ struct trev_dat {
 	size_t nr_ips;
 	struct dat_code_map code;	/* replaced whole by each snapshot */
 	uint8_t *missed;	/* DAT_MAX_IDS bits: ids seen at or above code.nr_ids, or NULL */
+	/* snap_lock guards snap and snap_gen against a checkpoint that reads them */
+	pthread_mutex_t snap_lock;
 	struct dat_meta *snap;	/* trev_dat_snapshot()'s metadata, or NULL */
+	unsigned int snap_gen;	/* counts the snapshots taken */
+	struct dat_ckpt ck;
 	struct dat_out out;
 	struct dat_io io;
 	uint64_t head_est;	/* atomic: the data's start after the last snapshot; 0 none */
@@ -217,11 +243,16 @@ struct dat_meta {
 struct dat_layout {
 	uint64_t min_start;	/* in */
 	bool sizes;		/* in */
+	bool given;		/* in: off and size are set already (a checkpoint's layout) */
 	uint64_t start;		/* out: the first stream's offset */
-	uint64_t *off, *size;	/* out: per CPU */
+	uint64_t *off, *size;	/* out (in if given): per CPU */
+	uint64_t tab_pos;	/* out: in the metadata, CPU 0's offset and size */
+	uint64_t fly_pos;	/* out: v7, the flyrecord section's size field */
+	uint64_t fly_from;	/* out: v7, the flyrecord section's payload */
 };
 
 static void meta_free(struct dat_meta *m);
+static int dat_ckpt(struct trev_dat *dat, const struct dat_meta *final);
 static int meta_formats(const struct trev_dat_source *src, struct dat_meta *m);
 static void code_map_free(struct dat_code_map *map);
 static int dat_code_install(struct trev_dat *dat, struct dat_code_list *l);
@@ -521,8 +552,12 @@ static int dat_file_buffered(struct dat_file *f)
 	return 0;
 }
 
-/* Write @len bytes of @data at @at, all of them (EINTR, short writes). */
-static int dat_pwrite_all(int fd, const void *data, size_t len, uint64_t at)
+/*
+ * Write @len bytes of @data at @at, all of them (EINTR, short writes);
+ * @done (NULL: not wanted) adds what was written, also on error (a disk
+ * that filled up midway).
+ */
+static int dat_pwrite_part(int fd, const void *data, size_t len, uint64_t at, size_t *done)
 {
 	const unsigned char *p = data;
 
@@ -538,8 +573,15 @@ static int dat_pwrite_all(int fd, const void *data, size_t len, uint64_t at)
 		p += n;
 		at += (uint64_t)n;
 		len -= (size_t)n;
+		if (done)
+			*done += (size_t)n;
 	}
 	return 0;
+}
+
+static int dat_pwrite_all(int fd, const void *data, size_t len, uint64_t at)
+{
+	return dat_pwrite_part(fd, data, len, at, NULL);
 }
 
 /* Read @len bytes at @at, all of them. */
@@ -564,25 +606,54 @@ static int dat_pread_all(int fd, void *data, size_t len, uint64_t at)
 }
 
 /*
- * pwrite or pread (@write) @len bytes at @at on @f; where O_DIRECT refuses
- * them (blocks larger than a page, a short transfer that left the rest
- * unaligned), buffered.
+ * Write @len bytes of @buf at @at on @f; where O_DIRECT refuses them (blocks
+ * larger than a page, a short transfer that left the rest unaligned),
+ * buffered. @done: as dat_pwrite_part()'s.
  */
-static int dat_file_io(struct dat_file *f, bool write, void *buf, size_t len, uint64_t at)
+static int dat_file_write(struct dat_file *f, const void *buf, size_t len, uint64_t at,
+			  size_t *done)
 {
-	int ret = write ? dat_pwrite_all(f->fd, buf, len, at) : dat_pread_all(f->fd, buf, len, at);
+	size_t part = 0;
+	int ret = dat_pwrite_part(f->fd, buf, len, at, &part);
 
 	if (ret == -EINVAL && f->direct) {
 		ret = dat_file_buffered(f);
 		if (!ret)
-			ret = write ? dat_pwrite_all(f->fd, buf, len, at)
-				    : dat_pread_all(f->fd, buf, len, at);
+			ret = dat_pwrite_part(f->fd, (const unsigned char *)buf + part, len - part,
+					      at + part, &part);
+	}
+	if (done)
+		*done += part;
+	return ret;
+}
+
+/* pwrite or pread (@write) @len bytes at @at on @f, as dat_file_write(). */
+static int dat_file_io(struct dat_file *f, bool write, void *buf, size_t len, uint64_t at)
+{
+	int ret;
+
+	if (write)
+		return dat_file_write(f, buf, len, at, NULL);
+	ret = dat_pread_all(f->fd, buf, len, at);
+	if (ret == -EINVAL && f->direct) {
+		ret = dat_file_buffered(f);
+		if (!ret)
+			ret = dat_pread_all(f->fd, buf, len, at);
 	}
 	return ret;
 }
 
-/* Write @c's batch after its pages in its file. */
-static int dat_cpu_flush(struct dat_cpu *c)
+/* @n pages of @c (@entries records) are in its file now: a checkpoint may show them. */
+static void dat_cpu_durable(struct trev_dat *dat, struct dat_cpu *c, uint64_t n, uint64_t entries)
+{
+	pthread_mutex_lock(&dat->io.lock);
+	c->durable += n;
+	c->durable_entries += entries;
+	pthread_mutex_unlock(&dat->io.lock);
+}
+
+/* Write @c's batch after its pages in its file, here. */
+static int dat_cpu_flush(struct trev_dat *dat, struct dat_cpu *c)
 {
 	int ret;
 
@@ -592,18 +663,38 @@ static int dat_cpu_flush(struct dat_cpu *c)
 			  c->base + c->written * TREV_DAT_PAGE_SIZE);
 	if (ret)
 		return ret;
+	dat_cpu_durable(dat, c, c->fill, c->fill_entries);
 	c->written += c->fill;
 	c->fill = 0;
+	c->fill_entries = 0;
 	return 0;
+}
+
+static void dat_count_page(const unsigned char *page, struct trev__dat_page_count *cnt);
+
+/* The data records of @n pages. */
+static uint64_t dat_count_pages(const unsigned char *pages, size_t n)
+{
+	uint64_t entries = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct trev__dat_page_count cnt;
+
+		dat_count_page(pages + i * TREV_DAT_PAGE_SIZE, &cnt);
+		entries += cnt.entries;
+	}
+	return entries;
 }
 
 static void *dat_io_run(void *arg)
 {
-	struct dat_io *io = arg;
+	struct trev_dat *dat = arg;
+	struct dat_io *io = &dat->io;
 
 	pthread_mutex_lock(&io->lock);
 	for (;;) {
 		struct dat_io_job job;
+		size_t done;
 		int ret;
 
 		while (!io->nr && !io->stop)
@@ -614,7 +705,20 @@ static void *dat_io_run(void *arg)
 		io->head = (io->head + 1) % DAT_IO_BUFS;
 		io->nr--;
 		pthread_mutex_unlock(&io->lock);
-		ret = dat_file_io(job.f, true, job.buf, job.len, job.at);
+		done = 0;
+		ret = dat_file_write(job.f, job.buf, job.len, job.at, &done);
+		/*
+		 * The pages are in the file: the metadata may show them now. Of
+		 * a batch cut short (no space), the whole pages that were written,
+		 * with their records counted again.
+		 */
+		if (ret && done >= TREV_DAT_PAGE_SIZE)
+			job.entries = dat_count_pages(job.buf, done / TREV_DAT_PAGE_SIZE);
+		if (!ret || done >= TREV_DAT_PAGE_SIZE) {
+			dat_cpu_durable(dat, job.c, done / TREV_DAT_PAGE_SIZE, job.entries);
+			if (job.f == &dat->out.f)
+				dat_ckpt(dat, NULL);
+		}
 		pthread_mutex_lock(&io->lock);
 		if (ret && !io->err)
 			io->err = ret;
@@ -626,8 +730,9 @@ static void *dat_io_run(void *arg)
 }
 
 /* Start the writer thread with its spare buffers (signals stay with the caller's threads). */
-static int dat_io_start(struct dat_io *io)
+static int dat_io_start(struct trev_dat *dat)
 {
+	struct dat_io *io = &dat->io;
 	sigset_t all, old;
 	int err;
 
@@ -642,7 +747,7 @@ static int dat_io_start(struct dat_io *io)
 	io->nr_spare = DAT_IO_BUFS;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = pthread_create(&io->thread, NULL, dat_io_run, io);
+	err = pthread_create(&io->thread, NULL, dat_io_run, dat);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
 		for (unsigned int i = 0; i < DAT_IO_BUFS; i++)
@@ -681,15 +786,21 @@ static int dat_cpu_submit(struct trev_dat *dat, struct dat_cpu *c)
 	struct dat_io *io = &dat->io;
 	int ret;
 
-	if (!io->started && dat_io_start(io) < 0)
-		return dat_cpu_flush(c);
+	if (!io->started && dat_io_start(dat) < 0) {
+		ret = dat_cpu_flush(dat, c);
+		if (!ret && c->f == &dat->out.f)
+			dat_ckpt(dat, NULL);
+		return ret;
+	}
 	pthread_mutex_lock(&io->lock);
 	while (!io->nr_spare && !io->err)
 		pthread_cond_wait(&io->cond, &io->lock);
 	ret = io->err;
 	if (!ret) {
 		io->jobs[(io->head + io->nr) % DAT_IO_BUFS] = (struct dat_io_job){
+			.c = c,
 			.f = c->f,
+			.entries = c->fill_entries,
 			.buf = c->batch,
 			.len = (size_t)c->fill * TREV_DAT_PAGE_SIZE,
 			.at = c->base + c->written * TREV_DAT_PAGE_SIZE,
@@ -703,6 +814,7 @@ static int dat_cpu_submit(struct trev_dat *dat, struct dat_cpu *c)
 		return ret;
 	c->written += c->fill;
 	c->fill = 0;
+	c->fill_entries = 0;
 	return 0;
 }
 
@@ -762,6 +874,22 @@ static int dat_out_open(struct dat_out *o, const char *path)
 }
 
 /*
+ * The checkpoints' own descriptor of the file being made: the metadata is
+ * written through the page cache, never through O_DIRECT (which would
+ * refuse its sizes and turn the whole file buffered). -1: no checkpoints.
+ */
+static void dat_ckpt_open(struct trev_dat *dat)
+{
+	char proc[64];
+
+	dat->ck.fd = -1;
+	if (dat->out.f.fd < 0)
+		return;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dat->out.f.fd);
+	dat->ck.fd = open(proc, O_WRONLY | O_CLOEXEC);
+}
+
+/*
  * @cpu's first page: the first CPU becomes the main CPU, its stream
  * starting at a guess; the next ones write into the file too, each in a
  * region of its own, DAT_REGION apart (the file is sparse), while there
@@ -773,12 +901,27 @@ static void dat_out_begin(struct trev_dat *dat, int cpu)
 	struct dat_cpu *c = &dat->cpus[cpu];
 	struct dat_out *o = &dat->out;
 
+	uint64_t base;
+
 	if (o->nr == DAT_REGIONS)
 		return;
 	if (o->nr == 0) {
-		o->cpu = cpu;
 		/* Room for what the metadata gains by the end: thread names, symbols, new events. */
-		c->base = est ? est + round_up_page(est / 8 + 16384) : DAT_BASE_GUESS;
+		base = est ? est + round_up_page(est / 8 + 16384) : DAT_BASE_GUESS;
+		/*
+		 * The room has its blocks before the first page: a checkpoint's
+		 * metadata never runs out of space half-written. Without them,
+		 * no checkpoints.
+		 */
+		pthread_mutex_lock(&dat->ck.lock);
+		if (dat->ck.fd >= 0 && fallocate(o->f.fd, 0, 0, (off_t)base) < 0) {
+			close(dat->ck.fd);
+			dat->ck.fd = -1;
+		}
+		pthread_mutex_unlock(&dat->ck.lock);
+		pthread_mutex_lock(&dat->io.lock);
+		o->cpu = cpu;
+		c->base = base;
 	} else {
 		struct rlimit fsize;
 
@@ -794,10 +937,13 @@ static void dat_out_begin(struct trev_dat *dat, int cpu)
 			c->base = 0;
 			return;
 		}
+		pthread_mutex_lock(&dat->io.lock);
 	}
+	/* Under io.lock: a checkpoint in the writer thread reads the streams of the file. */
 	c->limit = (uint64_t)(o->nr + 1) * DAT_REGION;
 	c->f = &o->f;
 	o->order[o->nr++] = cpu;
+	pthread_mutex_unlock(&dat->io.lock);
 }
 
 /*
@@ -902,6 +1048,9 @@ int trev_dat_open(struct trev_dat **datp, const char *path, int version,
 	if (!dat)
 		return -ENOMEM;
 	pthread_mutex_init(&dat->ips_lock, NULL);
+	pthread_mutex_init(&dat->snap_lock, NULL);
+	pthread_mutex_init(&dat->ck.lock, NULL);
+	dat->ck.fd = -1;
 	pthread_mutex_init(&dat->io.lock, NULL);
 	pthread_cond_init(&dat->io.cond, NULL);
 	dat->out.f.fd = -1;
@@ -925,6 +1074,7 @@ int trev_dat_open(struct trev_dat **datp, const char *path, int version,
 	ret = dat_out_open(&dat->out, path);
 	if (ret)
 		goto out_abort;
+	dat_ckpt_open(dat);
 	if (src->symbol) {
 		static const char *const names[] = { "print", "bprint", "bputs" };
 		struct dat_meta m = { .code.max_id = -1 };
@@ -1178,21 +1328,39 @@ int trev__dat_add_page(struct trev_dat *dat, int cpu, const void *page,
 	}
 	if (c->limit && c->base + (c->pages + 1) * TREV_DAT_PAGE_SIZE > c->limit)
 		return -EFBIG;		/* 1 TiB of one CPU's pages in one recording */
+	/* Counted first: the batch's count goes with it to the writer thread. */
+	if (dat->src->symbol)
+		dat_scan_page(dat, page, false, cnt);
+	else if (cnt)
+		dat_count_page(page, cnt);
 	memcpy(c->batch + (size_t)c->fill * TREV_DAT_PAGE_SIZE, page, TREV_DAT_PAGE_SIZE);
+	c->fill_entries += cnt ? cnt->entries : 0;
 	if (++c->fill == c->cap) {
 		int ret = dat_cpu_submit(dat, c);
 
 		if (ret) {
 			c->fill--;
+			c->fill_entries -= cnt ? cnt->entries : 0;
 			return ret;
 		}
 	}
 	c->pages++;
-	if (dat->src->symbol)
-		dat_scan_page(dat, page, false, cnt);
-	else if (cnt)
-		dat_count_page(page, cnt);
 	return 0;
+}
+
+int trev__dat_sync(struct trev_dat *dat)
+{
+	int ret = 0;
+
+	if (!dat || dat->out.f.fd < 0 || dat->ck.fd < 0)
+		return 0;
+	for (int i = 0; i < dat->out.nr && !ret; i++) {
+		struct dat_cpu *c = &dat->cpus[dat->out.order[i]];
+
+		if (c->fill)
+			ret = dat_cpu_submit(dat, c);
+	}
+	return ret;
 }
 
 /* trev_dat_drain() with the source's read_page_any(): pages as they come. */
@@ -1265,6 +1433,11 @@ void trev_dat_abort(struct trev_dat *dat)
 		free(dat->cpus[cpu].batch);
 	}
 	dat_file_close(&dat->out.f);
+	if (dat->ck.fd >= 0)
+		close(dat->ck.fd);
+	trev__buf_free(&dat->ck.head);
+	pthread_mutex_destroy(&dat->ck.lock);
+	pthread_mutex_destroy(&dat->snap_lock);
 	free(dat->cpus);
 	free(dat->ips);
 	free(dat->missed);
@@ -1681,7 +1854,7 @@ static void dat_estimate(struct trev_dat *dat, const struct dat_meta *m)
 
 int trev_dat_snapshot(struct trev_dat *dat)
 {
-	struct dat_meta *m;
+	struct dat_meta *m, *old;
 	int ret;
 
 	if (!dat)
@@ -1695,10 +1868,14 @@ int trev_dat_snapshot(struct trev_dat *dat)
 		free(m);
 		return ret;
 	}
-	if (dat->snap)
-		meta_free(dat->snap);
-	free(dat->snap);
+	pthread_mutex_lock(&dat->snap_lock);
+	old = dat->snap;
 	dat->snap = m;
+	dat->snap_gen++;
+	pthread_mutex_unlock(&dat->snap_lock);
+	if (old)
+		meta_free(old);
+	free(old);
 	dat_estimate(dat, m);
 	return 0;
 }
@@ -1827,6 +2004,8 @@ static void cpu_layout(const struct trev_dat *dat, uint64_t start, struct dat_la
 	int nr = l->sizes && dat->out.f.fd >= 0 ? dat->out.nr : 0;
 
 	l->start = start > l->min_start ? start : l->min_start;
+	if (l->given)
+		return;
 	start = l->start;
 	for (int i = 0; i < nr + dat->nr_cpus; i++) {
 		int cpu = i < nr ? dat->out.order[i] : i - nr;
@@ -1861,6 +2040,8 @@ static int build_v6(const struct trev_dat *dat, const struct dat_meta *m, struct
 	cpu_layout(dat, round_up_page(table + 16ull * (uint64_t)dat->nr_cpus + 8 + strlen(m->clock)),
 		   l);
 	start = l->start;
+	l->tab_pos = b->len;
+	l->fly_pos = 0;
 	for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
 		buf_u64(b, l->off[cpu]);
 		buf_u64(b, l->size[cpu]);
@@ -1908,7 +2089,7 @@ static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct
 		{ DAT_OPT_PRINTK, "printk", offsetof(struct dat_meta, printk) },
 		{ DAT_OPT_CMDLINES, "command lines", offsetof(struct dat_meta, cmdlines) },
 	};
-	uint64_t sec_off[6], opt_pos, opt_off, fly_off, start, data_size = 0;
+	uint64_t sec_off[6], opt_pos, opt_off, fly_off, start, end;
 	struct trev_buf opts = TREV_BUF_INIT;
 	size_t opt_ptr;
 
@@ -1948,11 +2129,15 @@ static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct
 		buf_str(&opts, m->clock_name);
 		buf_u32(&opts, TREV_DAT_PAGE_SIZE);
 		buf_u32(&opts, (uint32_t)dat->nr_cpus);
+		/* In the file: the options section's header, then opts. */
+		l->tab_pos = opt_off + DAT_SEC_HDR + opts.len;
+		end = start;
 		for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
 			buf_u32(&opts, (uint32_t)cpu);
 			buf_u64(&opts, l->off[cpu]);
 			buf_u64(&opts, l->size[cpu]);
-			data_size += l->size[cpu];
+			if (l->size[cpu] && l->off[cpu] + l->size[cpu] > end)
+				end = l->off[cpu] + l->size[cpu];
 		}
 		buf_option_u64(&opts, DAT_OPT_DONE, 0);	/* no further options section */
 	}
@@ -1969,8 +2154,10 @@ static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct
 
 	/* The flyrecord section holds its own padding, so the chain has no gap
 	 * (docs/formats.md, "Version 7"). */
-	v7_section(b, DAT_OPT_BUFFER, "flyrecord", NULL,
-		   start - (fly_off + DAT_SEC_HDR) + data_size);
+	/* The section ends where its last stream does (a checkpoint's are apart). */
+	l->fly_pos = b->len + 8;
+	l->fly_from = fly_off + DAT_SEC_HDR;
+	v7_section(b, DAT_OPT_BUFFER, "flyrecord", NULL, end - (fly_off + DAT_SEC_HDR));
 	if (!b->err)
 		buf_zeros(b, (size_t)(start - b->len));
 	v7_section(tail, DAT_SEC_STRINGS, "strings", v7_strings, sizeof(v7_strings));
@@ -1984,20 +2171,20 @@ static int dat_build(const struct trev_dat *dat, const struct dat_meta *m, struc
 }
 
 /*
- * Give the finished file in @fd its name @path: linked in (over an
- * older file by a rename), or, where /proc/self/fd cannot link it,
- * copied there whole (@len bytes).
+ * Give the unnamed file in @fd its name @path: linked in, over an older
+ * file by a rename (a new inode: whoever has the old one open keeps it).
+ * Return: 0, or -errno (no /proc/self/fd to link through, ...).
  */
-static int dat_out_link(int fd, const char *path, uint64_t len)
+static int dat_out_name(int fd, const char *path)
 {
-	char proc[64], tmp[4200], why[256];
-	int ret, to;
-	int64_t copied;
+	char proc[64], tmp[4200];
+	int ret;
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0)
 		return 0;
-	for (int i = 0; errno == EEXIST && i < 100; i++) {
+	ret = -errno;
+	for (int i = 0; ret == -EEXIST && i < 100; i++) {
 		snprintf(tmp, sizeof(tmp), "%s.%d.%d~", path, (int)getpid(), i);
 		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) < 0)
 			continue;
@@ -2007,6 +2194,21 @@ static int dat_out_link(int fd, const char *path, uint64_t len)
 		unlink(tmp);
 		return ret;
 	}
+	return ret;
+}
+
+/*
+ * Give the finished file in @fd its name @path (dat_out_name()), or,
+ * where /proc/self/fd cannot link it, copy it there whole (@len bytes).
+ */
+static int dat_out_link(int fd, const char *path, uint64_t len)
+{
+	char why[256];
+	int ret, to;
+	int64_t copied;
+
+	if (dat_out_name(fd, path) == 0)
+		return 0;
 	to = trev__out_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644, why, sizeof(why));
 	if (to < 0)
 		return to;
@@ -2032,6 +2234,137 @@ static int dat_out_link(int fd, const char *path, uint64_t len)
 		ret = -errno;
 	if (ret)
 		unlink(path);
+	return ret;
+}
+
+
+/* ------------------------------------------------------------------ */
+/* Checkpoints                                                          */
+
+/*
+ * A recording is a valid trace.dat on disk while it goes, so that a
+ * recorder that is killed (the OOM killer, a bug) or that runs out of
+ * space leaves every page that reached the file:
+ *
+ *	0                    main base       k TiB
+ *	| metadata | zeros  | main CPU's pages | hole | k-th CPU's pages | ...
+ *
+ * The metadata of the last snapshot is written at 0, in the room before
+ * the main CPU's base, with a table (v6's flyrecord table, v7's BUFFER
+ * option and flyrecord section size) that gives each stream of the file
+ * being made its base and the pages a write has put there (durable);
+ * CPUs whose pages wait in temporary files have size 0 until the end.
+ * After each batch is written (the writer thread, or trev__dat_sync()'s
+ * partial ones) the table is rewritten, a few bytes; the whole metadata
+ * when a snapshot changed it and it fits the room (else the older one
+ * stays, with the new sizes). The first checkpoint gives the file its
+ * name. The room's blocks are allocated before the first page, so these
+ * writes never fail for space. trev_dat_finish() then moves the streams
+ * together as before: a recorder killed in that last step may leave a
+ * table that does not match.
+ */
+
+/* Put @v at @pos of @b (the header as last written). */
+static void ck_patch(struct trev_buf *b, uint64_t pos, uint64_t v)
+{
+	if (pos + sizeof(v) <= b->len)
+		memcpy(b->data + pos, &v, sizeof(v));
+}
+
+/*
+ * Write the checkpoint for the pages in the file now: with @final's
+ * metadata (trev_dat_finish() on error), else the last snapshot's.
+ * Context: any thread but one holding io.lock or snap_lock.
+ * Return: 0 (also when there is nothing to show yet), or -errno.
+ */
+static int dat_ckpt(struct trev_dat *dat, const struct dat_meta *final)
+{
+	struct dat_ckpt *ck = &dat->ck;
+	struct dat_out *o = &dat->out;
+	const unsigned int stride = dat->version == 7 ? 20 : 16, at = dat->version == 7 ? 4 : 0;
+	uint64_t *off, *size, base, entries = 0, end;
+	bool whole = false;
+	int nr, ret = 0;
+
+	off = calloc(2 * (size_t)dat->nr_cpus, sizeof(*off));
+	if (!off)
+		return -ENOMEM;
+	size = off + dat->nr_cpus;
+	pthread_mutex_lock(&ck->lock);
+	if (ck->fd < 0)
+		goto out_unlock;
+	pthread_mutex_lock(&dat->io.lock);
+	nr = o->nr;
+	base = nr ? dat->cpus[o->order[0]].base : 0;
+	for (int cpu = 0; cpu < dat->nr_cpus; cpu++)
+		off[cpu] = base;
+	for (int i = 0; i < nr; i++) {
+		const struct dat_cpu *c = &dat->cpus[o->order[i]];
+
+		off[o->order[i]] = c->base;
+		size[o->order[i]] = c->durable * TREV_DAT_PAGE_SIZE;
+		entries += c->durable_entries;
+	}
+	pthread_mutex_unlock(&dat->io.lock);
+	if (!nr)
+		goto out_unlock;
+
+	pthread_mutex_lock(&dat->snap_lock);
+	if (final || (dat->snap && dat->snap_gen != ck->gen)) {
+		struct trev_buf head = TREV_BUF_INIT, tail = TREV_BUF_INIT;
+		struct dat_layout l = { .sizes = true, .given = true, .min_start = base,
+					.off = off, .size = size };
+
+		/* A metadata that outgrew the room waits for the end; the older one stays. */
+		if (dat_build(dat, final ? final : dat->snap, &head, &tail, &l) == 0 &&
+		    l.start == base) {
+			trev__buf_free(&ck->head);
+			ck->head = head;
+			head = (struct trev_buf)TREV_BUF_INIT;
+			ck->tab_pos = l.tab_pos;
+			ck->fly_pos = l.fly_pos;
+			ck->fly_from = l.fly_from;
+			ck->gen = dat->snap_gen ? dat->snap_gen : 1;
+			whole = true;
+		}
+		trev__buf_free(&head);
+		trev__buf_free(&tail);
+	}
+	pthread_mutex_unlock(&dat->snap_lock);
+	if (!ck->head.len)
+		goto out_unlock;
+	end = base;
+	for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
+		ck_patch(&ck->head, ck->tab_pos + (uint64_t)cpu * stride + at, off[cpu]);
+		ck_patch(&ck->head, ck->tab_pos + (uint64_t)cpu * stride + at + 8, size[cpu]);
+		if (size[cpu] && off[cpu] + size[cpu] > end)
+			end = off[cpu] + size[cpu];
+	}
+	if (ck->fly_pos)
+		ck_patch(&ck->head, ck->fly_pos, end - ck->fly_from);
+	if (whole) {
+		ret = dat_pwrite_all(ck->fd, ck->head.data, ck->head.len, 0);
+	} else {
+		ret = dat_pwrite_all(ck->fd, ck->head.data + ck->tab_pos,
+				     (size_t)dat->nr_cpus * stride, ck->tab_pos);
+		if (!ret && ck->fly_pos)
+			ret = dat_pwrite_all(ck->fd, ck->head.data + ck->fly_pos, 8, ck->fly_pos);
+	}
+	if (ret)
+		goto out_unlock;
+	ck->entries = entries;
+	if (!ck->linked) {
+		/* Where the file cannot have its name now, it gets it at the end only. */
+		if (dat_out_name(o->f.fd, dat->path) == 0) {
+			ck->linked = true;
+		} else {
+			close(ck->fd);
+			ck->fd = -1;
+		}
+	}
+out_unlock:
+	pthread_mutex_unlock(&ck->lock);
+	free(off);
 	return ret;
 }
 
@@ -2075,7 +2408,8 @@ static int dat_out_finish(struct trev_dat *dat, const struct dat_meta *m, struct
 		ret = -errno;
 	if (!ret)
 		ret = dat_pwrite_all(o->f.fd, head.data, head.len, 0);
-	if (!ret)
+	/* A checkpoint gave it its name already. */
+	if (!ret && !dat->ck.linked)
 		ret = dat_out_link(o->f.fd, dat->path, end + tail.len);
 out_free:
 	trev__buf_free(&head);
@@ -2084,6 +2418,11 @@ out_free:
 }
 
 int trev_dat_finish(struct trev_dat *dat)
+{
+	return trev__dat_finish(dat, NULL);
+}
+
+int trev__dat_finish(struct trev_dat *dat, struct trev__dat_kept *kept)
 {
 	uint64_t *off = NULL, *size = NULL;
 	struct trev_buf head = TREV_BUF_INIT, tail = TREV_BUF_INIT;
@@ -2108,9 +2447,12 @@ int trev_dat_finish(struct trev_dat *dat)
 		 * that outlived its process has).
 		 */
 		meta_free(&meta);
+		/* The writer thread's checkpoints read it until now. */
+		pthread_mutex_lock(&dat->snap_lock);
 		meta = *dat->snap;
 		free(dat->snap);
 		dat->snap = NULL;
+		pthread_mutex_unlock(&dat->snap_lock);
 		if (meta_kallsyms(dat, &kallsyms) == 0) {
 			trev__buf_free(&meta.kallsyms);
 			meta.kallsyms = kallsyms;
@@ -2138,9 +2480,9 @@ int trev_dat_finish(struct trev_dat *dat)
 	/* Every CPU's last pages; what follows reads and moves them. */
 	ret = dat_io_stop(&dat->io);
 	for (int cpu = 0; cpu < dat->nr_cpus && !ret; cpu++)
-		ret = dat_cpu_flush(&dat->cpus[cpu]);
+		ret = dat_cpu_flush(dat, &dat->cpus[cpu]);
 	if (ret)
-		goto out_free;
+		goto out_keep;
 	if (dat_rescan_missed(dat) > 0) {
 		struct trev_buf kallsyms = TREV_BUF_INIT;
 
@@ -2162,6 +2504,8 @@ int trev_dat_finish(struct trev_dat *dat)
 	l.size = size;
 	if (dat->out.f.fd >= 0) {
 		ret = dat_out_finish(dat, &meta, &l);
+		if (ret)
+			goto out_keep;
 		goto out_free;
 	}
 	ret = dat_build(dat, &meta, &head, &tail, &l);
@@ -2179,7 +2523,19 @@ int trev_dat_finish(struct trev_dat *dat)
 		ret = -errno;
 	if (ret)
 		unlink(dat->path);
+	goto out_free;
+
+out_keep:
+	/*
+	 * The file is what the pages written show (a write failed: no space,
+	 * an I/O error): the last checkpoint, with this metadata if it fits.
+	 */
+	dat_ckpt(dat, &meta);
 out_free:
+	if (kept) {
+		kept->kept = !ret || dat->ck.linked;
+		kept->entries = dat->ck.entries;
+	}
 	free(off);
 	free(size);
 	trev__buf_free(&head);

@@ -55,4 +55,27 @@ struct trev_dat;
 int trev__dat_add_page(struct trev_dat *dat, int cpu, const void *page,
 		       struct trev__dat_page_count *cnt);
 
+/*
+ * trev__dat_sync() - write the pages each CPU of the file being made holds
+ * in its batch (queued for the writer thread), so that the file on disk
+ * (its checkpoint, tracedat.c "Checkpoints") shows them; trev record calls
+ * it at each --flush.
+ * Context: the thread that adds pages.
+ * Return: 0, or the errno of a write that failed before.
+ */
+int trev__dat_sync(struct trev_dat *dat);
+
+/* What a trev__dat_finish() that failed left at the file's name. */
+struct trev__dat_kept {
+	bool kept;		/* a trace.dat is there: the finished file, or the last checkpoint */
+	uint64_t entries;	/* on error: the data records of the pages it shows (counted ones) */
+};
+
+/*
+ * trev__dat_finish() - trev_dat_finish(), and in @kept what is left: on a
+ * write error the file stays as its last checkpoint made it (a valid
+ * trace.dat of the pages written), with the metadata read now if it fits.
+ */
+int trev__dat_finish(struct trev_dat *dat, struct trev__dat_kept *kept);
+
 #endif /* TREV_TRACEDAT_INTERNAL_H */

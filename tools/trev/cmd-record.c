@@ -112,7 +112,8 @@ enum rec_end {
 	REC_END_GONE,		/* the process vanished without exiting normally */
 	REC_END_SIGNAL,		/* we were told to stop */
 	REC_END_BROKEN,		/* it sent a malformed reply (reported): the connection is given up */
-	REC_END_FAILED,		/* its file could not be written (reported) */
+	REC_END_FAILED,		/* it could not be recorded to the end (reported) */
+	REC_END_WRITE,		/* its file could not be written (write_err): stop reading */
 };
 
 struct rec;
@@ -132,7 +133,8 @@ struct rec_proc {
 	struct trev_remote_source rs;
 	struct trev_dat *dat;
 	char *path;			/* its file */
-	bool written;			/* its file is finished */
+	bool written;			/* its file is finished, or kept as far as it was written */
+	int write_err;			/* the file's first write error (-errno), 0 */
 	int nr_cpus;
 	struct rec_cpu *cpus;
 	struct rec_meta *meta;		/* the metadata thread, with the buffer mapped */
@@ -180,6 +182,7 @@ struct rec {
 	struct rec_proc **procs;	/* in the order they came */
 	int nr_procs;
 	bool stopping;			/* told to stop: joiners are released untraced */
+	bool write_failed;		/* a file could not be written: the recording stops */
 	int failed;			/* processes whose recording failed */
 };
 
@@ -731,8 +734,10 @@ static int rec_add_page(struct rec_proc *p, int cpu, const unsigned char *page)
 	struct trev_page_tally *t = &p->cpus[cpu].t;
 	int ret = trev__dat_add_page(p->dat, cpu, page, &cnt);
 
-	if (ret < 0)
+	if (ret < 0) {
+		p->write_err = ret;
 		return ret;
+	}
 	t->pages++;
 	t->entries += cnt.entries;
 	t->lost += cnt.lost;
@@ -1104,13 +1109,16 @@ out_drop:
 static void rec_proc_finish(struct rec_proc *p, enum rec_end end)
 {
 	struct rec *rec = p->rec;
-	char label[96];
+	struct trev__dat_kept kept = { 0 };
+	char label[96], who[64];
 	long got;
+	int ret;
 
 	rec_meta_stop(p->meta);
 	p->meta = NULL;
 	rec_label(p, label, sizeof(label));
-	if (end != REC_END_BROKEN && end != REC_END_FAILED && (end != REC_END_GONE || p->rs.shm)) {
+	if (end != REC_END_BROKEN && end != REC_END_FAILED && end != REC_END_WRITE &&
+	    (end != REC_END_GONE || p->rs.shm)) {
 		int64_t until = rec_now_ms() + REC_FINAL_DRAIN_MS;
 
 		/* A write its death cut short never ends: nothing to wait for. */
@@ -1130,26 +1138,45 @@ static void rec_proc_finish(struct rec_proc *p, enum rec_end end)
 			if (trev_mapped_damage(p->rs.shm, why, sizeof(why)))
 				trev_err("process %d: its buffer is damaged: %s", (int)p->pid, why);
 		}
-		if (got < 0 && got != -EPROTO && !trev_remote_hung_up(p->r))
-			end = REC_END_FAILED;
+		if (p->write_err)
+			end = REC_END_WRITE;
 		else if (got < 0)
 			end = got == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
 	}
 	rec_read_stats(p, end != REC_END_GONE && end != REC_END_BROKEN, true);
-	if (end != REC_END_FAILED) {
-		int ret = trev_dat_finish(p->dat);
-
-		p->dat = NULL;
-		if (ret < 0) {
-			trev_err("%s: %s", p->path, strerror(-ret));
-			end = REC_END_FAILED;
-		} else {
-			p->written = true;
-		}
-	}
-	if (p->dat) {
+	if (p->first && rec->own_child)
+		snprintf(who, sizeof(who), "the program");
+	else
+		snprintf(who, sizeof(who), "process %d", (int)p->pid);
+	if (end == REC_END_FAILED) {
 		trev_dat_abort(p->dat);
-		p->dat = NULL;
+		ret = -ECANCELED;
+	} else {
+		ret = trev__dat_finish(p->dat, &kept);
+	}
+	p->dat = NULL;
+	if (end == REC_END_WRITE || (ret < 0 && end != REC_END_FAILED)) {
+		uint64_t entries = 0, lost = 0, pages = 0;
+
+		/* The program goes on (without us): a file that cannot be written is ours to report. */
+		rec_proc_totals(p, &entries, &lost, &pages);
+		if (end == REC_END_WRITE)
+			trev_err("writing %s: %s; recording stopped after %llu events; %s runs on "
+				 "untraced", p->path, strerror(-p->write_err),
+				 (unsigned long long)entries, who);
+		else
+			trev_err("writing %s: %s; its last pages are not in it", p->path,
+				 strerror(-ret));
+		if (kept.kept && ret < 0)
+			trev_err("%s keeps the %llu events written before (a valid trace.dat)",
+				 p->path, (unsigned long long)kept.entries);
+		else if (!kept.kept && ret < 0)
+			trev_err("%s: nothing was written", p->path);
+		p->written = ret == 0 || kept.kept;
+		end = REC_END_WRITE;
+		rec->write_failed = true;
+	} else {
+		p->written = ret == 0;
 	}
 	/* A later process of a run (a fork() child that calls _exit()) need not say it. */
 	if (end == REC_END_GONE && p->rs.shm && p->first)
@@ -1164,7 +1191,7 @@ static void rec_proc_finish(struct rec_proc *p, enum rec_end end)
 		trev_err("process %d: its tracing settings could not all be restored", (int)p->pid);
 		end = REC_END_FAILED;
 	}
-	if (end == REC_END_FAILED || end == REC_END_BROKEN)
+	if (end == REC_END_FAILED || end == REC_END_BROKEN || end == REC_END_WRITE)
 		rec->failed++;
 	p->end = end;
 	p->ended = true;
@@ -1182,9 +1209,17 @@ static void rec_proc_finish(struct rec_proc *p, enum rec_end end)
  */
 static long rec_proc_round(struct rec_proc *p)
 {
-	long got = rec_drain_once(p, rec_read_flags(p));
+	unsigned int flags = rec_read_flags(p);
+	long got = rec_drain_once(p, flags);
 	int held;
 
+	/* A flush: the pages copied reach the file on disk, as a killed recorder leaves it. */
+	if (got >= 0 && !flags && (got = trev__dat_sync(p->dat)) < 0)
+		p->write_err = (int)got;
+	if (p->write_err) {
+		rec_proc_finish(p, REC_END_WRITE);
+		return -1;
+	}
 	if (got < 0) {
 		/* A process that dies takes its socket with it. */
 		rec_proc_finish(p, got == -EPROTO ? REC_END_BROKEN : REC_END_GONE);
@@ -1288,6 +1323,11 @@ static void rec_loop(struct rec *rec)
 
 			if (n > 0)
 				got += n;
+		}
+		/* A file that cannot be written (a full disk): every process runs on untraced. */
+		if (rec->write_failed) {
+			rec->stopping = true;
+			break;
 		}
 		run_alive = rec_reap(rec);
 		if (signals_seen > forwarded) {
@@ -1848,7 +1888,8 @@ out_child:
 		/* Recorded: our status is the command's; our own errors are 1. */
 		if (status == 0 && rec.cmd_status >= 0)
 			status = rec_child_end(&rec, rec.cmd_status);
-		(void)killed;
+		else if (!killed && rec.nr_procs && rec.cmd_status >= 0)
+			rec_child_end(&rec, rec.cmd_status);
 	}
 	/* After the command is reaped: its exit hold is not cut short by our error. */
 	if (kernel_failed)
