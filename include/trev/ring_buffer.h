@@ -11,6 +11,7 @@
 #ifndef TREV_RING_BUFFER_H
 #define TREV_RING_BUFFER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -565,6 +566,15 @@ TREV_API int trev_rb_lend_consumer(struct trev_rb *rb);
  * Return: 0, -EINVAL when nothing is lent, -EPERM on an attached buffer.
  */
 TREV_API int trev_rb_return_consumer(struct trev_rb *rb);
+
+/**
+ * trev_rb_consumer_lent() - whether @rb's consuming position is lent to
+ * another process now (a recorder consumes it: trev_rb_lend_consumer())
+ * @rb: a buffer of this process, or one from trev_rb_attach() (the
+ *      region's own word, as its owner set it)
+ * Context: any thread. Return: true or false; nothing is changed.
+ */
+TREV_API bool trev_rb_consumer_lent(const struct trev_rb *rb);
 
 /**
  * trev_rb_stage_export() - take the staged events out of a buffer

@@ -429,6 +429,11 @@ int trev_rb_lend_consumer(struct trev_rb *rb)
 	return 0;
 }
 
+bool trev_rb_consumer_lent(const struct trev_rb *rb)
+{
+	return atomic_load(&rb->hdr->lent) != 0;
+}
+
 int trev_rb_return_consumer(struct trev_rb *rb)
 {
 	if (rb->attached)

@@ -150,6 +150,15 @@ wait_for "[ \$(\"$trev\" cat -p $p1 trace | grep -c ' tt_ints: ') -ge 10 ]" "$p1
 last_a() {	# the a= of the last tt_ints of $p1's trace now
 	"$trev" cat -p "$p1" trace | sed -n 's/.* tt_ints: a=\([0-9]*\) .*/\1/p' | tail -1
 }
+# trev ps: both listed, tt_ints enabled in $p1 only, nobody recording yet.
+ps_line() {	# ps_line PID: its line of trev ps
+	"$trev" ps | awk -v p="$1" '$1 == p'
+}
+run 0 "$trev" ps -e
+has '^ +PID +UID TREV +RECORDED EVENTS  COMMAND$'
+grep -qE "^ +$p1 +[0-9]+ [0-9.]+ +no +1  .*ctl_app 5$" "$out" || fail "trev ps: $p1's line"
+grep -qE "^ +$p2 +[0-9]+ [0-9.]+ +no +0  .*ctl_app 5$" "$out" || fail "trev ps: $p2's line"
+grep -qE '^ {40}trev_test:tt_ints$' "$out" || fail "trev ps -e: the enabled event"
 for form in twice comma; do
 	if [ $form = twice ]; then args=(-p "$p1" -p "$p2"); else args=(-p "$p1,$p2"); fi
 	before=$(last_a)
@@ -160,6 +169,8 @@ for form in twice comma; do
 	# Until the recorder has read events of each (statistics show its position).
 	wait_for "[ \$(read_events $p1) -gt 0 ] && [ \$(read_events $p2) -gt 0 ]" \
 		"-p $form: events of both read"
+	[ $form = comma ] || ps_line "$p2" | grep -qE '^ +[0-9]+ +[0-9]+ [0-9.]+ +yes +1 ' ||
+		fail "trev ps: $p2 not shown recorded: $(ps_line "$p2")"
 	kill -INT "$rec"
 	wait "$rec"
 	st=$?
@@ -177,7 +188,8 @@ for form in twice comma; do
 	[ "$("$trev" cat -p "$p1" events/trev_test/tt_ints/enable)" = 1 ] || fail "-p $form: $p1's enable not kept"
 	[ "$("$trev" cat -p "$p2" events/trev_test/tt_ints/enable)" = 0 ] || fail "-p $form: $p2's enable not put back"
 done
-echo "ok: -p twice, -p PID,PID, --clear"
+ps_line "$p1" | grep -qE '^ +[0-9]+ +[0-9]+ [0-9.]+ +no +1 ' || fail "trev ps: $p1 still shown recorded"
+echo "ok: -p twice, -p PID,PID, --clear, trev ps"
 run 2 "$trev" record --clear -o "$T/x.dat" -- true
 err_is 1 'trev: --clear is for -p (a command starts with an empty buffer)'
 echo "cli_session: ok"

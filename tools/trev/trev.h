@@ -26,6 +26,7 @@ int cmd_list(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
 
 /*
  * trev_recover_files() - what trev recover does once its options are read:
