@@ -28,9 +28,6 @@ void trev__control_init(void);
 /* An object registered its events; @section is in its event section. */
 void trev__control_module_registered(const void *section);
 
-/* The socket directory for this environment (see server.c). Return: 0 or -ENAMETOOLONG. */
-int trev__control_dir(char *dir, size_t size);
-
 /* The socket being served. Return: its length, or -ENOENT when none. */
 ssize_t trev__control_path(char *buf, size_t size);
 

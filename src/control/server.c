@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/sock_dir.h"
 #include "control/control.h"
 #include "control/proto.h"
 #include "frontend/frontend.h"
@@ -74,26 +75,6 @@ static struct {
 
 /* ------------------------------------------------------------------ */
 /* Where the socket lives                                               */
-
-/*
- * trev__control_dir() - the directory of the sockets of processes run with
- * this environment: $TREV_SOCKET_DIR, else $XDG_RUNTIME_DIR/trev, else
- * /tmp/trev-<uid>. Return: 0, or -ENAMETOOLONG.
- */
-int trev__control_dir(char *dir, size_t size)
-{
-	const char *env = getenv("TREV_SOCKET_DIR");
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	int n;
-
-	if (env && *env)
-		n = snprintf(dir, size, "%s", env);
-	else if (xdg && *xdg)
-		n = snprintf(dir, size, "%s/trev", xdg);
-	else
-		n = snprintf(dir, size, "/tmp/trev-%u", (unsigned int)geteuid());
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
-}
 
 /* Make @dir if needed; it must be ours, a real directory, closed to others. */
 static int ctl_dir_check(const char *dir)
@@ -875,7 +856,7 @@ int trev__control_start(void)
 	if (trev__session_active())
 		trev__top_instance();
 	pthread_once(&ctl_fork_once, ctl_fork_register);
-	ret = trev__control_dir(dir, sizeof(dir));
+	ret = trev__sock_dir(dir, sizeof(dir));
 	if (!ret)
 		ret = ctl_dir_check(dir);
 	if (ret < 0) {

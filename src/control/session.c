@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Joining a recorder's session: TREV_SESSION names the socket of the
- * `trev record` that runs the program (or an ancestor of it); the process
- * announces itself there so that the recorder attaches before its first
- * event (proto.h, "Joining a recorder's session"; docs/sessions.md).
+ * `trev record` that runs the program (or an ancestor of it), or a `trev
+ * record -a` listens in the user's socket directory; the process announces
+ * itself there so that the recorder attaches before its first event
+ * (proto.h, "Joining a recorder's session"; docs/sessions.md).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -16,17 +17,41 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/sock_dir.h"
 #include "control/control.h"
 #include "control/proto.h"
 
 static char session_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+
+/*
+ * No TREV_SESSION: a `trev record -a` of this user may be recording every
+ * process that starts; its socket is in our socket directory
+ * (sock_dir.h). One lstat() at start-up; a socket left by a recorder that
+ * is gone refuses the connection, and nothing waits (trev__session_join()).
+ */
+static bool session_record_all(void)
+{
+	char dir[sizeof(session_path)];
+	struct stat st;
+	int n;
+
+	if (trev__sock_dir(dir, sizeof(dir)) < 0)
+		return false;
+	n = snprintf(session_path, sizeof(session_path), "%s/%s", dir, TREV_RECORD_ALL_SOCK);
+	if (n < 0 || (size_t)n >= sizeof(session_path) || lstat(session_path, &st) < 0 ||
+	    !S_ISSOCK(st.st_mode)) {
+		session_path[0] = '\0';
+		return false;
+	}
+	return true;
+}
 
 bool trev__session_env(void)
 {
 	const char *env = getenv("TREV_SESSION");
 
 	if (!env || !*env)
-		return false;
+		return session_record_all();
 	if (env[0] != '/' || strlen(env) >= sizeof(session_path)) {
 		trev__log(TREV_LOG_WARN, "TREV_SESSION=%s: not an absolute socket path of at "
 			  "most %zu bytes; ignored\n", env, sizeof(session_path) - 1);

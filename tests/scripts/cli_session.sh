@@ -191,5 +191,44 @@ done
 ps_line "$p1" | grep -qE '^ +[0-9]+ +[0-9]+ [0-9.]+ +no +1 ' || fail "trev ps: $p1 still shown recorded"
 echo "ok: -p twice, -p PID,PID, --clear, trev ps"
 run 2 "$trev" record --clear -o "$T/x.dat" -- true
-err_is 1 'trev: --clear is for -p (a command starts with an empty buffer)'
+err_is 1 'trev: --clear is for -p and -a (a command starts with an empty buffer)'
+run 2 "$trev" record -a -p "$p1" -o "$T/x.dat"
+err_is 1 'trev: -p, -a and a COMMAND: give one'
+
+# ---- -a: the processes there ($p1, $p2) and one that starts later, from its first event; a
+# second -a refused while one runs; a socket a killed -a left is replaced; settings put back.
+"$trev" record -a -e trev_test:tt_ints -o "$T/all.dat" >"$out" 2>"$errf" &
+rec=$!
+pids+=($rec)
+wait_for "grep -q '^trev: recording every process of uid [0-9]* that serves trev (2 now); Ctrl-C to stop$' '$errf'" "-a: recording"
+"$trev" record -a -o "$T/y.dat" >"$T/a2.out" 2>"$T/a2.err"
+[ $? = 1 ] && grep -q 'another trev record -a records this user' "$T/a2.err" || fail "a second -a: $(cat "$T/a2.err")"
+"$rec_app" 150 2 >"$T/late.out" || fail "rec_app under -a failed"
+kill -INT "$rec"
+wait "$rec"
+[ $? = 0 ] || fail "-a: trev record exited non-zero"
+err_has "^ctl_app-$p1 "
+err_has "^ctl_app-$p2 "
+err_has '^rec_app-[0-9]+ +300 +0 '
+[ "$(trace-cmd report -i "$T/all.dat" 2>/dev/null | grep -cE '^rec_app-[0-9]+: .* tt_ints: ')" = 300 ] ||
+	fail "-a: the late process's 300 events are not all in the file"
+[ "$("$trev" cat -p "$p2" events/trev_test/tt_ints/enable)" = 0 ] || fail "-a: $p2's enable not put back"
+[ "$("$trev" cat -p "$p1" events/trev_test/tt_ints/enable)" = 1 ] || fail "-a: $p1's enable not kept"
+[ ! -e "$sockdir/record-all.sock" ] || fail "-a left its socket"
+# Killed, it leaves its socket: processes that start do not wait for it, the next -a replaces it.
+"$trev" record -a -o "$T/k.dat" >/dev/null 2>"$T/k.err" &
+rec=$!
+wait_for "[ -S '$sockdir/record-all.sock' ] && grep -q '^trev: recording every' '$T/k.err'" "-a: its socket"
+kill -KILL "$rec"
+wait "$rec"
+[ -S "$sockdir/record-all.sock" ] || fail "the killed -a's socket is gone (the test needs it)"
+run 0 "$rec_app" 5 1
+has '^fired 5$'
+[ ! -s "$errf" ] || fail "a stale -a socket: the program said something"
+"$trev" record -a -o "$T/z.dat" >/dev/null 2>"$T/z.err" &
+rec=$!
+wait_for "grep -q '^trev: recording every' '$T/z.err'" "-a over a stale socket"
+kill -INT "$rec"
+wait "$rec"
+echo "ok: -a"
 echo "cli_session: ok"

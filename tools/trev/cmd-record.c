@@ -5,10 +5,12 @@
  * pages into a trace.dat file while it runs, and stop when it exits or on
  * a signal. docs/cli/trev-record.md is the manual.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -26,6 +28,7 @@
 
 #include <trev/ring_buffer.h>
 
+#include "base/sock_dir.h"
 #include "control/proto.h"
 #include "dat_merge.h"
 #include "kernel_rec.h"
@@ -41,7 +44,8 @@ static const char record_help[] =
 	"usage: trev record [-e EVENT [-f FILTER] [-T TRIGGER]...]... [-t TRACER] [-b KB] [-C CLOCK]\n"
 	"                   [-o FILE] [--file-version 6|7] [--flush MS] [--wait SEC]\n"
 	"                   [-K KEVENT]... [--kernel-output FILE]\n"
-	"                   (-p PID[,PID...] [-p PID]... [--clear] | [--no-follow] -- COMMAND ARGS...)\n"
+	"                   (-p PID[,PID...] [-p PID]... [--clear] | -a [--clear] |\n"
+	"                    [--no-follow] -- COMMAND ARGS...)\n"
 	"\n"
 	"Record the events of programs that use trev into a trace.dat file (default\n"
 	"trace.dat) while they run: COMMAND and every process of its run that uses trev,\n"
@@ -60,7 +64,9 @@ static const char record_help[] =
 	"             milliseconds, and at the end (default 1000; 0: every round)\n"
 	"  -p PID     attach to running processes (repeatable, or PID,PID); their\n"
 	"             settings are restored at the end\n"
-	"  --clear    with -p: empty each process's buffer first\n"
+	"  -a, --all  every process of this user that serves trev, there now or\n"
+	"             starting while it records; Ctrl-C to stop\n"
+	"  --clear    with -p or -a: empty each process's buffer first\n"
 	"  -- COMMAND start COMMAND; it and each process it starts that uses trev are\n"
 	"             held at start-up until tracing is configured\n"
 	"  --no-follow  COMMAND alone (it must use trev), not the processes it starts\n"
@@ -177,6 +183,7 @@ struct rec {
 	int flush_ms;			/* --flush */
 	bool follow;			/* -- COMMAND: every process of the run (not --no-follow) */
 	bool clear;			/* --clear: -p processes start from an empty buffer */
+	bool all;			/* -a: every process of our user that serves trev */
 	pid_t *pids;			/* -p */
 	int nr_pids;
 	bool own_child;			/* -- COMMAND */
@@ -1042,7 +1049,11 @@ static int rec_proc_start(struct rec *rec, pid_t pid, bool attached, bool forked
 	ret = trev_remote_source_map(&p->rs);
 	if (ret == -EBUSY) {
 		trev_err("process %d is being recorded already (another trev record consumes "
-			 "its buffer)", (int)pid);
+			 "its buffer)%s", (int)pid, rec->all ? ": left to it" : "");
+		if (rec->all) {
+			rec_proc_drop(p, held);
+			return -1;	/* -a: not ours, and no failure of ours */
+		}
 		goto out_drop;
 	}
 	if (ret < 0)
@@ -1260,6 +1271,44 @@ static void rec_release_untraced(pid_t pid)
 	}
 }
 
+/* Whether process @pid is being recorded (or was, in this run). */
+static bool rec_recorded(const struct rec *rec, pid_t pid)
+{
+	for (int i = 0; i < rec->nr_procs; i++)
+		if (rec->procs[i]->pid == pid && !rec->procs[i]->ended)
+			return true;
+	return false;
+}
+
+/*
+ * -a: attach to every process of our user that serves trev now in our
+ * socket directory (@dir: where processes that start join us too, so both
+ * kinds are the same set); those that start later join (rec_take_joins()).
+ * A process that another recorder consumes is left to it.
+ */
+static void rec_attach_all(struct rec *rec, const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	while (d && (de = readdir(d))) {
+		struct trev_remote *r;
+		char why[512], *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (pid <= 0 || strcmp(end, ".sock") || pid == getpid() ||
+		    rec_recorded(rec, (pid_t)pid))
+			continue;
+		/* Its socket, checked as every client checks it (a stale one refuses). */
+		if (trev_remote_connect((pid_t)pid, &r, why, sizeof(why)) < 0)
+			continue;
+		trev_remote_close(r);
+		rec_proc_start(rec, (pid_t)pid, true, false, false, true);
+	}
+	if (d)
+		closedir(d);
+}
+
 /*
  * Take the processes that joined: each is recorded from its first event.
  * A process whose configuration is refused is reported and recorded with
@@ -1279,11 +1328,13 @@ static int rec_take_joins(struct rec *rec)
 			trev_err("%s", why);
 		if (ret != 1)
 			break;
-		if (rec->stopping) {
+		if (rec->stopping || rec_recorded(rec, j.pid)) {
 			rec_release_untraced(j.pid);
 			continue;
 		}
-		if (rec_proc_start(rec, j.pid, false, j.forked, true, rec->nr_procs > 0) == -2) {
+		/* -a: what we set is put back at the end, as for -p. */
+		if (rec_proc_start(rec, j.pid, rec->all, j.forked, true,
+				   rec->all || rec->nr_procs > 0) == -2) {
 			kill(j.pid, SIGKILL);
 			if (rec->cmd_pid > 0)
 				kill(rec->cmd_pid, SIGKILL);
@@ -1351,7 +1402,7 @@ static void rec_loop(struct rec *rec)
 				break;
 			}
 		}
-		if (!rec_live(rec) && !run_alive) {
+		if (!rec->all && !rec_live(rec) && !run_alive) {
 			/* A joiner is a process of the run: none can be waiting now; look once more. */
 			if (rec_take_joins(rec) < 0 || !rec_live(rec))
 				break;
@@ -1628,6 +1679,7 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 		{ "kernel-output", required_argument, NULL, 'O' },
 		{ "no-follow", no_argument, NULL, 'N' },
 		{ "clear", no_argument, NULL, 'c' },
+		{ "all", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1636,7 +1688,7 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 	long ms;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+e:f:T:t:b:C:o:p:K:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:f:T:t:b:C:o:p:K:ah", opts, NULL)) != -1) {
 		e = rec->nr_events ? &rec->events[rec->nr_events - 1] : NULL;
 		switch (c) {
 		case 'h':
@@ -1692,6 +1744,9 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 		case 'c':
 			rec->clear = true;
 			break;
+		case 'a':
+			rec->all = true;
+			break;
 		case 'V':
 			if (strcmp(optarg, "6") && strcmp(optarg, "7")) {
 				trev_err("--file-version is 6 or 7, not '%s'", optarg);
@@ -1738,12 +1793,13 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 	}
 	rec->argv = argv + optind;
 	rec->own_child = optind < argc;
-	if (rec->own_child == (rec->nr_pids > 0)) {
-		trev_err(rec->nr_pids ? "-p and a COMMAND: give one" : "give -p PID or -- COMMAND");
+	if (rec->own_child + (rec->nr_pids > 0) + rec->all != 1) {
+		trev_err(rec->own_child + (rec->nr_pids > 0) + rec->all ?
+			 "-p, -a and a COMMAND: give one" : "give -p PID, -a or -- COMMAND");
 		return -1;
 	}
-	if (rec->clear && !rec->nr_pids) {
-		trev_err("--clear is for -p (a command starts with an empty buffer)");
+	if (rec->clear && !rec->nr_pids && !rec->all) {
+		trev_err("--clear is for -p and -a (a command starts with an empty buffer)");
 		return -1;
 	}
 	rec->follow = rec->follow && rec->own_child;
@@ -1849,6 +1905,26 @@ int cmd_record(int argc, char **argv)
 				goto out_child;
 			}
 		}
+	} else if (rec.all) {
+		char path[PATH_MAX];
+
+		ret = trev__sock_dir(path, sizeof(path) - sizeof("/" TREV_RECORD_ALL_SOCK));
+		if (ret == 0) {
+			strcat(path, "/" TREV_RECORD_ALL_SOCK);
+			ret = trev_session_open_at(&rec.session, path);
+		}
+		if (ret < 0) {
+			trev_err("-a: %s: %s", path, ret == -EADDRINUSE ?
+				 "another trev record -a records this user's processes" :
+				 strerror(-ret));
+			goto out_free;
+		}
+		/* Those that start from now on join; then those there already. */
+		rec_take_joins(&rec);
+		*strrchr(path, '/') = '\0';
+		rec_attach_all(&rec, path);
+		trev_err("recording every process of uid %u that serves trev (%d now); Ctrl-C to "
+			 "stop", (unsigned int)geteuid(), rec_live(&rec));
 	} else {
 		for (int i = 0; i < rec.nr_pids; i++)
 			if (rec_proc_start(&rec, rec.pids[i], true, false, false, false) < 0)

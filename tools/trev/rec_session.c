@@ -21,7 +21,7 @@
 
 struct trev_session {
 	int fd;					/* listening */
-	char dir[64];				/* the private directory */
+	char dir[64];				/* the private directory, "" for -a's */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
 
@@ -62,6 +62,58 @@ out_free:
 int trev_session_fd(const struct trev_session *s)
 {
 	return s->fd;
+}
+
+int trev_session_open_at(struct trev_session **out, const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct trev_session *s;
+	char *slash, dir[sizeof(addr.sun_path)];
+	struct stat st;
+	mode_t old;
+	int fd, ret;
+
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(addr.sun_path, path, strlen(path) + 1);
+	memcpy(dir, path, strlen(path) + 1);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return -EINVAL;
+	*slash = '\0';
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
+		return -EPERM;
+	/* A recorder that serves it: ours to leave alone; a dead one's: ours to replace. */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	ret = connect(fd, (struct sockaddr *)&addr, sizeof(addr));
+	close(fd);
+	if (ret == 0)
+		return -EADDRINUSE;
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		unlink(path);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	memcpy(s->path, path, strlen(path) + 1);
+	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	old = umask(0177);	/* 0600 from the start */
+	ret = s->fd < 0 || bind(s->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
+	      listen(s->fd, SOMAXCONN) < 0 ? -errno : 0;
+	umask(old);
+	if (ret) {
+		if (s->fd >= 0)
+			close(s->fd);
+		free(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
 }
 
 const char *trev_session_path(const struct trev_session *s)
@@ -142,6 +194,7 @@ void trev_session_close(struct trev_session *s)
 		return;
 	close(s->fd);
 	unlink(s->path);
-	rmdir(s->dir);
+	if (s->dir[0])
+		rmdir(s->dir);	/* ours (trev_session_open()), not the socket directory */
 	free(s);
 }
