@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # KernelShark opens our trace.dat files (v6 and v7, recorded by tests/tracedat/dat_record.c,
-# and a function_graph recording of tests/ftrace/ft_app by trev record) on a virtual X server: its main window is mapped with the file's name in the title, a
+# a function_graph recording of tests/ftrace/ft_app by trev record, and a recording of a run
+# of three processes, a buffer each) on a virtual X server: its main window is mapped with the file's name in the title, a
 # screenshot of it is not blank, it is still running once it has gone idle after drawing, and
 # it printed no error about the file. Exits 77 (skipped) when KernelShark, Xvfb or the X tools are missing
 # (apt-get install kernelshark xvfb x11-apps x11-utils).
@@ -58,6 +59,10 @@ chmod 755 "$T"
 # A function_graph recording (docs/function-tracer.md): funcgraph_entry/exit records.
 (cd "$T" && "$TREV_BUILD_DIR/tools/trev/trev" record -t function_graph -o "$T/fg.dat" -- \
 	"$B/ft_app") >"$T/rec.log" 2>&1 || fail "trev record -t function_graph: $(cat "$T/rec.log")"
+# A session of three processes (docs/sessions.md): one buffer each, KernelShark a stream each.
+(cd "$T" && "$TREV_BUILD_DIR/tools/trev/trev" record -e trev_test:tt_ints -o "$T/run.dat" -- \
+	"$B/run_app" spawn 2 50) >"$T/rec.log" 2>&1 || fail "trev record of a run: $(cat "$T/rec.log")"
+grep -q 'version 7, 3 processes' "$T/rec.log" || fail "the run is not 3 processes: $(cat "$T/rec.log")"
 chmod 644 "$T"/*.dat
 mkdir -m 700 "$T/home"
 [ ${#as_user[@]} = 0 ] || chown 65534:65534 "$T/home"
@@ -109,7 +114,7 @@ drawn() {	# a screenshot every 0.5 s at most: each one is a 3 MB file scanned in
 	return 1
 }
 
-for v in v6 v7 fg; do
+for v in v6 v7 fg run; do
 	dat="$T/$v.dat"
 	start_xvfb
 	HOME="$T/home" XDG_RUNTIME_DIR="$T/home" "${as_user[@]}" kernelshark "$dat" \
