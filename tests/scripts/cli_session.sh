@@ -62,6 +62,15 @@ if [ -z "$san" ]; then
 	[ "$(grep -c ' tt_ints: ' "$out")" = 800 ] || fail "trev report: $(grep -c ' tt_ints: ' "$out") events, not 800"
 	[ "$(grep -cE '^run_app-[0-9]+: ' "$out")" = 600 ] || fail "trev report: not 600 lines behind a buffer's name"
 	has '^# entries-in-buffer/entries-written: 800/800 '
+	# trev convert: every buffer into the CPUs' streams, each event with its process.
+	if command -v babeltrace2 >/dev/null; then
+		run 0 "$trev" convert --to ctf "$T/fork.dat" "$T/fork.ctf"
+		babeltrace2 "$T/fork.ctf" >"$T/ctf.txt" 2>/dev/null || fail "babeltrace2 rejects the CTF"
+		[ "$(grep -c 'trev_test:tt_ints:' "$T/ctf.txt")" = 800 ] ||
+			fail "trev convert: $(grep -c 'trev_test:tt_ints:' "$T/ctf.txt") events, not 800"
+		[ "$(grep -o 'common_pid = [0-9]*' "$T/ctf.txt" | sort -u | wc -l)" = 4 ] ||
+			fail "trev convert: not 4 processes"
+	fi
 	echo "ok: fork without exec"
 
 	# 50 short-lived children, all at once: none missed.

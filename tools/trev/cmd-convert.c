@@ -26,6 +26,7 @@
 #include <trace-cmd/trace-cmd.h>
 
 #include "ctf.h"
+#include "dat_buffers.h"
 #include "trev.h"
 
 /* libtracecmd 3.1.6 exports it but its installed header does not declare it. */
@@ -345,6 +346,8 @@ static int cvt_record(struct tracecmd_input *handle, struct tep_record *rec, int
 	int ret;
 
 	(void)handle;
+	/* tracecmd_iterate_events_multi() numbers the CPUs across its handles. */
+	cpu = rec->cpu;
 	if (cpu < 0 || cpu >= c->nr_cpus || rec->size < 0) {
 		trev_err("convert: %s: a record of CPU %d, of %d bytes, cannot be", c->file, cpu,
 			 rec->size);
@@ -389,9 +392,15 @@ out_failed:
 static int cvt_iterate(struct cvt *c)
 {
 	size_t size = CPU_ALLOC_SIZE(c->nr_cpus);
-	cpu_set_t *set = CPU_ALLOC(c->nr_cpus);
-	int ret;
+	cpu_set_t *set;
+	int width, ret;
 
+	/* A file of several processes (docs/sessions.md): every buffer, by time, into the
+	 * CPUs' streams; each event keeps its process in common_pid. */
+	ret = trev_dat_iterate_buffers(c->handle, cvt_record, c, &width);
+	if (ret <= 0)
+		return ret;
+	set = CPU_ALLOC(c->nr_cpus);
 	if (!set)
 		return -ENOMEM;
 	CPU_ZERO_S(size, set);

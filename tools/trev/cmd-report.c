@@ -28,6 +28,7 @@
 #include "filter/filter.h"
 #include "output/graph_layout.h"
 #include "output/line_prefix.h"
+#include "dat_buffers.h"
 #include "trev.h"
 
 /* libtracecmd 3.1.6 exports these but its installed header does not declare them. */
@@ -901,48 +902,12 @@ static struct tracecmd_input *rpt_open(const char *file)
 	return h;
 }
 
-/*
- * A file with buffers besides the top one (trev record of several
- * processes: docs/sessions.md): every buffer's records, merged by time.
- * Return: as tracecmd_iterate_events_multi(), or 1 when @h has no
- * other buffer (the caller iterates it alone).
- */
-static int rpt_iterate_buffers(struct rpt *r, struct tracecmd_input *h)
-{
-	int n = tracecmd_buffer_instances(h), nr = 1, ret;
-	struct tracecmd_input **hs;
-
-	if (n <= 0)
-		return 1;
-	hs = calloc((size_t)n + 1, sizeof(*hs));
-	if (!hs)
-		return -ENOMEM;
-	hs[0] = h;
-	tracecmd_set_private(h, (void *)"");
-	r->name_width = 0;
-	for (int i = 0; i < n; i++) {
-		const char *name = tracecmd_buffer_instance_name(h, i);
-		struct tracecmd_input *b = name ? tracecmd_buffer_instance_handle(h, i) : NULL;
-
-		if (!b)
-			continue;
-		tracecmd_set_private(b, (void *)name);
-		if ((int)strlen(name) > r->name_width)
-			r->name_width = (int)strlen(name);
-		hs[nr++] = b;
-	}
-	ret = tracecmd_iterate_events_multi(hs, nr, rpt_record, r);
-	for (int i = 1; i < nr; i++)
-		tracecmd_close(hs[i]);
-	free(hs);
-	return ret;
-}
-
 static int rpt_iterate(struct rpt *r, struct tracecmd_input *h)
 {
 	size_t size = CPU_ALLOC_SIZE(r->nr_cpus);
 	cpu_set_t *set;
-	int ret = rpt_iterate_buffers(r, h);
+	/* A file of several processes (docs/sessions.md): every buffer, by time. */
+	int ret = trev_dat_iterate_buffers(h, rpt_record, r, &r->name_width);
 
 	if (ret <= 0)
 		return ret;
