@@ -55,12 +55,12 @@ if [ -z "$san" ]; then
 	err_has "^trev: wrote $T/fork.dat \(version 7, 4 processes, a buffer each, [0-9]+ bytes\)$"
 	ls "$T" | grep -q '^fork\.dat\.' && fail "fork: the processes' parts were left: $(ls "$T")"
 	# The buffers are the processes: trace-cmd prints the others under their names.
-	trace-cmd report -i "$T/fork.dat" 2>/dev/null | grep -cE '^run_app-[0-9]+: ' >"$T/n"
+	trace-cmd report -i "$T/fork.dat" 2>/dev/null | grep -cE '^ *run_app-[0-9]+: ' >"$T/n"
 	[ "$(cat "$T/n")" = 600 ] || fail "fork: $(cat "$T/n") lines under a process buffer, not 600"
 	# trev report: every buffer, merged by time, the others' lines behind their names.
 	run 0 "$trev" report "$T/fork.dat"
 	[ "$(grep -c ' tt_ints: ' "$out")" = 800 ] || fail "trev report: $(grep -c ' tt_ints: ' "$out") events, not 800"
-	[ "$(grep -cE '^run_app-[0-9]+: ' "$out")" = 600 ] || fail "trev report: not 600 lines behind a buffer's name"
+	[ "$(grep -cE '^ *run_app-[0-9]+: ' "$out")" = 600 ] || fail "trev report: not 600 lines behind a buffer's name"
 	has '^# entries-in-buffer/entries-written: 800/800 '
 	# trev convert: every buffer into the CPUs' streams, each event with its process.
 	if command -v babeltrace2 >/dev/null; then
@@ -98,6 +98,28 @@ events_of "$T/sh.dat" | awk '{ n[$1]++ } END { for (p in n) print n[p] }' | sort
 printf '100\n200\n300\n' | diff -u - "$T/sh.got" >&2 || fail "sh -c pipeline: events per process differ"
 err_has '^trev: sh exited with status 0$'
 echo "ok: sh -c pipeline"
+
+# ---- A process killed mid-run (once it has traced 20 events): what it committed is kept, the
+# run goes on.
+cat >"$T/kill.sh" <<EOF
+"$B/tests/ctl_app" 1 >"$T/ctl.out" &
+p=\$!
+until grep -q '^ready' "$T/ctl.out"; do sleep 0.01; done
+until [ "\$("$trev" cat -p \$p trace | grep -c ' tt_ints: ')" -ge 20 ]; do sleep 0.01; done
+"$rec_app" 100 1 >/dev/null
+kill -KILL \$p
+wait \$p
+exit 0
+EOF
+run 0 "$trev" record -e trev_test:tt_ints -o "$T/kill.dat" -- sh "$T/kill.sh"
+err_has '^rec_app-[0-9]+ +100 +0 '
+err_has '^ctl_app-[0-9]+ +([2-9][0-9]|[1-9][0-9][0-9]+) '
+valid "$T/kill.dat"
+echo "ok: a process killed mid-run"
+
+# ---- A recording with no event says so, and exits as the command did.
+run 0 "$trev" record -o "$T/none.dat" -- "$rec_app" 5 1
+err_has '^trev: warning: no event was recorded '
 
 # ---- posix_spawn and vfork + exec: exec'd programs join as they start.
 for how in spawn vfork; do
@@ -189,7 +211,7 @@ for form in twice comma; do
 	err_has "^ctl_app-$p2 +[1-9][0-9]* "
 	[ "$(events_of "$T/pp.dat" | awk '$2 == "emitter" { print $1 }' | sort -u | wc -l)" = 2 ] ||
 		fail "-p $form: not the events of both processes"
-	first=$(trace-cmd report -i "$T/pp.dat" 2>/dev/null | grep ' tt_ints: ' | grep -v '^ctl_app-' |
+	first=$(trace-cmd report -i "$T/pp.dat" 2>/dev/null | grep ' tt_ints: ' | grep -vE '^ *ctl_app-[0-9]+: ' |
 		sed -n 's/.* a=\([0-9]*\) .*/\1/p' | head -1)
 	[ -n "$first" ] && [ "$first" -gt "$before" ] ||
 		fail "-p $form --clear: $p1's first event a=$first, its buffer had a=$before before"
@@ -219,7 +241,7 @@ wait "$rec"
 err_has "^ctl_app-$p1 "
 err_has "^ctl_app-$p2 "
 err_has '^rec_app-[0-9]+ +300 +0 '
-[ "$(trace-cmd report -i "$T/all.dat" 2>/dev/null | grep -cE '^rec_app-[0-9]+: .* tt_ints: ')" = 300 ] ||
+[ "$(trace-cmd report -i "$T/all.dat" 2>/dev/null | grep -cE '^ *rec_app-[0-9]+: .* tt_ints: ')" = 300 ] ||
 	fail "-a: the late process's 300 events are not all in the file"
 [ "$("$trev" cat -p "$p2" events/trev_test/tt_ints/enable)" = 0 ] || fail "-a: $p2's enable not put back"
 [ "$("$trev" cat -p "$p1" events/trev_test/tt_ints/enable)" = 1 ] || fail "-a: $p1's enable not kept"

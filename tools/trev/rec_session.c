@@ -136,7 +136,7 @@ static int session_read_msg(int fd, struct trev_join_msg *m)
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0)
-			return n < 0 ? -errno : -EPIPE;
+			return n < 0 ? -errno : got ? -EPIPE : -ENODATA;
 		got += (size_t)n;
 	}
 	return 0;
@@ -171,6 +171,11 @@ int trev_session_accept(struct trev_session *s, int timeout_ms, struct trev_join
 		goto out_close;
 	}
 	ret = session_read_msg(fd, &m);
+	/* Closed at once without a byte: another -a asking whether we serve (trev_session_open_at()). */
+	if (ret == -ENODATA) {
+		ret = 0;
+		goto out_close;
+	}
 	if (ret < 0 || m.magic != TREV_JOIN_MAGIC || m.version != TREV_JOIN_VERSION ||
 	    (m.flags & ~TREV_JOIN_FORKED) || m.pid != cred.pid || m.ppid < 0) {
 		if (why)

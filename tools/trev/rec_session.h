@@ -44,7 +44,8 @@ const char *trev_session_path(const struct trev_session *s);
  * @timeout_ms (0: not at all). A connection that is not a well-formed join
  * of a process of our user (or root) within a second (its magic, version,
  * flags, and a pid that SO_PEERCRED confirms) is dropped and reported in
- * @why (when not NULL, a sentence; "" when nothing was dropped).
+ * @why (when not NULL, a sentence; "" when nothing was dropped, or the
+ * connection closed without a byte: another recorder's check).
  * Return: 1 with @j set, 0 when no process joined in time, or a negative errno.
  */
 int trev_session_accept(struct trev_session *s, int timeout_ms, struct trev_joiner *j,
