@@ -117,6 +117,15 @@ err_has '^ctl_app-[0-9]+ +([2-9][0-9]|[1-9][0-9][0-9]+) '
 valid "$T/kill.dat"
 echo "ok: a process killed mid-run"
 
+# ---- What one process refuses is said for it, and stops nothing: te_test has no trev_test events.
+run 0 "$trev" record -e trev_test:tt_ints -o "$T/mixed.dat" -- \
+	sh -c "'$rec_app' 10 1 >/dev/null; '$B/examples/te_test' >/dev/null"
+err_has "^trev: process [0-9]+ \(te_test-[0-9]+\): set_event: 'trev_test:tt_ints': Invalid argument$"
+err_has '^trev: process [0-9]+ \(te_test-[0-9]+\): recorded with the settings it took$'
+err_has '^rec_app-[0-9]+ +10 +0 '
+err_has '^trev: sh exited with status 0$'
+echo "ok: a setting one process refuses"
+
 # ---- A recording with no event says so, and exits as the command did.
 run 0 "$trev" record -o "$T/none.dat" -- "$rec_app" 5 1
 err_has '^trev: warning: no event was recorded '

@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -86,6 +87,7 @@ static const char record_help[] =
 #define REC_MAX_TRIGGERS	8
 #define REC_PROGRESS_MS		500	/* progress line refresh */
 #define REC_SNAPSHOT_MS		1000	/* metadata kept for a process that gets killed */
+#define REC_SNAPSHOT_MAX_MS	10000	/* ... with many processes, each this often at least */
 #define REC_IDLE_POLL_MS	5	/* wait when no CPU has had a page to copy for a while */
 #define REC_BUSY_POLL_US	250	/* the first wait after a round that copied pages */
 #define REC_FLUSH_MS		1000	/* --flush: partial pages copied this often */
@@ -197,6 +199,7 @@ struct rec {
 	bool stopping;			/* told to stop: joiners are released untraced */
 	bool write_failed;		/* a file could not be written: the recording stops */
 	int failed;			/* processes whose recording failed */
+	_Atomic int nr_live;		/* processes being recorded (their metadata threads read it) */
 };
 
 static volatile sig_atomic_t signals_seen;
@@ -885,6 +888,20 @@ struct rec_meta {
 	struct rec_proc *p;
 };
 
+/*
+ * How often a process's metadata is read again: every second for one
+ * process; with N, every N seconds (at most REC_SNAPSHOT_MAX_MS), so that
+ * the snapshots of a session cost what one process's do (each takes 10-30
+ * ms of the recorder: they were most of what recording 8 processes cost).
+ */
+static int64_t rec_snapshot_ms(const struct rec *rec)
+{
+	int64_t ms = (int64_t)REC_SNAPSHOT_MS * atomic_load(&rec->nr_live);
+
+	return ms < REC_SNAPSHOT_MS ? REC_SNAPSHOT_MS : ms > REC_SNAPSHOT_MAX_MS ?
+	       REC_SNAPSHOT_MAX_MS : ms;
+}
+
 static void *rec_meta_run(void *arg)
 {
 	struct rec_meta *m = arg;
@@ -893,7 +910,14 @@ static void *rec_meta_run(void *arg)
 	clock_gettime(CLOCK_MONOTONIC, &due);
 	pthread_mutex_lock(&m->lock);
 	for (;;) {
-		due.tv_sec += REC_SNAPSHOT_MS / 1000;
+		int64_t ms = rec_snapshot_ms(m->p->rec);
+
+		due.tv_sec += ms / 1000;
+		due.tv_nsec += (ms % 1000) * 1000000;
+		if (due.tv_nsec >= 1000000000) {
+			due.tv_sec++;
+			due.tv_nsec -= 1000000000;
+		}
 		while (!m->stop && pthread_cond_timedwait(&m->cond, &m->lock, &due) != ETIMEDOUT)
 			;
 		if (m->stop)
@@ -1106,6 +1130,7 @@ static int rec_proc_start(struct rec *rec, pid_t pid, bool attached, bool forked
 	}
 	p->next_flush = rec_now_ms() + rec->flush_ms;
 	p->next_snapshot = rec_now_ms() + REC_SNAPSHOT_MS;
+	atomic_fetch_add(&rec->nr_live, 1);
 	if (p->rs.shm)
 		p->meta = rec_meta_start(p);
 	return 0;
@@ -1133,6 +1158,7 @@ static void rec_proc_finish(struct rec_proc *p, enum rec_end end)
 
 	rec_meta_stop(p->meta);
 	p->meta = NULL;
+	atomic_fetch_sub(&rec->nr_live, 1);
 	rec_label(p, label, sizeof(label));
 	if (end != REC_END_BROKEN && end != REC_END_FAILED && end != REC_END_WRITE &&
 	    (end != REC_END_GONE || p->rs.shm)) {
@@ -1251,7 +1277,7 @@ static long rec_proc_round(struct rec_proc *p)
 	if (!p->meta && rec_now_ms() >= p->next_snapshot) {
 		trev_dat_snapshot(p->dat);
 		rec_read_stats(p, true, false);
-		p->next_snapshot = rec_now_ms() + REC_SNAPSHOT_MS;
+		p->next_snapshot = rec_now_ms() + rec_snapshot_ms(p->rec);
 	}
 	return got;
 }
