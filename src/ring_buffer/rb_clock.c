@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,11 +86,45 @@ static void tsc_sample(uint64_t *tsc, uint64_t *ns)
 	}
 }
 
+/*
+ * TREV_TSC=MULT:OFFSET (decimal): the conversion another process made, so
+ * that every process of a recording maps the TSC onto one time line (`trev
+ * record -- COMMAND` passes its own: docs/sessions.md, "Clocks"). Taken
+ * when it is plausible (a mult of 1/64 to 64 ns per tick) and it tells the
+ * time: it gives CLOCK_MONOTONIC within a second (a few ppm of drift over
+ * a day is well inside; a value from another boot is not).
+ * Return: true when trev__tsc is set from it.
+ */
+static bool tsc_from_env(void)
+{
+	const char *env = getenv("TREV_TSC");
+	unsigned long long mult, offset;
+	uint64_t tsc, ns, conv;
+	char tail;
+
+	if (!env || sscanf(env, "%llu:%llu%c", &mult, &offset, &tail) != 2)
+		return false;
+	if (mult < (1ull << 26) || mult >= (1ull << 38))
+		return false;
+	tsc_sample(&tsc, &ns);
+	conv = (uint64_t)(((unsigned __int128)tsc * mult) >> 32) + offset;
+	if (conv - ns + 1000000000ull > 2000000000ull)
+		return false;
+	trev__tsc.tsc0 = tsc;
+	trev__tsc.ns0 = conv;
+	trev__tsc.mult = mult;
+	trev__tsc.offset = offset;
+	trev__tsc.usable = mult < (1ull << 36);
+	return trev__tsc.usable;
+}
+
 static void tsc_calibrate(void)
 {
 	uint64_t tsc0, ns0, tsc1, ns1;
 
 	if (getenv("TREV_NO_TSC") || !tsc_invariant())
+		return;
+	if (tsc_from_env())
 		return;
 	tsc_sample(&tsc0, &ns0);
 	do
