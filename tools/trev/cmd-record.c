@@ -199,6 +199,7 @@ struct rec {
 	int nr_procs;
 	bool stopping;			/* told to stop: joiners are released untraced */
 	bool write_failed;		/* a file could not be written: the recording stops */
+	bool killed;			/* we killed the command: it refused its configuration */
 	int failed;			/* processes whose recording failed */
 	_Atomic int nr_live;		/* processes being recorded (their metadata threads read it) */
 };
@@ -1379,6 +1380,7 @@ static int rec_take_joins(struct rec *rec)
 			kill(j.pid, SIGKILL);
 			if (rec->cmd_pid > 0)
 				kill(rec->cmd_pid, SIGKILL);
+			rec->killed = true;
 			return -1;
 		}
 	}
@@ -1898,7 +1900,7 @@ int cmd_record(int argc, char **argv)
 	int64_t start_ms = 0;
 	struct stat st;
 	int ret, status = 1, buffers = 0;
-	bool kernel_failed = false, killed = false;
+	bool kernel_failed = false;
 
 	if (rec_parse(&rec, argc, argv) < 0) {
 		fputs(record_help, stderr);
@@ -1922,9 +1924,11 @@ int cmd_record(int argc, char **argv)
 
 	if (rec.follow) {
 		/* The run's orphans are ours to reap: we see when the last process of it ends. */
-		if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0 ||
-		    (ret = trev_session_open(&rec.session)) < 0) {
-			trev_err("session: %s", strerror(errno));
+		ret = prctl(PR_SET_CHILD_SUBREAPER, 1) < 0 ? -errno : 0;
+		if (!ret)
+			ret = trev_session_open(&rec.session);
+		if (ret < 0) {
+			trev_err("session: %s", strerror(-ret));
 			goto out_free;
 		}
 	}
@@ -1942,7 +1946,7 @@ int cmd_record(int argc, char **argv)
 			if (ret < 0) {
 				/* Failed before recording: the held command must not run on untraced. */
 				kill(rec.cmd_pid, SIGKILL);
-				killed = true;
+				rec.killed = true;
 				goto out_child;
 			}
 		}
@@ -1990,9 +1994,6 @@ int cmd_record(int argc, char **argv)
 		rec_summary(&rec, (double)(rec_now_ms() - start_ms) / 1000.0, buffers,
 			    stat(rec.output, &st) == 0 ? (long long)st.st_size : -1LL);
 	status = buffers <= 0 || rec.failed;
-	if (rec.nr_procs && rec.procs[0]->end == REC_END_FAILED && rec.own_child &&
-	    !rec.nr_procs)
-		status = 1;
 	goto out_child;
 
 out_stop:
@@ -2011,7 +2012,7 @@ out_child:
 		/* Recorded: our status is the command's; our own errors are 1. */
 		if (status == 0 && rec.cmd_status >= 0)
 			status = rec_child_end(&rec, rec.cmd_status);
-		else if (!killed && rec.nr_procs && rec.cmd_status >= 0)
+		else if (!rec.killed && rec.nr_procs && rec.cmd_status >= 0)
 			rec_child_end(&rec, rec.cmd_status);
 	}
 	/* After the command is reaped: its exit hold is not cut short by our error. */
