@@ -82,10 +82,10 @@ static void env_at_exit(void)
 		}
 	}
 	trev__trace_print(tr, out);
-	if (out == stderr || out == stdout)
-		fflush(out);
-	else
-		fclose(out);
+	/* A full disk cuts the text short: say so, it is all the reader has. */
+	if ((out == stderr || out == stdout ? fflush(out) : fclose(out)) != 0 || ferror(out))
+		trev__log(TREV_LOG_ERR, "TREV_OUTPUT: writing %s: %s; the trace text is cut "
+			  "short\n", output_path, strerror(errno));
 }
 
 bool trev__env_exit_claim(void)

@@ -3,7 +3,8 @@
 #
 # The library's warnings are whole lines (src/base/log.c): a bad TREV_SOCKET, a bad
 # TREV_ATTACH_WAIT and the start-up hold's time-out each print one line of its own, ended by a
-# newline, so the next message does not run on after it.
+# newline, so the next message does not run on after it. A TREV_OUTPUT text that a full disk
+# cut short says so.
 set -uo pipefail
 export LC_ALL=C
 
@@ -31,4 +32,9 @@ grep -qx 'trev: TREV_ATTACH_WAIT: no RELEASE from a recorder within 1 s; running
 	fail "the hold's time-out warning is not a line of its own"
 ends_with_newline || fail "stderr does not end with a newline"
 has '^fired 1$'
+
+# TREV_OUTPUT on a full disk (/dev/full): the text cut short is said, not hidden.
+run 0 env TREV_SOCKET=0 TREV_EVENTS='trev_test:*' TREV_OUTPUT=/dev/full "$rec_app" 10 1
+grep -qx 'trev: TREV_OUTPUT: writing /dev/full: No space left on device; the trace text is cut short' "$errf" ||
+	fail "a TREV_OUTPUT that cannot be written is not said"
 echo "control_warnings: ok"
