@@ -285,7 +285,9 @@ static int rb_pos_catch_up(struct trev_rb *rb, struct rb_desc *d, struct rb_pos 
 
 /*
  * rb_pos_peek() - find the next event at or after @p
- * @end_seq, @end_off: stop there (the iterator's snapshot), or RB_SEQ_NONE
+ * @end_seq, @end_off: stop there (the iterator's snapshot), or RB_SEQ_NONE;
+ *                    with losses pending (@p->lost), go on to the event
+ *                    that reports them
  *
  * Walks over markers, time records and padding, updating @p; stops at a
  * data record without consuming it. On another process's buffer every
@@ -310,7 +312,9 @@ static int rb_pos_peek(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor *
 		if (rb->attached && steps > RB_ATTACHED_MAX_STEPS)
 			return 0;
 
-		if (end_seq != RB_SEQ_NONE &&
+		/* At the end, unless losses are pending: then the event after
+		 * them, past the end, reports them (a writer lapped the walk). */
+		if (end_seq != RB_SEQ_NONE && !p->lost &&
 		    (p->seq > end_seq || (p->seq == end_seq && p->off >= end_off)))
 			return 0;
 		err = rb_pos_catch_up(rb, d, p, skipped);
