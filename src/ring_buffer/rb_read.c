@@ -285,7 +285,9 @@ static int rb_pos_catch_up(struct trev_rb *rb, struct rb_desc *d, struct rb_pos 
 
 /*
  * rb_pos_peek() - find the next event at or after @p
- * @end_seq, @end_off: stop there (the iterator's snapshot), or RB_SEQ_NONE
+ * @end_seq, @end_off: stop there (the iterator's snapshot), or RB_SEQ_NONE;
+ *                    with losses pending (@p->lost), go on to the event
+ *                    that reports them
  *
  * Walks over markers, time records and padding, updating @p; stops at a
  * data record without consuming it. On another process's buffer every
@@ -310,7 +312,9 @@ static int rb_pos_peek(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor *
 		if (rb->attached && steps > RB_ATTACHED_MAX_STEPS)
 			return 0;
 
-		if (end_seq != RB_SEQ_NONE &&
+		/* At the end, unless losses are pending: then the event after
+		 * them, past the end, reports them (a writer lapped the walk). */
+		if (end_seq != RB_SEQ_NONE && !p->lost &&
 		    (p->seq > end_seq || (p->seq == end_seq && p->off >= end_off)))
 			return 0;
 		err = rb_pos_catch_up(rb, d, p, skipped);
@@ -531,6 +535,13 @@ static void rb_in_flight_before(struct trev_rb *rb, uint64_t ts, int except, uin
 
 /* The longest a reader waits for one write in flight before going on. */
 static const int64_t rb_settle_ms = 20;
+
+/*
+ * The longest one read call waits for writes in flight, all of them
+ * together: another process that keeps changing what names its write
+ * (next_entry, lost_total) would otherwise be waited for anew each time.
+ */
+static const int64_t rb_settle_call_ms = 5 * rb_settle_ms;
 
 /*
  * Peek buffer @i; 1 with its next event in @r. Catches the position up
@@ -796,9 +807,10 @@ int trev_rb_wait(struct trev_rb *rb, int timeout_ms)
 /* ------------------------------------------------------------------ */
 /* Consuming reads                                                      */
 
-/* Waiting for a write in flight that may be older than the chosen event. */
+/* Waiting for a write in flight that may be older than the chosen event; one per call. */
 struct rb_settle {
-	int64_t until;		/* give up waiting then (ms) */
+	int64_t until;		/* give up waiting for this write then (ms) */
+	int64_t call_until;	/* wait for no write after then (ms); 0 before the first */
 	uint64_t waited_for;	/* the write waited for, 0 for none */
 	bool yield;		/* RB_PULL_AGAIN: yield before looking again */
 };
@@ -806,7 +818,9 @@ struct rb_settle {
 /*
  * Should the caller let write @in_flight commit before it takes an event?
  * Once it has waited rb_settle_ms, the write is marked stuck on its
- * buffer's cursor and no reader waits for it again. Under read_lock.
+ * buffer's cursor and no reader waits for it again. A call waits
+ * rb_settle_call_ms at most in all, from its first wait, however the writes
+ * it meets change. Under read_lock.
  */
 static bool rb_settle_wait(struct trev_rb *rb, struct rb_settle *s, uint64_t in_flight)
 {
@@ -815,9 +829,13 @@ static bool rb_settle_wait(struct trev_rb *rb, struct rb_settle *s, uint64_t in_
 	if (!in_flight)
 		return false;
 	now = rb_now_ms();
+	if (!s->call_until)
+		s->call_until = now + rb_settle_call_ms;
 	if (in_flight != s->waited_for) {
 		s->waited_for = in_flight;
 		s->until = now + rb_settle_ms;
+		if (s->until > s->call_until)
+			s->until = s->call_until;
 	}
 	if (now < s->until)
 		return true;
@@ -998,6 +1016,14 @@ static uint64_t rb_committed_all(struct trev_rb *rb)
  */
 static const int64_t rb_read_cpu_max_ms = 20;
 
+/*
+ * Another process's buffer gives up after this long whether its committed
+ * counts move or not: a process that changes a buffer's gen (the reader
+ * starts that buffer again) or its counts without committing could
+ * otherwise keep a reader staging for ever.
+ */
+static const int64_t rb_read_attached_max_ms = 5 * rb_read_cpu_max_ms;
+
 /* Timed from a call's first RB_PULL_AGAIN, so that short calls read no clock. */
 struct rb_flood {
 	int64_t start;		/* ms; 0 before the first */
@@ -1016,6 +1042,8 @@ static bool rb_flooded(struct trev_rb *rb, struct rb_flood *f, int64_t deadline)
 	}
 	if (now - f->start < rb_read_cpu_max_ms || (deadline >= 0 && now < deadline))
 		return false;
+	if (rb->attached && !rb_static(rb) && now - f->start >= rb_read_attached_max_ms)
+		return true;
 	return rb_committed_all(rb) != f->committed;
 }
 

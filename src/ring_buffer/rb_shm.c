@@ -55,7 +55,8 @@
  * and trev_rb_damaged() says where (rb_read.c, rb_damage_set()). The busy
  * words' area (trev_rb_attach_busy()) is checked the same way and mapped
  * read-only; a descriptor's index past its word count reads as idle, and a
- * word stuck busy costs a reader 20 ms per call at most (rb_read.c).
+ * word stuck busy costs a reader 20 ms per write and 100 ms per call at
+ * most (rb_read.c).
  */
 #include <errno.h>
 #include <fcntl.h>
