@@ -271,4 +271,29 @@ wait_for "grep -q '^trev: recording every' '$T/z.err'" "-a over a stale socket"
 kill -INT "$rec"
 wait "$rec"
 echo "ok: -a"
+# ---- -a -u USER (root): another user's processes, those there and one that starts later.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chmod 755 "$T"
+	ud="$T/nobody-socks"
+	mkdir -m 700 "$ud" && chown 65534 "$ud"
+	as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups env TREV_SOCKET_DIR="$ud")
+	"${as_nobody[@]}" "$B/tests/ctl_app" 5 >"$T/nb.out" 2>&1 &
+	pids+=($!)
+	wait_for "grep -q '^ready' '$T/nb.out'" "nobody's ctl_app started"
+	nb=$(awk '/^ready/ { print $2 }' "$T/nb.out")
+	TREV_SOCKET_DIR="$ud" "$trev" record -a -u nobody -e trev_test:tt_ints -o "$T/u.dat" \
+		>"$out" 2>"$errf" &
+	rec=$!
+	pids+=($rec)
+	wait_for "grep -q '^trev: recording every process of uid 65534 that serves trev (1 now); Ctrl-C to stop$' '$errf'" "-a -u: recording"
+	"${as_nobody[@]}" "$rec_app" 50 1 >"$T/nb2.out" || fail "nobody's rec_app failed"
+	kill -INT "$rec"
+	wait "$rec"
+	[ $? = 0 ] || fail "-a -u: trev record exited non-zero"
+	err_has "^ctl_app-$nb +[1-9][0-9]* "
+	err_has '^rec_app-[0-9]+ +50 +0 '
+	run 2 "$trev" record -u nobody -p "$nb" -o "$T/x.dat"
+	err_is 1 'trev: -u is for -a'
+	echo "ok: -a -u"
+fi
 echo "cli_session: ok"

@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
+#include <pwd.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -46,7 +47,7 @@ static const char record_help[] =
 	"usage: trev record [-e EVENT [-f FILTER] [-T TRIGGER]...]... [-t TRACER] [-b KB] [-C CLOCK]\n"
 	"                   [-o FILE] [--file-version 6|7] [--flush MS] [--wait SEC]\n"
 	"                   [-K KEVENT]... [--kernel-output FILE]\n"
-	"                   (-p PID[,PID...] [-p PID]... [--clear] | -a [--clear] |\n"
+	"                   (-p PID[,PID...] [-p PID]... [--clear] | -a [-u USER] [--clear] |\n"
 	"                    [--no-follow] -- COMMAND ARGS...)\n"
 	"\n"
 	"Record the events of programs that use trev into a trace.dat file (default\n"
@@ -68,6 +69,7 @@ static const char record_help[] =
 	"             settings are restored at the end\n"
 	"  -a, --all  every process of this user that serves trev, there now or\n"
 	"             starting while it records; Ctrl-C to stop\n"
+	"  -u USER    with -a, as root: USER's processes\n"
 	"  --clear    with -p or -a: empty each process's buffer first\n"
 	"  -- COMMAND start COMMAND; it and each process it starts that uses trev are\n"
 	"             held at start-up until tracing is configured\n"
@@ -187,6 +189,7 @@ struct rec {
 	bool follow;			/* -- COMMAND: every process of the run (not --no-follow) */
 	bool clear;			/* --clear: -p processes start from an empty buffer */
 	bool all;			/* -a: every process of our user that serves trev */
+	long all_uid;			/* -a -u USER (root): that user's processes; -1: ours */
 	pid_t *pids;			/* -p */
 	int nr_pids;
 	bool own_child;			/* -- COMMAND */
@@ -1323,6 +1326,30 @@ static bool rec_recorded(const struct rec *rec, pid_t pid)
 }
 
 /*
+ * -a: the socket directory of user @uid's processes. Ours: as our processes
+ * find it (trev__sock_dir()). Another's (root's -u): $TREV_SOCKET_DIR when
+ * set, else $XDG_RUNTIME_DIR/trev of a login session (/run/user/UID/trev)
+ * when there is one, else /tmp/trev-UID: where that user's processes put
+ * their sockets by default (docs/control-socket.md).
+ */
+static int rec_all_dir(uid_t uid, char *dir, size_t size)
+{
+	const char *env = getenv("TREV_SOCKET_DIR");
+	struct stat st;
+	int n;
+
+	if (uid == geteuid() || (env && *env))
+		return trev__sock_dir(dir, size);
+	n = snprintf(dir, size, "/run/user/%u/trev", (unsigned int)uid);
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	n = snprintf(dir, size, "/tmp/trev-%u", (unsigned int)uid);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/*
  * -a: attach to every process of our user that serves trev now in our
  * socket directory (@dir: where processes that start join us too, so both
  * kinds are the same set); those that start later join (rec_take_joins()).
@@ -1723,6 +1750,7 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 		{ "no-follow", no_argument, NULL, 'N' },
 		{ "clear", no_argument, NULL, 'c' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1731,7 +1759,7 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 	long ms;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+e:f:T:t:b:C:o:p:K:ah", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:f:T:t:b:C:o:p:K:au:h", opts, NULL)) != -1) {
 		e = rec->nr_events ? &rec->events[rec->nr_events - 1] : NULL;
 		switch (c) {
 		case 'h':
@@ -1790,6 +1818,21 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 		case 'a':
 			rec->all = true;
 			break;
+		case 'u': {
+			struct passwd *pw = getpwnam(optarg);
+			long uid = strtol(optarg, &end, 10);
+
+			if (pw)
+				uid = (long)pw->pw_uid;
+			else if (!*optarg || *end || uid < 0)
+				uid = -1;
+			if (uid < 0) {
+				trev_err("-u: no user '%s'", optarg);
+				return -1;
+			}
+			rec->all_uid = uid;
+			break;
+		}
 		case 'V':
 			if (strcmp(optarg, "6") && strcmp(optarg, "7")) {
 				trev_err("--file-version is 6 or 7, not '%s'", optarg);
@@ -1839,6 +1882,14 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 	if (rec->own_child + (rec->nr_pids > 0) + rec->all != 1) {
 		trev_err(rec->own_child + (rec->nr_pids > 0) + rec->all ?
 			 "-p, -a and a COMMAND: give one" : "give -p PID, -a or -- COMMAND");
+		return -1;
+	}
+	if (rec->all_uid >= 0 && !rec->all) {
+		trev_err("-u is for -a");
+		return -1;
+	}
+	if (rec->all_uid >= 0 && (uid_t)rec->all_uid != geteuid() && geteuid() != 0) {
+		trev_err("-u: recording another user's processes needs root");
 		return -1;
 	}
 	if (rec->clear && !rec->nr_pids && !rec->all) {
@@ -1895,7 +1946,8 @@ static void rec_free(struct rec *rec)
 int cmd_record(int argc, char **argv)
 {
 	struct rec rec = { .output = "trace.dat", .version = 6, .wait_s = 5,
-			   .flush_ms = REC_FLUSH_MS, .follow = true, .cmd_status = -1 };
+			   .flush_ms = REC_FLUSH_MS, .follow = true, .cmd_status = -1,
+			   .all_uid = -1 };
 	struct sigaction sa = { .sa_sigaction = rec_on_signal, .sa_flags = SA_SIGINFO };
 	int64_t start_ms = 0;
 	struct stat st;
@@ -1952,11 +2004,12 @@ int cmd_record(int argc, char **argv)
 		}
 	} else if (rec.all) {
 		char path[PATH_MAX];
+		uid_t uid = rec.all_uid >= 0 ? (uid_t)rec.all_uid : geteuid();
 
-		ret = trev__sock_dir(path, sizeof(path) - sizeof("/" TREV_RECORD_ALL_SOCK));
+		ret = rec_all_dir(uid, path, sizeof(path) - sizeof("/" TREV_RECORD_ALL_SOCK));
 		if (ret == 0) {
 			strcat(path, "/" TREV_RECORD_ALL_SOCK);
-			ret = trev_session_open_at(&rec.session, path);
+			ret = trev_session_open_at(&rec.session, path, uid);
 		}
 		if (ret < 0) {
 			trev_err("-a: %s: %s", path, ret == -EADDRINUSE ?
@@ -1969,7 +2022,7 @@ int cmd_record(int argc, char **argv)
 		*strrchr(path, '/') = '\0';
 		rec_attach_all(&rec, path);
 		trev_err("recording every process of uid %u that serves trev (%d now); Ctrl-C to "
-			 "stop", (unsigned int)geteuid(), rec_live(&rec));
+			 "stop", (unsigned int)uid, rec_live(&rec));
 	} else {
 		for (int i = 0; i < rec.nr_pids; i++)
 			if (rec_proc_start(&rec, rec.pids[i], true, false, false, false) < 0)

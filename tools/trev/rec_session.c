@@ -5,6 +5,7 @@
  * (src/control/proto.h, "Joining a recorder's session").
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 struct trev_session {
 	int fd;					/* listening */
+	uid_t uid;				/* the user whose processes may join (ours, or -u's) */
 	char dir[64];				/* the private directory, "" for -a's */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
@@ -34,6 +36,7 @@ int trev_session_open(struct trev_session **out)
 	if (!s)
 		return -ENOMEM;
 	s->fd = -1;
+	s->uid = geteuid();
 	snprintf(s->dir, sizeof(s->dir), "/tmp/trev-rec-XXXXXX");
 	if (!mkdtemp(s->dir)) {
 		ret = -errno;
@@ -64,12 +67,13 @@ int trev_session_fd(const struct trev_session *s)
 	return s->fd;
 }
 
-int trev_session_open_at(struct trev_session **out, const char *path)
+int trev_session_open_at(struct trev_session **out, const char *path, uid_t uid)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct trev_session *s;
 	char *slash, dir[sizeof(addr.sun_path)];
 	struct stat st;
+	bool made;
 	mode_t old;
 	int fd, ret;
 
@@ -81,11 +85,15 @@ int trev_session_open_at(struct trev_session **out, const char *path)
 	if (!slash)
 		return -EINVAL;
 	*slash = '\0';
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+	made = mkdir(dir, 0700) == 0;
+	if (!made && errno != EEXIST)
 		return -errno;
 	if (lstat(dir, &st) < 0)
 		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
+	/* The user's, as its processes would have made it: root made it for them just now. */
+	if (made && st.st_uid != uid && lchown(dir, uid, (gid_t)-1) == 0)
+		st.st_uid = uid;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != uid || (st.st_mode & 077))
 		return -EPERM;
 	/* A recorder that serves it: ours to leave alone; a dead one's: ours to replace. */
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -101,11 +109,16 @@ int trev_session_open_at(struct trev_session **out, const char *path)
 	if (!s)
 		return -ENOMEM;
 	memcpy(s->path, path, strlen(path) + 1);
+	s->uid = uid;
 	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	old = umask(0177);	/* 0600 from the start */
-	ret = s->fd < 0 || bind(s->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	      listen(s->fd, SOMAXCONN) < 0 ? -errno : 0;
+	ret = s->fd < 0 || bind(s->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ? -errno : 0;
 	umask(old);
+	/* -u: the user's processes connect to it; they trust a socket of theirs or root's. */
+	if (!ret && uid != geteuid() && chown(path, uid, (gid_t)-1) < 0)
+		ret = -errno;
+	if (!ret && listen(s->fd, SOMAXCONN) < 0)
+		ret = -errno;
 	if (ret) {
 		if (s->fd >= 0)
 			close(s->fd);
@@ -163,7 +176,7 @@ int trev_session_accept(struct trev_session *s, int timeout_ms, struct trev_join
 		goto out_close;
 	}
 	/* Our directory is 0700: only our user or root can connect; check it anyway. */
-	if (cred.uid != geteuid() && cred.uid != 0) {
+	if (cred.uid != geteuid() && cred.uid != 0 && (!s->uid || cred.uid != s->uid)) {
 		if (why)
 			snprintf(why, why_size, "session: process %d of uid %u refused: not ours",
 				 (int)cred.pid, (unsigned int)cred.uid);

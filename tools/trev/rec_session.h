@@ -26,12 +26,14 @@ struct trev_joiner {
 int trev_session_open(struct trev_session **out);
 
 /*
- * trev_session_open_at() - listen at @path (`trev record -a`: the user's
- * socket directory, which must exist, be ours and closed to others). A
- * socket there that nobody serves is replaced. Return: 0 and *@out;
- * -EADDRINUSE when a live recorder serves it; or a negative errno.
+ * trev_session_open_at() - listen at @path (`trev record -a`: the socket
+ * directory of user @uid, ours or, for root's -u, another's; made if
+ * missing, it must be that user's and closed to others), for the
+ * processes of @uid. A socket there that nobody serves is replaced.
+ * Return: 0 and *@out; -EADDRINUSE when a live recorder serves it; or a
+ * negative errno.
  */
-int trev_session_open_at(struct trev_session **out, const char *path);
+int trev_session_open_at(struct trev_session **out, const char *path, uid_t uid);
 
 /* The listening socket, for poll(): readable when a process joins. */
 int trev_session_fd(const struct trev_session *s);
