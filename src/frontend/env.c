@@ -47,6 +47,7 @@ static int nr_pending;
 static void env_at_exit(void)
 {
 	FILE *out;
+	bool bad;
 	struct trev_trace_array *tr;
 
 	if (!trev__env_exit_claim())
@@ -81,11 +82,17 @@ static void env_at_exit(void)
 			return;
 		}
 	}
+	errno = 0;
 	trev__trace_print(tr, out);
 	/* A full disk cuts the text short: say so, it is all the reader has. */
-	if ((out == stderr || out == stdout ? fflush(out) : fclose(out)) != 0 || ferror(out))
+	bad = ferror(out) != 0;
+	if (out == stderr || out == stdout)
+		bad |= fflush(out) != 0;
+	else
+		bad |= fclose(out) != 0;
+	if (bad)
 		trev__log(TREV_LOG_ERR, "TREV_OUTPUT: writing %s: %s; the trace text is cut "
-			  "short\n", output_path, strerror(errno));
+			  "short\n", output_path, strerror(errno ? errno : EIO));
 }
 
 bool trev__env_exit_claim(void)
