@@ -76,7 +76,7 @@ static int of_walk(const char *path, int *dirfd, char *leaf, size_t leaf_size, c
 	for (;;) {
 		char name[NAME_MAX + 1];
 		size_t n;
-		bool last;
+		bool last, more;
 		struct stat st;
 		int fd;
 		ssize_t len;
@@ -146,13 +146,18 @@ static int of_walk(const char *path, int *dirfd, char *leaf, size_t leaf_size, c
 			goto out_close;
 		}
 		target[len] = '\0';
-		/* The target in the link's place, before what is left of the path. */
-		if (*p)
+		/*
+		 * The target in the link's place, before what is left of the path.
+		 * @p points into @rest, which the copy overwrites: whether anything
+		 * is left is known before it.
+		 */
+		more = *p != '\0';
+		if (more)
 			memmove(rest + len + 1, p, strlen(p) + 1);
 		else
 			rest[len] = '\0';
 		memcpy(rest, target, (size_t)len);
-		if (*p)
+		if (more)
 			rest[len] = '/';
 		p = rest;
 		if (*p == '/') {
