@@ -103,12 +103,13 @@ void trev__rb_pool_unlock(struct trev_rb *rb)
 	atomic_store_explicit(&rb->pool_lock, 0, memory_order_release);
 }
 
-int trev__rb_alloc_run(struct trev_rb *rb, uint32_t nr, uint32_t *first)
+/* A run of @nr free pages, @over_cap: even past the cap (for a moment). */
+static int rb_alloc_pages(struct trev_rb *rb, uint32_t nr, uint32_t *first, bool over_cap)
 {
 	struct rb_region *hdr = rb->hdr;
 	uint32_t total = hdr->nr_pages, run = 0;
 
-	if (atomic_load(&hdr->used_pages) + nr > atomic_load(&hdr->cap_pages))
+	if (!over_cap && atomic_load(&hdr->used_pages) + nr > atomic_load(&hdr->cap_pages))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < total; i++) {
 		run = rb->page_map[i] ? 0 : run + 1;
@@ -120,6 +121,11 @@ int trev__rb_alloc_run(struct trev_rb *rb, uint32_t nr, uint32_t *first)
 		}
 	}
 	return -ENOMEM;
+}
+
+int trev__rb_alloc_run(struct trev_rb *rb, uint32_t nr, uint32_t *first)
+{
+	return rb_alloc_pages(rb, nr, first, false);
 }
 
 void trev__rb_free_run(struct trev_rb *rb, uint32_t first, uint32_t nr)
@@ -220,14 +226,77 @@ static void rb_free_dead(struct trev_rb *rb, struct rb_desc *d, uint64_t unread)
 	trev__rb_free_desc(rb, d);
 }
 
+static void rb_move_pages(struct trev_rb *rb, struct rb_desc *d, uint32_t first, uint32_t nr);
+
+/*
+ * rb_shrink_dead() - move dead buffer @d's unread pages into a run of
+ * their own, and free the rest of its run
+ * @lent: another process holds the consuming position
+ *
+ * A dead buffer's pages are final, and a reader needs only those from the
+ * consuming position's page on: a thread that wrote one event keeps one
+ * page, not buffer_size_kb. The position is the cursor's (not lent), or
+ * the page the borrower published (read_seq), which it never moves back
+ * from; pages before it are read. Their sequence numbers stay, so every
+ * position into the buffer stays valid, and a borrower reading meanwhile
+ * reads the same bytes in either run (rb_run_begin()). The new run may
+ * take the region past the cap for a moment: it is freed at once and
+ * more than makes up for it. Under the reader lock and the pool lock.
+ * Return: true if pages were freed.
+ */
+static bool rb_shrink_dead(struct trev_rb *rb, struct rb_desc *d, bool lent)
+{
+	uint64_t tail = atomic_load_explicit(&d->tail_seq, memory_order_relaxed);
+	uint64_t from = atomic_load_explicit(&d->first_seq, memory_order_relaxed), read;
+	struct rb_cursor *c = &rb->cursor[d - rb->descs];
+	uint32_t first;
+
+	if (tail == RB_SEQ_NONE)
+		return false;
+	if (tail + 1 >= d->nr_pages && from < tail + 1 - d->nr_pages)
+		from = tail + 1 - d->nr_pages;
+	read = atomic_load_explicit(&d->read_seq, memory_order_acquire);
+	if (!lent && c->gen == atomic_load(&d->gen) && c->pos.seq < read)
+		read = c->pos.seq;
+	if (read > from)
+		from = read;
+	if (from > tail)
+		from = tail;
+	if (tail - from + 1 >= d->nr_pages)
+		return false;
+	/* Elsewhere, first fit: kept pages gather at the region's start, and
+	 * the whole run comes free for a new buffer. */
+	if (rb_alloc_pages(rb, (uint32_t)(tail - from + 1), &first, true) == 0) {
+		rb_move_pages(rb, d, first, (uint32_t)(tail - from + 1));
+		return true;
+	}
+	if (from == tail) {
+		/* No page free (a region of whole runs): one page stays where
+		 * it is, as a run of its own; the next ones move next to it. */
+		uint32_t old_first = d->first_page, old_nr = d->nr_pages;
+
+		first = rb_page_of_seq(d, tail);
+		atomic_store_explicit(&d->first_seq, tail, memory_order_release);
+		rb_run_store(d, first, 1);
+		atomic_fetch_add_explicit(&d->moves, 1, memory_order_release);
+		if (first > old_first)
+			trev__rb_free_run(rb, old_first, first - old_first);
+		if (first + 1 < old_first + old_nr)
+			trev__rb_free_run(rb, first + 1, old_first + old_nr - first - 1);
+		return true;
+	}
+	return false;
+}
+
 /*
  * Make room for a new buffer under the cap: free the dead buffers that are
- * read; else, in overwrite mode, recycle the dead buffer with the oldest
- * data, its unread events counted (rb_free_dead()). Not while another
- * process holds the consuming position: its reads of a dead buffer are not
- * under our lock, so what it has read is not known exactly; a thread that
- * then finds no room has its events refused and counted.
- * Under the reader lock and the pool lock.
+ * read; else shrink the dead buffers to the pages they still need
+ * (rb_shrink_dead()); else, in overwrite mode, recycle the dead buffer
+ * with the oldest data, its unread events counted (rb_free_dead()). Not
+ * while another process holds the consuming position: its reads of a dead
+ * buffer are not under our lock, so what it has read is not known
+ * exactly; a thread that then finds no room has its events refused and
+ * counted. Under the reader lock and the pool lock.
  * Return: true if something was freed.
  */
 static bool rb_reclaim(struct trev_rb *rb)
@@ -250,6 +319,14 @@ static bool rb_reclaim(struct trev_rb *rb)
 		}
 		if (!oldest || d->last_ts < oldest->last_ts)
 			oldest = d;
+	}
+	if (!freed && oldest) {
+		/* All of them: each costs a copy of the pages it keeps. */
+		for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
+			if (atomic_load_explicit(&descs[i].state, memory_order_acquire) ==
+				    RB_DESC_DEAD &&
+			    rb_shrink_dead(rb, &descs[i], lent))
+				freed = true;
 	}
 	if (!freed && oldest && !lent && atomic_load(&rb->hdr->overwrite)) {
 		rb_free_dead(rb, oldest, rb_unread(oldest));
@@ -1119,6 +1196,7 @@ static void rb_move_pages(struct trev_rb *rb, struct rb_desc *d, uint32_t first,
 {
 	uint64_t tail = atomic_load_explicit(&d->tail_seq, memory_order_relaxed);
 	struct rb_desc moved = { .first_page = first, .nr_pages = nr };
+	uint32_t old_first, old_nr;
 
 	for (uint32_t i = 0; i < nr; i++)
 		atomic_store_explicit(&rb_slot_of(rb, first + i)->seq, RB_SEQ_NONE,
@@ -1131,7 +1209,7 @@ static void rb_move_pages(struct trev_rb *rb, struct rb_desc *d, uint32_t first,
 			oldest = tail + 1 - d->nr_pages;
 		if (from < oldest)
 			from = oldest;
-		atomic_store_explicit(&d->first_seq, from, memory_order_relaxed);
+		atomic_store_explicit(&d->first_seq, from, memory_order_release);
 		for (uint64_t s = from; s <= tail; s++) {
 			uint32_t src = rb_page_of_seq(d, s), dst = rb_page_of_seq(&moved, s);
 			struct rb_slot *ss = rb_slot_of(rb, src), *ds = rb_slot_of(rb, dst);
@@ -1149,9 +1227,27 @@ static void rb_move_pages(struct trev_rb *rb, struct rb_desc *d, uint32_t first,
 		}
 		d->tail_page = rb_page_of_seq(&moved, tail);
 	}
-	trev__rb_free_run(rb, d->first_page, d->nr_pages);
-	d->first_page = first;
-	d->nr_pages = nr;
+	/* A reader of another process may be on the old run: it sees the new
+	 * one whole, or drops a copy it took from the old one once that is
+	 * freed (rb_run_begin()). */
+	old_first = d->first_page;
+	old_nr = d->nr_pages;
+	rb_run_store(d, first, nr);
+	atomic_fetch_add_explicit(&d->moves, 1, memory_order_release);
+	trev__rb_free_run(rb, old_first, old_nr);
+}
+
+/*
+ * Whether a resize to @nr pages moves @d: a live buffer of another size; a
+ * dead one only to cut it, since it gets no more events and may have
+ * shrunk to its unread pages (rb_shrink_dead()).
+ */
+static bool rb_resize_moves(struct rb_desc *d, uint32_t nr)
+{
+	uint32_t state = atomic_load(&d->state);
+
+	return state == RB_DESC_LIVE ? d->nr_pages != nr :
+				       state == RB_DESC_DEAD && d->nr_pages > nr;
 }
 
 int trev_rb_resize(struct trev_rb *rb, unsigned int size_kb)
@@ -1172,7 +1268,7 @@ int trev_rb_resize(struct trev_rb *rb, unsigned int size_kb)
 		struct rb_desc *d = &rb->descs[i];
 
 		firsts[i] = UINT32_MAX;
-		if (atomic_load(&d->state) != RB_DESC_FREE && d->nr_pages != nr) {
+		if (rb_resize_moves(d, nr)) {
 			old_pages += d->nr_pages;
 			new_pages += nr;
 		}
@@ -1186,7 +1282,7 @@ int trev_rb_resize(struct trev_rb *rb, unsigned int size_kb)
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS && err == 0; i++) {
 		struct rb_desc *d = &rb->descs[i];
 
-		if (atomic_load(&d->state) != RB_DESC_FREE && d->nr_pages != nr)
+		if (rb_resize_moves(d, nr))
 			err = trev__rb_alloc_run(rb, nr, &firsts[i]);
 	}
 	atomic_store(&rb->hdr->cap_pages, cap);
