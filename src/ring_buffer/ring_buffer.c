@@ -103,24 +103,47 @@ void trev__rb_pool_unlock(struct trev_rb *rb)
 	atomic_store_explicit(&rb->pool_lock, 0, memory_order_release);
 }
 
-/* A run of @nr free pages, @over_cap: even past the cap (for a moment). */
-static int rb_alloc_pages(struct trev_rb *rb, uint32_t nr, uint32_t *first, bool over_cap)
+/* Take pages [@first, @first + @nr). */
+static void rb_take_pages(struct trev_rb *rb, uint32_t first, uint32_t nr)
+{
+	memset(rb->page_map + first, 1, nr);
+	atomic_fetch_add(&rb->hdr->used_pages, nr);
+}
+
+/*
+ * A run of @nr free pages: the first that fits. For a dead buffer's kept
+ * pages (rb_shrink_dead(), @dead) the end of the smallest free stretch
+ * that fits, even past the cap for a moment: they fill the gaps between
+ * whole buffers, and do not split the free space whole buffers need.
+ */
+static int rb_alloc_pages(struct trev_rb *rb, uint32_t nr, uint32_t *first, bool dead)
 {
 	struct rb_region *hdr = rb->hdr;
-	uint32_t total = hdr->nr_pages, run = 0;
+	uint32_t total = hdr->nr_pages, run = 0, best = UINT32_MAX, best_end = 0;
 
-	if (!over_cap && atomic_load(&hdr->used_pages) + nr > atomic_load(&hdr->cap_pages))
+	if (!dead && atomic_load(&hdr->used_pages) + nr > atomic_load(&hdr->cap_pages))
 		return -ENOMEM;
-	for (uint32_t i = 0; i < total; i++) {
-		run = rb->page_map[i] ? 0 : run + 1;
-		if (run == nr) {
-			*first = i + 1 - nr;
-			memset(rb->page_map + *first, 1, nr);
-			atomic_fetch_add(&hdr->used_pages, nr);
-			return 0;
+	for (uint32_t i = 0; i <= total; i++) {
+		if (i < total && !rb->page_map[i]) {
+			run++;
+			if (!dead && run == nr) {
+				*first = i + 1 - nr;
+				rb_take_pages(rb, *first, nr);
+				return 0;
+			}
+			continue;
 		}
+		if (run >= nr && run < best) {
+			best = run;
+			best_end = i;
+		}
+		run = 0;
 	}
-	return -ENOMEM;
+	if (best == UINT32_MAX)
+		return -ENOMEM;
+	*first = best_end - nr;
+	rb_take_pages(rb, *first, nr);
+	return 0;
 }
 
 int trev__rb_alloc_run(struct trev_rb *rb, uint32_t nr, uint32_t *first)
@@ -264,8 +287,8 @@ static bool rb_shrink_dead(struct trev_rb *rb, struct rb_desc *d, bool lent)
 		from = tail;
 	if (tail - from + 1 >= d->nr_pages)
 		return false;
-	/* Elsewhere, first fit: kept pages gather at the region's start, and
-	 * the whole run comes free for a new buffer. */
+	/* Elsewhere, in a gap (rb_alloc_pages()): the whole run comes free
+	 * for a new buffer. */
 	if (rb_alloc_pages(rb, (uint32_t)(tail - from + 1), &first, true) == 0) {
 		rb_move_pages(rb, d, first, (uint32_t)(tail - from + 1));
 		return true;
@@ -543,10 +566,16 @@ static rb_cold struct rb_desc *rb_desc_new(struct trev_rb *rb)
 		return NULL;
 	}
 	d = rb_desc_take(rb, nr, &first);
-	if (!d) {
+	/* The reader lock is often held by another new thread that makes
+	 * room (rb_reclaim()): look again for what it freed, a few times. */
+	for (int tries = 0; !d && tries < 50; tries++) {
 		trev__rb_pool_unlock(rb);
-		if (!rb_reader_trylock(rb))
-			return NULL;
+		if (!rb_reader_trylock(rb)) {
+			if (trev__rb_pool_lock(rb, true) < 0)
+				return NULL;
+			d = rb_desc_take(rb, nr, &first);
+			continue;
+		}
 		if (trev__rb_pool_lock(rb, true) < 0) {
 			pthread_mutex_unlock(&rb->read_lock);
 			return NULL;
@@ -555,18 +584,18 @@ static rb_cold struct rb_desc *rb_desc_new(struct trev_rb *rb)
 		while (!d && rb_reclaim(rb))
 			d = rb_desc_take(rb, nr, &first);
 		pthread_mutex_unlock(&rb->read_lock);
-		if (!d) {
-			trev__rb_pool_unlock(rb);
-			return NULL;
-		}
+		break;
+	}
+	if (!d) {
+		trev__rb_pool_unlock(rb);
+		return NULL;
 	}
 	if (d - rb->descs >= (long)atomic_load(&rb->desc_hwm)) {
 		atomic_store_explicit(&rb->desc_hwm, (uint32_t)(d - rb->descs) + 1, memory_order_release);
 		atomic_store_explicit(&rb->hdr->desc_hwm, (uint32_t)(d - rb->descs) + 1,
 				      memory_order_release);
 	}
-	d->first_page = first;
-	d->nr_pages = nr;
+	rb_run_store(d, first, nr);
 	d->tid = trev__gettid();
 	d->busy_ix = rb_busy_get();
 	{
