@@ -475,6 +475,8 @@ struct trev_rb {
 	_Atomic int pool_lock;	/* tid of the holder, 0 when free */
 	uint8_t *page_map;	/* 1 byte per region page: in use */
 	_Atomic uint64_t free_gen; /* bumped whenever pages are freed */
+	_Atomic bool reclaiming; /* a new thread holds read_lock to make room
+				  * (ring_buffer.c, rb_desc_new()) */
 	_Atomic uint32_t desc_hwm; /* descriptors [0, desc_hwm) were ever used */
 	pthread_mutex_t read_lock; /* serialises consumers and control */
 	struct rb_cursor cursor[RB_MAX_BUFFERS];

@@ -372,18 +372,29 @@ static struct rb_desc *rb_desc_take(struct trev_rb *rb, uint32_t nr, uint32_t *f
 }
 
 /*
- * Recycling a dead buffer changes what readers look at, so it needs the
- * reader lock too. A writer cannot block on it (it may be a signal handler
- * of a thread that holds it), so it tries a while and then gives up.
+ * Recycling or shrinking a dead buffer changes what readers look at, so it
+ * needs the reader lock too. A writer cannot block on it for good (it may
+ * be a signal handler of a thread that holds it), so it tries a while,
+ * then waits at most 200 ms (a reader or the control thread serving a
+ * recorder holds it briefly; a sanitizer's build is slow), and then gives
+ * up: the caller counts the event as refused.
  */
 static bool rb_reader_trylock(struct trev_rb *rb)
 {
+	struct timespec until;
+
 	for (int i = 0; i < 100; i++) {
 		if (pthread_mutex_trylock(&rb->read_lock) == 0)
 			return true;
 		sched_yield();
 	}
-	return false;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += 200 * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	return pthread_mutex_timedlock(&rb->read_lock, &until) == 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -567,10 +578,13 @@ static rb_cold struct rb_desc *rb_desc_new(struct trev_rb *rb)
 	}
 	d = rb_desc_take(rb, nr, &first);
 	/* The reader lock is often held by another new thread that makes
-	 * room (rb_reclaim()): look again for what it freed, a few times. */
-	for (int tries = 0; !d && tries < 50; tries++) {
+	 * room (rb_reclaim(), a bounded job): look again for what it freed
+	 * for as long as it does; for any other holder, a few times. */
+	for (int tries = 0; !d && tries < 10;) {
 		trev__rb_pool_unlock(rb);
 		if (!rb_reader_trylock(rb)) {
+			if (!atomic_load_explicit(&rb->reclaiming, memory_order_relaxed))
+				tries++;
 			if (trev__rb_pool_lock(rb, true) < 0)
 				return NULL;
 			d = rb_desc_take(rb, nr, &first);
@@ -580,9 +594,13 @@ static rb_cold struct rb_desc *rb_desc_new(struct trev_rb *rb)
 			pthread_mutex_unlock(&rb->read_lock);
 			return NULL;
 		}
-		/* Several may be needed: a run of nr pages must come free. */
+		atomic_store_explicit(&rb->reclaiming, true, memory_order_relaxed);
+		/* Another thread may have made room meanwhile: recycle nothing
+		 * then. Several may be needed: a run of nr pages must come free. */
+		d = rb_desc_take(rb, nr, &first);
 		while (!d && rb_reclaim(rb))
 			d = rb_desc_take(rb, nr, &first);
+		atomic_store_explicit(&rb->reclaiming, false, memory_order_relaxed);
 		pthread_mutex_unlock(&rb->read_lock);
 		break;
 	}
