@@ -138,9 +138,10 @@
 #define rb_cold			__attribute__((noinline, cold))
 
 #define RB_MAGIC		0x62727674u	/* "tvrb" */
-#define RB_VERSION		5u	/* 3: desc_hwm and the hand-over position;
+#define RB_VERSION		6u	/* 3: desc_hwm and the hand-over position;
 					 * 4: the per-CPU views' pages, lent;
-					 * 5: losses no buffer carries (orphans) */
+					 * 5: losses no buffer carries (orphans);
+					 * 6: a dead buffer's run moves (moves) */
 #define RB_MAX_BUFFERS		1024u	/* per-thread buffers per trev_rb */
 #define RB_MAX_SETS		64u	/* trev_rb objects alive at once (trev__rb_tls: static TLS) */
 #define RB_MAX_NEST		8u	/* nested writers per thread */
@@ -258,6 +259,9 @@ struct rb_desc {
 	_Atomic uint64_t gen;	/* bumped on reuse, reset, resize */
 	char comm[16];		/* thread name at creation, then at its exit:
 				 * rb_comm_store() / rb_comm_load() only */
+	_Atomic uint32_t moves;	/* bumped after the run (first_page, nr_pages)
+				 * moved, before the old run is freed: a reader
+				 * that sees it change drops its copy (rb_run_begin()) */
 
 	/* Consuming reader's position (under the reader lock). */
 	alignas(64) _Atomic uint64_t read_seq; /* page being read; writer reads it */
@@ -270,6 +274,9 @@ struct rb_desc {
 };
 
 _Static_assert(offsetof(struct rb_desc, comm) % 8 == 0, "comm is two aligned words");
+_Static_assert(offsetof(struct rb_desc, first_page) % 8 == 0 &&
+		       offsetof(struct rb_desc, nr_pages) == offsetof(struct rb_desc, first_page) + 4,
+	       "the run is one aligned word (rb_run_load())");
 
 /*
  * A buffer's thread name, as two 8-byte words stored and loaded atomically:
@@ -468,6 +475,8 @@ struct trev_rb {
 	_Atomic int pool_lock;	/* tid of the holder, 0 when free */
 	uint8_t *page_map;	/* 1 byte per region page: in use */
 	_Atomic uint64_t free_gen; /* bumped whenever pages are freed */
+	_Atomic bool reclaiming; /* a new thread holds read_lock to make room
+				  * (ring_buffer.c, rb_desc_new()) */
 	_Atomic uint32_t desc_hwm; /* descriptors [0, desc_hwm) were ever used */
 	pthread_mutex_t read_lock; /* serialises consumers and control */
 	struct rb_cursor cursor[RB_MAX_BUFFERS];
@@ -587,6 +596,49 @@ static inline uint32_t rb_page_of_seq(const struct rb_desc *d, uint64_t seq)
 	return d->first_page + (uint32_t)(seq % d->nr_pages);
 }
 
+/* A buffer's run of pages, both halves from one load. */
+static inline void rb_run_load(const struct rb_desc *d, uint32_t *first, uint32_t *nr)
+{
+	uint64_t v = __atomic_load_n((const uint64_t *)(const void *)&d->first_page,
+				     __ATOMIC_ACQUIRE);
+	uint32_t w[2];
+
+	memcpy(w, &v, sizeof(w));
+	*first = w[0];
+	*nr = w[1];
+}
+
+/* Set @d's run in one store, so that a reader never sees half of it. */
+static inline void rb_run_store(struct rb_desc *d, uint32_t first, uint32_t nr)
+{
+	uint32_t w[2] = { first, nr };
+	uint64_t v;
+
+	memcpy(&v, w, sizeof(v));
+	__atomic_store_n((uint64_t *)(void *)&d->first_page, v, __ATOMIC_RELEASE);
+}
+
+/*
+ * A dead buffer's run may move to a smaller one (ring_buffer.c,
+ * rb_shrink_dead()) while a reader of another process reads it: the new
+ * run holds the same pages under the same sequence numbers, and the old
+ * one is freed, and may be reused, only after moves is bumped. So a
+ * reader takes rb_run_begin() before it looks up a page and checks
+ * rb_run_same() after its copy passed the slot's seqlock: a copy from a
+ * run freed meanwhile fails it. Local readers hold read_lock, which the
+ * move holds too.
+ */
+static inline uint32_t rb_run_begin(const struct rb_desc *d)
+{
+	return atomic_load_explicit(&d->moves, memory_order_acquire);
+}
+
+static inline bool rb_run_same(const struct rb_desc *d, uint32_t moves)
+{
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(&d->moves, memory_order_relaxed) == moves;
+}
+
 /*
  * The same for a reader, which may meet a descriptor being reused, or one
  * that another process wrote anything into (trev_rb_attach()): the run is
@@ -595,9 +647,9 @@ static inline uint32_t rb_page_of_seq(const struct rb_desc *d, uint64_t seq)
 static inline int rb_reader_page(const struct trev_rb *rb, const struct rb_desc *d,
 				 uint64_t seq, uint32_t *page)
 {
-	uint32_t first = __atomic_load_n(&d->first_page, __ATOMIC_RELAXED);
-	uint32_t nr = __atomic_load_n(&d->nr_pages, __ATOMIC_RELAXED);
+	uint32_t first, nr;
 
+	rb_run_load(d, &first, &nr);
 	if (nr == 0 || first >= rb->nr_pages || nr > rb->nr_pages - first)
 		return -ESTALE;
 	*page = first + (uint32_t)(seq % nr);

@@ -37,6 +37,7 @@ static int rb_copy_page(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor 
 	const uint8_t *src;
 	uint64_t commit, cs;
 	struct rb_slot meta;
+	uint32_t moves = rb_run_begin(d);
 	bool dead;
 
 	if (rb_reader_page(rb, d, seq, &page) < 0)
@@ -65,7 +66,7 @@ static int rb_copy_page(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor 
 		rb_copy_racy(c->copy + RB_PAGE_HDR + from, src + RB_PAGE_HDR + from, size - from);
 	if (from == 0)
 		rb_copy_racy(c->copy, src, 8);
-	if (rb_seq_recheck(&slot->seq) != seq) {
+	if (rb_seq_recheck(&slot->seq) != seq || !rb_run_same(d, moves)) {
 		c->copy_seq = RB_SEQ_NONE;
 		return -ESTALE;
 	}
@@ -88,6 +89,7 @@ static int rb_copy_page(struct trev_rb *rb, struct rb_desc *d, struct rb_cursor 
 /* Slot metadata of page @seq, validated like a page copy. */
 static int rb_read_meta(struct trev_rb *rb, struct rb_desc *d, uint64_t seq, struct rb_slot *out)
 {
+	uint32_t moves = rb_run_begin(d);
 	struct rb_slot *slot;
 	uint32_t page;
 
@@ -97,7 +99,7 @@ static int rb_read_meta(struct trev_rb *rb, struct rb_desc *d, uint64_t seq, str
 	if (atomic_load_explicit(&slot->seq, memory_order_acquire) != seq)
 		return -ESTALE;
 	rb_copy_racy((uint8_t *)out, (const uint8_t *)slot, sizeof(*out));
-	return rb_seq_recheck(&slot->seq) == seq ? 0 : -ESTALE;
+	return rb_seq_recheck(&slot->seq) == seq && rb_run_same(d, moves) ? 0 : -ESTALE;
 }
 
 /*
@@ -150,10 +152,10 @@ static bool rb_static(struct trev_rb *rb)
 static void rb_describe(struct trev_rb *rb, struct rb_desc *d, uint64_t seq, uint32_t *page,
 			char *what, size_t n)
 {
-	uint32_t first = __atomic_load_n(&d->first_page, __ATOMIC_RELAXED);
-	uint32_t nr = __atomic_load_n(&d->nr_pages, __ATOMIC_RELAXED);
+	uint32_t first, nr;
 	uint64_t held, size;
 
+	rb_run_load(d, &first, &nr);
 	*page = UINT32_MAX;
 	if (rb_reader_page(rb, d, seq, page) < 0) {
 		*page = UINT32_MAX;
@@ -1597,9 +1599,9 @@ static bool rb_commit_end(struct trev_rb *rb, struct rb_desc *d, uint64_t *seq, 
 {
 	for (int tries = 0; tries < 100; tries++) {
 		uint64_t cs = atomic_load_explicit(&d->commit_seq, memory_order_acquire);
+		uint32_t moves = rb_run_begin(d), page;
 		struct rb_slot *slot;
 		uint64_t commit;
-		uint32_t page;
 
 		if (atomic_load_explicit(&d->tail_seq, memory_order_acquire) == RB_SEQ_NONE ||
 		    rb_reader_page(rb, d, cs, &page) < 0)
@@ -1609,7 +1611,7 @@ static bool rb_commit_end(struct trev_rb *rb, struct rb_desc *d, uint64_t *seq, 
 			continue;
 		commit = atomic_load_explicit((_Atomic uint64_t *)(void *)(rb_page_ptr(rb, page) + 8),
 					      memory_order_acquire);
-		if (rb_seq_recheck(&slot->seq) != cs)
+		if (rb_seq_recheck(&slot->seq) != cs || !rb_run_same(d, moves))
 			continue;
 		*seq = cs;
 		*off = (uint32_t)(commit & RB_COMMIT_MASK);

@@ -103,23 +103,52 @@ void trev__rb_pool_unlock(struct trev_rb *rb)
 	atomic_store_explicit(&rb->pool_lock, 0, memory_order_release);
 }
 
-int trev__rb_alloc_run(struct trev_rb *rb, uint32_t nr, uint32_t *first)
+/* Take pages [@first, @first + @nr). */
+static void rb_take_pages(struct trev_rb *rb, uint32_t first, uint32_t nr)
+{
+	memset(rb->page_map + first, 1, nr);
+	atomic_fetch_add(&rb->hdr->used_pages, nr);
+}
+
+/*
+ * A run of @nr free pages: the first that fits. For a dead buffer's kept
+ * pages (rb_shrink_dead(), @dead) the end of the smallest free stretch
+ * that fits, even past the cap for a moment: they fill the gaps between
+ * whole buffers, and do not split the free space whole buffers need.
+ */
+static int rb_alloc_pages(struct trev_rb *rb, uint32_t nr, uint32_t *first, bool dead)
 {
 	struct rb_region *hdr = rb->hdr;
-	uint32_t total = hdr->nr_pages, run = 0;
+	uint32_t total = hdr->nr_pages, run = 0, best = UINT32_MAX, best_end = 0;
 
-	if (atomic_load(&hdr->used_pages) + nr > atomic_load(&hdr->cap_pages))
+	if (!dead && atomic_load(&hdr->used_pages) + nr > atomic_load(&hdr->cap_pages))
 		return -ENOMEM;
-	for (uint32_t i = 0; i < total; i++) {
-		run = rb->page_map[i] ? 0 : run + 1;
-		if (run == nr) {
-			*first = i + 1 - nr;
-			memset(rb->page_map + *first, 1, nr);
-			atomic_fetch_add(&hdr->used_pages, nr);
-			return 0;
+	for (uint32_t i = 0; i <= total; i++) {
+		if (i < total && !rb->page_map[i]) {
+			run++;
+			if (!dead && run == nr) {
+				*first = i + 1 - nr;
+				rb_take_pages(rb, *first, nr);
+				return 0;
+			}
+			continue;
 		}
+		if (run >= nr && run < best) {
+			best = run;
+			best_end = i;
+		}
+		run = 0;
 	}
-	return -ENOMEM;
+	if (best == UINT32_MAX)
+		return -ENOMEM;
+	*first = best_end - nr;
+	rb_take_pages(rb, *first, nr);
+	return 0;
+}
+
+int trev__rb_alloc_run(struct trev_rb *rb, uint32_t nr, uint32_t *first)
+{
+	return rb_alloc_pages(rb, nr, first, false);
 }
 
 void trev__rb_free_run(struct trev_rb *rb, uint32_t first, uint32_t nr)
@@ -220,14 +249,77 @@ static void rb_free_dead(struct trev_rb *rb, struct rb_desc *d, uint64_t unread)
 	trev__rb_free_desc(rb, d);
 }
 
+static void rb_move_pages(struct trev_rb *rb, struct rb_desc *d, uint32_t first, uint32_t nr);
+
+/*
+ * rb_shrink_dead() - move dead buffer @d's unread pages into a run of
+ * their own, and free the rest of its run
+ * @lent: another process holds the consuming position
+ *
+ * A dead buffer's pages are final, and a reader needs only those from the
+ * consuming position's page on: a thread that wrote one event keeps one
+ * page, not buffer_size_kb. The position is the cursor's (not lent), or
+ * the page the borrower published (read_seq), which it never moves back
+ * from; pages before it are read. Their sequence numbers stay, so every
+ * position into the buffer stays valid, and a borrower reading meanwhile
+ * reads the same bytes in either run (rb_run_begin()). The new run may
+ * take the region past the cap for a moment: it is freed at once and
+ * more than makes up for it. Under the reader lock and the pool lock.
+ * Return: true if pages were freed.
+ */
+static bool rb_shrink_dead(struct trev_rb *rb, struct rb_desc *d, bool lent)
+{
+	uint64_t tail = atomic_load_explicit(&d->tail_seq, memory_order_relaxed);
+	uint64_t from = atomic_load_explicit(&d->first_seq, memory_order_relaxed), read;
+	struct rb_cursor *c = &rb->cursor[d - rb->descs];
+	uint32_t first;
+
+	if (tail == RB_SEQ_NONE)
+		return false;
+	if (tail + 1 >= d->nr_pages && from < tail + 1 - d->nr_pages)
+		from = tail + 1 - d->nr_pages;
+	read = atomic_load_explicit(&d->read_seq, memory_order_acquire);
+	if (!lent && c->gen == atomic_load(&d->gen) && c->pos.seq < read)
+		read = c->pos.seq;
+	if (read > from)
+		from = read;
+	if (from > tail)
+		from = tail;
+	if (tail - from + 1 >= d->nr_pages)
+		return false;
+	/* Elsewhere, in a gap (rb_alloc_pages()): the whole run comes free
+	 * for a new buffer. */
+	if (rb_alloc_pages(rb, (uint32_t)(tail - from + 1), &first, true) == 0) {
+		rb_move_pages(rb, d, first, (uint32_t)(tail - from + 1));
+		return true;
+	}
+	if (from == tail) {
+		/* No page free (a region of whole runs): one page stays where
+		 * it is, as a run of its own; the next ones move next to it. */
+		uint32_t old_first = d->first_page, old_nr = d->nr_pages;
+
+		first = rb_page_of_seq(d, tail);
+		atomic_store_explicit(&d->first_seq, tail, memory_order_release);
+		rb_run_store(d, first, 1);
+		atomic_fetch_add_explicit(&d->moves, 1, memory_order_release);
+		if (first > old_first)
+			trev__rb_free_run(rb, old_first, first - old_first);
+		if (first + 1 < old_first + old_nr)
+			trev__rb_free_run(rb, first + 1, old_first + old_nr - first - 1);
+		return true;
+	}
+	return false;
+}
+
 /*
  * Make room for a new buffer under the cap: free the dead buffers that are
- * read; else, in overwrite mode, recycle the dead buffer with the oldest
- * data, its unread events counted (rb_free_dead()). Not while another
- * process holds the consuming position: its reads of a dead buffer are not
- * under our lock, so what it has read is not known exactly; a thread that
- * then finds no room has its events refused and counted.
- * Under the reader lock and the pool lock.
+ * read; else shrink the dead buffers to the pages they still need
+ * (rb_shrink_dead()); else, in overwrite mode, recycle the dead buffer
+ * with the oldest data, its unread events counted (rb_free_dead()). Not
+ * while another process holds the consuming position: its reads of a dead
+ * buffer are not under our lock, so what it has read is not known
+ * exactly; a thread that then finds no room has its events refused and
+ * counted. Under the reader lock and the pool lock.
  * Return: true if something was freed.
  */
 static bool rb_reclaim(struct trev_rb *rb)
@@ -251,6 +343,14 @@ static bool rb_reclaim(struct trev_rb *rb)
 		if (!oldest || d->last_ts < oldest->last_ts)
 			oldest = d;
 	}
+	if (!freed && oldest) {
+		/* All of them: each costs a copy of the pages it keeps. */
+		for (uint32_t i = 0; i < RB_MAX_BUFFERS; i++)
+			if (atomic_load_explicit(&descs[i].state, memory_order_acquire) ==
+				    RB_DESC_DEAD &&
+			    rb_shrink_dead(rb, &descs[i], lent))
+				freed = true;
+	}
 	if (!freed && oldest && !lent && atomic_load(&rb->hdr->overwrite)) {
 		rb_free_dead(rb, oldest, rb_unread(oldest));
 		freed = true;
@@ -272,18 +372,29 @@ static struct rb_desc *rb_desc_take(struct trev_rb *rb, uint32_t nr, uint32_t *f
 }
 
 /*
- * Recycling a dead buffer changes what readers look at, so it needs the
- * reader lock too. A writer cannot block on it (it may be a signal handler
- * of a thread that holds it), so it tries a while and then gives up.
+ * Recycling or shrinking a dead buffer changes what readers look at, so it
+ * needs the reader lock too. A writer cannot block on it for good (it may
+ * be a signal handler of a thread that holds it), so it tries a while,
+ * then waits at most 200 ms (a reader or the control thread serving a
+ * recorder holds it briefly; a sanitizer's build is slow), and then gives
+ * up: the caller counts the event as refused.
  */
 static bool rb_reader_trylock(struct trev_rb *rb)
 {
+	struct timespec until;
+
 	for (int i = 0; i < 100; i++) {
 		if (pthread_mutex_trylock(&rb->read_lock) == 0)
 			return true;
 		sched_yield();
 	}
-	return false;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += 200 * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	return pthread_mutex_timedlock(&rb->read_lock, &until) == 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -466,30 +577,43 @@ static rb_cold struct rb_desc *rb_desc_new(struct trev_rb *rb)
 		return NULL;
 	}
 	d = rb_desc_take(rb, nr, &first);
-	if (!d) {
+	/* The reader lock is often held by another new thread that makes
+	 * room (rb_reclaim(), a bounded job): look again for what it freed
+	 * for as long as it does; for any other holder, a few times. */
+	for (int tries = 0; !d && tries < 10;) {
 		trev__rb_pool_unlock(rb);
-		if (!rb_reader_trylock(rb))
-			return NULL;
+		if (!rb_reader_trylock(rb)) {
+			if (!atomic_load_explicit(&rb->reclaiming, memory_order_relaxed))
+				tries++;
+			if (trev__rb_pool_lock(rb, true) < 0)
+				return NULL;
+			d = rb_desc_take(rb, nr, &first);
+			continue;
+		}
 		if (trev__rb_pool_lock(rb, true) < 0) {
 			pthread_mutex_unlock(&rb->read_lock);
 			return NULL;
 		}
-		/* Several may be needed: a run of nr pages must come free. */
+		atomic_store_explicit(&rb->reclaiming, true, memory_order_relaxed);
+		/* Another thread may have made room meanwhile: recycle nothing
+		 * then. Several may be needed: a run of nr pages must come free. */
+		d = rb_desc_take(rb, nr, &first);
 		while (!d && rb_reclaim(rb))
 			d = rb_desc_take(rb, nr, &first);
+		atomic_store_explicit(&rb->reclaiming, false, memory_order_relaxed);
 		pthread_mutex_unlock(&rb->read_lock);
-		if (!d) {
-			trev__rb_pool_unlock(rb);
-			return NULL;
-		}
+		break;
+	}
+	if (!d) {
+		trev__rb_pool_unlock(rb);
+		return NULL;
 	}
 	if (d - rb->descs >= (long)atomic_load(&rb->desc_hwm)) {
 		atomic_store_explicit(&rb->desc_hwm, (uint32_t)(d - rb->descs) + 1, memory_order_release);
 		atomic_store_explicit(&rb->hdr->desc_hwm, (uint32_t)(d - rb->descs) + 1,
 				      memory_order_release);
 	}
-	d->first_page = first;
-	d->nr_pages = nr;
+	rb_run_store(d, first, nr);
 	d->tid = trev__gettid();
 	d->busy_ix = rb_busy_get();
 	{
@@ -1119,6 +1243,7 @@ static void rb_move_pages(struct trev_rb *rb, struct rb_desc *d, uint32_t first,
 {
 	uint64_t tail = atomic_load_explicit(&d->tail_seq, memory_order_relaxed);
 	struct rb_desc moved = { .first_page = first, .nr_pages = nr };
+	uint32_t old_first, old_nr;
 
 	for (uint32_t i = 0; i < nr; i++)
 		atomic_store_explicit(&rb_slot_of(rb, first + i)->seq, RB_SEQ_NONE,
@@ -1131,7 +1256,7 @@ static void rb_move_pages(struct trev_rb *rb, struct rb_desc *d, uint32_t first,
 			oldest = tail + 1 - d->nr_pages;
 		if (from < oldest)
 			from = oldest;
-		atomic_store_explicit(&d->first_seq, from, memory_order_relaxed);
+		atomic_store_explicit(&d->first_seq, from, memory_order_release);
 		for (uint64_t s = from; s <= tail; s++) {
 			uint32_t src = rb_page_of_seq(d, s), dst = rb_page_of_seq(&moved, s);
 			struct rb_slot *ss = rb_slot_of(rb, src), *ds = rb_slot_of(rb, dst);
@@ -1149,9 +1274,27 @@ static void rb_move_pages(struct trev_rb *rb, struct rb_desc *d, uint32_t first,
 		}
 		d->tail_page = rb_page_of_seq(&moved, tail);
 	}
-	trev__rb_free_run(rb, d->first_page, d->nr_pages);
-	d->first_page = first;
-	d->nr_pages = nr;
+	/* A reader of another process may be on the old run: it sees the new
+	 * one whole, or drops a copy it took from the old one once that is
+	 * freed (rb_run_begin()). */
+	old_first = d->first_page;
+	old_nr = d->nr_pages;
+	rb_run_store(d, first, nr);
+	atomic_fetch_add_explicit(&d->moves, 1, memory_order_release);
+	trev__rb_free_run(rb, old_first, old_nr);
+}
+
+/*
+ * Whether a resize to @nr pages moves @d: a live buffer of another size; a
+ * dead one only to cut it, since it gets no more events and may have
+ * shrunk to its unread pages (rb_shrink_dead()).
+ */
+static bool rb_resize_moves(struct rb_desc *d, uint32_t nr)
+{
+	uint32_t state = atomic_load(&d->state);
+
+	return state == RB_DESC_LIVE ? d->nr_pages != nr :
+				       state == RB_DESC_DEAD && d->nr_pages > nr;
 }
 
 int trev_rb_resize(struct trev_rb *rb, unsigned int size_kb)
@@ -1172,7 +1315,7 @@ int trev_rb_resize(struct trev_rb *rb, unsigned int size_kb)
 		struct rb_desc *d = &rb->descs[i];
 
 		firsts[i] = UINT32_MAX;
-		if (atomic_load(&d->state) != RB_DESC_FREE && d->nr_pages != nr) {
+		if (rb_resize_moves(d, nr)) {
 			old_pages += d->nr_pages;
 			new_pages += nr;
 		}
@@ -1186,7 +1329,7 @@ int trev_rb_resize(struct trev_rb *rb, unsigned int size_kb)
 	for (uint32_t i = 0; i < RB_MAX_BUFFERS && err == 0; i++) {
 		struct rb_desc *d = &rb->descs[i];
 
-		if (atomic_load(&d->state) != RB_DESC_FREE && d->nr_pages != nr)
+		if (rb_resize_moves(d, nr))
 			err = trev__rb_alloc_run(rb, nr, &firsts[i]);
 	}
 	atomic_store(&rb->hdr->cap_pages, cap);

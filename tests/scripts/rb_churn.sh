@@ -8,6 +8,8 @@
 # the header's "lost events no event reports" == events fired. By trev record: events in the
 # file + losses in the file == events fired == events + the process's overrun + dropped;
 # trev report and trace-cmd report agree with the file.
+# Then the events are kept: 1000 threads' single pages fit under the cap, 1000 whole buffers do
+# not (a dead buffer shrinks to its unread pages), so every reader reads all 1000, none lost.
 set -uo pipefail
 export LC_ALL=C
 
@@ -69,3 +71,24 @@ if command -v trace-cmd >/dev/null; then
 	[ "$dropped" -le "$lost" ] || fail "trace-cmd shows $dropped dropped, the file has $lost"
 	echo "ok: trace-cmd report: $n events, $dropped shown dropped"
 fi
+
+# ---- kept: 1000 threads (fewer than the 1024 buffers), one page each fits; 16 buffers do ----------
+kept=1000
+for mode in 1 0; do
+	TREV_EVENTS=trev_test:tt_ints TREV_WRITE="options/overwrite=$mode" TREV_OUTPUT="$T/trace" \
+		run 0 "$app_bin" $kept $alive
+	has "^fired $kept$"
+	lines=$(grep -c ' tt_ints: ' "$T/trace")
+	orphans=$(sed -nE 's/^# lost events no event reports: ([0-9]+) .*/\1/p' "$T/trace")
+	[ "$lines" = $kept ] && [ -z "$orphans" ] ||
+		fail "overwrite=$mode: $lines of $kept kept, ${orphans:-0} lost ($(head -5 "$T/trace"))"
+	echo "ok: overwrite=$mode, in the process: all $kept kept"
+done
+run 0 "$trev" record -e trev_test:tt_ints -o "$T/kept.dat" -- "$app_bin" $kept $alive
+has "^fired $kept$"
+grep -qE "^trev: $kept events, 0 lost \(in the file; the process counted 0 overrun, 0 dropped\)" "$errf" ||
+	fail "record: not all $kept kept: $(grep '^trev: [0-9]* events' "$errf")"
+run 0 "$trev" report "$T/kept.dat"
+n=$(grep -c ' tt_ints: ' "$out")
+[ "$n" = $kept ] || fail "trev report shows $n events of $kept"
+echo "ok: trev record: all $kept kept"

@@ -801,7 +801,8 @@ static void test_record_on_off(void **state)
 	trev_rb_destroy(rb);
 }
 
-/* A cap that fits two buffers: a third thread is refused until one is freed. */
+/* A cap that fits two buffers: a third thread is refused while they live; once
+ * they exit, they shrink to their unread page and a new thread gets room. */
 static void test_memory_cap(void **state)
 {
 	struct trev_rb *rb = make_rb(16, 0, 32);
@@ -840,17 +841,28 @@ static void test_memory_cap(void **state)
 		assert_int_equal(st.alive, 0);
 		assert_int_equal(st.entries, 10);
 	}
+	/* A new thread gets a buffer: the dead ones shrink to the one page
+	 * their unread events are on, and keep them. */
 	helper_start(&d, rb, 0xd, 5, 0);
 	helper_join(&d);
-	assert_int_equal(d.accepted, 0);
-	assert_int_equal(trev_rb_nobuf_dropped(rb), 15);
+	assert_int_equal(d.accepted, 5);
+	assert_int_equal(trev_rb_nobuf_dropped(rb), 10);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(trev_rb_buffer_stats(rb, ids[i], &st), 0);
+		assert_int_equal(st.entries, 10);
+		assert_int_equal(st.size_kb, TREV_RB_PAGE_SIZE / 1024);
+	}
 
 	/* Read the dead threads' data; then a new thread gets a buffer. */
-	for (int i = 0; i < 20; i++) {
+	for (int i = 0; i < 25; i++) {
 		uint32_t tag, seq;
 
 		assert_int_equal(trev_rb_consume(rb, &ev, 0), 1);
 		assert_int_equal(ev_parse(&ev, &tag, &seq), 0);
+		if (tag == 0xd) {
+			assert_int_equal(ev.tid, d.tid);
+			continue;
+		}
 		if (tag == 0xa) {
 			assert_int_equal(seq, from_a++);
 			assert_int_equal(ev.tid, a.tid);
@@ -864,7 +876,7 @@ static void test_memory_cap(void **state)
 	helper_start(&e, rb, 0xe, 10, 0);
 	helper_join(&e);
 	assert_int_equal(e.accepted, 10);
-	assert_int_equal(trev_rb_nobuf_dropped(rb), 15);
+	assert_int_equal(trev_rb_nobuf_dropped(rb), 10);
 	for (uint32_t i = 0; i < 10; i++) {
 		expect_event(rb, 0xe, i, &ev);
 		assert_int_equal(ev.tid, e.tid);
