@@ -9,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/out_file.h"
 #include "remote.h"
 #include "trev.h"
 
@@ -63,18 +62,6 @@ int trev_check_dat_file(const char *cmd, const char *file)
 		return -1;
 	}
 	return 0;
-}
-
-int trev_check_output(const char *path)
-{
-	char why[256];
-	int ret = trev__out_check(path, why, sizeof(why));
-
-	/* The rest (a missing directory, no permission) is for the open to say. */
-	if (ret != -EACCES && ret != -ELOOP)
-		return 0;
-	trev_err("%s: %s", path, why[0] ? why : strerror(-ret));
-	return -1;
 }
 
 pid_t trev_parse_pid(const char *arg)
