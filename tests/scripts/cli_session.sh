@@ -229,6 +229,9 @@ for form in twice comma; do
 	[ "$("$trev" cat -p "$p2" events/trev_test/tt_ints/enable)" = 0 ] || fail "-p $form: $p2's enable not put back"
 done
 ps_line "$p1" | grep -qE '^ +[0-9]+ +[0-9]+ [0-9.]+ +no +1 ' || fail "trev ps: $p1 still shown recorded"
+# trev stat of both, one after the other.
+run 0 "$trev" stat -p "$p1,$p2"
+[ "$(grep -cE "^process ($p1|$p2) \(trev " "$out")" = 2 ] || fail "trev stat -p $p1,$p2: not both"
 echo "ok: -p twice, -p PID,PID, --clear, trev ps"
 run 2 "$trev" record --clear -o "$T/x.dat" -- true
 err_is 1 'trev: --clear is for -p and -a (a command starts with an empty buffer)'

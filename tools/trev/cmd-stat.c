@@ -18,11 +18,12 @@
 #include "trev.h"
 
 static const char stat_help[] =
-	"usage: trev stat -p PID\n"
+	"usage: trev stat -p PID[,PID...] [-p PID]...\n"
 	"\n"
-	"Print, for each trace instance of process PID, the buffer settings, the\n"
+	"Print, for each trace instance of each process PID, the buffer settings, the\n"
 	"entries and losses per CPU (per_cpu/cpuN/stats) and per thread\n"
-	"(per_thread_stats).\n";
+	"(per_thread_stats); several processes one after the other (a recorded run's:\n"
+	"trev ps lists them).\n";
 
 /* The kernel's stats fields, in the order of the table's columns. */
 static const char *const stat_fields[] = {
@@ -228,33 +229,13 @@ static int add_instance(const char *name, int is_dir, unsigned int mode, void *a
 	return n->v[n->nr++] ? 0 : -ENOMEM;
 }
 
-int cmd_stat(int argc, char **argv)
+/* Everything of process @pid. Return: 0 or 1. */
+static int stat_one(pid_t pid)
 {
-	static const struct option opts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct names inst = { NULL, 0 };
-	struct trev_remote *r;
-	pid_t pid = 0;
-	int c, ret;
+	struct trev_remote *r = trev_attach(pid);
+	int ret;
 
-	while ((c = getopt_long(argc, argv, "+p:h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(stat_help, stdout);
-			return 0;
-		}
-		if (c != 'p' || (pid = trev_parse_pid(optarg)) < 0) {
-			fputs(stat_help, stderr);
-			return 2;
-		}
-	}
-	if (!pid || optind != argc) {
-		fputs(stat_help, stderr);
-		return 2;
-	}
-	r = trev_attach(pid);
 	if (!r)
 		return 1;
 	ret = trev_remote_readdir(r, "instances", add_instance, &inst);
@@ -278,5 +259,47 @@ out_free:
 		free(inst.v[i]);
 	free(inst.v);
 	trev_remote_close(r);
+	return ret;
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	pid_t pids[256];
+	int c, n = 0, ret = 0;
+
+	while ((c = getopt_long(argc, argv, "+p:h", opts, NULL)) != -1) {
+		char *save = NULL;
+
+		if (c == 'h') {
+			fputs(stat_help, stdout);
+			return 0;
+		}
+		if (c != 'p') {
+			fputs(stat_help, stderr);
+			return 2;
+		}
+		/* -p PID,PID: as trev record takes it. */
+		for (char *tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (n == (int)(sizeof(pids) / sizeof(pids[0])) ||
+			    (pids[n++] = trev_parse_pid(tok)) < 0) {
+				fputs(stat_help, stderr);
+				return 2;
+			}
+		}
+	}
+	if (!n || optind != argc) {
+		fputs(stat_help, stderr);
+		return 2;
+	}
+	for (int i = 0; i < n; i++) {
+		if (i)
+			putchar('\n');
+		ret |= stat_one(pids[i]);
+	}
 	return ret;
 }
