@@ -32,10 +32,10 @@ grep -q '^# entries-in-buffer/entries-written: 0/0 ' "$out" || fail "events reco
 
 # A system, a disable term and stderr as the destination.
 err=$(TREV_EVENTS='xhr_test:*,!xhr_test:te_test' TREV_OUTPUT=stderr "$bin" 2 2>&1 >/dev/null)
-echo "$err" | grep -q '^# entries-in-buffer/entries-written: 0/0 ' || fail "!term did not disable"
+grep -q '^# entries-in-buffer/entries-written: 0/0 ' <<<"$err" || fail "!term did not disable: $err"
 
 # A term that matches nothing is reported at exit, and the rest still works.
 err=$(TREV_EVENTS='nosuch:event,xhr_test:*' TREV_OUTPUT=stderr "$bin" 1 2>&1 >/dev/null)
-echo "$err" | grep -q "TREV_EVENTS: 'nosuch:event' matched no event" || fail "no warning: $err"
-echo "$err" | grep -q 'te_test: count=1 output=0$' || fail "xhr_test:* not applied"
+grep -q "TREV_EVENTS: 'nosuch:event' matched no event" <<<"$err" || fail "no warning: $err"
+grep -q 'te_test: count=1 output=0$' <<<"$err" || fail "xhr_test:* not applied: $err"
 echo "PASS"
