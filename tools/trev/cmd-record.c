@@ -1880,7 +1880,7 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 	rec->argv = argv + optind;
 	rec->own_child = optind < argc;
 	if (rec->own_child + (rec->nr_pids > 0) + rec->all != 1) {
-		trev_err(rec->own_child + (rec->nr_pids > 0) + rec->all ?
+		trev_err((rec->own_child + (rec->nr_pids > 0) + rec->all) ?
 			 "-p, -a and a COMMAND: give one" : "give -p PID, -a or -- COMMAND");
 		return -1;
 	}
