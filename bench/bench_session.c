@@ -58,7 +58,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void die(const char *what, int err)
+static __attribute__((noreturn)) void die(const char *what, int err)
 {
 	fprintf(stderr, "bench_session: %s: %s\n", what, strerror(err));
 	exit(1);
@@ -154,7 +154,7 @@ static int forks(unsigned int n)
 	if (pipe(fd) < 0)
 		die("pipe", errno);
 	for (unsigned int i = 0; i < n; i++) {
-		uint64_t t0 = now_ns(), d;
+		uint64_t t0 = now_ns(), d = 0;
 		pid_t pid = fork();
 
 		if (pid == 0) {
