@@ -1179,8 +1179,7 @@ static void rec_proc_finish(struct rec_proc *p, enum rec_end end)
 	p->meta = NULL;
 	atomic_fetch_sub(&rec->nr_live, 1);
 	rec_label(p, label, sizeof(label));
-	if (end != REC_END_BROKEN && end != REC_END_FAILED && end != REC_END_WRITE &&
-	    (end != REC_END_GONE || p->rs.shm)) {
+	if (end != REC_END_BROKEN && end != REC_END_WRITE && (end != REC_END_GONE || p->rs.shm)) {
 		int64_t until = rec_now_ms() + REC_FINAL_DRAIN_MS;
 
 		/* A write its death cut short never ends: nothing to wait for. */
@@ -1210,14 +1209,9 @@ static void rec_proc_finish(struct rec_proc *p, enum rec_end end)
 		snprintf(who, sizeof(who), "the program");
 	else
 		snprintf(who, sizeof(who), "process %d", (int)p->pid);
-	if (end == REC_END_FAILED) {
-		trev_dat_abort(p->dat);
-		ret = -ECANCELED;
-	} else {
-		ret = trev__dat_finish(p->dat, &kept);
-	}
+	ret = trev__dat_finish(p->dat, &kept);
 	p->dat = NULL;
-	if (end == REC_END_WRITE || (ret < 0 && end != REC_END_FAILED)) {
+	if (end == REC_END_WRITE || ret < 0) {
 		uint64_t entries = 0, lost = 0, pages = 0;
 
 		/* The program goes on (without us): a file that cannot be written is ours to report. */
