@@ -2018,11 +2018,9 @@ static void cpu_layout(const struct trev_dat *dat, uint64_t start, struct dat_la
 	}
 }
 
-static int build_v6(const struct trev_dat *dat, const struct dat_meta *m, struct trev_buf *b,
-		    struct dat_layout *l)
+/* A version 6 file up to its "flyrecord": what trace-cmd listen takes as metadata. */
+static void head_v6(const struct trev_dat *dat, const struct dat_meta *m, struct trev_buf *b)
 {
-	uint64_t table, start;
-
 	file_header(b, 6);
 	buf_put(b, m->header_info.data, m->header_info.len);
 	buf_put(b, m->ftrace.data, m->ftrace.len);
@@ -2034,6 +2032,14 @@ static int build_v6(const struct trev_dat *dat, const struct dat_meta *m, struct
 	buf_put(b, "options  ", 10);
 	options_common(m, b);
 	buf_u16(b, DAT_OPT_DONE);
+}
+
+static int build_v6(const struct trev_dat *dat, const struct dat_meta *m, struct trev_buf *b,
+		    struct dat_layout *l)
+{
+	uint64_t table, start;
+
+	head_v6(dat, m, b);
 	buf_put(b, "flyrecord", 10);
 	/* The table's size is known, so the data start is too: nothing to patch later. */
 	table = b->len;
@@ -2052,6 +2058,19 @@ static int build_v6(const struct trev_dat *dat, const struct dat_meta *m, struct
 	if (!b->err)
 		buf_zeros(b, (size_t)(start - b->len));
 	return b->err;
+}
+
+int trev__dat_snapshot_head_v6(struct trev_dat *dat, struct trev_buf *out)
+{
+	int ret = -ENODATA;
+
+	pthread_mutex_lock(&dat->snap_lock);
+	if (dat->snap) {
+		head_v6(dat, dat->snap, out);
+		ret = out->err;
+	}
+	pthread_mutex_unlock(&dat->snap_lock);
+	return ret;
 }
 
 /* The section descriptions, NUL-separated: a string id is an offset here. */
@@ -2493,6 +2512,12 @@ int trev__dat_finish(struct trev_dat *dat, struct trev__dat_kept *kept)
 		}
 		trev__buf_free(&meta.kallsyms);
 		meta.kallsyms = kallsyms;
+	}
+	if (kept && kept->head6) {
+		head_v6(dat, &meta, kept->head6);
+		ret = kept->head6->err;
+		if (ret)
+			goto out_free;
 	}
 	off = calloc((size_t)dat->nr_cpus, sizeof(*off));
 	size = calloc((size_t)dat->nr_cpus, sizeof(*size));

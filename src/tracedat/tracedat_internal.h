@@ -65,10 +65,28 @@ int trev__dat_add_page(struct trev_dat *dat, int cpu, const void *page,
  */
 int trev__dat_sync(struct trev_dat *dat);
 
+struct trev_buf;
+
+/*
+ * trev__dat_snapshot_head_v6() - append to @out the version 6 metadata the
+ * last trev_dat_snapshot() read: the file header through the options' end,
+ * what a file has before "flyrecord" (trace-cmd listen's metadata, which
+ * it puts the CPUs' data behind). Return: 0, -ENODATA before any snapshot,
+ * or -ENOMEM.
+ */
+int trev__dat_snapshot_head_v6(struct trev_dat *dat, struct trev_buf *out);
+
 /* What a trev__dat_finish() that failed left at the file's name. */
 struct trev__dat_kept {
 	bool kept;		/* a trace.dat is there: the finished file, or the last checkpoint */
 	uint64_t entries;	/* on error: the data records of the pages it shows (counted ones) */
+	/*
+	 * In: NULL, or a buffer that gets the version 6 metadata of the file
+	 * finished (as trev__dat_snapshot_head_v6() builds it; whatever the
+	 * file's version), appended once the metadata is read, so also when
+	 * writing the file fails after that.
+	 */
+	struct trev_buf *head6;
 };
 
 /*

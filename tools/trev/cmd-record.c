@@ -30,6 +30,7 @@
 
 #include <trev/ring_buffer.h>
 
+#include "base/buf.h"
 #include "base/sock_dir.h"
 #include "control/proto.h"
 #include "dat_merge.h"
@@ -39,6 +40,7 @@
 #include "ring_buffer/rb_clock.h"
 #include "ring_buffer/rb_page.h"
 #include "tracedat/tracedat_internal.h"
+#include "net_listen.h"
 #include "pages.h"
 #include "rec_session.h"
 #include "trev.h"
@@ -46,7 +48,7 @@
 static const char record_help[] =
 	"usage: trev record [-e EVENT [-f FILTER] [-T TRIGGER]...]... [-t TRACER] [-b KB] [-C CLOCK]\n"
 	"                   [-o FILE] [--file-version 6|7] [--flush MS] [--wait SEC]\n"
-	"                   [-K KEVENT]... [--kernel-output FILE]\n"
+	"                   [-K KEVENT]... [--kernel-output FILE] [-N HOST:PORT]\n"
 	"                   (-p PID[,PID...] [-p PID]... [--clear] | -a [-u USER] [--clear] |\n"
 	"                    [--no-follow] -- COMMAND ARGS...)\n"
 	"\n"
@@ -79,6 +81,9 @@ static const char record_help[] =
 	"             repeatable; root), on the same clock (-C mono, mono_raw or boot;\n"
 	"             default mono), in a kernel trace instance of their own\n"
 	"  --kernel-output FILE the kernel's file (default kernel.dat beside -o)\n"
+	"  -N HOST:PORT  send the recording to `trace-cmd listen` there (each process\n"
+	"             a file of the listener's); with -o also written here, without -o\n"
+	"             only sent (docs/streaming.md: no authentication, use a tunnel)\n"
 	"\n"
 	"Without -e, the events each process already has enabled are recorded.\n"
 	"Progress (events/s, bytes, lost) shows on stderr when it is a terminal; a\n"
@@ -131,6 +136,7 @@ enum rec_end {
 	REC_END_BROKEN,		/* it sent a malformed reply (reported): the connection is given up */
 	REC_END_FAILED,		/* it could not be recorded to the end (reported) */
 	REC_END_WRITE,		/* its file could not be written (write_err): stop reading */
+	REC_END_NET,		/* its stream to the listener broke (-N): stop reading */
 };
 
 struct rec;
@@ -152,6 +158,9 @@ struct rec_proc {
 	char *path;			/* its file */
 	bool written;			/* its file is finished, or kept as far as it was written */
 	int write_err;			/* the file's first write error (-errno), 0 */
+	struct trev_net *net;		/* -N: its connection to the listener */
+	bool net_broken;		/* ... which broke: stop reading */
+	uint64_t net_bytes;		/* ... what it sent, once finished */
 	int nr_cpus;
 	struct rec_cpu *cpus;
 	struct rec_meta *meta;		/* the metadata thread, with the buffer mapped */
@@ -179,6 +188,10 @@ struct rec {
 	const char *clock;
 	const char *tracer;		/* -t: current_tracer */
 	const char *output;
+	bool output_given;		/* -o */
+	const char *net;		/* -N HOST:PORT */
+	char *net_dir;			/* -N without -o: the local files' private directory */
+	bool net_failed;		/* a listener's stream broke: the recording stops */
 	char **kernel_specs;		/* -K */
 	int nr_kernel_specs;
 	char *kernel_output;		/* --kernel-output, or kernel.dat beside the output */
@@ -762,7 +775,10 @@ static unsigned int rec_read_flags(struct rec_proc *p)
 	return 0;
 }
 
-/* Write @page to the file and count it: one walk over its records does both. */
+/*
+ * Write @page to the file and count it: one walk over its records does both;
+ * with -N, send it to the listener too.
+ */
 static int rec_add_page(struct rec_proc *p, int cpu, const unsigned char *page)
 {
 	struct trev__dat_page_count cnt;
@@ -777,6 +793,10 @@ static int rec_add_page(struct rec_proc *p, int cpu, const unsigned char *page)
 	t->entries += cnt.entries;
 	t->lost += cnt.lost;
 	t->lost_pages += cnt.lost_unknown;
+	if (p->net && trev_net_send_page(p->net, cpu, page, TREV_DAT_PAGE_SIZE) < 0) {
+		p->net_broken = true;
+		return -ECOMM;
+	}
 	return 0;
 }
 
@@ -1033,6 +1053,8 @@ static void rec_proc_drop(struct rec_proc *p, bool release)
 	if (p->dat)
 		trev_dat_abort(p->dat);
 	p->dat = NULL;
+	trev_net_abort(p->net);
+	p->net = NULL;
 	if (p->attached && p->r && rec_restore(p) < 0)
 		trev_err("process %d: its tracing settings could not all be restored", (int)p->pid);
 	if (release && p->r)
@@ -1044,6 +1066,34 @@ static void rec_proc_drop(struct rec_proc *p, bool release)
 	p->hold = p->r = NULL;
 	p->ended = true;
 	p->end = REC_END_FAILED;
+}
+
+/*
+ * -N: @p's connection to the listener, its metadata begun with the
+ * snapshot just taken. Return: 0, or -1 after a message.
+ */
+static int rec_proc_net_open(struct rec_proc *p)
+{
+	struct trev_buf head = TREV_BUF_INIT;
+	char err[320];
+	int ret = trev__dat_snapshot_head_v6(p->dat, &head);
+
+	if (ret < 0) {
+		trev_err("%s: its metadata cannot be read: %s", p->name, strerror(-ret));
+		trev__buf_free(&head);
+		return -1;
+	}
+	p->net = trev_net_open(p->rec->net, p->nr_cpus, head.data, head.len,
+			       trev_remote_timeout(), err, sizeof(err));
+	trev__buf_free(&head);
+	if (!p->net) {
+		trev_err("-N %s", err);
+		return -1;
+	}
+	/* The listener names its file after our end of the connection. */
+	trev_err("%s: sending to %s from port %u (the listener's file: trace.HOST:%u.dat)",
+		 p->name, p->rec->net, trev_net_port(p->net), trev_net_port(p->net));
+	return 0;
 }
 
 /*
@@ -1143,6 +1193,12 @@ static int rec_proc_start(struct rec *rec, pid_t pid, bool attached, bool forked
 		goto out_drop;
 	}
 	trev_dat_snapshot(p->dat);
+	if (rec->net && rec_proc_net_open(p) < 0) {
+		/* The recording stops; a command held at start-up does not run untraced. */
+		rec->net_failed = true;
+		config_refused = p->first && held;
+		goto out_drop;
+	}
 	if (held && (ret = trev_remote_release(p->r)) < 0) {
 		trev_err("%srelease: %s", label, strerror(-ret));
 		goto out_drop;
@@ -1162,6 +1218,40 @@ out_drop:
 }
 
 /*
+ * -N: finish @p's stream with the metadata @head6 its file was finished
+ * with (none: the file's metadata could not be read, nothing to finish),
+ * or say why it broke; *@end becomes REC_END_NET then.
+ */
+static void rec_proc_net_end(struct rec_proc *p, const struct trev_buf *head6, enum rec_end *end)
+{
+	char err[320];
+
+	if (!p->net)
+		return;
+	if (p->net_broken) {
+		trev_err("%s: sending to %s: %s; recording stopped", p->name, p->rec->net,
+			 trev_net_error(p->net));
+		trev_net_abort(p->net);
+	} else if (!head6->len) {
+		trev_err("%s: its metadata could not be read: %s gets no file for it", p->name,
+			 p->rec->net);
+		trev_net_abort(p->net);
+		p->net_broken = true;
+	} else {
+		if (trev_net_finish(p->net, head6->data, head6->len, &p->net_bytes, err,
+				    sizeof(err)) < 0) {
+			trev_err("%s: sending to %s: %s", p->name, p->rec->net, err);
+			p->net_broken = true;
+		}
+	}
+	p->net = NULL;
+	if (p->net_broken) {
+		p->rec->net_failed = true;
+		*end = REC_END_NET;
+	}
+}
+
+/*
  * Stop recording @p (@end: why): the last pages, partial ones too, until
  * every CPU is empty (a buffer mapped here outlives its process: a process
  * that died leaves every event it committed); the loss counts; its file
@@ -1170,7 +1260,8 @@ out_drop:
 static void rec_proc_finish(struct rec_proc *p, enum rec_end end)
 {
 	struct rec *rec = p->rec;
-	struct trev__dat_kept kept = { 0 };
+	struct trev_buf head6 = TREV_BUF_INIT;
+	struct trev__dat_kept kept = { .head6 = p->net && !p->net_broken ? &head6 : NULL };
 	char label[96], who[64];
 	long got;
 	int ret;
@@ -1179,7 +1270,8 @@ static void rec_proc_finish(struct rec_proc *p, enum rec_end end)
 	p->meta = NULL;
 	atomic_fetch_sub(&rec->nr_live, 1);
 	rec_label(p, label, sizeof(label));
-	if (end != REC_END_BROKEN && end != REC_END_WRITE && (end != REC_END_GONE || p->rs.shm)) {
+	if (end != REC_END_BROKEN && end != REC_END_WRITE && end != REC_END_NET &&
+	    (end != REC_END_GONE || p->rs.shm)) {
 		int64_t until = rec_now_ms() + REC_FINAL_DRAIN_MS;
 
 		/* A write its death cut short never ends: nothing to wait for. */
@@ -1201,6 +1293,8 @@ static void rec_proc_finish(struct rec_proc *p, enum rec_end end)
 		}
 		if (p->write_err)
 			end = REC_END_WRITE;
+		else if (p->net_broken)
+			end = REC_END_NET;
 		else if (got < 0)
 			end = got == -EPROTO ? REC_END_BROKEN : REC_END_GONE;
 	}
@@ -1209,8 +1303,11 @@ static void rec_proc_finish(struct rec_proc *p, enum rec_end end)
 		snprintf(who, sizeof(who), "the program");
 	else
 		snprintf(who, sizeof(who), "process %d", (int)p->pid);
+	kept.head6 = p->net_broken ? NULL : kept.head6;
 	ret = trev__dat_finish(p->dat, &kept);
 	p->dat = NULL;
+	rec_proc_net_end(p, &head6, &end);
+	trev__buf_free(&head6);
 	if (end == REC_END_WRITE || ret < 0) {
 		uint64_t entries = 0, lost = 0, pages = 0;
 
@@ -1247,7 +1344,8 @@ static void rec_proc_finish(struct rec_proc *p, enum rec_end end)
 		trev_err("process %d: its tracing settings could not all be restored", (int)p->pid);
 		end = REC_END_FAILED;
 	}
-	if (end == REC_END_FAILED || end == REC_END_BROKEN || end == REC_END_WRITE)
+	if (end == REC_END_FAILED || end == REC_END_BROKEN || end == REC_END_WRITE ||
+	    end == REC_END_NET)
 		rec->failed++;
 	p->end = end;
 	p->ended = true;
@@ -1276,9 +1374,19 @@ static long rec_proc_round(struct rec_proc *p)
 		rec_proc_finish(p, REC_END_WRITE);
 		return -1;
 	}
+	if (got < 0 && p->net_broken) {
+		rec_proc_finish(p, REC_END_NET);
+		return -1;
+	}
 	if (got < 0) {
 		/* A process that dies takes its socket with it. */
 		rec_proc_finish(p, got == -EPROTO ? REC_END_BROKEN : REC_END_GONE);
+		return -1;
+	}
+	/* The listener went away while no page was sent. */
+	if (p->net && trev_net_broken(p->net)) {
+		p->net_broken = true;
+		rec_proc_finish(p, REC_END_NET);
 		return -1;
 	}
 	held = trev_remote_hold_wait(p->hold, 0);
@@ -1446,7 +1554,7 @@ static void rec_loop(struct rec *rec)
 				got += n;
 		}
 		/* A file that cannot be written (a full disk): every process runs on untraced. */
-		if (rec->write_failed) {
+		if (rec->write_failed || rec->net_failed) {
 			rec->stopping = true;
 			break;
 		}
@@ -1577,6 +1685,18 @@ static void rec_summary(const struct rec *rec, double seconds, int buffers, long
 		seconds > 0 ? (double)entries / seconds : 0.0,
 		seconds > 0 ? (double)pages * TREV_DAT_PAGE_SIZE / 1e6 / seconds : 0.0,
 		rec_cpu_seconds());
+	if (rec->net) {
+		uint64_t sent = 0;
+		int conns = 0;
+
+		for (int i = 0; i < rec->nr_procs; i++) {
+			sent += rec->procs[i]->net_bytes;
+			conns += rec->procs[i]->net_bytes > 0;
+		}
+		fprintf(stderr, "trev: sent %llu bytes to %s (%d file%s of the listener's, %.1f "
+			"bytes per event)\n", (unsigned long long)sent, rec->net, conns,
+			conns == 1 ? "" : "s", entries ? (double)sent / (double)entries : 0.0);
+	}
 	if (file_bytes >= 0 && buffers > 1)
 		fprintf(stderr, "trev: wrote %s (version 7, %d processes, a buffer each, %lld "
 			"bytes)\n", rec->output, buffers, file_bytes);
@@ -1741,7 +1861,7 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 		{ "flush", required_argument, NULL, 'F' },
 		{ "kernel", required_argument, NULL, 'K' },
 		{ "kernel-output", required_argument, NULL, 'O' },
-		{ "no-follow", no_argument, NULL, 'N' },
+		{ "no-follow", no_argument, NULL, 'n' },
 		{ "clear", no_argument, NULL, 'c' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "user", required_argument, NULL, 'u' },
@@ -1753,7 +1873,7 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 	long ms;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+e:f:T:t:b:C:o:p:K:au:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:f:T:t:b:C:o:p:K:N:au:h", opts, NULL)) != -1) {
 		e = rec->nr_events ? &rec->events[rec->nr_events - 1] : NULL;
 		switch (c) {
 		case 'h':
@@ -1798,13 +1918,17 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 			break;
 		case 'o':
 			rec->output = optarg;
+			rec->output_given = true;
 			break;
 		case 'p':
 			if (rec_parse_pids(rec, optarg) < 0)
 				return -1;
 			break;
-		case 'N':
+		case 'n':
 			rec->follow = false;
+			break;
+		case 'N':
+			rec->net = optarg;
 			break;
 		case 'c':
 			rec->clear = true;
@@ -1931,6 +2055,48 @@ static void rec_free(struct rec *rec)
 	free(rec->events);
 	free(rec->kernel_specs);
 	free(rec->kernel_output);
+	if (rec->net_dir) {
+		rmdir(rec->net_dir);	/* only if empty: a kept recording stays */
+		free((char *)rec->output);
+		free(rec->net_dir);
+	}
+}
+
+/*
+ * -N without -o: the files are made (their metadata is what is sent) in a
+ * directory of our own, and go at the end unless sending failed.
+ */
+static int rec_net_dir(struct rec *rec)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *out = NULL;
+
+	if (asprintf(&rec->net_dir, "%s/trev-record.XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
+		rec->net_dir = NULL;
+		return -1;
+	}
+	if (!mkdtemp(rec->net_dir) || asprintf(&out, "%s/trace.dat", rec->net_dir) < 0) {
+		trev_err("%s: %s", rec->net_dir, strerror(errno));
+		free(rec->net_dir);
+		rec->net_dir = NULL;
+		return -1;
+	}
+	rec->output = out;
+	return 0;
+}
+
+/* -N without -o, everything sent: the local files go. Return: the processes sent. */
+static int rec_net_dir_clean(struct rec *rec)
+{
+	int n = 0;
+
+	for (int i = 0; i < rec->nr_procs; i++) {
+		if (rec->procs[i]->written)
+			n++;
+		if (rec->procs[i]->path)
+			unlink(rec->procs[i]->path);
+	}
+	return n;
 }
 
 /*
@@ -1952,6 +2118,10 @@ int cmd_record(int argc, char **argv)
 		fputs(record_help, stderr);
 		rec_free(&rec);
 		return 2;
+	}
+	if (rec.net && !rec.output_given && rec_net_dir(&rec) < 0) {
+		rec_free(&rec);
+		return 1;
 	}
 	if (rec_check_output(rec.output) < 0 ||
 	    (rec.kernel_output && rec_check_output(rec.kernel_output) < 0)) {
@@ -2036,10 +2206,17 @@ int cmd_record(int argc, char **argv)
 	/* The program's events are all in; the kernel's to the same moment. */
 	if (rec.kernel && trev_kernel_finish(rec.kernel) < 0)
 		kernel_failed = true;
-	buffers = rec_merge(&rec);
+	if (rec.net_dir && !rec.net_failed)
+		buffers = rec_net_dir_clean(&rec);	/* only sent */
+	else
+		buffers = rec_merge(&rec);
+	if (rec.net_dir && rec.net_failed && buffers > 0)
+		trev_err("what was recorded is kept here: %s", rec.output);
 	if (buffers > 0)
 		rec_summary(&rec, (double)(rec_now_ms() - start_ms) / 1000.0, buffers,
 			    stat(rec.output, &st) == 0 ? (long long)st.st_size : -1LL);
+	if (buffers == 0 && rec.net_dir && !rec.net_failed)
+		rec_summary(&rec, (double)(rec_now_ms() - start_ms) / 1000.0, 0, -1);
 	status = buffers <= 0 || rec.failed;
 	goto out_child;
 
