@@ -1348,6 +1348,17 @@ int trev__dat_add_page(struct trev_dat *dat, int cpu, const void *page,
 	return 0;
 }
 
+int trev__dat_scan_page(struct trev_dat *dat, const void *page, struct trev__dat_page_count *cnt)
+{
+	if (!dat || !page)
+		return -EINVAL;
+	if (dat->src->symbol)
+		dat_scan_page(dat, page, false, cnt);
+	else if (cnt)
+		dat_count_page(page, cnt);
+	return 0;
+}
+
 int trev__dat_sync(struct trev_dat *dat)
 {
 	int ret = 0;

@@ -56,6 +56,15 @@ int trev__dat_add_page(struct trev_dat *dat, int cpu, const void *page,
 		       struct trev__dat_page_count *cnt);
 
 /*
+ * trev__dat_scan_page() - what trev__dat_add_page() learns from @page (its
+ * code addresses, for kallsyms; its counts in @cnt) without keeping it:
+ * for a recorder whose pages go elsewhere (trev record -N) and whose file
+ * is made for its metadata only.
+ * Context: as trev__dat_add_page(). Return: 0 or -EINVAL.
+ */
+int trev__dat_scan_page(struct trev_dat *dat, const void *page, struct trev__dat_page_count *cnt);
+
+/*
  * trev__dat_sync() - write the pages each CPU of the file being made holds
  * in its batch (queued for the writer thread), so that the file on disk
  * (its checkpoint, tracedat.c "Checkpoints") shows them; trev record calls

@@ -783,7 +783,9 @@ static int rec_add_page(struct rec_proc *p, int cpu, const unsigned char *page)
 {
 	struct trev__dat_page_count cnt;
 	struct trev_page_tally *t = &p->cpus[cpu].t;
-	int ret = trev__dat_add_page(p->dat, cpu, page, &cnt);
+	/* -N alone: the file is made for its metadata, the pages only sent. */
+	int ret = p->rec->net_dir ? trev__dat_scan_page(p->dat, page, &cnt)
+				  : trev__dat_add_page(p->dat, cpu, page, &cnt);
 
 	if (ret < 0) {
 		p->write_err = ret;
@@ -1367,6 +1369,11 @@ static long rec_proc_round(struct rec_proc *p)
 	long got = rec_drain_once(p, flags);
 	int held;
 
+	/* -N: the pages that wait for more go when nothing more came, and at each flush. */
+	if (p->net && got >= 0 && (got == 0 || !flags) && trev_net_flush(p->net) < 0) {
+		p->net_broken = true;
+		got = -ECOMM;
+	}
 	/* A flush: the pages copied reach the file on disk, as a killed recorder leaves it. */
 	if (got >= 0 && !flags && (got = trev__dat_sync(p->dat)) < 0)
 		p->write_err = (int)got;
@@ -2206,16 +2213,14 @@ int cmd_record(int argc, char **argv)
 	/* The program's events are all in; the kernel's to the same moment. */
 	if (rec.kernel && trev_kernel_finish(rec.kernel) < 0)
 		kernel_failed = true;
-	if (rec.net_dir && !rec.net_failed)
-		buffers = rec_net_dir_clean(&rec);	/* only sent */
+	if (rec.net_dir)
+		buffers = rec_net_dir_clean(&rec);	/* only sent: the files held metadata */
 	else
 		buffers = rec_merge(&rec);
-	if (rec.net_dir && rec.net_failed && buffers > 0)
-		trev_err("what was recorded is kept here: %s", rec.output);
 	if (buffers > 0)
 		rec_summary(&rec, (double)(rec_now_ms() - start_ms) / 1000.0, buffers,
 			    stat(rec.output, &st) == 0 ? (long long)st.st_size : -1LL);
-	if (buffers == 0 && rec.net_dir && !rec.net_failed)
+	if (buffers == 0 && rec.net_dir)
 		rec_summary(&rec, (double)(rec_now_ms() - start_ms) / 1000.0, 0, -1);
 	status = buffers <= 0 || rec.failed;
 	goto out_child;

@@ -44,6 +44,7 @@
 #define NL_PAGE		4096u
 #define NL_MAX_CPUS	4096
 #define NL_RETRY_US	5000		/* a data port that does not listen yet: try again */
+#define NL_BATCH	16		/* pages of a CPU sent in one send() */
 
 /* The commands (trace-cmd's MSG_*). */
 enum {
@@ -65,6 +66,8 @@ static const char nl_ok[2] = "OK";
 struct trev_net {
 	int ctl;			/* the control connection: greeting, metadata */
 	int *data;			/* [nr_cpus]: a page stream each */
+	uint8_t *batch;			/* [nr_cpus][NL_BATCH pages]: what waits to be sent */
+	unsigned int *fill;		/* [nr_cpus]: pages in its batch */
 	int nr_cpus;
 	int timeout_ms;
 	unsigned int port;		/* our end's of ctl */
@@ -509,6 +512,8 @@ static void nl_free(struct trev_net *n)
 		if (n->data[cpu] >= 0)
 			close(n->data[cpu]);
 	free(n->data);
+	free(n->batch);
+	free(n->fill);
 	free(n->sent);
 	pthread_cond_destroy(&n->cond);
 	pthread_mutex_destroy(&n->lock);
@@ -624,9 +629,11 @@ struct trev_net *trev_net_open(const char *where, int nr_cpus, const void *head,
 		pthread_condattr_destroy(&ca);
 	}
 	n->data = malloc((size_t)nr_cpus * sizeof(*n->data));
+	n->batch = malloc((size_t)nr_cpus * NL_BATCH * NL_PAGE);
+	n->fill = calloc((size_t)nr_cpus, sizeof(*n->fill));
 	ports = calloc((size_t)nr_cpus, sizeof(*ports));
 	n->sent = malloc(text_end);
-	if (!n->data || !ports || !n->sent)
+	if (!n->data || !n->batch || !n->fill || !ports || !n->sent)
 		goto out_nomem;
 	for (int cpu = 0; cpu < nr_cpus; cpu++)
 		n->data[cpu] = -1;
@@ -739,26 +746,51 @@ uint64_t trev_net_bytes(const struct trev_net *n)
 	return n->bytes;
 }
 
+/* Send what waits in @cpu's batch. */
+static int nl_flush_cpu(struct trev_net *n, int cpu)
+{
+	size_t len = (size_t)n->fill[cpu] * NL_PAGE;
+	int ret;
+
+	if (!len)
+		return 0;
+	ret = nl_send_all(n->data[cpu], n->batch + (size_t)cpu * NL_BATCH * NL_PAGE, len,
+			  nl_now_ms() + n->timeout_ms);
+	pthread_mutex_lock(&n->lock);
+	if (ret)
+		nl_break(n, ret, "sending CPU %d's pages: %s", cpu,
+			 ret == -ETIMEDOUT ? "the listener took none in time" : nl_why(ret));
+	else
+		n->bytes += len;
+	ret = n->err_no;
+	pthread_mutex_unlock(&n->lock);
+	n->fill[cpu] = 0;
+	return ret;
+}
+
 int trev_net_send_page(struct trev_net *n, int cpu, const void *page, size_t size)
 {
 	int ret;
 
-	if (cpu < 0 || cpu >= n->nr_cpus)
+	if (cpu < 0 || cpu >= n->nr_cpus || size != NL_PAGE)
 		return -EINVAL;
 	pthread_mutex_lock(&n->lock);
 	ret = n->err_no;
 	pthread_mutex_unlock(&n->lock);
 	if (ret)
 		return ret;
-	ret = nl_send_all(n->data[cpu], page, size, nl_now_ms() + n->timeout_ms);
-	pthread_mutex_lock(&n->lock);
-	if (ret)
-		nl_break(n, ret, "sending CPU %d's pages: %s", cpu,
-			 ret == -ETIMEDOUT ? "the listener took none in time" : nl_why(ret));
-	else
-		n->bytes += size;
-	ret = n->err_no;
-	pthread_mutex_unlock(&n->lock);
+	memcpy(n->batch + ((size_t)cpu * NL_BATCH + n->fill[cpu]) * NL_PAGE, page, NL_PAGE);
+	if (++n->fill[cpu] < NL_BATCH)
+		return 0;
+	return nl_flush_cpu(n, cpu);
+}
+
+int trev_net_flush(struct trev_net *n)
+{
+	int ret = 0;
+
+	for (int cpu = 0; cpu < n->nr_cpus && !ret; cpu++)
+		ret = nl_flush_cpu(n, cpu);
 	return ret;
 }
 
@@ -804,6 +836,7 @@ int trev_net_finish(struct trev_net *n, const void *head, size_t head_len, uint6
 	int64_t deadline;
 	int ret;
 
+	trev_net_flush(n);
 	nl_stop_keeper(n);
 	if (n->err_no) {
 		nl_say(err, err_size, "%s", n->err);

@@ -47,12 +47,16 @@ struct trev_net *trev_net_open(const char *where, int nr_cpus, const void *head,
 unsigned int trev_net_port(const struct trev_net *n);
 
 /*
- * trev_net_send_page() - send one page of @cpu's stream; waits while the
- * listener does not take it, at most the time-out. Return: 0, or a
- * negative errno with trev_net_error() saying why (the connection is then
- * broken: every later call fails the same way).
+ * trev_net_send_page() - send one page (4096 bytes) of @cpu's stream: it
+ * goes with the next ones of the CPU, 16 pages a send(), or at the next
+ * trev_net_flush(). Waits while the listener does not take them, at most
+ * the time-out. Return: 0, or a negative errno with trev_net_error()
+ * saying why (the connection is then broken: every later call fails the
+ * same way).
+ * trev_net_flush() - send the pages that wait; the same return.
  */
 int trev_net_send_page(struct trev_net *n, int cpu, const void *page, size_t size);
+int trev_net_flush(struct trev_net *n);
 
 /*
  * trev_net_finish() - end the data streams, wait until the listener has
