@@ -28,6 +28,9 @@
 #   wait_recording N    trev record -p $app, started in the background as $rec with its
 #                       stderr in $errf, says it records; then wait until $app has written
 #                       N more events, or fail
+#   start_listener DIR  a trace-cmd listen on a free loopback port ($lport), in a process
+#                       group of its own ($lpid; stop_listeners kills every group started),
+#                       writing its files into DIR (made empty), or fail
 #   run STATUS CMD...   run CMD, keep its stdout and stderr, check its exit status
 #   has REGEX           its stdout has a line matching REGEX (grep -E)
 #   err_has REGEX       its stderr has one
@@ -61,8 +64,32 @@ has() { grep -qE -- "$1" "$out" || fail "stdout has no line matching /$1/"; }
 err_has() { grep -qE -- "$1" "$errf" || fail "stderr has no line matching /$1/"; }
 err_is() { [ "$(sed -n "${1}p" "$errf")" = "$2" ] || fail "stderr line $1 is not '$2'"; }
 
+listener_groups=()
+start_listener() {
+	rm -rf "$1"
+	mkdir -p "$1"
+	for _ in $(seq 20); do
+		lport=$((20000 + RANDOM % 20000))
+		setsid trace-cmd listen -p "$lport" -d "$1" >"$1.log" 2>&1 &
+		lpid=$!
+		listener_groups+=("$lpid")
+		for _ in $(seq $((WAIT_GUARD * 50))); do
+			ss -Hltn "sport = :$lport" | grep -q . && return 0
+			kill -0 "$lpid" 2>/dev/null || break
+			sleep 0.02
+		done
+	done
+	fail "trace-cmd listen did not start (see $1.log)"
+}
+
+stop_listeners() {
+	for g in "${listener_groups[@]}"; do kill -KILL -- "-$g" 2>/dev/null; done
+	listener_groups=()
+}
+
 cli_cleanup() {
 	exec 2>/dev/null
+	stop_listeners
 	for p in "${pids[@]}"; do
 		kill -KILL "$p" && wait "$p"
 	done

@@ -25,32 +25,8 @@ errf=$T/err
 command -v trace-cmd >/dev/null || { echo "trace-cmd is needed"; exit 77; }
 command -v ss >/dev/null || { echo "ss (iproute2) is needed"; exit 77; }
 
-groups=()
-cli_cleanup_more() {
-	for g in "${groups[@]}"; do kill -KILL -- "-$g"; done
-}
-
 events_of() {	# events_of FILE: the event lines trace-cmd prints
 	trace-cmd report -i "$1" 2>/dev/null | grep -E ': [a-z_]+: '
-}
-
-# A trace-cmd listen of our own on a free port ($lport), in a session of its own ($lpid,
-# killed as a group), writing into $T/ldir.
-start_listener() {
-	rm -rf "$T/ldir"
-	mkdir -p "$T/ldir"
-	for _ in $(seq 20); do
-		lport=$((20000 + RANDOM % 20000))
-		setsid trace-cmd listen -p "$lport" -d "$T/ldir" >"$T/listen.log" 2>&1 &
-		lpid=$!
-		groups+=("$lpid")
-		for _ in $(seq $((WAIT_GUARD * 50))); do
-			ss -Hltn "sport = :$lport" | grep -q . && return 0
-			kill -0 "$lpid" 2>/dev/null || break
-			sleep 0.02
-		done
-	done
-	fail "trace-cmd listen did not start (see $T/listen.log)"
 }
 
 # The listener's files named by trev record's "from port N" lines.
@@ -62,7 +38,7 @@ sent_files() {
 }
 
 # 1. A multi-threaded program, -N beside -o: the same events in both files.
-start_listener
+start_listener "$T/ldir"
 run 0 "$trev" record -N "127.0.0.1:$lport" -o "$T/local.dat" -e 'trev_test:tt_ints' \
 	-- "$B/tests/rec_app" 2000 4
 err_has "^trev: sent [0-9]+ bytes to 127.0.0.1:$lport \(1 file of the listener's, "
@@ -76,7 +52,7 @@ diff -u "$T/want" "$T/got" >&2 || fail "the listener's file differs from the loc
 grep -c ' burst-[0-3]-[0-9]* ' "$T/got" | grep -qx 8000 || fail "threads unnamed in the listener's file"
 
 # 2. A session of three processes: a file each, their events those of the merged local file.
-start_listener
+start_listener "$T/ldir"
 run 0 "$trev" record -N "127.0.0.1:$lport" -o "$T/s.dat" -e 'trev_test:tt_ints' \
 	-- "$B/tests/run_app" fork 2 300
 err_has "\(3 files of the listener's, "
@@ -91,7 +67,7 @@ run 0 "$trev" merge -o "$T/joined.dat" "${sfiles[@]}"
 [ "$(events_of "$T/joined.dat" | wc -l)" = 900 ] || fail "trev merge of the listener's files"
 
 # 3. function_graph: functions named in the listener's file as in the local one.
-start_listener
+start_listener "$T/ldir"
 (cd "$T" && TREV_WRITE='set_ftrace_filter=ft_*' "$trev" record -t function_graph \
 	-N "127.0.0.1:$lport" -o "$T/g.dat" -- "$B/tests/ft_app") >"$out" 2>"$errf" ||
 	fail "trev record -t function_graph -N"
@@ -101,7 +77,7 @@ grep -q 'funcgraph_entry: .*ft_' "$T/want" || fail "g.dat has no ft_ function en
 diff -u "$T/want" "$T/got" >&2 || fail "function_graph: the listener's file differs"
 
 # 4. -N alone: sent, and nothing left here or in TMPDIR.
-start_listener
+start_listener "$T/ldir"
 mkdir -p "$T/tmp" "$T/cwd"
 (cd "$T/cwd" && TMPDIR="$T/tmp" "$trev" record -N "127.0.0.1:$lport" -e 'trev_test:tt_ints' \
 	-- "$B/tests/rec_app" 100 1) >"$out" 2>"$errf" || fail "trev record -N alone"
@@ -111,7 +87,7 @@ left=$(find "$T/tmp" "$T/cwd" -mindepth 1)
 grep -q '^trev: wrote' "$errf" && fail "-N alone says it wrote a file"
 
 # 5. The listener killed mid-run: trev record -p stops, says why, keeps -o; the program runs on.
-start_listener
+start_listener "$T/ldir"
 : >"$T/app.out"
 "$B/tests/ctl_app" 1 >"$T/app.out" 2>&1 &
 pids+=($!)

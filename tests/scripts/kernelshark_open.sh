@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # KernelShark opens our trace.dat files (v6 and v7, recorded by tests/tracedat/dat_record.c,
-# a function_graph recording of tests/ftrace/ft_app by trev record, and a recording of a run
-# of three processes, a buffer each) on a virtual X server: its main window is mapped with the file's name in the title, a
+# a function_graph recording of tests/ftrace/ft_app by trev record, a recording of a run
+# of three processes, a buffer each, and the file trace-cmd listen wrote from trev record -N) on a virtual X server: its main window is mapped with the file's name in the title, a
 # screenshot of it is not blank, it is still running once it has gone idle after drawing, and
 # it printed no error about the file. Exits 77 (skipped) when KernelShark, Xvfb or the X tools are missing
 # (apt-get install kernelshark xvfb x11-apps x11-utils).
@@ -39,6 +39,7 @@ cleanup() {
 	exec 2>/dev/null
 	[ -z "$ks" ] || { kill -KILL "$ks" && wait "$ks"; }
 	stop_xvfb
+	stop_listeners
 	rm -rf "$T"
 }
 # Xvfb ends on TERM with its lock file and socket removed; KILL would leave them behind.
@@ -63,6 +64,19 @@ chmod 755 "$T"
 (cd "$T" && "$TREV_BUILD_DIR/tools/trev/trev" record -e trev_test:tt_ints -o "$T/run.dat" -- \
 	"$B/run_app" spawn 2 50) >"$T/rec.log" 2>&1 || fail "trev record of a run: $(cat "$T/rec.log")"
 grep -q 'version 7, 3 processes' "$T/rec.log" || fail "the run is not 3 processes: $(cat "$T/rec.log")"
+# Sent to trace-cmd listen (trev record -N, docs/streaming.md): the listener's file.
+if command -v trace-cmd >/dev/null && command -v ss >/dev/null; then
+	start_listener "$T/ldir"
+	(cd "$T" && "$TREV_BUILD_DIR/tools/trev/trev" record -e trev_test:tt_ints \
+		-N "127.0.0.1:$lport" -- "$B/rec_app" 500 2) >"$T/rec.log" 2>&1 ||
+		fail "trev record -N: $(cat "$T/rec.log")"
+	stop_listeners
+	cp "$T"/ldir/trace.*.dat "$T/net.dat" || fail "no listener file: $(ls "$T/ldir")"
+	files="v6 v7 fg run net"
+else
+	files="v6 v7 fg run"
+	echo "trace-cmd listen or ss missing: the listener's file is not opened"
+fi
 chmod 644 "$T"/*.dat
 mkdir -m 700 "$T/home"
 [ ${#as_user[@]} = 0 ] || chown 65534:65534 "$T/home"
@@ -114,7 +128,7 @@ drawn() {	# a screenshot every 0.5 s at most: each one is a 3 MB file scanned in
 	return 1
 }
 
-for v in v6 v7 fg run; do
+for v in $files; do
 	dat="$T/$v.dat"
 	start_xvfb
 	HOME="$T/home" XDG_RUNTIME_DIR="$T/home" "${as_user[@]}" kernelshark "$dat" \
