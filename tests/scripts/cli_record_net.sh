@@ -54,7 +54,7 @@ grep -c ' burst-[0-3]-[0-9]* ' "$T/got" | grep -qx 8000 || fail "threads unnamed
 # 2. A session of three processes: a file each, their events those of the merged local file.
 start_listener "$T/ldir"
 run 0 "$trev" record -N "127.0.0.1:$lport" -o "$T/s.dat" -e 'trev_test:tt_ints' \
-	-- "$B/tests/run_app" fork 2 300
+	-- "$B/tests/run_app" spawn 2 300
 err_has "\(3 files of the listener's, "
 mapfile -t sfiles < <(sent_files)
 [ "${#sfiles[@]}" = 3 ] || fail "${#sfiles[@]} listener files, not 3"
