@@ -461,7 +461,7 @@ static uint64_t strm_count_lines(const char *text, size_t len)
 /* Give up the text not written (stdout's error @err, or 0 for a signal), counted. */
 static void strm_drop_pending(struct trev_stream *s, int err)
 {
-	s->st.unprinted += strm_count_lines(s->out.data + s->head, s->out.len - s->head);
+	s->st.dropped += strm_count_lines(s->out.data + s->head, s->out.len - s->head);
 	if (err && !s->st.out_err) {
 		s->st.out_err = err;
 		trev_err("--stream: stdout: %s; the events are no longer printed (counted in the "
@@ -522,7 +522,7 @@ int trev_stream_flush(struct trev_stream *s, bool final)
 	qsort(s->items, s->nr_items, sizeof(*s->items), strm_item_cmp);
 	for (size_t i = 0; i < s->nr_items; i++) {
 		if (s->st.out_err) {
-			s->st.unprinted += s->nr_items - i;
+			s->st.unformatted += s->nr_items - i;
 			break;
 		}
 		strm_format(s, &s->items[i]);
@@ -541,13 +541,16 @@ int trev_stream_flush(struct trev_stream *s, bool final)
 
 void trev_stream_summary(const struct trev_stream *s)
 {
-	fprintf(stderr, "trev: --stream: %llu event lines, %llu lost-event lines printed",
-		(unsigned long long)s->st.lines, (unsigned long long)s->st.lost_lines);
-	if (s->st.unprinted)
-		fprintf(stderr, "; %llu lines not printed (%s)",
-			(unsigned long long)s->st.unprinted,
+	uint64_t made = s->st.lines + s->st.lost_lines;
+
+	if (!s->st.dropped && !s->st.unformatted)
+		fprintf(stderr, "trev: --stream: %llu event lines, %llu lost-event lines printed\n",
+			(unsigned long long)s->st.lines, (unsigned long long)s->st.lost_lines);
+	else
+		fprintf(stderr, "trev: --stream: %llu lines printed, %llu not (%s)\n",
+			(unsigned long long)(made - s->st.dropped),
+			(unsigned long long)(s->st.dropped + s->st.unformatted),
 			s->st.out_err ? strerror(s->st.out_err) : "interrupted at the end");
-	fprintf(stderr, "\n");
 }
 
 int trev_stream_open(struct trev_stream **sp, int fd)

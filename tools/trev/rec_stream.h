@@ -24,9 +24,11 @@ struct trev_stream_proc;
 
 /* What was printed (trev_stream_summary()). */
 struct trev_stream_stats {
-	uint64_t lines;		/* event lines written */
-	uint64_t lost_lines;	/* "CPU:N [LOST ...]" lines written */
-	uint64_t unprinted;	/* lines not written: stdout closed, or a signal in the last flush */
+	uint64_t lines;		/* event lines made */
+	uint64_t lost_lines;	/* "CPU:N [LOST ...]" lines made */
+	uint64_t dropped;	/* lines made and not written: stdout closed, or a signal in
+				 * the last flush */
+	uint64_t unformatted;	/* records not made into lines: stdout was closed */
 	int out_err;		/* stdout's error that ended the output (errno), 0 */
 };
 
