@@ -49,6 +49,8 @@ struct trev_stream_proc {
 	struct trev_remote_source rs;	/* read_file and list_dir over @r; the symbols */
 	struct trev_rb *shm;		/* the recorder's mapping of its buffer, or NULL */
 	struct tep_handle *tep;
+	int common_end;			/* bytes a record needs for the common fields the
+					 * handle reads (type, flags, pid); INT_MAX: no format */
 	pid_t *tried;			/* threads whose names were looked for */
 	size_t nr_tried, cap_tried;
 	int *ids_tried;			/* unknown event ids the formats were read again for */
@@ -94,6 +96,26 @@ static void strm_parse_format(struct trev_stream_proc *sp, const char *sys, size
 }
 
 /*
+ * The process's formats place the common fields libtraceevent reads in
+ * every record (from its first event): a record shorter than their end is
+ * not handed to it.
+ */
+static void strm_common_end(struct trev_stream_proc *sp)
+{
+	struct tep_event *ev = tep_get_first_event(sp->tep);
+
+	sp->common_end = ev ? 0 : INT_MAX;
+	for (struct tep_format_field *f = ev ? ev->format.common_fields : NULL; f; f = f->next) {
+		if (f->offset < 0 || f->size < 0 || f->offset > INT_MAX - f->size) {
+			sp->common_end = INT_MAX;
+			return;
+		}
+		if (f->offset + f->size > sp->common_end)
+			sp->common_end = f->offset + f->size;
+	}
+}
+
+/*
  * The formats of every event of the process that @sp's handle lacks:
  * events/ftrace/ (available_events leaves that system out) and
  * available_events; and the trace_printk formats. A format that does not
@@ -133,6 +155,7 @@ static void strm_read_formats(struct trev_stream_proc *sp)
 	if (src->read_file(src, "printk_formats", &text) > 0)
 		tep_parse_printk_formats(sp->tep, text);
 	free(text);
+	strm_common_end(sp);
 }
 
 /* "TID COMM" lines into @sp's handle (saved_cmdlines' text). */
@@ -265,6 +288,7 @@ struct trev_stream_proc *trev_stream_proc_add(struct trev_stream *s, pid_t pid, 
 	}
 	sp->s = s;
 	sp->pid = pid;
+	sp->common_end = INT_MAX;
 	sp->prefixed = prefixed;
 	sp->shm = shm;
 	snprintf(sp->name, sizeof(sp->name), "%s", name);
@@ -363,7 +387,7 @@ int trev_stream_page(struct trev_stream_proc *sp, int cpu, const unsigned char *
 		rec.size = (int)r.len;
 		rec.data = (void *)r.payload;
 		/* Names and formats while the process (or its mapped buffer) is there. */
-		if (r.len >= 8) {
+		if ((int)r.len >= sp->common_end) {
 			strm_learn_pid(sp, tep_data_pid(sp->tep, &rec));
 			strm_learn_id(sp, tep_data_type(sp->tep, &rec));
 		}
@@ -419,8 +443,8 @@ static void strm_format(struct trev_stream *s, const struct strm_item *it)
 		s->st.lost_lines++;
 		return;
 	}
-	if (it->len < 8) {
-		trev__buf_printf(b, "CPU:%d [record of %u bytes, too short for its header]\n",
+	if ((int)it->len < sp->common_end) {
+		trev__buf_printf(b, "CPU:%d [record of %u bytes, short of its common fields]\n",
 				 it->cpu, it->len);
 		s->st.lines++;
 		return;
