@@ -543,7 +543,8 @@ int trev_stream_flush(struct trev_stream *s, bool final)
 {
 	int ret;
 
-	qsort(s->items, s->nr_items, sizeof(*s->items), strm_item_cmp);
+	if (s->nr_items)
+		qsort(s->items, s->nr_items, sizeof(*s->items), strm_item_cmp);
 	for (size_t i = 0; i < s->nr_items; i++) {
 		if (s->st.out_err) {
 			s->st.unformatted += s->nr_items - i;
