@@ -6,8 +6,9 @@
 # a file of the same run (-o alongside): a multi-threaded burst, a burst into 8 KB buffers
 # that loses events (the LOST lines and the summary agree with the file), a session of two
 # processes; the function tracer's lines name the functions; a line shows while the program
-# still runs (it ends only once the test has seen the line); a reader that goes away is said
-# and counted, and the recording goes on; --stream alone writes no file.
+# still runs (it ends only once the test has seen the line); the lines wait for a reader that
+# does not read; a reader that goes away is said and counted, and the recording goes on;
+# --stream alone writes no file.
 set -uo pipefail
 export LC_ALL=C
 
@@ -120,6 +121,27 @@ pids=()
 [ "$st" = 0 ] || fail "trev record --stream exited $st: $(cat "$T/live.err")"
 grep -qE '^ +sym_app-[0-9]+ +\[[0-9]{3}\] .* tt_ints: a=0 ' "$T/live.out" || fail "no first event line"
 echo "ok: a line shows while the program runs"
+
+# ---- a reader that does not read: the lines wait for it, none is dropped. The program's
+# 10000 lines (750 KB) do not fit in the pipe (64 KB): the program ends and trev record
+# still waits, until the test reads.
+mkfifo "$T/fifo"
+"$trev" record --stream -e trev_test:tt_ints -- sh -c "exec '$B/tests/rec_app' 5000 2 >'$T/fired'" \
+	>"$T/fifo" 2>"$errf" &
+rec_pid=$!
+pids+=("$rec_pid")
+exec 3<"$T/fifo"
+wait_for "grep -q '^fired 10000$' '$T/fired'" "rec_app ended" "cat '$errf'"
+kill -0 "$rec_pid" 2>/dev/null || fail "trev record ended with its lines not read"
+cat <&3 >"$out"
+exec 3<&-
+wait "$rec_pid"
+st=$?
+pids=()
+[ "$st" = 0 ] || fail "with a slow reader: exit $st"
+[ "$(grep -c ' tt_ints: ' "$out")" = 10000 ] || fail "the slow reader got $(grep -c ' tt_ints: ' "$out") lines, not 10000"
+err_has '^trev: --stream: 10000 event lines, 0 lost-event lines printed$'
+echo "ok: a reader that does not read"
 
 # ---- a reader that goes: said and counted; the recording goes on to its end (the file whole).
 "$trev" record --stream -e trev_test:tt_ints -o "$T/pipe.dat" -- sh -c \
