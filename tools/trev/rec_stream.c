@@ -97,21 +97,27 @@ static void strm_parse_format(struct trev_stream_proc *sp, const char *sys, size
 
 /*
  * The process's formats place the common fields libtraceevent reads in
- * every record (from its first event): a record shorter than their end is
- * not handed to it.
+ * every record (type, flags, pid: from the first event by id, found when
+ * first needed, which formats read later may change): a record shorter
+ * than their end in any event is not handed to it. No event: none is.
  */
 static void strm_common_end(struct trev_stream_proc *sp)
 {
-	struct tep_event *ev = tep_get_first_event(sp->tep);
+	int n = tep_get_events_count(sp->tep);
 
-	sp->common_end = ev ? 0 : INT_MAX;
-	for (struct tep_format_field *f = ev ? ev->format.common_fields : NULL; f; f = f->next) {
-		if (f->offset < 0 || f->size < 0 || f->offset > INT_MAX - f->size) {
-			sp->common_end = INT_MAX;
-			return;
+	sp->common_end = n > 0 ? 1 : INT_MAX;
+	for (int i = 0; i < n; i++) {
+		struct tep_event *ev = tep_get_event(sp->tep, i);
+
+		for (struct tep_format_field *f = ev ? ev->format.common_fields : NULL; f;
+		     f = f->next) {
+			if (f->offset < 0 || f->size < 0 || f->offset > INT_MAX - f->size) {
+				sp->common_end = INT_MAX;
+				return;
+			}
+			if (f->offset + f->size > sp->common_end)
+				sp->common_end = f->offset + f->size;
 		}
-		if (f->offset + f->size > sp->common_end)
-			sp->common_end = f->offset + f->size;
 	}
 }
 
@@ -192,7 +198,8 @@ static void strm_read_comms(struct trev_stream_proc *sp)
 /* A thread's name, looked for once when it is first seen without one. */
 static void strm_learn_pid(struct trev_stream_proc *sp, int pid)
 {
-	if (pid <= 0 || tep_is_pid_registered(sp->tep, pid))
+	/* Nowhere to look (trev_stream_proc_add_formats()): nothing to remember. */
+	if (pid <= 0 || (!sp->r && !sp->shm) || tep_is_pid_registered(sp->tep, pid))
 		return;
 	for (size_t i = 0; i < sp->nr_tried; i++)
 		if (sp->tried[i] == pid)
@@ -236,7 +243,9 @@ static char *strm_resolve(void *priv, unsigned long long *addrp, char **modp)
 	uint64_t start;
 
 	*modp = NULL;
-	if (trev_remote_symbols_lookup(&sp->rs.syms, *addrp, &name, &start) < 0)
+	/* No process to name them from (trev_stream_proc_add_formats()): hex. */
+	if (!sp->rs.syms.pid ||
+	    trev_remote_symbols_lookup(&sp->rs.syms, *addrp, &name, &start) < 0)
 		return NULL;
 	*addrp = start;
 	return (char *)name;
@@ -273,10 +282,46 @@ static void strm_proc_free(struct trev_stream_proc *sp)
 	free(sp);
 }
 
+/* A process's record, its handle set up for this machine's records; no connection yet. */
+static struct trev_stream_proc *strm_proc_new(struct trev_stream *s, pid_t pid, const char *name,
+					      bool prefixed)
+{
+	struct trev_stream_proc *sp = calloc(1, sizeof(*sp));
+	enum tep_endian endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
+									: TEP_LITTLE_ENDIAN;
+
+	if (!sp)
+		return NULL;
+	sp->tep = tep_alloc();
+	if (!sp->tep) {
+		free(sp);
+		return NULL;
+	}
+	sp->s = s;
+	sp->pid = pid;
+	sp->prefixed = prefixed;
+	sp->common_end = INT_MAX;
+	sp->rs.syms.rootfd = -1;	/* none yet: freeing closes nothing */
+	snprintf(sp->name, sizeof(sp->name), "%s", name);
+	tep_set_long_size(sp->tep, (int)sizeof(long));
+	tep_set_page_size(sp->tep, TREV_RB_PAGE_SIZE);
+	tep_set_file_bigendian(sp->tep, endian);
+	tep_set_local_bigendian(sp->tep, endian);
+	tep_set_function_resolver(sp->tep, strm_resolve, sp);
+	return sp;
+}
+
+/* Put @sp in @s's list: freed with it. */
+static void strm_proc_link(struct trev_stream *s, struct trev_stream_proc *sp)
+{
+	sp->next = s->procs;
+	s->procs = sp;
+}
+
 struct trev_stream_proc *trev_stream_proc_add(struct trev_stream *s, pid_t pid, const char *name,
 					      bool prefixed, struct trev_rb *shm, int *nr_cpus)
 {
-	struct trev_stream_proc *sp = calloc(1, sizeof(*sp));
+	struct trev_stream_proc *sp = strm_proc_new(s, pid, name, prefixed);
 	char why[512] = "";
 	char *page = NULL;
 	ssize_t n;
@@ -286,35 +331,18 @@ struct trev_stream_proc *trev_stream_proc_add(struct trev_stream *s, pid_t pid, 
 		trev_err("--stream: process %d: %s", (int)pid, strerror(ENOMEM));
 		return NULL;
 	}
-	sp->s = s;
-	sp->pid = pid;
-	sp->common_end = INT_MAX;
-	sp->prefixed = prefixed;
 	sp->shm = shm;
-	snprintf(sp->name, sizeof(sp->name), "%s", name);
 	ret = trev_remote_connect(pid, &sp->r, why, sizeof(why));
 	if (ret < 0) {
 		trev_err("--stream: process %d: %s", (int)pid, why[0] ? why : strerror(-ret));
-		free(sp);
-		return NULL;
-	}
-	trev_remote_source_init(&sp->rs, sp->r, pid);
-	sp->tep = tep_alloc();
-	if (!sp->tep) {
-		trev_err("--stream: process %d: %s", (int)pid, strerror(ENOMEM));
+		sp->r = NULL;
 		goto out_free;
 	}
-	tep_set_long_size(sp->tep, (int)sizeof(long));
-	tep_set_page_size(sp->tep, TREV_RB_PAGE_SIZE);
-	tep_set_file_bigendian(sp->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
-			       TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(sp->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
-				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	trev_remote_source_init(&sp->rs, sp->r, pid);
 	n = sp->rs.src.read_file(&sp->rs.src, "events/header_page", &page);
 	if (n > 0)
 		tep_parse_header_page(sp->tep, page, (unsigned long)n, (int)sizeof(long));
 	free(page);
-	tep_set_function_resolver(sp->tep, strm_resolve, sp);
 	*nr_cpus = strm_count_cpus(sp);
 	if (*nr_cpus <= 0) {
 		trev_err("--stream: process %d: its CPUs cannot be read (%s)", (int)pid,
@@ -323,12 +351,27 @@ struct trev_stream_proc *trev_stream_proc_add(struct trev_stream *s, pid_t pid, 
 	}
 	strm_read_formats(sp);
 	strm_read_comms(sp);
-	sp->next = s->procs;
-	s->procs = sp;
+	strm_proc_link(s, sp);
 	return sp;
 out_free:
 	strm_proc_free(sp);
 	return NULL;
+}
+
+struct trev_stream_proc *trev_stream_proc_add_formats(struct trev_stream *s, const char *name,
+						      bool prefixed, const char *const *systems,
+						      const char *const *formats, size_t nr)
+{
+	struct trev_stream_proc *sp = strm_proc_new(s, 0, name, prefixed);
+
+	if (!sp)
+		return NULL;
+	trev_remote_symbols_init(&sp->rs.syms, 0);
+	for (size_t i = 0; i < nr; i++)
+		tep_parse_event(sp->tep, formats[i], strlen(formats[i]), systems[i]);
+	strm_common_end(sp);
+	strm_proc_link(s, sp);
+	return sp;
 }
 
 void trev_stream_proc_end(struct trev_stream_proc *sp)
@@ -426,8 +469,7 @@ static void strm_format(struct trev_stream *s, const struct strm_item *it)
 {
 	struct trev_stream_proc *sp = it->sp;
 	struct trev_buf *b = &s->out;
-	struct tep_record rec = { .ts = it->ts, .size = (int)it->len, .cpu = it->cpu,
-				  .data = s->data.data + it->off };
+	struct tep_record rec = { .ts = it->ts, .size = (int)it->len, .cpu = it->cpu };
 	struct trev_line_prefix lp;
 	char prefix[TREV_LINE_PREFIX_MAX];
 	struct tep_event *ev;
@@ -449,6 +491,7 @@ static void strm_format(struct trev_stream *s, const struct strm_item *it)
 		s->st.lines++;
 		return;
 	}
+	rec.data = s->data.data + it->off;	/* len > 0: some data was kept */
 	ev = tep_find_event_by_record(sp->tep, &rec);
 	pid = tep_data_pid(sp->tep, &rec);
 	lp = (struct trev_line_prefix){

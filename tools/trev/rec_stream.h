@@ -54,6 +54,16 @@ struct trev_stream_proc *trev_stream_proc_add(struct trev_stream *s, pid_t pid, 
 					      bool prefixed, struct trev_rb *shm, int *nr_cpus);
 
 /*
+ * trev_stream_proc_add_formats() - a process known by its events' format
+ * texts alone (@formats[i] of system @systems[i]): no connection, no thread
+ * names, no symbols. The fuzzer's way in (tests/fuzz/fuzz_stream.c).
+ * Return: the process, or NULL (out of memory).
+ */
+struct trev_stream_proc *trev_stream_proc_add_formats(struct trev_stream *s, const char *name,
+						      bool prefixed, const char *const *systems,
+						      const char *const *formats, size_t nr);
+
+/*
  * trev_stream_proc_end() - the process is recorded to its end: its
  * connection goes and its mapped buffer is not to be read again; its
  * records already given are still printed.
