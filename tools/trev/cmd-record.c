@@ -43,11 +43,12 @@
 #include "net_listen.h"
 #include "pages.h"
 #include "rec_session.h"
+#include "rec_stream.h"
 #include "trev.h"
 
 static const char record_help[] =
 	"usage: trev record [-e EVENT [-f FILTER] [-T TRIGGER]...]... [-t TRACER] [-b KB] [-C CLOCK]\n"
-	"                   [-o FILE] [--file-version 6|7] [--flush MS] [--wait SEC]\n"
+	"                   [-o FILE] [--stream] [--file-version 6|7] [--flush MS] [--wait SEC]\n"
 	"                   [-K KEVENT]... [--kernel-output FILE] [-N HOST:PORT]\n"
 	"                   (-p PID[,PID...] [-p PID]... [--clear] | -a [-u USER] [--clear] |\n"
 	"                    [--no-follow] -- COMMAND ARGS...)\n"
@@ -64,9 +65,12 @@ static const char record_help[] =
 	"  -b KB      buffer_size_kb\n"
 	"  -C CLOCK   trace_clock\n"
 	"  -o FILE    output file (default trace.dat)\n"
+	"  --stream   print the events on stdout as they are read, as trev report prints\n"
+	"             them (trace-cmd stream); no file is written unless -o is given\n"
 	"  --file-version 6|7   trace.dat version (default 6; several processes: 7)\n"
 	"  --flush MS pages are copied as they fill; partial ones at least every MS\n"
-	"             milliseconds, and at the end (default 1000; 0: every round)\n"
+	"             milliseconds, and at the end (default 1000, with --stream 100;\n"
+	"             0: every round)\n"
 	"  -p PID     attach to running processes (repeatable, or PID,PID); their\n"
 	"             settings are restored at the end\n"
 	"  -a, --all  every process of this user that serves trev, there now or\n"
@@ -99,6 +103,7 @@ static const char record_help[] =
 #define REC_IDLE_POLL_MS	5	/* wait when no CPU has had a page to copy for a while */
 #define REC_BUSY_POLL_US	250	/* the first wait after a round that copied pages */
 #define REC_FLUSH_MS		1000	/* --flush: partial pages copied this often */
+#define REC_STREAM_FLUSH_MS	100	/* ... with --stream: lines show this soon */
 #define REC_BURST		64	/* pages read from one CPU before the next */
 #define REC_FINAL_DRAIN_MS	2000	/* the last read of a process that still runs (-p) */
 
@@ -164,6 +169,7 @@ struct rec_proc {
 	int nr_cpus;
 	struct rec_cpu *cpus;
 	struct rec_meta *meta;		/* the metadata thread, with the buffer mapped */
+	struct trev_stream_proc *sp;	/* --stream: its records printed */
 	int64_t next_flush;		/* when partial pages are copied next (ms) */
 	int64_t next_snapshot;		/* without the metadata thread: the next snapshot */
 	unsigned int idle;		/* rounds in a row without a page */
@@ -188,7 +194,10 @@ struct rec {
 	const char *clock;
 	const char *tracer;		/* -t: current_tracer */
 	const char *output;
+	bool file;			/* a file is made: not --stream alone (-N: for its metadata) */
 	bool output_given;		/* -o */
+	bool streaming;			/* --stream */
+	struct trev_stream *stream;	/* its output, once open */
 	const char *net;		/* -N HOST:PORT */
 	char *net_dir;			/* -N without -o: the local files' private directory */
 	bool net_failed;		/* a listener's stream broke: the recording stops */
@@ -229,6 +238,11 @@ static void rec_on_signal(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	signal_from_kill = si->si_code == SI_USER || si->si_code == SI_QUEUE;
 	signals_seen++;
+}
+
+static void rec_on_pipe(int sig)
+{
+	(void)sig;
 }
 
 static int64_t rec_now_ms(void)
@@ -776,17 +790,25 @@ static unsigned int rec_read_flags(struct rec_proc *p)
 }
 
 /*
- * Write @page to the file and count it: one walk over its records does both;
- * with -N, send it to the listener too.
+ * Write @page to the file and count it: one walk over its records does
+ * both (--stream alone: no file, the count's own walk); --stream takes
+ * its records for the round's lines; -N sends it to the listener too.
  */
 static int rec_add_page(struct rec_proc *p, int cpu, const unsigned char *page)
 {
 	struct trev__dat_page_count cnt;
 	struct trev_page_tally *t = &p->cpus[cpu].t;
-	/* -N alone: the file is made for its metadata, the pages only sent. */
-	int ret = p->rec->net_dir ? trev__dat_scan_page(p->dat, page, &cnt)
-				  : trev__dat_add_page(p->dat, cpu, page, &cnt);
+	int ret = 0;
 
+	if (p->sp && (ret = trev_stream_page(p->sp, cpu, page)) < 0)
+		return ret;
+	if (!p->dat) {
+		trev_page_tally_add(t, page);
+		return 0;
+	}
+	/* -N alone: the file is made for its metadata, the pages only sent. */
+	ret = p->rec->net_dir ? trev__dat_scan_page(p->dat, page, &cnt)
+			      : trev__dat_add_page(p->dat, cpu, page, &cnt);
 	if (ret < 0) {
 		p->write_err = ret;
 		return ret;
@@ -964,7 +986,8 @@ static void *rec_meta_run(void *arg)
 		if (m->stop)
 			break;
 		pthread_mutex_unlock(&m->lock);
-		trev_dat_snapshot(m->p->dat);
+		if (m->p->dat)
+			trev_dat_snapshot(m->p->dat);
 		rec_read_stats(m->p, true, false);
 		pthread_mutex_lock(&m->lock);
 	}
@@ -1063,6 +1086,7 @@ static void rec_proc_drop(struct rec_proc *p, bool release)
 		trev_remote_release(p->r);
 	if (p->r)
 		trev_remote_source_close(&p->rs);
+	trev_stream_proc_end(p->sp);
 	trev_remote_close(p->hold);
 	trev_remote_close(p->r);
 	p->hold = p->r = NULL;
@@ -1168,6 +1192,12 @@ static int rec_proc_start(struct rec *rec, pid_t pid, bool attached, bool forked
 		}
 		trev_err("%srecorded with the settings it took", label);
 	}
+	/* --stream: its formats and names now, before it runs on (and from here on with a file). */
+	if (rec->stream && !(p->sp = trev_stream_proc_add(rec->stream, pid, p->name, !p->first,
+							    p->rs.shm, &p->nr_cpus)))
+		goto out_drop;
+	if (!rec->file)
+		goto no_file;
 	if (p->first)
 		p->path = strdup(rec->output);
 	else if (asprintf(&p->path, "%s.%s", rec->output, p->name) < 0)
@@ -1182,6 +1212,7 @@ static int rec_proc_start(struct rec *rec, pid_t pid, bool attached, bool forked
 		goto out_drop;
 	}
 	p->nr_cpus = trev_dat_nr_cpus(p->dat);
+no_file:
 	p->cpus = calloc((size_t)p->nr_cpus, sizeof(*p->cpus));
 	if (p->nr_cpus > TREV_REMOTE_MAX_CPUS || !p->cpus) {
 		trev_err("%d CPUs: more than one connection reads (%d)", p->nr_cpus,
@@ -1194,7 +1225,8 @@ static int rec_proc_start(struct rec *rec, pid_t pid, bool attached, bool forked
 		trev_err("%s%s", label, ret < 0 && why[0] ? why : strerror(-ret));
 		goto out_drop;
 	}
-	trev_dat_snapshot(p->dat);
+	if (p->dat)
+		trev_dat_snapshot(p->dat);
 	if (rec->net && rec_proc_net_open(p) < 0) {
 		/* The recording stops; a command held at start-up does not run untraced. */
 		rec->net_failed = true;
@@ -1306,7 +1338,9 @@ static void rec_proc_finish(struct rec_proc *p, enum rec_end end)
 	else
 		snprintf(who, sizeof(who), "process %d", (int)p->pid);
 	kept.head6 = p->net_broken ? NULL : kept.head6;
-	ret = trev__dat_finish(p->dat, &kept);
+	trev_stream_proc_end(p->sp);	/* its records are taken: printed at the round's end */
+	ret = p->dat ? trev__dat_finish(p->dat, &kept) : 0;
+	p->written = p->dat != NULL;
 	p->dat = NULL;
 	rec_proc_net_end(p, &head6, &end);
 	trev__buf_free(&head6);
@@ -1331,7 +1365,7 @@ static void rec_proc_finish(struct rec_proc *p, enum rec_end end)
 		end = REC_END_WRITE;
 		rec->write_failed = true;
 	} else {
-		p->written = ret == 0;
+		p->written = p->written && ret == 0;
 	}
 	/* A later process of a run (a fork() child that calls _exit()) need not say it. */
 	if (end == REC_END_GONE && p->rs.shm && p->first)
@@ -1375,7 +1409,7 @@ static long rec_proc_round(struct rec_proc *p)
 		got = -ECOMM;
 	}
 	/* A flush: the pages copied reach the file on disk, as a killed recorder leaves it. */
-	if (got >= 0 && !flags && (got = trev__dat_sync(p->dat)) < 0)
+	if (got >= 0 && !flags && p->dat && (got = trev__dat_sync(p->dat)) < 0)
 		p->write_err = (int)got;
 	if (p->write_err) {
 		rec_proc_finish(p, REC_END_WRITE);
@@ -1403,7 +1437,8 @@ static long rec_proc_round(struct rec_proc *p)
 		return -1;
 	}
 	if (!p->meta && rec_now_ms() >= p->next_snapshot) {
-		trev_dat_snapshot(p->dat);
+		if (p->dat)
+			trev_dat_snapshot(p->dat);
 		rec_read_stats(p, true, false);
 		p->next_snapshot = rec_now_ms() + rec_snapshot_ms(p->rec);
 	}
@@ -1539,7 +1574,8 @@ static int rec_live(const struct rec *rec)
  */
 static void rec_loop(struct rec *rec)
 {
-	bool tty = isatty(STDERR_FILENO);
+	/* --stream: the lines are the progress (stdout may be the same terminal). */
+	bool tty = isatty(STDERR_FILENO) && !rec->stream;
 	int64_t start = rec_now_ms(), next_progress = start + REC_PROGRESS_MS, last_ms = start;
 	uint64_t last_entries = 0;
 	unsigned int idle_us = REC_IDLE_POLL_MS * 1000;
@@ -1560,6 +1596,9 @@ static void rec_loop(struct rec *rec)
 			if (n > 0)
 				got += n;
 		}
+		/* The round's records, merged by time; a signal in a wait for stdout is seen below. */
+		if (rec->stream)
+			trev_stream_flush(rec->stream, false);
 		/* A file that cannot be written (a full disk): every process runs on untraced. */
 		if (rec->write_failed || rec->net_failed) {
 			rec->stopping = true;
@@ -1614,6 +1653,8 @@ static void rec_loop(struct rec *rec)
 	for (int i = 0; i < rec->nr_procs; i++)
 		if (!rec->procs[i]->ended)
 			rec_proc_finish(rec->procs[i], REC_END_SIGNAL);
+	if (rec->stream)
+		trev_stream_flush(rec->stream, true);
 	if (tty)
 		fputs("\r\033[K", stderr);
 }
@@ -1678,12 +1719,14 @@ static void rec_summary(const struct rec *rec, double seconds, int buffers, long
 			fprintf(stderr, "%-24s %12llu %10llu %10llu %10llu %8llu%s\n", p->name,
 				(unsigned long long)e, (unsigned long long)l,
 				(unsigned long long)o, (unsigned long long)d,
-				(unsigned long long)pg, p->written ? "" : "  (not written)");
+				(unsigned long long)pg,
+				p->written || !rec->file ? "" : "  (not written)");
 	}
 	rec_totals(rec, &entries, &lost, &pages);
-	fprintf(stderr, "trev: %llu events, %llu lost (in the file; the process%s counted %llu "
+	fprintf(stderr, "trev: %llu events, %llu lost (in the %s; the process%s counted %llu "
 		"overrun, %llu dropped)",
-		(unsigned long long)entries, (unsigned long long)lost, one ? "" : "es",
+		(unsigned long long)entries, (unsigned long long)lost,
+		rec->file ? "file" : "pages read", one ? "" : "es",
 		(unsigned long long)overrun, (unsigned long long)dropped);
 	if (lost_pages)
 		fprintf(stderr, ", %llu pages with an unknown loss", (unsigned long long)lost_pages);
@@ -1710,7 +1753,7 @@ static void rec_summary(const struct rec *rec, double seconds, int buffers, long
 	else if (file_bytes >= 0)
 		fprintf(stderr, "trev: wrote %s (version %d, %lld bytes)\n", rec->output,
 			rec->version, file_bytes);
-	if (file_bytes >= 0 && entries == 0)
+	if ((file_bytes >= 0 || !rec->file) && entries == 0)
 		fprintf(stderr, "trev: warning: no event was recorded (is any enabled? trev list "
 			"-p PID shows a process's events)\n");
 }
@@ -1866,6 +1909,7 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 		{ "file-version", required_argument, NULL, 'V' },
 		{ "wait", required_argument, NULL, 'W' },
 		{ "flush", required_argument, NULL, 'F' },
+		{ "stream", no_argument, NULL, 'S' },
 		{ "kernel", required_argument, NULL, 'K' },
 		{ "kernel-output", required_argument, NULL, 'O' },
 		{ "no-follow", no_argument, NULL, 'n' },
@@ -1926,6 +1970,9 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 		case 'o':
 			rec->output = optarg;
 			rec->output_given = true;
+			break;
+		case 'S':
+			rec->streaming = true;
 			break;
 		case 'p':
 			if (rec_parse_pids(rec, optarg) < 0)
@@ -2022,6 +2069,10 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 		return -1;
 	}
 	rec->follow = rec->follow && rec->own_child;
+	/* --stream writes a file only when asked to (trace-cmd stream writes none). */
+	rec->file = !rec->streaming || rec->output_given || rec->net;
+	if (rec->flush_ms < 0)
+		rec->flush_ms = rec->streaming ? REC_STREAM_FLUSH_MS : REC_FLUSH_MS;
 	return rec_parse_kernel(rec);
 }
 
@@ -2067,6 +2118,7 @@ static void rec_free(struct rec *rec)
 		free((char *)rec->output);
 		free(rec->net_dir);
 	}
+	trev_stream_close(rec->stream);
 }
 
 /*
@@ -2113,7 +2165,7 @@ static int rec_net_dir_clean(struct rec *rec)
 int cmd_record(int argc, char **argv)
 {
 	struct rec rec = { .output = "trace.dat", .version = 6, .wait_s = 5,
-			   .flush_ms = REC_FLUSH_MS, .follow = true, .cmd_status = -1,
+			   .flush_ms = -1, .follow = true, .cmd_status = -1,
 			   .all_uid = -1 };
 	struct sigaction sa = { .sa_sigaction = rec_on_signal, .sa_flags = SA_SIGINFO };
 	int64_t start_ms = 0;
@@ -2130,8 +2182,13 @@ int cmd_record(int argc, char **argv)
 		rec_free(&rec);
 		return 1;
 	}
-	if (rec_check_output(rec.output) < 0 ||
+	if ((rec.file && rec_check_output(rec.output) < 0) ||
 	    (rec.kernel_output && rec_check_output(rec.kernel_output) < 0)) {
+		rec_free(&rec);
+		return 1;
+	}
+	if (rec.streaming && trev_stream_open(&rec.stream, STDOUT_FILENO) < 0) {
+		trev_err("--stream: %s", strerror(ENOMEM));
 		rec_free(&rec);
 		return 1;
 	}
@@ -2144,6 +2201,10 @@ int cmd_record(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* --stream: a reader that goes is an EPIPE of ours to report (a handler, unlike
+	 * SIG_IGN, is not inherited by the command). */
+	if (rec.stream)
+		sigaction(SIGPIPE, &(struct sigaction){ .sa_handler = rec_on_pipe }, NULL);
 
 	if (rec.follow) {
 		/* The run's orphans are ours to reap: we see when the last process of it ends. */
@@ -2216,12 +2277,14 @@ int cmd_record(int argc, char **argv)
 	if (rec.net_dir)
 		buffers = rec_net_dir_clean(&rec);	/* only sent: the files held metadata */
 	else
-		buffers = rec_merge(&rec);
+		buffers = rec.file ? rec_merge(&rec) : rec.nr_procs;
 	if (buffers > 0)
 		rec_summary(&rec, (double)(rec_now_ms() - start_ms) / 1000.0, buffers,
-			    stat(rec.output, &st) == 0 ? (long long)st.st_size : -1LL);
+			    rec.file && stat(rec.output, &st) == 0 ? (long long)st.st_size : -1LL);
 	if (buffers == 0 && rec.net_dir)
 		rec_summary(&rec, (double)(rec_now_ms() - start_ms) / 1000.0, 0, -1);
+	if (rec.stream)
+		trev_stream_summary(rec.stream);
 	status = buffers <= 0 || rec.failed;
 	goto out_child;
 

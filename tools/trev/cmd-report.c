@@ -416,30 +416,6 @@ static const char *rpt_info(struct rpt *r, struct tep_record *rec)
 	return r->seq.buffer;
 }
 
-/*
- * Every field inside the record, every __data_loc/__rel_loc pointing inside
- * it (out_record_sane() of our own output): libtraceevent trusts them.
- */
-static bool rpt_record_sane(const struct tep_event *ev, const struct tep_record *rec)
-{
-	for (const struct tep_format_field *f = ev->format.fields; f; f = f->next) {
-		unsigned int loc, off;
-
-		if (f->offset < 0 || f->size < 0 || f->offset + f->size > rec->size)
-			return false;
-		if (!(f->flags & TEP_FIELD_IS_DYNAMIC))
-			continue;
-		if (f->size < 4)
-			return false;
-		memcpy(&loc, (const char *)rec->data + f->offset, sizeof(loc));
-		off = (loc & 0xffff) + ((f->flags & TEP_FIELD_IS_RELATIVE) ?
-					(unsigned int)(f->offset + f->size) : 0);
-		if (off + (loc >> 16) > (unsigned int)rec->size)
-			return false;
-	}
-	return true;
-}
-
 static bool rpt_is_ftrace(const struct tep_event *ev, const char *name)
 {
 	return ev && !strcmp(ev->system, "ftrace") && (!name || !strcmp(ev->name, name));
@@ -461,7 +437,7 @@ static void rpt_print_raw(struct rpt *r, struct tep_event *ev, struct tep_record
 		printf("type: %d\n", ev->id);	/* trace_nop_print() */
 		return;
 	}
-	if (!rpt_record_sane(ev, rec)) {
+	if (!trev_tep_record_sane(ev, rec)) {
 		printf("[corrupt record of %s:%s]\n", ev->system, ev->name);
 		return;
 	}
@@ -502,7 +478,7 @@ static void rpt_print_line(struct rpt *r, struct tep_event *ev, struct tep_recor
 	fwrite(prefix, 1, trev__line_prefix(prefix, &lp), stdout);
 	if (!ev)
 		printf("Unknown type %d\n", tep_data_type(r->tep, rec));
-	else if (!rpt_record_sane(ev, rec))
+	else if (!trev_tep_record_sane(ev, rec))
 		printf("[corrupt record of %s:%s]\n", ev->system, ev->name);
 	else if (rpt_is_ftrace(ev, NULL))	/* the kernel prints these without their name */
 		printf("%s\n", rpt_info(r, rec));
@@ -868,7 +844,7 @@ static int rpt_fg_print(struct rpt *r)
 		l.comm = tep_data_comm_from_pid(r->tep, l.pid);
 		l.flags = (unsigned int)tep_data_flags(r->tep, &rec);
 		l.preempt = (unsigned int)tep_data_preempt_count(r->tep, &rec);
-		if (!e || !rpt_record_sane(e, &rec) || rpt_is_ftrace(e, "function") ||
+		if (!e || !trev_tep_record_sane(e, &rec) || rpt_is_ftrace(e, "function") ||
 		    rpt_is_ftrace(e, "kernel_stack") || rpt_is_ftrace(e, "user_stack")) {
 			/* Their own lines, as the kernel's TRACE_TYPE_UNHANDLED. */
 			rpt_print_line(r, e, &rec, ev.cpu, l.pid);

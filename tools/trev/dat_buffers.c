@@ -38,3 +38,23 @@ int trev_dat_iterate_buffers(struct tracecmd_input *h,
 	free(hs);
 	return ret;
 }
+
+bool trev_tep_record_sane(const struct tep_event *ev, const struct tep_record *rec)
+{
+	for (const struct tep_format_field *f = ev->format.fields; f; f = f->next) {
+		unsigned int loc, off;
+
+		if (f->offset < 0 || f->size < 0 || f->offset + f->size > rec->size)
+			return false;
+		if (!(f->flags & TEP_FIELD_IS_DYNAMIC))
+			continue;
+		if (f->size < 4)
+			return false;
+		memcpy(&loc, (const char *)rec->data + f->offset, sizeof(loc));
+		off = (loc & 0xffff) + ((f->flags & TEP_FIELD_IS_RELATIVE) ?
+					(unsigned int)(f->offset + f->size) : 0);
+		if (off + (loc >> 16) > (unsigned int)rec->size)
+			return false;
+	}
+	return true;
+}

@@ -7,6 +7,8 @@
 #ifndef TREV_DAT_BUFFERS_H
 #define TREV_DAT_BUFFERS_H
 
+#include <stdbool.h>
+
 #include <trace-cmd/trace-cmd.h>
 
 /*
@@ -21,5 +23,12 @@
 int trev_dat_iterate_buffers(struct tracecmd_input *h,
 			     int (*cb)(struct tracecmd_input *, struct tep_record *, int, void *),
 			     void *arg, int *width);
+
+/*
+ * trev_tep_record_sane() - every field of @ev inside @rec, every
+ * __data_loc/__rel_loc pointing inside it: libtraceevent trusts them, so a
+ * record is printed only when this holds (trev report, trev record --stream).
+ */
+bool trev_tep_record_sane(const struct tep_event *ev, const struct tep_record *rec);
 
 #endif /* TREV_DAT_BUFFERS_H */
