@@ -259,7 +259,8 @@ static size_t rec_sample(uint8_t *r, int pid, int32_t value, int32_t mode, uint6
 	off += plen;
 	loc = (uint32_t)(nlat * 4 << 16 | off);
 	memcpy(r + 36, &loc, 4);
-	memcpy(r + off, lat, nlat * 4);
+	if (nlat)
+		memcpy(r + off, lat, nlat * 4);
 	return off + nlat * 4;
 }
 
