@@ -179,6 +179,18 @@ for v in v6 v7; do
 		no_leftovers "$v cut at $cut"
 	done
 done
+# A record shorter than its fields: the conversion stops there, naming file, CPU, time, event.
+"$B/tests/json_dat" short "$T/short.dat" || fail "json_dat short"
+run 1 "$trev" convert --to json "$T/short.dat" "$T/e.json"
+err_is 1 "trev: convert: $T/short.dat: CPU 0, record at 1000000100 ns, ftrace:function: field ip at 8, 8 bytes, is outside the record (12 bytes)"
+[ -e "$T/e.json" ] && fail "a corrupt record made OUT"
+# The reader of stdout goes away: said, status 1 (not a corrupt file). The JSON of 20000
+# records (megabytes) cannot all go into the pipe before head exits.
+"$B/tests/json_dat" flood "$T/big.dat" 20000 || fail "json_dat flood"
+"$trev" convert --to json "$T/big.dat" - 2>"$errf" | head -c 10 >/dev/null
+st=${PIPESTATUS[0]}
+[ "$st" = 1 ] || fail "stdout closed: exit status $st"
+err_is 1 "trev: convert: stdout: Broken pipe"
 echo keep >"$T/old.json"
 run 1 "$trev" convert --to json "$T/garbage.dat" "$T/old.json"
 [ "$(cat "$T/old.json")" = keep ] || fail "a failed conversion changed an existing OUT"

@@ -14,6 +14,8 @@
  *                          trace_marker, lost events counted and not
  *   json_dat flood FILE N  N records over 2 CPUs and 4 threads: half
  *                          jt:sample, half funcgraph entry/exit pairs
+ *   json_dat short FILE    a jt:sample record, then an ftrace:function
+ *                          record of 12 bytes: its fields lie outside it
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -458,6 +460,17 @@ int main(int argc, char **argv)
 		write_file(argv[2]);
 		return 0;
 	}
-	fprintf(stderr, "usage: json_dat golden DIR | json_dat flood FILE N\n");
+	if (argc == 3 && !strcmp(argv[1], "short")) {
+		static const int32_t lat[1] = { 1 };
+		uint8_t r[256];
+
+		cmdlines = "100 app\n";
+		add(0, 0, r, rec_sample(r, 100, 1, 0, 0, "s", "/s", lat, 1));
+		add(0, 100, r, rec_function(r, 100, F_LEAF, F_OUTER) - 12);
+		page_keep(&cpus[0]);
+		write_file(argv[2]);
+		return 0;
+	}
+	fprintf(stderr, "usage: json_dat golden DIR | json_dat flood FILE N | json_dat short FILE\n");
 	return 2;
 }

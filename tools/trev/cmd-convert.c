@@ -547,6 +547,11 @@ static int cvt_in_child(const char *file, int (*run)(void *), void *arg)
 		trev_err("convert: interrupted; nothing written");
 		return 128 + WTERMSIG(status);
 	}
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE) {
+		/* --to json -: whatever read stdout went away. */
+		trev_err("convert: stdout: %s", strerror(EPIPE));
+		return 1;
+	}
 	trev_err("convert: %s: truncated or corrupt trace.dat (libtracecmd or libtraceevent "
 		 "cannot read it)", file);
 	return 1;

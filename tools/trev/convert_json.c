@@ -652,14 +652,16 @@ static int cj_record(struct tracecmd_input *handle, struct tep_record *rec, int 
 			 c->file, cpu, rec->ts, e->tep->system, e->tep->name, e->why);
 		goto out_failed;
 	}
-	if (e->kind == CJ_FG_ENTRY || e->kind == CJ_FG_EXIT) {
-		/* The fields read must be inside the record, as any event's. */
+	if (e->kind != CJ_PLAIN) {
+		/* The fields read by name must be inside the record, as any event's. */
 		start = c->b.len;
 		ret = trev_json_fields(&c->b, e->fields, e->names, e->nr, data, (size_t)rec->size,
 				       c->big, why, sizeof(why));
 		c->b.len = start;
 		if (ret)
 			goto out_corrupt;
+	}
+	if (e->kind == CJ_FG_ENTRY || e->kind == CJ_FG_EXIT) {
 		if (e->kind == CJ_FG_EXIT)
 			cj_fg_exit(c, e, t, data, rec->ts, cpu);
 		else if (cj_fg_entry(c, e, t, data, rec->ts, cpu))
