@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libFuzzer target for trev convert's CTF writer (tools/trev/ctf.c): the
- * field descriptions come from a trace.dat file's format text and the records
- * from its pages, and both may hold anything. The input is an event (its
- * fields' types, offsets, sizes, flags) and then one record, written to a
- * stream, before and after lost events; the packet's sizes are checked.
+ * libFuzzer target for trev convert's CTF writer (tools/trev/ctf.c) and its
+ * JSON fields (tools/trev/json.c): the field descriptions come from a
+ * trace.dat file's format text and the records from its pages, and both may
+ * hold anything. The input is an event (its fields' types, offsets, sizes,
+ * flags) and then one record, written to a stream, before and after lost
+ * events; the packet's sizes are checked. The same record as JSON args: refused
+ * exactly when CTF refuses it, else text with no raw control character and
+ * only well-formed UTF-8.
  *
  * OFFSET SIZE MEANING
  *      0    1 number of fields (mod 9)
@@ -20,6 +23,7 @@
 #include <string.h>
 
 #include "ctf.h"
+#include "json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -39,6 +43,45 @@ static uint64_t fz_load(const unsigned char *p, bool big)
 	return v;
 }
 
+/* Is @p (@n bytes) well-formed UTF-8 without a byte below 0x20? */
+static bool fz_clean(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned char c = p[i];
+		size_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 :
+			     c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+
+		if (c < 0x20 || !len || len > n - i)
+			return false;
+		for (size_t k = 1; k < len; k++)
+			if ((p[i + k] & 0xc0) != 0x80)
+				return false;
+		i += len;
+	}
+	return true;
+}
+
+/* The record as JSON args: refused when CTF refused it (@ctf_ret), else clean text. */
+static void fz_json(const struct trev_ctf_field *fields, unsigned int nr, const uint8_t *rec,
+		    size_t size, bool big, int ctf_ret)
+{
+	static const char *const names[8] = { "f", "a b", "f", "a b", "f", "a b", "f", "a\"b" };
+	struct trev_buf b = TREV_BUF_INIT;
+	char why[160];
+	int ret = trev_json_fields(&b, fields, names, nr, rec, size, big, why, sizeof(why));
+
+	if (b.err == -ENOMEM) {
+		trev__buf_free(&b);
+		return;
+	}
+	if ((ret != 0) != (ctf_ret == -EINVAL) || (ret && ret != -EINVAL) || (ret && b.len))
+		abort();
+	if (!ret && (!fz_clean((const unsigned char *)b.data, b.len) ||
+		     (nr && (b.len < 4 || b.data[0] != '"'))))
+		abort();
+	trev__buf_free(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct trev_ctf_field fields[8];
@@ -51,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char str_type[13] = "", why[128];
 	unsigned int nr;
 	size_t pos;
-	int ret;
+	int ret, first = 1;
 	bool big;
 
 	if (size < 2)
@@ -106,6 +149,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					    "text", why, sizeof(why));
 		if (ret && ret != -EINVAL)
 			abort();
+		if (k == 0)
+			first = ret;
 		if (k == 1)
 			trev_ctf_stream_lost(&s, 2, 101);
 	}
@@ -122,5 +167,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ret != -ERANGE && ret != -EINVAL)
 		abort();
 	trev_ctf_stream_free(&s);
+	fz_json(fields, nr, data + pos, size - pos, big, first);
 	return 0;
 }

@@ -108,11 +108,11 @@ echo "ok: metadata types"
 
 # ---- errors: a clear message, a non-zero status, nothing half-written ----------------------
 dat=$T/normal/v7.dat
-run 2 "$trev" convert --to json "$dat" "$T/e1"
-err_is 1 "trev: convert: --to 'json': unknown format (ctf is the one there is)"
-[ -e "$T/e1" ] && fail "--to json made its DIR"
+run 2 "$trev" convert --to xml "$dat" "$T/e1"
+err_is 1 "trev: convert: --to 'xml': unknown format (ctf and json are the ones there are)"
+[ -e "$T/e1" ] && fail "--to xml made its DIR"
 run 2 "$trev" convert "$dat" "$T/e1"
-err_is 1 "trev: convert: --to FORMAT is required (ctf)"
+err_is 1 "trev: convert: --to FORMAT is required (ctf or json)"
 run 2 "$trev" convert --to ctf "$dat"
 has_usage() { grep -q '^usage: trev convert' "$errf" || fail "no usage text"; }
 has_usage

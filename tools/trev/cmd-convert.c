@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * trev convert --to ctf FILE DIR: a trace.dat file as a CTF 1.8 trace (a
- * TSDL `metadata` file and one stream file per CPU) that babeltrace2 reads.
- * The file is read with libtracecmd and libtraceevent, as trev report reads
- * it; the CTF is written by ctf.c.
+ * TSDL `metadata` file and one stream file per CPU) that babeltrace2 reads;
+ * --to json FILE OUT: as the Trace Event Format that Perfetto and speedscope
+ * open (convert_json.c). The file is read with libtracecmd and
+ * libtraceevent, as trev report reads it; the CTF is written by ctf.c.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -27,6 +28,7 @@
 
 #include "ctf.h"
 #include "dat_buffers.h"
+#include "json.h"
 #include "trev.h"
 
 /* libtracecmd 3.1.6 exports it but its installed header does not declare it. */
@@ -34,6 +36,7 @@ const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 
 static const char convert_help[] =
 	"usage: trev convert --to ctf [--packet-size BYTES] FILE DIR\n"
+	"       trev convert --to json FILE OUT.json\n"
 	"\n"
 	"Write the trace.dat FILE as a CTF 1.8 trace in DIR: DIR/metadata (TSDL) and\n"
 	"DIR/stream_N for each CPU N with records, which `babeltrace2 DIR` reads.\n"
@@ -41,12 +44,19 @@ static const char convert_help[] =
 	"lost on a CPU are the packets' events_discarded counts. DIR must not exist\n"
 	"or be empty; it is written only when the whole conversion succeeded.\n"
 	"\n"
-	"  --to ctf              the output format (CTF 1.8 is the one there is)\n"
+	"With --to json, write FILE as the Trace Event Format (JSON) to OUT.json, or to\n"
+	"stdout for `-`, which ui.perfetto.dev (Open trace file), chrome://tracing and\n"
+	"speedscope open: every event an instant with its fields as args, pid/tid and\n"
+	"their names, function_graph calls as B/E slices, lost events as global\n"
+	"instants named \"LOST N events\", totals in otherData. OUT.json is written\n"
+	"only when the whole conversion succeeded.\n"
+	"\n"
+	"  --to ctf|json         the output format: CTF 1.8, or the Trace Event Format\n"
 	"  --packet-size BYTES   close a packet once it holds BYTES (default 1048576,\n"
 	"                        at least 4096; K and M suffixes)\n"
 	"\n"
-	"Exit status: 0, 1 for a file that cannot be read or a DIR that cannot be\n"
-	"written, 2 for bad usage.\n";
+	"Exit status: 0, 1 for a file that cannot be read or a DIR or OUT that cannot\n"
+	"be written, 2 for bad usage.\n";
 
 /* How the converting child ends when it was not killed. */
 #define CVT_CHILD_OK		10
@@ -497,15 +507,16 @@ static int cvt_run(struct cvt *c)
 /*
  * Convert in a child process: libtracecmd 3.1.6 and libtraceevent 1.7.1 crash
  * on some damaged files (docs/cli/trev-report.md, "Errors"). A child that
- * dies leaves its directory, which the parent removes. Return: 0 when the
- * conversion succeeded, 1 after a message, 128 + N when signal N ended it.
+ * dies leaves its output, which the parent removes. @run: the conversion,
+ * 0 or -1 after a message. Return: 0 when the conversion succeeded, 1 after
+ * a message, 128 + N when signal N ended it.
  */
-static int cvt_in_child(struct cvt *c)
+static int cvt_in_child(const char *file, int (*run)(void *), void *arg)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old[3];
 	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 	pid_t pid;
-	int status, ret;
+	int status;
 
 	fflush(stdout);
 	fflush(stderr);
@@ -514,11 +525,8 @@ static int cvt_in_child(struct cvt *c)
 		trev_err("convert: fork: %s", strerror(errno));
 		return 1;
 	}
-	if (pid == 0) {
-		ret = cvt_run(c);
-		cvt_free(c);
-		exit(ret ? CVT_CHILD_FAILED : CVT_CHILD_OK);
-	}
+	if (pid == 0)
+		exit(run(arg) ? CVT_CHILD_FAILED : CVT_CHILD_OK);
 	/* Ctrl-C ends the child; this process stays to remove what it wrote. */
 	for (int i = 0; i < 3; i++)
 		sigaction(sigs[i], &ign, &old[i]);
@@ -539,9 +547,97 @@ static int cvt_in_child(struct cvt *c)
 		trev_err("convert: interrupted; nothing written");
 		return 128 + WTERMSIG(status);
 	}
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE) {
+		/* --to json -: whatever read stdout went away. */
+		trev_err("convert: stdout: %s", strerror(EPIPE));
+		return 1;
+	}
 	trev_err("convert: %s: truncated or corrupt trace.dat (libtracecmd or libtraceevent "
-		 "cannot read it)", c->file);
+		 "cannot read it)", file);
 	return 1;
+}
+
+static int cvt_ctf_child(void *arg)
+{
+	struct cvt *c = arg;
+	int ret = cvt_run(c);
+
+	cvt_free(c);
+	return ret;
+}
+
+/* --to json: what the child converts, and where to. */
+struct cvt_json {
+	const char *file;
+	const char *out;	/* OUT as given, "-" for stdout */
+	int fd;			/* the temporary file beside OUT, -1 for stdout */
+};
+
+static int cvt_json_child(void *arg)
+{
+	struct cvt_json *j = arg;
+	FILE *f = j->fd >= 0 ? fdopen(j->fd, "w") : stdout;
+	const char *name = j->fd >= 0 ? j->out : "stdout";
+	int ret;
+
+	if (!f) {
+		trev_err("convert: %s: %s", j->out, strerror(errno));
+		return -1;
+	}
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	ret = trev_json_convert(j->file, f, name);
+	if (f != stdout && fclose(f) && !ret) {
+		trev_err("convert: %s: %s", j->out, strerror(errno));
+		ret = -1;
+	}
+	return ret;
+}
+
+/*
+ * --to json FILE OUT: into a temporary file beside OUT, renamed to OUT when
+ * the whole conversion succeeded; "-": to stdout as it goes.
+ */
+static int cvt_json(const char *file, const char *out)
+{
+	struct cvt_json j = { .file = file, .out = out, .fd = -1 };
+	struct stat st;
+	char *tmp = NULL;
+	mode_t mask;
+	int ret;
+
+	if (trev_check_dat_file("convert", file))
+		return 1;
+	if (!strcmp(out, "-"))
+		return cvt_in_child(file, cvt_json_child, &j);
+	if (!lstat(out, &st) && S_ISDIR(st.st_mode)) {
+		trev_err("convert: %s: is a directory (--to json writes a file)", out);
+		return 1;
+	}
+	if (trev_check_output(out))
+		return 1;
+	if (asprintf(&tmp, "%s.trev-tmp-XXXXXX", out) < 0) {
+		trev_err("convert: %s", strerror(ENOMEM));
+		return 1;
+	}
+	j.fd = mkostemp(tmp, O_CLOEXEC);
+	if (j.fd < 0) {
+		trev_err("convert: %s: cannot make a file beside it: %s", out, strerror(errno));
+		free(tmp);
+		return 1;
+	}
+	mask = umask(0);
+	umask(mask);
+	fchmod(j.fd, 0666 & ~mask);
+	ret = cvt_in_child(file, cvt_json_child, &j);
+	close(j.fd);
+	if (!ret && rename(tmp, out)) {
+		trev_err("convert: %s: %s", out, strerror(errno));
+		ret = 1;
+	}
+	if (ret)
+		unlink(tmp);
+	free(tmp);
+	return ret;
 }
 
 /* "65536", "64K", "1M": at least TREV_CTF_PACKET_MIN, at most 1 GiB. */
@@ -579,6 +675,7 @@ int cmd_convert(int argc, char **argv)
 	};
 	struct cvt c = { .packet_size = TREV_CTF_PACKET_SIZE };
 	const char *to = NULL, *dir;
+	bool packet_size = false;
 	char *tmp = NULL;
 	size_t len;
 	mode_t mask;
@@ -595,6 +692,7 @@ int cmd_convert(int argc, char **argv)
 		case 'p':
 			if (cvt_parse_size(optarg, &c.packet_size))
 				return 2;
+			packet_size = true;
 			break;
 		default:
 			fputs(convert_help, stderr);
@@ -602,16 +700,24 @@ int cmd_convert(int argc, char **argv)
 		}
 	}
 	if (!to) {
-		trev_err("convert: --to FORMAT is required (ctf)");
+		trev_err("convert: --to FORMAT is required (ctf or json)");
 		return 2;
 	}
-	if (strcmp(to, "ctf")) {
-		trev_err("convert: --to '%s': unknown format (ctf is the one there is)", to);
+	if (strcmp(to, "ctf") && strcmp(to, "json")) {
+		trev_err("convert: --to '%s': unknown format (ctf and json are the ones there are)",
+			 to);
 		return 2;
 	}
 	if (argc - optind != 2) {
 		fputs(convert_help, stderr);
 		return 2;
+	}
+	if (!strcmp(to, "json")) {
+		if (packet_size) {
+			trev_err("convert: --packet-size is for --to ctf");
+			return 2;
+		}
+		return cvt_json(argv[optind], argv[optind + 1]);
 	}
 	c.file = argv[optind];
 	dir = argv[optind + 1];
@@ -637,7 +743,7 @@ int cmd_convert(int argc, char **argv)
 	chmod(tmp, 0777 & ~mask);
 	c.tmp = tmp;
 	trace_seq_init(&c.seq);
-	ret = cvt_in_child(&c);
+	ret = cvt_in_child(c.file, cvt_ctf_child, &c);
 	trace_seq_destroy(&c.seq);
 	/* rename() replaces an empty directory, and refuses one that filled meanwhile. */
 	if (!ret && rename(tmp, dir)) {
