@@ -18,6 +18,12 @@ DEB_PACKAGES := build-essential cmake pkg-config libcmocka-dev liburcu-dev libtr
 	liblttng-ust-dev lttng-tools babeltrace2 fuse3 libfuse3-dev python3 linux-source-6.1 \
 	kernelshark xvfb x11-apps x11-utils strace linux-perf bpftrace uftrace iproute2 jq
 
+# tests/browser/: Debian's chromium, driven from Node.js (npm ci of its package-lock.json on the
+# first run); Debian's nodejs and npm unless a node with its npm is there already (NodeSource's
+# nodejs carries npm and conflicts with Debian's npm package).
+DEB_PACKAGES += chromium
+NODE_PACKAGES := nodejs npm
+
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 APT_GET := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600
 
@@ -53,6 +59,7 @@ deps:
 		dpkg-query -W -f='$${Status}' "$$pkg" 2>/dev/null | grep -q 'install ok installed' \
 			|| missing="$$missing $$pkg"; \
 	done; \
+	command -v npm >/dev/null || missing="$$missing $(NODE_PACKAGES)"; \
 	if [ -n "$$missing" ]; then \
 		echo "deps: installing:$$missing"; \
 		$(APT_GET) update -qq && \
