@@ -444,13 +444,13 @@ static const char *cj_text(struct cj *c, struct tep_record *rec)
 
 /*
  * "E" of the innermost open call of @t, at @ts, that did not end in an exit
- * record: @why is the arg saying how it ended; @cpu: the CPU of the record
- * that ended it, -1 for none.
+ * record: @why is the arg saying how it ended, then the call's func and depth
+ * (its "B" has no args); @cpu: the CPU of the record that ended it, -1 for none.
  */
 static void cj_end(struct cj *c, struct cj_thread *t, uint64_t ts, const char *why, int cpu)
 {
 	const struct cj_frame *fr = &t->stack[--t->depth];
-	char tmp[32];
+	char tmp[48];
 
 	cj_open(c);
 	cj_puts(c, "\"name\":");
@@ -460,6 +460,8 @@ static void cj_end(struct cj *c, struct cj_thread *t, uint64_t ts, const char *w
 	cj_ids(c, t->pid, t->tid);
 	cj_puts(c, ",\"args\":{");
 	cj_puts(c, why);
+	cj_putl(c, tmp, (size_t)snprintf(tmp, sizeof(tmp), ",\"func\":\"0x%" PRIx64 "\"", fr->func));
+	cj_num(c, "depth", fr->depth);
 	if (cpu >= 0)
 		cj_putl(c, tmp, (size_t)snprintf(tmp, sizeof(tmp), ",\"_cpu\":%d", cpu));
 	cj_puts(c, "}}");
@@ -479,7 +481,7 @@ static int cj_fg_entry(struct cj *c, const struct cj_event *e, struct cj_thread 
 {
 	uint64_t func = cj_field(c, e, CJ_F_FUNC, data);
 	unsigned int depth = (unsigned int)cj_field(c, e, CJ_F_DEPTH, data);
-	char tmp[64];
+	char tmp[128];
 	bool deep;
 
 	cj_unwind(c, t, depth, ts, cpu);
@@ -500,10 +502,18 @@ static int cj_fg_entry(struct cj *c, const struct cj_event *e, struct cj_thread 
 		     ",\"cat\":\"ftrace\",\"ph\":\"B\"");
 	cj_ts(c, ts);
 	cj_ids(c, t->pid, t->tid);
-	cj_puts(c, ",\"args\":{\"func\":");
-	cj_putl(c, tmp, (size_t)snprintf(tmp, sizeof(tmp), "\"0x%" PRIx64 "\",\"depth\":%u%s,"
-					 "\"_cpu\":%d}}", func, depth,
-					 deep ? ",\"_too_deep\":true" : "", cpu));
+	/*
+	 * A "B" has no args: the "E" that ends it has the call's (func, depth,
+	 * times), which a viewer merges into the slice. speedscope names a slice
+	 * after its "B"'s name and args, so args here would put the address, depth
+	 * and CPU into every function's name there (docs/viewers.md).
+	 */
+	if (deep)
+		cj_putl(c, tmp, (size_t)snprintf(tmp, sizeof(tmp), ",\"args\":{\"func\":\"0x%" PRIx64
+						 "\",\"depth\":%u,\"_too_deep\":true,\"_cpu\":%d}}",
+						 func, depth, cpu));
+	else
+		cj_putl(c, "}", 1);
 	if (deep) {
 		c->too_deep++;
 		return 0;
