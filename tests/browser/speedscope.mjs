@@ -5,7 +5,8 @@
 // the way a user does: the "Browse" button's file input. Prints as JSON what speedscope then
 // shows, for tests/browser/speedscope.sh to assert on:
 //
-//   { "file": NAME, "title": PAGE TITLE,
+//   { "file": NAME, "title": PAGE TITLE, "ends_with_other_args": ends whose args differ from
+//     their begin's (speedscope ends the slice all the same),
 //     "profiles": [ { "name": the name in the toolbar (speedscope's "PROCESS (pid P), THREAD (tid T)"),
 //                     "sandwich": [ { "name", "total", "self" (as shown), "total_us", "self_us" } ],
 //                     "stacks": { "main;bar;baz": self weight in µs, ... } (from speedscope's own
@@ -15,7 +16,8 @@
 //
 // Exits 2, with speedscope's own words on stderr, when speedscope does not import the file: an
 // alert ("Unrecognized format!", "...it's empty!"), an exception in the page, or a warning or
-// error it logged while importing (e.g. an end event that does not match the open slice).
+// error it logged while importing (e.g. an end event named after another function than the
+// open slice, which speedscope ignores, leaving the slice open).
 // Exits 1 on other failures (the page did not come up, a request left file://).
 //
 // usage: node speedscope.mjs MODULES_DIR CHROMIUM TRACE OUT_DIR
@@ -167,10 +169,16 @@ async function main() {
 		d.dismiss().catch(() => {});
 	});
 	page.on('pageerror', (e) => failures.push(`exception: ${e.message}`));
+	let argsEnds = 0;
 	page.on('console', (m) => {
 		const t = m.text();
 		if (m.type() === 'timeEnd' && t.startsWith('import:'))
 			imported = true;
+		// An end of the same name whose args differ from its begin's: speedscope ends the
+		// open slice (its frame is the begin's name and args), as the format's E may carry
+		// args of its own. Counted, not a failure.
+		else if (m.type() === 'warning' && / was on the top of the stack\. Ending .* instead\.$/s.test(t))
+			argsEnds++;
 		// The GPU's own notes ("[.WebGL-0x...]GL Driver Message") are not speedscope's.
 		else if ((m.type() === 'warning' || m.type() === 'error') && !t.startsWith('[.WebGL-'))
 			failures.push(`${m.type()}: ${t}`);
@@ -192,7 +200,8 @@ async function main() {
 	const exported = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
 	const n = exported.profiles.length;
 	const base = path.basename(tracePath).replace(/\.json$/, '');
-	const result = { file: path.basename(tracePath), title: await page.title(), profiles: [] };
+	const result = { file: path.basename(tracePath), title: await page.title(),
+		ends_with_other_args: argsEnds, profiles: [] };
 
 	for (let i = 0; i < n; i++) {
 		const ep = exported.profiles[i];

@@ -10,12 +10,16 @@
 # nest as written), the nesting speedscope exports, a screenshot of the flame chart with the
 # slices' colours on it (kept as $TREV_BUILD_DIR/browser/artifacts/*.png), no request leaving
 # file://; and files speedscope does not import (cut short, no slices, an end that closes
-# another slice) fail with speedscope's own message.
+# another slice) fail with speedscope's own message. Where this trev has `convert --to json`,
+# also the converter's edge cases (lost and missing exits, tests/tracedat/json_dat.c) and a
+# real recording (function_graph of ft_app): its functions by name, nested as called, each
+# function's total time equal to trace-cmd report's sum of its calls.
 #
 # playwright-core and speedscope come from tests/browser/package-lock.json, installed by npm ci
 # into $TREV_BUILD_DIR/browser/ on the first run (npm's cache makes later installs offline).
 # Exits 77 (skipped) in a sanitizer tree, without chromium (apt-get install chromium: make
-# deps), node or npm, or when npm cannot reach its registry for the first install.
+# deps), node or npm, or when npm cannot reach its registry for the first install (and, for
+# the recording, without trace-cmd).
 set -uo pipefail
 export LC_ALL=C
 
@@ -118,5 +122,87 @@ broken "$T/no_slices.json" "alert: Successfully imported profile, but it's empty
 jq -c '{traceEvents: [.traceEvents[] | if .ph == "E" and .name == "baz" then .name = "bar" else . end]}' \
 	"$fx" >"$T/crossed.json"
 broken "$T/crossed.json" 'warning: .*Tried to end "bar" when "baz" was on the top of the stack'
+
+# A real recording: function_graph of ft_app (the function tracer's test program,
+# tests/ftrace/ft_app.c) converted by trev convert --to json. Its functions are in speedscope,
+# nested as they called each other, each with the total time that trace-cmd report (reading
+# the trace.dat itself) gives its calls, to the digits speedscope shows.
+trev=$TREV_BUILD_DIR/tools/trev/trev
+if [[ $("$trev" convert --to json "$T/none.dat" "$T/none.json" 2>&1) == *"unknown format"* ]]; then
+	echo "NOTE: this trev has no convert --to json: the recording is not opened"
+else
+	command -v trace-cmd >/dev/null || skip "trace-cmd is not installed"
+	# The converter's edge cases (tests/golden/json/session.json, made by json_dat): a call
+	# whose exit was lost, closed by its caller's exit, and a call never ended. speedscope
+	# nests them as written; every E carries args its B has not (4 of them).
+	[ -x "$TREV_BUILD_DIR/tests/json_dat" ] || fail "no $TREV_BUILD_DIR/tests/json_dat"
+	mkdir "$T/g"
+	"$TREV_BUILD_DIR/tests/json_dat" golden "$T/g" >/dev/null 2>"$T/err" || fail "json_dat golden"
+	"$trev" merge -o "$T/g/session.dat" "$T/g/app.dat" "$T/g/child.dat=child-200" \
+		>/dev/null 2>"$T/err" || fail "trev merge of json_dat's files"
+	"$trev" convert --to json "$T/g/session.dat" "$T/g/session.json" 2>"$T/err" ||
+		fail "trev convert --to json of json_dat's session"
+	view "$T/g/session.json"
+	check '[.profiles[].name] == ["app (pid 100), app (tid 100)"] and .ends_with_other_args == 4 and
+		.profiles[0].stacks == {"outer": 0.1, "outer;inner": 0.2, "outer;inner;leaf": 0.1,
+		"0x999000": 0.1}' "json_dat's session" '{ends_with_other_args, p: [.profiles[] | {name, stacks}]}'
+
+	[ -x "$TREV_BUILD_DIR/tests/ft_app" ] || fail "no $TREV_BUILD_DIR/tests/ft_app"
+	(cd "$T" && TREV_WRITE='set_ftrace_filter=ft_*' "$trev" record -t function_graph \
+		-o "$T/ft_app.dat" -- "$TREV_BUILD_DIR/tests/ft_app") >"$T/rec.log" 2>"$T/err" ||
+		fail "trev record -t function_graph of ft_app"
+	"$trev" convert --to json "$T/ft_app.dat" "$T/ft_app.json" 2>"$T/err" ||
+		fail "trev convert --to json"
+	cp "$T/ft_app.json" "$A/"
+	view "$T/ft_app.json"
+	pid=$(jq '[.traceEvents[] | select(.ph == "M" and .name == "process_name")][0].pid' \
+		"$T/ft_app.json")
+	check "[.profiles[].name] == [\"ft_app (pid $pid), ft_app (tid $pid)\"]" \
+		"the recording is not one profile named after ft_app and its pid $pid" '[.profiles[].name]'
+	check '.profiles[0].stacks | keys == ["ft_fma", "ft_mix", "ft_outer", "ft_outer;ft_add",
+		"ft_spin"]' "ft_app's calls are not nested as it made them" '.profiles[0].stacks'
+	check '.profiles[0].pixels | .colours >= 2 and .coloured * 100 >= .width * .height' \
+		"the flame chart of ft_app looks blank" '.profiles[0].pixels'
+	# trace-cmd report's graph: "func() {" opens, "}" closes with the call's duration,
+	# "func();" is a whole call; the total of each function in µs.
+	trace-cmd report -i "$T/ft_app.dat" 2>/dev/null | awk '
+		/ funcgraph_(entry|exit): / {
+			line = $0
+			sub(/.* funcgraph_(entry|exit): */, "", line)
+			d = ""
+			if (match(line, /[0-9]+\.[0-9]+ us/))
+				d = substr(line, RSTART, RLENGTH) + 0
+			sub(/.*\| */, "", line)
+			if (line ~ /\(\) \{$/) {
+				sub(/\(\) \{$/, "", line)
+				open[++n] = line
+			} else if (line ~ /^\}/) {
+				if (n)
+					total[open[n--]] += d
+			} else if (line ~ /\(\);$/) {
+				sub(/\(\);$/, "", line)
+				total[line] += d
+			}
+		}
+		END { for (f in total) printf "%s %.3f\n", f, total[f] }' | sort >"$T/tc_totals"
+	[ "$(wc -l <"$T/tc_totals")" = 5 ] || fail "trace-cmd report's graph: $(cat "$T/tc_totals")"
+	jq -r '.profiles[0].sandwich[] | "\(.name) \(.total_us) \(.total)"' "$T/view.json" | sort \
+		>"$T/ss_totals"
+	join "$T/tc_totals" "$T/ss_totals" | awk '
+		{
+			# Half a unit of the last digit speedscope shows (two decimals).
+			tol = $4 ~ /^[0-9.]+ns/ ? 0.000005 : $4 ~ /µs/ ? 0.005 : $4 ~ /ms/ ? 5 : 5000
+			diff = $2 - $3
+			if (diff < 0)
+				diff = -diff
+			if (diff > tol + 1e-9) {
+				print "total of " $1 ": trace-cmd " $2 " us, speedscope " $4
+				bad = 1
+			}
+			n++
+		}
+		END { exit bad || n != 5 }' >"$T/totals_diff" ||
+		fail "speedscope's totals are not trace-cmd's: $(cat "$T/totals_diff" "$T/tc_totals" "$T/ss_totals")"
+fi
 
 echo "PASS: speedscope $(jq -r .version "$D/node_modules/speedscope/package.json"), $($chromium --version 2>/dev/null)"
