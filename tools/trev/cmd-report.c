@@ -486,6 +486,21 @@ static void rpt_print_line(struct rpt *r, struct tep_event *ev, struct tep_recor
 		printf("%s: %s\n", ev->name, rpt_info(r, rec));
 }
 
+/*
+ * In a file of several buffers (a session's processes), the start of each
+ * line: its buffer's @name right-aligned, or blanks for the top buffer's
+ * ("" or NULL), as trace-cmd report prints them. Every line has its own,
+ * the LOST line before a record too (trace-cmd report leaves the record
+ * after its "EVENTS DROPPED" line without one).
+ */
+static void rpt_name_prefix(const struct rpt *r, const char *name)
+{
+	bool named = name && *name;
+
+	if (r->name_width)
+		printf("%*s%s", r->name_width, named ? name : "", named ? ": " : "  ");
+}
+
 static int rpt_record(struct tracecmd_input *handle, struct tep_record *rec, int cpu, void *arg)
 {
 	struct rpt *r = arg;
@@ -507,19 +522,17 @@ static int rpt_record(struct tracecmd_input *handle, struct tep_record *rec, int
 			r->events[ev->id].count++;
 		return 0;
 	}
-	/* A buffer's lines behind its name, the top buffer's behind blanks (trace-cmd's way). */
-	if (r->name_width) {
-		const char *name = tracecmd_get_private(handle);
-
-		printf("%*s%s", r->name_width, name && *name ? name : "", name && *name ? ": " : "  ");
-	}
 	/* Where a page lost events, the kernel says so before its next record. */
-	if (rec->missed_events > 0)
-		printf("CPU:%d [LOST %lld EVENTS]\n", cpu, rec->missed_events);
-	else if (rec->missed_events < 0)
-		printf("CPU:%d [LOST EVENTS]\n", cpu);
+	if (rec->missed_events) {
+		rpt_name_prefix(r, tracecmd_get_private(handle));
+		if (rec->missed_events > 0)
+			printf("CPU:%d [LOST %lld EVENTS]\n", cpu, rec->missed_events);
+		else
+			printf("CPU:%d [LOST EVENTS]\n", cpu);
+	}
 	if (!rpt_filter_pass(r, ev ? ev->id : tep_data_type(r->tep, rec), rec, cpu, pid))
 		return 0;
+	rpt_name_prefix(r, tracecmd_get_private(handle));
 	if (r->raw) {
 		rpt_print_raw(r, ev, rec, cpu, pid);
 		return 0;
