@@ -2,6 +2,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # trev report of a file of several buffers (a session's processes, docs/sessions.md):
+#   - function_graph: `trev record -t function_graph -- sh -c 'ft_app; ft_app'` makes a
+#     buffer per process; trev report's graph has every buffer's calls, each buffer's
+#     lines behind its name (the top one's behind blanks), in time order (the first
+#     process's before the second's), each nested and with its leaves as trace-cmd report
+#     prints that buffer's records; the same with both processes running at once;
 #   - --flat with lost events (8 KB buffers): each line has its buffer's name exactly once,
 #     the LOST line as trace-cmd report prints it and the record after it too; a record
 #     that -F leaves out leaves nothing behind.
@@ -62,6 +67,27 @@ check_graph() {	# FILE WHAT: every buffer's graph as trace-cmd report's
 	grep -v '^#' "$T/g.txt" | grep -vE "^($(cat "$T/names"): | {$w}  )" >"$T/bad"
 	[ ! -s "$T/bad" ] || fail "$what: lines without a buffer's name: $(cat "$T/bad")"
 }
+
+# ---- function_graph, one process after the other ---------------------------------------
+(cd "$T" && TREV_WRITE='set_ftrace_filter=ft_*' "$trev" record -t function_graph \
+	-o "$T/seq.dat" -- sh -c "'$B/tests/ft_app' && '$B/tests/ft_app'") >"$out" 2>"$errf" ||
+	fail "trev record -t function_graph of two processes"
+err_has '^trev: wrote .*seq\.dat \(version 7, 2 processes, a buffer each'
+check_graph "$T/seq.dat" "one after the other"
+# Time order: all of the first process's lines, then the second's.
+name=$(cat "$T/names")
+grep -nE "^$name: " "$T/g.txt" | head -1 | cut -d: -f1 >"$T/first2"
+grep -nE '^ +[0-9]+\) ' "$T/g.txt" | tail -1 | cut -d: -f1 >"$T/last1"
+[ "$(cat "$T/last1")" -lt "$(cat "$T/first2")" ] ||
+	fail "the second process's lines are not after the first's: $(cat "$T/g.txt")"
+echo "ok: function_graph of two processes: both buffers' graphs, in time order"
+
+# ---- function_graph, both at once --------------------------------------------------------
+(cd "$T" && TREV_WRITE='set_ftrace_filter=ft_*' "$trev" record -t function_graph \
+	-o "$T/par.dat" -- sh -c "'$B/tests/ft_app' & '$B/tests/ft_app'; wait") >"$out" 2>"$errf" ||
+	fail "trev record -t function_graph of two processes at once"
+check_graph "$T/par.dat" "at once"
+echo "ok: function_graph of two processes at once: each buffer's own nesting and leaves"
 
 # ---- --flat with lost events: one name per line -----------------------------------------
 run 0 "$trev" record -e trev_test:tt_ints -b 8 -o "$T/lost.dat" -- \
