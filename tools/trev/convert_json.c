@@ -405,15 +405,18 @@ static uint8_t *cj_read_options(struct cj *c, size_t *len)
 	} else {
 		/* v6: u16 id, u32 size, data ... up to an id of 0: their total size. */
 		for (;;) {
+			ssize_t got = pread(fd, hdr, 6, (off_t)(off + size));
 			uint16_t id;
 			uint32_t n;
 
-			if (pread(fd, hdr, 6, (off_t)(off + size)) < 2)
+			if (got < 2)
 				goto out_close;
 			memcpy(&id, hdr, 2);
-			memcpy(&n, hdr + 2, 4);
 			if (id == CJ_OPT_DONE)
 				break;
+			if (got < 6)
+				goto out_close;
+			memcpy(&n, hdr + 2, 4);
 			if (n > CJ_OPTIONS_MAX - size || 6 > CJ_OPTIONS_MAX - size - n)
 				goto out_close;
 			size += 6 + (size_t)n;
