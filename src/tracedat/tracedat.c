@@ -64,6 +64,7 @@ enum {
 	DAT_OPT_UNAME = 5,
 	DAT_OPT_CPUCOUNT = 8,
 	DAT_OPT_VERSION = 9,
+	DAT_OPT_PROCMAPS = 10,
 	DAT_SEC_STRINGS = 15,
 	DAT_OPT_HEADER_INFO = 16,
 	DAT_OPT_FTRACE_EVENTS = 17,
@@ -215,6 +216,7 @@ struct trev_dat {
 	struct dat_out out;
 	struct dat_io io;
 	uint64_t head_est;	/* atomic: the data's start after the last snapshot; 0 none */
+	char *proc;		/* the PROCMAPS option's text (trev__dat_set_proc()), or NULL */
 };
 
 /* The metadata, read at a snapshot or at the end. */
@@ -1455,6 +1457,7 @@ void trev_dat_abort(struct trev_dat *dat)
 	code_map_free(&dat->code);
 	pthread_mutex_destroy(&dat->ips_lock);
 	free(dat->path);
+	free(dat->proc);
 	if (dat->snap)
 		meta_free(dat->snap);
 	free(dat->snap);
@@ -1891,8 +1894,9 @@ int trev_dat_snapshot(struct trev_dat *dat)
 	return 0;
 }
 
-/* Options both versions carry: CPUSTAT per CPU, TRACECLOCK, UNAME, VERSION. */
-static void options_common(const struct dat_meta *m, struct trev_buf *b)
+/* Options both versions carry: CPUSTAT per CPU, TRACECLOCK, UNAME, VERSION, PROCMAPS. */
+static void options_common(const struct trev_dat *dat, const struct dat_meta *m,
+			   struct trev_buf *b)
 {
 	struct utsname u;
 	char uname_text[5 * sizeof(u.release)];
@@ -1906,6 +1910,84 @@ static void options_common(const struct dat_meta *m, struct trev_buf *b)
 		buf_option_str(b, DAT_OPT_UNAME, uname_text);
 	}
 	buf_option_str(b, DAT_OPT_VERSION, "trev " TREV_VERSION_STRING);
+	if (dat->proc)
+		buf_option_str(b, DAT_OPT_PROCMAPS, dat->proc);
+}
+
+/*
+ * The longest line trace-cmd's reader takes in a PROCMAPS option
+ * (STR_PROCMAP_LINE_MAX): a longer one makes it drop the whole option.
+ */
+#define DAT_PROC_LINE_MAX	4000
+
+/*
+ * One line of /proc/PID/maps, "START-END PERMS OFFSET DEV INODE [PATH]":
+ * its range and the file it maps (NULL for an anonymous one, or a path
+ * trace-cmd could not read back).
+ */
+static const char *proc_map_line(const char *line, size_t len, unsigned long long *start,
+				 unsigned long long *end)
+{
+	char tmp[128];
+	int path_at = 0;
+
+	memcpy(tmp, line, len < sizeof(tmp) - 1 ? len : sizeof(tmp) - 1);
+	tmp[len < sizeof(tmp) - 1 ? len : sizeof(tmp) - 1] = '\0';
+	if (sscanf(tmp, "%llx-%llx %*s %*s %*s %*s %n", start, end, &path_at) < 2 || !path_at ||
+	    (size_t)path_at >= len || line[path_at] != '/' || len - (size_t)path_at > DAT_PROC_LINE_MAX)
+		return NULL;
+	return line + path_at;
+}
+
+int trev__dat_set_proc(struct trev_dat *dat, int pid, const char *comm, const char *maps)
+{
+	struct trev_buf libs = TREV_BUF_INIT, text = TREV_BUF_INIT;
+	unsigned long long start = 0, end = 0;
+	const char *path = NULL;
+	size_t path_len = 0;
+	unsigned int nr = 0;
+	int ret = 0;
+
+	/* Each file's mappings in a row become one range, as trace-cmd record --proc-map's. */
+	for (const char *p = maps ? maps : ""; *p && !ret;) {
+		size_t len = strcspn(p, "\n");
+		unsigned long long s0, e0;
+		const char *f = proc_map_line(p, len, &s0, &e0);
+		size_t flen = f ? len - (size_t)(f - p) : 0;
+
+		if (f && path && flen == path_len && !memcmp(f, path, flen) && s0 == end) {
+			end = e0;
+		} else if (f) {
+			if (path)
+				ret = trev__buf_printf(&libs, "%llx %llx %.*s\n", start, end,
+						       (int)path_len, path);
+			nr += !!path;
+			path = f;
+			path_len = flen;
+			start = s0;
+			end = e0;
+		}
+		p += len + (p[len] == '\n');
+	}
+	if (path && !ret) {
+		ret = trev__buf_printf(&libs, "%llx %llx %.*s\n", start, end, (int)path_len, path);
+		nr++;
+	}
+	/* "PID COUNT COMM" in hex, as trace-cmd reads it; the name on one line. */
+	ret = ret ?: trev__buf_printf(&text, "%x %x ", (unsigned int)pid, nr);
+	for (const char *c = comm && *comm ? comm : "<...>"; *c && !ret; c++)
+		ret = trev__buf_putc(&text, (unsigned char)*c < ' ' || *c == 0x7f ? '?' : *c);
+	ret = ret ?: trev__buf_putc(&text, '\n');
+	ret = ret ?: trev__buf_append(&text, libs.data ? libs.data : "", libs.len);
+	ret = ret ?: trev__buf_putc(&text, '\0');
+	trev__buf_free(&libs);
+	if (ret) {
+		trev__buf_free(&text);
+		return ret;
+	}
+	free(dat->proc);
+	dat->proc = (char *)text.data;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2041,7 +2123,7 @@ static void head_v6(const struct trev_dat *dat, const struct dat_meta *m, struct
 	buf_put(b, m->cmdlines.data, m->cmdlines.len);
 	buf_u32(b, (uint32_t)dat->nr_cpus);
 	buf_put(b, "options  ", 10);
-	options_common(m, b);
+	options_common(dat, m, b);
 	buf_u16(b, DAT_OPT_DONE);
 }
 
@@ -2141,7 +2223,7 @@ static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct
 
 		buf_option(&opts, DAT_OPT_CPUCOUNT, &count, sizeof(count));
 	}
-	options_common(m, &opts);
+	options_common(dat, m, &opts);
 	opt_off = b->len;
 	/* BUFFER's size: offset, "" name, clock, page size, count, 20 bytes per CPU. */
 	{

@@ -47,6 +47,20 @@ struct trev__dat_page_count {
 struct trev_dat;
 
 /*
+ * trev__dat_set_proc() - the process the file records, in its options as
+ * trace-cmd's PROCMAPS (option 10, as `trace-cmd record --proc-map` writes
+ * it: "PID COUNT COMM" in hex, then "START END PATH" per mapped file, all
+ * hex, NUL-terminated; docs/formats.md, "PROCMAPS")
+ * @pid, @comm: the process (a control character of @comm becomes '?')
+ * @maps: the text of /proc/PID/maps, or NULL: no mapping; each file's
+ *        mappings in a row become one range, anonymous ones are left out
+ * Context: before the file's first trev_dat_snapshot() (a checkpoint reads
+ * it), the thread that opened @dat. Each call replaces the previous one.
+ * Return: 0 or -ENOMEM.
+ */
+int trev__dat_set_proc(struct trev_dat *dat, int pid, const char *comm, const char *maps);
+
+/*
  * trev__dat_add_page() - trev_dat_add_page(), and @page's counts in @cnt
  * (NULL: not wanted), from the one walk over its records that looks for
  * code addresses, so that the caller does not walk it again.

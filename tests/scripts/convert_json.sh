@@ -43,7 +43,7 @@ grep -v '^"otherData"' "$T/g/s.json" | diff -u "$TREV_SOURCE_DIR/tests/golden/js
 	fail "s.json differs from tests/golden/json/session.json"
 jq -c '.otherData | del(.trev_version, .file_writer)' "$T/g/s.json" >"$T/other" ||
 	fail "jq cannot read s.json"
-want='{"source":"s.dat","clock":"local","file_version":7,"cpus":2,"buffers":2,"events":15,"lost_events":7,"lost_unknown":1,"unmatched_exits":1,"lost_exits":1,"unfinished":1,"too_deep":0,"pids":"process"}'
+want='{"source":"s.dat","clock":"local","file_version":7,"cpus":2,"buffers":2,"events":15,"lost_events":7,"lost_unknown":1,"unmatched_exits":1,"lost_exits":1,"unfinished":1,"too_deep":0,"pids":"process","top_pid":"smallest tid"}'
 [ "$(cat "$T/other")" = "$want" ] || fail "otherData: $(cat "$T/other")"
 # The same file to stdout: the same bytes.
 (cd "$T/g" && "$trev" convert --to json s.dat -) >"$T/g/stdout.json" 2>"$errf" || fail "convert to -"
@@ -136,17 +136,24 @@ p1=$(cat "$T/p1") p2=$(cat "$T/p2")
 jq -r '[.traceEvents[] | select(.name == "tt_ints")] | group_by(.pid) | .[] | "\(.[0].pid) \(length)"' \
 	"$T/sh.json" | sort -k2n >"$T/per_pid"
 # The second program is a buffer "rec_app-PID": its pid exactly. The first is the top buffer,
-# whose pid the file does not hold: the smallest thread id that recorded (rec_app's main
-# thread records nothing, so not $p1 itself, but one of its threads: a tid above it).
+# whose pid and name the file holds in a PROCMAPS option: $p1 exactly (rec_app's main thread
+# records nothing: the smallest thread id that recorded would be one of its threads').
 [ "$(wc -l <"$T/per_pid")" = 2 ] || fail "session: not two pids: $(cat "$T/per_pid")"
 [ "$(sed -n 2p "$T/per_pid")" = "$p2 200" ] || fail "session: the second process is not $p2 with 200 events"
-top=$(sed -n '1s/ 100$//p' "$T/per_pid")
-[ -n "$top" ] && [ "$top" -ge "$p1" ] && [ "$top" != "$p2" ] || fail "session: the first process: $(sed -n 1p "$T/per_pid")"
-# Names: the second from its buffer's name; the first after that thread (burst-0).
-[ "$(jq -r ".traceEvents[] | select(.name == \"process_name\" and .pid == $p2) | .args.name" "$T/sh.json")" = rec_app ] ||
-	fail "session: the second process is not named rec_app"
-[ "$(jq -r ".traceEvents[] | select(.name == \"process_name\" and .pid == $top) | .args.name" "$T/sh.json")" = burst-0 ] ||
-	fail "session: the first process is not named after its thread burst-0"
+[ "$(sed -n 1p "$T/per_pid")" = "$p1 100" ] || fail "session: the first process is not $p1 with 100 events: $(sed -n 1p "$T/per_pid")"
+[ "$(jq -r .otherData.top_pid "$T/sh.json")" = procmaps ] || fail "session: the top pid not from PROCMAPS"
+for p in $p1 $p2; do
+	[ "$(jq -r ".traceEvents[] | select(.name == \"process_name\" and .pid == $p) | .args.name" "$T/sh.json")" = rec_app ] ||
+		fail "session: process $p is not named rec_app"
+done
+# The file's PROCMAPS options, as trace-cmd dump prints them: "PID COUNT COMM" in hex, the
+# top buffer's process first; each with rec_app's own mapping.
+trace-cmd dump --options "$T/sh.dat" 2>/dev/null | grep -A1 'Option PROCMAPS' | grep -v PROCMAPS |
+	grep -v '^--' | awk '{ print $1, $3 }' >"$T/procmaps"
+printf '%x rec_app\n%x rec_app\n' "$p1" "$p2" | diff -u - "$T/procmaps" ||
+	fail "session: the PROCMAPS options are not the two processes'"
+[ "$(trace-cmd dump --options "$T/sh.dat" 2>/dev/null | grep -c " $rec_app\$")" = 2 ] ||
+	fail "session: rec_app's mapping is not in both PROCMAPS options"
 echo "ok: a session of two processes"
 
 # ---- errors ------------------------------------------------------------------------------------

@@ -63,6 +63,11 @@ chmod 755 "$T"
 # A session of three processes (docs/sessions.md): one buffer each, KernelShark a stream each.
 (cd "$T" && "$TREV_BUILD_DIR/tools/trev/trev" record -e trev_test:tt_ints -o "$T/run.dat" -- \
 	"$B/run_app" spawn 2 50) >"$T/rec.log" 2>&1 || fail "trev record of a run: $(cat "$T/rec.log")"
+# Each process named in a PROCMAPS option (docs/formats.md), which KernelShark must take too.
+if command -v trace-cmd >/dev/null; then
+	[ "$(trace-cmd dump --options "$T/run.dat" 2>/dev/null | grep -c 'Option PROCMAPS')" = 3 ] ||
+		fail "run.dat: not 3 PROCMAPS options"
+fi
 grep -q 'version 7, 3 processes' "$T/rec.log" || fail "the run is not 3 processes: $(cat "$T/rec.log")"
 # Sent to trace-cmd listen (trev record -N, docs/streaming.md): the listener's file.
 if command -v trace-cmd >/dev/null && command -v ss >/dev/null; then

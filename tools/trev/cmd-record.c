@@ -1059,6 +1059,43 @@ static void rec_proc_name(struct rec_proc *p)
 	snprintf(p->name, sizeof(p->name), "%s-%d", comm[0] ? comm : "process", (int)p->pid);
 }
 
+/* The whole of /proc/PID/@what into @b (left empty when it cannot be read). */
+static void rec_proc_file(pid_t pid, const char *what, struct trev_buf *b)
+{
+	char path[64], chunk[4096];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		trev__buf_append(b, chunk, n);
+	fclose(f);
+}
+
+/*
+ * The process's pid, name and mapped files into its file's options
+ * (PROCMAPS, docs/formats.md): the file then says which process its top
+ * buffer is. Mappings are those of now, when it joins or is attached.
+ */
+static void rec_proc_maps(struct rec_proc *p)
+{
+	struct trev_buf comm = TREV_BUF_INIT, maps = TREV_BUF_INIT;
+
+	rec_proc_file(p->pid, "comm", &comm);
+	rec_proc_file(p->pid, "maps", &maps);
+	if (comm.len && comm.data[comm.len - 1] == '\n')
+		comm.data[--comm.len] = '\0';
+	if (comm.err || maps.err || trev__dat_set_proc(p->dat, (int)p->pid,
+						       comm.len ? comm.data : NULL, maps.data))
+		trev_err("process %d (%s): its pid and mappings are not in the file: %s",
+			 (int)p->pid, p->name, strerror(ENOMEM));
+	trev__buf_free(&comm);
+	trev__buf_free(&maps);
+}
+
 static void rec_proc_free(struct rec_proc *p)
 {
 	rec_saved_free(&p->triggers);
@@ -1212,6 +1249,7 @@ static int rec_proc_start(struct rec *rec, pid_t pid, bool attached, bool forked
 		goto out_drop;
 	}
 	p->nr_cpus = trev_dat_nr_cpus(p->dat);
+	rec_proc_maps(p);
 no_file:
 	p->cpus = calloc((size_t)p->nr_cpus, sizeof(*p->cpus));
 	if (p->nr_cpus > TREV_REMOTE_MAX_CPUS || !p->cpus) {

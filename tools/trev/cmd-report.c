@@ -14,6 +14,7 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -111,12 +112,31 @@ struct rpt {
 	bool flat;			/* --flat */
 	int fg_ids[2];			/* ftrace/funcgraph_entry, _exit; -1: none */
 	struct tep_format_field *fg_fields[2][5];	/* func, depth, overrun, calltime, rettime */
-	struct tep_record *fg_cur;	/* the record the source gave last */
-	unsigned long long *fg_lost;	/* [nr_cpus]: lost before records not shown yet */
-	bool *fg_lost_unknown;		/* [nr_cpus]: and some of unknown count */
-	long long *fg_keys;		/* threads: (pid, CPU for pid 0) + 1; 0: free slot */
-	unsigned int *fg_vals;		/* their numbers for the layout */
-	unsigned int fg_nr, fg_cap;	/* threads, slots (a power of 2) */
+	struct rpt_fgb *fgb;		/* [nr_fgb]: each buffer's reading, the top one first */
+	int nr_fgb;
+	const char *fg_name;		/* the buffer whose record is being shown */
+	bool fg_bol;			/* its output is at the start of a line */
+	struct trev_buf fg_text;	/* a comment's text on its way out */
+};
+
+/*
+ * One buffer's function_graph reading (a session's process: each has its
+ * own threads, so its own layout state, and the records of the others do
+ * not come between an entry and the return that makes it a leaf).
+ */
+struct rpt_fgb {
+	struct rpt *r;
+	struct tracecmd_input *h;	/* the buffer's handle (the top one: r->handle) */
+	const char *name;		/* "" for the top buffer */
+	struct trev_graph_src src;	/* its layout state, reading from rpt_fg_next() */
+	struct tep_record *cur;		/* the record the source gave last */
+	unsigned long long *lost;	/* [nr_cpus]: lost before records not shown yet */
+	bool *lost_unknown;		/* [nr_cpus]: and some of unknown count */
+	long long *keys;		/* threads: (pid, CPU for pid 0) + 1; 0: free slot */
+	unsigned int *vals;		/* their numbers for the layout */
+	unsigned int nr, cap;		/* threads, slots (a power of 2) */
+	struct trev_rb_event next;	/* its next record to show, when state is 1 */
+	int state;			/* 1: next holds one; 0: no more; -errno */
 };
 
 /* ------------------------------------------------------------------ */
@@ -486,6 +506,21 @@ static void rpt_print_line(struct rpt *r, struct tep_event *ev, struct tep_recor
 		printf("%s: %s\n", ev->name, rpt_info(r, rec));
 }
 
+/*
+ * In a file of several buffers (a session's processes), the start of each
+ * line: its buffer's @name right-aligned, or blanks for the top buffer's
+ * ("" or NULL), as trace-cmd report prints them. Every line has its own,
+ * the LOST line before a record too (trace-cmd report leaves the record
+ * after its "EVENTS DROPPED" line without one).
+ */
+static void rpt_name_prefix(const struct rpt *r, const char *name)
+{
+	bool named = name && *name;
+
+	if (r->name_width)
+		printf("%*s%s", r->name_width, named ? name : "", named ? ": " : "  ");
+}
+
 static int rpt_record(struct tracecmd_input *handle, struct tep_record *rec, int cpu, void *arg)
 {
 	struct rpt *r = arg;
@@ -507,19 +542,17 @@ static int rpt_record(struct tracecmd_input *handle, struct tep_record *rec, int
 			r->events[ev->id].count++;
 		return 0;
 	}
-	/* A buffer's lines behind its name, the top buffer's behind blanks (trace-cmd's way). */
-	if (r->name_width) {
-		const char *name = tracecmd_get_private(handle);
-
-		printf("%*s%s", r->name_width, name && *name ? name : "", name && *name ? ": " : "  ");
-	}
 	/* Where a page lost events, the kernel says so before its next record. */
-	if (rec->missed_events > 0)
-		printf("CPU:%d [LOST %lld EVENTS]\n", cpu, rec->missed_events);
-	else if (rec->missed_events < 0)
-		printf("CPU:%d [LOST EVENTS]\n", cpu);
+	if (rec->missed_events) {
+		rpt_name_prefix(r, tracecmd_get_private(handle));
+		if (rec->missed_events > 0)
+			printf("CPU:%d [LOST %lld EVENTS]\n", cpu, rec->missed_events);
+		else
+			printf("CPU:%d [LOST EVENTS]\n", cpu);
+	}
 	if (!rpt_filter_pass(r, ev ? ev->id : tep_data_type(r->tep, rec), rec, cpu, pid))
 		return 0;
+	rpt_name_prefix(r, tracecmd_get_private(handle));
 	if (r->raw) {
 		rpt_print_raw(r, ev, rec, cpu, pid);
 		return 0;
@@ -631,7 +664,8 @@ static bool rpt_fg_is_exit(void *arg, const struct trev_rb_event *ev, struct tre
 {
 	struct tep_record rec = rpt_fg_record(ev);
 
-	return rpt_fg_decode(arg, &rec, FG_EXIT, c);
+	/* @arg: the buffer's source (struct rpt_fgb). */
+	return rpt_fg_decode(((struct rpt_fgb *)arg)->r, &rec, FG_EXIT, c);
 }
 
 static unsigned int rpt_fg_hash(long long key)
@@ -644,13 +678,13 @@ static unsigned int rpt_fg_hash(long long key)
  * but pid 0 is each CPU's idle task in a kernel file. Return: -1 when out of
  * memory.
  */
-static long rpt_fg_thread(struct rpt *r, int pid, int cpu)
+static long rpt_fg_thread(struct rpt_fgb *r, int pid, int cpu)
 {
 	long long key = (pid ? (long long)(unsigned int)pid << 16 : (long long)cpu) + 1;
 	unsigned int i;
 
-	if (2 * (r->fg_nr + 1) > r->fg_cap) {
-		unsigned int cap = r->fg_cap ? 2 * r->fg_cap : 64;
+	if (2 * (r->nr + 1) > r->cap) {
+		unsigned int cap = r->cap ? 2 * r->cap : 64;
 		long long *keys = calloc(cap, sizeof(*keys));
 		unsigned int *vals = calloc(cap, sizeof(*vals));
 
@@ -659,38 +693,39 @@ static long rpt_fg_thread(struct rpt *r, int pid, int cpu)
 			free(vals);
 			return -1;
 		}
-		for (unsigned int j = 0; j < r->fg_cap; j++) {
-			if (!r->fg_keys[j])
+		for (unsigned int j = 0; j < r->cap; j++) {
+			if (!r->keys[j])
 				continue;
-			for (i = rpt_fg_hash(r->fg_keys[j]) & (cap - 1); keys[i];
+			for (i = rpt_fg_hash(r->keys[j]) & (cap - 1); keys[i];
 			     i = (i + 1) & (cap - 1))
 				;
-			keys[i] = r->fg_keys[j];
-			vals[i] = r->fg_vals[j];
+			keys[i] = r->keys[j];
+			vals[i] = r->vals[j];
 		}
-		free(r->fg_keys);
-		free(r->fg_vals);
-		r->fg_keys = keys;
-		r->fg_vals = vals;
-		r->fg_cap = cap;
+		free(r->keys);
+		free(r->vals);
+		r->keys = keys;
+		r->vals = vals;
+		r->cap = cap;
 	}
-	for (i = rpt_fg_hash(key) & (r->fg_cap - 1); r->fg_keys[i];
-	     i = (i + 1) & (r->fg_cap - 1))
-		if (r->fg_keys[i] == key)
-			return r->fg_vals[i];
-	r->fg_keys[i] = key;
-	r->fg_vals[i] = r->fg_nr++;
-	return r->fg_vals[i];
+	for (i = rpt_fg_hash(key) & (r->cap - 1); r->keys[i];
+	     i = (i + 1) & (r->cap - 1))
+		if (r->keys[i] == key)
+			return r->vals[i];
+	r->keys[i] = key;
+	r->vals[i] = r->nr++;
+	return r->vals[i];
 }
 
 /*
- * The layout's source: the file's records merged across CPUs in time order,
- * those of the CPUs shown that pass -F. Events lost before a record not
- * shown are told before the next record of its CPU that is.
+ * A buffer's source for its layout: its records merged across CPUs in time
+ * order, those of the CPUs shown that pass -F. Events lost before a record
+ * not shown are told before the next record of its CPU that is.
  */
 static int rpt_fg_next(void *arg, struct trev_rb_event *ev)
 {
-	struct rpt *r = arg;
+	struct rpt_fgb *b = arg;
+	struct rpt *r = b->r;
 
 	for (;;) {
 		struct tep_record *rec;
@@ -698,68 +733,110 @@ static int rpt_fg_next(void *arg, struct trev_rb_event *ev)
 		long thread;
 		int cpu, pid;
 
-		tracecmd_free_record(r->fg_cur);
-		r->fg_cur = rec = tracecmd_read_next_data(r->handle, &cpu);
+		tracecmd_free_record(b->cur);
+		b->cur = rec = tracecmd_read_next_data(b->h, &cpu);
 		if (!rec)
 			return 0;
 		if (cpu < 0 || cpu >= r->nr_cpus || !r->cpu_on[cpu] || rec->size < 0)
 			continue;
 		if (rec->missed_events > 0)
-			r->fg_lost[cpu] += (unsigned long long)rec->missed_events;
+			b->lost[cpu] += (unsigned long long)rec->missed_events;
 		else if (rec->missed_events < 0)
-			r->fg_lost_unknown[cpu] = true;
+			b->lost_unknown[cpu] = true;
 		e = tep_find_event_by_record(r->tep, rec);
 		pid = tep_data_pid(r->tep, rec);
 		if (!rpt_filter_pass(r, e ? e->id : tep_data_type(r->tep, rec), rec, cpu, pid))
 			continue;
-		thread = rpt_fg_thread(r, pid, cpu);
+		thread = rpt_fg_thread(b, pid, cpu);
 		if (thread < 0)
 			return -ENOMEM;
 		*ev = (struct trev_rb_event){
 			.ts = rec->ts,
-			.lost = r->fg_lost_unknown[cpu] ? UINT64_MAX : r->fg_lost[cpu],
+			.lost = b->lost_unknown[cpu] ? UINT64_MAX : b->lost[cpu],
 			.data = rec->data,
 			.len = (uint32_t)rec->size,
 			.cpu = cpu,
 			.tid = pid,
 			.buffer = (unsigned int)thread,
 		};
-		r->fg_lost[cpu] = 0;
-		r->fg_lost_unknown[cpu] = false;
+		b->lost[cpu] = 0;
+		b->lost_unknown[cpu] = false;
 		return 1;
 	}
 }
 
-static void rpt_fg_lost_line(int cpu, unsigned long long lost)
+/*
+ * The graph's output, @len bytes of @p: each line behind the name of the
+ * buffer whose record it shows, when the file has several (as the flat
+ * lines, rpt_name_prefix()).
+ */
+static void rpt_fg_write(struct rpt *r, const char *p, size_t len)
+{
+	while (len) {
+		const char *nl = memchr(p, '\n', len);
+		size_t n = nl ? (size_t)(nl - p) + 1 : len;
+
+		if (r->fg_bol)
+			rpt_name_prefix(r, r->fg_name);
+		fwrite(p, 1, n, stdout);
+		r->fg_bol = nl != NULL;
+		p += n;
+		len -= n;
+	}
+}
+
+/* A line (or the end of one) of our own in the graph, through rpt_fg_write(). */
+static void rpt_fg_printf(struct rpt *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void rpt_fg_printf(struct rpt *r, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	trev__buf_reset(&r->fg_text);
+	va_start(ap, fmt);
+	ret = trev__buf_vprintf(&r->fg_text, fmt, ap);
+	va_end(ap);
+	/* Out of memory: the line goes as far as it got, and ends. */
+	rpt_fg_write(r, r->fg_text.data ? r->fg_text.data : "", ret ? 0 : r->fg_text.len);
+	if (ret && !r->fg_bol)
+		rpt_fg_write(r, "\n", 1);
+}
+
+static void rpt_fg_lost_line(struct rpt *r, int cpu, unsigned long long lost)
 {
 	if (lost == UINT64_MAX)
-		printf("CPU:%d [LOST EVENTS]\n", cpu);
+		rpt_fg_printf(r, "CPU:%d [LOST EVENTS]\n", cpu);
 	else
-		printf("CPU:%d [LOST %llu EVENTS]\n", cpu, lost);
+		rpt_fg_printf(r, "CPU:%d [LOST %llu EVENTS]\n", cpu, lost);
 }
 
 /* The layout's output: stdout, and the file's function names. */
 struct rpt_fg_out {
 	struct trev_graph_out out;
-	struct tep_handle *tep;
+	struct rpt *r;
 };
+
+static struct rpt *rpt_fg_of(struct trev_graph_out *o)
+{
+	return ((struct rpt_fg_out *)((char *)o - offsetof(struct rpt_fg_out, out)))->r;
+}
 
 static void rpt_fg_put(struct trev_graph_out *o, const char *p, size_t len)
 {
-	(void)o;
-	fwrite(p, 1, len, stdout);
+	rpt_fg_write(rpt_fg_of(o), p, len);
 }
 
 static void rpt_fg_sym(struct trev_graph_out *o, unsigned long long addr)
 {
-	struct rpt_fg_out *fo = (struct rpt_fg_out *)((char *)o - offsetof(struct rpt_fg_out, out));
-	const char *name = tep_find_function(fo->tep, addr);
+	struct rpt *r = rpt_fg_of(o);
+	const char *name = tep_find_function(r->tep, addr);
 
 	/* As the library's text names an address it cannot: "0x%08lx". */
 	if (name)
-		fputs(name, stdout);
+		rpt_fg_write(r, name, strlen(name));
 	else
-		printf("0x%08llx", addr);
+		rpt_fg_printf(r, "0x%08llx", addr);
 }
 
 /*
@@ -776,92 +853,167 @@ static void rpt_fg_comment(struct rpt *r, struct tep_event *ev, struct tep_recor
 		/* The info text is "caller: message". */
 		const char *colon = strstr(info, ": ");
 
-		printf("%s */\n", colon ? colon + 2 : info);
+		rpt_fg_printf(r, "%s */\n", colon ? colon + 2 : info);
 	} else if (rpt_is_ftrace(ev, NULL)) {
-		printf("%s */\n", info);
+		rpt_fg_printf(r, "%s */\n", info);
 	} else {
-		printf("%s: %s */\n", ev->name, info);
+		rpt_fg_printf(r, "%s: %s */\n", ev->name, info);
+	}
+}
+
+/* Close the buffers' handles but the top one's, free their state. */
+static void rpt_fg_free(struct rpt *r)
+{
+	for (int i = 0; i < r->nr_fgb; i++) {
+		struct rpt_fgb *b = &r->fgb[i];
+
+		trev__graph_free(b->src.g);
+		tracecmd_free_record(b->cur);
+		if (b->h && b->h != r->handle)
+			tracecmd_close(b->h);
+		free(b->lost);
+		free(b->lost_unknown);
+		free(b->keys);
+		free(b->vals);
+	}
+	free(r->fgb);
+	r->fgb = NULL;
+	r->nr_fgb = 0;
+	trev__buf_free(&r->fg_text);
+}
+
+/*
+ * Each buffer of the file (the top one, then its instances: a session's
+ * processes) with a layout state and a source of its own.
+ * Return: 0 or -ENOMEM.
+ */
+static int rpt_fg_buffers(struct rpt *r)
+{
+	int n = tracecmd_buffer_instances(r->handle);
+
+	r->fgb = calloc((size_t)(n > 0 ? n : 0) + 1, sizeof(*r->fgb));
+	if (!r->fgb)
+		return -ENOMEM;
+	for (int i = -1; i < n; i++) {
+		const char *name = i < 0 ? "" : tracecmd_buffer_instance_name(r->handle, i);
+		struct tracecmd_input *h = i < 0 ? r->handle :
+			name ? tracecmd_buffer_instance_handle(r->handle, i) : NULL;
+		struct rpt_fgb *b = &r->fgb[r->nr_fgb];
+
+		/* A buffer libtracecmd cannot open is left out, as trev report --flat does. */
+		if (!h)
+			continue;
+		r->nr_fgb++;
+		*b = (struct rpt_fgb){ .r = r, .h = h, .name = name };
+		b->src = (struct trev_graph_src){ trev__graph_alloc(rpt_fg_is_exit), rpt_fg_next, b };
+		b->lost = calloc((size_t)r->nr_cpus, sizeof(*b->lost));
+		b->lost_unknown = calloc((size_t)r->nr_cpus, sizeof(*b->lost_unknown));
+		if (!b->src.g || !b->lost || !b->lost_unknown)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* One record a buffer's layout shows: its lines (the loop of rpt_fg_print()). */
+static void rpt_fg_show(struct rpt *r, struct rpt_fgb *b, struct rpt_fg_out *out,
+			const struct trev_rb_event *ev)
+{
+	struct tep_record rec = rpt_fg_record(ev);
+	struct trev_graph_line l = {
+		.out = &out->out,
+		.opts = TREV_GRAPH_DEFAULT,
+		.cpu_width = trev__graph_cpu_width(r->nr_cpus),
+		.cpu = ev->cpu,
+		.ts = ev->ts,
+		.thread = ev->buffer,
+	};
+	struct trev_graph_call c;
+	struct tep_event *e;
+
+	r->fg_name = b->name;
+	if (ev->lost)
+		rpt_fg_lost_line(r, ev->cpu, ev->lost);
+	if (rec.size < 8) {
+		/* No room for the common fields (the library's text says the same). */
+		rpt_fg_printf(r, "[short record: %d bytes]\n", rec.size);
+		return;
+	}
+	e = tep_find_event_by_record(r->tep, &rec);
+	l.pid = tep_data_pid(r->tep, &rec);
+	l.comm = tep_data_comm_from_pid(r->tep, l.pid);
+	l.flags = (unsigned int)tep_data_flags(r->tep, &rec);
+	l.preempt = (unsigned int)tep_data_preempt_count(r->tep, &rec);
+	if (!e || !trev_tep_record_sane(e, &rec) || rpt_is_ftrace(e, "function") ||
+	    rpt_is_ftrace(e, "kernel_stack") || rpt_is_ftrace(e, "user_stack")) {
+		/* Their own lines, as the kernel's TRACE_TYPE_UNHANDLED. */
+		rpt_name_prefix(r, b->name);
+		rpt_print_line(r, e, &rec, ev->cpu, l.pid);
+	} else if (rpt_fg_decode(r, &rec, FG_ENTRY, &c)) {
+		trev__graph_entry(&b->src, &l, &c);
+	} else if (rpt_fg_decode(r, &rec, FG_EXIT, &c)) {
+		trev__graph_return(&b->src, &l, &c);
+	} else {
+		trev__graph_comment(&b->src, &l);
+		rpt_fg_comment(r, e, &rec);
 	}
 }
 
 /*
  * The file as function_graph's `trace` text: its header, then each record
  * shown by the layout (src/output/graph_layout.c) with the kernel's default
- * options. Return: 0 or -errno.
+ * options; the records of every buffer in time order, each buffer read by
+ * a layout of its own, its lines behind its name. Return: 0 or -errno.
  */
 static int rpt_fg_print(struct rpt *r)
 {
-	struct rpt_fg_out out = { { rpt_fg_put, rpt_fg_sym }, r->tep };
-	struct trev_graph_src src = { NULL, rpt_fg_next, r };
+	struct rpt_fg_out out = { { rpt_fg_put, rpt_fg_sym }, r };
 	struct trev_buf hdr = TREV_BUF_INIT;
 	unsigned long long entries = 0;
-	unsigned int opts = TREV_GRAPH_DEFAULT;
-	int width = trev__graph_cpu_width(r->nr_cpus);
-	struct trev_rb_event ev;
 	int ret;
 
-	r->fg_lost = calloc((size_t)r->nr_cpus, sizeof(*r->fg_lost));
-	r->fg_lost_unknown = calloc((size_t)r->nr_cpus, sizeof(*r->fg_lost_unknown));
-	src.g = trev__graph_alloc(rpt_fg_is_exit);
-	if (!r->fg_lost || !r->fg_lost_unknown || !src.g) {
-		trev__graph_free(src.g);
-		return -ENOMEM;
-	}
+	r->fg_bol = true;
+	ret = rpt_fg_buffers(r);
+	if (ret)
+		return ret;
 	for (int c = 0; c < r->nr_cpus; c++)
 		entries += r->records[c];
 	ret = trev__buf_puts(&hdr, "# tracer: function_graph\n#\n");
-	ret = ret ?: trev__graph_header(opts, entries == 0, &hdr);
+	ret = ret ?: trev__graph_header(TREV_GRAPH_DEFAULT, entries == 0, &hdr);
 	if (ret) {
 		trev__buf_free(&hdr);
-		trev__graph_free(src.g);
 		return ret;
 	}
 	fwrite(hdr.data, 1, hdr.len, stdout);
 	trev__buf_free(&hdr);
 
-	while ((ret = trev__graph_next(&src, &ev)) > 0) {
-		struct tep_record rec = rpt_fg_record(&ev);
-		struct trev_graph_line l = {
-			.out = &out.out,
-			.opts = opts,
-			.cpu_width = width,
-			.cpu = ev.cpu,
-			.ts = ev.ts,
-			.thread = ev.buffer,
-		};
-		struct trev_graph_call c;
-		struct tep_event *e;
+	for (int i = 0; i < r->nr_fgb; i++)
+		r->fgb[i].state = trev__graph_next(&r->fgb[i].src, &r->fgb[i].next);
+	for (;;) {
+		struct rpt_fgb *b = NULL;
 
-		if (ev.lost)
-			rpt_fg_lost_line(ev.cpu, ev.lost);
-		if (rec.size < 8) {
-			/* No room for the common fields (the library's text says the same). */
-			printf("[short record: %d bytes]\n", rec.size);
-			continue;
+		/* The buffer whose next record is the oldest; the first on a tie. */
+		for (int i = 0; i < r->nr_fgb && ret >= 0; i++) {
+			struct rpt_fgb *x = &r->fgb[i];
+
+			if (x->state < 0)
+				ret = x->state;
+			else if (x->state && (!b || x->next.ts < b->next.ts))
+				b = x;
 		}
-		e = tep_find_event_by_record(r->tep, &rec);
-		l.pid = tep_data_pid(r->tep, &rec);
-		l.comm = tep_data_comm_from_pid(r->tep, l.pid);
-		l.flags = (unsigned int)tep_data_flags(r->tep, &rec);
-		l.preempt = (unsigned int)tep_data_preempt_count(r->tep, &rec);
-		if (!e || !trev_tep_record_sane(e, &rec) || rpt_is_ftrace(e, "function") ||
-		    rpt_is_ftrace(e, "kernel_stack") || rpt_is_ftrace(e, "user_stack")) {
-			/* Their own lines, as the kernel's TRACE_TYPE_UNHANDLED. */
-			rpt_print_line(r, e, &rec, ev.cpu, l.pid);
-		} else if (rpt_fg_decode(r, &rec, FG_ENTRY, &c)) {
-			trev__graph_entry(&src, &l, &c);
-		} else if (rpt_fg_decode(r, &rec, FG_EXIT, &c)) {
-			trev__graph_return(&src, &l, &c);
-		} else {
-			trev__graph_comment(&src, &l);
-			rpt_fg_comment(r, e, &rec);
-		}
+		if (ret < 0 || !b)
+			break;
+		rpt_fg_show(r, b, &out, &b->next);
+		b->state = trev__graph_next(&b->src, &b->next);
 	}
 	/* Losses after the last record shown of a CPU. */
-	for (int c = 0; c < r->nr_cpus; c++)
-		if (r->fg_lost[c] || r->fg_lost_unknown[c])
-			rpt_fg_lost_line(c, r->fg_lost_unknown[c] ? UINT64_MAX : r->fg_lost[c]);
-	trev__graph_free(src.g);
+	for (int i = 0; i < r->nr_fgb; i++) {
+		struct rpt_fgb *b = &r->fgb[i];
+
+		r->fg_name = b->name;
+		for (int c = 0; c < r->nr_cpus; c++)
+			if (b->lost[c] || b->lost_unknown[c])
+				rpt_fg_lost_line(r, c, b->lost_unknown[c] ? UINT64_MAX : b->lost[c]);
+	}
 	return ret;
 }
 
@@ -964,11 +1116,7 @@ static void rpt_free(struct rpt *r)
 	free(r->records);
 	free(r->lost);
 	free(r->scratch);
-	free(r->fg_lost);
-	free(r->fg_lost_unknown);
-	free(r->fg_keys);
-	free(r->fg_vals);
-	tracecmd_free_record(r->fg_cur);
+	rpt_fg_free(r);
 	if (r->handle)
 		tracecmd_close(r->handle);
 	trace_seq_destroy(&r->seq);

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <trace-cmd/trace-cmd.h>
 
@@ -29,6 +31,7 @@
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 const char *tracecmd_get_version(struct tracecmd_input *handle);
 unsigned long tracecmd_get_in_file_version(struct tracecmd_input *handle);
+unsigned long long tracecmd_get_options_offset(struct tracecmd_input *handle);
 
 #ifndef TREV_VERSION_STRING
 #define TREV_VERSION_STRING "unknown"
@@ -36,6 +39,11 @@ unsigned long tracecmd_get_in_file_version(struct tracecmd_input *handle);
 
 /* Open function_graph calls kept per thread; deeper entries become instants. */
 #define CJ_STACK_MAX	1024
+/* The options read for PROCMAPS (a file of trev's has a few KB of them per process). */
+#define CJ_OPTIONS_MAX	(64u << 20)
+/* trace-cmd's option ids (TRACECMD_OPTION_*) read here. */
+#define CJ_OPT_DONE	0
+#define CJ_OPT_PROCMAPS	10
 /* The output is handed to stdio in pieces of about this size. */
 #define CJ_FLUSH	(256u << 10)
 
@@ -95,6 +103,8 @@ struct cj {
 	bool big;
 	int nr_cpus;
 	bool per_thread;		/* a kernel file: no process ids, pid = tid */
+	int top_pid;			/* the top buffer's process from PROCMAPS; 0: not there */
+	char *top_comm;			/* and its name */
 	struct cj_event *events;	/* indexed by event id */
 	unsigned int nr_ids;
 	struct cj_buffer *buffers;
@@ -360,13 +370,133 @@ static long cj_buffer(struct cj *c, struct tracecmd_input *h)
 }
 
 /*
+ * The file's options, as libtracecmd left them unread: a malloc'd copy of
+ * the list (v6: from the first option to the end marker; v7: the first
+ * options section's payload, uncompressed), *@len its length.
+ * Return: NULL when the file has none to read here, or out of memory.
+ */
+static uint8_t *cj_read_options(struct cj *c, size_t *len)
+{
+	unsigned long long off = tracecmd_get_options_offset(c->handle);
+	unsigned long version = tracecmd_get_in_file_version(c->handle);
+	uint8_t hdr[16], *buf = NULL;
+	size_t size = 0;
+	int fd;
+
+	if (!off || (version != 6 && version != 7))
+		return NULL;
+	fd = open(c->file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (version == 7) {
+		uint16_t id, flags;
+		uint64_t sec;
+
+		/* u16 id (0: options), u16 flags (1: compressed), u32 string id, u64 size. */
+		if (pread(fd, hdr, 16, (off_t)off) != 16)
+			goto out_close;
+		memcpy(&id, hdr, 2);
+		memcpy(&flags, hdr + 2, 2);
+		memcpy(&sec, hdr + 8, 8);
+		if (id != CJ_OPT_DONE || flags || sec > CJ_OPTIONS_MAX)
+			goto out_close;
+		size = (size_t)sec;
+		off += 16;
+	} else {
+		/* v6: u16 id, u32 size, data ... up to an id of 0: their total size. */
+		for (;;) {
+			ssize_t got = pread(fd, hdr, 6, (off_t)(off + size));
+			uint16_t id;
+			uint32_t n;
+
+			if (got < 2)
+				goto out_close;
+			memcpy(&id, hdr, 2);
+			if (id == CJ_OPT_DONE)
+				break;
+			if (got < 6)
+				goto out_close;
+			memcpy(&n, hdr + 2, 4);
+			if (n > CJ_OPTIONS_MAX - size || 6 > CJ_OPTIONS_MAX - size - n)
+				goto out_close;
+			size += 6 + (size_t)n;
+		}
+	}
+	buf = malloc(size ? size : 1);
+	if (buf && pread(fd, buf, size, (off_t)off) != (ssize_t)size) {
+		free(buf);
+		buf = NULL;
+	}
+	*len = size;
+out_close:
+	close(fd);
+	return buf;
+}
+
+/*
+ * The top buffer's process, from the file's PROCMAPS options (trev record
+ * writes one per process, the top buffer's first: docs/formats.md): the
+ * first whose pid no instance buffer's name carries. Every option is read
+ * inside the list; a PROCMAPS not NUL-terminated or not "PID COUNT COMM"
+ * in hex is passed over, as trace-cmd's reader does.
+ * Return: 0 (c->top_pid stays 0 when there is none), -ENOMEM.
+ */
+static int cj_top_proc(struct cj *c)
+{
+	size_t len = 0, pos = 0;
+	uint8_t *opts = cj_read_options(c, &len);
+	int ret = 0;
+
+	while (opts && pos + 2 <= len && !c->top_pid) {
+		uint16_t id;
+		uint32_t size;
+		unsigned int pid, count;
+		int name_at = 0;
+		const char *text;
+		bool taken = false;
+
+		memcpy(&id, opts + pos, 2);
+		if (id == CJ_OPT_DONE || pos + 6 > len)
+			break;
+		memcpy(&size, opts + pos + 2, 4);
+		pos += 6;
+		if (size > len - pos)
+			break;
+		text = (const char *)opts + pos;
+		pos += size;
+		if (id != CJ_OPT_PROCMAPS || !size || text[size - 1] ||
+		    sscanf(text, "%x %x %n", &pid, &count, &name_at) != 2 || !name_at ||
+		    !pid || pid > INT32_MAX)
+			continue;
+		for (unsigned int i = 0; i < c->nr_buffers; i++) {
+			size_t comm_len;
+
+			if (cj_name_pid(c->buffers[i].name, &comm_len) == (int)pid)
+				taken = true;
+		}
+		if (taken)
+			continue;
+		c->top_pid = (int)pid;
+		c->top_comm = strndup(text + name_at, strcspn(text + name_at, "\n"));
+		if (!c->top_comm)
+			ret = -ENOMEM;
+	}
+	free(opts);
+	return ret;
+}
+
+/*
  * Each buffer's process, after the first pass: the pid of its name
  * ("comm-pid", a session's process); for the top buffer of trev's file,
- * which does not store it, the smallest thread id that recorded (the main
- * thread's, when it did); none in a kernel file (pid = tid).
+ * the process its PROCMAPS option names, else (a file trev wrote before it
+ * stored that) the smallest thread id that recorded (the main thread's,
+ * when it did); none in a kernel file (pid = tid).
  */
 static int cj_buffer_pids(struct cj *c)
 {
+	if (!c->per_thread && cj_top_proc(c))
+		return -ENOMEM;
+
 	for (unsigned int i = 0; i < c->nr_buffers; i++) {
 		struct cj_buffer *b = &c->buffers[i];
 		size_t comm_len;
@@ -375,6 +505,11 @@ static int cj_buffer_pids(struct cj *c)
 		if (pid > 0) {
 			b->pid = pid;
 			b->comm = strndup(b->name, comm_len);
+			if (!b->comm)
+				return -ENOMEM;
+		} else if (!c->per_thread && c->top_pid && !*b->name) {
+			b->pid = c->top_pid;
+			b->comm = strdup(c->top_comm);
 			if (!b->comm)
 				return -ENOMEM;
 		} else {
@@ -855,10 +990,11 @@ static void cj_other(struct cj *c)
 	snprintf(tmp, sizeof(tmp), ",\"file_version\":%lu,\"cpus\":%d,\"buffers\":%u,"
 		 "\"events\":%llu,\"lost_events\":%llu,\"lost_unknown\":%llu,"
 		 "\"unmatched_exits\":%llu,\"lost_exits\":%llu,\"unfinished\":%llu,"
-		 "\"too_deep\":%llu,\"pids\":\"%s\"}}\n",
+		 "\"too_deep\":%llu,\"pids\":\"%s\",\"top_pid\":\"%s\"}}\n",
 		 tracecmd_get_in_file_version(c->handle), c->nr_cpus, c->nr_buffers, c->records,
 		 c->lost, c->lost_unknown, c->unmatched_exits, c->lost_exits, c->unfinished,
-		 c->too_deep, c->per_thread ? "thread" : "process");
+		 c->too_deep, c->per_thread ? "thread" : "process",
+		 c->per_thread ? "none" : c->top_pid ? "procmaps" : "smallest tid");
 	cj_puts(c, tmp);
 }
 
@@ -885,6 +1021,7 @@ static void cj_free(struct cj *c)
 		free(c->buffers[i].comm);
 	}
 	free(c->buffers);
+	free(c->top_comm);
 	for (unsigned int i = 0; i < c->cap_threads; i++)
 		free(c->threads[i].stack);
 	free(c->threads);

@@ -51,6 +51,7 @@ enum {
 	DM_OPT_UNAME = 5,
 	DM_OPT_CPUCOUNT = 8,
 	DM_OPT_VERSION = 9,
+	DM_OPT_PROCMAPS = 10,
 	DM_SEC_STRINGS = 15,
 	DM_SEC_HEADER_INFO = 16,
 	DM_SEC_FTRACE = 17,
@@ -92,6 +93,7 @@ struct dm_file {
 	struct dm_blob clock_text;	/* TRACECLOCK's text ("[local] mono ...") */
 	char clock_name[64];		/* the clock in use */
 	struct dm_blob uname, version_text;
+	struct dm_blob procmaps;	/* PROCMAPS: its process, NUL-terminated; or none */
 	struct dm_blob *cpustat;
 	int nr_cpustat;
 	uint32_t cpu_count;		/* the CPUs of the machine (CPUCOUNT, or v6's count) */
@@ -310,6 +312,11 @@ static int dm_read_options(struct dm_file *f, struct dm_rd *r, uint64_t *next)
 			break;
 		case DM_OPT_VERSION:
 			f->version_text = (struct dm_blob){ o.p, len };
+			break;
+		case DM_OPT_PROCMAPS:
+			/* Kept as trace-cmd reads it: a NUL-terminated text, else not at all. */
+			if (len && !o.p[len - 1])
+				f->procmaps = (struct dm_blob){ o.p, len };
 			break;
 		case DM_OPT_CPUCOUNT:
 			f->cpu_count = (uint32_t)rd_uint(&o, 4);
@@ -786,6 +793,10 @@ static void put_options(struct trev_buf *o, const struct dm_file *in, int n,
 		put_option(o, DM_OPT_UNAME, in[0].uname.p, (uint32_t)in[0].uname.len);
 	if (in[0].version_text.p)
 		put_option(o, DM_OPT_VERSION, in[0].version_text.p, (uint32_t)in[0].version_text.len);
+	/* Every process's, the top buffer's first (docs/formats.md, "PROCMAPS"). */
+	for (int i = 0; i < n; i++)
+		if (in[i].procmaps.p)
+			put_option(o, DM_OPT_PROCMAPS, in[i].procmaps.p, (uint32_t)in[i].procmaps.len);
 	for (int i = 0; i < n; i++) {
 		const struct dm_file *f = &in[i];
 		uint64_t off = dm_round_page(fly[i] + DM_SEC_HDR);
