@@ -27,7 +27,7 @@ static const struct trev_cmd commands[] = {
 	{ "report", cmd_report, "print a trace.dat file as the trace text" },
 	{ "list", cmd_list, "list the events of a process, program or library" },
 	{ "recover", cmd_recover, "a dead program's flight recorder file into trace.dat" },
-	{ "convert", cmd_convert, "a trace.dat file as a CTF trace (babeltrace2)" },
+	{ "convert", cmd_convert, "a trace.dat file as a CTF trace (babeltrace2) or JSON" },
 	{ "ps", cmd_ps, "the processes that serve trev, and whether they are recorded" },
 	{ "merge", cmd_merge, "trace.dat files of several processes as one, a buffer each" },
 };
