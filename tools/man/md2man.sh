@@ -116,12 +116,21 @@ function esc(s) {
 		return "\\&" s
 	return s
 }
-# Break points (\:) after : / _ = | . (and before /) in a narrow cell, where a long path or name may wrap.
-function breaks(s) {
+# Break points (\:) after : / _ = | (and before /) in a cell, where a long path or name may
+# wrap; after . too in the narrow columns of a table of more than 4, and between two long
+# words joined by one ("seconds.microseconds") in any.
+function breaks(s,    out) {
 	gsub(/:/, ":\\:", s)
 	gsub(/\//, "\\:/", s)
-	gsub(/[\/_=|.]/, "&\\:", s)
-	return s
+	gsub(/[\/_=|]/, "&\\:", s)
+	if (ncol > 4)
+		gsub(/\./, "&\\:", s)
+	out = ""
+	while (match(s, /[A-Za-z][A-Za-z][A-Za-z][A-Za-z][A-Za-z]\.[a-z][a-z][a-z][a-z][a-z]/)) {
+		out = out substr(s, 1, RSTART + 5) "\\:"
+		s = substr(s, RSTART + 6)
+	}
+	return out s
 }
 NR == 1 { print "'\''\\\" t" }
 # Ragged right: a long code span leaves no line to stretch.
