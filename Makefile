@@ -7,7 +7,8 @@
 #   make kernel-headers         the kernel-header corpus test (tests/kernel_headers/,
 #                               docs/events.md); kernel-headers-update records its results
 #
-# Helpers: deps, build, fuzz (FUZZ_SECONDS=300 per target), install (PREFIX=/usr/local), clean.
+# Helpers: deps, build, fuzz (FUZZ_SECONDS=300 per target), install (PREFIX=/usr/local),
+# uninstall (what the last install from build/ put in place), clean.
 
 SHELL := /bin/bash
 MAKEFLAGS += --no-print-directory
@@ -16,7 +17,8 @@ PREFIX ?= /usr/local
 
 DEB_PACKAGES := build-essential cmake pkg-config libcmocka-dev liburcu-dev libtraceevent-dev libtraceevent-doc trace-cmd libtracecmd-dev libtracefs-dev clang libclang-rt-14-dev valgrind libelf-dev \
 	liblttng-ust-dev lttng-tools babeltrace2 fuse3 libfuse3-dev python3 linux-source-6.1 \
-	kernelshark xvfb x11-apps x11-utils strace linux-perf bpftrace uftrace iproute2 jq
+	kernelshark xvfb x11-apps x11-utils strace linux-perf bpftrace uftrace iproute2 jq \
+	go-md2man man-db
 
 # tests/browser/: Debian's chromium, driven from Node.js (npm ci of its package-lock.json on the
 # first run); Debian's nodejs and npm unless a node with its npm is there already (NodeSource's
@@ -27,9 +29,11 @@ NODE_PACKAGES := nodejs npm
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 APT_GET := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600
 
-BUILD_OPTS := -DCMAKE_BUILD_TYPE=RelWithDebInfo
-ASAN_OPTS := -DTREV_SANITIZE=address -DCMAKE_BUILD_TYPE=Debug
-TSAN_OPTS := -DTREV_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug
+# TREV_MAN=ON: the man pages (go-md2man, in DEB_PACKAGES) are built in each tree, and a
+# missing go-md2man stops the configure instead of leaving tests/scripts/install.sh nothing.
+BUILD_OPTS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTREV_MAN=ON
+ASAN_OPTS := -DTREV_SANITIZE=address -DCMAKE_BUILD_TYPE=Debug -DTREV_MAN=ON
+TSAN_OPTS := -DTREV_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug -DTREV_MAN=ON
 # libFuzzer targets in a clang tree (ASan+UBSan); make test runs each briefly.
 FUZZ_SECONDS ?= 300
 FUZZ_OPTS = -DCMAKE_C_COMPILER=clang -DTREV_SANITIZE=address -DTREV_FUZZ=ON \
@@ -37,7 +41,7 @@ FUZZ_OPTS = -DCMAKE_C_COMPILER=clang -DTREV_SANITIZE=address -DTREV_FUZZ=ON \
 
 # Every recipe runs cmake/ctest with its own -j; the targets themselves run in order.
 .NOTPARALLEL:
-.PHONY: demo test bench fuzz deps build install clean kernel-headers kernel-headers-update
+.PHONY: demo test bench fuzz deps build install uninstall clean kernel-headers kernel-headers-update
 .DEFAULT_GOAL := build
 
 # $(call configure_build,DIR,CMAKE OPTIONS)
@@ -112,8 +116,14 @@ fuzz: deps
 	$(call configure_build,build-fuzz,$(call FUZZ_OPTS,$(FUZZ_SECONDS)))
 	ctest --test-dir build-fuzz -R '^fuzz_' --output-on-failure -j$(JOBS)
 
+# The library, headers, pkg-config file, CMake package, the command and its man pages
+# (README.md, "Install"); build/install_manifest.txt lists what went where.
 install: build
 	$(SUDO) cmake --install build --prefix $(PREFIX)
+
+# Removes the files build/install_manifest.txt lists (cmake/trev_uninstall.cmake).
+uninstall:
+	$(SUDO) cmake -DTREV_MANIFEST=build/install_manifest.txt -P cmake/trev_uninstall.cmake
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz

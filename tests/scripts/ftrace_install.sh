@@ -12,7 +12,10 @@ export LC_ALL=C
 B=$TREV_BUILD_DIR
 S=$TREV_SOURCE_DIR
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+# cmake --install rewrites the tree's install_manifest.txt: the one of `make install` is put
+# back, so that `make uninstall` still removes what it installed (as install.sh).
+[ -f "$B/install_manifest.txt" ] && cp "$B/install_manifest.txt" "$T/manifest.saved"
+trap 'if [ -f "$T/manifest.saved" ]; then cp "$T/manifest.saved" "$B/install_manifest.txt"; else rm -f "$B/install_manifest.txt"; fi; rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # A sanitizer tree's libtrev needs its runtime in the program: gcc with the same -fsanitize

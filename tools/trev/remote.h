@@ -61,7 +61,7 @@ int trev_remote_connect(pid_t pid, struct trev_remote **out, char *why, size_t w
  */
 int trev_remote_from_fd(int fd, pid_t pid, struct trev_remote **out, char *why, size_t why_size);
 void trev_remote_close(struct trev_remote *r);
-/* The process's banner, "trev 0.1.0 pid N". */
+/* The process's banner, "trev X.Y.Z pid N" (its library's version). */
 const char *trev_remote_banner(const struct trev_remote *r);
 
 /* Open flags: TREV_PO_* of proto.h. Return: a handle > 0 or a negative errno. */

@@ -9,8 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "control/proto.h"
 #include "remote.h"
 #include "trev.h"
+
+#ifndef TREV_VERSION_STRING
+#define TREV_VERSION_STRING "unknown"
+#endif
 
 static const struct trev_cmd commands[] = {
 	{ "cat", cmd_cat, "print a file of a running process's tree" },
@@ -22,7 +27,7 @@ static const struct trev_cmd commands[] = {
 	{ "report", cmd_report, "print a trace.dat file as the trace text" },
 	{ "list", cmd_list, "list the events of a process, program or library" },
 	{ "recover", cmd_recover, "a dead program's flight recorder file into trace.dat" },
-	{ "convert", cmd_convert, "a trace.dat file as a CTF trace (babeltrace2)" },
+	{ "convert", cmd_convert, "a trace.dat file as a CTF trace (babeltrace2) or JSON" },
 	{ "ps", cmd_ps, "the processes that serve trev, and whether they are recorded" },
 	{ "merge", cmd_merge, "trace.dat files of several processes as one, a buffer each" },
 };
@@ -176,18 +181,67 @@ static int trev_set_timeout(const char *what, const char *arg)
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: trev [--timeout=SECONDS] <command> [options]\n\ncommands:\n");
+	fprintf(out, "usage: trev [--timeout=SECONDS] <command> [options]\n"
+		     "       trev help [<command>]\n"
+		     "       trev --version\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n`trev <command> --help` describes each.\n"
+	fprintf(out, "\n`trev help <command>` (or `trev <command> --help`) describes each;\n"
+		     "`man trev-<command>` too, where the man pages are installed.\n"
 		     "--timeout (or TREV_TIMEOUT): how long a process may take to answer a\n"
 		     "request beyond the request's own wait, in seconds (default %d, 0 for ever).\n",
 		TREV_REMOTE_TIMEOUT_MS / 1000);
 }
 
+/*
+ * The command's version, and where a traced process's library version is
+ * seen: its control socket's HELLO banner, "trev X.Y.Z pid N" (src/control/).
+ */
+static int version(void)
+{
+	printf("trev %s\n"
+	       "control protocol versions %u to %u; trace.dat versions 6 and 7\n"
+	       "A traced process's library says its version when trev connects, as\n"
+	       "\"trev X.Y.Z pid N\": trev ps shows it (TREV), trev stat on its first line.\n",
+	       TREV_VERSION_STRING, TREV_PROTO_VERSION_MIN, TREV_PROTO_VERSION);
+	return fflush(stdout) ? 1 : 0;
+}
+
+static const struct trev_cmd *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* `trev help [CMD]`: `trev --help`, or `trev CMD --help`. */
+static int help(int argc, char **argv)
+{
+	const struct trev_cmd *cmd;
+	char *args[] = { NULL, "--help", NULL };
+
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc > 2) {
+		trev_err("help takes one command, not %d words; see trev --help", argc - 1);
+		return 2;
+	}
+	cmd = find_command(argv[1]);
+	if (!cmd) {
+		trev_err("help: '%s' is not a trev command; see trev --help", argv[1]);
+		return 2;
+	}
+	args[0] = argv[1];
+	return cmd->fn(2, args);
+}
+
 int main(int argc, char **argv)
 {
 	const char *env = getenv("TREV_TIMEOUT");
+	const struct trev_cmd *cmd;
 
 	if (env && *env && trev_set_timeout("TREV_TIMEOUT", env))
 		return 2;
@@ -212,13 +266,17 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--version"))
+		return version();
+	if (!strcmp(argv[1], "help"))
+		return help(argc - 1, argv + 1);
+	cmd = find_command(argv[1]);
+	if (cmd)
+		return cmd->fn(argc - 1, argv + 1);
 	trev_err("'%s' is not a trev command; see trev --help", argv[1]);
 	return 2;
 }
