@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# A trace.dat writer killed at any instant of its checkpoints leaves a valid file
+# (docs/tracedat.md, "Checkpoints"): tests/tracedat/dat_ckpt_cut.c records a made-up
+# workload whose metadata changes at each snapshot, and is SIGKILLed before piece N of its
+# writes, each write cut into pieces at page boundaries as the kernel may cut one; for every
+# N, v6 and v7, whatever is at the file's name then:
+#   - trace-cmd dump -v says it is valid (it walks v7's chain of sections to the end);
+#   - trace-cmd report reads it without a complaint, and libtracecmd (dat_read_tracecmd)
+#     reads the same records;
+#   - each CPU's events are its first ones, seq 0, 1, 2, ... with no gap;
+#   - no cut shows fewer events than the cut before it.
+# The last run, not cut, shows every event (the pages of its last checkpoint).
+set -uo pipefail
+export LC_ALL=C
+
+B=$TREV_BUILD_DIR/tests
+command -v trace-cmd >/dev/null || { echo "SKIP: trace-cmd is not installed"; exit 77; }
+for exe in dat_ckpt_cut dat_read_tracecmd; do
+	[ -x "$B/$exe" ] || { echo "SKIP: $exe was not built (libtracecmd missing)"; exit 77; }
+done
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# check DAT WHAT: the file is valid and shows a gap-free start of each CPU's events; their
+# number in $shown.
+check() {
+	local dat=$1 what=$2
+
+	trace-cmd dump -v -i "$dat" >"$T/dump" 2>&1 ||
+		fail "$what: trace-cmd dump -v fails: $(tail -3 "$T/dump")"
+	grep -q "is a valid trace-cmd file" "$T/dump" || fail "$what: dump -v: $(cat "$T/dump")"
+	trace-cmd report -i "$dat" >"$T/report" 2>"$T/report.err" ||
+		fail "$what: trace-cmd report fails: $(head -3 "$T/report.err")"
+	grep -v '^cpus=' "$T/report.err" | grep -q . &&
+		fail "$what: trace-cmd report complains: $(head -3 "$T/report.err")"
+	"$B/dat_read_tracecmd" "$dat" >"$T/lib" 2>"$T/lib.err" ||
+		fail "$what: libtracecmd cannot read it: $(cat "$T/lib.err")"
+	grep -o 'cpu=[0-9]* seq=[0-9]*' "$T/report" >"$T/seen"
+	grep -o 'cpu=[0-9]* seq=[0-9]*' "$T/lib" | sort >"$T/seen.lib"
+	sort "$T/seen" | cmp -s - "$T/seen.lib" ||
+		fail "$what: libtracecmd and trace-cmd report read different events"
+	[ "$(grep -c ' tick: ' "$T/report")" = "$(wc -l <"$T/seen")" ] ||
+		fail "$what: an event that is no ckpt:tick: $(grep -v ' tick: ' "$T/report" | head -3)"
+	awk '{ split($1, c, "="); split($2, s, "=");
+	       if (s[2] != n[c[2]]++) { print "cpu " c[2] ": seq " s[2] ", not " n[c[2]] - 1; exit 1 } }' \
+		"$T/seen" >"$T/why" || fail "$what: $(cat "$T/why")"
+	shown=$(wc -l <"$T/seen")
+}
+
+for v in 6 7; do
+	dat="$T/cut-$v.dat"
+	rm -f "$dat"
+	"$B/dat_ckpt_cut" "$v" "$dat" 0 >"$T/full" || fail "v$v: dat_ckpt_cut exits $?"
+	total=$(sed -n 's/^pieces //p' "$T/full")
+	[ -n "$total" ] && [ "$total" -gt 0 ] || fail "v$v: no pieces: $(cat "$T/full")"
+	check "$dat" "v$v, not cut"
+	# 3 + 2 + 1 pages of CPU 0, 2 + 1 of CPU 1, 5 events each.
+	[ "$shown" = 45 ] || fail "v$v, not cut: $shown events, not 45"
+	last=0
+	for ((n = 1; n <= total; n++)); do
+		rm -f "$dat"
+		# (the shell's "Killed" notice goes where the group's stderr goes)
+		{ "$B/dat_ckpt_cut" "$v" "$dat" "$n" >"$T/out" 2>&1; rc=$?; } 2>/dev/null
+		[ "$rc" = 137 ] || fail "v$v: dat_ckpt_cut cut at $n exits $rc: $(cat "$T/out")"
+		# Nothing at the name until the first checkpoint is whole.
+		[ -e "$dat" ] || { [ "$last" = 0 ] || fail "v$v, cut at $n: the file is gone"; continue; }
+		check "$dat" "v$v, cut at piece $n of $total"
+		[ "$shown" -ge "$last" ] || fail "v$v, cut at $n: $shown events, $last at the cut before"
+		last=$shown
+	done
+	echo "ok: v$v: killed before each of $total pieces of writes: a valid file each time"
+done
