@@ -10,6 +10,7 @@
 #   - trace-cmd report reads it without a complaint, and libtracecmd (dat_read_tracecmd)
 #     reads the same records;
 #   - each CPU's events are its first ones, seq 0, 1, 2, ... with no gap;
+#   - trev merge takes it, and its file holds the same events;
 #   - no cut shows fewer events than the cut before it.
 # The last run, not cut, shows every event (the pages of its last checkpoint).
 set -uo pipefail
@@ -17,6 +18,7 @@ export LC_ALL=C
 
 B=$TREV_BUILD_DIR/tests
 command -v trace-cmd >/dev/null || { echo "SKIP: trace-cmd is not installed"; exit 77; }
+trev=$TREV_BUILD_DIR/tools/trev/trev
 for exe in dat_ckpt_cut dat_read_tracecmd; do
 	[ -x "$B/$exe" ] || { echo "SKIP: $exe was not built (libtracecmd missing)"; exit 77; }
 done
@@ -49,6 +51,10 @@ check() {
 	       if (s[2] != n[c[2]]++) { print "cpu " c[2] ": seq " s[2] ", not " n[c[2]] - 1; exit 1 } }' \
 		"$T/seen" >"$T/why" || fail "$what: $(cat "$T/why")"
 	shown=$(wc -l <"$T/seen")
+	"$trev" merge -o "$T/merged.dat" "$dat" >"$T/merge" 2>&1 ||
+		fail "$what: trev merge fails: $(cat "$T/merge")"
+	trace-cmd report -i "$T/merged.dat" 2>/dev/null | grep -o 'cpu=[0-9]* seq=[0-9]*' |
+		cmp -s - "$T/seen" || fail "$what: trev merge's file holds other events"
 }
 
 for v in 6 7; do
