@@ -23,6 +23,14 @@ for exe in dat_ckpt_cut dat_read_tracecmd; do
 	[ -x "$B/$exe" ] || { echo "SKIP: $exe was not built (libtracecmd missing)"; exit 77; }
 done
 
+# trev merge maps its input whole: a file whose second CPU lies 1 TiB in is more than
+# TSan's runtime maps shadow for, at times (mmap() fails with ENOMEM there).
+merge=1
+if [ "$(sed -n 's/^TREV_SANITIZE:STRING=//p' "$TREV_BUILD_DIR/CMakeCache.txt" 2>/dev/null)" = thread ]; then
+	merge=0
+	echo "note: no trev merge check in the TSan tree (a 1 TiB mapping)"
+fi
+
 # A reader given a torn file may loop for ever (trace-cmd dump did, on a v7 metadata torn
 # between two pages): this bound only ends a run that already failed.
 guard="timeout 120"
@@ -55,6 +63,7 @@ check() {
 	       if (s[2] != n[c[2]]++) { print "cpu " c[2] ": seq " s[2] ", not " n[c[2]] - 1; exit 1 } }' \
 		"$T/seen" >"$T/why" || fail "$what: $(cat "$T/why")"
 	shown=$(wc -l <"$T/seen")
+	[ "$merge" = 1 ] || return 0
 	$guard "$trev" merge -o "$T/merged.dat" "$dat" >"$T/merge" 2>&1 ||
 		fail "$what: trev merge fails: $(cat "$T/merge")"
 	$guard trace-cmd report -i "$T/merged.dat" 2>/dev/null | grep -o 'cpu=[0-9]* seq=[0-9]*' |
