@@ -392,7 +392,8 @@ static int code_map_build(struct dat_code_list *l, struct dat_code_map *map)
 		return l->err;
 	if (!nr_ids)
 		return 0;
-	qsort(l->p, l->n, sizeof(*l->p), code_ent_cmp);
+	if (l->n)	/* l->p is NULL when no format prints a code address */
+		qsort(l->p, l->n, sizeof(*l->p), code_ent_cmp);
 	map->first = malloc((nr_ids + 1) * sizeof(*map->first));
 	map->fields = malloc((l->n ? l->n : 1) * sizeof(*map->fields));
 	if (!map->first || !map->fields) {
