@@ -51,7 +51,9 @@ check() {
 		fail "$what: trace-cmd report fails: $(head -3 "$T/report.err")"
 	grep -v '^cpus=' "$T/report.err" | grep -q . &&
 		fail "$what: trace-cmd report complains: $(head -3 "$T/report.err")"
-	$guard "$B/dat_read_tracecmd" "$dat" >"$T/lib" 2>"$T/lib.err" ||
+	# libtracecmd 3.1.6 leaks a string of its own (sscanf %ms while opening): not ours to report.
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		$guard "$B/dat_read_tracecmd" "$dat" >"$T/lib" 2>"$T/lib.err" ||
 		fail "$what: libtracecmd cannot read it: $(cat "$T/lib.err")"
 	grep -o 'cpu=[0-9]* seq=[0-9]*' "$T/report" >"$T/seen"
 	grep -o 'cpu=[0-9]* seq=[0-9]*' "$T/lib" | sort >"$T/seen.lib"
