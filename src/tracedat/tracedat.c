@@ -86,6 +86,8 @@ enum {
 #define DAT_BASE_GUESS	(64u << 10)	/* the main stream's base without a snapshot */
 #define DAT_REGIONS	8	/* CPUs writing into the file being made, at most */
 #define DAT_REGION	(1ull << 40)	/* the room of each: 1 TiB, sparse ("The main stream") */
+#define DAT_CK_FLY_END	((uint64_t)DAT_REGIONS * DAT_REGION)	/* a checkpoint's flyrecord section's end */
+#define DAT_CK_TAIL	16	/* zeros a checkpoint writes after its metadata ("Checkpoints") */
 
 /* A file pages are written to. */
 struct dat_file {
@@ -185,11 +187,12 @@ struct dat_code_map {
 struct dat_ckpt {
 	pthread_mutex_t lock;
 	int fd;			/* the file being made again, without O_DIRECT; -1: no checkpoints */
-	struct trev_buf head;	/* the metadata written at 0, as the sizes last patched it */
+	struct trev_buf head;	/* the metadata on disk, as the sizes last patched it, from 0 */
 	unsigned int gen;	/* the snapshot head was made from; 0: none written */
 	uint64_t tab_pos;	/* in head: CPU 0's offset and size (v6 table, v7 BUFFER option) */
-	uint64_t fly_pos;	/* v7: the flyrecord section's size; 0: v6 */
-	uint64_t fly_from;	/* v7: where the flyrecord section's payload starts */
+	uint64_t he_pos;	/* in head: header_event's length, page 0's last field */
+	uint64_t body, body_end;	/* in head: the body's bytes, what page 0 points at */
+	bool flip;		/* page 0 can point at another body (its pointers end in page 0) */
 	bool linked;		/* the file is at its name */
 	uint64_t entries;	/* the data records of the pages the file shows */
 };
@@ -215,7 +218,7 @@ struct trev_dat {
 	struct dat_ckpt ck;
 	struct dat_out out;
 	struct dat_io io;
-	uint64_t head_est;	/* atomic: the data's start after the last snapshot; 0 none */
+	uint64_t head_est;	/* atomic: the metadata's length at the last snapshot; 0 none */
 	char *proc;		/* the PROCMAPS option's text (trev__dat_set_proc()), or NULL */
 };
 
@@ -241,16 +244,21 @@ struct dat_meta {
  * @l->min_start: the data starts there at least (a main stream that keeps
  * its gap). @l->sizes false: a trial build for the metadata's size only
  * (trev_dat_snapshot(), beside trev_dat_add_page()): no page count is read.
+ * A checkpoint's metadata (see "Checkpoints") has @l->pad bytes after the
+ * header_event text and a v7 flyrecord section that ends at @l->fly_end.
  */
 struct dat_layout {
 	uint64_t min_start;	/* in */
 	bool sizes;		/* in */
 	bool given;		/* in: off and size are set already (a checkpoint's layout) */
+	uint64_t pad;		/* in: bytes that header_event's length covers after its text */
+	uint64_t fly_end;	/* in: v7, the flyrecord section's end; 0: its last stream's */
 	uint64_t start;		/* out: the first stream's offset */
 	uint64_t *off, *size;	/* out (in if given): per CPU */
 	uint64_t tab_pos;	/* out: in the metadata, CPU 0's offset and size */
-	uint64_t fly_pos;	/* out: v7, the flyrecord section's size field */
-	uint64_t fly_from;	/* out: v7, the flyrecord section's payload */
+	uint64_t he_pos;	/* out: header_event's u64 length */
+	uint64_t body;		/* out: the metadata after header_event's text and the pad */
+	uint64_t meta_end;	/* out: the metadata's end (v6: the clock text's; v7: section 3's header's) */
 };
 
 static void meta_free(struct dat_meta *m);
@@ -386,7 +394,8 @@ static int code_map_build(struct dat_code_list *l, struct dat_code_map *map)
 		return l->err;
 	if (!nr_ids)
 		return 0;
-	qsort(l->p, l->n, sizeof(*l->p), code_ent_cmp);
+	if (l->n)	/* l->p is NULL when no format prints a code address */
+		qsort(l->p, l->n, sizeof(*l->p), code_ent_cmp);
 	map->first = malloc((nr_ids + 1) * sizeof(*map->first));
 	map->fields = malloc((l->n ? l->n : 1) * sizeof(*map->fields));
 	if (!map->first || !map->fields) {
@@ -908,8 +917,12 @@ static void dat_out_begin(struct trev_dat *dat, int cpu)
 	if (o->nr == DAT_REGIONS)
 		return;
 	if (o->nr == 0) {
-		/* Room for what the metadata gains by the end: thread names, symbols, new events. */
-		base = est ? est + round_up_page(est / 8 + 16384) : DAT_BASE_GUESS;
+		/*
+		 * Room for the metadata twice (a checkpoint writes the new one
+		 * beside the old, "Checkpoints"), and for what it gains by the
+		 * end: thread names, symbols, new events.
+		 */
+		base = est ? round_up_page(2 * est + est / 8 + 16384) : DAT_BASE_GUESS;
 		/*
 		 * The room has its blocks before the first page: a checkpoint's
 		 * metadata never runs out of space half-written. Without them,
@@ -1852,7 +1865,7 @@ static int meta_read(struct trev_dat *dat, struct dat_meta *m)
 static int dat_build(const struct trev_dat *dat, const struct dat_meta *m, struct trev_buf *head,
 		     struct trev_buf *tail, struct dat_layout *l);
 
-/* Where the data would start with @m's metadata: the main stream's base (dat_out_begin()). */
+/* The length of @m's metadata: the main stream's base follows from it (dat_out_begin()). */
 static void dat_estimate(struct trev_dat *dat, const struct dat_meta *m)
 {
 	struct trev_buf head = TREV_BUF_INIT, tail = TREV_BUF_INIT;
@@ -1860,7 +1873,7 @@ static void dat_estimate(struct trev_dat *dat, const struct dat_meta *m)
 	struct dat_layout l = { .sizes = false, .off = v, .size = v ? v + dat->nr_cpus : NULL };
 
 	if (v && dat->out.f.fd >= 0 && dat_build(dat, m, &head, &tail, &l) == 0)
-		__atomic_store_n(&dat->head_est, l.start, __ATOMIC_RELAXED);
+		__atomic_store_n(&dat->head_est, l.meta_end, __ATOMIC_RELAXED);
 	trev__buf_free(&head);
 	trev__buf_free(&tail);
 	free(v);
@@ -2111,11 +2124,42 @@ static void cpu_layout(const struct trev_dat *dat, uint64_t start, struct dat_la
 	}
 }
 
+/*
+ * header_page and header_event (section 16's payload), with @l->pad bytes
+ * after header_event's text that its length covers: readers skip them
+ * (libtracecmd reads header_event and drops it). A checkpoint moves the
+ * rest of the metadata, the body, with them ("Checkpoints").
+ */
+static void put_header_info(struct trev_buf *b, const struct dat_meta *m, struct dat_layout *l)
+{
+	const struct trev_buf *h = &m->header_info;
+	uint64_t np = 0, ne = 0, at = 12 + 8;
+
+	if (h->len >= at)
+		memcpy(&np, h->data + 12, 8);
+	at += np + 13;
+	if (h->len >= at + 8)
+		memcpy(&ne, h->data + at, 8);
+	if (h->len != at + 8 + ne) {	/* not as meta_header_info() makes it */
+		buf_put(b, h->data, h->len);
+		l->he_pos = 0;
+		l->body = b->len;
+		return;
+	}
+	l->he_pos = b->len + at;
+	buf_put(b, h->data, (size_t)at);
+	buf_u64(b, ne + l->pad);
+	buf_put(b, h->data + at + 8, (size_t)ne);
+	buf_zeros(b, (size_t)l->pad);
+	l->body = b->len;
+}
+
 /* A version 6 file up to its "flyrecord": what trace-cmd listen takes as metadata. */
-static void head_v6(const struct trev_dat *dat, const struct dat_meta *m, struct trev_buf *b)
+static void head_v6(const struct trev_dat *dat, const struct dat_meta *m, struct trev_buf *b,
+		    struct dat_layout *l)
 {
 	file_header(b, 6);
-	buf_put(b, m->header_info.data, m->header_info.len);
+	put_header_info(b, m, l);
 	buf_put(b, m->ftrace.data, m->ftrace.len);
 	buf_put(b, m->events.data, m->events.len);
 	buf_put(b, m->kallsyms.data, m->kallsyms.len);
@@ -2132,7 +2176,7 @@ static int build_v6(const struct trev_dat *dat, const struct dat_meta *m, struct
 {
 	uint64_t table, start;
 
-	head_v6(dat, m, b);
+	head_v6(dat, m, b, l);
 	buf_put(b, "flyrecord", 10);
 	/* The table's size is known, so the data start is too: nothing to patch later. */
 	table = b->len;
@@ -2140,7 +2184,6 @@ static int build_v6(const struct trev_dat *dat, const struct dat_meta *m, struct
 		   l);
 	start = l->start;
 	l->tab_pos = b->len;
-	l->fly_pos = 0;
 	for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
 		buf_u64(b, l->off[cpu]);
 		buf_u64(b, l->size[cpu]);
@@ -2148,6 +2191,7 @@ static int build_v6(const struct trev_dat *dat, const struct dat_meta *m, struct
 	/* TRACECLOCK is written, so its text follows the table (docs/formats.md, "Version 6"). */
 	buf_u64(b, strlen(m->clock));
 	buf_put(b, m->clock, strlen(m->clock));
+	l->meta_end = b->len;
 	if (!b->err)
 		buf_zeros(b, (size_t)(start - b->len));
 	return b->err;
@@ -2159,7 +2203,9 @@ int trev__dat_snapshot_head_v6(struct trev_dat *dat, struct trev_buf *out)
 
 	pthread_mutex_lock(&dat->snap_lock);
 	if (dat->snap) {
-		head_v6(dat, dat->snap, out);
+		struct dat_layout l = { 0 };
+
+		head_v6(dat, dat->snap, out, &l);
 		ret = out->err;
 	}
 	pthread_mutex_unlock(&dat->snap_lock);
@@ -2212,7 +2258,12 @@ static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct
 		const struct trev_buf *s = (const void *)((const char *)m + sections[i].field);
 
 		sec_off[i] = b->len;
-		v7_section(b, sections[i].id, sections[i].desc, s->data, s->len);
+		if (i > 0) {
+			v7_section(b, sections[i].id, sections[i].desc, s->data, s->len);
+			continue;
+		}
+		v7_section(b, sections[i].id, sections[i].desc, NULL, s->len + l->pad);
+		put_header_info(b, m, l);
 	}
 
 	/* Options: where each section is, then what both versions carry, then the buffer. */
@@ -2264,12 +2315,15 @@ static int build_v7(const struct trev_dat *dat, const struct dat_meta *m, struct
 	opt_pos = opt_off;
 	memcpy(b->data + opt_ptr, &opt_pos, 8);
 
-	/* The flyrecord section holds its own padding, so the chain has no gap
-	 * (docs/formats.md, "Version 7"). */
-	/* The section ends where its last stream does (a checkpoint's are apart). */
-	l->fly_pos = b->len + 8;
-	l->fly_from = fly_off + DAT_SEC_HDR;
+	/*
+	 * The flyrecord section holds its own padding, so the chain has no gap
+	 * (docs/formats.md, "Version 7"). It ends where its last stream does;
+	 * a checkpoint's, past any page the file may have ("Checkpoints").
+	 */
+	if (l->fly_end)
+		end = l->fly_end;
 	v7_section(b, DAT_OPT_BUFFER, "flyrecord", NULL, end - (fly_off + DAT_SEC_HDR));
+	l->meta_end = b->len;
 	if (!b->err)
 		buf_zeros(b, (size_t)(start - b->len));
 	v7_section(tail, DAT_SEC_STRINGS, "strings", v7_strings, sizeof(v7_strings));
@@ -2358,22 +2412,55 @@ static int dat_out_link(int fd, const char *path, uint64_t len)
  * recorder that is killed (the OOM killer, a bug) or that runs out of
  * space leaves every page that reached the file:
  *
- *	0                    main base       k TiB
- *	| metadata | zeros  | main CPU's pages | hole | k-th CPU's pages | ...
+ *	0                                            main base       k TiB
+ *	| prefix | body A | ... | body B | ...       | main CPU's pages | hole | k-th CPU's pages | ...
+ *	  '-- page 0 says which body readers follow
  *
- * The metadata of the last snapshot is written at 0, in the room before
- * the main CPU's base, with a table (v6's flyrecord table, v7's BUFFER
- * option and flyrecord section size) that gives each stream of the file
- * being made its base and the pages a write has put there (durable);
- * CPUs whose pages wait in temporary files have size 0 until the end.
- * After each batch is written (the writer thread, or trev__dat_sync()'s
- * partial ones) the table is rewritten, a few bytes; the whole metadata
- * when a snapshot changed it and it fits the room (else the older one
- * stays, with the new sizes). The first checkpoint gives the file its
- * name. The room's blocks are allocated before the first page, so these
- * writes never fail for space. trev_dat_finish() then moves the streams
- * together as before: a recorder killed in that last step may leave a
- * table that does not match.
+ * The metadata of the last snapshot is written in the room before the main
+ * CPU's base, with a table (v6's flyrecord table, v7's BUFFER option) that
+ * gives each stream of the file being made its base and the pages a write
+ * has put there (durable); CPUs whose pages wait in temporary files have
+ * size 0 until the end. A v7 checkpoint's flyrecord section runs to
+ * DAT_CK_FLY_END, past any page the file can have: trace-cmd dump walks the
+ * chain of sections to the end of the file, and a batch written past the
+ * table's sizes (before its checkpoint) must not read as sections.
+ *
+ * The rule: every byte a reader follows is written before anything points
+ * at it, and every write that changes what readers follow is one pwrite()
+ * within one page. A SIGKILL cuts a write between two pages (the kernel
+ * copies it page by page and checks for a fatal signal in between), never
+ * inside one; the page cache shows the writes in order to whoever opens the
+ * file after the kill. (Nothing is synced: a power cut is not covered.)
+ *
+ *   - The metadata is split in two: the prefix, from the file header to
+ *     header_event's length, and the body, all the rest (v6: the formats up
+ *     to the table and the clock; v7: sections 17 to 21, the options and
+ *     the flyrecord section's header). header_event's length covers its
+ *     text and the bytes up to the body, which readers skip (libtracecmd
+ *     reads header_event and drops it); in v7, section 16's size and the
+ *     options section's offset say the same. These fields all lie in page
+ *     0 (before byte 4096 when header_page is shorter than about 4 KB).
+ *   - After each batch is written (the writer thread, or trev__dat_sync()'s
+ *     partial ones), only the table is rewritten: one pwrite() of a few
+ *     bytes, placed where it does not cross a page (for up to 200 CPUs);
+ *     an offset never changes once its stream has pages, and sizes only
+ *     grow, so a table torn for more CPUs still shows pages that are there.
+ *   - When a snapshot changed the metadata, the new body is written where
+ *     no reader looks, beside the old one in the room (at the prefix's end
+ *     if it fits before the old body, else after it), then one pwrite() of
+ *     page 0's fields switches to it; the old body becomes bytes that
+ *     header_event's length covers (or, when it lies after the new one,
+ *     bytes between the metadata and the data, which readers skip). A body
+ *     that fits neither waits for the end; the older one stays, with the
+ *     new sizes. So does every body after the first when page 0's fields
+ *     would end past its first page.
+ *   - The first checkpoint writes the whole metadata into the zeros of the
+ *     room before the file has its name; then it gives the file its name.
+ *
+ * The room's blocks are allocated before the first page, so these writes
+ * never fail for space. trev_dat_finish() then moves the streams together
+ * and writes the final metadata as before: a recorder killed in that last
+ * step may leave a table that does not match.
  */
 
 /* Put @v at @pos of @b (the header as last written). */
@@ -2381,6 +2468,81 @@ static void ck_patch(struct trev_buf *b, uint64_t pos, uint64_t v)
 {
 	if (pos + sizeof(v) <= b->len)
 		memcpy(b->data + pos, &v, sizeof(v));
+}
+
+/*
+ * Where a body of @len bytes whose table is at @tab in it (@tab_len bytes)
+ * may start: at @from, or after it so that the table does not cross a page.
+ */
+static uint64_t ck_align(uint64_t from, uint64_t tab, uint64_t tab_len)
+{
+	uint64_t in_page = (from + tab) % TREV_DAT_PAGE_SIZE;
+
+	if (tab_len <= TREV_DAT_PAGE_SIZE && in_page + tab_len > TREV_DAT_PAGE_SIZE)
+		return from + TREV_DAT_PAGE_SIZE - in_page;
+	return from;
+}
+
+/*
+ * Where a new body goes: @head as @l built it with no pad (its body at the
+ * prefix's end), and the metadata may use the room up to @base. The first
+ * one at the prefix's end; the next ones not over the body on disk, behind
+ * the same prefix (header_page and header_event do not change).
+ * Return: the body's start, or 0 when it does not fit.
+ */
+static uint64_t ck_place(const struct trev_dat *dat, const struct trev_buf *head,
+			 const struct dat_layout *l, uint64_t base)
+{
+	const struct dat_ckpt *ck = &dat->ck;
+	uint64_t len = l->meta_end + DAT_CK_TAIL - l->body, tab = l->tab_pos - l->body;
+	uint64_t tab_len = (uint64_t)dat->nr_cpus * (dat->version == 7 ? 20 : 16);
+	uint64_t at = ck_align(l->body, tab, tab_len), from = dat->version == 7 ? 48 : 0;
+
+	if (!ck->head.len)
+		return at + len <= base ? at : 0;
+	/* Page 0's fields: v7's options offset (24) and section 16's size (40), header_event's length. */
+	if (!ck->flip || l->he_pos != ck->he_pos || ck->head.len < l->body ||
+	    memcmp(head->data + from, ck->head.data + from, l->he_pos - from) ||
+	    memcmp(head->data + l->he_pos + 8, ck->head.data + l->he_pos + 8,
+		   l->body - l->he_pos - 8))
+		return 0;
+	if (at + len <= ck->body)
+		return at;
+	at = ck_align(ck->body_end, tab, tab_len);
+	return at + len <= base ? at : 0;
+}
+
+/*
+ * Build the checkpoint metadata of @m into @head (@l: given offsets and
+ * sizes) with its body where ck_place() says. Return: 0, or -ENOSPC when it
+ * does not fit the room, or another negative errno.
+ */
+static int ck_build(const struct trev_dat *dat, const struct dat_meta *m, struct trev_buf *head,
+		    struct dat_layout *l, uint64_t base)
+{
+	struct trev_buf tail = TREV_BUF_INIT;
+	uint64_t at;
+	int ret;
+
+	ret = dat_build(dat, m, head, &tail, l);
+	if (ret || l->start != base)
+		goto out_free;
+	at = ck_place(dat, head, l, base);
+	if (at && at != l->body) {
+		trev__buf_free(head);
+		trev__buf_free(&tail);
+		l->pad = at - l->body;
+		ret = dat_build(dat, m, head, &tail, l);
+		if (ret || l->start != base || l->body != at)
+			goto out_free;
+	}
+	if (at) {
+		trev__buf_free(&tail);
+		return 0;
+	}
+out_free:
+	trev__buf_free(&tail);
+	return ret ?: -ENOSPC;
 }
 
 /*
@@ -2394,7 +2556,9 @@ static int dat_ckpt(struct trev_dat *dat, const struct dat_meta *final)
 	struct dat_ckpt *ck = &dat->ck;
 	struct dat_out *o = &dat->out;
 	const unsigned int stride = dat->version == 7 ? 20 : 16, at = dat->version == 7 ? 4 : 0;
-	uint64_t *off, *size, base, entries = 0, end;
+	struct trev_buf head = TREV_BUF_INIT;
+	struct dat_layout l = { 0 };
+	uint64_t *off, *size, base, entries = 0;
 	bool whole = false;
 	int nr, ret = 0;
 
@@ -2423,47 +2587,49 @@ static int dat_ckpt(struct trev_dat *dat, const struct dat_meta *final)
 
 	pthread_mutex_lock(&dat->snap_lock);
 	if (final || (dat->snap && dat->snap_gen != ck->gen)) {
-		struct trev_buf head = TREV_BUF_INIT, tail = TREV_BUF_INIT;
-		struct dat_layout l = { .sizes = true, .given = true, .min_start = base,
-					.off = off, .size = size };
-
+		l = (struct dat_layout){ .sizes = true, .given = true, .min_start = base,
+					 .fly_end = DAT_CK_FLY_END, .off = off, .size = size };
 		/* A metadata that outgrew the room waits for the end; the older one stays. */
-		if (dat_build(dat, final ? final : dat->snap, &head, &tail, &l) == 0 &&
-		    l.start == base) {
-			trev__buf_free(&ck->head);
-			ck->head = head;
-			head = (struct trev_buf)TREV_BUF_INIT;
-			ck->tab_pos = l.tab_pos;
-			ck->fly_pos = l.fly_pos;
-			ck->fly_from = l.fly_from;
-			ck->gen = dat->snap_gen ? dat->snap_gen : 1;
-			whole = true;
-		}
-		trev__buf_free(&head);
-		trev__buf_free(&tail);
+		whole = ck_build(dat, final ? final : dat->snap, &head, &l, base) == 0;
 	}
 	pthread_mutex_unlock(&dat->snap_lock);
-	if (!ck->head.len)
-		goto out_unlock;
-	end = base;
-	for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
-		ck_patch(&ck->head, ck->tab_pos + (uint64_t)cpu * stride + at, off[cpu]);
-		ck_patch(&ck->head, ck->tab_pos + (uint64_t)cpu * stride + at + 8, size[cpu]);
-		if (size[cpu] && off[cpu] + size[cpu] > end)
-			end = off[cpu] + size[cpu];
-	}
-	if (ck->fly_pos)
-		ck_patch(&ck->head, ck->fly_pos, end - ck->fly_from);
 	if (whole) {
-		ret = dat_pwrite_all(ck->fd, ck->head.data, ck->head.len, 0);
+		if (!ck->head.len) {
+			/* Nobody reads the file before it has its name: all of it at once. */
+			ret = dat_pwrite_all(ck->fd, head.data, (size_t)(l.meta_end + DAT_CK_TAIL), 0);
+		} else {
+			/* The new body where nothing points, then page 0 points at it. */
+			uint64_t from = dat->version == 7 ? 24 : l.he_pos;
+
+			ret = dat_pwrite_all(ck->fd, head.data + l.body,
+					     (size_t)(l.meta_end + DAT_CK_TAIL - l.body), l.body);
+			if (!ret)
+				ret = dat_pwrite_all(ck->fd, head.data + from,
+						     (size_t)(l.he_pos + 8 - from), from);
+		}
+		if (ret)
+			goto out_unlock;
+		trev__buf_free(&ck->head);
+		ck->head = head;
+		head = (struct trev_buf)TREV_BUF_INIT;
+		ck->tab_pos = l.tab_pos;
+		ck->he_pos = l.he_pos;
+		ck->body = l.body;
+		ck->body_end = l.meta_end + DAT_CK_TAIL;
+		ck->flip = l.he_pos && l.he_pos + 8 <= TREV_DAT_PAGE_SIZE;
+		ck->gen = dat->snap_gen ? dat->snap_gen : 1;
 	} else {
+		if (!ck->head.len)
+			goto out_unlock;
+		for (int cpu = 0; cpu < dat->nr_cpus; cpu++) {
+			ck_patch(&ck->head, ck->tab_pos + (uint64_t)cpu * stride + at, off[cpu]);
+			ck_patch(&ck->head, ck->tab_pos + (uint64_t)cpu * stride + at + 8, size[cpu]);
+		}
 		ret = dat_pwrite_all(ck->fd, ck->head.data + ck->tab_pos,
 				     (size_t)dat->nr_cpus * stride, ck->tab_pos);
-		if (!ret && ck->fly_pos)
-			ret = dat_pwrite_all(ck->fd, ck->head.data + ck->fly_pos, 8, ck->fly_pos);
+		if (ret)
+			goto out_unlock;
 	}
-	if (ret)
-		goto out_unlock;
 	ck->entries = entries;
 	if (!ck->linked) {
 		/* Where the file cannot have its name now, it gets it at the end only. */
@@ -2476,6 +2642,7 @@ static int dat_ckpt(struct trev_dat *dat, const struct dat_meta *final)
 	}
 out_unlock:
 	pthread_mutex_unlock(&ck->lock);
+	trev__buf_free(&head);
 	free(off);
 	return ret;
 }
@@ -2607,7 +2774,9 @@ int trev__dat_finish(struct trev_dat *dat, struct trev__dat_kept *kept)
 		meta.kallsyms = kallsyms;
 	}
 	if (kept && kept->head6) {
-		head_v6(dat, &meta, kept->head6);
+		struct dat_layout l6 = { 0 };
+
+		head_v6(dat, &meta, kept->head6, &l6);
 		ret = kept->head6->err;
 		if (ret)
 			goto out_free;

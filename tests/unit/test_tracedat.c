@@ -592,7 +592,9 @@ static void main_stream(int version, const char *dir, uint64_t main_pages, size_
 	/*
 	 * The data starts at the page after the metadata; a large stream on a
 	 * file system that cannot collapse a range keeps the slack it was
-	 * given (at most an eighth of the metadata and 16 KB, rounded up).
+	 * given (the metadata's size again for a checkpoint's second copy,
+	 * an eighth of it and 16 KB, rounded up: with this small metadata,
+	 * less than the bound below).
 	 */
 	meta_end = version == 6 ? (uint64_t)(df->clock.p - (const char *)map) + df->clock.len
 				: df->sec_off[3] + 16;
