@@ -4,20 +4,37 @@
  * kernel's own sched, irq, timer, kmem and signal event headers compiled with trev (the two
  * include lines changed, tests/kernel_headers/'s stand-ins), and every one of their events
  * fired from a thread named "ft-events" every millisecond, as the kernel fires them all the
- * time, until SIGTERM.
+ * time, until SIGTERM. The thread also calls functions named as the kernel's (ft_funcs.c),
+ * for the function tracer's cases.
+ *
+ * ftracetest's hist cases fork its shell and look for sched_process_fork with the shell's
+ * comm and pid: a thread "ft-forks" listens to the kernel's process events connector
+ * (netlink, root only) and fires sched_process_fork for every fork on the machine, with the
+ * parent's pid and comm as the kernel's event has them. Without the connector (not root,
+ * no CONFIG_PROC_EVENTS) it says so on stderr and the rest goes on.
  *
  *	ft_target	prints "ready PID" once the thread runs and the control socket listens
  *
  * SIGTERM ends it with exit(0), so the library's exit handlers run.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+
 #include <trev/trev.h>
+
+#include "ft_funcs.h"
 
 /* One per header, from gen_fire.py's kh_fire_all() renamed (ftracetest.sh). */
 void ft_fire_sched(void);
@@ -25,6 +42,9 @@ void ft_fire_irq(void);
 void ft_fire_timer(void);
 void ft_fire_kmem(void);
 void ft_fire_signal(void);
+/* In the sched translation unit (ft_sched.h). */
+void ft_sched_fork(int parent_pid, const char *parent_comm, int child_pid,
+		   const char *child_comm);
 
 static sem_t running;		/* posted once the thread has its name */
 
@@ -41,14 +61,116 @@ static void *ft_events(void *arg)
 		ft_fire_timer();
 		ft_fire_kmem();
 		ft_fire_signal();
+		ft_funcs_run();
 		nanosleep(&ms, NULL);
 	}
+	return NULL;
+}
+
+/* The comm of thread @tid, as the kernel's task->comm; "" if it is gone already. */
+static void ft_comm(int tid, char comm[16])
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	comm[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", tid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, comm, 15);
+	close(fd);
+	if (n <= 0)
+		n = 0;
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+}
+
+/* The process events connector, subscribed; -errno. */
+static int ft_forks_open(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
+	union {
+		struct nlmsghdr nl;
+		char buf[NLMSG_SPACE(sizeof(struct cn_msg) + sizeof(enum proc_cn_mcast_op))];
+	} req;
+	struct cn_msg *cn;
+	enum proc_cn_mcast_op op = PROC_CN_MCAST_LISTEN;
+	int fd;
+
+	fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_CONNECTOR);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		goto out_close;
+	memset(&req, 0, sizeof(req));
+	req.nl.nlmsg_len = NLMSG_LENGTH(sizeof(*cn) + sizeof(op));
+	req.nl.nlmsg_type = NLMSG_DONE;
+	req.nl.nlmsg_pid = (unsigned int)getpid();
+	cn = NLMSG_DATA(&req.nl);
+	cn->id.idx = CN_IDX_PROC;
+	cn->id.val = CN_VAL_PROC;
+	cn->len = sizeof(op);
+	memcpy(cn->data, &op, sizeof(op));
+	if (send(fd, &req, req.nl.nlmsg_len, 0) < 0)
+		goto out_close;
+	return fd;
+
+out_close:
+	{
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+}
+
+/* Every fork the connector reports, as sched_process_fork. */
+static void *ft_forks(void *arg)
+{
+	int fd = (int)(long)arg;
+	union {
+		struct nlmsghdr nl;
+		char buf[8192];
+	} msg;
+
+	pthread_setname_np(pthread_self(), "ft-forks");
+	for (;;) {
+		ssize_t len = recv(fd, &msg, sizeof(msg), 0);
+		struct nlmsghdr *nl;
+
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len <= 0)
+			break;
+		for (nl = &msg.nl; NLMSG_OK(nl, (size_t)len); nl = NLMSG_NEXT(nl, len)) {
+			struct cn_msg *cn = NLMSG_DATA(nl);
+			struct proc_event ev;
+			char comm[16];
+
+			if (nl->nlmsg_len < NLMSG_LENGTH(sizeof(*cn)) ||
+			    cn->len < sizeof(ev) ||
+			    nl->nlmsg_len < NLMSG_LENGTH(sizeof(*cn) + sizeof(ev)))
+				continue;
+			memcpy(&ev, cn->data, sizeof(ev));
+			if (ev.what != PROC_EVENT_FORK)
+				continue;
+			/* A child starts with its parent's comm, as the kernel's event shows it. */
+			ft_comm(ev.event_data.fork.parent_pid, comm);
+			ft_sched_fork(ev.event_data.fork.parent_pid, comm,
+				      ev.event_data.fork.child_pid, comm);
+		}
+	}
+	fprintf(stderr, "ft_target: the process events connector ended: %s\n",
+		strerror(errno));
 	return NULL;
 }
 
 int main(void)
 {
 	pthread_t thread;
+	int forks;
 	sigset_t term;
 	int sig;
 
@@ -68,6 +190,12 @@ int main(void)
 	}
 	while (sem_wait(&running))
 		;
+	forks = ft_forks_open();
+	if (forks < 0)
+		fprintf(stderr, "ft_target: no process events connector (%s): "
+			"sched_process_fork only from the event thread\n", strerror(-forks));
+	else if (pthread_create(&thread, NULL, ft_forks, (void *)(long)forks))
+		fprintf(stderr, "ft_target: cannot start the fork thread\n");
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	while (sigwait(&term, &sig))

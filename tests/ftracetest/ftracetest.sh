@@ -7,7 +7,8 @@
 #      linux-source-6.1 (tests/kernel_headers/extract.sh installs it if missing);
 #   2. ft_target.c is linked with the kernel's sched, irq, timer, kmem and signal headers
 #      compiled with trev (tests/kernel_headers/'s stand-ins), and fires all their events
-#      every millisecond from a thread;
+#      every millisecond from a thread, which also calls functions named as the kernel's
+#      (ft_funcs.c, built for the function tracer);
 #   3. `trev mount -p PID` serves its tree over FUSE, and ftracetest runs in a private mount
 #      namespace (unshare -m) where that mount is bound over /sys/kernel/tracing and
 #      /sys/kernel/debug/tracing: the kernel's tracefs is never touched;
@@ -82,12 +83,15 @@ for name in "${HEADERS[@]}"; do
 	ref_inc=(-I"$KH/ref" -I"$KH/standin" -I"$W/linux/include" -I"$W/linux/$dir" -I"$W/stubs")
 	trev_inc=(-DKH_TREV -I"$S/include" -I"$KH/standin" -I"$W/trev/include" -I"$W/trev/$dir"
 		-I"$W/stubs" -DTRACE_INCLUDE_PATH=trace/events)
-	# gen_fire.py's calls that fire every event of the header, as the corpus test makes them.
+	# gen_fire.py's calls that fire every event of the header, as the corpus test makes them;
+	# sched's with ft_sched.h's sched_process_fork of a real fork.
+	fire=(-DKH_FIRE="\"$T/fire_$name.h\"")
+	[ "$name" != sched ] || fire=(-DKH_FIRE="\"$FT/ft_sched.h\"" -DFT_FIRE="\"$T/fire_$name.h\"")
 	if ! "$CC" "${common[@]}" "${ref_inc[@]}" -DKH_FIRE_STAGE -E -P "$KH/tu.c" \
 		-o "$T/$name.i" >"$T/$name.log" 2>&1 ||
 	   ! python3 "$KH/gen_fire.py" "$T/$name.i" "$KH/standin/kernel_types.h" \
 		>"$T/fire_$name.h" 2>>"$T/$name.log" ||
-	   ! "$CC" "${common[@]}" "${trev_inc[@]}" -DKH_FIRE="\"$T/fire_$name.h\"" \
+	   ! "$CC" "${common[@]}" "${trev_inc[@]}" "${fire[@]}" \
 		-Dkh_fire_all=ft_fire_"$name" -c "$KH/tu.c" -o "$T/$name.o" >>"$T/$name.log" 2>&1; then
 		echo "FAIL: the target's $inc does not build:" >&2
 		cat "$T/$name.log" >&2
@@ -95,11 +99,14 @@ for name in "${HEADERS[@]}"; do
 	fi
 	objs+=("$T/$name.o")
 done
-if ! "$CC" -std=gnu11 -g -O1 -D_GNU_SOURCE -I"$S/include" -I"$KH/standin" \
-	"$FT/ft_target.c" "$KH/standin/standin.c" "${objs[@]}" "$B/libtrev.a" \
+# The kernel-named functions, with the function tracer's flags (docs/function-tracer.md).
+if ! "$CC" -std=gnu11 -g -O2 -fpatchable-function-entry=5 -include "$S/include/trev/fentry.h" \
+	-I"$S/include" -c "$FT/ft_funcs.c" -o "$T/ft_funcs.o" >"$T/link.log" 2>&1 ||
+   ! "$CC" -std=gnu11 -g -O1 -D_GNU_SOURCE -I"$S/include" -I"$KH/standin" \
+	"$FT/ft_target.c" "$T/ft_funcs.o" "$KH/standin/standin.c" "${objs[@]}" "$B/libtrev.a" \
 	$(pkg-config --libs liburcu-bp fuse3 libelf) -lpthread -o "$T/ft_target" \
-	>"$T/link.log" 2>&1; then
-	echo "FAIL: ft_target does not link:" >&2
+	>>"$T/link.log" 2>&1; then
+	echo "FAIL: ft_target does not build:" >&2
 	cat "$T/link.log" >&2
 	exit 1
 fi
