@@ -8,6 +8,7 @@ void _raw_spin_unlock(void);
 int _raw_spin_trylock(void);
 void mutex_lock(void);
 void mutex_unlock(void);
+void console_unlock(void);
 void scheduler_tick(void);
 void schedule(void);
 void preempt_schedule(void);

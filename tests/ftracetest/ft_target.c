@@ -5,7 +5,8 @@
  * include lines changed, tests/kernel_headers/'s stand-ins), and every one of their events
  * fired from a thread named "ft-events" every millisecond, as the kernel fires them all the
  * time, until SIGTERM. The thread also calls functions named as the kernel's (ft_funcs.c),
- * for the function tracer's cases.
+ * for the function tracer's cases, and allocates with a kmalloc event whose call_site is its
+ * own code (ft_kmem.h).
  *
  * ftracetest's hist cases fork its shell and look for sched_process_fork with the shell's
  * comm and pid: a thread "ft-forks" listens to the kernel's process events connector
@@ -45,6 +46,8 @@ void ft_fire_signal(void);
 /* In the sched translation unit (ft_sched.h). */
 void ft_sched_fork(int parent_pid, const char *parent_comm, int child_pid,
 		   const char *child_comm);
+/* In the kmem translation unit (ft_kmem.h): malloc, kmalloc event, free. */
+void ft_kmalloc(size_t size);
 
 static sem_t running;		/* posted once the thread has its name */
 
@@ -62,6 +65,7 @@ static void *ft_events(void *arg)
 		ft_fire_kmem();
 		ft_fire_signal();
 		ft_funcs_run();
+		ft_kmalloc(64);
 		nanosleep(&ms, NULL);
 	}
 	return NULL;

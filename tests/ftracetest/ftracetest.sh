@@ -84,9 +84,10 @@ for name in "${HEADERS[@]}"; do
 	trev_inc=(-DKH_TREV -I"$S/include" -I"$KH/standin" -I"$W/trev/include" -I"$W/trev/$dir"
 		-I"$W/stubs" -DTRACE_INCLUDE_PATH=trace/events)
 	# gen_fire.py's calls that fire every event of the header, as the corpus test makes them;
-	# sched's with ft_sched.h's sched_process_fork of a real fork.
+	# sched's and kmem's with ft_sched.h's and ft_kmem.h's calls of real values.
 	fire=(-DKH_FIRE="\"$T/fire_$name.h\"")
-	[ "$name" != sched ] || fire=(-DKH_FIRE="\"$FT/ft_sched.h\"" -DFT_FIRE="\"$T/fire_$name.h\"")
+	[ ! -f "$FT/ft_$name.h" ] ||
+		fire=(-DKH_FIRE="\"$FT/ft_$name.h\"" -DFT_FIRE="\"$T/fire_$name.h\"")
 	if ! "$CC" "${common[@]}" "${ref_inc[@]}" -DKH_FIRE_STAGE -E -P "$KH/tu.c" \
 		-o "$T/$name.i" >"$T/$name.log" 2>&1 ||
 	   ! python3 "$KH/gen_fire.py" "$T/$name.i" "$KH/standin/kernel_types.h" \
