@@ -181,7 +181,7 @@ grep -q '^=== Ftrace unit tests ===' "$W/ftracetest.out" || {
 # ---- results ---------------------------------------------------------------------------------
 results=$W/results.txt
 python3 "$FT/results.py" "$logs" "$SUITE/test.d" "$FT/classes.txt" "$results" \
-	"$((end - start))"
+	"$((end - start))" | tee "$W/summary.txt"
 
 if [ ${#only[@]} -gt 0 ]; then
 	exit 0
@@ -199,6 +199,10 @@ fi
 if ! diff -u <(grep -v '^#' "$FT/expected.txt") "$results"; then
 	echo "FAIL: results differ from tests/ftracetest/expected.txt (- expected, + now);"
 	echo "      if the change is an improvement, record it: tests/ftracetest/ftracetest.sh --update"
+	exit 1
+fi
+if grep -q '^not passing, unclassified' "$W/summary.txt"; then
+	echo "FAIL: a case that does not pass has no class: add it to tests/ftracetest/classes.txt"
 	exit 1
 fi
 echo "PASS: every case as expected.txt records"
