@@ -2,19 +2,22 @@
 /*
  * The program whose tracefs tree the kernel's ftracetest runs against (ftracetest.sh): the
  * kernel's own sched, irq, timer, kmem and signal event headers compiled with trev (the two
- * include lines changed, tests/kernel_headers/'s stand-ins), and every one of their events
- * fired from a thread named "ft-events" every millisecond, as the kernel fires them all the
- * time, until SIGTERM. The thread also calls functions named as the kernel's (ft_funcs.c),
- * for the function tracer's cases, and allocates with a kmalloc event whose call_site is its
- * own code (ft_kmem.h).
+ * include lines changed, tests/kernel_headers/'s stand-ins), and their events fired from a
+ * thread named "ft-events" every millisecond, as the kernel fires them all the time, until
+ * SIGTERM. The thread also calls functions named as the kernel's (ft_funcs.c), for the
+ * function tracer's cases, and allocates with a kmalloc event whose call_site is its own
+ * code (ft_kmem.h).
  *
  * ftracetest's hist cases fork its shell and look for sched_process_fork with the shell's
  * comm and pid: a thread "ft-forks" listens to the kernel's process events connector
- * (netlink, root only) and fires sched_process_fork for every fork on the machine, with the
- * parent's pid and comm as the kernel's event has them. Without the connector (not root,
- * no CONFIG_PROC_EVENTS) it says so on stderr and the rest goes on.
+ * (netlink, root only) and fires sched_process_fork and sched_process_exit for the forks and
+ * exits of process ROOT and its descendants (ftracetest.sh, and so ftracetest's shells), with
+ * the pids and comms the kernel's events have; the event thread does not fire those two. Only
+ * those: the rest of the machine's would change a hist between two reads of a case that
+ * compares them (trigger-multihist's named hist on both events). Without the connector (not
+ * root, no CONFIG_PROC_EVENTS) it says so on stderr and the rest goes on.
  *
- *	ft_target	prints "ready PID" once the thread runs and the control socket listens
+ *	ft_target ROOT	prints "ready PID" once the thread runs and the control socket listens
  *
  * SIGTERM ends it with exit(0), so the library's exit handlers run.
  */
@@ -23,7 +26,9 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -46,6 +51,7 @@ void ft_fire_signal(void);
 /* In the sched translation unit (ft_sched.h). */
 void ft_sched_fork(int parent_pid, const char *parent_comm, int child_pid,
 		   const char *child_comm);
+void ft_sched_exit(int pid, const char *comm);
 /* In the kmem translation unit (ft_kmem.h): malloc, kmalloc event, free. */
 void ft_kmalloc(size_t size);
 
@@ -130,7 +136,68 @@ out_close:
 	}
 }
 
-/* Every fork the connector reports, as sched_process_fork. */
+/*
+ * The live processes of ROOT's tree, as the connector told them (ft-forks only): ROOT, then
+ * each child of one of them. A full table takes no more (said once on stderr).
+ */
+#define FT_TREE_MAX	4096
+static int tree[FT_TREE_MAX];
+static int tree_len;
+
+static int ft_tree_find(int pid)
+{
+	for (int i = 0; i < tree_len; i++)
+		if (tree[i] == pid)
+			return i;
+	return -1;
+}
+
+static void ft_tree_add(int pid)
+{
+	static int said;
+
+	if (ft_tree_find(pid) >= 0)
+		return;
+	if (tree_len < FT_TREE_MAX) {
+		tree[tree_len++] = pid;
+	} else if (!said) {
+		said = 1;
+		fprintf(stderr, "ft_target: more than %d live processes under ROOT\n",
+			FT_TREE_MAX);
+	}
+}
+
+/* The connector's fork or exit, as sched_process_fork or _exit when it is ROOT's tree's. */
+static void ft_proc_event(const struct proc_event *ev)
+{
+	char comm[16];
+	int i;
+
+	switch (ev->what) {
+	case PROC_EVENT_FORK:
+		if (ft_tree_find(ev->event_data.fork.parent_pid) < 0 &&
+		    ft_tree_find(ev->event_data.fork.parent_tgid) < 0)
+			return;
+		ft_tree_add(ev->event_data.fork.child_pid);
+		/* A child starts with its parent's comm, as the kernel's event shows it. */
+		ft_comm(ev->event_data.fork.parent_pid, comm);
+		ft_sched_fork(ev->event_data.fork.parent_pid, comm, ev->event_data.fork.child_pid,
+			      comm);
+		break;
+	case PROC_EVENT_EXIT:
+		i = ft_tree_find(ev->event_data.exit.process_pid);
+		if (i < 0)
+			return;
+		tree[i] = tree[--tree_len];
+		ft_comm(ev->event_data.exit.process_pid, comm);
+		ft_sched_exit(ev->event_data.exit.process_pid, comm);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Every fork and exit the connector reports. */
 static void *ft_forks(void *arg)
 {
 	int fd = (int)(long)arg;
@@ -151,19 +218,13 @@ static void *ft_forks(void *arg)
 		for (nl = &msg.nl; NLMSG_OK(nl, (size_t)len); nl = NLMSG_NEXT(nl, len)) {
 			struct cn_msg *cn = NLMSG_DATA(nl);
 			struct proc_event ev;
-			char comm[16];
 
 			if (nl->nlmsg_len < NLMSG_LENGTH(sizeof(*cn)) ||
 			    cn->len < sizeof(ev) ||
 			    nl->nlmsg_len < NLMSG_LENGTH(sizeof(*cn) + sizeof(ev)))
 				continue;
 			memcpy(&ev, cn->data, sizeof(ev));
-			if (ev.what != PROC_EVENT_FORK)
-				continue;
-			/* A child starts with its parent's comm, as the kernel's event shows it. */
-			ft_comm(ev.event_data.fork.parent_pid, comm);
-			ft_sched_fork(ev.event_data.fork.parent_pid, comm,
-				      ev.event_data.fork.child_pid, comm);
+			ft_proc_event(&ev);
 		}
 	}
 	fprintf(stderr, "ft_target: the process events connector ended: %s\n",
@@ -171,10 +232,19 @@ static void *ft_forks(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	pthread_t thread;
+	char *end;
+	long root;
 	int forks;
+
+	root = argc == 2 ? strtol(argv[1], &end, 10) : 0;
+	if (argc != 2 || *end || root <= 0 || root > INT32_MAX) {
+		fprintf(stderr, "usage: ft_target ROOT (a process id)\n");
+		return 2;
+	}
+	tree[tree_len++] = (int)root;
 	sigset_t term;
 	int sig;
 
@@ -197,7 +267,7 @@ int main(void)
 	forks = ft_forks_open();
 	if (forks < 0)
 		fprintf(stderr, "ft_target: no process events connector (%s): "
-			"sched_process_fork only from the event thread\n", strerror(-forks));
+			"no sched_process_fork or _exit\n", strerror(-forks));
 	else if (pthread_create(&thread, NULL, ft_forks, (void *)(long)forks))
 		fprintf(stderr, "ft_target: cannot start the fork thread\n");
 	printf("ready %d\n", (int)getpid());
