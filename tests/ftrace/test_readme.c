@@ -117,7 +117,7 @@ static bool starts(const char *s, const char *prefix)
  */
 static void test_files(void **state)
 {
-	char dir[512] = "", path[512], name[256];
+	char dir[512] = "", path[1024], name[256];
 	int checked = 0;
 
 	(void)state;
@@ -133,13 +133,13 @@ static void test_files(void **state)
 			rd_subst(name, path, sizeof(path));
 			/* events/.../ lines open a directory whose files follow. */
 			if (path[strlen(path) - 1] == '/')
-				snprintf(dir, sizeof(dir), "%s", path);
+				snprintf(dir, sizeof(dir), "%.511s", path);
 			else
 				dir[0] = '\0';
 		} else if (starts(l, "      ") && l[6] != ' ' && l[6] != '\t' && *dir) {
 			len = strcspn(l + 6, " \t");
 			snprintf(name, sizeof(name), "%.*s", (int)len, l + 6);
-			snprintf(path, sizeof(path), "%s%s", dir, name);
+			snprintf(path, sizeof(path), "%.511s%.255s", dir, name);
 		} else {
 			continue;
 		}

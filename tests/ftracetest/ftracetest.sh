@@ -57,6 +57,7 @@ done
 for tool in unshare python3 pkg-config findmnt; do
 	command -v "$tool" >/dev/null || skip "$tool is not installed"
 done
+unshare -m true 2>/dev/null || skip "unshare -m cannot make a mount namespace here"
 [ -f "$B/libtrev.a" ] || { echo "FAIL: $B/libtrev.a is not built" >&2; exit 1; }
 [ -x "$B/tools/trev/trev" ] || { echo "FAIL: $B/tools/trev/trev is not built" >&2; exit 1; }
 # Only the normal tree: the target links libtrev.a with objects built without instrumentation.
@@ -155,9 +156,16 @@ pids+=($target)
 wait_until "ft_target's ready line" grep -q '^ready ' "$T/target.out"
 
 "$B/tools/trev/trev" mount -p "$target" "$mnt" 2>"$T/mount.err" &
-pids+=($!)
+mount_pid=$!
+pids+=($mount_pid)
 mounted() { grep -q " $mnt fuse.trev " /proc/mounts; }
-wait_until "trev mount at $mnt" mounted
+mounted_or_gone() { mounted || ! kill -0 "$mount_pid" 2>/dev/null; }
+wait_until "trev mount at $mnt" mounted_or_gone
+if ! mounted; then
+	grep -q 'FUSE is not available' "$T/mount.err" && skip "$(cat "$T/mount.err")"
+	echo "FAIL: trev mount: $(cat "$T/mount.err")" >&2
+	exit 1
+fi
 
 logs=$W/logs
 rm -rf "$logs"
@@ -184,6 +192,8 @@ grep -q '^=== Ftrace unit tests ===' "$W/ftracetest.out" || {
 }
 
 # ---- results ---------------------------------------------------------------------------------
+# The target's complaints (no process events connector ...) explain results.
+[ ! -s "$T/target.err" ] || { echo "ft_target said:"; cat "$T/target.err"; }
 results=$W/results.txt
 python3 "$FT/results.py" "$logs" "$SUITE/test.d" "$FT/classes.txt" "$results" \
 	"$((end - start))" | tee "$W/summary.txt"
