@@ -52,6 +52,10 @@ for arg in "$@"; do
 	esac
 done
 
+# Only the normal tree: the target links libtrev.a with objects built without instrumentation.
+if grep -q '^TREV_SANITIZE:STRING=.' "$B/CMakeCache.txt" 2>/dev/null; then
+	skip "$B is a sanitizer tree; run ftracetest on the normal build"
+fi
 [ "$(id -u)" -eq 0 ] || skip "ftracetest runs only as root"
 [ -c /dev/fuse ] || skip "/dev/fuse is missing"
 for tool in unshare python3 pkg-config findmnt; do
@@ -60,10 +64,6 @@ done
 unshare -m true 2>/dev/null || skip "unshare -m cannot make a mount namespace here"
 [ -f "$B/libtrev.a" ] || { echo "FAIL: $B/libtrev.a is not built" >&2; exit 1; }
 [ -x "$B/tools/trev/trev" ] || { echo "FAIL: $B/tools/trev/trev is not built" >&2; exit 1; }
-# Only the normal tree: the target links libtrev.a with objects built without instrumentation.
-if grep -q '^TREV_SANITIZE:STRING=.' "$B/CMakeCache.txt" 2>/dev/null; then
-	skip "$B is a sanitizer tree; run ftracetest on the normal build"
-fi
 
 mkdir -p "$W"
 "$KH/extract.sh" "$W" 'tools/testing/selftests/ftrace/*'
