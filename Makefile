@@ -6,6 +6,8 @@
 #   make bench   install what is missing, build, run every benchmark
 #   make kernel-headers         the kernel-header corpus test (tests/kernel_headers/,
 #                               docs/events.md); kernel-headers-update records its results
+#   make ftracetest             the kernel's ftracetest run against trev's tree (root; also in
+#                               make test; docs/ftracetest.md); ftracetest-update records it
 #
 # Helpers: deps, build, fuzz (FUZZ_SECONDS=300 per target), install (PREFIX=/usr/local),
 # uninstall (what the last install from build/ put in place), clean.
@@ -41,7 +43,8 @@ FUZZ_OPTS = -DCMAKE_C_COMPILER=clang -DTREV_SANITIZE=address -DTREV_FUZZ=ON \
 
 # Every recipe runs cmake/ctest with its own -j; the targets themselves run in order.
 .NOTPARALLEL:
-.PHONY: demo test bench fuzz deps build install uninstall clean kernel-headers kernel-headers-update
+.PHONY: demo test bench fuzz deps build install uninstall clean kernel-headers kernel-headers-update \
+	ftracetest ftracetest-update
 .DEFAULT_GOAL := build
 
 # $(call configure_build,DIR,CMAKE OPTIONS)
@@ -110,6 +113,15 @@ kernel-headers: deps build
 
 kernel-headers-update: deps build
 	tests/kernel_headers/kernel_headers.sh --update
+
+# The kernel's ftrace selftests, unmodified, against a program's tree through trev mount in a
+# private mount namespace; fails when a result differs from tests/ftracetest/expected.txt.
+# Root only (ftracetest's own rule). It installs linux-source-6.1 itself, as kernel-headers.
+ftracetest: deps build
+	tests/ftracetest/ftracetest.sh
+
+ftracetest-update: deps build
+	tests/ftracetest/ftracetest.sh --update
 
 # The fuzz targets for longer (FUZZ_SECONDS each); the corpus stays in build-fuzz.
 fuzz: deps
