@@ -8,7 +8,7 @@
 #include "write/write.h"
 #include "filter/filter.h"
 #include "ftrace/ftrace.h"
-#include "output/demangle.h"
+#include "sym/demangle.h"
 #include "trigger/trigger_internal.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;

@@ -55,9 +55,10 @@
 #include "ftrace/ftrace.h"
 #include "ftrace/ftrace_internal.h"
 #include "ftrace/func_cmd.h"
-#include "output/demangle.h"
-#include "output/elf_symtab.h"
-#include "output/symbols.h"
+#include "output/sym_print.h"
+#include "sym/demangle.h"
+#include "sym/elf_symtab.h"
+#include "sym/symbols.h"
 #include "write/write_api.h"
 
 /* Site flags. */

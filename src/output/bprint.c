@@ -74,7 +74,7 @@
 #include <sys/socket.h>
 
 #include "output/bprint.h"
-#include "output/symbols.h"
+#include "sym/symbols.h"
 
 /* Number flags, as the kernel's vsprintf. */
 #define BP_SIGN		1	/* signed conversion */

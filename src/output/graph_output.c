@@ -11,7 +11,8 @@
 #include "ftrace/fgraph.h"
 #include "ftrace/ftrace.h"
 #include "output/graph_output.h"
-#include "output/symbols.h"
+#include "output/sym_print.h"
+#include "sym/symbols.h"
 #include "write/write.h"
 
 void trev__graph_tracer_set(struct trev_trace_array *tr, bool on)

@@ -20,7 +20,7 @@
 #include "output/bprint.h"
 #include "output/graph_output.h"
 #include "output/line_prefix.h"
-#include "output/symbols.h"
+#include "sym/symbols.h"
 
 /* ------------------------------------------------------------------ */
 /* Task names                                                           */

@@ -29,7 +29,7 @@
 #include "base/buf.h"
 #include "events/events_internal.h"
 #include "filter/filter.h"
-#include "output/symbols.h"
+#include "sym/symbols.h"
 #include "ring_buffer/rb_internal.h"
 #include "trigger/hist.h"
 #include "trigger/tracing_map.h"

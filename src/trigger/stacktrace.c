@@ -15,7 +15,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "output/symbols.h"
+#include "output/sym_print.h"
+#include "sym/symbols.h"
 #include "tracepoint/tracepoint_internal.h"
 #include "trigger/trigger_internal.h"
 #include "write/write.h"

@@ -25,9 +25,10 @@
 #include "base/buf.h"
 #include "base/log.h"
 #include "events/events_internal.h"
-#include "write/write.h"
 #include "output/bprint.h"
-#include "output/symbols.h"
+#include "output/sym_print.h"
+#include "sym/symbols.h"
+#include "write/write.h"
 
 _Static_assert(TREV_PRINTK_SPEC_SIZE >= TREV_BPRINT_SPEC_SIZE,
 	       "struct trev_printk_site cannot hold a compiled format");

@@ -19,13 +19,13 @@ build=${2:-${TREV_BUILD_DIR:-}}
 # Directory of src/ -> layer, lowest first.
 declare -A layer=(
 	[base]=0
-	[ring_buffer]=1 [patch]=1
+	[ring_buffer]=1 [patch]=1 [sym]=1
 	[tracepoint]=2 [events]=2
 	[filter]=3 [ftrace]=3 [trigger]=3 [output]=3 [tracedat]=3 [write]=3
 	[tracefs]=4
 	[frontend]=5 [control]=5
 )
-names=(base "ring buffer, text patcher" "tracepoint, events, instances" "write path, filter, trigger, output, trace.dat"
+names=(base "ring buffer, text patcher, symbols" "tracepoint, events, instances" "write path, filter, trigger, output, trace.dat"
        tracefs "frontends: C API, environment, socket, FUSE")
 
 # Known calls up, each until its fix lands: "FROM_FILE -> TO_FILE SYMBOL" or

@@ -19,7 +19,7 @@
 #include <trev/trev.h>
 
 #include "output/bprint.h"
-#include "output/symbols.h"
+#include "sym/symbols.h"
 
 #define CREATE_TRACE_POINTS
 #include "kprint_events.h"
