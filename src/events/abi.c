@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/abi_v0.h"
 #include "base/log.h"
 #include "events/abi.h"
-#include "base/abi_v0.h"
 #include "events/events_internal.h"
 #include "tracepoint/tracepoint_internal.h"
 

@@ -184,16 +184,24 @@ int trev__eval_print_fmt(const struct trev_event_call *call,
  * What hangs on an event file from the layer above (filters, triggers,
  * docs/architecture.md): release() frees it when the file goes (an instance
  * removed, an object unloaded), call_gone() drops what names @call before
- * the call goes. Set at start-up (frontend/init.c), before anything can
- * hang there. Context: the registry lock held for writing.
+ * the call goes (context: the registry lock held for writing);
+ * triggers_call() and triggers_post_call() run the file's triggers for one
+ * event, from the write path below them (src/trigger/trigger.h says how;
+ * context: the event's probe). Set at start-up (frontend/init.c), before
+ * anything can hang there.
  */
 struct trev__event_file_ops {
 	void (*release)(struct trev_event_file *file);
 	void (*call_gone)(struct trev_event_call *call);
+	unsigned int (*triggers_call)(struct trev_event_file *file, void *rec, unsigned int len);
+	void (*triggers_post_call)(struct trev_event_file *file, unsigned int tt);
 };
 void trev__event_file_ops_set(const struct trev__event_file_ops *ops);
 /* The file's filter and triggers go (no probe uses them any more). */
 void trev__event_file_release(struct trev_event_file *file);
+/* The write path's calls of the file's triggers, through the ops above (0: none set). */
+unsigned int trev__event_triggers_call(struct trev_event_file *file, void *rec, unsigned int len);
+void trev__event_triggers_post_call(struct trev_event_file *file, unsigned int tt);
 
 typedef void (*trev__events_registered_fn)(unsigned int first_id, const void *section);
 void trev__events_on_register(trev__events_registered_fn fn);

@@ -16,10 +16,10 @@
 #include "events/events_internal.h"
 #include "ftrace/fgraph.h"
 #include "ftrace/ftrace.h"
-#include "output/output.h"
 #include "output/bprint.h"
 #include "output/graph_output.h"
 #include "output/line_prefix.h"
+#include "output/output.h"
 #include "sym/symbols.h"
 
 /* ------------------------------------------------------------------ */
