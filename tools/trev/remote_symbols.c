@@ -39,9 +39,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "remote_symbols.h"
 #include "sym/demangle.h"
 #include "sym/elf_symtab.h"
-#include "remote_symbols.h"
 
 /* One executable mapping of a file, as a line of /proc/PID/maps has it. */
 struct rsym_map {
