@@ -38,7 +38,7 @@
 #define TREV_ITER_LATENCY_FMT	0x0080u
 #define TREV_ITER_IRQ_INFO	0x0100u
 #define TREV_ITER_RECORD_TGID	0x0200u
-/* function_graph's options (the kernel's TRACE_GRAPH_PRINT_*, src/output/graph_output.c). */
+/* function_graph's options (the kernel's TRACE_GRAPH_PRINT_*, src/ftrace/graph_output.c). */
 #define TREV_ITER_FG_OVERRUN	0x0400u		/* funcgraph-overrun */
 #define TREV_ITER_FG_CPU	0x0800u		/* funcgraph-cpu */
 #define TREV_ITER_FG_OVERHEAD	0x1000u		/* funcgraph-overhead */
@@ -52,14 +52,13 @@
 				 TREV_ITER_FG_DURATION | TREV_ITER_FG_IRQS)
 /* Not an option: the buffer's clock counts ns (the kernel's TRACE_FILE_TIME_IN_NS). */
 #define TREV_ITER_TIME_IN_NS	0x10000u
-/* Not an option: current_tracer is function_graph (trev__graph_tracer_set()). */
-#define TREV_ITER_GRAPH		0x80000u
 /* The function tracer's option func_stack_trace (the kernel's TRACE_FUNC_OPT_STACK). */
 #define TREV_ITER_FUNC_STACK_TRACE	0x100000u
 /* funcgraph-snapshot: each new tracing_max_latency swaps into the snapshot (trev's own). */
 #define TREV_ITER_FG_SNAPSHOT	0x200000u
 
 struct trev_event_file;
+struct trev_tracer;
 
 /* The longest system or event name kept (tracefs paths, trigger locations). */
 #define TREV_NAME_MAX	128
@@ -95,6 +94,7 @@ struct trev_trace_array {
 	int lent;			/* rb lent to recorders (trev__instance_lend()): no swaps */
 	int buf_holders;		/* streamed readers walking rb or snapshot (tfs lock) */
 	struct trev_rb_held *freed;	/* snapshot buffers freed while held (tfs lock) */
+	const struct trev_tracer *tracer; /* current_tracer (events/tracer.h; NULL: nop) */
 	struct trev_trace_array *next;	/* named instances list */
 };
 
