@@ -29,6 +29,7 @@
 #include "output/output.h"
 #include "output/sym_print.h"
 #include "sym/symbols.h"
+#include "write/bprint_save.h"
 #include "write/write.h"
 
 _Static_assert(TREV_PRINTK_SPEC_SIZE >= TREV_BPRINT_SPEC_SIZE,

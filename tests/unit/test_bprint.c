@@ -22,6 +22,7 @@
 #include "output/bprint.h"
 #include "output/sym_print.h"
 #include "sym/symbols.h"
+#include "write/bprint_save.h"
 
 _Static_assert(sizeof(long) == 8 && sizeof(void *) == 8, "expectations written for LP64");
 

@@ -20,6 +20,7 @@
 
 #include "output/bprint.h"
 #include "sym/symbols.h"
+#include "write/bprint_save.h"
 
 #define CREATE_TRACE_POINTS
 #include "kprint_events.h"
