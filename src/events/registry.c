@@ -178,7 +178,10 @@ void trev__event_file_release(struct trev_event_file *file)
 		file_ops->release(file);
 }
 
-/* file_ops is set before a trigger can exist (trev__library_init()): no lock. */
+/*
+ * file_ops is set before a trigger can exist (trev__library_init()): no lock;
+ * the acquire pairs with trev__event_file_ops_set()'s release (the ops' fields).
+ */
 unsigned int trev__event_triggers_call(struct trev_event_file *file, void *rec, unsigned int len)
 {
 	const struct trev__event_file_ops *ops = __atomic_load_n(&file_ops, __ATOMIC_ACQUIRE);

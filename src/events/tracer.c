@@ -45,6 +45,7 @@ int trev__tracer_register(struct trev_tracer *t)
 		}
 	}
 	t->next = tracers;
+	/* Release: a reader that loads @t (acquire, below) sees its fields and ->next. */
 	__atomic_store_n(&tracers, t, __ATOMIC_RELEASE);
 out_unlock:
 	pthread_mutex_unlock(&tracers_lock);
@@ -103,6 +104,7 @@ int trev__tracer_set(struct trev_trace_array *tr, const struct trev_tracer *t, c
 			return ret;
 		}
 	}
+	/* Pairs with trev__tracer_of()'s acquire: a reader sees the tracer that init started. */
 	__atomic_store_n(&tr->tracer, t, __ATOMIC_RELEASE);
 	return 0;
 }

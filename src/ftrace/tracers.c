@@ -75,8 +75,8 @@ static void fn_raw(struct trev_trace_iter *iter, struct trev_event_call *call)
 	unsigned long ip[2] = { 0, 0 };
 
 	(void)call;
-	memcpy(ip, iter->ent + 1, iter->ent_size >= sizeof(struct trev_entry) + sizeof(ip) ?
-			sizeof(ip) : 0);
+	memcpy(ip, iter->ent + 1,
+	       iter->ent_size >= sizeof(struct trev_entry) + sizeof(ip) ? sizeof(ip) : 0);
 	trev_seq_printf(&iter->seq, "%lx %lx\n", ip[0], ip[1]);
 }
 

@@ -143,7 +143,8 @@ static void test_instance(void **state)
 	assert_int_equal(trev_mkdir("instances/toy_inst"), 0);
 	assert_string_equal(words_of("instances/toy_inst/available_tracers"),
 			    "function nop toy toy_refuses");
-	assert_int_equal(trev_write("instances/toy_inst/current_tracer", "function_graph"), -EINVAL);
+	assert_int_equal(trev_write("instances/toy_inst/current_tracer", "function_graph"),
+			 -EINVAL);
 	assert_int_equal(trev_write("instances/toy_inst/current_tracer", "toy"), 0);
 	assert_string_equal(read_file("instances/toy_inst/current_tracer"), "toy\n");
 	assert_string_equal(read_file("current_tracer"), "nop\n");
