@@ -50,8 +50,8 @@ struct trev_tracer_read {
  * @print_header: the trace text's header after `# tracer: NAME`, instead
  *                of the default columns (@empty: no entries). NULL: default.
  * @open: the state of one reading of the trace text, for a tracer with
- *        lines of its own (NULL: the events' lines). Return: NULL when
- *        out of memory.
+ *        lines of its own (NULL: the events' lines; with it, @close, @read
+ *        and @print_line are set too). Return: NULL when out of memory.
  * @close: frees ->open()'s state.
  * @read: the next record of @rd, as @rd->next would give it, for a tracer
  *        that reads ahead. Return: as @rd->next.
