@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * function_graph's text (src/output/graph_output.c): how fast `trace` and
+ * function_graph's text (src/ftrace/graph_output.c): how fast `trace` and
  * trace_pipe format a buffer of funcgraph records in the kernel's graph
  * layout, against the one-line-per-record text of the same records (the
  * nop tracer's). The records are nested calls with a leaf each, written
@@ -17,8 +17,8 @@
 
 #include "bench_common.h"
 #include "events/events_internal.h"
+#include "events/tracer.h"
 #include "ftrace/fgraph.h"
-#include "output/graph_output.h"
 
 #define RUNS		5
 #define NR_CALLS	100000u		/* 4 records each */
@@ -59,6 +59,15 @@ static void fill(void)
 	}
 }
 
+/* The text of function_graph (or of nop), without running the tracer. */
+static void text_of(bool graph)
+{
+	struct trev_trace_array *tr = trev__top_instance();
+
+	__atomic_store_n(&tr->tracer, trev__tracer_find(tr, graph ? "function_graph" : "nop"),
+			 __ATOMIC_RELEASE);
+}
+
 /* `trace` formatted to /dev/null: records/s. */
 static double trace_rate(bool graph)
 {
@@ -67,7 +76,7 @@ static double trace_rate(bool graph)
 
 	if (!null)
 		die("fopen /dev/null", errno);
-	trev__graph_tracer_set(trev__top_instance(), graph);
+	text_of(graph);
 	for (int i = 0; i < RUNS; i++) {
 		uint64_t t0;
 
@@ -86,7 +95,7 @@ static double pipe_rate(bool graph)
 	static char buf[65536];
 	double v[RUNS];
 
-	trev__graph_tracer_set(trev__top_instance(), graph);
+	text_of(graph);
 	for (int i = 0; i < RUNS; i++) {
 		struct trev_file *f;
 		uint64_t t0;

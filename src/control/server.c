@@ -27,11 +27,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "base/sock_dir.h"
 #include "control/control.h"
 #include "control/proto.h"
-#include "frontend/frontend.h"
 #include "events/events_internal.h"
+#include "tracefs/tracefs_internal.h"
 
 #define CTL_MAX_CONNS	16	/* connections served at once; more are refused */
 #define CTL_WAIT_SLICE	100	/* ms between checks that a blocked reader's peer is there */
@@ -246,7 +247,7 @@ static int32_t ctl_open(struct ctl_conn *c, const char *path, int32_t po)
 	if (po & TREV_PO_APPEND)
 		flags |= O_APPEND;
 	/* Always non-blocking here: READ and POLL wait in slices (ctl_wait()). */
-	ret = trev_file_open(path, flags | O_NONBLOCK, &c->files[slot]);
+	ret = trev__tfs_open(path, flags | O_NONBLOCK, &c->files[slot]);
 	return ret < 0 ? ret : (int32_t)slot + 1;
 }
 
@@ -550,7 +551,7 @@ static int ctl_handle(struct ctl_conn *c, const struct trev_proto_hdr *h)
 		struct trev_stat st;
 		uint32_t out[2];
 
-		ret = trev_path_stat(path, &st);
+		ret = trev__tfs_stat(path, &st);
 		if (ret < 0)
 			return ctl_reply(c, h, ret, NULL, 0);
 		out[0] = (uint32_t)st.is_dir;
@@ -563,13 +564,13 @@ static int ctl_handle(struct ctl_conn *c, const struct trev_proto_hdr *h)
 		if (ctl_room(&c->out, &c->out_cap, TREV_PROTO_MAX_PAYLOAD) < 0)
 			return ctl_reply(c, h, -ENOMEM, NULL, 0);
 		d.p = c->out;
-		ret = trev_readdir(path, ctl_readdir_one, &d);
+		ret = trev__tfs_readdir(path, ctl_readdir_one, &d);
 		return ctl_reply(c, h, ret, d.p, ret < 0 ? 0 : d.len);
 	}
 	case TREV_OP_MKDIR:
-		return ctl_reply(c, h, trev_mkdir(path), NULL, 0);
+		return ctl_reply(c, h, trev__tfs_mkdir(path), NULL, 0);
 	case TREV_OP_RMDIR:
-		return ctl_reply(c, h, trev_rmdir(path), NULL, 0);
+		return ctl_reply(c, h, trev__tfs_rmdir(path), NULL, 0);
 	case TREV_OP_RELEASE:
 		/* The reply goes first: once released, the program may run to
 		 * its end (even be killed) before this thread is scheduled again,

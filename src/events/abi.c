@@ -12,29 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/abi_v0.h"
 #include "base/log.h"
 #include "events/abi.h"
-#include "events/abi_v0.h"
 #include "events/events_internal.h"
 #include "tracepoint/tracepoint_internal.h"
-
-int trev__abi_of(const void *desc, size_t min_size, unsigned int *abi)
-{
-	struct trev_abi_hdr h;
-
-	memcpy(&h, desc, sizeof(h));
-	if (h.magic != TREV_ABI_MAGIC) {
-		*abi = 0;		/* it starts with a pointer: ABI 0 */
-		return 0;
-	}
-	*abi = h.abi;
-	if (h.abi > TREV_ABI_VERSION)
-		return -EPROTO;
-	/* A header never says 0; every field of its version must be there. */
-	if (h.abi == 0 || h.size < min_size)
-		return -EINVAL;
-	return 0;
-}
 
 /* Says which object, which descriptor and why; the registry goes on without it. */
 static void abi_refuse(const char *what, const void *desc, int err, unsigned int abi)

@@ -7,16 +7,7 @@
 
 #include <trev/trace_event.h>
 
-/*
- * trev__abi_of() - the ABI of the descriptor at @desc
- * @min_size: the size of the descriptor's type in this library's ABI
- * @abi: set to 0 (no header: it starts with a pointer) or its header's version
- *
- * Context: any, async-signal-safe; reads the first 8 bytes of @desc.
- * Return: 0; -EPROTO for an ABI newer than TREV_ABI_VERSION; -EINVAL for a
- * header that says ABI 0 or a size smaller than @min_size.
- */
-int trev__abi_of(const void *desc, size_t min_size, unsigned int *abi);
+#include "base/abi_hdr.h"
 
 /*
  * trev__abi_module() - check an object's module record, copy it into @out

@@ -38,7 +38,7 @@
 #define TREV_ITER_LATENCY_FMT	0x0080u
 #define TREV_ITER_IRQ_INFO	0x0100u
 #define TREV_ITER_RECORD_TGID	0x0200u
-/* function_graph's options (the kernel's TRACE_GRAPH_PRINT_*, src/output/graph_output.c). */
+/* function_graph's options (the kernel's TRACE_GRAPH_PRINT_*, src/ftrace/graph_output.c). */
 #define TREV_ITER_FG_OVERRUN	0x0400u		/* funcgraph-overrun */
 #define TREV_ITER_FG_CPU	0x0800u		/* funcgraph-cpu */
 #define TREV_ITER_FG_OVERHEAD	0x1000u		/* funcgraph-overhead */
@@ -52,14 +52,13 @@
 				 TREV_ITER_FG_DURATION | TREV_ITER_FG_IRQS)
 /* Not an option: the buffer's clock counts ns (the kernel's TRACE_FILE_TIME_IN_NS). */
 #define TREV_ITER_TIME_IN_NS	0x10000u
-/* Not an option: current_tracer is function_graph (trev__graph_tracer_set()). */
-#define TREV_ITER_GRAPH		0x80000u
 /* The function tracer's option func_stack_trace (the kernel's TRACE_FUNC_OPT_STACK). */
 #define TREV_ITER_FUNC_STACK_TRACE	0x100000u
 /* funcgraph-snapshot: each new tracing_max_latency swaps into the snapshot (trev's own). */
 #define TREV_ITER_FG_SNAPSHOT	0x200000u
 
 struct trev_event_file;
+struct trev_tracer;
 
 /* The longest system or event name kept (tracefs paths, trigger locations). */
 #define TREV_NAME_MAX	128
@@ -95,6 +94,7 @@ struct trev_trace_array {
 	int lent;			/* rb lent to recorders (trev__instance_lend()): no swaps */
 	int buf_holders;		/* streamed readers walking rb or snapshot (tfs lock) */
 	struct trev_rb_held *freed;	/* snapshot buffers freed while held (tfs lock) */
+	const struct trev_tracer *tracer; /* current_tracer (events/tracer.h; NULL: nop) */
 	struct trev_trace_array *next;	/* named instances list */
 };
 
@@ -184,16 +184,24 @@ int trev__eval_print_fmt(const struct trev_event_call *call,
  * What hangs on an event file from the layer above (filters, triggers,
  * docs/architecture.md): release() frees it when the file goes (an instance
  * removed, an object unloaded), call_gone() drops what names @call before
- * the call goes. Set at start-up (frontend/init.c), before anything can
- * hang there. Context: the registry lock held for writing.
+ * the call goes (context: the registry lock held for writing);
+ * triggers_call() and triggers_post_call() run the file's triggers for one
+ * event, from the write path below them (src/trigger/trigger.h says how;
+ * context: the event's probe). Set at start-up (frontend/init.c), before
+ * anything can hang there.
  */
 struct trev__event_file_ops {
 	void (*release)(struct trev_event_file *file);
 	void (*call_gone)(struct trev_event_call *call);
+	unsigned int (*triggers_call)(struct trev_event_file *file, void *rec, unsigned int len);
+	void (*triggers_post_call)(struct trev_event_file *file, unsigned int tt);
 };
 void trev__event_file_ops_set(const struct trev__event_file_ops *ops);
 /* The file's filter and triggers go (no probe uses them any more). */
 void trev__event_file_release(struct trev_event_file *file);
+/* The write path's calls of the file's triggers, through the ops above (0: none set). */
+unsigned int trev__event_triggers_call(struct trev_event_file *file, void *rec, unsigned int len);
+void trev__event_triggers_post_call(struct trev_event_file *file, unsigned int tt);
 
 typedef void (*trev__events_registered_fn)(unsigned int first_id, const void *section);
 void trev__events_on_register(trev__events_registered_fn fn);

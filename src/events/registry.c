@@ -168,7 +168,7 @@ static const struct trev__event_file_ops *file_ops;
 void trev__event_file_ops_set(const struct trev__event_file_ops *ops)
 {
 	pthread_rwlock_wrlock(&events_lock);
-	file_ops = ops;
+	__atomic_store_n(&file_ops, ops, __ATOMIC_RELEASE);
 	pthread_rwlock_unlock(&events_lock);
 }
 
@@ -176,6 +176,25 @@ void trev__event_file_release(struct trev_event_file *file)
 {
 	if (file_ops)
 		file_ops->release(file);
+}
+
+/*
+ * file_ops is set before a trigger can exist (trev__library_init()): no lock;
+ * the acquire pairs with trev__event_file_ops_set()'s release (the ops' fields).
+ */
+unsigned int trev__event_triggers_call(struct trev_event_file *file, void *rec, unsigned int len)
+{
+	const struct trev__event_file_ops *ops = __atomic_load_n(&file_ops, __ATOMIC_ACQUIRE);
+
+	return ops ? ops->triggers_call(file, rec, len) : 0;
+}
+
+void trev__event_triggers_post_call(struct trev_event_file *file, unsigned int tt)
+{
+	const struct trev__event_file_ops *ops = __atomic_load_n(&file_ops, __ATOMIC_ACQUIRE);
+
+	if (ops)
+		ops->triggers_post_call(file, tt);
 }
 
 static void ev_free_rt(struct trev_event_call *call)

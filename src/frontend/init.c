@@ -3,13 +3,13 @@
 #include <pthread.h>
 
 #include "control/control.h"
-#include "frontend/frontend.h"
 #include "events/events_internal.h"
-#include "write/write.h"
 #include "filter/filter.h"
+#include "frontend/frontend.h"
 #include "ftrace/ftrace.h"
-#include "output/demangle.h"
+#include "sym/demangle.h"
 #include "trigger/trigger_internal.h"
+#include "write/write.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
@@ -40,6 +40,8 @@ static void event_file_release(struct trev_event_file *file)
 static const struct trev__event_file_ops event_file_ops = {
 	.release = event_file_release,
 	.call_gone = trev__triggers_drop_call,
+	.triggers_call = trev__triggers_call,
+	.triggers_post_call = trev__triggers_post_call,
 };
 
 static void library_init(void)

@@ -14,7 +14,7 @@
 
 #include "base/buf.h"
 #include "events/events_internal.h"
-#include "output/symbols.h"
+#include "sym/symbols.h"
 #include "write/write.h"
 
 static ssize_t local_read_file(const struct trev_dat_source *src, const char *path, char **text)

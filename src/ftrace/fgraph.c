@@ -22,10 +22,11 @@
 #include <trev/trace_event.h>
 #include <trev/tracepoint.h>
 
+#include "events/events_internal.h"
 #include "ftrace/fgraph.h"
 #include "ftrace/ftrace.h"
-#include "events/events_internal.h"
-#include "output/symbols.h"
+#include "output/sym_print.h"
+#include "sym/symbols.h"
 #include "write/write.h"
 #include "write/write_api.h"
 

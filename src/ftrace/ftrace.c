@@ -55,9 +55,10 @@
 #include "ftrace/ftrace.h"
 #include "ftrace/ftrace_internal.h"
 #include "ftrace/func_cmd.h"
-#include "output/demangle.h"
-#include "output/elf_symtab.h"
-#include "output/symbols.h"
+#include "output/sym_print.h"
+#include "sym/demangle.h"
+#include "sym/elf_symtab.h"
+#include "sym/symbols.h"
 #include "write/write_api.h"
 
 /* Site flags. */
@@ -105,11 +106,11 @@ struct ft_pids {
 
 static pthread_mutex_t ft_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ft_module *ft_modules;	/* registration order (ft_lock) */
-static enum trev_tracer ft_tracer;	/* current_tracer (ft_lock) */
+static enum trev_ft_mode ft_tracer;	/* current_tracer (ft_lock) */
 static bool ft_list_set[4];		/* enum trev_ft_list: the list is not empty (ft_lock) */
 static bool ft_profile;			/* function_profile_enabled (ft_lock) */
 static bool ft_profile_reset;		/* the next profile table starts from zero (ft_lock) */
-static _Atomic int ft_active;		/* enum trev_tracer trev__ft_entry() serves */
+static _Atomic int ft_active;		/* enum trev_ft_mode trev__ft_entry() serves */
 /*
  * NULL: every thread. Replaced whole with a release exchange, read with an
  * acquire load (what rcu_dereference() is on x86, and what TSan follows);
@@ -126,7 +127,7 @@ static __thread pid_t ft_tid __attribute__((tls_model("initial-exec")));
 struct ft_inst {
 	struct trev_trace_array *tr;	/* its instance */
 	unsigned int slot;		/* 1 .. FT_MAX_INST - 1 */
-	enum trev_tracer tracer;	/* nop or function (ft_lock) */
+	enum trev_ft_mode tracer;	/* nop or function (ft_lock) */
 	bool list_set[2];		/* its filter / notrace list is not empty (ft_lock) */
 	_Atomic(struct ft_pids *) pids;	/* set_ftrace_pid; NULL: every thread (as ft_pids) */
 	_Atomic(struct ft_pids *) nopids; /* set_ftrace_notrace_pid; NULL: none */
@@ -546,6 +547,7 @@ void trev__ftrace_fn_register(void)
 	trev__events_register_builtin(&trev__ftrace_event_function, TREV_TYPE_FN);
 	trev__events_register_builtin(&trev__ftrace_event_funcgraph_exit, TREV_TYPE_GRAPH_RET);
 	trev__events_register_builtin(&trev__ftrace_event_funcgraph_entry, TREV_TYPE_GRAPH_ENT);
+	trev__ftrace_tracers_register();
 }
 
 /* ------------------------------------------------------------------ */
@@ -1237,7 +1239,7 @@ static struct ft_inst *inst_get(struct trev_trace_array *tr, bool create, int *e
 }
 
 /* Context: ft_lock. */
-static void inst_tracer_store(struct ft_inst *in, enum trev_tracer tracer)
+static void inst_tracer_store(struct ft_inst *in, enum trev_ft_mode tracer)
 {
 	uint64_t bit = 1ull << in->slot;
 
@@ -1247,11 +1249,11 @@ static void inst_tracer_store(struct ft_inst *in, enum trev_tracer tracer)
 }
 
 /* A named instance's current_tracer: nop or function. */
-static int inst_set_tracer(struct trev_trace_array *tr, enum trev_tracer tracer,
+static int inst_set_tracer(struct trev_trace_array *tr, enum trev_ft_mode tracer,
 			   const char **why)
 {
 	struct ft_inst *in;
-	enum trev_tracer was;
+	enum trev_ft_mode was;
 	pid_t blocker;
 	int ret = 0;
 
@@ -1324,11 +1326,11 @@ out_unlock:
  * record to the other at the store of ft_active. Frames pushed under
  * function_graph keep returning through trev__fg_return after it is off.
  */
-int trev__ftrace_set_tracer(struct trev_trace_array *tr, enum trev_tracer tracer,
+int trev__ftrace_set_tracer(struct trev_trace_array *tr, enum trev_ft_mode tracer,
 			    const char **why)
 {
 	struct trev_event_rt *rt = trev__event_rt(&trev__ftrace_event_function);
-	enum trev_tracer was;
+	enum trev_ft_mode was;
 	pid_t blocker;
 	int ret = 0;
 
@@ -1406,39 +1408,6 @@ int trev__ftrace_profile_show(int cpu, struct trev_buf *out)
 	ret = trev__fp_show(cpu, out);
 	pthread_mutex_unlock(&ft_lock);
 	return ret;
-}
-
-/* Context: any thread, signal-safe (the crash writer prints the header). */
-bool trev__ftrace_tracer_on(void)
-{
-	return atomic_load(&ft_active) != TREV_TRACER_NOP;
-}
-
-enum trev_tracer trev__ftrace_tracer(void)
-{
-	return (enum trev_tracer)atomic_load(&ft_active);
-}
-
-static const char *const tracer_names[] = { "nop", "function", "function_graph" };
-
-const char *trev__ftrace_tracer_name(void)
-{
-	return tracer_names[trev__ftrace_tracer()];
-}
-
-enum trev_tracer trev__ftrace_tracer_of(const struct trev_trace_array *tr)
-{
-	if (tr_is_top(tr))
-		return trev__ftrace_tracer();
-	for (unsigned int i = 1; i < FT_MAX_INST; i++)
-		if (atomic_load(&ft_slot_tr[i]) == tr)
-			return (enum trev_tracer)atomic_load(&ft_slot_tracer[i]);
-	return TREV_TRACER_NOP;
-}
-
-const char *trev__ftrace_tracer_name_of(const struct trev_trace_array *tr)
-{
-	return tracer_names[trev__ftrace_tracer_of(tr)];
 }
 
 /* ------------------------------------------------------------------ */

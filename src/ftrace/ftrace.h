@@ -27,13 +27,18 @@ extern struct trev_event_call trev__ftrace_event_function;
 TREV_API void trev_function_register(const void *const *start, const void *const *stop);
 TREV_API void trev_function_unregister(const void *const *start);
 
-/* Register ftrace/function under its id (frontend/init.c, at start-up). */
+/*
+ * Register ftrace/function and funcgraph under their ids, their printers
+ * and the tracers function and function_graph (frontend/init.c, at start-up).
+ */
 void trev__ftrace_fn_register(void);
+/* The tracers and printers of tracers.c (called by trev__ftrace_fn_register()). */
+void trev__ftrace_tracers_register(void);
 /* The program's entries, read from its ELF file before its constructors run. */
 void trev__ftrace_register_program(void);
 
-/* current_tracer's values. */
-enum trev_tracer {
+/* The engine's modes: the tracers function and function_graph (tracers.c), or none. */
+enum trev_ft_mode {
 	TREV_TRACER_NOP,
 	TREV_TRACER_FUNCTION,
 	TREV_TRACER_GRAPH,	/* function_graph: the top instance only */
@@ -47,16 +52,8 @@ enum trev_tracer {
  * (-EBUSY: a thread blocks SIGTRAP; -ENOSYS: no membarrier SYNC_CORE;
  * -ENOSPC: too many instances trace functions). Context: the tracefs lock.
  */
-int trev__ftrace_set_tracer(struct trev_trace_array *tr, enum trev_tracer tracer,
+int trev__ftrace_set_tracer(struct trev_trace_array *tr, enum trev_ft_mode tracer,
 			    const char **why);
-/* The top instance's tracer runs. Context: any thread, signal-safe. */
-bool trev__ftrace_tracer_on(void);
-enum trev_tracer trev__ftrace_tracer(void);
-/* "nop", "function" or "function_graph" (the `# tracer:` header). */
-const char *trev__ftrace_tracer_name(void);
-/* The same for instance @tr (the top one too). Context: any thread, signal-safe. */
-enum trev_tracer trev__ftrace_tracer_of(const struct trev_trace_array *tr);
-const char *trev__ftrace_tracer_name_of(const struct trev_trace_array *tr);
 
 /*
  * trev__ftrace_instance_remove() - instance @tr goes (rmdir): its tracer

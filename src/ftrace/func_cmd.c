@@ -51,6 +51,7 @@
 #include "ftrace/func_cmd.h"
 #include "output/output.h"
 #include "trigger/trigger_internal.h"
+#include "write/write.h"
 
 _Atomic unsigned int trev__ft_extra;
 

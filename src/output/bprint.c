@@ -74,65 +74,8 @@
 #include <sys/socket.h>
 
 #include "output/bprint.h"
-#include "output/symbols.h"
-
-/* Number flags, as the kernel's vsprintf. */
-#define BP_SIGN		1	/* signed conversion */
-#define BP_LEFT		2	/* '-' */
-#define BP_PLUS		4	/* '+' */
-#define BP_SPACE	8	/* ' ' */
-#define BP_ZEROPAD	16	/* '0' */
-#define BP_SMALL	32	/* lower-case hex */
-#define BP_SPECIAL	64	/* '#' */
-
-#define BP_WIDTH_MAX	((1 << 23) - 1)	/* the kernel's FIELD_WIDTH_MAX */
-#define BP_PREC_MAX	((1 << 15) - 1)	/* the kernel's PRECISION_MAX */
-#define BP_PAGE_SIZE	4096ul		/* below it a pointer is "(efault)" */
-#define BP_MAX_ERRNO	4095ul		/* the kernel's IS_ERR_VALUE() range */
-
-enum bp_type {
-	BP_END,		/* end of the format */
-	BP_TEXT,	/* literal text */
-	BP_PERCENT,	/* %% */
-	BP_NUM,		/* d i u o x X */
-	BP_CHAR,	/* c */
-	BP_STR,		/* s */
-	BP_PTR,		/* p and its extension letters */
-	BP_INVALID,	/* anything else: the kernel stops here */
-};
-
-/* One piece of a format, as the kernel's format_decode() splits it. */
-struct bp_conv {
-	enum bp_type type;
-	const char *text;	/* BP_TEXT: the text; BP_PTR: the letters after 'p' */
-	size_t len;		/* BP_TEXT: its length */
-	unsigned int flags;	/* BP_* flags */
-	int width;		/* -1: none */
-	int precision;		/* -1: none */
-	unsigned char width_star;	/* the width is an argument */
-	unsigned char prec_star;	/* the precision is an argument */
-	unsigned char width_star_p;	/* 'p' follows the width's '*' */
-	unsigned char prec_star_p;	/* 'p' follows the precision's '*' */
-	unsigned char size;	/* BP_NUM: argument size, 1, 2, 4 or 8 */
-	unsigned char base;	/* BP_NUM: 8, 10 or 16 */
-	unsigned char qualifier;	/* length letter; 'H' for hh, 'L' for ll */
-};
-
-static inline int bp_isdigit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static inline int bp_isalnum(char c)
-{
-	return bp_isdigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-/* A '*' width, as the kernel's set_field_width() clamps it. */
-static inline int bp_clamp_width(int v)
-{
-	return v < -BP_WIDTH_MAX ? -BP_WIDTH_MAX : v > BP_WIDTH_MAX ? BP_WIDTH_MAX : v;
-}
+#include "output/bprint_internal.h"
+#include "sym/symbols.h"
 
 /* Digits of a width or precision, capped so that the int never overflows. */
 static int bp_atoi(const char **s, int max)
@@ -154,7 +97,7 @@ static int bp_atoi(const char **s, int max)
  * precision, "hh" and "ll" are the only doubled lengths, and a conversion
  * letter it does not know is BP_INVALID.
  */
-static const char *bp_decode(const char *fmt, struct bp_conv *c)
+const char *trev__bp_decode(const char *fmt, struct bp_conv *c)
 {
 	const char *start = fmt;
 	char q = 0;
@@ -283,28 +226,9 @@ static const char *bp_decode(const char *fmt, struct bp_conv *c)
 	return fmt + 1;
 }
 
-/* A %p whose pointer is saved and formatted at read time (kernel 6.1: S s x K e). */
-static inline int bp_ptr_at_read(const struct bp_conv *c)
-{
-	switch (c->text[0]) {
-	case 'S':
-	case 's':
-	case 'x':
-	case 'K':
-	case 'e':
-		return 1;
-	}
-	return !bp_isalnum(c->text[0]);
-}
-
 /* ------------------------------------------------------------------ */
 /* Text output: the kernel's buf/end writers, counting past the end     */
 
-struct bp_out {
-	char *buf;
-	size_t cap;		/* bytes that may be written at buf */
-	size_t pos;		/* bytes produced, written or not */
-};
 
 static inline void out_c(struct bp_out *o, char c)
 {
@@ -418,7 +342,7 @@ static void bp_error_string(struct bp_out *o, const char *msg, const struct bp_c
 }
 
 /* The kernel's check_pointer_msg(): NULL, the first page and error values. */
-static const char *bp_bad_pointer(const void *ptr)
+const char *trev__bp_bad_pointer(const void *ptr)
 {
 	if (!ptr)
 		return "(null)";
@@ -758,7 +682,7 @@ static void bp_pointer(struct bp_out *o, const void *ptr, const struct bp_conv *
  * A record-time %p<letters> into @o, as the kernel's pointer(), except %pB:
  * its address is kept as text and looked up at read time.
  */
-static void bp_pointer_record(struct bp_out *o, const void *ptr, const struct bp_conv *c)
+void trev__bp_pointer_record(struct bp_out *o, const void *ptr, const struct bp_conv *c)
 {
 	if (c->text[0] == 'B') {
 		out_mem(o, "0x", 2);
@@ -766,312 +690,6 @@ static void bp_pointer_record(struct bp_out *o, const void *ptr, const struct bp
 		return;
 	}
 	bp_pointer(o, ptr, c);
-}
-
-/* ------------------------------------------------------------------ */
-/* Compile and save (record time)                                       */
-
-/* How one argument is saved: the code of each argument in a spec. */
-enum {
-	BP_ARG_1 = 1,	/* char: 1 byte */
-	BP_ARG_2,	/* short: 2 bytes, 2-aligned */
-	BP_ARG_4,	/* int: 4 bytes, 4-aligned */
-	BP_ARG_8,	/* long long: 8 bytes, 4-aligned */
-	BP_ARG_STR,	/* string, copied with its NUL */
-};
-
-#define BP_MAX_CODES	56
-
-/* A compiled format: the code of each argument, two per byte. */
-struct bp_spec {
-	const char *fmt;	/* the format, for the slow path */
-	uint8_t nargs;		/* arguments in @codes */
-	uint8_t slow;		/* save by walking @fmt: record-time %p, or too many arguments */
-	uint8_t all_int;	/* every argument is BP_ARG_4: words = nargs */
-	uint8_t reserved;
-	uint8_t codes[BP_MAX_CODES / 2];	/* argument i: (codes[i / 2] >> 4 * (i % 2)) & 15 */
-};
-
-_Static_assert(sizeof(struct bp_spec) <= TREV_BPRINT_SPEC_SIZE, "spec does not fit");
-_Static_assert(_Alignof(struct bp_spec) <= 8, "spec needs more than 8-byte alignment");
-
-static inline unsigned int bp_code_of(unsigned int size)
-{
-	switch (size) {
-	case 1:
-		return BP_ARG_1;
-	case 2:
-		return BP_ARG_2;
-	case 4:
-		return BP_ARG_4;
-	}
-	return BP_ARG_8;
-}
-
-static void bp_spec_add(struct bp_spec *sp, unsigned int code)
-{
-	if (sp->nargs == BP_MAX_CODES) {
-		sp->slow = 1;
-		return;
-	}
-	sp->codes[sp->nargs / 2] |= (uint8_t)(code << 4 * (sp->nargs % 2));
-	if (code != BP_ARG_4)
-		sp->all_int = 0;
-	sp->nargs++;
-}
-
-/**
- * trev__bprint_compile() - prepare a format for trev__bprint_save()
- * @fmt: a printf format, with the kernel's conversions; must outlive @spec
- * @spec: TREV_BPRINT_SPEC_SIZE bytes, 8-byte aligned
- *
- * Records how each argument is saved, so that saving does not parse @fmt
- * (except for record-time %p extensions and more than 56 arguments).
- *
- * Context: any thread; async-signal-safe.
- * Return: 0, or -EINVAL when @fmt has a conversion vbin_printf() cannot save
- * (floating point, %n, %ls, an unknown letter, a lone '%' at the end): the
- * caller then formats the text at record time instead.
- */
-int trev__bprint_compile(const char *fmt, void *spec)
-{
-	struct bp_spec *sp = spec;
-	struct bp_conv c;
-
-	memset(sp, 0, sizeof(*sp));
-	if (!fmt)
-		return -EINVAL;
-	sp->fmt = fmt;
-	sp->all_int = 1;
-	for (;;) {
-		fmt = bp_decode(fmt, &c);
-		if (c.type == BP_END)
-			return 0;
-		if (c.type == BP_INVALID)
-			return -EINVAL;
-		if (c.width_star)
-			bp_spec_add(sp, BP_ARG_4);
-		if (c.prec_star)
-			bp_spec_add(sp, BP_ARG_4);
-		switch (c.type) {
-		case BP_NUM:
-			bp_spec_add(sp, bp_code_of(c.size));
-			break;
-		case BP_CHAR:
-			bp_spec_add(sp, BP_ARG_1);
-			break;
-		case BP_STR:
-			if (c.qualifier == 'l')
-				return -EINVAL;
-			bp_spec_add(sp, BP_ARG_STR);
-			break;
-		case BP_PTR:
-			if (!bp_ptr_at_read(&c))
-				sp->slow = 1;
-			bp_spec_add(sp, bp_code_of(sizeof(void *)));
-			break;
-		default:
-			break;
-		}
-	}
-}
-
-/* The writer of one save: a byte area and the offset reached. */
-struct bp_save {
-	unsigned char *buf;
-	size_t cap;		/* bytes in @buf */
-	size_t off;		/* bytes used, written or not */
-};
-
-/* Store @n bytes at the next multiple of @align; the gap is zeroed, not left stale. */
-static inline void save_bytes(struct bp_save *w, size_t align, const void *v, size_t n)
-{
-	size_t off = (w->off + align - 1) & ~(align - 1);
-
-	if (off + n <= w->cap) {
-		while (w->off < off)
-			w->buf[w->off++] = 0;
-		memcpy(w->buf + off, v, n);
-	}
-	w->off = off + n;
-}
-
-static inline void save_int(struct bp_save *w, int v)
-{
-	uint32_t u = (uint32_t)v;
-
-	save_bytes(w, 4, &u, 4);
-}
-
-static void save_str(struct bp_save *w, const char *s)
-{
-	const char *bad = bp_bad_pointer(s);
-	size_t len;
-
-	if (bad)
-		s = bad;
-	len = strlen(s) + 1;
-	save_bytes(w, 1, s, len);
-}
-
-/*
- * One argument by its code; @ap is a va_list lvalue. A macro, not a function
- * taking a va_list *, so that the fast path needs no va_copy().
- */
-#define BP_SAVE_ARG(w, code, ap)						\
-	do {									\
-		switch (code) {							\
-		case BP_ARG_1: {						\
-			unsigned char v_ = (unsigned char)va_arg(ap, int);	\
-										\
-			save_bytes(w, 1, &v_, 1);				\
-			break;							\
-		}								\
-		case BP_ARG_2: {						\
-			unsigned short v_ = (unsigned short)va_arg(ap, int);	\
-										\
-			save_bytes(w, 2, &v_, 2);				\
-			break;							\
-		}								\
-		case BP_ARG_4:							\
-			save_int(w, va_arg(ap, int));				\
-			break;							\
-		case BP_ARG_8: {						\
-			unsigned long long v_ = va_arg(ap, unsigned long long);	\
-										\
-			save_bytes(w, 4, &v_, 8);				\
-			break;							\
-		}								\
-		case BP_ARG_STR:						\
-			save_str(w, va_arg(ap, const char *));			\
-			break;							\
-		}								\
-	} while (0)
-
-/* The record-time text of a %p<letters>, then its NUL. */
-static void save_ptr_text(struct bp_save *w, const void *ptr, const struct bp_conv *c)
-{
-	struct bp_out o = {
-		.buf = (char *)w->buf + w->off,
-		.cap = w->off < w->cap ? w->cap - w->off : 0,
-	};
-
-	bp_pointer_record(&o, ptr, c);
-	w->off += o.pos;
-	if (w->off < w->cap)
-		w->buf[w->off] = '\0';
-	w->off++;
-}
-
-/* vbin_printf() itself: walk the format. */
-static void bp_save_slow(struct bp_save *w, const char *fmt, va_list *ap)
-{
-	struct bp_conv c;
-
-	for (;;) {
-		fmt = bp_decode(fmt, &c);
-		if (c.type == BP_END || c.type == BP_INVALID)
-			return;
-		if (c.type == BP_TEXT || c.type == BP_PERCENT)
-			continue;
-		/*
-		 * vbin_printf() keeps a '*' value as the field width only where
-		 * 'p' follows the '*' (a record-time %p needs it): a width it did
-		 * not keep becomes 1, left-justified; a precision becomes 0.
-		 */
-		if (c.width_star) {
-			int v = bp_clamp_width(va_arg(*ap, int));
-
-			save_int(w, v);
-			c.width = c.width_star_p ? v : -1;
-			if (c.width < 0) {
-				c.width = -c.width;
-				c.flags |= BP_LEFT;
-			}
-		}
-		if (c.prec_star) {
-			int v = va_arg(*ap, int);
-
-			save_int(w, v);
-			if (c.prec_star_p)
-				c.width = bp_clamp_width(v);
-			c.precision = 0;
-		}
-		switch (c.type) {
-		case BP_NUM:
-			BP_SAVE_ARG(w, bp_code_of(c.size), *ap);
-			break;
-		case BP_CHAR:
-			BP_SAVE_ARG(w, BP_ARG_1, *ap);
-			break;
-		case BP_STR:
-			BP_SAVE_ARG(w, BP_ARG_STR, *ap);
-			break;
-		case BP_PTR:
-			if (bp_ptr_at_read(&c))
-				BP_SAVE_ARG(w, bp_code_of(sizeof(void *)), *ap);
-			else
-				save_ptr_text(w, va_arg(*ap, const void *), &c);
-			break;
-		default:
-			break;
-		}
-	}
-}
-
-/**
- * trev__bprint_save() - save the arguments of a format as vbin_printf() does
- * @buf: the argument area, @words u32
- * @words: its size
- * @spec: from trev__bprint_compile()
- * @ap: the arguments of the format
- *
- * Lays the arguments out as the kernel's vbin_printf() (see the table at the
- * top of this file). Like it, an argument that does not fit is not written but
- * still counted, so the return value says how much room the record needed.
- *
- * Context: any thread; async-signal-safe: no allocation, no lock. Reads the
- * strings and the record-time %p arguments the caller passed.
- * Return: the words the arguments take, the last one padded. More than @words
- * means they did not fit: @buf is then not a valid record and the record is
- * to be dropped, as the kernel's trace_vbprintk() drops it.
- */
-int trev__bprint_int_args(const void *spec)
-{
-	const struct bp_spec *sp = spec;
-
-	return sp->all_int && !sp->slow ? (int)sp->nargs : -1;
-}
-
-size_t trev__bprint_save(uint32_t *buf, size_t words, const void *spec, va_list ap)
-{
-	const struct bp_spec *sp = spec;
-	struct bp_save w = { .buf = (unsigned char *)buf, .cap = words * 4 };
-
-	if (trev_likely(sp->all_int && !sp->slow)) {
-		size_t n = sp->nargs;
-
-		for (size_t i = 0; i < n; i++) {
-			int v = va_arg(ap, int);
-
-			if (i < words)
-				buf[i] = (uint32_t)v;
-		}
-		return n;
-	}
-	if (trev_unlikely(sp->slow)) {
-		va_list aq;
-
-		va_copy(aq, ap);
-		bp_save_slow(&w, sp->fmt, &aq);
-		va_end(aq);
-	} else {
-		for (unsigned int i = 0; i < sp->nargs; i++)
-			BP_SAVE_ARG(&w, (sp->codes[i / 2] >> 4 * (i % 2)) & 15, ap);
-	}
-	for (size_t end = (w.off + 3) & ~(size_t)3; w.off < end && w.off < w.cap; w.off++)
-		w.buf[w.off] = 0;
-	return (w.off + 3) / 4;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1196,7 +814,7 @@ static void bp_err_ptr(struct bp_out *o, uintptr_t ptr, const struct bp_conv *c)
  */
 static void bp_pointer(struct bp_out *o, const void *ptr, const struct bp_conv *c)
 {
-	const char *bad = bp_bad_pointer(ptr);
+	const char *bad = trev__bp_bad_pointer(ptr);
 
 	switch (c->text[0]) {
 	case 'S':
@@ -1289,7 +907,7 @@ static int bp_format(struct bp_out *o, const char *fmt, struct bp_args *a)
 	int v;
 
 	for (;;) {
-		fmt = bp_decode(fmt, &c);
+		fmt = trev__bp_decode(fmt, &c);
 		switch (c.type) {
 		case BP_END:
 		case BP_INVALID:
@@ -1414,7 +1032,7 @@ const char *trev__kptr_parse(const char *fmt, int *stars)
 
 	if (!fmt || *fmt != '%')
 		return NULL;
-	end = bp_decode(fmt, &c);
+	end = trev__bp_decode(fmt, &c);
 	if (c.type != BP_PTR || c.len == 0)
 		return NULL;
 	*stars = c.width_star + c.prec_star;
@@ -1441,7 +1059,7 @@ size_t trev__kptr_snprint(char *buf, size_t size, const char *fmt, const int *st
 	struct bp_out o = { .buf = buf, .cap = size };
 	struct bp_conv c;
 
-	bp_decode(fmt, &c);
+	trev__bp_decode(fmt, &c);
 	if (c.type != BP_PTR)
 		return 0;
 	if (c.width_star) {

@@ -3,8 +3,8 @@
  * function_graph's layout (docs/function-tracer.md, "Output of
  * function_graph"), apart from where its records come from: the one
  * implementation of the kernel's trace_functions_graph.c text, in
- * trev_common, used by the library's `trace` text (graph_output.c, over its
- * per-thread buffers) and by `trev report` (over a trace.dat file's merged
+ * trev_common, used by the library's `trace` text (ftrace/graph_output.c,
+ * over its per-thread buffers) and by `trev report` (over a trace.dat file's merged
  * per-CPU streams). The caller decodes each record into a struct
  * trev_graph_call, gives its context in a struct trev_graph_line and says
  * how to write bytes and name a function (struct trev_graph_out).

@@ -14,13 +14,10 @@
 #include "base/buf.h"
 #include "base/log.h"
 #include "events/events_internal.h"
-#include "ftrace/fgraph.h"
-#include "ftrace/ftrace.h"
-#include "output/output.h"
-#include "output/bprint.h"
-#include "output/graph_output.h"
+#include "events/tracer.h"
 #include "output/line_prefix.h"
-#include "output/symbols.h"
+#include "output/output.h"
+#include "sym/symbols.h"
 
 /* ------------------------------------------------------------------ */
 /* Task names                                                           */
@@ -157,14 +154,12 @@ static void out_context(struct trev_trace_iter *iter, const char *comm)
 	trev_seq_putmem(&iter->seq, buf, trev__line_prefix(buf, &lp));
 }
 
-/* raw/hex/bin of an event that has no such printer: the kernel's trace_nop_print(). */
-static void out_nop(struct trev_trace_iter *iter)
+void trev__print_nop(struct trev_trace_iter *iter)
 {
 	trev_seq_printf(&iter->seq, "type: %d\n", iter->ent->type);
 }
 
-/* trace_seq_putmem_hex(): the value's bytes, most significant first, then a space. */
-static void out_hex_field(struct trev_seq *s, const void *v, size_t size)
+void trev__seq_hex_field(struct trev_seq *s, const void *v, size_t size)
 {
 	const unsigned char *b = v;
 
@@ -173,15 +168,40 @@ static void out_hex_field(struct trev_seq *s, const void *v, size_t size)
 	trev_seq_putc(s, ' ');
 }
 
-static void out_raw_ftrace(struct trev_trace_iter *iter, struct trev_event_call *call);
+/* ------------------------------------------------------------------ */
+/* The printers of record types (the kernel's register_trace_event())   */
+
+/* By type: the built-in events' ids are small (TREV_TYPE_*). */
+#define OUT_PRINTERS	64
+static const struct trev_event_printer *out_printers[OUT_PRINTERS];
+
+int trev__event_printer_register(const struct trev_event_printer *p)
+{
+	const struct trev_event_printer *none = NULL;
+
+	if (p->type >= OUT_PRINTERS)
+		return -EINVAL;
+	if (!__atomic_compare_exchange_n(&out_printers[p->type], &none, p, false,
+					 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		return none == p ? 0 : -EEXIST;
+	return 0;
+}
+
+static const struct trev_event_printer *out_printer(const struct trev_event_call *call)
+{
+	if (!call || call->id >= OUT_PRINTERS)
+		return NULL;
+	return __atomic_load_n(&out_printers[call->id], __ATOMIC_ACQUIRE);
+}
 
 /*
  * One event's line into iter->seq, with the TREV_ITER_* options @flags;
- * @gs: function_graph's layout and its source (NULL: the usual lines).
+ * @rd: the reading of a tracer with lines of its own (NULL: the usual lines).
  */
 static void out_line(struct trev_trace_iter *iter, const struct trev_rb_event *ev,
-		     const char *comm, unsigned long flags, const struct trev_graph_src *gs)
+		     const char *comm, unsigned long flags, const struct trev_tracer_read *rd)
 {
+	const struct trev_event_printer *printer;
 	struct trev_seq *s = &iter->seq;
 	struct trev_event_call *call;
 
@@ -209,50 +229,38 @@ static void out_line(struct trev_trace_iter *iter, const struct trev_rb_event *e
 		goto out_unlock;
 	}
 	/* The kernel's tracer print_line(): before raw, hex and bin, which it ignores. */
-	if (gs && call && trev__graph_print(gs, iter, call, comm))
+	if (rd && call && rd->tracer->print_line(rd, iter, call, comm))
 		goto out_unlock;
+	printer = out_printer(call);
 	if (flags & TREV_ITER_RAW) {
 		if (flags & TREV_ITER_CONTEXT_INFO)
 			trev_seq_printf(s, "%d %d %llu ", iter->ent->pid, iter->cpu,
 					(unsigned long long)iter->ts);
 		if (!call)
 			trev_seq_printf(s, "%d ?\n", iter->ent->type);
-		else if (call->id == TREV_TYPE_RAW_DATA)
-			call->output(iter, call);	/* the kernel prints it one way */
-		else if (call->flags & TREV_EVENT_FL_FTRACE)
-			out_raw_ftrace(iter, call);
+		else if (printer && printer->raw)
+			printer->raw(iter, call);
 		else
-			out_nop(iter);
+			trev__print_nop(iter);
 	} else if (flags & (TREV_ITER_HEX | TREV_ITER_BIN)) {
 		int pid = iter->ent->pid, cpu = iter->cpu;
 		unsigned long long ts = iter->ts;
 
 		if (flags & TREV_ITER_CONTEXT_INFO) {
 			if (flags & TREV_ITER_HEX) {
-				out_hex_field(s, &pid, sizeof(pid));
-				out_hex_field(s, &cpu, sizeof(cpu));
-				out_hex_field(s, &ts, sizeof(ts));
+				trev__seq_hex_field(s, &pid, sizeof(pid));
+				trev__seq_hex_field(s, &cpu, sizeof(cpu));
+				trev__seq_hex_field(s, &ts, sizeof(ts));
 			} else {
 				trev_seq_putmem(s, &pid, sizeof(pid));
 				trev_seq_putmem(s, &cpu, sizeof(cpu));
 				trev_seq_putmem(s, &ts, sizeof(ts));
 			}
 		}
-		if (call && call->id == TREV_TYPE_FN &&
-		    iter->ent_size >= sizeof(struct trev_entry) + 2 * sizeof(unsigned long)) {
-			/* The kernel's trace_fn_hex() and trace_fn_bin(): ip, parent_ip. */
-			unsigned long ip[2];
-
-			memcpy(ip, iter->ent + 1, sizeof(ip));
-			for (int i = 0; i < 2; i++) {
-				if (flags & TREV_ITER_HEX)
-					out_hex_field(s, &ip[i], sizeof(ip[i]));
-				else
-					trev_seq_putmem(s, &ip[i], sizeof(ip[i]));
-			}
-		} else if (call) {
-			out_nop(iter);
-		}
+		if (printer && printer->hex_bin)
+			printer->hex_bin(iter, !(flags & TREV_ITER_HEX));
+		else if (call)
+			trev__print_nop(iter);
 		if (flags & TREV_ITER_HEX)
 			trev_seq_putc(s, '\n');
 	} else {
@@ -282,14 +290,14 @@ static unsigned long out_flags(unsigned long flags, struct trev_rb *rb)
 
 void trev__print_line(struct trev_trace_array *tr, struct trev_trace_iter *iter,
 		      const struct trev_rb_event *ev, const char *comm,
-		      const struct trev_graph_src *gs)
+		      const struct trev_tracer_read *rd)
 {
 	/* The options as they are now, as the kernel's trace_pipe reads them: an
 	 * option written meanwhile (tfs_lock) applies from the next line. */
 	unsigned long flags = __atomic_load_n(&tr->trace_flags, __ATOMIC_RELAXED);
 
 	out_line(iter, ev, comm, out_flags(flags, tr->rb),
-		 gs && gs->g && (flags & TREV_ITER_GRAPH) ? gs : NULL);
+		 rd && rd->state && trev__tracer_of(tr) == rd->tracer ? rd : NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -313,10 +321,11 @@ struct trev_trace_text {
 	struct trev_rb_iter *it;	/* the position in @rb; NULL without @rb */
 	struct trev_trace_iter *iter;	/* the line being formatted */
 	struct comm_cache cc;		/* names of the threads met so far */
-	struct trev_graph *graph;	/* function_graph's state; NULL: the usual lines */
+	const struct trev_tracer *tracer; /* tr's tracer at the start */
+	void *state;			/* its ->open()'s; NULL: the usual lines */
 };
 
-/* The trace text's records for function_graph's layout: its iterator's. */
+/* The trace text's records for a tracer that reads ahead: its iterator's. */
 static int out_iter_src(void *arg, struct trev_rb_event *ev)
 {
 	return trev_rb_iter_next(arg, ev);
@@ -363,16 +372,14 @@ static void out_header(const struct trev_trace_text *tt, struct trev_buf *out)
 		written += trev_rb_recycled_lost(rb);
 		orphans = trev_rb_orphan_lost(rb);
 	}
-	trev__buf_printf(out, "# tracer: %s\n#\n",
-			 (tt->flags & TREV_ITER_GRAPH) ? "function_graph" :
-			 trev__ftrace_tracer_of(tt->tr) != TREV_TRACER_NOP ? "function" : "nop");
+	trev__buf_printf(out, "# tracer: %s\n#\n", tt->tracer->name);
 	if ((tt->what & TREV_PRINT_SNAPSHOT) && entries == 0) {
 		out_snapshot_help(rb != NULL, out);
 		return;
 	}
-	if (tt->flags & TREV_ITER_GRAPH) {
+	if (tt->tracer->print_header) {
 		/* The tracer's print_header(): its columns instead of the default header. */
-		trev__graph_header(trev__graph_opts(tt->flags), entries == 0, out);
+		tt->tracer->print_header(tt->flags, entries == 0, out);
 		return;
 	}
 	trev__buf_printf(out, "# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n",
@@ -411,13 +418,14 @@ int trev__trace_text_start(struct trev_trace_array *tr, struct trev_rb *rb, int 
 	tt->cpu = cpu;
 	tt->what = what;
 	tt->flags = tr->trace_flags;
+	tt->tracer = trev__tracer_of(tr);
 	tt->cc.rb = rb;
 	if (rb) {
 		tt->iter = malloc(sizeof(*tt->iter));
 		tt->it = tt->iter ? trev_rb_iter_start_cpu(rb, cpu) : NULL;
-		if (tt->it && (tt->flags & TREV_ITER_GRAPH)) {
-			tt->graph = trev__graph_new();
-			if (!tt->graph) {
+		if (tt->it && tt->tracer->open) {
+			tt->state = tt->tracer->open();
+			if (!tt->state) {
 				trev_rb_iter_finish(tt->it);
 				tt->it = NULL;
 			}
@@ -436,7 +444,7 @@ int trev__trace_text_next(struct trev_trace_text *tt, struct trev_buf *out, size
 	size_t start = out->len;
 	unsigned long flags;
 	struct trev_rb_event ev;
-	struct trev_graph_src gs = { tt->graph, out_iter_src, tt->it };
+	struct trev_tracer_read rd = { tt->tracer, tt->state, out_iter_src, tt->it };
 	int ret = 0;
 
 	if (tt->done)
@@ -454,14 +462,14 @@ int trev__trace_text_next(struct trev_trace_text *tt, struct trev_buf *out, size
 	/* The registry lock is held in batches: events may come and go between them. */
 	trev__events_read_lock();
 	for (unsigned int n = 1; out->len - start < want && !out->err; n++) {
-		ret = tt->graph ? trev__graph_next(&gs, &ev) : trev_rb_iter_next(tt->it, &ev);
+		ret = tt->state ? tt->tracer->read(&rd, &ev) : trev_rb_iter_next(tt->it, &ev);
 		if (ret <= 0) {
 			tt->done = true;
 			tt->err = ret;
 			break;
 		}
 		out_line(tt->iter, &ev, comm_lookup(&tt->cc, ev.buffer, ev.tid), flags,
-			 tt->graph ? &gs : NULL);
+			 tt->state ? &rd : NULL);
 		trev__buf_append(out, tt->iter->seq.buffer, tt->iter->seq.len);
 		if (n % 256 == 0) {
 			trev__events_read_unlock();
@@ -482,7 +490,8 @@ void trev__trace_text_finish(struct trev_trace_text *tt)
 	if (!tt)
 		return;
 	trev_rb_iter_finish(tt->it);
-	trev__graph_free(tt->graph);
+	if (tt->state)
+		tt->tracer->close(tt->state);
 	free(tt->cc.comm);
 	free(tt->iter);
 	free(tt);
@@ -520,42 +529,4 @@ int trev__trace_print_rb(struct trev_trace_array *tr, struct trev_rb *rb, int cp
 	trev__trace_text_finish(tt);
 	trev__buf_free(&chunk);
 	return ret;
-}
-
-/* ------------------------------------------------------------------ */
-/* raw output of the built-in events                                    */
-
-/* The records of ftrace:print, bprint and bputs share their first fields. */
-struct out_ftrace_entry {
-	struct trev_entry ent;
-	unsigned long ip;
-	union {
-		const char *ptr;	/* bprint: fmt; bputs: str */
-		char buf[8];		/* print: the text */
-	};
-};
-
-static void out_raw_ftrace(struct trev_trace_iter *iter, struct trev_event_call *call)
-{
-	struct out_ftrace_entry *e = (struct out_ftrace_entry *)(void *)iter->ent;
-	struct trev_seq *s = &iter->seq;
-	size_t fixed = offsetof(struct out_ftrace_entry, ptr) + sizeof(e->ptr);
-
-	if (call->id == TREV_TYPE_GRAPH_ENT || call->id == TREV_TYPE_GRAPH_RET) {
-		/* No raw printer in the kernel: trace_nop_print(). */
-		out_nop(iter);
-	} else if (call->id == TREV_TYPE_FN) {
-		/* The kernel's trace_fn_raw(). */
-		trev_seq_printf(s, "%lx %lx\n", e->ip, (unsigned long)e->ptr);
-	} else if (call->id == TREV_TYPE_PRINT) {
-		int max = (int)(iter->ent_size - offsetof(struct out_ftrace_entry, buf));
-
-		trev_seq_printf(s, "# %lx %.*s", e->ip, max, e->buf);
-	} else if (call->id == TREV_TYPE_BPUTS) {
-		trev_seq_printf(s, ": %lx : %s", e->ip, e->ptr);
-	} else {
-		trev_seq_printf(s, ": %lx : ", e->ip);
-		trev__bprint_format(s, e->ptr, (const char *)iter->ent + fixed,
-				    iter->ent_size - fixed);
-	}
 }

@@ -7,6 +7,7 @@
 #ifndef TREV_OUTPUT_H
 #define TREV_OUTPUT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -46,14 +47,43 @@ int trev__trace_text_start(struct trev_trace_array *tr, struct trev_rb *rb, int 
 int trev__trace_text_next(struct trev_trace_text *tt, struct trev_buf *out, size_t want);
 void trev__trace_text_finish(struct trev_trace_text *tt);
 /*
- * One event's line. @gs: trace_pipe's function_graph state and source
- * (graph_output.h), used while @tr's current_tracer is function_graph;
+ * One event's line. @rd: trace_pipe's reading by a tracer with lines of its
+ * own (events/tracer.h), used while that tracer is @tr's current_tracer;
  * NULL: the usual lines. Context: under trev__events_read_lock().
  */
-struct trev_graph_src;
+struct trev_tracer_read;
 void trev__print_line(struct trev_trace_array *tr, struct trev_trace_iter *iter,
 		      const struct trev_rb_event *ev, const char *comm,
-		      const struct trev_graph_src *gs);
+		      const struct trev_tracer_read *rd);
+
+/**
+ * struct trev_event_printer - how the records of one type print with the
+ * trace options raw, hex and bin (the kernel's struct trace_event and its
+ * register_trace_event()); the usual line is the event's own ->output().
+ * @type: the records' type (the event's id, TREV_TYPE_* for the built-in ones)
+ * @raw: the line after the context of the option raw (NULL: "type: N")
+ * @hex_bin: the record's fields after the context of the option hex, or of
+ *           bin when @bin (NULL: "type: N")
+ */
+struct trev_event_printer {
+	unsigned int type;
+	void (*raw)(struct trev_trace_iter *iter, struct trev_event_call *call);
+	void (*hex_bin)(struct trev_trace_iter *iter, bool bin);
+};
+
+/*
+ * trev__event_printer_register() - print the records of @p->type with @p
+ * (which stays the caller's), from the folder that defines the type: the
+ * write path's print, bprint, bputs and raw_data, the function tracer's.
+ * Return: 0; -EEXIST when another printer has the type; -EINVAL for a type
+ * of 64 or more. Context: any thread.
+ */
+int trev__event_printer_register(const struct trev_event_printer *p);
+
+/* The kernel's trace_nop_print(): "type: N" (for a printer without raw, hex or bin). */
+void trev__print_nop(struct trev_trace_iter *iter);
+/* The kernel's trace_seq_putmem_hex(): @v's bytes, most significant first, then a space. */
+void trev__seq_hex_field(struct trev_seq *s, const void *v, size_t size);
 /*
  * In that child: the threads whose names the text shows are process
  * @pid's, and the symbol table's lock is made anew.

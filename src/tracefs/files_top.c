@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "output/graph_output.h"
-#include "output/output.h"
+#include "events/tracer.h"
 #include "ftrace/ftrace.h"
+#include "output/output.h"
 #include "tracefs/tracefs_internal.h"
 #include "write/write.h"
 
@@ -197,7 +197,8 @@ static const struct tfs_fops snapshot_fops = {
 
 struct pipe_state {
 	struct trev_trace_iter iter;	/* the line being handed out, and the rest */
-	struct trev_graph *graph;	/* function_graph's state, made when first needed */
+	const struct trev_tracer *tracer; /* whose ->open() made @state */
+	void *state;			/* a tracer's reading (function_graph), made when first needed */
 };
 
 /* Where trace_pipe consumes: all CPUs, or one; @timeout_ms: how long it may wait. */
@@ -226,8 +227,8 @@ static void pipe_release(struct trev_file *f)
 {
 	struct pipe_state *ps = f->priv;
 
-	if (ps)
-		trev__graph_free(ps->graph);
+	if (ps && ps->state)
+		ps->tracer->close(ps->state);
 	free(ps);
 }
 
@@ -264,20 +265,25 @@ static int pipe_consume_one(struct trev_file *f, struct pipe_state *ps, int time
 	struct trev_rb_event ev;
 	char comm[17];
 	struct pipe_src src = { NULL, f->loc.cpu, timeout_ms };
-	struct trev_graph_src gs = { NULL, pipe_src_next, &src };
+	struct trev_tracer_read rd = { NULL, NULL, pipe_src_next, &src };
+	const struct trev_tracer *t;
 	int ret;
 
 	pthread_rwlock_rdlock(&tr->buf_lock);
 	src.rb = tr->rb;
 	/*
-	 * function_graph's state lives as long as the open file, once needed.
-	 * Relaxed: the flags are a snapshot per line, as trev__print_line() reads them.
+	 * A tracer's reading (function_graph's) lives as long as the open file,
+	 * once needed; trev__print_line() uses its lines while it is the tracer.
 	 */
-	if (!ps->graph && (__atomic_load_n(&tr->trace_flags, __ATOMIC_RELAXED) & TREV_ITER_GRAPH))
-		ps->graph = trev__graph_new();
-	gs.g = ps->graph;
-	if (gs.g) {
-		ret = trev__graph_next(&gs, &ev);
+	t = trev__tracer_of(tr);
+	if (!ps->state && t->open) {
+		ps->state = t->open();
+		ps->tracer = ps->state ? t : NULL;
+	}
+	rd.tracer = ps->tracer;
+	rd.state = ps->state;
+	if (rd.state) {
+		ret = ps->tracer->read(&rd, &ev);
 		src.timeout_ms = 0;	/* reading ahead for a leaf takes only what is there */
 	} else {
 		ret = pipe_src_next(&src, &ev);
@@ -285,7 +291,7 @@ static int pipe_consume_one(struct trev_file *f, struct pipe_state *ps, int time
 	if (ret == 1) {
 		pipe_comm(tr->rb, &ev, comm);
 		trev__events_read_lock();
-		trev__print_line(tr, &ps->iter, &ev, comm, &gs);
+		trev__print_line(tr, &ps->iter, &ev, comm, &rd);
 		trev__events_read_unlock();
 	}
 	pthread_rwlock_unlock(&tr->buf_lock);
@@ -374,7 +380,8 @@ static int pipe_poll(struct trev_file *f, int timeout_ms)
 	struct pipe_state *ps = f->priv;
 	int ret;
 
-	if (ps && (ps->iter.seq.len || trev__graph_pending(ps->graph)))
+	if (ps && (ps->iter.seq.len ||
+		   (ps->state && ps->tracer->pending && ps->tracer->pending(ps->state))))
 		return POLLIN | POLLRDNORM;
 	ret = trev__tfs_wait_data(f, timeout_ms);
 	return ret > 0 ? POLLIN | POLLRDNORM : ret;
@@ -726,16 +733,10 @@ static const struct tfs_fops error_log_fops = {
 /* ------------------------------------------------------------------ */
 /* Tracers                                                              */
 
-static bool tr_is_top(const struct trev_trace_array *tr)
-{
-	return !tr->name || !tr->name[0];
-}
-
-/* function_graph is the top instance's only (docs/function-tracer.md, "Instances"). */
+/* The registry's tracers that @tr may run (function_graph: the top instance's only). */
 static int tracers_show(struct trev_file *f, struct trev_buf *out)
 {
-	return trev__buf_puts(out, tr_is_top(f->loc.tr) ? "function_graph function nop\n" :
-			      "function nop\n");
+	return trev__tracers_show(f->loc.tr, out);
 }
 
 static const struct tfs_fops available_tracers_fops = {
@@ -744,7 +745,7 @@ static const struct tfs_fops available_tracers_fops = {
 
 static int current_tracer_show(struct trev_file *f, struct trev_buf *out)
 {
-	return trev__buf_printf(out, "%s\n", trev__ftrace_tracer_name_of(f->loc.tr));
+	return trev__buf_printf(out, "%s\n", trev__tracer_of(f->loc.tr)->name);
 }
 
 /*
@@ -755,30 +756,22 @@ static ssize_t current_tracer_write(struct trev_file *f, const char *buf, size_t
 {
 	struct trev_trace_array *tr = f->loc.tr;
 	char *name = trev__strip(buf, size);
+	const struct trev_tracer *want;
 	const char *why = NULL;
-	enum trev_tracer want, was;
 	int ret;
 
 	if (!name)
 		return -ENOMEM;
-	if (!strcmp(name, "function"))
-		want = TREV_TRACER_FUNCTION;
-	else if (!strcmp(name, "function_graph"))
-		want = TREV_TRACER_GRAPH;
-	else if (!strcmp(name, "nop"))
-		want = TREV_TRACER_NOP;
-	else
-		want = (enum trev_tracer)-1;
+	want = trev__tracer_find(tr, name);
 	free(name);
-	if ((int)want < 0 || (want == TREV_TRACER_GRAPH && !tr_is_top(tr)))
+	if (!want)
 		return bad_value(f, "current_tracer", buf, size, "No such tracer");
-	was = trev__ftrace_tracer_of(tr);
-	if (was == want)
+	if (want == trev__tracer_of(tr))
 		return (ssize_t)size;
 	pthread_rwlock_rdlock(&tr->buf_lock);
 	trev_rb_reset(tr->rb);
 	pthread_rwlock_unlock(&tr->buf_lock);
-	ret = trev__ftrace_set_tracer(tr, want, &why);
+	ret = trev__tracer_set(tr, want, &why);
 	if (ret) {
 		char *cmd = trev__strip(buf, size);
 
@@ -786,7 +779,6 @@ static ssize_t current_tracer_write(struct trev_file *f, const char *buf, size_t
 		free(cmd);
 		return ret;
 	}
-	trev__graph_tracer_set(tr, want == TREV_TRACER_GRAPH);
 	return (ssize_t)size;
 }
 

@@ -21,8 +21,8 @@
 
 #include <trev/tracepoint.h>
 
-#include "events/abi.h"
-#include "events/abi_v0.h"
+#include "base/abi_hdr.h"
+#include "base/abi_v0.h"
 #include "tracepoint/tracepoint_internal.h"
 
 static pthread_mutex_t tp_mutex = PTHREAD_MUTEX_INITIALIZER;

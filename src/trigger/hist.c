@@ -29,11 +29,12 @@
 #include "base/buf.h"
 #include "events/events_internal.h"
 #include "filter/filter.h"
-#include "output/symbols.h"
 #include "ring_buffer/rb_internal.h"
+#include "sym/symbols.h"
 #include "trigger/hist.h"
 #include "trigger/tracing_map.h"
 #include "trigger/trigger_internal.h"
+#include "write/write.h"
 
 #define C(a, b)	b
 static const char *const hist_err_text[] = { TREV_HIST_ERRORS };

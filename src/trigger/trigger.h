@@ -2,7 +2,9 @@
 /*
  * Event triggers (the kernel's trace_events_trigger.c): the commands of
  * events/<sys>/<ev>/trigger, run in the event's context. What the probe
- * calls is here; the commands and their parser are behind it.
+ * calls is here (through struct trev__event_file_ops, set at start-up: the
+ * write path is below the triggers); the commands and their parser are
+ * behind it.
  */
 #ifndef TREV_TRIGGER_H
 #define TREV_TRIGGER_H

@@ -12,6 +12,7 @@
 
 #include "trigger/hist.h"
 #include "trigger/trigger_internal.h"
+#include "write/write.h"
 
 /* The instance the trigger's event records into. */
 static struct trev_trace_array *trig_tr(const struct trev_event_trigger *t)

@@ -26,7 +26,8 @@
  *        and the file's TRIGGER_MODE / TRIGGER_COND flags are recomputed
  *
  * The probe (event_buffer.c) calls trev__triggers_call() and
- * trev__triggers_post_call() (trigger.h); for each trigger that is not
+ * trev__triggers_post_call() (trigger.h) through the event file's ops
+ * (events_internal.h; the write path is below the triggers); for each trigger that is not
  * paused and whose filter passes, the framework applies the count (below)
  * and calls ->fire(). A command with TREV_TRIGGER_CMD_POST fires from
  * trev__triggers_post_call(), after the record is committed: post commands
@@ -169,34 +170,6 @@ struct trev_event_trigger *trev__trigger_find(struct trev_event_file *file,
  */
 extern const struct trev_trigger_cmd *const trev__trigger_cmds[];
 extern const unsigned int trev__nr_trigger_cmds;
-
-/* ------------------------------------------------------------------ */
-/* The stacktrace command's unwinding (stacktrace.c)                    */
-
-/* Which return addresses of a backtrace belong to the tracing machinery. */
-struct trev_stack_skip {
-	unsigned long iter_lo, iter_hi;	  /* __traceiter_<event>(), maybe with the probe inlined */
-	unsigned long probe_lo, probe_hi; /* the event's probe function */
-};
-
-/*
- * trev__stack_prepare() - make backtrace() safe to call from a probe (its
- * first call loads libgcc_s) and find @call's iterator and probe functions.
- * Context: not signal-safe; under the registry lock.
- */
-void trev__stack_prepare(struct trev_event_call *call, struct trev_stack_skip *skip);
-/*
- * trev__stack_first() - index in @frames[0..n) of the first return address
- * that is the caller's, past the library, the probe and the iterator.
- * Context: any, async-signal-safe.
- */
-int trev__stack_first(const struct trev_stack_skip *skip, void *const *frames, int n);
-/*
- * trev__stack_record() - add an ftrace:kernel_stack record of the calling
- * thread's stack, from the function that called trace_<event>(), to @tr.
- * Context: the event's probe; async-signal-safe once prepared.
- */
-void trev__stack_record(struct trev_trace_array *tr, const struct trev_stack_skip *skip);
 
 /* ------------------------------------------------------------------ */
 /* What the tracefs trigger file and the registry call                  */

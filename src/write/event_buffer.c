@@ -28,7 +28,6 @@
 #include "filter/filter_run.h"
 #include "output/line_prefix.h"
 #include "ring_buffer/rb_api.h"
-#include "trigger/trigger.h"
 #include "write/write.h"
 #include "write/write_api.h"
 
@@ -200,7 +199,7 @@ static bool cond_enter(struct trev_event_file *file, unsigned int flags)
 	if (flags & TREV_FILE_FL_TRIGGER_COND)
 		return true;
 	if (flags & TREV_FILE_FL_TRIGGER_MODE)
-		trev__triggers_call(file, NULL, 0);
+		trev__event_triggers_call(file, NULL, 0);
 	return !(flags & TREV_FILE_FL_SOFT_DISABLED);
 }
 
@@ -214,12 +213,12 @@ static void cond_record(struct trev_event_file *file, struct trev_entry *rec,
 	unsigned int tt = 0;
 
 	if (flags & TREV_FILE_FL_TRIGGER_COND)
-		tt = trev__triggers_call(file, rec, len);
+		tt = trev__event_triggers_call(file, rec, len);
 	if (!(flags & TREV_FILE_FL_SOFT_DISABLED) &&
 	    (!(flags & TREV_FILE_FL_FILTERED) || event_filter_check(file, rec, len)))
 		event_write_copy(file, rec, len);
 	if (tt)
-		trev__triggers_post_call(file, tt);
+		trev__event_triggers_post_call(file, tt);
 }
 
 /*

@@ -25,9 +25,12 @@
 #include "base/buf.h"
 #include "base/log.h"
 #include "events/events_internal.h"
-#include "write/write.h"
 #include "output/bprint.h"
-#include "output/symbols.h"
+#include "output/output.h"
+#include "output/sym_print.h"
+#include "sym/symbols.h"
+#include "write/bprint_save.h"
+#include "write/write.h"
 
 _Static_assert(TREV_PRINTK_SPEC_SIZE >= TREV_BPRINT_SPEC_SIZE,
 	       "struct trev_printk_site cannot hold a compiled format");
@@ -707,8 +710,56 @@ struct trev_event_call trev__ftrace_event_raw_data = {
 	raw_data_output, TREV_EVENT_FL_FTRACE, 0, NULL
 };
 
+/* ------------------------------------------------------------------ */
+/* The option raw's lines (output.h's printers)                         */
+
+/* The kernel's trace_print_raw(): "# ip text". */
+static void print_raw(struct trev_trace_iter *iter, struct trev_event_call *call)
+{
+	struct print_entry *e = (struct print_entry *)(void *)iter->ent;
+	int max = (int)(iter->ent_size - offsetof(struct print_entry, buf));
+
+	(void)call;
+	trev_seq_printf(&iter->seq, "# %lx %.*s", e->ip, max, e->buf);
+}
+
+/* The kernel's trace_bprint_raw(): ": ip : text". */
+static void bprint_raw(struct trev_trace_iter *iter, struct trev_event_call *call)
+{
+	struct bprint_entry *e = (struct bprint_entry *)(void *)iter->ent;
+
+	(void)call;
+	trev_seq_printf(&iter->seq, ": %lx : ", e->ip);
+	trev__bprint_format(&iter->seq, e->fmt, e->buf,
+			    iter->ent_size - offsetof(struct bprint_entry, buf));
+}
+
+/* The kernel's trace_bputs_raw(): ": ip : text". */
+static void bputs_raw(struct trev_trace_iter *iter, struct trev_event_call *call)
+{
+	struct bputs_entry *e = (struct bputs_entry *)(void *)iter->ent;
+
+	(void)call;
+	trev_seq_printf(&iter->seq, ": %lx : %s", e->ip, e->str);
+}
+
+/* The kernel prints raw_data one way, whatever the option. */
+static void raw_data_raw(struct trev_trace_iter *iter, struct trev_event_call *call)
+{
+	call->output(iter, call);
+}
+
+static const struct trev_event_printer printk_printers[] = {
+	{ .type = TREV_TYPE_PRINT, .raw = print_raw },
+	{ .type = TREV_TYPE_BPRINT, .raw = bprint_raw },
+	{ .type = TREV_TYPE_BPUTS, .raw = bputs_raw },
+	{ .type = TREV_TYPE_RAW_DATA, .raw = raw_data_raw },
+};
+
 void trev__ftrace_events_register(void)
 {
+	for (size_t i = 0; i < sizeof(printk_printers) / sizeof(printk_printers[0]); i++)
+		trev__event_printer_register(&printk_printers[i]);
 	trev__events_register_builtin(&trev__ftrace_event_print, TREV_TYPE_PRINT);
 	trev__events_register_builtin(&trev__ftrace_event_bprint, TREV_TYPE_BPRINT);
 	trev__events_register_builtin(&trev__ftrace_event_kernel_stack, TREV_TYPE_KERNEL_STACK);

@@ -15,7 +15,7 @@ extern struct trev_event_call trev__ftrace_event_print;
 extern struct trev_event_call trev__ftrace_event_bprint;
 extern struct trev_event_call trev__ftrace_event_bputs;
 extern struct trev_event_call trev__ftrace_event_raw_data;
-extern struct trev_event_call trev__ftrace_event_kernel_stack;	/* trigger/stacktrace.c */
+extern struct trev_event_call trev__ftrace_event_kernel_stack;	/* kernel_stack.c */
 
 /* Register them under their fixed ids; at start-up (frontend/init.c). */
 void trev__ftrace_events_register(void);
@@ -42,5 +42,36 @@ int trev__printk_formats_text(char **text);
  * comments. Return: 0, or -1 for another event or a format not ours.
  */
 int trev__printk_msg_only(struct trev_trace_iter *iter);
+
+/*
+ * The stack of the thread that hit an event, as an ftrace:kernel_stack record
+ * (kernel_stack.c): the stacktrace trigger's, the stacktrace function
+ * command's, and hist's stacktrace key (its unwinding only).
+ */
+
+/* Which return addresses of a backtrace belong to the tracing machinery. */
+struct trev_stack_skip {
+	unsigned long iter_lo, iter_hi;	  /* __traceiter_<event>(), maybe with the probe inlined */
+	unsigned long probe_lo, probe_hi; /* the event's probe function */
+};
+
+/*
+ * trev__stack_prepare() - make backtrace() safe to call from a probe (its
+ * first call loads libgcc_s) and find @call's iterator and probe functions.
+ * Context: not signal-safe; under the registry lock.
+ */
+void trev__stack_prepare(struct trev_event_call *call, struct trev_stack_skip *skip);
+/*
+ * trev__stack_first() - index in @frames[0..n) of the first return address
+ * that is the caller's, past the library, the probe and the iterator.
+ * Context: any, async-signal-safe.
+ */
+int trev__stack_first(const struct trev_stack_skip *skip, void *const *frames, int n);
+/*
+ * trev__stack_record() - add an ftrace:kernel_stack record of the calling
+ * thread's stack, from the function that called trace_<event>(), to @tr.
+ * Context: the event's probe; async-signal-safe once prepared.
+ */
+void trev__stack_record(struct trev_trace_array *tr, const struct trev_stack_skip *skip);
 
 #endif /* TREV_WRITE_H */

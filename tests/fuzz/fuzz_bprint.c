@@ -14,6 +14,7 @@
  * without -fsanitize=fuzzer).
  */
 #include "output/bprint.c"
+#include "write/bprint_save.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

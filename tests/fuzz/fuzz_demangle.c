@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libFuzzer target for C++ names (src/output/demangle.c): any string is
+ * libFuzzer target for C++ names (src/sym/demangle.c): any string is
  * reduced to a word no longer than itself, without white space, inside
  * the buffer of strlen() + 1 bytes the function asks for; a string that
  * starts with "_Z" also goes through the C++ runtime's demangler first.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/demangle.h"
+#include "sym/demangle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

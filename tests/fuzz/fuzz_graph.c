@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libFuzzer target for function_graph's text (src/output/graph_output.c over
+ * libFuzzer target for function_graph's text (src/ftrace/graph_output.c over
  * graph_layout.c): any sequence of funcgraph_entry/funcgraph_exit records,
  * whole or cut short, from any threads and CPUs, with any depths, functions and times,
  * under any options, read by a source that sometimes has nothing more for
@@ -13,7 +13,7 @@
 
 /* Compiled in (instrumented), as fuzz_bprint.c does with its decoder. */
 #include "output/graph_layout.c"
-#include "output/graph_output.c"
+#include "ftrace/graph_output.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

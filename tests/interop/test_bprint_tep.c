@@ -22,6 +22,7 @@
 #include <traceevent/event-parse.h>
 
 #include "output/bprint.h"
+#include "write/bprint_save.h"
 
 _Static_assert(sizeof(long) == 8, "the formats below describe a 64-bit kernel");
 

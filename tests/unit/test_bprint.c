@@ -20,7 +20,9 @@
 #include <cmocka.h>
 
 #include "output/bprint.h"
-#include "output/symbols.h"
+#include "output/sym_print.h"
+#include "sym/symbols.h"
+#include "write/bprint_save.h"
 
 _Static_assert(sizeof(long) == 8 && sizeof(void *) == 8, "expectations written for LP64");
 

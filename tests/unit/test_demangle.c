@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * C++ names as trev shows them (src/output/demangle.c): a table of
+ * C++ names as trev shows them (src/sym/demangle.c): a table of
  * demangled names and the word each becomes, then mangled names through
  * the C++ runtime's demangler, found the way the library finds it.
  */
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "output/demangle.h"
+#include "sym/demangle.h"
 
 static const struct {
 	const char *full;	/* as __cxa_demangle() gives it */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * function_graph's text (src/output/graph_output.c, docs/function-tracer.md
+ * function_graph's text (src/ftrace/graph_output.c, docs/function-tracer.md
  * "Output of function_graph"): whole `trace` texts against the kernel's
  * layout (kernel/trace/trace_functions_graph.c, Documentation/trace/
  * ftrace.rst), written out by hand here from the kernel's rules:
@@ -49,7 +49,8 @@
 #include "base/buf.h"
 #include "events/events_internal.h"
 #include "ftrace/fgraph.h"
-#include "output/graph_output.h"
+#include "events/tracer.h"
+#include "ftrace/graph_output.h"
 
 #define CREATE_TRACE_POINTS
 #include "graph_test_events.h"
@@ -58,6 +59,7 @@
 void gt_outer(void);
 void gt_mid(void);
 void gt_leaf(void);
+static void gt_text_of(const char *name);
 
 __attribute__((noinline)) void gt_outer(void)
 {
@@ -811,7 +813,7 @@ static void test_raw_ignored(void **state)
 	assert_int_equal(trev_write("trace_options", "noraw"), 0);
 
 	/* Not function_graph: the records' own text, and raw's trace_nop_print(). */
-	trev__graph_tracer_set(trev__top_instance(), false);
+	gt_text_of("nop");
 	got = read_all("trace", 65536, false);
 	assert_non_null(strstr(got, " --> gt_leaf (0)\n"));
 	free(got);
@@ -821,7 +823,7 @@ static void test_raw_ignored(void **state)
 	assert_non_null(strstr(got, " type: 10\n"));
 	free(got);
 	assert_int_equal(trev_write("trace_options", "noraw"), 0);
-	trev__graph_tracer_set(trev__top_instance(), true);
+	gt_text_of("function_graph");
 }
 
 /*
@@ -912,6 +914,19 @@ static void test_tracecmd(void **state)
 	free(theirs);
 }
 
+/*
+ * The text of tracer @name, without running it (its sites stay as they
+ * are): what current_tracer sets once the tracer's init is done.
+ */
+static void gt_text_of(const char *name)
+{
+	struct trev_trace_array *tr = trev__top_instance();
+	const struct trev_tracer *t = trev__tracer_find(tr, name);
+
+	assert_non_null(t);
+	__atomic_store_n(&tr->tracer, t, __ATOMIC_RELEASE);
+}
+
 static int setup(void **state)
 {
 	cpu_set_t set;
@@ -924,7 +939,7 @@ static int setup(void **state)
 	/* What the tracer does when it starts: its events write to the top instance. */
 	trev__event_rt(&trev__ftrace_event_funcgraph_entry)->file.tr = trev__top_instance();
 	trev__event_rt(&trev__ftrace_event_funcgraph_exit)->file.tr = trev__top_instance();
-	trev__graph_tracer_set(trev__top_instance(), true);
+	gt_text_of("function_graph");
 	return 0;
 }
 

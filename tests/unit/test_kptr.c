@@ -19,7 +19,8 @@
 #include <trev/trev.h>
 
 #include "output/bprint.h"
-#include "output/symbols.h"
+#include "sym/symbols.h"
+#include "write/bprint_save.h"
 
 #define CREATE_TRACE_POINTS
 #include "kprint_events.h"

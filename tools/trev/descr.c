@@ -10,8 +10,8 @@
 
 #include <trev/trace_event.h>
 
+#include "base/abi_v0.h"
 #include "descr.h"
-#include "events/abi_v0.h"
 
 /* Files are read only in the layouts of 64-bit targets, as this trev is built. */
 _Static_assert(sizeof(void *) == 8, "trev list decodes 64-bit layouts only");

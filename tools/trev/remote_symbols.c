@@ -3,7 +3,7 @@
  * Another process's code addresses to function names, for the kallsyms of
  * the trace.dat files trev record writes: /proc/PID/maps says which file
  * holds an address and where it is mapped, the file's symbol table
- * (src/output/elf_symtab.c) which function.
+ * (src/sym/elf_symtab.c) which function.
  *
  * The process may be gone when the file is written (killed, so there was
  * no exit hold), and the writer asks for names at each snapshot and at
@@ -39,9 +39,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "output/demangle.h"
-#include "output/elf_symtab.h"
 #include "remote_symbols.h"
+#include "sym/demangle.h"
+#include "sym/elf_symtab.h"
 
 /* One executable mapping of a file, as a line of /proc/PID/maps has it. */
 struct rsym_map {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/demangle.h"
+#include "sym/demangle.h"
 
 static _Atomic(trev_cxa_demangle_fn) dm_fn;
 

@@ -3,8 +3,10 @@
  * The function_graph tracer's text (layer 3, docs/function-tracer.md,
  * "Output of function_graph"): the kernel's trace_functions_graph.c layout
  * of `trace`, `trace_pipe`, per_cpu/cpuN/trace and `snapshot` while
- * current_tracer is function_graph. output.c calls it for each record, with
- * the state one reading of a buffer keeps (struct trev_graph): the depth
+ * current_tracer is function_graph. output.c calls it for each record
+ * through the tracer's callbacks (events/tracer.h; the tracer is
+ * tracers.c's), with the state one reading of a buffer keeps (struct
+ * trev_graph): the depth
  * and open functions of each thread, the last thread seen on each CPU, and
  * the records read ahead to tell a leaf call from a nested one. The layout
  * itself is graph_layout.c's, shared with trev report.
@@ -15,18 +17,8 @@
 #include <stdbool.h>
 
 #include "events/events_internal.h"
-
+#include "events/tracer.h"
 #include "output/graph_layout.h"
-
-/*
- * trev__graph_tracer_set() - whether instance @tr's text is the graph
- * layout: the function_graph tracer calls it when it becomes, and when it
- * stops being, @tr's current_tracer (the bit TREV_ITER_GRAPH of
- * tr->trace_flags; a text already open keeps the layout it started with,
- * as the kernel's iterator keeps its tracer).
- * Context: the tracefs lock (it writes trace_flags as the options do).
- */
-void trev__graph_tracer_set(struct trev_trace_array *tr, bool on);
 
 /* A reading's state, for this library's records. Return: NULL when out of memory. */
 struct trev_graph *trev__graph_new(void);
@@ -48,5 +40,18 @@ unsigned int trev__graph_opts(unsigned long trace_flags);
  */
 bool trev__graph_print(const struct trev_graph_src *src, struct trev_trace_iter *iter,
 		       struct trev_event_call *call, const char *comm);
+
+/*
+ * The function_graph tracer's callbacks for the trace text (struct
+ * trev_tracer's print_header, open, close, read, pending and print_line):
+ * the functions above over a struct trev_tracer_read.
+ */
+void trev__graph_text_header(unsigned long trace_flags, bool empty, struct trev_buf *out);
+void *trev__graph_text_open(void);
+void trev__graph_text_close(void *state);
+int trev__graph_text_read(const struct trev_tracer_read *rd, struct trev_rb_event *ev);
+bool trev__graph_text_pending(const void *state);
+bool trev__graph_text_line(const struct trev_tracer_read *rd, struct trev_trace_iter *iter,
+			   struct trev_event_call *call, const char *comm);
 
 #endif /* TREV_GRAPH_OUTPUT_H */

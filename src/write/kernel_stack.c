@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The stacktrace trigger's records: the built-in event ftrace:kernel_stack
+ * The stacktrace trigger's records (and the stacktrace function command's):
+ * the built-in event ftrace:kernel_stack
  * (id 12, the kernel's FTRACE_ENTRY(kernel_stack, stack_entry, TRACE_STACK))
  * holding the return addresses of the thread that hit the event, printed
  * as the kernel's trace_stack_print() does.
@@ -15,9 +16,9 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "output/symbols.h"
+#include "output/sym_print.h"
+#include "sym/symbols.h"
 #include "tracepoint/tracepoint_internal.h"
-#include "trigger/trigger_internal.h"
 #include "write/write.h"
 
 /* The kernel's FTRACE_STACK_ENTRIES: what the format file shows. */

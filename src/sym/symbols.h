@@ -8,8 +8,6 @@
 
 #include <stddef.h>
 
-#include <trev/trace_seq.h>
-
 /* What trev__sym_snprint() prints, as the kernel's printk pointer extensions. */
 enum trev_sym_mode {
 	TREV_SYM_NAME,		/* %ps: "name" */
@@ -27,13 +25,6 @@ struct trev_sym {
 
 int trev__sym_lookup(unsigned long addr, struct trev_sym *sym);
 int trev__sym_snprint(char *buf, size_t size, unsigned long addr, enum trev_sym_mode mode);
-int trev__sym_print(struct trev_seq *s, unsigned long addr, int with_offset);
-/*
- * trev__sym_print_ip() - a record's code address as the kernel's
- * seq_print_ip_sym(): "0" for none, else the name, "+off/size" with the
- * option sym-offset and " <addr>" with sym-addr (@trace_flags: TREV_ITER_*).
- */
-void trev__sym_print_ip(struct trev_seq *s, unsigned long ip, unsigned long trace_flags);
 /* In the child that writes a dying process's trace: the table's lock made anew. */
 void trev__sym_crash_child(void);
 

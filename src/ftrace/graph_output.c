@@ -10,20 +10,10 @@
 
 #include "ftrace/fgraph.h"
 #include "ftrace/ftrace.h"
-#include "output/graph_output.h"
-#include "output/symbols.h"
+#include "ftrace/graph_output.h"
+#include "output/sym_print.h"
+#include "sym/symbols.h"
 #include "write/write.h"
-
-void trev__graph_tracer_set(struct trev_trace_array *tr, bool on)
-{
-	/* Atomic: trace_pipe's readers load the flags for each line without tfs_lock. */
-	if (on)
-		__atomic_fetch_or(&tr->trace_flags, TREV_ITER_GRAPH, __ATOMIC_RELAXED);
-	else
-		__atomic_fetch_and(&tr->trace_flags, ~(unsigned long)TREV_ITER_GRAPH,
-				   __ATOMIC_RELAXED);
-}
-
 
 unsigned int trev__graph_opts(unsigned long trace_flags)
 {
@@ -180,4 +170,42 @@ bool trev__graph_print(const struct trev_graph_src *src, struct trev_trace_iter 
 		graph_comment(src, &l, iter, call);
 		return true;
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The tracer's callbacks                                               */
+
+void trev__graph_text_header(unsigned long trace_flags, bool empty, struct trev_buf *out)
+{
+	trev__graph_header(trev__graph_opts(trace_flags), empty, out);
+}
+
+void *trev__graph_text_open(void)
+{
+	return trev__graph_new();
+}
+
+void trev__graph_text_close(void *state)
+{
+	trev__graph_free(state);
+}
+
+int trev__graph_text_read(const struct trev_tracer_read *rd, struct trev_rb_event *ev)
+{
+	struct trev_graph_src gs = { rd->state, rd->next, rd->arg };
+
+	return trev__graph_next(&gs, ev);
+}
+
+bool trev__graph_text_pending(const void *state)
+{
+	return trev__graph_pending(state);
+}
+
+bool trev__graph_text_line(const struct trev_tracer_read *rd, struct trev_trace_iter *iter,
+			   struct trev_event_call *call, const char *comm)
+{
+	struct trev_graph_src gs = { rd->state, rd->next, rd->arg };
+
+	return trev__graph_print(&gs, iter, call, comm);
 }

@@ -30,9 +30,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "events/events_internal.h"
-#include "output/elf_symtab.h"
-#include "output/symbols.h"
+#include "sym/elf_symtab.h"
+#include "sym/symbols.h"
 
 /* The symbols of one loaded object; never freed. */
 struct sym_obj {
@@ -192,42 +191,4 @@ int trev__sym_snprint(char *buf, size_t size, unsigned long addr, enum trev_sym_
 	/* The kernel's "+%#lx/%#lx": its %#x prints 0 as "0x0". */
 	return snprintf(buf, size, "%s+0x%lx/0x%lx", sym.name,
 			look - sym.start + (mode == TREV_SYM_BACKTRACE), sym.size);
-}
-
-/**
- * trev__sym_print() - append the function holding an address, as the kernel's
- * trace_seq_print_sym()
- * @s: the sequence
- * @addr: the address
- * @with_offset: print "name+0x1a/0x40" (the sym-offset trace option), else "name"
- *
- * An unknown address prints as the kernel prints it there: "0x%lx" with
- * @with_offset (sprint_symbol's text), "0x%08lx" without.
- *
- * Context: as trev__sym_lookup().
- * Return: 0, or -1 if @s is full.
- */
-int trev__sym_print(struct trev_seq *s, unsigned long addr, int with_offset)
-{
-	struct trev_sym sym;
-
-	if (trev__sym_lookup(addr, &sym) < 0) {
-		if (with_offset)
-			return trev_seq_printf(s, "0x%lx", addr);
-		return trev_seq_printf(s, "0x%08lx", addr);
-	}
-	if (!with_offset)
-		return trev_seq_puts(s, sym.name);
-	return trev_seq_printf(s, "%s+0x%lx/0x%lx", sym.name, addr - sym.start, sym.size);
-}
-
-void trev__sym_print_ip(struct trev_seq *s, unsigned long ip, unsigned long trace_flags)
-{
-	if (!ip) {
-		trev_seq_putc(s, '0');
-		return;
-	}
-	trev__sym_print(s, ip, !!(trace_flags & TREV_ITER_SYM_OFFSET));
-	if (trace_flags & TREV_ITER_SYM_ADDR)
-		trev_seq_printf(s, " <%016lx>", ip);
 }

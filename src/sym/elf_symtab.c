@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "base/buf.h"
-#include "output/demangle.h"
-#include "output/elf_symtab.h"
+#include "sym/demangle.h"
+#include "sym/elf_symtab.h"
 
 /* Symbols worth naming an address after: defined code and data. */
 static int symtab_rank(const GElf_Sym *sym)
