@@ -2,7 +2,7 @@
 /*
  * What every benchmark shares: clocks, the median, and the floor — a
  * hand-written per-thread ring write of a 24-byte record with an rdtsc time
- * stamp, which each benchmark measures in its own run (DESIGN.md). Everything
+ * stamp, which each benchmark measures in its own run (docs/benchmarks.md). Everything
  * is static inline: each benchmark uses what it needs.
  */
 #ifndef TREV_BENCH_COMMON_H

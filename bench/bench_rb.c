@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * bench_rb: the ring buffer's write and read paths, side by side with a
- * floor measured in the same run (DESIGN.md, "Performance targets").
+ * floor measured in the same run (docs/benchmarks.md).
  *
  * The floor is a hand-written per-thread ring write of the same 24-byte
  * record with an rdtsc time stamp: a 1 MiB thread-local byte ring, a

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * liburcu-bp as trev reads it: the read side inlined (_LGPL_SOURCE; DESIGN.md,
- * ~1.4 ns a section) and the per-thread reader pointer reached as
- * initial-exec TLS. Included by define_trace.h (a file that defines
+ * liburcu-bp as trev reads it: the read side inlined (_LGPL_SOURCE, so that a
+ * read section is a few instructions of an event's path, docs/events.md) and
+ * the per-thread reader pointer reached as initial-exec TLS. Included by define_trace.h (a file that defines
  * CREATE_TRACE_POINTS) and by libtrev's own code; not for programs.
  */
 #ifndef TREV_URCU_BP_H
