@@ -2,8 +2,9 @@
 /*
  * liburcu-bp as trev reads it: the read side inlined (_LGPL_SOURCE, so that a
  * read section is a few instructions of an event's path, docs/events.md) and
- * the per-thread reader pointer reached as initial-exec TLS. Included by define_trace.h (a file that defines
- * CREATE_TRACE_POINTS) and by libtrev's own code; not for programs.
+ * the per-thread reader pointer reached as initial-exec TLS. Included by
+ * define_trace.h (a file that defines CREATE_TRACE_POINTS) and by libtrev's
+ * own code; not for programs.
  */
 #ifndef TREV_URCU_BP_H
 #define TREV_URCU_BP_H
