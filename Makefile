@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-#   make demo    install what is missing (apt), build, run the event demos (ftrace text output)
+#   make demo    install what the demo needs (apt), build the library, the command and the
+#                examples, run the event demos (ftrace text output)
 #   make test    install what is missing, then build and run every test suite in three trees:
 #                build/ (normal), build-asan/ (ASan+UBSan), build-tsan/ (TSan)
 #   make bench   install what is missing, build, run every benchmark
@@ -28,12 +29,19 @@ DEB_PACKAGES := build-essential cmake pkg-config libcmocka-dev liburcu-dev libtr
 DEB_PACKAGES += chromium
 NODE_PACKAGES := nodejs npm
 
+# make demo's: the library, the trev command and the examples build with these alone.
+DEMO_PACKAGES := build-essential cmake pkg-config liburcu-dev libelf-dev fuse3 libfuse3-dev \
+	libtraceevent-dev libtracecmd-dev libtracefs-dev trace-cmd
+
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 APT_GET := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600
 
 # TREV_MAN=ON: the man pages (go-md2man, in DEB_PACKAGES) are built in each tree, and a
 # missing go-md2man stops the configure instead of leaving tests/scripts/install.sh nothing.
-BUILD_OPTS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTREV_MAN=ON
+BUILD_OPTS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTREV_MAN=ON -DTREV_TESTS=ON -DTREV_BENCH=ON
+# make demo's tree is build/ too, without the tests, benchmarks and man pages (make test,
+# make bench and make build put them back).
+DEMO_OPTS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTREV_MAN=OFF -DTREV_TESTS=OFF -DTREV_BENCH=OFF
 ASAN_OPTS := -DTREV_SANITIZE=address -DCMAKE_BUILD_TYPE=Debug -DTREV_MAN=ON
 TSAN_OPTS := -DTREV_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug -DTREV_MAN=ON
 # libFuzzer targets in a clang tree (ASan+UBSan); make test runs each briefly.
@@ -43,7 +51,7 @@ FUZZ_OPTS = -DCMAKE_C_COMPILER=clang -DTREV_SANITIZE=address -DTREV_FUZZ=ON \
 
 # Every recipe runs cmake/ctest with its own -j; the targets themselves run in order.
 .NOTPARALLEL:
-.PHONY: demo test bench fuzz deps build install uninstall clean kernel-headers kernel-headers-update \
+.PHONY: demo test bench fuzz deps deps-demo build install uninstall clean kernel-headers kernel-headers-update \
 	ftracetest ftracetest-update
 .DEFAULT_GOAL := build
 
@@ -60,13 +68,14 @@ $(call configure_build,$(1),$(2))
 ctest --test-dir $(1) --output-on-failure -j$(JOBS)
 endef
 
-deps:
+# $(call apt_missing,PACKAGES): install those of PACKAGES that are not installed.
+define apt_missing
 	@missing=""; \
-	for pkg in $(DEB_PACKAGES); do \
+	for pkg in $(1); do \
 		dpkg-query -W -f='$${Status}' "$$pkg" 2>/dev/null | grep -q 'install ok installed' \
 			|| missing="$$missing $$pkg"; \
 	done; \
-	command -v npm >/dev/null || missing="$$missing $(NODE_PACKAGES)"; \
+	$(2) \
 	if [ -n "$$missing" ]; then \
 		echo "deps: installing:$$missing"; \
 		$(APT_GET) update -qq && \
@@ -74,6 +83,13 @@ deps:
 	else \
 		echo "deps: all packages installed"; \
 	fi
+endef
+
+deps:
+	$(call apt_missing,$(DEB_PACKAGES),command -v npm >/dev/null || missing="$$missing $(NODE_PACKAGES)";)
+
+deps-demo:
+	$(call apt_missing,$(DEMO_PACKAGES),)
 
 build:
 	$(call configure_build,build,$(BUILD_OPTS))
@@ -88,12 +104,17 @@ test: deps
 
 # Seed 004's te_test as a program, then a multi-threaded program with every kind of field;
 # events enabled through TREV_EVENTS, the trace printed at exit through TREV_OUTPUT.
-demo: deps build
+demo: deps-demo
+	$(call configure_build,build,$(DEMO_OPTS))
 	@echo "==== TREV_EVENTS='xhr_test:*' TREV_OUTPUT=stdout ./build/examples/te_test"
 	@TREV_EVENTS='xhr_test:*' TREV_OUTPUT=stdout ./build/examples/te_test
 	@echo
 	@echo "==== TREV_EVENTS='demo:*' TREV_OUTPUT=stdout ./build/examples/demo_events"
 	@TREV_EVENTS='demo:*' TREV_OUTPUT=stdout ./build/examples/demo_events
+	@echo
+	@echo "Next: ./build/tools/trev/trev record -e 'demo:*' -- ./build/examples/demo_events,"
+	@echo "then trace-cmd report trace.dat (README, \"Record a run\"); make install PREFIX=...;"
+	@echo "make test builds and runs every test (it installs their packages)."
 
 bench: deps build
 	@found=0; \
