@@ -2559,6 +2559,7 @@ static int dat_ckpt(struct trev_dat *dat, const struct dat_meta *final)
 	struct trev_buf head = TREV_BUF_INIT;
 	struct dat_layout l = { 0 };
 	uint64_t *off, *size, base, entries = 0;
+	unsigned int gen = 0;
 	bool whole = false;
 	int nr, ret = 0;
 
@@ -2591,6 +2592,7 @@ static int dat_ckpt(struct trev_dat *dat, const struct dat_meta *final)
 					 .fly_end = DAT_CK_FLY_END, .off = off, .size = size };
 		/* A metadata that outgrew the room waits for the end; the older one stays. */
 		whole = ck_build(dat, final ? final : dat->snap, &head, &l, base) == 0;
+		gen = dat->snap_gen;	/* the snapshot built, not one taken since */
 	}
 	pthread_mutex_unlock(&dat->snap_lock);
 	if (whole) {
@@ -2617,7 +2619,7 @@ static int dat_ckpt(struct trev_dat *dat, const struct dat_meta *final)
 		ck->body = l.body;
 		ck->body_end = l.meta_end + DAT_CK_TAIL;
 		ck->flip = l.he_pos && l.he_pos + 8 <= TREV_DAT_PAGE_SIZE;
-		ck->gen = dat->snap_gen ? dat->snap_gen : 1;
+		ck->gen = gen ? gen : 1;
 	} else {
 		if (!ck->head.len)
 			goto out_unlock;
