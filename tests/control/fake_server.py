@@ -75,12 +75,19 @@ def stall(c, got):
 
 def serve(c):
     got = [0]
+    try:
+        if c.recv(4, socket.MSG_PEEK) == b"mark":
+            log("mark")
+            return
+        talk(c, got)
+    except OSError:
+        pass        # the client hung up mid-exchange (a reset): what it sent is counted
+    log("conn %d" % got[0])
+
+
+def talk(c, got):
     mode = ""
     done = False
-    first = c.recv(4, socket.MSG_PEEK)
-    if first == b"mark":
-        log("mark")
-        return
     if how == "silent":
         stall(c, got)
     elif how == "partial":
@@ -135,13 +142,9 @@ def serve(c):
             reply(c, op, handle, 0, struct.pack("<II", 1, 0o755))
         else:
             reply(c, op, handle, 0)
-    log("conn %d" % got[0])
 
 
 while True:
     conn, _ = srv.accept()
-    try:
-        serve(conn)
-    except OSError:
-        log("conn error")
+    serve(conn)
     conn.close()
