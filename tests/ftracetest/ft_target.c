@@ -14,7 +14,8 @@
  * exits of process ROOT and its descendants (ftracetest.sh, and so ftracetest's shells), with
  * the pids and comms the kernel's events have; the event thread does not fire those two. Only
  * those: the rest of the machine's would change a hist between two reads of a case that
- * compares them (trigger-multihist's named hist on both events). Without the connector (not
+ * compares them (trigger-multihist's named hist on both events). The thread runs SCHED_FIFO,
+ * so each event is fired before the shell goes on, as the kernel's. Without the connector (not
  * root, no CONFIG_PROC_EVENTS) it says so on stderr and the rest goes on.
  *
  *	ft_target ROOT	prints "ready PID" once the thread runs and the control socket listens
@@ -24,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
@@ -207,6 +209,17 @@ static void *ft_forks(void *arg)
 	} msg;
 
 	pthread_setname_np(pthread_self(), "ft-forks");
+	/*
+	 * The kernel queues the connector's message at the fork itself; a
+	 * real-time thread runs as soon as it is queued, so the event is
+	 * fired before the shell's next command (a grep of snapshot, say)
+	 * can read the tree, as with the kernel's own event, however loaded
+	 * the machine.
+	 */
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO,
+				  &(struct sched_param){ .sched_priority = 10 }))
+		fprintf(stderr, "ft_target: ft-forks stays a normal thread: its events may come "
+			"after the shell's next command\n");
 	for (;;) {
 		ssize_t len = recv(fd, &msg, sizeof(msg), 0);
 		struct nlmsghdr *nl;
