@@ -129,6 +129,12 @@ hostile cpus 'the listener gave ports for [0-9]+ CPUs; [0-9]+ were asked for'
 hostile port 'the listener.s port for CPU 0 is not a port number'
 hostile junk 'the listener.s port list has 1 bytes after the [0-9]+ ports'
 
+# Nobody listening, -N alone: that one line, no summary, and the command never ran.
+run 1 "$trev" record -N 127.0.0.1:1 -e 'trev_test:tt_ints' -- "$B/tests/rec_app" 10 1
+err_is 1 "trev: -N connecting to 127.0.0.1:1: Connection refused"
+[ "$(wc -l <"$errf")" = 1 ] || fail "more than the one line after a refused connection"
+grep -q '^fired' "$out" && fail "the command ran untraced"
+
 # A listener that ends the transfer mid-run: noticed, reported, the program runs on.
 : >"$T/app.out"
 "$B/tests/ctl_app" 1 >"$T/app.out" 2>&1 &

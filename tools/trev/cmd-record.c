@@ -2319,8 +2319,6 @@ int cmd_record(int argc, char **argv)
 	if (buffers > 0)
 		rec_summary(&rec, (double)(rec_now_ms() - start_ms) / 1000.0, buffers,
 			    rec.file && stat(rec.output, &st) == 0 ? (long long)st.st_size : -1LL);
-	if (buffers == 0 && rec.net_dir)
-		rec_summary(&rec, (double)(rec_now_ms() - start_ms) / 1000.0, 0, -1);
 	if (rec.stream)
 		trev_stream_summary(rec.stream);
 	status = buffers <= 0 || rec.failed;

@@ -523,8 +523,8 @@ static void nl_free(struct trev_net *n)
 /* Split "HOST:PORT", "[ADDR]:PORT" or "PORT" (localhost). Return: 0 or -EINVAL. */
 static int nl_parse_where(const char *where, char *host, size_t hsize, char *port, size_t psize)
 {
-	const char *colon;
-	size_t hlen;
+	const char *p = where, *colon;
+	size_t hlen = 0;
 
 	if (where[0] == '[') {
 		const char *close = strchr(where, ']');
@@ -533,25 +533,19 @@ static int nl_parse_where(const char *where, char *host, size_t hsize, char *por
 			return -EINVAL;
 		hlen = (size_t)(close - where - 1);
 		where++;
-		colon = close + 1;
-	} else {
-		colon = strrchr(where, ':');
-		if (!colon) {
-			colon = where - 1;
-			hlen = 0;
-		} else {
-			hlen = (size_t)(colon - where);
-		}
+		p = close + 2;
+	} else if ((colon = strrchr(where, ':'))) {
+		hlen = (size_t)(colon - where);
+		p = colon + 1;
 	}
-	if (hlen >= hsize || strlen(colon + 1) >= psize || !colon[1] ||
-	    strspn(colon + 1, "0123456789") != strlen(colon + 1))
+	if (hlen >= hsize || !*p || strlen(p) >= psize || strspn(p, "0123456789") != strlen(p))
 		return -EINVAL;
 	if (hlen)
 		memcpy(host, where, hlen);
 	else
 		hlen = (size_t)snprintf(host, hsize, "localhost");
 	host[hlen] = '\0';
-	strcpy(port, colon + 1);
+	strcpy(port, p);
 	return atoi(port) > 0 && atoi(port) <= 65535 ? 0 : -EINVAL;
 }
 
