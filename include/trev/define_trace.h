@@ -22,15 +22,16 @@
 /*
  * Everything the generated code needs is included here, before the event
  * header is read again. In C++ the first libstdc++ header of a file
- * (<stdlib.h>, through liburcu) #undefs min and max (bits/c++config.h);
+ * (<stdlib.h>) #undefs min and max (bits/c++config.h);
  * a program that defined its own before including its event header keeps
  * them.
  */
 #pragma push_macro("min")
 #pragma push_macro("max")
 
-/* The probe arrays are read under urcu-bp, inlined. */
-#include <trev/urcu_bp.h>
+/* The probe arrays are read under trev's RCU, inlined. */
+#include <trev/rcu.h>
+#include <stdlib.h>
 
 #include <stdarg.h>
 #include <stddef.h>

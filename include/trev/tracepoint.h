@@ -339,10 +339,10 @@ void __tsan_release(void *addr);
  *	struct trev_tracepoint __tracepoint_foo = { TREV_ABI_HDR(...), "foo", ... };
  *	void __traceiter_foo(void *__data, int a)
  *	{
- *		rcu_read_lock();
+ *		s = trev_rcu_read_lock();	(<trev/rcu.h>)
  *		for (f = rcu_dereference(__tracepoint_foo.funcs); f && f->func; f++)
  *			f->func(f->data, a);		(@direct may go first)
- *		rcu_read_unlock();
+ *		trev_rcu_read_unlock(s);
  *	}
  */
 #define __DEFINE_TRACE(_name, _reg, _unreg, proto, args, direct...)			\
@@ -370,9 +370,10 @@ void __tsan_release(void *addr);
 	void __traceiter_##_name(void *__data, proto)					\
 	{										\
 		struct trev_tracepoint_func *it_func_ptr;				\
+		struct trev_rcu_section __rcu_s;					\
 											\
 		(void)__data;								\
-		urcu_bp_read_lock();							\
+		__rcu_s = trev_rcu_read_lock();						\
 		/* rcu_dereference(), spelt so that TSan sees the pairing. */		\
 		it_func_ptr = __atomic_load_n(&__tracepoint_##_name.funcs,		\
 					      __ATOMIC_ACQUIRE);			\
@@ -381,7 +382,7 @@ void __tsan_release(void *addr);
 			__traceloop_##_name(it_func_ptr, args);				\
 		}									\
 		trev_tsan_release(&__tracepoint_##_name);				\
-		urcu_bp_read_unlock();							\
+		trev_rcu_read_unlock(__rcu_s);						\
 	}
 
 #define DEFINE_TRACE(name, proto, args)							\

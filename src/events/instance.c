@@ -24,6 +24,7 @@
 #include <trev/tracepoint.h>
 
 #include "base/log.h"
+#include "base/rcu.h"
 #include "events/events_internal.h"
 #include "ring_buffer/rb_internal.h"
 
@@ -296,7 +297,7 @@ void trev__snapshot_settle(struct trev_trace_array *tr)
 	if (swaps == tr->snap_settled)
 		return;
 	/* Writers that loaded the buffer before a probe swapped it out finish. */
-	urcu_bp_synchronize_rcu();
+	trev__rcu_synchronize();
 	trev_tsan_acquire(tr);
 	tr->snap_settled = swaps;
 }
@@ -325,7 +326,7 @@ int trev__snapshot_take(struct trev_trace_array *tr)
 	tr->snapshot = old;
 	pthread_rwlock_unlock(&tr->buf_lock);
 	/* Writers that loaded the old pointer finish before anyone reads it as a snapshot. */
-	urcu_bp_synchronize_rcu();
+	trev__rcu_synchronize();
 	trev_tsan_acquire(tr);
 	return 0;
 }
@@ -349,7 +350,7 @@ int trev__snapshot_free(struct trev_trace_array *tr)
 		free(held);
 		return 0;
 	}
-	urcu_bp_synchronize_rcu();
+	trev__rcu_synchronize();
 	trev_tsan_acquire(tr);
 	if (held) {
 		/*

@@ -11,6 +11,7 @@
 
 #include <urcu/urcu-bp.h>
 
+#include "base/rcu.h"
 #include "events/events_internal.h"
 #include "filter/filter.h"
 
@@ -56,7 +57,7 @@ void trev__event_filter_set(struct trev_event_file *file, struct trev_filter *f)
 	if (f)
 		atomic_fetch_or(&file->flags, TREV_FILE_FL_FILTERED);
 	if (old) {
-		urcu_bp_synchronize_rcu();
+		trev__rcu_synchronize();
 		trev__filter_free(old);
 	}
 }

@@ -22,6 +22,7 @@
 #include <trev/trace_event.h>
 #include <trev/tracepoint.h>
 
+#include "base/rcu.h"
 #include "events/events_internal.h"
 #include "ftrace/fgraph.h"
 #include "ftrace/ftrace.h"
@@ -1010,7 +1011,7 @@ void trev__fg_map_replace(struct trev_fg_map *map)
 	fg_opt_set(FG_OPT_MAP, map != NULL);
 
 	if (old) {
-		urcu_bp_synchronize_rcu();
+		trev__rcu_synchronize();
 		trev_tsan_acquire(old);
 		free(old);
 	}
@@ -1046,7 +1047,7 @@ int trev__fg_hooks_set(const struct trev_fg_hooks *h)
 		/* Calls still in the hooks finish before the caller may free what they use. */
 		atomic_store(&fg_hooks, NULL);
 		fg_opt_set(FG_OPT_HOOKS, false);
-		urcu_bp_synchronize_rcu();
+		trev__rcu_synchronize();
 		return 0;
 	}
 	if (atomic_load(&fg_hooks) == h)

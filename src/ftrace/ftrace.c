@@ -50,6 +50,7 @@
 #include <trev/tracepoint.h>
 
 #include "base/buf.h"
+#include "base/rcu.h"
 #include "base/log.h"
 #include "ftrace/fgraph.h"
 #include "ftrace/ftrace.h"
@@ -1020,7 +1021,7 @@ static void itab_replace(struct ft_itab *t)
 	struct ft_itab *old = atomic_exchange_explicit(&ft_itab, t, memory_order_acq_rel);
 
 	if (old) {
-		urcu_bp_synchronize_rcu();
+		trev__rcu_synchronize();
 		trev_tsan_acquire(old);
 		free(old);
 	}
@@ -1311,7 +1312,7 @@ void trev__ftrace_instance_remove(struct trev_trace_array *tr)
 	pids_replace(&in->pids, NULL);
 	pids_replace(&in->nopids, NULL);
 	/* No trampoline call holds @in or its instance after this. */
-	urcu_bp_synchronize_rcu();
+	trev__rcu_synchronize();
 	trev_tsan_acquire(in);
 	ft_insts[in->slot] = NULL;
 	atomic_store(&ft_slot_tr[in->slot], NULL);
@@ -1809,7 +1810,7 @@ static void pids_replace(_Atomic(struct ft_pids *) *where, struct ft_pids *p)
 			atomic_fetch_and(&trev__ft_extra, ~TREV_FT_EXTRA_NOPID);
 	}
 	if (old) {
-		urcu_bp_synchronize_rcu();
+		trev__rcu_synchronize();
 		trev_tsan_acquire(old);
 		free(old);
 	}

@@ -27,7 +27,7 @@
  * array sorted by address made from them and replaced whole (RCU): a
  * reader in trev__ft_entry() holds urcu_bp_read_lock(); the writer
  * publishes with a release exchange and frees the old table, the bindings
- * it referred to and their data only after urcu_bp_synchronize_rcu().
+ * it referred to and their data only after trev__rcu_synchronize().
  *
  * Locking: everything but the trampoline's side runs under ft_lock
  * (ftrace.c); a write of set_ftrace_filter also holds the registry lock
@@ -47,6 +47,7 @@
 #include <trev/tracepoint.h>
 
 #include "base/buf.h"
+#include "base/rcu.h"
 #include "base/log.h"
 #include "ftrace/func_cmd.h"
 #include "output/output.h"
@@ -880,7 +881,7 @@ int trev__fc_publish(bool transition)
 		atomic_fetch_and_explicit(&trev__ft_extra, ~TREV_FT_EXTRA_PROBES,
 					  memory_order_relaxed);
 	if (old) {
-		urcu_bp_synchronize_rcu();
+		trev__rcu_synchronize();
 		trev_tsan_acquire(old);
 		free(old->binds);
 		free(old);

@@ -28,6 +28,7 @@
 #include <trev/tracepoint.h>
 
 #include "base/buf.h"
+#include "base/rcu.h"
 #include "events/events_internal.h"
 #include "ftrace/fgraph.h"
 #include "ftrace/ftrace.h"
@@ -219,7 +220,7 @@ int trev__fp_publish(bool on, bool reset, int nr_cpus)
 	atomic_fetch_or(&trev__ft_extra, TREV_FT_EXTRA_PROFILE);
 	if (!old)
 		return 0;
-	urcu_bp_synchronize_rcu();
+	trev__rcu_synchronize();
 	trev_tsan_acquire(old);
 	/* No reader counts into @old any more: carry its counts over, unless starting anew. */
 	for (size_t i = 0, j = 0; !reset && i < old->n && j < t->n;) {

@@ -6,34 +6,24 @@
  * Updaters copy the array, insert or remove one probe, publish the copy with
  * rcu_assign_pointer() and free the old array after a grace period. Readers
  * (__traceiter_<name>, generated in the user's CREATE_TRACE_POINTS file) walk
- * whatever array they loaded inside urcu_bp_read_lock(): they never block
+ * whatever array they loaded inside an RCU read section (docs/rcu.md): they never block
  * and never see a half-built array. All updaters hold tp_mutex.
  * The jump label sites of a tracepoint (jump_label.c) jump from before its
  * first probe is published until after its last one is gone.
  */
-#define _LGPL_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <urcu/urcu-bp.h>
-
 #include <trev/tracepoint.h>
 
 #include "base/abi_hdr.h"
 #include "base/abi_v0.h"
+#include "base/rcu.h"
 #include "tracepoint/tracepoint_internal.h"
 
 static pthread_mutex_t tp_mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t tp_once = PTHREAD_ONCE_INIT;
-
-/* urcu-bp keeps a registry of reader threads; fork must leave it consistent. */
-static void tp_init(void)
-{
-	pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent,
-		       urcu_bp_after_fork_child);
-}
 
 int trev__tp_ref(struct trev_tracepoint *tp, struct trev__tp_ref *ref)
 {
@@ -99,7 +89,7 @@ static void tp_publish(struct trev_tracepoint *tp, const struct trev__tp_ref *re
 	 */
 	tp_key_set_probes(ref->enabled, n);
 	if (old) {
-		urcu_bp_synchronize_rcu();
+		trev__rcu_synchronize();
 		trev_tsan_acquire(tp);
 		free(old);
 	}
@@ -117,7 +107,6 @@ int trev_tracepoint_probe_register_prio(struct trev_tracepoint *tp, void *probe,
 	ret = trev__tp_ref(tp, &ref);
 	if (ret)
 		return ret;
-	pthread_once(&tp_once, tp_init);
 	pthread_mutex_lock(&tp_mutex);
 	old = *ref.funcs;
 	n = tp_nr_funcs(old);
@@ -227,7 +216,7 @@ void trev__tp_stub_func(void)
 
 void trev_tracepoint_synchronize_unregister(void)
 {
-	urcu_bp_synchronize_rcu();
+	trev__rcu_synchronize();
 }
 
 int trev_tracepoint_probe_count(struct trev_tracepoint *tp)

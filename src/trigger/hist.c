@@ -27,6 +27,7 @@
 #include <trev/tracepoint.h>
 
 #include "base/buf.h"
+#include "base/rcu.h"
 #include "events/events_internal.h"
 #include "filter/filter.h"
 #include "ring_buffer/rb_internal.h"
@@ -754,7 +755,7 @@ int trev__hist_clear(struct trev_hist_trigger *ht)
 	/* Release: the fresh map's zeroed table is seen whole by the event path. */
 	old = atomic_exchange_explicit(&sh->map, fresh, memory_order_acq_rel);
 	/* Every probe that may still insert into the old map has left its section. */
-	urcu_bp_synchronize_rcu();
+	trev__rcu_synchronize();
 	trev_tsan_acquire(old);
 	trev__tmap_destroy(old);
 	return 0;

@@ -21,6 +21,7 @@
 #include <trev/tracepoint.h>
 
 #include "base/log.h"
+#include "base/rcu.h"
 #include "ring_buffer/rb_internal.h"
 #include "trigger/trigger_internal.h"
 
@@ -223,7 +224,7 @@ static void trig_release_list(struct trev_event_trigger *list, bool live)
 {
 	if (!list)
 		return;
-	urcu_bp_synchronize_rcu();
+	trev__rcu_synchronize();
 	while (list) {
 		struct trev_event_trigger *t = list;
 

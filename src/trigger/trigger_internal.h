@@ -48,7 +48,7 @@
  *   ->skip, ->fire:
  *       the event's probe, inside urcu_bp_read_lock(), maybe in a signal
  *       handler that interrupted another probe of the same thread: no
- *       allocation, no lock that could deadlock, no urcu_bp_synchronize_rcu().
+ *       allocation, no lock that could deadlock, no trev__rcu_synchronize().
  */
 #ifndef TREV_TRIGGER_INTERNAL_H
 #define TREV_TRIGGER_INTERNAL_H

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <trev/urcu_bp.h>
+#include <trev/rcu.h>
 
 #include <trev/trace_printk.h>
 
@@ -201,25 +201,31 @@ static struct trev_trace_array *printk_instance(void)
 	return trev_likely(tr) ? tr : trev__top_instance();
 }
 
+/* A record being written, and the read section it is written in. */
+struct printk_buf {
+	struct trev_event_buffer fb;
+	struct trev_rcu_section rcu;
+};
+
 /*
  * Reserve a record of a built-in event and fill its common fields. Reserve
  * to commit is an RCU read section, as a tracepoint's probes run in one: a
  * snapshot swap waits for it before the old buffer is read or freed.
  */
-static void *printk_reserve_file(struct trev_event_buffer *fb, struct trev_event_file *file,
+static void *printk_reserve_file(struct printk_buf *fb, struct trev_event_file *file,
 				 unsigned int len)
 {
 	void *rec;
 
-	urcu_bp_read_lock();
-	rec = trev_event_buffer_reserve(fb, file, len);
+	fb->rcu = trev_rcu_read_lock();
+	rec = trev_event_buffer_reserve(&fb->fb, file, len);
 	if (!rec)
-		urcu_bp_read_unlock();
+		trev_rcu_read_unlock(fb->rcu);
 	return rec;
 }
 
 static void *printk_reserve(struct trev_trace_array *tr, struct trev_event_call *call,
-			    unsigned int len, struct trev_event_buffer *fb)
+			    unsigned int len, struct printk_buf *fb)
 {
 	struct trev_event_rt *rt = trev__event_rt(call);
 
@@ -228,17 +234,17 @@ static void *printk_reserve(struct trev_trace_array *tr, struct trev_event_call 
 	return printk_reserve_file(fb, &rt->file, len);
 }
 
-static void printk_commit(struct trev_event_buffer *fb)
+static void printk_commit(struct printk_buf *fb)
 {
-	trev_event_buffer_commit(fb);
-	urcu_bp_read_unlock();
+	trev_event_buffer_commit(&fb->fb);
+	trev_rcu_read_unlock(fb->rcu);
 }
 
 static __attribute__((format(printf, 2, 0))) int printk_string(unsigned long ip, const char *fmt,
 								    va_list ap)
 {
 	struct trev_trace_array *tr = printk_instance();
-	struct trev_event_buffer fb;
+	struct printk_buf fb;
 	struct print_entry *e;
 	char buf[PRINTK_BUF_SIZE];
 	int len;
@@ -296,7 +302,7 @@ static inline __attribute__((always_inline)) int printk_bprintk(struct printk_bo
 {
 	struct trev_trace_array *tr = printk_instance();
 	uint32_t args[TREV_BPRINT_MAX_WORDS];
-	struct trev_event_buffer fb;
+	struct printk_buf fb;
 	struct bprint_entry *e;
 	size_t words;
 	int state;
@@ -346,7 +352,7 @@ static inline __attribute__((always_inline)) int printk_bputs(struct printk_body
 							       unsigned long ip)
 {
 	struct trev_trace_array *tr = printk_instance();
-	struct trev_event_buffer fb;
+	struct printk_buf fb;
 	struct bputs_entry *e;
 	int state;
 
@@ -413,7 +419,7 @@ int trev__trace_bputs_v0(struct printk_body *site, unsigned long ip)
 int trev_trace_puts(unsigned long ip, const char *str, size_t size)
 {
 	struct trev_trace_array *tr = printk_instance();
-	struct trev_event_buffer fb;
+	struct printk_buf fb;
 	struct print_entry *e;
 	size_t alloc;
 
@@ -487,7 +493,7 @@ unsigned long trev__marker_ip(void)
  */
 static void *marker_reserve(struct trev_trace_array *tr, struct trev_event_call *call,
 			    unsigned int len, struct trev_event_file *file,
-			    struct trev_event_buffer *fb)
+			    struct printk_buf *fb)
 {
 	*file = (struct trev_event_file){ .call = call, .tr = tr };
 	return printk_reserve_file(fb, file, len);
@@ -496,7 +502,7 @@ static void *marker_reserve(struct trev_trace_array *tr, struct trev_event_call 
 ssize_t trev__marker_write(struct trev_trace_array *tr, const char *text, size_t size)
 {
 	struct trev_event_file file;
-	struct trev_event_buffer fb;
+	struct printk_buf fb;
 	struct print_entry *e;
 	size_t max = TREV_MARKER_MAX;
 
@@ -518,7 +524,7 @@ ssize_t trev__marker_write(struct trev_trace_array *tr, const char *text, size_t
 ssize_t trev__marker_raw_write(struct trev_trace_array *tr, const void *data, size_t size)
 {
 	struct trev_event_file file;
-	struct trev_event_buffer fb;
+	struct printk_buf fb;
 	struct raw_data_entry *e;
 	size_t len;
 
