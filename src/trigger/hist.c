@@ -1259,6 +1259,8 @@ static int hist_cmd_parse(struct trev_event_trigger *t, char *param, bool remove
 		return ret;
 	ht->trig = t;
 	t->priv = ht;
+	/* The framework's t->paused is the one its :pause and :cont set, and the probe tests. */
+	atomic_store_explicit(&ht->paused, false, memory_order_relaxed);
 	if (remove)
 		return 0;
 	attrs = ht->hd->attrs;

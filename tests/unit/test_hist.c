@@ -608,6 +608,22 @@ static void test_golden_pause_cont_clear(void **state)
 	clear_triggers("tt_ints");
 }
 
+/* A trigger made paused by :pause counts once :cont continues it. */
+static void test_hist_pause_new_cont(void **state)
+{
+	(void)state;
+	add_trigger("tt_ints", "hist:keys=a:pause");
+	trace_tt_ints(1, 0, 0);
+	assert_non_null(strstr(read_file(EV("tt_ints/trigger")), "[paused]"));
+	add_trigger("tt_ints", "hist:keys=a:cont");
+	trace_tt_ints(1, 0, 0);
+	assert_non_null(strstr(read_file(EV("tt_ints/trigger")), "[active]"));
+	read_file(EV("tt_ints/hist"));
+	if (!strstr(got, "{ a:          1 } hitcount:          1\n"))
+		fail_msg("hist:\n%s", got);
+	clear_triggers("tt_ints");
+}
+
 static void test_golden_filter(void **state)
 {
 	(void)state;
@@ -858,6 +874,7 @@ int main(void)
 		cmocka_unit_test_setup(test_golden_named, golden_setup),
 		cmocka_unit_test_setup(test_golden_pause_cont_clear, golden_setup),
 		cmocka_unit_test_setup(test_golden_filter, golden_setup),
+		cmocka_unit_test(test_hist_pause_new_cont),
 		cmocka_unit_test(test_hist_stacktrace),
 		cmocka_unit_test(test_hist_timestamp),
 		cmocka_unit_test(test_hist_errors),
