@@ -101,6 +101,8 @@ struct hist_data {
 	bool timestamps;			/* common_timestamp is used */
 	bool ts_in_usecs;			/* ... and some field has .usecs: all in µs */
 	bool execname;				/* a key is common_pid.execname */
+	const struct hist_field *num_key;	/* the one numeric key (hist_num_key()), or NULL */
+	bool hits_only;				/* num_key, hitcount only, no filter */
 	char *name;				/* name=, or NULL */
 	char *filter_text;			/* "if" condition, or NULL */
 	struct trev_filter *filter;
@@ -570,6 +572,24 @@ static int hist_parse_attrs(struct hist_parse *p, char *param)
 	return ret;
 }
 
+/*
+ * The shape the event path counts without building a key in memory: one
+ * key, a number read from the record (no string, stack or time stamp), and
+ * values that are numbers read from the record. The map's key is that one
+ * word. Return: the key's field, or NULL for any other shape.
+ */
+static const struct hist_field *hist_num_key(const struct hist_data *hd)
+{
+	const unsigned int not_num = HF_STACKTRACE | HF_STRING | HF_TIMESTAMP;
+
+	if (hd->n_keys != 1 || hd->key_size != 8 || (hd->fields[hd->n_vals].flags & not_num))
+		return NULL;
+	for (unsigned int i = 1; i < hd->n_vals; i++)
+		if (hd->fields[i].flags & not_num)
+			return NULL;
+	return &hd->fields[hd->n_vals];
+}
+
 int trev__hist_parse(struct trev_event_call *call, struct trev_trace_array *tr,
 		     const char *param, struct trev_hist_trigger **out,
 		     struct trev_hist_error *err)
@@ -621,6 +641,8 @@ int trev__hist_parse(struct trev_event_call *call, struct trev_trace_array *tr,
 	for (unsigned int i = p.hd->n_vals; i < p.hd->n_vals + p.hd->n_keys; i++)
 		if (p.hd->fields[i].flags & HF_STACKTRACE)
 			trev__stack_prepare(call, &p.hd->skip);
+	p.hd->num_key = hist_num_key(p.hd);
+	p.hd->hits_only = p.hd->num_key && p.hd->n_vals == 1 && !p.hd->filter;
 
 	ret = -ENOMEM;
 	ht = calloc(1, sizeof(*ht));
@@ -764,7 +786,8 @@ int trev__hist_clear(struct trev_hist_trigger *ht)
 /* ------------------------------------------------------------------ */
 /* The event path                                                       */
 
-static uint64_t hist_read_num(const unsigned char *rec, const struct hist_field *f)
+static inline __attribute__((always_inline)) uint64_t
+hist_read_num(const unsigned char *rec, const struct hist_field *f)
 {
 	const unsigned char *p = rec + f->offset;
 
@@ -801,6 +824,27 @@ static uint64_t hist_log2(uint64_t v)
 	return v <= 1 ? 0 : 64 - (uint64_t)__builtin_clzll(v - 1);
 }
 
+/* .log2 or .buckets=N applied to @v. */
+static uint64_t hist_modify(const struct hist_field *f, uint64_t v)
+{
+	if (f->flags & HF_LOG2)
+		return hist_log2(v);
+	return v / f->buckets * f->buckets;
+}
+
+/* A number of the record, modified; 0 when the record is too short for it. */
+static inline __attribute__((always_inline)) uint64_t
+hist_rec_num(const unsigned char *rec, unsigned int len, const struct hist_field *f)
+{
+	uint64_t v = 0;
+
+	if ((unsigned int)(f->offset + f->size) <= len)
+		v = hist_read_num(rec, f);
+	if (trev_unlikely(f->flags & (HF_LOG2 | HF_BUCKET)))
+		v = hist_modify(f, v);
+	return v;
+}
+
 struct hist_ev {
 	const unsigned char *rec;
 	unsigned int len;
@@ -834,16 +878,11 @@ static uint64_t hist_field_value(struct hist_ev *ev, const struct hist_field *f)
 
 	if (f->flags & HF_HITCOUNT)
 		return 1;
-	if (f->flags & HF_TIMESTAMP)
-		v = hist_timestamp(ev);
-	else if ((unsigned int)(f->offset + f->size) <= ev->len)
-		v = hist_read_num(ev->rec, f);
-	else
-		v = 0;
-	if (f->flags & HF_LOG2)
-		v = hist_log2(v);
-	else if (f->flags & HF_BUCKET)
-		v = v / f->buckets * f->buckets;
+	if (!(f->flags & HF_TIMESTAMP))
+		return hist_rec_num(ev->rec, ev->len, f);
+	v = hist_timestamp(ev);
+	if (f->flags & (HF_LOG2 | HF_BUCKET))
+		v = hist_modify(f, v);
 	return v;
 }
 
@@ -892,7 +931,9 @@ static void hist_key_stack(struct hist_ev *ev, unsigned long *dst)
 		dst[j] = (unsigned long)frames[i];
 }
 
-void trev__hist_event(struct trev_hist_trigger *ht, const void *rec, unsigned int len)
+/* Any hist: a compound key built in full, then its element's sums. */
+static __attribute__((noinline)) void hist_event_any(struct trev_hist_trigger *ht,
+						     const void *rec, unsigned int len)
 {
 	const struct hist_data *hd = ht->hd;
 	uint64_t key[HIST_KEY_SIZE_MAX / 8];
@@ -900,10 +941,6 @@ void trev__hist_event(struct trev_hist_trigger *ht, const void *rec, unsigned in
 	struct trev_tmap_elt *elt;
 	struct trev_tmap *map;
 
-	if (atomic_load_explicit(&ht->paused, memory_order_relaxed))
-		return;
-	if (hd->filter && !trev__filter_match(hd->filter, rec, len, trev__rb_this_cpu()))
-		return;
 	memset(key, 0, hd->key_size);
 	for (unsigned int i = hd->n_vals; i < hd->n_vals + hd->n_keys; i++) {
 		const struct hist_field *f = &hd->fields[i];
@@ -926,6 +963,66 @@ void trev__hist_event(struct trev_hist_trigger *ht, const void *rec, unsigned in
 		return;
 	for (unsigned int i = 0; i < hd->n_vals; i++)
 		trev__tmap_add(elt, i, hist_field_value(&ev, &hd->fields[i]));
+	/* For TSan: the grace period in trev__hist_clear() orders this before the free. */
+	trev_tsan_release(map);
+}
+
+/* One numeric key (hist_num_key()): the key is a word, the values come from the record. */
+static void hist_event_num(struct trev_hist_trigger *ht, const void *rec, unsigned int len)
+{
+	const struct hist_data *hd = ht->hd;
+	/* Acquire: pairs with the exchange in trev__hist_clear(). */
+	struct trev_tmap *map = atomic_load_explicit(&ht->sh->map, memory_order_acquire);
+	struct trev_tmap_elt *elt = trev__tmap_insert_word(map, hist_rec_num(rec, len, hd->num_key));
+
+	if (!elt)
+		return;
+	trev__tmap_add(elt, 0, 1);	/* hitcount */
+	for (unsigned int i = 1; i < hd->n_vals; i++)
+		trev__tmap_add(elt, i, hist_rec_num(rec, len, &hd->fields[i]));
+	/* For TSan: the grace period in trev__hist_clear() orders this before the free. */
+	trev_tsan_release(map);
+}
+
+/* trev__hist_event() of a hist with values, a filter or keys that are not one number. */
+static __attribute__((noinline)) void hist_event_slow(struct trev_hist_trigger *ht,
+						      const void *rec, unsigned int len)
+{
+	const struct hist_data *hd = ht->hd;
+
+	if (atomic_load_explicit(&ht->paused, memory_order_relaxed))
+		return;
+	if (hd->filter && !trev__filter_match(hd->filter, rec, len, trev__rb_this_cpu()))
+		return;
+	if (hd->num_key)
+		hist_event_num(ht, rec, len);
+	else
+		hist_event_any(ht, rec, len);
+}
+
+/*
+ * The common shape, one numeric key counted by hitcount alone (keys=common_pid,
+ * ->hits_only), keeps to a short path: its key is one word, found in the map
+ * as one, and the one sum is the hitcount. It counts what hist_event_any()
+ * would; every other shape goes on out of line.
+ */
+void trev__hist_event(struct trev_hist_trigger *ht, const void *rec, unsigned int len)
+{
+	const struct hist_data *hd = ht->hd;
+	struct trev_tmap_elt *elt;
+	struct trev_tmap *map;
+
+	if (trev_unlikely(!hd->hits_only)) {
+		hist_event_slow(ht, rec, len);
+		return;
+	}
+	if (atomic_load_explicit(&ht->paused, memory_order_relaxed))
+		return;
+	/* Acquire: pairs with the exchange in trev__hist_clear(). */
+	map = atomic_load_explicit(&ht->sh->map, memory_order_acquire);
+	elt = trev__tmap_insert_word(map, hist_rec_num(rec, len, hd->num_key));
+	if (trev_likely(elt))
+		trev__tmap_add(elt, 0, 1);	/* hitcount */
 	/* For TSan: the grace period in trev__hist_clear() orders this before the free. */
 	trev_tsan_release(map);
 }
@@ -1260,6 +1357,8 @@ static int hist_cmd_parse(struct trev_event_trigger *t, char *param, bool remove
 		return ret;
 	ht->trig = t;
 	t->priv = ht;
+	/* The framework's t->paused is the one its :pause and :cont set, and the probe tests. */
+	atomic_store_explicit(&ht->paused, false, memory_order_relaxed);
 	if (remove)
 		return 0;
 	attrs = ht->hd->attrs;

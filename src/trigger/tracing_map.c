@@ -36,6 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <trev/common.h>
+
 #include "trigger/tracing_map.h"
 
 struct trev_tmap {
@@ -115,22 +117,56 @@ uint64_t trev__tmap_drops(const struct trev_tmap *m)
 	return atomic_load_explicit(&m->drops, memory_order_relaxed);
 }
 
-/* A 32-bit hash of a key of 8-byte words, never 0. */
+#define TMAP_HASH_SEED	0x9e3779b97f4a7c15ull
+#define TMAP_HASH_MUL1	0xff51afd7ed558ccdull
+
+/*
+ * The 32-bit result, never 0: its top bit set, which no table index uses
+ * (2^18 slots at most), so the slot's element is found by the low bits.
+ */
+static inline uint32_t tmap_hash_final(uint64_t h)
+{
+	return (uint32_t)h | 0x80000000u;
+}
+
+/* A 32-bit hash of a key of 8-byte words, never 0: each word multiplied in and folded. */
 static uint32_t tmap_hash(const void *key, unsigned int size)
 {
 	const unsigned char *p = key;
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ size;
+	uint64_t h = TMAP_HASH_SEED ^ size;
 
 	for (unsigned int i = 0; i < size; i += 8) {
 		uint64_t w;
 
 		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h = (h ^ w) * TMAP_HASH_MUL1;
 		h ^= h >> 32;
 	}
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 29;
-	return (uint32_t)h ? (uint32_t)h : 1;
+	return tmap_hash_final(h);
+}
+
+/* tmap_hash() of the one-word key @w, the same number. */
+static inline uint32_t tmap_hash_word(uint64_t w)
+{
+	uint64_t h = ((TMAP_HASH_SEED ^ 8) ^ w) * TMAP_HASH_MUL1;
+
+	return tmap_hash_final(h ^ (h >> 32));
+}
+
+/* Keys of @size bytes (a multiple of 8) equal: words, not a call to memcmp(). */
+static inline bool tmap_key_equal(const void *a, const void *b, unsigned int size)
+{
+	const unsigned char *x = a, *y = b;
+
+	for (unsigned int i = 0; i < size; i += 8) {
+		uint64_t u, v;
+
+		memcpy(&u, x + i, 8);
+		memcpy(&v, y + i, 8);
+		if (u != v)
+			return false;
+	}
+	return true;
 }
 
 static struct trev_tmap_elt *tmap_elt(struct trev_tmap *m, uint32_t i)
@@ -208,7 +244,7 @@ static struct trev_tmap_elt *tmap_find(struct trev_tmap *m, const void *key, boo
 		if ((uint32_t)(v >> 32) == hash) {
 			struct trev_tmap_elt *elt = tmap_elt(m, (uint32_t)v - 1);
 
-			if (memcmp(trev__tmap_elt_key(m, elt), key, m->key_size) == 0) {
+			if (tmap_key_equal(trev__tmap_elt_key(m, elt), key, m->key_size)) {
 				if (mine >= 0)
 					tmap_give_back(m, (uint32_t)mine);
 				return elt;
@@ -225,6 +261,34 @@ static struct trev_tmap_elt *tmap_find(struct trev_tmap *m, const void *key, boo
 struct trev_tmap_elt *trev__tmap_insert(struct trev_tmap *m, const void *key)
 {
 	return tmap_find(m, key, true);
+}
+
+static __attribute__((noinline)) struct trev_tmap_elt *tmap_insert_word_slow(struct trev_tmap *m,
+									   uint64_t key)
+{
+	return tmap_find(m, &key, true);
+}
+
+/*
+ * The common case of a one-word key (a numeric hist key): the slot its hash
+ * points at holds it. A collision, a new key or a full map goes the whole
+ * way, with the same hash.
+ */
+struct trev_tmap_elt *trev__tmap_insert_word(struct trev_tmap *m, uint64_t key)
+{
+	uint32_t hash = tmap_hash_word(key);
+	/* Acquire: as in tmap_find(), the element's key is whole. */
+	uint64_t v = atomic_load_explicit(&m->table[hash & m->table_mask], memory_order_acquire);
+
+	if (trev_likely((uint32_t)(v >> 32) == hash)) {
+		struct trev_tmap_elt *elt = tmap_elt(m, (uint32_t)v - 1);
+		uint64_t k;
+
+		memcpy(&k, trev__tmap_elt_key(m, elt), 8);
+		if (trev_likely(k == key))
+			return elt;
+	}
+	return tmap_insert_word_slow(m, key);
 }
 
 struct trev_tmap_elt *trev__tmap_lookup(struct trev_tmap *m, const void *key)

@@ -57,6 +57,13 @@ void trev__tmap_destroy(struct trev_tmap *m);
  */
 struct trev_tmap_elt *trev__tmap_insert(struct trev_tmap *m, const void *key);
 
+/*
+ * trev__tmap_insert_word() - trev__tmap_insert() of the 8-byte key @key,
+ * for a map made with @key_size 8; the same element, found in fewer steps
+ * when it is in the slot its hash points at. Context: as trev__tmap_insert().
+ */
+struct trev_tmap_elt *trev__tmap_insert_word(struct trev_tmap *m, uint64_t key);
+
 /* The element of @key, or NULL. Context: as trev__tmap_insert(). */
 struct trev_tmap_elt *trev__tmap_lookup(struct trev_tmap *m, const void *key);
 

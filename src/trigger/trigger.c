@@ -66,11 +66,13 @@ static void trig_run(struct trev_event_trigger *t, void *rec, unsigned int len)
 	t->cmd->fire(t, rec, len);
 }
 
-unsigned int trev__triggers_call(struct trev_event_file *file, void *rec, unsigned int len)
+/* Every trigger of the list from @t: filters, counts, post commands. */
+static __attribute__((noinline)) unsigned int trig_call_list(struct trev_event_trigger *t,
+							      void *rec, unsigned int len)
 {
 	unsigned int tt = 0;
 
-	for (struct trev_event_trigger *t = trig_first(file); t; t = trig_next(t)) {
+	for (; t; t = trig_next(t)) {
 		if (atomic_load_explicit(&t->paused, memory_order_relaxed))
 			continue;
 		if (!rec) {
@@ -86,6 +88,24 @@ unsigned int trev__triggers_call(struct trev_event_file *file, void *rec, unsign
 		trig_run(t, rec, len);
 	}
 	return tt;
+}
+
+/*
+ * A file whose one trigger is ->plain (a hist trigger, as a rule) fires it
+ * with nothing else to ask: no loop, nothing kept across the call. For such
+ * a trigger the list walk would do the same: no filter to run, no count to
+ * take, not a post command, and ->fire(t, NULL, 0) when there is no record.
+ */
+unsigned int trev__triggers_call(struct trev_event_file *file, void *rec, unsigned int len)
+{
+	struct trev_event_trigger *t = trig_first(file);
+
+	if (trev_likely(t && t->plain && !trig_next(t))) {
+		if (!atomic_load_explicit(&t->paused, memory_order_relaxed))
+			t->cmd->fire(t, rec, len);
+		return 0;
+	}
+	return trig_call_list(t, rec, len);
 }
 
 void trev__triggers_post_call(struct trev_event_file *file, unsigned int tt)
@@ -489,6 +509,7 @@ int trev__trigger_write(struct trev_trace_array *tr, struct trev_event_file *fil
 			cmd->unreg(t);
 		goto out_free_trigger;
 	}
+	t->plain = !t->filter && !t->has_count && !(cmd->flags & TREV_TRIGGER_CMD_POST);
 	t->next = file->triggers;
 	__atomic_store_n(&file->triggers, t, __ATOMIC_RELEASE);	/* rcu_assign_pointer() */
 	trig_update_flags(file);

@@ -126,6 +126,7 @@ struct trev_event_trigger {
 	struct trev_event_file *file;	/* the event it is on */
 	_Atomic long count;		/* firings left; -1 unlimited */
 	bool has_count;			/* a count was written (":N") */
+	bool plain;			/* no filter, no count, not POST: set before publishing */
 	atomic_bool paused;		/* skipped by the probe (hist :pause) */
 	struct trev_filter *filter;	/* the "if" condition; NULL = always */
 	char *filter_text;		/* as written after "if", for ->print */

@@ -206,8 +206,11 @@ static bool cond_enter(struct trev_event_file *file, unsigned int flags)
 static void event_write_copy(struct trev_event_file *file, const struct trev_entry *rec,
 			     unsigned int len);
 
-/* The record is built: the triggers that read it, the filter, then the copy. */
-static void cond_record(struct trev_event_file *file, struct trev_entry *rec,
+/*
+ * The record is built: the triggers that read it, the filter, then the copy.
+ * Inlined into its two callers: one stack frame for the trigger dispatch.
+ */
+static inline __attribute__((always_inline)) void cond_record(struct trev_event_file *file, struct trev_entry *rec,
 			unsigned int len, unsigned int flags)
 {
 	unsigned int tt = 0;

@@ -122,6 +122,44 @@ static void test_map_full_drops(void **state)
 	assert_null(trev__tmap_create(7, 8, 4, NULL));
 }
 
+/*
+ * trev__tmap_insert_word() finds what trev__tmap_insert() finds: keys in
+ * the slot their hash points at, keys moved on by another key in that slot,
+ * new keys, and keys refused once the map is full (counted once each).
+ */
+static void test_map_insert_word(void **state)
+{
+	struct trev_tmap *m = trev__tmap_create(7, 8, 1, NULL);
+	struct trev_tmap_elt *elts[128];
+	uint64_t k;
+	int n = 0;
+
+	(void)state;
+	assert_non_null(m);
+	for (k = 0; k < 128; k++) {
+		/* Spread keys, as pids and addresses are: some share a slot. */
+		uint64_t key = k * 0x10001u;
+
+		elts[k] = (k & 1) ? trev__tmap_insert_word(m, key) : trev__tmap_insert(m, &key);
+		assert_non_null(elts[k]);
+		trev__tmap_add(elts[k], 0, 1);
+	}
+	for (k = 0; k < 128; k++) {
+		uint64_t key = k * 0x10001u;
+
+		assert_ptr_equal(trev__tmap_insert_word(m, key), elts[k]);
+		assert_ptr_equal(trev__tmap_insert(m, &key), elts[k]);
+		assert_ptr_equal(trev__tmap_lookup(m, &key), elts[k]);
+		assert_memory_equal(trev__tmap_elt_key(m, elts[k]), &key, 8);
+	}
+	for (k = 1000; k < 1010; k++)
+		assert_null(trev__tmap_insert_word(m, k));
+	assert_int_equal(trev__tmap_drops(m), 10);
+	trev__tmap_for_each(m, count_one, &n);
+	assert_int_equal(n, 128);
+	trev__tmap_destroy(m);
+}
+
 #define HAMMER_EVENTS	200000
 struct hammer {
 	struct trev_tmap *m;
@@ -140,7 +178,8 @@ static void *hammer_thread(void *arg)
 
 		x = x * 1103515245u + 12345u;
 		key = (x >> 8) % h->nkeys;
-		e = trev__tmap_insert(h->m, &key);
+		/* Both ways in, as a hist of one numeric key and any other hist do. */
+		e = (i & 1) ? trev__tmap_insert_word(h->m, key) : trev__tmap_insert(h->m, &key);
 		if (e) {
 			trev__tmap_add(e, 0, 1);
 			trev__tmap_add(e, 1, key);
@@ -608,6 +647,50 @@ static void test_golden_pause_cont_clear(void **state)
 	clear_triggers("tt_ints");
 }
 
+/*
+ * One numeric key of each size and sign, with values of each: the path of
+ * a single numeric key (docs/hist.md, "Cost") reads them as the compound
+ * key's path does, signed fields sign-extended, 64-bit sums wrapping.
+ */
+static void test_hist_num_keys(void **state)
+{
+	struct tt_pair pair = { 1, 2 };
+
+	(void)state;
+	add_trigger("tt_types", "hist:keys=c:vals=s,uc:sort=c");
+	add_trigger("tt_types", "hist:keys=s.hex:vals=ul");
+	add_trigger("tt_types", "hist:keys=ul.buckets=100:vals=c:sort=ul");
+	trace_tt_types(-1, -2, 255, 250, NULL, true, pair);
+	trace_tt_types(-1, -2, 255, 1000, NULL, true, pair);
+	trace_tt_types(3, 7, 1, 299, NULL, true, pair);
+	read_file(EV("tt_types/hist"));
+	/* keys=c: -1 is the u64 of its sign extension, sorted as signed (before 3). */
+	assert_non_null(strstr(got, "{ c: 18446744073709551615 } hitcount:          2"
+				    "  s: 18446744073709551612  uc:        510\n"
+				    "{ c:          3 } hitcount:          1  s:          7  uc:          1\n"));
+	assert_non_null(strstr(got, "{ s: fffffffffffffffe } hitcount:          2  ul:       1250\n"));
+	assert_non_null(strstr(got, "{ s: 7 } hitcount:          1  ul:        299\n"));
+	assert_non_null(strstr(got, "{ ul: ~ 200-299 } hitcount:          2  c:          2\n"
+				    "{ ul: ~ 1000-1099 } hitcount:          1  c: 18446744073709551615\n"));
+	clear_triggers("tt_types");
+}
+
+/* A trigger made paused by :pause counts once :cont continues it. */
+static void test_hist_pause_new_cont(void **state)
+{
+	(void)state;
+	add_trigger("tt_ints", "hist:keys=a:pause");
+	trace_tt_ints(1, 0, 0);
+	assert_non_null(strstr(read_file(EV("tt_ints/trigger")), "[paused]"));
+	add_trigger("tt_ints", "hist:keys=a:cont");
+	trace_tt_ints(1, 0, 0);
+	assert_non_null(strstr(read_file(EV("tt_ints/trigger")), "[active]"));
+	read_file(EV("tt_ints/hist"));
+	if (!strstr(got, "{ a:          1 } hitcount:          1\n"))
+		fail_msg("hist:\n%s", got);
+	clear_triggers("tt_ints");
+}
+
 static void test_golden_filter(void **state)
 {
 	(void)state;
@@ -845,6 +928,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_map_insert_lookup),
 		cmocka_unit_test(test_map_full_drops),
+		cmocka_unit_test(test_map_insert_word),
 		cmocka_unit_test(test_map_two_threads),
 		cmocka_unit_test(test_parse_table),
 		cmocka_unit_test(test_parse_attrs),
@@ -858,6 +942,8 @@ int main(void)
 		cmocka_unit_test_setup(test_golden_named, golden_setup),
 		cmocka_unit_test_setup(test_golden_pause_cont_clear, golden_setup),
 		cmocka_unit_test_setup(test_golden_filter, golden_setup),
+		cmocka_unit_test(test_hist_pause_new_cont),
+		cmocka_unit_test(test_hist_num_keys),
 		cmocka_unit_test(test_hist_stacktrace),
 		cmocka_unit_test(test_hist_timestamp),
 		cmocka_unit_test(test_hist_errors),
