@@ -16,7 +16,11 @@
  *     (target <= 3 x floor);
  *   - uftrace (`uftrace record -P`, bench_uftrace.h) on the same function
  *     built the same way, against function_graph (target: trev >= 5 x
- *     faster); without uftrace installed, n/a.
+ *     faster), interleaved: each of BENCH_RUNS rounds times the floor,
+ *     trev's function_graph call, then uftrace's (a process of its own,
+ *     whose run counts only when uftrace recorded every call); the ratio
+ *     is printed as the min, median and max of the rounds'; without uftrace
+ *     installed, n/a.
  * Environment: BENCH_FTRACE_N calls per timed run (default 2000000);
  * BENCH_FTRACE_ONLY=function or function_graph runs only that tracer's
  * traced call, N + N/10 calls in run_traced(), untimed: for
@@ -24,6 +28,11 @@
  *     valgrind --tool=callgrind --toggle-collect=run_traced build/bench/bench_ftrace
  * (BENCH_FAKE_CPU: valgrind has no rseq, so every record would take the
  * ring's slow path; it points the CPU read at a constant, as bench_events).
+ * uftrace's side, counted the same way (its loop function is `run`):
+ *   valgrind --tool=callgrind --trace-children=yes --toggle-collect=run \
+ *     uftrace record --no-libcall -d /dev/shm/u -P bench_fn_uft build/bench/uft_target 100000
+ * (docs/benchmarks.md: valgrind makes uftrace's vDSO clock reads system
+ * calls, so its count is a lower bound).
  * With BENCH_FTRACE_INST=1 an instance runs the function tracer on the same
  * function too (its `function` case: two records a call).
  * Prints a table and exits 0: no thresholds, no pass/fail.
@@ -32,6 +41,7 @@
  * `pkg-config --libs trev` links; the shared one has no BENCH_FAKE_CPU.
  */
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,7 +127,10 @@ int main(void)
 	const char *env = getenv("BENCH_FTRACE_N"), *only = getenv("BENCH_FTRACE_ONLY");
 	struct result floor_r, plain, nop, nop_on, traced, pid_traced, graph, cmd_traced, cmd_only;
 	char tid[32];
-	double uft[BENCH_RUNS], uft_plain[BENCH_RUNS], uft_ns, uft_plain_ns;
+	double uft[BENCH_RUNS], uft_plain[BENCH_RUNS], uft_vs[BENCH_RUNS], uft_ns, uft_plain_ns;
+	double uft_vs_med;
+	double graph_ns[BENCH_RUNS], graph_ratio[BENCH_RUNS];
+	bool uft_ok = true;
 	cpu_set_t one;
 	int cpu = sched_getcpu();
 
@@ -146,12 +159,24 @@ int main(void)
 	pid_traced = measure_vs(run_traced, run_floor, nr_calls);
 	must(trev_write("set_ftrace_pid", ""), "set_ftrace_pid");
 	must(trev_write("current_tracer", "function_graph"), "current_tracer");
-	graph = measure_vs(run_traced, run_floor, nr_calls);
-	/* uftrace's runs are processes of their own: a median of BENCH_RUNS, each next to a plain one. */
+	/*
+	 * function_graph and uftrace interleaved, A B A B: each round the floor,
+	 * trev's call, uftrace's traced run and its plain one, so a change of
+	 * the host's speed reaches both sides alike.
+	 */
 	for (int r = 0; r < BENCH_RUNS; r++) {
-		uft_plain[r] = uftrace_ns_per_call(nr_calls, false);
+		double f = time_run(run_floor, nr_calls);
+
+		graph_ns[r] = time_run(run_traced, nr_calls);
+		graph_ratio[r] = graph_ns[r] / f;
 		uft[r] = uftrace_ns_per_call(nr_calls, true);
+		uft_plain[r] = uftrace_ns_per_call(nr_calls, false);
+		uft_vs[r] = uft[r] > 0 ? uft[r] / graph_ns[r] : -1;
+		if (uft[r] <= 0 || uft_plain[r] <= 0)
+			uft_ok = false;
 	}
+	graph.ns = median(graph_ns, BENCH_RUNS);
+	graph.ratio = median(graph_ratio, BENCH_RUNS);
 	must(trev_write("current_tracer", "function"), "current_tracer");
 	must(trev_append("set_ftrace_filter", "bench_fn_traced:traceon"), "set_ftrace_filter");
 	cmd_traced = measure_vs(run_traced, run_floor, nr_calls);
@@ -178,12 +203,18 @@ int main(void)
 	       traced.ns - plain.ns, (traced.ns - plain.ns) / floor_r.ns);
 	printf("function_graph call minus the plain call: %.2f ns = %.2f x floor\n",
 	       graph.ns - plain.ns, (graph.ns - plain.ns) / floor_r.ns);
-	uft_ns = median(uft, BENCH_RUNS);
-	uft_plain_ns = median(uft_plain, BENCH_RUNS);
-	if (uft_ns > 0 && uft_plain_ns > 0)
-		printf("uftrace record -P, same function: %.2f ns/call (plain %.2f) = %.2f x "
-		       "trev's function_graph call\n", uft_ns, uft_plain_ns, uft_ns / graph.ns);
-	else
-		printf("uftrace: n/a (not installed, or its run failed)\n");
+	if (uft_ok) {
+		uft_ns = median(uft, BENCH_RUNS);	/* sorts: [0] min, [last] max */
+		uft_plain_ns = median(uft_plain, BENCH_RUNS);
+		printf("uftrace record -P, same function, interleaved with function_graph: %.2f "
+		       "ns/call (min %.2f, max %.2f; plain %.2f)\n", uft_ns, uft[0],
+		       uft[BENCH_RUNS - 1], uft_plain_ns);
+		uft_vs_med = median(uft_vs, BENCH_RUNS);	/* sorts: [0] min, [last] max */
+		printf("uftrace / trev's function_graph call, per round: median %.2f x (min %.2f, "
+		       "max %.2f)\n", uft_vs_med, uft_vs[0], uft_vs[BENCH_RUNS - 1]);
+	} else {
+		printf("uftrace: n/a (not installed, its run failed, or it did not record "
+		       "every call)\n");
+	}
 	return 0;
 }

@@ -6,7 +6,11 @@
  * new directory under /dev/shm (memory, as trev's ring), and returns the
  * nanoseconds per call the target measured around its own loop, so
  * uftrace's start-up and its writing of the data after the loop are not
- * counted. Needs Debian's uftrace (make deps); without it: a negative value.
+ * counted. A traced run counts only when `uftrace report` of its data finds
+ * every call of bench_fn_uft (the loop and its warm-up: N + N/10), so a
+ * uftrace that recorded nothing (a changed option, a function it could not
+ * patch) is not timed as a fast one. Needs Debian's uftrace (make deps);
+ * without it, or when its run or its check fails: a negative value.
  */
 #ifndef TREV_BENCH_UFTRACE_H
 #define TREV_BENCH_UFTRACE_H
@@ -16,8 +20,41 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* The calls of bench_fn_uft that `uftrace report` finds in @data; -1: none, or its run failed. */
+static inline long long uftrace_recorded_calls(const char *data)
+{
+	char cmd[PATH_MAX + 128], line[512];
+	long long calls = -1;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "uftrace report --no-pager -d '%s' 2>/dev/null", data);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	/* "  Total time   Self time       Calls  Function": the calls before the name. */
+	while (fgets(line, sizeof(line), p)) {
+		char *name = strstr(line, " bench_fn_uft");
+		char *end;
+		long long n;
+
+		if (!name || strcmp(name, " bench_fn_uft\n") != 0)
+			continue;
+		while (name > line && name[-1] == ' ')
+			name--;
+		while (name > line && name[-1] >= '0' && name[-1] <= '9')
+			name--;
+		n = strtoll(name, &end, 10);
+		if (end != name)
+			calls = n;
+	}
+	if (pclose(p) != 0)
+		calls = -1;
+	return calls;
+}
 
 static inline double uftrace_ns_per_call(uint64_t calls, bool traced)
 {
@@ -41,6 +78,16 @@ static inline double uftrace_ns_per_call(uint64_t calls, bool traced)
 			ns = -1;
 		if (pclose(p) != 0)
 			ns = -1;
+	}
+	if (traced && ns >= 0) {
+		long long got = uftrace_recorded_calls(data);
+
+		if (got != (long long)(calls + calls / 10)) {
+			fprintf(stderr, "bench_ftrace: uftrace recorded %lld calls of bench_fn_uft, "
+					"not %llu: its run does not count\n",
+				got, (unsigned long long)(calls + calls / 10));
+			ns = -1;
+		}
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

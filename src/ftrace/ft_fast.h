@@ -21,6 +21,14 @@
 #ifdef __AVX__
 #error "ftrace/ft_fast.h: the fast calls' files must be built without AVX (-mno-avx)"
 #endif
+/*
+ * TREV_FT_GPR_ONLY (CMakeLists.txt, outside the sanitizer and fuzz trees):
+ * these files are built with -mgeneral-regs-only, so the fast calls touch
+ * no vector register at all and the trampolines keep none around them.
+ */
+#if defined(TREV_FT_GPR_ONLY) && defined(__SSE__) && !defined(TREV_FT_TRAMPOLINES)
+#error "ftrace/ft_fast.h: TREV_FT_GPR_ONLY needs -mgeneral-regs-only"
+#endif
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -10,16 +10,20 @@
  * fast call first (trev__ft_entry_fast(), trev__ft_entry_jmp_fast(),
  * trev__fg_exit_fast()): C code that calls nothing out of line but the
  * commit's slow publish, which keeps them itself
- * (trev__rb_leave_slow_vsave()), and, built without AVX, writes at most the
- * low 128 bits of a vector register, which leaves the upper bits alone; so
- * the trampoline keeps xmm0-7 (xmm0-1 at a return) around it with SSE
- * moves. When the fast call cannot finish it changes nothing and returns
+ * (trev__rb_leave_slow_vsave()), and is built with general registers only
+ * (TREV_FT_GPR_ONLY, CMakeLists.txt): it writes no vector register, and
+ * the trampoline keeps none around it. In the sanitizer and fuzz trees,
+ * whose runtime calls inside the fast call may use SSE registers, it is
+ * built without AVX only, which leaves the upper bits alone, and the
+ * trampoline keeps xmm0-7 (xmm0-1 at a return) around it with SSE moves.
+ * When the fast call cannot finish it changes nothing and returns
  * TREV_FT_FULL; the full path (trev__ft_entry(), trev__ft_entry_jmp(),
  * trev__fg_exit()) may reach any code, glibc's AVX2 string functions
  * among it, which end in vzeroupper and so clear the upper halves of every
  * ymm and zmm register: around it the trampoline keeps the registers at
  * the width the CPU has (trev__vec_kind: zmm, ymm or xmm).
  */
+#define TREV_FT_TRAMPOLINES	/* ft_fast.h: no C code of the fast calls here */
 #include "ftrace/ft_fast.h"
 #include "ftrace/fgraph.h"
 #include "ftrace/ftrace_internal.h"
@@ -50,7 +54,8 @@ void trev__vec_kind_init(void)
  *   pushes lies (64, and 8 more for each word the trampoline pushed before
  *   them), and pops them, leaving %rsp where the save found it;
  * - trev_xmms_save and trev_xmms_restore keep xmm0-7 (movaps, the aligned
- *   stack) around a fast call;
+ *   stack) around a fast call where it may touch them (without
+ *   TREV_FT_GPR_ONLY; with it they are empty);
  * - trev_vecs_save and trev_vecs_restore keep vector registers 0-7 at
  *   the width trev__vec_kind says (zmm, ymm or xmm), in 64 bytes each,
  *   around a full call (trev__vecs_store(), trev__vecs_load()); they use
@@ -87,6 +92,12 @@ __asm__(".macro trev_rbp_frame\n"		/* at a called function's entry: the usual fr
 	"	popq %rdi\n"
 	"	popq %rax\n"
 	".endm\n"
+#ifdef TREV_FT_GPR_ONLY
+	".macro trev_xmms_save\n"
+	".endm\n"
+	".macro trev_xmms_restore\n"
+	".endm\n"
+#else
 	".macro trev_xmms_save\n"
 	"	subq $128, %rsp\n"
 	"	.irp i,0,1,2,3,4,5,6,7\n"
@@ -99,6 +110,7 @@ __asm__(".macro trev_rbp_frame\n"		/* at a called function's entry: the usual fr
 	"	.endr\n"
 	"	addq $128, %rsp\n"
 	".endm\n"
+#endif
 	".macro trev_vecs_save\n"
 	"	subq $512, %rsp\n"
 	"	movq %rsp, %rdi\n"
@@ -320,14 +332,18 @@ __asm__(".text\n"
 	"	pushq %rax\n"
 	"	pushq %rdx\n"
 	"	andq $-16, %rsp\n"
+#ifndef TREV_FT_GPR_ONLY
 	"	subq $32, %rsp\n"
 	"	movaps %xmm0, 0(%rsp)\n"
 	"	movaps %xmm1, 16(%rsp)\n"
+#endif
 	"	leaq 8(%rbp), %rdi\n"
 	"	call trev__fg_exit_fast\n"
+#ifndef TREV_FT_GPR_ONLY
 	"	movaps 0(%rsp), %xmm0\n"
 	"	movaps 16(%rsp), %xmm1\n"
 	"	addq $32, %rsp\n"
+#endif
 	"	testq %rax, %rax\n"		/* .to 0: the full path */
 	"	jz 3f\n"
 	"1:	movq %rax, %r11\n"

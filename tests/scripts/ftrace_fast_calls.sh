@@ -10,7 +10,11 @@
 #   urcu_bp_register           liburcu's read lock, when the thread is unknown to it: never
 #                              reached, the fast calls return first (ft_rcu_ready());
 #   trev__fg_entry_fast        trev__ft_entry_jmp_fast's tail call;
-# and nothing else, no indirect call or jump either.
+# and nothing else, no indirect call or jump either. Outside the sanitizer and fuzz trees the
+# fast calls are built with general registers only and the trampolines keep no vector register
+# around them at all (TREV_FT_GPR_ONLY, CMakeLists.txt): so no fast function may name an xmm, ymm
+# or zmm register either (gcc's SSE copies of a stack frame would clobber a traced function's
+# xmm arguments).
 set -uo pipefail
 export LC_ALL=C
 
@@ -47,9 +51,14 @@ for fn in trev__ft_entry_fast trev__ft_entry_jmp_fast trev__fg_entry_fast trev__
 			if (fn == "trev__ft_entry_jmp_fast" && t == "trev__fg_entry_fast") next
 			print t ": " $0
 		}' <<<"$dis")
+	vec=$(grep -E '%[xyz]mm[0-9]' <<<"$dis")
 	if [ -n "$out" ]; then
 		echo "FAIL: $fn calls out of line:" >&2
 		echo "$out" >&2
+		status=1
+	elif [ -n "$vec" ]; then
+		echo "FAIL: $fn uses vector registers, which the trampolines do not keep:" >&2
+		echo "$vec" >&2
 		status=1
 	else
 		echo "ok: $fn"
