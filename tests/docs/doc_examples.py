@@ -17,7 +17,8 @@
 #   ```  (no language)  text: a diagram, a layout, an output that is not checked
 #   <!-- example: file NAME -->            the fence is written to NAME, not run
 #   <!-- example: output -->               the output of the fence run before it, compared
-#       line by line with every run of digits and of blanks folded, "..." for any lines
+#       line by line with blanks folded, and the digits of '#' lines and of a trace line's
+#       TASK-PID [CPU] flags TIMESTAMP: prefix; a "..." line stands for any lines
 #   <!-- example: skip (WHY) -->           not run, listed with WHY: root, a mount, the
 #       network, a running process
 #   <!-- example: illustrative (WHY) -->   a sh or c fence that is not meant to run as it is
@@ -30,7 +31,7 @@ import sys
 
 TAG = re.compile(r'^\s*<!--\s*example:\s*(\w+)\s*(.*?)\s*-->\s*$')
 FENCE = re.compile(r'^(\s*)```\s*([A-Za-z0-9_+-]*)\s*$')
-TIMEOUT = 120
+TIMEOUT = 60
 
 
 def fences(path):
@@ -76,8 +77,18 @@ def session_commands(body):
 	return '\n'.join(cmds) + '\n'
 
 
+PREFIX = re.compile(r'^(.*?[0-9]+\.[0-9]+: )')
+
+
 def fold(line):
-	return ' '.join(re.sub(r'[0-9]+', '0', line).split())
+	"""Blanks folded; the digits that differ between runs folded too: in a '#' header line
+	(#P:N) and in the TASK-PID [CPU] flags TIMESTAMP: prefix of a trace line."""
+	m = PREFIX.match(line)
+	if line.startswith('#'):
+		line = re.sub(r'[0-9]+', '0', line)
+	elif m:
+		line = re.sub(r'[0-9]+', '0', m.group(1)) + line[m.end():]
+	return ' '.join(line.split())
 
 
 def matches(expected, got):
@@ -100,13 +111,15 @@ def matches(expected, got):
 	return m(0, 0)
 
 
-def run(cmd, cwd, script=None):
+def run(cmd, cwd):
 	try:
-		p = subprocess.run(cmd, cwd=cwd, input=script, capture_output=True, text=True,
-				   timeout=TIMEOUT, errors='replace')
+		p = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True,
+				   timeout=TIMEOUT)
 	except subprocess.TimeoutExpired as e:
-		return 124, (e.stdout or ''), f'timed out after {TIMEOUT} s'
-	return p.returncode, p.stdout, p.stderr
+		out = (e.stdout or b'').decode(errors='replace')
+		return 124, out, f'timed out after {TIMEOUT} s'
+	return (p.returncode, p.stdout.decode(errors='replace'),
+		p.stderr.decode(errors='replace'))
 
 
 def pkg_flags():
@@ -189,7 +202,9 @@ def run_page(src, work, page, res, flags):
 			continue
 		if lang in ('sh', 'bash'):
 			script = session_commands(body) or body
-			st, out, err = run(['bash', '-e', '-o', 'pipefail', '-s'], wd, script)
+			with open(os.path.join(wd, f'ex{n}.sh'), 'w') as f:
+				f.write(script)
+			st, out, err = run(['bash', '-e', '-o', 'pipefail', f'ex{n}.sh'], wd)
 			if st:
 				fail(f'status {st}', out + err)
 			last = (where, out)
