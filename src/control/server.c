@@ -32,6 +32,7 @@
 #include "control/control.h"
 #include "control/proto.h"
 #include "events/events_internal.h"
+#include "ring_buffer/rb_shm.h"
 #include "tracefs/tracefs_internal.h"
 
 #define CTL_MAX_CONNS	16	/* connections served at once; more are refused */

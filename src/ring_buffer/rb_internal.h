@@ -130,6 +130,7 @@
 #include <string.h>
 
 #include <trev/ring_buffer.h>
+#include "rb_shm.h"
 
 #include "ring_buffer/rb_clock.h"
 #include "ring_buffer/rb_page.h"

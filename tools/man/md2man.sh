@@ -42,6 +42,8 @@ state == "head" {
 	state = /^```/ ? "synopsis" : "body"
 	print ""
 }
+# The tags of tests/scripts/doc_examples.sh (an HTML comment before a fence): not text.
+!fence && /^[ \t]*<!-- example:.*-->[ \t]*$/ { next }
 /^```/ {
 	fence = !fence
 	print

@@ -20,6 +20,7 @@
 
 #include "control/proto.h"
 #include "remote.h"
+#include "ring_buffer/rb_shm.h"
 #include "trev.h"
 
 static const char ps_help[] =

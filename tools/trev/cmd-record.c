@@ -39,6 +39,7 @@
 #include "remote_source.h"
 #include "ring_buffer/rb_clock.h"
 #include "ring_buffer/rb_page.h"
+#include "ring_buffer/rb_shm.h"
 #include "tracedat/tracedat_internal.h"
 #include "net_listen.h"
 #include "pages.h"

@@ -30,6 +30,7 @@
 #include "flight_meta.h"
 #include "ring_buffer/rb_page.h"
 #include "pages.h"
+#include "ring_buffer/rb_shm.h"
 #include "trev.h"
 
 static const char recover_help[] =

@@ -15,6 +15,7 @@
 
 #include "control/proto.h"
 #include "remote.h"
+#include "ring_buffer/rb_shm.h"
 #include "trev.h"
 
 static const char stat_help[] =

@@ -11,6 +11,7 @@
 
 #include "pages.h"
 #include "ring_buffer/rb_page.h"
+#include "ring_buffer/rb_shm.h"
 
 void trev_page_tally_add(struct trev_page_tally *t, const unsigned char *page)
 {

@@ -20,6 +20,7 @@
 #include "pages.h"
 #include "remote.h"
 #include "remote_source.h"
+#include "ring_buffer/rb_shm.h"
 
 static struct trev_remote_source *rs_of(const struct trev_dat_source *src)
 {
