@@ -1075,23 +1075,8 @@ static struct tracecmd_input *rpt_open(const char *file)
 
 static int rpt_iterate(struct rpt *r, struct tracecmd_input *h)
 {
-	size_t size = CPU_ALLOC_SIZE(r->nr_cpus);
-	cpu_set_t *set;
 	/* A file of several processes (docs/sessions.md): every buffer, by time. */
-	int ret = trev_dat_iterate_buffers(h, rpt_record, r, &r->name_width);
-
-	if (ret <= 0)
-		return ret;
-	set = CPU_ALLOC(r->nr_cpus);
-	if (!set)
-		return -ENOMEM;
-	CPU_ZERO_S(size, set);
-	for (int c = 0; c < r->nr_cpus; c++)
-		if (r->cpu_on[c])
-			CPU_SET_S(c, size, set);
-	ret = tracecmd_iterate_events(h, set, (int)size, rpt_record, r);
-	CPU_FREE(set);
-	return ret;
+	return trev_dat_iterate(r->file, h, r->cpu_on, r->nr_cpus, rpt_record, r, &r->name_width);
 }
 
 static void rpt_print_header(struct rpt *r)

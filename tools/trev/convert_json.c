@@ -858,23 +858,10 @@ out_failed:
 /* Every record of every buffer, in time order, through cj_record(). */
 static int cj_iterate(struct cj *c)
 {
-	size_t size = CPU_ALLOC_SIZE(c->nr_cpus);
-	cpu_set_t *set;
-	int width, ret;
+	int width;
 
 	c->last_h = NULL;
-	ret = trev_dat_iterate_buffers(c->handle, cj_record, c, &width);
-	if (ret <= 0)
-		return ret;
-	set = CPU_ALLOC(c->nr_cpus);
-	if (!set)
-		return -ENOMEM;
-	CPU_ZERO_S(size, set);
-	for (int cpu = 0; cpu < c->nr_cpus; cpu++)
-		CPU_SET_S(cpu, size, set);
-	ret = tracecmd_iterate_events(c->handle, set, (int)size, cj_record, c);
-	CPU_FREE(set);
-	return ret;
+	return trev_dat_iterate(c->file, c->handle, NULL, 0, cj_record, c, &width);
 }
 
 static int cj_cmp_thread(const void *a, const void *b)
