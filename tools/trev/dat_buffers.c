@@ -39,6 +39,7 @@ int trev_dat_iterate(const char *path, struct tracecmd_input *h, const bool *cpu
 {
 	int n = tracecmd_buffer_instances(h), nr = 1, ret;
 	struct tracecmd_input **hs;
+	const char *reader;
 	bool multi = n > 0;
 	int *idx;
 
@@ -68,9 +69,19 @@ int trev_dat_iterate(const char *path, struct tracecmd_input *h, const bool *cpu
 		idx[nr] = i;
 		hs[nr++] = b;
 	}
-	/* Streamed (flat memory), or where it cannot be, by libtracecmd. */
-	ret = path ? trev_dat_stream(path, hs, idx, nr, multi ? NULL : cpu_on, nr_cpu_on, cb, arg) : 1;
-	if (ret == 1)
+	/*
+	 * Streamed (flat memory), or where it cannot be, by libtracecmd.
+	 * TREV_DAT_READER (for the tests: docs/cli/trev-report.md) picks one:
+	 * "tracecmd" always libtracecmd, "stream" the stream or an error.
+	 */
+	reader = getenv("TREV_DAT_READER");
+	if (!path || (reader && !strcmp(reader, "tracecmd")))
+		ret = 1;
+	else
+		ret = trev_dat_stream(path, hs, idx, nr, multi ? NULL : cpu_on, nr_cpu_on, cb, arg);
+	if (ret == 1 && reader && !strcmp(reader, "stream"))
+		ret = -ENOTSUP;
+	else if (ret == 1)
 		ret = db_iterate_tracecmd(hs, nr, multi, cpu_on, nr_cpu_on, cb, arg);
 	for (int i = 1; i < nr; i++)
 		tracecmd_close(hs[i]);
