@@ -31,6 +31,7 @@
 #include "output/graph_layout.h"
 #include "output/line_prefix.h"
 #include "dat_buffers.h"
+#include "dat_stream.h"
 #include "print_fmt.h"
 #include "trev.h"
 
@@ -133,6 +134,7 @@ struct rpt {
 struct rpt_fgb {
 	struct rpt *r;
 	struct tracecmd_input *h;	/* the buffer's handle (the top one: r->handle) */
+	struct trev_dat_stream *stream;	/* its records (dat_stream.c), or NULL: h's */
 	const char *name;		/* "" for the top buffer */
 	struct trev_graph_src src;	/* its layout state, reading from rpt_fg_next() */
 	struct tep_record *cur;		/* the record the source gave last */
@@ -776,8 +778,12 @@ static int rpt_fg_next(void *arg, struct trev_rb_event *ev)
 		long thread;
 		int cpu, pid;
 
-		tracecmd_free_record(b->cur);
-		b->cur = rec = tracecmd_read_next_data(b->h, &cpu);
+		if (b->stream) {
+			rec = trev_dat_stream_next(b->stream, NULL, &cpu);
+		} else {
+			tracecmd_free_record(b->cur);
+			b->cur = rec = tracecmd_read_next_data(b->h, &cpu);
+		}
 		if (!rec)
 			return 0;
 		if (cpu < 0 || cpu >= r->nr_cpus || !r->cpu_on[cpu] || rec->size < 0)
@@ -911,6 +917,7 @@ static void rpt_fg_free(struct rpt *r)
 		struct rpt_fgb *b = &r->fgb[i];
 
 		trev__graph_free(b->src.g);
+		trev_dat_stream_close(b->stream);
 		tracecmd_free_record(b->cur);
 		if (b->h && b->h != r->handle)
 			tracecmd_close(b->h);
@@ -943,11 +950,18 @@ static int rpt_fg_buffers(struct rpt *r)
 			name ? tracecmd_buffer_instance_handle(r->handle, i) : NULL;
 		struct rpt_fgb *b = &r->fgb[r->nr_fgb];
 
+		int err = 1;
+
 		/* A buffer libtracecmd cannot open is left out, as trev report --flat does. */
 		if (!h)
 			continue;
 		r->nr_fgb++;
 		*b = (struct rpt_fgb){ .r = r, .h = h, .name = name };
+		/* Its records streamed (flat memory) where they can be (rpt_iterate()). */
+		if (trev_dat_reader() != TREV_DAT_READER_TRACECMD)
+			b->stream = trev_dat_stream_open(r->file, &h, &i, 1, NULL, 0, &err);
+		if (err < 0 || (err == 1 && trev_dat_reader() == TREV_DAT_READER_STREAM))
+			return err < 0 ? err : -ENOTSUP;
 		b->src = (struct trev_graph_src){ trev__graph_alloc(rpt_fg_is_exit), rpt_fg_next, b };
 		b->lost = calloc((size_t)r->nr_cpus, sizeof(*b->lost));
 		b->lost_unknown = calloc((size_t)r->nr_cpus, sizeof(*b->lost_unknown));

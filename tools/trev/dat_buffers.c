@@ -39,7 +39,7 @@ int trev_dat_iterate(const char *path, struct tracecmd_input *h, const bool *cpu
 {
 	int n = tracecmd_buffer_instances(h), nr = 1, ret;
 	struct tracecmd_input **hs;
-	const char *reader;
+	int reader;
 	bool multi = n > 0;
 	int *idx;
 
@@ -74,12 +74,12 @@ int trev_dat_iterate(const char *path, struct tracecmd_input *h, const bool *cpu
 	 * TREV_DAT_READER (for the tests: docs/cli/trev-report.md) picks one:
 	 * "tracecmd" always libtracecmd, "stream" the stream or an error.
 	 */
-	reader = getenv("TREV_DAT_READER");
-	if (!path || (reader && !strcmp(reader, "tracecmd")))
+	reader = trev_dat_reader();
+	if (!path || reader == TREV_DAT_READER_TRACECMD)
 		ret = 1;
 	else
 		ret = trev_dat_stream(path, hs, idx, nr, multi ? NULL : cpu_on, nr_cpu_on, cb, arg);
-	if (ret == 1 && reader && !strcmp(reader, "stream"))
+	if (ret == 1 && reader == TREV_DAT_READER_STREAM)
 		ret = -ENOTSUP;
 	else if (ret == 1)
 		ret = db_iterate_tracecmd(hs, nr, multi, cpu_on, nr_cpu_on, cb, arg);

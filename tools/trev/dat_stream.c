@@ -52,27 +52,16 @@ struct ds_cpu {
 	bool has_rec;
 };
 
-struct ds {
+struct trev_dat_stream {
 	int fd;
 	int page_size;
 	struct ds_cpu *cpus;
 	int nr;
+	struct ds_cpu *last;		/* the CPU of the record given last */
 };
 
-static void ds_free(struct ds *s)
-{
-	for (int i = 0; i < s->nr; i++) {
-		free(s->cpus[i].buf);
-		if (s->cpus[i].kbuf)
-			kbuffer_free(s->cpus[i].kbuf);
-	}
-	free(s->cpus);
-	if (s->fd >= 0)
-		close(s->fd);
-}
-
 /* Make the page at c->next the loaded one. Return: false at the CPU's end. */
-static bool ds_load(struct ds *s, struct ds_cpu *c)
+static bool ds_load(struct trev_dat_stream *s, struct ds_cpu *c)
 {
 	uint64_t off = c->next;
 
@@ -104,7 +93,7 @@ static bool ds_load(struct ds *s, struct ds_cpu *c)
 }
 
 /* The CPU's next record into c->rec, as tracecmd_peek_data() makes it. */
-static bool ds_peek(struct ds *s, struct ds_cpu *c)
+static bool ds_peek(struct trev_dat_stream *s, struct ds_cpu *c)
 {
 	for (;;) {
 		unsigned long long ts;
@@ -136,7 +125,7 @@ static bool ds_peek(struct ds *s, struct ds_cpu *c)
  * The time stamp of the last record of the page at @off, decoded here.
  * Return: false when the page has none or cannot be read.
  */
-static bool ds_last_ts(struct ds *s, struct ds_cpu *c, uint64_t off, unsigned long long *ts)
+static bool ds_last_ts(struct trev_dat_stream *s, struct ds_cpu *c, uint64_t off, unsigned long long *ts)
 {
 	bool any = false;
 
@@ -157,7 +146,7 @@ static bool ds_last_ts(struct ds *s, struct ds_cpu *c, uint64_t off, unsigned lo
  * same buffer that is not the caller's). Return: 1 set up, 0 no record on
  * it, -1 not readable here (time stamps differ), -ENOMEM.
  */
-static int ds_cpu_setup(struct ds *s, struct ds_cpu *c, struct tracecmd_input *probe, int idx,
+static int ds_cpu_setup(struct trev_dat_stream *s, struct ds_cpu *c, struct tracecmd_input *probe, int idx,
 			enum kbuffer_long_size lsize, enum kbuffer_endian endian, bool old)
 {
 	struct tep_record *first = tracecmd_read_cpu_first(probe, idx), *last;
@@ -200,7 +189,7 @@ static int ds_cpu_setup(struct ds *s, struct ds_cpu *c, struct tracecmd_input *p
 }
 
 /* The next record of all: the oldest, the first CPU on a tie. */
-static struct ds_cpu *ds_next(struct ds *s)
+static struct ds_cpu *ds_next(struct trev_dat_stream *s)
 {
 	struct ds_cpu *best = NULL;
 
@@ -213,34 +202,57 @@ static struct ds_cpu *ds_next(struct ds *s)
 	return best;
 }
 
-int trev_dat_stream(const char *path, struct tracecmd_input **hs, const int *idx, int n,
-		    const bool *cpu_on, int nr_cpu_on, trev_dat_cb cb, void *arg)
+int trev_dat_reader(void)
+{
+	const char *mode = getenv("TREV_DAT_READER");
+
+	if (mode && !strcmp(mode, "tracecmd"))
+		return TREV_DAT_READER_TRACECMD;
+	if (mode && !strcmp(mode, "stream"))
+		return TREV_DAT_READER_STREAM;
+	return TREV_DAT_READER_ANY;
+}
+
+struct trev_dat_stream *trev_dat_stream_open(const char *path, struct tracecmd_input **hs,
+					     const int *idx, int n, const bool *cpu_on,
+					     int nr_cpu_on, int *err)
 {
 	struct tracecmd_input *probe_top, *probe;
 	struct tep_handle *tep = tracecmd_get_tep(hs[0]);
 	const char *zname = NULL, *zver = NULL;
-	struct ds s = { .fd = -1 };
+	struct trev_dat_stream *s;
 	int total = 0, ret = 1;
-	struct ds_cpu *c;
 
+	*err = 1;
 	if (tep_get_header_timestamp_size(tep) != 8 ||
 	    tracecmd_get_file_compress_proto(hs[0], &zname, &zver) == 0)
-		return 1;
-	s.page_size = tracecmd_page_size(hs[0]);
-	if (s.page_size <= 0 || s.page_size > DS_CHUNK || (s.page_size & (s.page_size - 1)))
-		return 1;
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	s->fd = -1;
+	s->page_size = tracecmd_page_size(hs[0]);
+	if (s->page_size <= 0 || s->page_size > DS_CHUNK || (s->page_size & (s->page_size - 1))) {
+		trev_dat_stream_close(s);
+		return NULL;
+	}
 	for (int k = 0; k < n; k++)
 		total += tracecmd_cpus(hs[k]) > 0 ? tracecmd_cpus(hs[k]) : 0;
-	s.cpus = calloc((size_t)(total ? total : 1), sizeof(*s.cpus));
-	if (!s.cpus)
-		return -ENOMEM;
-	s.fd = open(path, O_RDONLY | O_CLOEXEC);
-	probe_top = s.fd >= 0 ? tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS) : NULL;
-	if (!probe_top) {
-		ds_free(&s);
-		return 1;
+	s->cpus = calloc((size_t)(total ? total : 1), sizeof(*s->cpus));
+	if (!s->cpus) {
+		*err = -ENOMEM;
+		trev_dat_stream_close(s);
+		return NULL;
 	}
-	posix_fadvise(s.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	probe_top = s->fd >= 0 ? tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS) : NULL;
+	if (!probe_top) {
+		trev_dat_stream_close(s);
+		return NULL;
+	}
+	posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	for (int k = 0, index = 0; k < n && ret == 1; k++) {
 		int cpus = tracecmd_cpus(hs[k]);
 
@@ -249,15 +261,15 @@ int trev_dat_stream(const char *path, struct tracecmd_input **hs, const int *idx
 			ret = -1;
 		} else {
 			for (int i = 0; i < cpus && ret == 1; i++, index++) {
+				struct ds_cpu *c = &s->cpus[s->nr];
 				int r;
 
-				c = &s.cpus[s.nr];
 				c->h = hs[k];
 				c->index = index;
 				if (cpu_on && (i >= nr_cpu_on || !cpu_on[i]))
 					continue;
-				s.nr++;
-				r = ds_cpu_setup(&s, c, probe,  i,
+				s->nr++;
+				r = ds_cpu_setup(s, c, probe, i,
 						 tep_get_header_page_size(tep) == 8 ? KBUFFER_LSIZE_8 :
 						 KBUFFER_LSIZE_4,
 						 tep_is_file_bigendian(tep) ? KBUFFER_ENDIAN_BIG :
@@ -271,16 +283,63 @@ int trev_dat_stream(const char *path, struct tracecmd_input **hs, const int *idx
 	}
 	tracecmd_close(probe_top);
 	if (ret != 1) {
-		ds_free(&s);
-		return ret == -ENOMEM ? -ENOMEM : 1;
+		*err = ret == -ENOMEM ? -ENOMEM : 1;
+		trev_dat_stream_close(s);
+		return NULL;
 	}
-	ret = 0;
-	while ((c = ds_next(&s))) {
-		ret = cb(c->h, &c->rec, c->index, arg);
+	*err = 0;
+	return s;
+}
+
+struct tep_record *trev_dat_stream_next(struct trev_dat_stream *s, struct tracecmd_input **h,
+					int *index)
+{
+	struct ds_cpu *c;
+
+	/* The record given last is done with: its CPU moves on. */
+	if (s->last)
+		ds_peek(s, s->last);
+	c = s->last = ds_next(s);
+	if (!c)
+		return NULL;
+	if (h)
+		*h = c->h;
+	if (index)
+		*index = c->index;
+	return &c->rec;
+}
+
+void trev_dat_stream_close(struct trev_dat_stream *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->nr; i++) {
+		free(s->cpus[i].buf);
+		if (s->cpus[i].kbuf)
+			kbuffer_free(s->cpus[i].kbuf);
+	}
+	free(s->cpus);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s);
+}
+
+int trev_dat_stream(const char *path, struct tracecmd_input **hs, const int *idx, int n,
+		    const bool *cpu_on, int nr_cpu_on, trev_dat_cb cb, void *arg)
+{
+	struct trev_dat_stream *s;
+	struct tep_record *rec;
+	struct tracecmd_input *h;
+	int ret, index;
+
+	s = trev_dat_stream_open(path, hs, idx, n, cpu_on, nr_cpu_on, &ret);
+	if (!s)
+		return ret;
+	while ((rec = trev_dat_stream_next(s, &h, &index))) {
+		ret = cb(h, rec, index, arg);
 		if (ret < 0)
 			break;
-		ds_peek(&s, c);
 	}
-	ds_free(&s);
+	trev_dat_stream_close(s);
 	return ret;
 }

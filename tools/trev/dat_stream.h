@@ -40,4 +40,29 @@ typedef int (*trev_dat_cb)(struct tracecmd_input *h, struct tep_record *rec, int
 int trev_dat_stream(const char *path, struct tracecmd_input **hs, const int *idx, int n,
 		    const bool *cpu_on, int nr_cpu_on, trev_dat_cb cb, void *arg);
 
+/* What TREV_DAT_READER asks for (trev_dat_reader()); the tests compare the readers. */
+enum {
+	TREV_DAT_READER_ANY,		/* unset: the stream where it can read the file */
+	TREV_DAT_READER_TRACECMD,	/* "tracecmd": libtracecmd's iterators */
+	TREV_DAT_READER_STREAM,		/* "stream": the stream, or an error */
+};
+
+int trev_dat_reader(void);
+
+struct trev_dat_stream;
+
+/*
+ * trev_dat_stream_open(), trev_dat_stream_next(), trev_dat_stream_close() -
+ * the same records one at a time: next() gives the next record (valid until
+ * the next call), its handle in *@h and its CPU index across the handles in
+ * *@index, or NULL at the end. open() returns NULL with *@err 1 (a file to
+ * leave to libtracecmd) or -ENOMEM.
+ */
+struct trev_dat_stream *trev_dat_stream_open(const char *path, struct tracecmd_input **hs,
+					     const int *idx, int n, const bool *cpu_on,
+					     int nr_cpu_on, int *err);
+struct tep_record *trev_dat_stream_next(struct trev_dat_stream *s, struct tracecmd_input **h,
+					int *index);
+void trev_dat_stream_close(struct trev_dat_stream *s);
+
 #endif /* TREV_DAT_STREAM_H */
