@@ -73,6 +73,14 @@ run 0 env TREV_DAT_READER=stream "$trev" report "$T/lost/v6.dat"
 has '^CPU:[0-9] \[LOST [0-9]+ EVENTS\]$'
 
 # ---- memory flat in the file's size -----------------------------------------------------
+# A sanitizer's allocator moves the peak by megabytes of its own (its quarantine, its
+# chunks' reuse: 3-6 MB more for 350 000 more records even with a quarantine of 0, where
+# the normal tree's peak does not move): measured in the normal tree only.
+san=$(sed -n 's/^TREV_SANITIZE:STRING=//p' "$B/CMakeCache.txt" 2>/dev/null)
+if [ -n "$san" ]; then
+	echo "note: the peak RSS is not compared in a $san sanitizer tree"
+	exit 0
+fi
 # The peak RSS in KB of CMD... (stdout to /dev/null): ru_maxrss of its process tree.
 peak_kb() {
 	python3 -c '
@@ -87,9 +95,6 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
 small_kb=$(( $(stat -c %s "$T/small.dat") / 1024 ))
 big_kb=$(( $(stat -c %s "$T/big.dat") / 1024 ))
 bound=$(( (big_kb - small_kb) / 16 ))
-# A sanitizer's quarantine keeps freed blocks (up to 256 MB): keep it small here, so that
-# what is measured is the reader's memory.
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=1"
 for cmd in "report" "report --flat" "convert --to json" "convert --to ctf"; do
 	peaks=()
 	for f in small big; do
