@@ -16,7 +16,8 @@
  *
  * Environment: BENCH_REPORT_DIR (default /dev/shm, else $TMPDIR or /tmp),
  * BENCH_REPORT_ROUNDS (default 5), BENCH_REPORT_KEEP=1 (keep the files:
- * their names are printed).
+ * their names are printed), BENCH_REPORT_TREV (another trev command to read
+ * with, e.g. an older build's: the file is still recorded with this one's).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -170,13 +171,13 @@ static void cpu_name(char *out, size_t len)
 	int family = -1, mod = -1;
 	FILE *f = fopen("/proc/cpuinfo", "r");
 
-	while (f && fgets(line, sizeof(line), f)) {
+	/* The first processor's lines: cpu family, model, then model name. */
+	while (f && fgets(line, sizeof(line), f) && line[0] != '\n') {
 		if (sscanf(line, "model name : %127[^\n]", model) == 1)
 			continue;
 		if (sscanf(line, "cpu family : %d", &family) == 1)
 			continue;
-		if (sscanf(line, "model : %d", &mod) == 1 && family >= 0)
-			break;
+		sscanf(line, "model : %d", &mod);
 	}
 	if (f)
 		fclose(f);
@@ -216,6 +217,7 @@ int main(int argc, char **argv)
 	int rounds = rounds_env ? atoi(rounds_env) : 5;
 	char **ns = argc > 1 ? argv + 1 : defaults;
 	int nn = argc > 1 ? argc - 1 : 2, status = 0;
+	char *reader = getenv("BENCH_REPORT_TREV") ? getenv("BENCH_REPORT_TREV") : TREV_CLI;
 	char cpu[256];
 	ssize_t len;
 
@@ -238,16 +240,17 @@ int main(int argc, char **argv)
 	       "/dev/null;\n# %d rounds of the four commands in turn (A B C D A B C D ...); "
 	       "ratio: trace-cmd report's median wall / the command's\n",
 	       cpu, sysconf(_SC_NPROCESSORS_ONLN), dir, fs_name(dir), rounds);
+	printf("# trev: %s\n", reader);
 	for (int s = 0; s < nn; s++) {
 		unsigned long long n = strtoull(ns[s], NULL, 10), recorded;
 		char file[4096], ctf[4200];
 		struct cmd cmds[4] = {
-			{ .name = "trev report F", .argv = { TREV_CLI, "report", file, NULL } },
+			{ .name = "trev report F", .argv = { reader, "report", file, NULL } },
 			{ .name = "trace-cmd report F", .argv = { "trace-cmd", "report", file, NULL } },
 			{ .name = "trev convert --to json F -",
-			  .argv = { TREV_CLI, "convert", "--to", "json", file, "-", NULL } },
+			  .argv = { reader, "convert", "--to", "json", file, "-", NULL } },
 			{ .name = "trev convert --to ctf F DIR",
-			  .argv = { TREV_CLI, "convert", "--to", "ctf", file, ctf, NULL } },
+			  .argv = { reader, "convert", "--to", "ctf", file, ctf, NULL } },
 		};
 		struct stat st;
 		double anchor, lo, hi;

@@ -87,6 +87,7 @@ struct rpt_event {
 	unsigned long long count;	/* --stat */
 	struct trev_pfmt *pfmt;	/* its print fmt's steps; NULL: tep_print_event() */
 	bool pfmt_tried;	/* pfmt was compiled (or could not be) */
+	bool printed;		/* the count pass printed one of its records (rpt_record()) */
 };
 
 struct rpt {
@@ -583,8 +584,21 @@ static int rpt_record(struct tracecmd_input *handle, struct tep_record *rec, int
 			r->lost[cpu] += (unsigned long long)rec->missed_events;
 		else if (rec->missed_events < 0)
 			r->unknown_lost++;
-		if (ev && (unsigned int)ev->id < r->nr_ids)
-			r->events[ev->id].count++;
+		if (ev && (unsigned int)ev->id < r->nr_ids) {
+			struct rpt_event *re = &r->events[ev->id];
+
+			re->count++;
+			/*
+			 * One record of each event printed by libtraceevent before any
+			 * line is: a format it cannot print (some crash it) ends the
+			 * child here, with nothing printed (rpt_child()).
+			 */
+			if (!re->printed && trev_tep_record_sane(ev, rec)) {
+				re->printed = true;
+				trace_seq_reset(&r->seq);
+				tep_print_event(r->tep, &r->seq, rec, "%s", TEP_PRINT_INFO);
+			}
+		}
 		return 0;
 	}
 	/* Where a page lost events, the kernel says so before its next record. */
@@ -1244,10 +1258,11 @@ static int rpt_run(struct rpt *r, const char **cpu_args, unsigned int nr_cpu_arg
  * in a child process, once, writing to stdout and stderr itself; a child
  * that dies of anything but a broken pipe, rather than exiting with the
  * report's own status, means the file cannot be read. The crashes seen are
- * in opening the file and in the first pass, which counts the records
- * before a line is printed (docs/cli/trev-report.md, "What the libraries
- * cannot take"). Return: the report's exit status, or -1 when the child
- * died.
+ * in opening the file, reading its records and printing an event of a
+ * corrupt format: all in the first pass, which counts the records and
+ * prints one of each event to nowhere before a line is printed
+ * (docs/cli/trev-report.md, "What the libraries cannot take"). Return: the
+ * report's exit status, or -1 when the child died.
  */
 static int rpt_child(struct rpt *r, const char **cpu_args, unsigned int nr_cpu_args, bool stat)
 {
