@@ -1255,7 +1255,8 @@ static int rpt_run(struct rpt *r, const char **cpu_args, unsigned int nr_cpu_arg
  * libtracecmd 3.1.6 and libtraceevent 1.7.1 crash on some damaged files (a
  * v6 file cut inside its data: tracecmd_close() on tracecmd_open()'s own
  * error path; records whose fields point out of them). So the report runs
- * in a child process, once, writing to stdout and stderr itself; a child
+ * in a child process, once, writing to stdout itself (its stderr is passed
+ * on when it ends, so that a crash's report is not shown); a child
  * that dies of anything but a broken pipe, rather than exiting with the
  * report's own status, means the file cannot be read. The crashes seen are
  * in opening the file, reading its records and printing an event of a
@@ -1266,12 +1267,22 @@ static int rpt_run(struct rpt *r, const char **cpu_args, unsigned int nr_cpu_arg
  */
 static int rpt_child(struct rpt *r, const char **cpu_args, unsigned int nr_cpu_args, bool stat)
 {
-	pid_t pid = fork();
-	int status;
+	struct trev_buf err = TREV_BUF_INIT;
+	int fds[2] = { -1, -1 }, status;
+	pid_t pid;
 
-	if (pid < 0)
+	/* Its stderr comes through a pipe: shown when it ends well, not a crash's report. */
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		fds[0] = fds[1] = -1;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
 		return rpt_run(r, cpu_args, nr_cpu_args, stat);	/* no child: unguarded */
+	}
 	if (pid == 0) {
+		if (fds[1] >= 0)
+			dup2(fds[1], STDERR_FILENO);
 		status = rpt_run(r, cpu_args, nr_cpu_args, stat);
 		if (fflush(stdout))
 			status = 1;
@@ -1281,20 +1292,42 @@ static int rpt_child(struct rpt *r, const char **cpu_args, unsigned int nr_cpu_a
 		 */
 		_exit(status == 0 ? RPT_CHILD_OK : RPT_CHILD_FAILED);
 	}
+	if (fds[1] >= 0) {
+		char chunk[4096];
+		ssize_t n;
+
+		close(fds[1]);
+		/* Messages are lines; past 1 MiB (a runaway report) they are dropped. */
+		while ((n = read(fds[0], chunk, sizeof(chunk))) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				break;
+			if (err.len < (1u << 20))
+				trev__buf_append(&err, chunk, (size_t)n);
+		}
+		close(fds[0]);
+	}
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE) {
+		if (errno != EINTR) {
+			status = -1;
+			break;
+		}
+	if (status != -1 && WIFEXITED(status) && (WEXITSTATUS(status) == RPT_CHILD_OK ||
+						WEXITSTATUS(status) == RPT_CHILD_FAILED)) {
+		if (err.len)
+			fwrite(err.data, 1, err.len, stderr);
+		trev__buf_free(&err);
+		return WEXITSTATUS(status) == RPT_CHILD_OK ? 0 : 1;
+	}
+	trev__buf_free(&err);
+	if (status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE) {
 		/* The reader of stdout went away: end as a plain writer would. */
 		signal(SIGPIPE, SIG_DFL);
 		raise(SIGPIPE);
 		return 1;
 	}
-	if (!WIFEXITED(status))
-		return -1;
-	if (WEXITSTATUS(status) == RPT_CHILD_OK)
-		return 0;
-	return WEXITSTATUS(status) == RPT_CHILD_FAILED ? 1 : -1;
+	return -1;
 }
 
 int cmd_report(int argc, char **argv)
