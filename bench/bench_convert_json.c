@@ -3,11 +3,11 @@
  * `trev convert --to json` of big files (docs/cli/trev-convert.md, "JSON"):
  * events/s and the converter's peak memory at 1 M and 10 M records, to show
  * it is flat in the file's size. Two peaks: getrusage()'s ru_maxrss of the
- * command (its converting child included), which counts the pages of the
- * trace.dat file that libtracecmd keeps mapped (file-backed page cache: it
- * grows with the file, as it does for trev report), and the largest RssAnon
- * (/proc/PID/status) of the converting process, sampled every 2 ms: the
- * memory the conversion itself allocates. The files are made by tests/json_dat
+ * command (its converting child included), which would count the pages of
+ * the trace.dat file a reader keeps mapped (the records are read a chunk at
+ * a time: docs/cli/trev-report.md, "Speed and memory"), and the largest
+ * RssAnon (/proc/PID/status) of the converting process, sampled every 2 ms:
+ * the memory the conversion itself allocates. The files are made by tests/json_dat
  * (made-up pages through trev's writer: half jt:sample records with strings
  * and an array, half function_graph entry/exit pairs, 2 CPUs, 4 threads); the
  * JSON goes to /dev/null (`-`). Numbers only, no thresholds.
@@ -124,7 +124,7 @@ int main(int argc, char **argv)
 		dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	printf("trev convert --to json FILE - >/dev/null (made-up records: half jt:sample, half "
 	       "function_graph entry/exit)\nrecords/s: per wall second; maxrss: getrusage, "
-	       "with the file's pages libtracecmd maps; RssAnon: sampled, the conversion's own\n");
+	       "with any file pages mapped; RssAnon: sampled, the conversion's own\n");
 	printf("%12s %10s %9s %10s %10s %11s %11s %13s\n", "records", "file MB", "make s",
 	       "convert s", "CPU s", "records/s", "maxrss MB", "RssAnon MB");
 	for (int i = 0; i < nn; i++) {

@@ -401,24 +401,11 @@ out_failed:
 
 static int cvt_iterate(struct cvt *c)
 {
-	size_t size = CPU_ALLOC_SIZE(c->nr_cpus);
-	cpu_set_t *set;
-	int width, ret;
+	int width;
 
 	/* A file of several processes (docs/sessions.md): every buffer, by time, into the
 	 * CPUs' streams; each event keeps its process in common_pid. */
-	ret = trev_dat_iterate_buffers(c->handle, cvt_record, c, &width);
-	if (ret <= 0)
-		return ret;
-	set = CPU_ALLOC(c->nr_cpus);
-	if (!set)
-		return -ENOMEM;
-	CPU_ZERO_S(size, set);
-	for (int cpu = 0; cpu < c->nr_cpus; cpu++)
-		CPU_SET_S(cpu, size, set);
-	ret = tracecmd_iterate_events(c->handle, set, (int)size, cvt_record, c);
-	CPU_FREE(set);
-	return ret;
+	return trev_dat_iterate(c->file, c->handle, NULL, 0, cvt_record, c, &width);
 }
 
 static void cvt_free(struct cvt *c)

@@ -14,6 +14,7 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -30,6 +31,8 @@
 #include "output/graph_layout.h"
 #include "output/line_prefix.h"
 #include "dat_buffers.h"
+#include "dat_stream.h"
+#include "print_fmt.h"
 #include "trev.h"
 
 /* libtracecmd 3.1.6 exports these but its installed header does not declare them. */
@@ -61,9 +64,9 @@ static const char report_help[] =
 	"\n"
 	"Exit status: 0, 1 for a file or filter that cannot be used, 2 for bad usage.\n";
 
-/* How the probe child (rpt_probe()) ends when it was not killed. */
-#define RPT_PROBE_OK		10
-#define RPT_PROBE_FAILED	11
+/* How the report's child (rpt_child()) ends when it was not killed. */
+#define RPT_CHILD_OK		10
+#define RPT_CHILD_FAILED	11
 
 /* The trace.dat magic: "\027\010D" then "tracing" (docs/formats.md, "File header"). */
 
@@ -82,6 +85,9 @@ struct rpt_event {
 	unsigned int nr_filters;
 	bool shown;		/* some -F applies (always true without -F) */
 	unsigned long long count;	/* --stat */
+	struct trev_pfmt *pfmt;	/* its print fmt's steps; NULL: tep_print_event() */
+	bool pfmt_tried;	/* pfmt was compiled (or could not be) */
+	bool printed;		/* the count pass printed one of its records (rpt_record()) */
 };
 
 struct rpt {
@@ -104,6 +110,8 @@ struct rpt {
 	unsigned long long *records, *lost;	/* [nr_cpus] */
 	unsigned long long unknown_lost;	/* lost, count not known */
 	struct trace_seq seq;
+	struct trev_buf text;		/* an event's text by its print fmt's steps */
+	struct trev_buf line;		/* the line being printed */
 	bool counting;			/* the first pass: count, print nothing */
 	int name_width;			/* several buffers (a session's processes): the widest
 					 * name, each line prefixed as trace-cmd report does */
@@ -127,6 +135,7 @@ struct rpt {
 struct rpt_fgb {
 	struct rpt *r;
 	struct tracecmd_input *h;	/* the buffer's handle (the top one: r->handle) */
+	struct trev_dat_stream *stream;	/* its records (dat_stream.c), or NULL: h's */
 	const char *name;		/* "" for the top buffer */
 	struct trev_graph_src src;	/* its layout state, reading from rpt_fg_next() */
 	struct tep_record *cur;		/* the record the source gave last */
@@ -425,15 +434,40 @@ static bool rpt_filter_pass(struct rpt *r, int id, struct tep_record *rec, int c
 /* ------------------------------------------------------------------ */
 /* Printing                                                             */
 
-/* The event's text (TP_printk), without the newline a print record may end in. */
-static const char *rpt_info(struct rpt *r, struct tep_record *rec)
+/*
+ * The event's text (TP_printk), without the newline a print record may end
+ * in: by the steps of the event's print fmt (print_fmt.c) where it has
+ * them, else by libtraceevent. @ev: the record's event, whose fields lie
+ * inside it (trev_tep_record_sane()), or NULL.
+ */
+static const char *rpt_info_ev(struct rpt *r, struct tep_event *ev, struct tep_record *rec)
 {
+	struct rpt_event *re = ev && (unsigned int)ev->id < r->nr_ids ? &r->events[ev->id] : NULL;
+
+	if (re && !re->pfmt_tried) {
+		re->pfmt = trev_pfmt_compile(ev);
+		re->pfmt_tried = true;
+	}
+	if (re && re->pfmt) {
+		trev__buf_reset(&r->text);
+		if (trev_pfmt_print(re->pfmt, rec, &r->text) == 0 && r->text.data) {
+			while (r->text.len && r->text.data[r->text.len - 1] == '\n')
+				r->text.data[--r->text.len] = '\0';
+			return r->text.data;
+		}
+	}
 	trace_seq_reset(&r->seq);
 	tep_print_event(r->tep, &r->seq, rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&r->seq);
 	while (r->seq.len && r->seq.buffer[r->seq.len - 1] == '\n')
 		r->seq.buffer[--r->seq.len] = '\0';
 	return r->seq.buffer;
+}
+
+/* The same, for a record whose event is not known yet. */
+static const char *rpt_info(struct rpt *r, struct tep_record *rec)
+{
+	return rpt_info_ev(r, NULL, rec);
 }
 
 static bool rpt_is_ftrace(const struct tep_event *ev, const char *name)
@@ -495,15 +529,27 @@ static void rpt_print_line(struct rpt *r, struct tep_event *ev, struct tep_recor
 		.ts = rec->ts,
 		.show = TREV_PREFIX_LAT,
 	};
-	fwrite(prefix, 1, trev__line_prefix(prefix, &lp), stdout);
-	if (!ev)
-		printf("Unknown type %d\n", tep_data_type(r->tep, rec));
-	else if (!trev_tep_record_sane(ev, rec))
-		printf("[corrupt record of %s:%s]\n", ev->system, ev->name);
-	else if (rpt_is_ftrace(ev, NULL))	/* the kernel prints these without their name */
-		printf("%s\n", rpt_info(r, rec));
+	trev__buf_reset(&r->line);
+	trev__buf_append(&r->line, prefix, trev__line_prefix(prefix, &lp));
+	if (!ev) {
+		trev__buf_printf(&r->line, "Unknown type %d\n", tep_data_type(r->tep, rec));
+	} else if (!trev_tep_record_sane(ev, rec)) {
+		trev__buf_printf(&r->line, "[corrupt record of %s:%s]\n", ev->system, ev->name);
+	} else {
+		const char *info = rpt_info_ev(r, ev, rec);
+
+		/* The kernel prints the ftrace events without their name. */
+		if (!rpt_is_ftrace(ev, NULL)) {
+			trev__buf_puts(&r->line, ev->name);
+			trev__buf_append(&r->line, ": ", 2);
+		}
+		trev__buf_puts(&r->line, info);
+		trev__buf_append(&r->line, "\n", 1);
+	}
+	if (r->line.err)
+		trev_err("report: %s", strerror(-r->line.err));
 	else
-		printf("%s: %s\n", ev->name, rpt_info(r, rec));
+		fwrite_unlocked(r->line.data, 1, r->line.len, stdout);
 }
 
 /*
@@ -538,8 +584,21 @@ static int rpt_record(struct tracecmd_input *handle, struct tep_record *rec, int
 			r->lost[cpu] += (unsigned long long)rec->missed_events;
 		else if (rec->missed_events < 0)
 			r->unknown_lost++;
-		if (ev && (unsigned int)ev->id < r->nr_ids)
-			r->events[ev->id].count++;
+		if (ev && (unsigned int)ev->id < r->nr_ids) {
+			struct rpt_event *re = &r->events[ev->id];
+
+			re->count++;
+			/*
+			 * One record of each event printed by libtraceevent before any
+			 * line is: a format it cannot print (some crash it) ends the
+			 * child here, with nothing printed (rpt_child()).
+			 */
+			if (!re->printed && trev_tep_record_sane(ev, rec)) {
+				re->printed = true;
+				trace_seq_reset(&r->seq);
+				tep_print_event(r->tep, &r->seq, rec, "%s", TEP_PRINT_INFO);
+			}
+		}
 		return 0;
 	}
 	/* Where a page lost events, the kernel says so before its next record. */
@@ -733,8 +792,12 @@ static int rpt_fg_next(void *arg, struct trev_rb_event *ev)
 		long thread;
 		int cpu, pid;
 
-		tracecmd_free_record(b->cur);
-		b->cur = rec = tracecmd_read_next_data(b->h, &cpu);
+		if (b->stream) {
+			rec = trev_dat_stream_next(b->stream, NULL, &cpu);
+		} else {
+			tracecmd_free_record(b->cur);
+			b->cur = rec = tracecmd_read_next_data(b->h, &cpu);
+		}
 		if (!rec)
 			return 0;
 		if (cpu < 0 || cpu >= r->nr_cpus || !r->cpu_on[cpu] || rec->size < 0)
@@ -868,6 +931,7 @@ static void rpt_fg_free(struct rpt *r)
 		struct rpt_fgb *b = &r->fgb[i];
 
 		trev__graph_free(b->src.g);
+		trev_dat_stream_close(b->stream);
 		tracecmd_free_record(b->cur);
 		if (b->h && b->h != r->handle)
 			tracecmd_close(b->h);
@@ -900,11 +964,18 @@ static int rpt_fg_buffers(struct rpt *r)
 			name ? tracecmd_buffer_instance_handle(r->handle, i) : NULL;
 		struct rpt_fgb *b = &r->fgb[r->nr_fgb];
 
+		int err = 1;
+
 		/* A buffer libtracecmd cannot open is left out, as trev report --flat does. */
 		if (!h)
 			continue;
 		r->nr_fgb++;
 		*b = (struct rpt_fgb){ .r = r, .h = h, .name = name };
+		/* Its records streamed (flat memory) where they can be (rpt_iterate()). */
+		if (trev_dat_reader() != TREV_DAT_READER_TRACECMD)
+			b->stream = trev_dat_stream_open(r->file, &h, &i, 1, NULL, 0, &err);
+		if (err < 0 || (err == 1 && trev_dat_reader() == TREV_DAT_READER_STREAM))
+			return err < 0 ? err : -ENOTSUP;
 		b->src = (struct trev_graph_src){ trev__graph_alloc(rpt_fg_is_exit), rpt_fg_next, b };
 		b->lost = calloc((size_t)r->nr_cpus, sizeof(*b->lost));
 		b->lost_unknown = calloc((size_t)r->nr_cpus, sizeof(*b->lost_unknown));
@@ -1032,23 +1103,8 @@ static struct tracecmd_input *rpt_open(const char *file)
 
 static int rpt_iterate(struct rpt *r, struct tracecmd_input *h)
 {
-	size_t size = CPU_ALLOC_SIZE(r->nr_cpus);
-	cpu_set_t *set;
 	/* A file of several processes (docs/sessions.md): every buffer, by time. */
-	int ret = trev_dat_iterate_buffers(h, rpt_record, r, &r->name_width);
-
-	if (ret <= 0)
-		return ret;
-	set = CPU_ALLOC(r->nr_cpus);
-	if (!set)
-		return -ENOMEM;
-	CPU_ZERO_S(size, set);
-	for (int c = 0; c < r->nr_cpus; c++)
-		if (r->cpu_on[c])
-			CPU_SET_S(c, size, set);
-	ret = tracecmd_iterate_events(h, set, (int)size, rpt_record, r);
-	CPU_FREE(set);
-	return ret;
+	return trev_dat_iterate(r->file, h, r->cpu_on, r->nr_cpus, rpt_record, r, &r->name_width);
 }
 
 static void rpt_print_header(struct rpt *r)
@@ -1102,6 +1158,7 @@ static void rpt_print_stat(struct rpt *r)
 static void rpt_free(struct rpt *r)
 {
 	for (unsigned int i = 0; r->events && i < r->nr_ids; i++) {
+		trev_pfmt_free(r->events[i].pfmt);
 		for (unsigned int k = 0; k < r->events[i].nr_filters; k++)
 			trev__filter_free(r->events[i].filters[k]);
 		free(r->events[i].filters);
@@ -1120,6 +1177,8 @@ static void rpt_free(struct rpt *r)
 	if (r->handle)
 		tracecmd_close(r->handle);
 	trace_seq_destroy(&r->seq);
+	trev__buf_free(&r->text);
+	trev__buf_free(&r->line);
 }
 
 /*
@@ -1195,38 +1254,80 @@ static int rpt_run(struct rpt *r, const char **cpu_args, unsigned int nr_cpu_arg
 /*
  * libtracecmd 3.1.6 and libtraceevent 1.7.1 crash on some damaged files (a
  * v6 file cut inside its data: tracecmd_close() on tracecmd_open()'s own
- * error path; records whose fields point out of them). So the whole report
- * runs first in a child process with its output discarded; a child that
- * dies, rather than exiting with the report's own status, means the file
- * cannot be read. Return: 0 when the child finished (any status), else -1.
+ * error path; records whose fields point out of them). So the report runs
+ * in a child process, once, writing to stdout itself (its stderr is passed
+ * on when it ends, so that a crash's report is not shown); a child
+ * that dies of anything but a broken pipe, rather than exiting with the
+ * report's own status, means the file cannot be read. The crashes seen are
+ * in opening the file, reading its records and printing an event of a
+ * corrupt format: all in the first pass, which counts the records and
+ * prints one of each event to nowhere before a line is printed
+ * (docs/cli/trev-report.md, "What the libraries cannot take"). Return: the
+ * report's exit status, or -1 when the child died.
  */
-static int rpt_probe(struct rpt *r, const char **cpu_args, unsigned int nr_cpu_args, bool stat)
+static int rpt_child(struct rpt *r, const char **cpu_args, unsigned int nr_cpu_args, bool stat)
 {
-	pid_t pid = fork();
-	int status;
+	struct trev_buf err = TREV_BUF_INIT;
+	int fds[2] = { -1, -1 }, status;
+	pid_t pid;
 
-	if (pid < 0)
-		return 0;	/* no child: the report runs unprobed */
+	/* Its stderr comes through a pipe: shown when it ends well, not a crash's report. */
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		fds[0] = fds[1] = -1;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return rpt_run(r, cpu_args, nr_cpu_args, stat);	/* no child: unguarded */
+	}
 	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-
-		if (fd >= 0) {
-			dup2(fd, STDOUT_FILENO);
-			dup2(fd, STDERR_FILENO);
-		}
+		if (fds[1] >= 0)
+			dup2(fds[1], STDERR_FILENO);
 		status = rpt_run(r, cpu_args, nr_cpu_args, stat);
-		fflush(stdout);
+		if (fflush(stdout))
+			status = 1;
 		/*
 		 * Codes of its own: a sanitizer's report exits with 1. _exit(): no
 		 * exit handlers (nor leak checks) for a copy of the parent.
 		 */
-		_exit(status == 0 ? RPT_PROBE_OK : RPT_PROBE_FAILED);
+		_exit(status == 0 ? RPT_CHILD_OK : RPT_CHILD_FAILED);
+	}
+	if (fds[1] >= 0) {
+		char chunk[4096];
+		ssize_t n;
+
+		close(fds[1]);
+		/* Messages are lines; past 1 MiB (a runaway report) they are dropped. */
+		while ((n = read(fds[0], chunk, sizeof(chunk))) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				break;
+			if (err.len < (1u << 20))
+				trev__buf_append(&err, chunk, (size_t)n);
+		}
+		close(fds[0]);
 	}
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) && (WEXITSTATUS(status) == RPT_PROBE_OK ||
-				     WEXITSTATUS(status) == RPT_PROBE_FAILED) ? 0 : -1;
+		if (errno != EINTR) {
+			status = -1;
+			break;
+		}
+	if (status != -1 && WIFEXITED(status) && (WEXITSTATUS(status) == RPT_CHILD_OK ||
+						WEXITSTATUS(status) == RPT_CHILD_FAILED)) {
+		if (err.len)
+			fwrite(err.data, 1, err.len, stderr);
+		trev__buf_free(&err);
+		return WEXITSTATUS(status) == RPT_CHILD_OK ? 0 : 1;
+	}
+	trev__buf_free(&err);
+	if (status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE) {
+		/* The reader of stdout went away: end as a plain writer would. */
+		signal(SIGPIPE, SIG_DFL);
+		raise(SIGPIPE);
+		return 1;
+	}
+	return -1;
 }
 
 int cmd_report(int argc, char **argv)
@@ -1311,12 +1412,12 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	fflush(stdout);
-	if (rpt_probe(&r, cpu_args, nr_cpu_args, stat)) {
+	ret = rpt_child(&r, cpu_args, nr_cpu_args, stat);
+	if (ret < 0) {
 		trev_err("report: %s: truncated or corrupt trace.dat (libtracecmd or libtraceevent "
 			 "cannot read it)", r.file);
-		goto out;
+		ret = 1;
 	}
-	ret = rpt_run(&r, cpu_args, nr_cpu_args, stat);
 out:
 	free(cpu_args);
 	rpt_free(&r);

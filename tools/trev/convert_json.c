@@ -25,6 +25,7 @@
 
 #include "dat_buffers.h"
 #include "json.h"
+#include "print_fmt.h"
 #include "trev.h"
 
 /* libtracecmd 3.1.6 exports these but its installed header does not declare them. */
@@ -69,6 +70,8 @@ struct cj_event {
 	int fx[CJ_F_NR];		/* kind != CJ_PLAIN: the fields read, -1: none */
 	char *head;			/* `"name":"...","cat":"..."` */
 	char why[160];			/* !mapped: why */
+	struct trev_pfmt *pfmt;		/* its print fmt's steps (print_fmt.c); NULL: libtraceevent */
+	bool pfmt_tried;
 };
 
 /* One buffer of the file: a process of a session, or the top one. */
@@ -114,6 +117,7 @@ struct cj {
 	struct cj_thread *threads;	/* open addressing, cap a power of 2 */
 	unsigned int nr_threads, cap_threads;
 	struct trace_seq seq;
+	struct trev_buf text;		/* an event's text by its print fmt's steps */
 	bool counting;			/* the first pass: the buffers' threads */
 	bool failed;			/* a message was printed; iteration stops */
 	unsigned long long nr_out;	/* trace events written */
@@ -160,9 +164,10 @@ static void cj_ts(struct cj *c, uint64_t ns)
 
 static void cj_ids(struct cj *c, int pid, int tid)
 {
-	char tmp[64];
-
-	cj_putl(c, tmp, (size_t)snprintf(tmp, sizeof(tmp), ",\"pid\":%d,\"tid\":%d", pid, tid));
+	cj_putl(c, ",\"pid\":", 7);
+	trev_json_int(&c->b, pid);
+	cj_putl(c, ",\"tid\":", 7);
+	trev_json_int(&c->b, tid);
 }
 
 static void cj_num(struct cj *c, const char *key, uint64_t v)
@@ -566,9 +571,25 @@ static uint64_t cj_field(struct cj *c, const struct cj_event *e, int k, const ui
 	return tep_read_number(c->tep, rec + f->offset, (int)f->elem);
 }
 
-/* The event's text (TP_printk), as trev report prints it after the name. */
-static const char *cj_text(struct cj *c, struct tep_record *rec)
+/*
+ * The event's text (TP_printk), as trev report prints it after the name: by
+ * the steps of its print fmt where it has them (and the record's fields lie
+ * inside it), else by libtraceevent.
+ */
+static const char *cj_text(struct cj *c, struct cj_event *e, struct tep_record *rec)
 {
+	if (!e->pfmt_tried) {
+		e->pfmt = trev_pfmt_compile(e->tep);
+		e->pfmt_tried = true;
+	}
+	if (e->pfmt && trev_tep_record_sane(e->tep, rec)) {
+		trev__buf_reset(&c->text);
+		if (trev_pfmt_print(e->pfmt, rec, &c->text) == 0 && c->text.data) {
+			while (c->text.len && c->text.data[c->text.len - 1] == '\n')
+				c->text.data[--c->text.len] = '\0';
+			return c->text.data;
+		}
+	}
 	trace_seq_reset(&c->seq);
 	tep_print_event(c->tep, &c->seq, rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&c->seq);
@@ -835,9 +856,11 @@ static int cj_record(struct tracecmd_input *handle, struct tep_record *rec, int 
 		cj_sym(c, cj_field(c, e, CJ_F_PARENT, data));
 	} else {
 		cj_puts(c, e->nr ? ",\"_text\":" : "\"_text\":");
-		trev_json_cstr(&c->b, cj_text(c, rec));
+		trev_json_cstr(&c->b, cj_text(c, e, rec));
 	}
-	cj_putl(c, tmp, (size_t)snprintf(tmp, sizeof(tmp), ",\"_cpu\":%d}}", cpu));
+	cj_putl(c, ",\"_cpu\":", 8);
+	trev_json_int(&c->b, cpu);
+	cj_putl(c, "}}", 2);
 out_flush:
 	if (c->b.len >= CJ_FLUSH && (ret = cj_flush(c))) {
 		trev_err("convert: %s: %s", c->out_name, strerror(-ret));
@@ -858,23 +881,10 @@ out_failed:
 /* Every record of every buffer, in time order, through cj_record(). */
 static int cj_iterate(struct cj *c)
 {
-	size_t size = CPU_ALLOC_SIZE(c->nr_cpus);
-	cpu_set_t *set;
-	int width, ret;
+	int width;
 
 	c->last_h = NULL;
-	ret = trev_dat_iterate_buffers(c->handle, cj_record, c, &width);
-	if (ret <= 0)
-		return ret;
-	set = CPU_ALLOC(c->nr_cpus);
-	if (!set)
-		return -ENOMEM;
-	CPU_ZERO_S(size, set);
-	for (int cpu = 0; cpu < c->nr_cpus; cpu++)
-		CPU_SET_S(cpu, size, set);
-	ret = tracecmd_iterate_events(c->handle, set, (int)size, cj_record, c);
-	CPU_FREE(set);
-	return ret;
+	return trev_dat_iterate(c->file, c->handle, NULL, 0, cj_record, c, &width);
 }
 
 static int cj_cmp_thread(const void *a, const void *b)
@@ -1014,6 +1024,7 @@ static void cj_free(struct cj *c)
 		free(c->events[i].fields);
 		free(c->events[i].names);
 		free(c->events[i].head);
+		trev_pfmt_free(c->events[i].pfmt);
 	}
 	free(c->events);
 	for (unsigned int i = 0; i < c->nr_buffers; i++) {
@@ -1028,6 +1039,7 @@ static void cj_free(struct cj *c)
 	if (c->handle)
 		tracecmd_close(c->handle);
 	trace_seq_destroy(&c->seq);
+	trev__buf_free(&c->text);
 	trev__buf_free(&c->b);
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Every buffer of a trace.dat file, through libtracecmd: the top one and
- * each instance (trev record's processes: docs/sessions.md), merged by
- * time, for trev report and trev convert.
+ * Every buffer of a trace.dat file: the top one and each instance (trev
+ * record's processes: docs/sessions.md), merged by time, for trev report
+ * and trev convert.
  */
 #ifndef TREV_DAT_BUFFERS_H
 #define TREV_DAT_BUFFERS_H
@@ -11,18 +11,24 @@
 
 #include <trace-cmd/trace-cmd.h>
 
+#include "dat_stream.h"
+
 /*
- * trev_dat_iterate_buffers() - @cb for each record of every buffer of @h,
- * in time order (tracecmd_iterate_events_multi()); each handle's private
- * pointer (tracecmd_get_private()) is its buffer's name, "" for the top.
- * The CPU @cb is given counts across the handles: a callback takes
- * rec->cpu. @width: receives the longest name's length.
- * Return: as tracecmd_iterate_events_multi(); 1 when @h has no buffer but
- * the top one (nothing iterated: the caller iterates @h alone); -ENOMEM.
+ * trev_dat_iterate() - @cb for each record of every buffer of @h (opened
+ * on the file @path), in time order: the top one and each instance (trev
+ * record's processes: docs/sessions.md), or the top one alone when the file
+ * has no instance, then on its CPUs in @cpu_on only (by CPU index, @nr_cpu_on
+ * of them; NULL: every CPU). Read as a stream (trev_dat_stream(): memory
+ * flat in the file's size) where it can be, else by libtracecmd's
+ * tracecmd_iterate_events_multi() or tracecmd_iterate_events(): the same
+ * records in the same order either way. With instances, each handle's
+ * private pointer (tracecmd_get_private()) is its buffer's name, "" for the
+ * top. The CPU @cb is given counts across the handles: a callback takes
+ * rec->cpu. @width: receives the longest buffer name's length (0: none).
+ * Return: @cb's last return, or a negative errno.
  */
-int trev_dat_iterate_buffers(struct tracecmd_input *h,
-			     int (*cb)(struct tracecmd_input *, struct tep_record *, int, void *),
-			     void *arg, int *width);
+int trev_dat_iterate(const char *path, struct tracecmd_input *h, const bool *cpu_on,
+		     int nr_cpu_on, trev_dat_cb cb, void *arg, int *width);
 
 /*
  * trev_tep_record_sane() - every field of @ev inside @rec, every
