@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <trev/urcu_bp.h>
 
 #include <trev/tracepoint.h>
 

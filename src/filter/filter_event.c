@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include <urcu/urcu-bp.h>
 
 #include "base/rcu.h"
 #include "events/events_internal.h"

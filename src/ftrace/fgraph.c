@@ -16,7 +16,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <trev/urcu_bp.h>
 
 #include <trev/ring_buffer.h>
 #include <trev/trace_event.h>
@@ -565,11 +564,12 @@ bool trev__fg_entry(unsigned long ip, unsigned long *slot, bool called)
 
 int trev__fg_entry_alone(unsigned long ip, unsigned long *slot)
 {
+	struct trev_rcu_section rcu;
 	int pushed;
 
-	urcu_bp_read_lock();
+	rcu = trev_rcu_read_lock();
 	pushed = fg_entry(ip, slot, true);
-	urcu_bp_read_unlock();
+	trev_rcu_read_unlock(rcu);
 	return pushed;
 }
 
@@ -577,7 +577,7 @@ int trev__fg_entry_alone(unsigned long ip, unsigned long *slot)
  * The graph trampolines' fast calls (trampoline.c) do only what calls
  * nothing out of line, and return TREV_FT_FULL, having changed nothing,
  * for everything else: a thread's first graph entry, a thread not yet
- * known to liburcu, settings off the plain path (fg_opts), stale frames
+ * without its RCU reader yet, settings off the plain path (fg_opts), stale frames
  * to drop, a full shadow stack, a record the ring's fast path does not
  * take, funcgraph-snapshot at a call tree's root. The trampoline then
  * keeps the vector registers at their full width and calls the full path.
@@ -588,13 +588,14 @@ int trev__fg_entry_alone(unsigned long ip, unsigned long *slot)
  */
 int trev__fg_entry_fast(unsigned long ip, unsigned long *slot)
 {
+	unsigned int *rcu;
 	int ret;
 
 	if (trev_unlikely(!ft_rcu_ready() || atomic_load_explicit(&fg_opts, memory_order_relaxed)))
 		return TREV_FT_FULL;
-	urcu_bp_read_lock();
+	rcu = trev__rcu_lock_known();
 	ret = fg_entry_plain(ip, slot, true, true);
-	urcu_bp_read_unlock();
+	trev__rcu_unlock_known(rcu);
 	return ret;
 }
 
@@ -664,10 +665,11 @@ static __attribute__((noreturn, noinline)) void fg_lost(unsigned long slot)
  */
 static __attribute__((noinline)) void fg_exit_full(struct fg_frame f, unsigned int overrun)
 {
+	struct trev_rcu_section rcu;
 	struct trev_trace_array *tr;
 	const struct trev_fg_hooks *hooks;
 
-	urcu_bp_read_lock();
+	rcu = trev_rcu_read_lock();
 	tr = atomic_load_explicit(&fg_tr, memory_order_acquire);	/* as in trev__fg_entry() */
 	hooks = atomic_load_explicit(&fg_hooks, memory_order_acquire);
 	if (tr || (hooks && hooks->exit)) {
@@ -696,7 +698,7 @@ static __attribute__((noinline)) void fg_exit_full(struct fg_frame f, unsigned i
 		if (tr && f.depth == 0)
 			fg_latency(tr, rec.rettime - rec.calltime, thresh);
 	}
-	urcu_bp_read_unlock();
+	trev_rcu_read_unlock(rcu);
 }
 
 /*
@@ -708,6 +710,7 @@ static __attribute__((noinline)) void fg_exit_full(struct fg_frame f, unsigned i
  */
 __attribute__((used)) struct trev_fg_ret trev__fg_exit(unsigned long *slot)
 {
+	struct trev_rcu_section rcu;
 	struct fg_stack *st = fg_cur;
 	unsigned long s = (unsigned long)slot;
 	struct trev_trace_array *tr;
@@ -749,7 +752,7 @@ __attribute__((used)) struct trev_fg_ret trev__fg_exit(unsigned long *slot)
 	w[0] = f.func;
 	w[1] = fg_u32_pair(f.depth, st->overrun);
 	w[2] = f.calltime;
-	urcu_bp_read_lock();
+	rcu = trev_rcu_read_lock();
 	/* Acquire, as in trev__fg_entry(); NULL: the records went off meanwhile. */
 	tr = atomic_load_explicit(&fg_tr, memory_order_acquire);
 	if (trev_likely(tr)) {
@@ -758,7 +761,7 @@ __attribute__((used)) struct trev_fg_ret trev__fg_exit(unsigned long *slot)
 		if (f.depth == 0)	/* a call tree's root */
 			fg_latency(tr, rettime - f.calltime, 0);
 	}
-	urcu_bp_read_unlock();
+	trev_rcu_read_unlock(rcu);
 out:
 	/* Where the frame returns, and how (struct trev_fg_ret). */
 	return (struct trev_fg_ret){ f.ret, f.flags & FG_F_CALLED };
@@ -766,6 +769,7 @@ out:
 
 struct trev_fg_ret trev__fg_exit_fast(unsigned long *slot)
 {
+	unsigned int *rcu;
 	struct fg_stack *st = fg_cur;
 	const struct fg_frame *f;
 	struct trev_trace_array *tr;
@@ -786,7 +790,7 @@ struct trev_fg_ret trev__fg_exit_fast(unsigned long *slot)
 	w[0] = f->func;
 	w[1] = fg_u32_pair(f->depth, st->overrun);
 	w[2] = f->calltime;
-	urcu_bp_read_lock();
+	rcu = trev__rcu_lock_known();
 	tr = atomic_load_explicit(&fg_tr, memory_order_acquire);	/* as in trev__fg_exit() */
 	if (trev_likely(tr) && !(f->depth == 0 && fg_snapshot_on(tr)) &&
 	    (r = event_write_words_try(&trev__event_rt(&trev__ftrace_event_funcgraph_exit)->file,
@@ -797,7 +801,7 @@ struct trev_fg_ret trev__fg_exit_fast(unsigned long *slot)
 		ret.called = f->flags & FG_F_CALLED;
 		fg_set_curr(st, i);	/* the pop, after the record */
 	}
-	urcu_bp_read_unlock();
+	trev__rcu_unlock_known(rcu);
 	return ret;
 }
 

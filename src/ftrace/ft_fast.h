@@ -33,15 +33,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <trev/urcu_bp.h>
+#include "base/rcu.h"
 
 /* What a fast call returns when it did nothing and the trampoline must make the full call. */
 #define TREV_FT_FULL	2
 
-/* liburcu knows the thread: its read sections call nothing. */
+/* The thread has its RCU reader: its read sections call nothing (trev__rcu_lock_known()). */
 static inline bool ft_rcu_ready(void)
 {
-	return URCU_TLS(urcu_bp_reader) != NULL;
+	return trev__rcu_me != 0;
 }
 
 struct trev_rb;

@@ -45,7 +45,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <trev/urcu_bp.h>
 
 #include <trev/tracepoint.h>
 
@@ -280,6 +279,7 @@ static __attribute__((noinline)) bool ft_entry_extra(unsigned long ip, unsigned 
 						     unsigned long *slot, unsigned int extra,
 						     int mode, bool called, void *ra)
 {
+	struct trev_rcu_section rcu;
 	bool on = mode != TREV_TRACER_NOP;
 	bool top = true;	/* the top instance records the site (bit 0 of its mask) */
 	struct ftrace_entry rec = { .ip = ip, .parent_ip = parent_ip };
@@ -292,7 +292,7 @@ static __attribute__((noinline)) bool ft_entry_extra(unsigned long ip, unsigned 
 	if (!on && !(extra & (TREV_FT_EXTRA_PROBES | TREV_FT_EXTRA_PROFILE | TREV_FT_EXTRA_INST)))
 		return false;
 	/* As a tracepoint's probes: a snapshot swap waits for the section to end. */
-	urcu_bp_read_lock();
+	rcu = trev_rcu_read_lock();
 	/* A site patched for an instance only is not the top's (NULL: the table is going). */
 	if (extra & TREV_FT_EXTRA_INST) {
 		itab = atomic_load_explicit(&ft_itab, memory_order_acquire);
@@ -338,7 +338,7 @@ static __attribute__((noinline)) bool ft_entry_extra(unsigned long ip, unsigned 
 		pushed = trev__fg_entry(ip, slot, called);
 	if (cmds)
 		dump = trev__fc_run(cmds, ra);
-	urcu_bp_read_unlock();
+	trev_rcu_read_unlock(rcu);
 	if (trev_unlikely(dump))
 		trev__fc_dump(dump);
 	return pushed;
@@ -364,6 +364,7 @@ static inline __attribute__((always_inline)) bool ft_entry(unsigned long ip,
 							     unsigned long *slot, bool called,
 							     void *ra)
 {
+	struct trev_rcu_section rcu;
 	/*
 	 * Relaxed, as ft_active: what else there is to do (commands, stacks,
 	 * the profiler, instances); the tables it leads to are loaded with acquire.
@@ -377,7 +378,7 @@ static inline __attribute__((always_inline)) bool ft_entry(unsigned long ip,
 		return ft_entry_extra(ip, parent_ip, slot, extra, mode, called, ra);
 	if (mode == TREV_TRACER_NOP)
 		return false;
-	urcu_bp_read_lock();
+	rcu = trev_rcu_read_lock();
 	pids = atomic_load_explicit(&ft_pids, memory_order_acquire);
 	if (trev_likely(!pids) || ft_pid_ok(pids)) {
 		if (mode == TREV_TRACER_GRAPH)
@@ -388,7 +389,7 @@ static inline __attribute__((always_inline)) bool ft_entry(unsigned long ip,
 	/* For TSan: the grace period orders this read before pids_replace()'s free. */
 	if (pids)
 		trev_tsan_release(pids);
-	urcu_bp_read_unlock();
+	trev_rcu_read_unlock(rcu);
 	return pushed;
 }
 
@@ -402,6 +403,7 @@ static inline __attribute__((always_inline)) bool ft_entry(unsigned long ip,
  */
 __attribute__((used)) int trev__ft_entry_fast(unsigned long ip, unsigned long parent_ip)
 {
+	unsigned int *rcu;
 	/* Relaxed, as in ft_entry(). */
 	unsigned int extra = atomic_load_explicit(&trev__ft_extra, memory_order_relaxed);
 	int mode = atomic_load_explicit(&ft_active, memory_order_relaxed);
@@ -412,7 +414,7 @@ __attribute__((used)) int trev__ft_entry_fast(unsigned long ip, unsigned long pa
 
 	if (trev_unlikely(extra || mode != TREV_TRACER_FUNCTION || !ft_rcu_ready()))
 		return !extra && mode == TREV_TRACER_NOP ? 0 : TREV_FT_FULL;
-	urcu_bp_read_lock();
+	rcu = trev__rcu_lock_known();
 	pids = atomic_load_explicit(&ft_pids, memory_order_acquire);	/* as in ft_entry() */
 	ret = ft_pids_fast(pids);
 	if (trev_likely(ret == 1))
@@ -421,7 +423,7 @@ __attribute__((used)) int trev__ft_entry_fast(unsigned long ip, unsigned long pa
 	/* For TSan: the grace period orders this read before pids_replace()'s free. */
 	if (pids)
 		trev_tsan_release(pids);
-	urcu_bp_read_unlock();
+	trev__rcu_unlock_known(rcu);
 	return ret;
 }
 
@@ -490,17 +492,18 @@ __attribute__((used)) int trev__ft_entry_jmp_fast(unsigned long ip, unsigned lon
 	if (trev_unlikely(extra || mode != TREV_TRACER_GRAPH))
 		return TREV_FT_FULL;
 	if (trev_unlikely(atomic_load_explicit(&ft_pids, memory_order_relaxed))) {
+		unsigned int *rcu;
 		struct ft_pids *pids;
 		int ok;
 
 		if (!ft_rcu_ready())
 			return TREV_FT_FULL;
-		urcu_bp_read_lock();
+		rcu = trev__rcu_lock_known();
 		pids = atomic_load_explicit(&ft_pids, memory_order_acquire);
 		ok = ft_pids_fast(pids);
 		if (pids)
 			trev_tsan_release(pids);
-		urcu_bp_read_unlock();
+		trev__rcu_unlock_known(rcu);
 		if (ok != 1)
 			return ok;	/* 0: not this thread's, nothing pushed */
 	}

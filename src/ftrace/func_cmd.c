@@ -25,7 +25,7 @@
  * aborts them at its end, so a refused write leaves the commands as they
  * were. The trampoline does not read these lists: it reads fc_table, an
  * array sorted by address made from them and replaced whole (RCU): a
- * reader in trev__ft_entry() holds urcu_bp_read_lock(); the writer
+ * reader in trev__ft_entry() holds an RCU read section; the writer
  * publishes with a release exchange and frees the old table, the bindings
  * it referred to and their data only after trev__rcu_synchronize().
  *
@@ -42,7 +42,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <trev/urcu_bp.h>
 
 #include <trev/tracepoint.h>
 

@@ -85,7 +85,7 @@ int trev__fc_show(struct trev_buf *out);
 void trev__fc_stack_prepare(void);
 
 /* ------------------------------------------------------------------ */
-/* The trampoline's side (trev__ft_entry(), inside urcu_bp_read_lock())  */
+/* The trampoline's side (trev__ft_entry(), inside an RCU read section)  */
 
 /* The commands of the function at @ip, or NULL. Context: any thread, signal-safe. */
 const struct fc_ent *trev__fc_lookup(unsigned long ip);
@@ -112,7 +112,7 @@ void trev__fc_stack(struct trev_trace_array *tr, void *ra);
  * counts stay. Context: ft_lock. Return: 0 or -ENOMEM.
  */
 int trev__fp_publish(bool on, bool reset, int nr_cpus);
-/* One call of the function at @ip. Context: inside urcu_bp_read_lock(), signal-safe. */
+/* One call of the function at @ip. Context: inside an RCU read section, signal-safe. */
 void trev__fp_hit(unsigned long ip);
 /* trace_stat/function<@cpu>. Context: ft_lock. */
 int trev__fp_show(int cpu, struct trev_buf *out);

@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <trev/urcu_bp.h>
 
 #include <trev/tracepoint.h>
 
@@ -48,7 +47,7 @@ static _Atomic(struct fp_table *) fp_table;
 
 /*
  * The counters' index of the function at @ip on this CPU in @t, or -1.
- * Context: inside urcu_bp_read_lock().
+ * Context: inside an RCU read section.
  */
 static long fp_slot(const struct fp_table *t, unsigned long ip)
 {

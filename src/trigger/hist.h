@@ -80,7 +80,7 @@ void trev__hist_free(struct trev_hist_trigger *ht);
 
 /*
  * trev__hist_event() - count one event in @ht's map
- * Context: the event's probe (inside urcu_bp_read_lock()); no allocation,
+ * Context: the event's probe (inside an RCU read section); no allocation,
  * no lock, signal-safe (except the stacktrace key: see docs/hist.md).
  */
 void trev__hist_event(struct trev_hist_trigger *ht, const void *rec, unsigned int len);

@@ -8,7 +8,7 @@
  * The list of a file is singly linked, newest first. Only writers holding
  * the registry lock change it; they publish with a release store
  * (rcu_assign_pointer) and unlink with one store, then wait a grace period
- * before ->unreg() and free. The probe walks it inside urcu_bp_read_lock()
+ * before ->unreg() and free. The probe walks it inside an RCU read section
  * with acquire loads.
  */
 #include <ctype.h>
@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <trev/urcu_bp.h>
 
 #include <trev/tracepoint.h>
 

@@ -17,7 +17,7 @@ struct trev_event_file;
  *       trigger that needs one (TREV_FILE_FL_TRIGGER_COND clear)
  * Return: the post triggers to run once the record is committed (the
  * kernel's event_trigger_type bits), for trev__triggers_post_call().
- * Context: the event's probe (inside urcu_bp_read_lock()); no allocation,
+ * Context: the event's probe (inside an RCU read section); no allocation,
  * no lock a signal handler could deadlock on.
  */
 unsigned int trev__triggers_call(struct trev_event_file *file, void *rec, unsigned int len);

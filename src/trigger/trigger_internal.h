@@ -46,7 +46,7 @@
  *       tfs_lock and the registry lock held for writing (->print: for
  *       reading); may allocate and block.
  *   ->skip, ->fire:
- *       the event's probe, inside urcu_bp_read_lock(), maybe in a signal
+ *       the event's probe, inside an RCU read section, maybe in a signal
  *       handler that interrupted another probe of the same thread: no
  *       allocation, no lock that could deadlock, no trev__rcu_synchronize().
  */

@@ -165,7 +165,7 @@ event_filter_more(const struct trev_filter *f, const void *rec, unsigned int len
 /*
  * @file's filter on @rec: true when the record is kept (no filter, or it
  * matches).
- * Context: the event's probe (inside urcu_bp_read_lock()).
+ * Context: the event's probe (inside an RCU read section).
  */
 static inline __attribute__((always_inline)) bool
 event_filter_check(struct trev_event_file *file, const void *rec, unsigned int len)
