@@ -124,7 +124,8 @@ bench: deps build
 		echo "==== $$b"; \
 		"$$b" || exit 1; \
 	done; \
-	[ $$found -eq 1 ] || echo "bench: no benchmarks in build/bench"
+	[ $$found -eq 1 ] || echo "bench: no benchmarks in build/bench"; \
+	bench/instructions.sh build
 
 # Debian's kernel event headers compiled with trev, formats and text compared with the kernel's
 # stages and trace-cmd report; fails when a result differs from tests/kernel_headers/expected.txt.

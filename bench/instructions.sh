@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# make bench's instruction counts (docs/benchmarks.md, "Instructions, not only time"):
+# callgrind on the benchmarks' loops, exact and the same on every host, beside issue 34's
+# targets. Usage: bench/instructions.sh BUILD_DIR
+set -uo pipefail
+export LC_ALL=C
+
+build=${1:?usage: $0 BUILD_DIR}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+N=100000	# and the benchmarks' warm-up: N / 10
+
+command -v valgrind >/dev/null || { echo "instructions: no valgrind, not counted"; exit 0; }
+
+# count PROGRAM LOOP ENV...: the instructions callgrind counts in LOOP, per iteration.
+count() {
+	local prog=$1 loop=$2
+	shift 2
+	env "$@" valgrind --tool=callgrind --callgrind-out-file="$T/cg" \
+		--toggle-collect="$loop" "$build/bench/$prog" >"$T/out" 2>&1 || {
+		echo "instructions: $prog $* failed:" >&2
+		tail -5 "$T/out" >&2
+		return 1
+	}
+	sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p' "$T/out" |
+		awk -v n=$((N + N / 10)) '{ printf "%.1f", $1 / n }'
+}
+
+ev() {
+	count bench_events run_ints3 BENCH_FAKE_CPU=1 BENCH_EVENTS_N=$N BENCH_EVENTS_ONLY="$1"
+}
+ft() {
+	count bench_ftrace run_traced BENCH_FAKE_CPU=1 BENCH_FTRACE_N=$N BENCH_FTRACE_ONLY="$1"
+}
+
+ints3=$(ev ints3) && filt=$(ev filt_out) && hist=$(ev hist) &&
+	fn=$(ft function) && fg=$(ft function_graph) || exit 1
+
+echo "==== instructions (callgrind, per event or traced call, the loop included)"
+awk -v e="$ints3" -v f="$filt" -v h="$hist" -v fn="$fn" -v fg="$fg" 'BEGIN {
+	printf "%-40s %10s   %s\n", "case", "instr", "issue 34 target"
+	printf "%-40s %10.1f   <= 100\n", "enabled event, 3 ints", e
+	printf "%-40s %10.1f   <= 0.4 x enabled (now %.2f x)\n", "filtered out (1 predicate)", f, f / e
+	printf "%-40s %10.1f   <= 2.5 x enabled (now %.2f x)\n", "hist trigger keys=common_pid", h, h / e
+	printf "%-40s %10.1f   <= 120\n", "function tracer, traced call", fn
+	printf "%-40s %10.1f   <= 250\n", "function_graph, entry + exit", fg
+}'
