@@ -211,13 +211,26 @@ async function main() {
 		await page.getByText('Time Order').click();
 		await waitUntil(async () => (await toolbarName(page)).includes(ep.name + nth),
 			`the toolbar to show profile ${i + 1}/${n} "${ep.name}"`);
-		// Two animation frames: the flame chart is drawn.
-		await page.evaluate(() => new Promise((r) =>
-			requestAnimationFrame(() => requestAnimationFrame(r))));
+		// The flame chart is drawn (one frame paints it whole) when it shows two
+		// colours, or one for a profile of one function, on 1 % of the picture:
+		// screenshots until then, within the bound; a chart that stays blank is
+		// reported as it looks, and speedscope.sh's checks judge it.
+		const want = Math.min(2, new Set(Object.keys(foldStacks(ep, exported.shared.frames))
+			.flatMap((s) => s.split(';'))).size);
 		const shot = path.join(outDir, `${base}.${i + 1}.png`);
-		const png = await page.screenshot({ path: shot, clip: { x: 0, y: 0, width: 1280,
-			height: 720 } });
-		const pixels = await pixelStats(context, png);
+		const end = Date.now() + BOUND_MS;
+		let pixels;
+		for (;;) {
+			await page.evaluate(() => new Promise((r) =>
+				requestAnimationFrame(() => requestAnimationFrame(r))));
+			const png = await page.screenshot({ path: shot, clip: { x: 0, y: 0,
+				width: 1280, height: 720 } });
+			pixels = await pixelStats(context, png);
+			if ((pixels.colours >= want &&
+			     pixels.coloured * 100 >= pixels.width * pixels.height) || Date.now() > end)
+				break;
+			await new Promise((r) => setTimeout(r, 50));
+		}
 
 		await page.getByText('Sandwich').click();
 		await waitUntil(async () => (await sandwichRows(page)).length > 0,
