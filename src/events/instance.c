@@ -243,6 +243,7 @@ struct trev_event_file *trev__event_file(struct trev_trace_array *tr,
 		return NULL;
 	file->call = call;
 	file->tr = tr;
+	atomic_store_explicit(&file->flags, trev__inst_file_bits(tr, call), memory_order_relaxed);
 	tr->files[call->id] = file;
 	return file;
 }
