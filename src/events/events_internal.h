@@ -56,6 +56,10 @@
 #define TREV_ITER_FUNC_STACK_TRACE	0x100000u
 /* funcgraph-snapshot: each new tracing_max_latency swaps into the snapshot (trev's own). */
 #define TREV_ITER_FG_SNAPSHOT	0x200000u
+/* options/stacktrace: a kernel_stack record after each event (the kernel's TRACE_ITER_STACKTRACE). */
+#define TREV_ITER_STACKTRACE	0x400000u
+/* options/event-fork: a fork()'s child joins its parent's set_event_pid (TRACE_ITER_EVENT_FORK). */
+#define TREV_ITER_EVENT_FORK	0x800000u
 
 struct trev_event_file;
 struct trev_tracer;
@@ -72,6 +76,15 @@ struct trev_err_entry {
 	int pos;			/* column of the error in @cmd */
 };
 #define TREV_ERR_LOG_MAX	16	/* the kernel keeps the last 16 */
+
+/* A set_event_pid or set_event_notrace_pid list: replaced whole, freed after a grace period. */
+struct trev_pid_list {
+	size_t n;
+	pid_t tid[];			/* sorted, no duplicates */
+};
+
+/* tracing_cpumask's bits: as many as CPU_SETSIZE (trev_nr_cpumask_bits() is at most that). */
+#define TREV_CPUMASK_WORDS	(1024 / (8 * sizeof(unsigned long)))
 
 /* A trace instance (the kernel's struct trace_array); see instance.c. */
 struct trev_trace_array {
@@ -95,6 +108,11 @@ struct trev_trace_array {
 	int buf_holders;		/* streamed readers walking rb or snapshot (tfs lock) */
 	struct trev_rb_held *freed;	/* snapshot buffers freed while held (tfs lock) */
 	const struct trev_tracer *tracer; /* current_tracer (events/tracer.h; NULL: nop) */
+	/* set_event_pid [0], set_event_notrace_pid [1]: RCU, NULL when empty (inst_filter.c) */
+	struct trev_pid_list *_Atomic event_pids[2];
+	/* tracing_cpumask, inverted: a set bit is a CPU whose events are not recorded */
+	_Atomic unsigned long cpus_off[TREV_CPUMASK_WORDS];
+	unsigned int file_bits;		/* TREV_FILE_FL_INST bits its files carry (registry lock) */
 	struct trev_trace_array *next;	/* named instances list */
 };
 
@@ -111,16 +129,26 @@ struct trev_sys_filter {
 	struct trev_sys_filter *next;
 };
 
-/* Flags of struct trev_event_file (the kernel's EVENT_FILE_FL_*). */
+/*
+ * Flags of struct trev_event_file (the kernel's EVENT_FILE_FL_*). The
+ * TREV_FILE_FL_SLOW bits are all below 0x80, so that the probe's one test
+ * of them takes an 8-bit immediate (a wider one costs an instruction of
+ * padding in trev_event_write(): docs/benchmarks.md).
+ */
 #define TREV_FILE_FL_ENABLED		0x1u	/* the probe is registered */
-#define TREV_FILE_FL_SOFT_MODE		0x2u	/* registered for triggers */
+#define TREV_FILE_FL_STACK		0x2u	/* options/stacktrace: a stack after each record */
 #define TREV_FILE_FL_SOFT_DISABLED	0x4u	/* registered, records nothing */
 #define TREV_FILE_FL_FILTERED		0x8u	/* ->filter is set */
 #define TREV_FILE_FL_TRIGGER_MODE	0x10u	/* ->triggers is not empty */
-#define TREV_FILE_FL_TRIGGER_COND	0x20u	/* a trigger needs the record */
+#define TREV_FILE_FL_PID		0x20u	/* set_event_pid or set_event_notrace_pid is set */
+#define TREV_FILE_FL_CPUMASK		0x40u	/* tracing_cpumask leaves a CPU out */
+#define TREV_FILE_FL_SOFT_MODE		0x100u	/* registered for triggers */
+#define TREV_FILE_FL_TRIGGER_COND	0x200u	/* a trigger needs the record */
+/* The instance's, on each of its files (inst_filter.c). */
+#define TREV_FILE_FL_INST	(TREV_FILE_FL_PID | TREV_FILE_FL_CPUMASK | TREV_FILE_FL_STACK)
 /* Any of these: the probe leaves the fast path (event_buffer.c). */
 #define TREV_FILE_FL_SLOW	(TREV_FILE_FL_SOFT_DISABLED | TREV_FILE_FL_FILTERED | \
-				 TREV_FILE_FL_TRIGGER_MODE)
+				 TREV_FILE_FL_TRIGGER_MODE | TREV_FILE_FL_INST)
 
 /* An event in one instance: the probe's data pointer. */
 struct trev_event_file {
@@ -142,9 +170,16 @@ struct trev_field {
 	int filter_type;	/* enum trev_filter_type */
 };
 
+/* Which return addresses of a backtrace belong to the tracing machinery (write/kernel_stack.c). */
+struct trev_stack_skip {
+	unsigned long iter_lo, iter_hi;	  /* __traceiter_<event>(), maybe with the probe inlined */
+	unsigned long probe_lo, probe_hi; /* the event's probe function */
+};
+
 /* Library state of a registered event: call->rt. */
 struct trev_event_rt {
 	struct trev_event_file file;	/* the top instance's */
+	struct trev_stack_skip stack_skip; /* options/stacktrace's, set when it is turned on */
 	struct trev_field *fields;
 	int nr_fields;
 	int fields_cap;
@@ -349,6 +384,51 @@ int trev__file_soft_mode_locked(struct trev_event_file *file, bool take);
  * Return: 0 or a negative errno (logged).
  */
 int trev__events_register_builtin(struct trev_event_call *call, unsigned int type);
+
+struct trev_buf;
+/*
+ * inst_filter.c: which threads and CPUs an instance records events from.
+ *
+ * trev__inst_file_bits() - the TREV_FILE_FL_INST bits a file of @call in
+ * @tr carries now (a new file starts with them). Context: registry lock.
+ */
+unsigned int trev__inst_file_bits(const struct trev_trace_array *tr,
+				  const struct trev_event_call *call);
+/*
+ * trev__inst_bits_set() - set (@on) or clear @bits (TREV_FILE_FL_INST) on
+ * every event file of @tr that they apply to: PID and STACK on events
+ * defined with TRACE_EVENT(), CPUMASK on all. Context: the registry lock
+ * held for writing.
+ */
+void trev__inst_bits_set(struct trev_trace_array *tr, unsigned int bits, bool on);
+/*
+ * set_event_pid (@notrace false) and set_event_notrace_pid (true) of @tr:
+ * write adds the thread ids of @text (decimal, space-separated) to the
+ * list; a bad one (column in *@err_pos) refuses the whole write with
+ * -EINVAL and the list stays. clear empties it; show prints one per line.
+ * Context: not in a probe; they take the registry lock.
+ */
+int trev__event_pids_write(struct trev_trace_array *tr, bool notrace, const char *text,
+			   size_t len, int *err_pos);
+void trev__event_pids_clear(struct trev_trace_array *tr, bool notrace);
+int trev__event_pids_show(struct trev_trace_array *tr, bool notrace, struct trev_buf *out);
+/*
+ * tracing_cpumask of @tr: the kernel's "%*pb" (hex, 32-bit groups split
+ * by commas, trev_nr_cpumask_bits() bits). A write of a mask with a bit
+ * past the last CPU or not in that form is refused (-EINVAL, *@why, the
+ * column in *@err_pos) and the mask stays. Context: as above.
+ */
+int trev__cpumask_write(struct trev_trace_array *tr, const char *text, size_t len,
+			int *err_pos, const char **why);
+int trev__cpumask_show(struct trev_trace_array *tr, struct trev_buf *out);
+/*
+ * trev__inst_ignores() - whether @tr's set_event_pid, set_event_notrace_pid
+ * (@flags has TREV_FILE_FL_PID) or tracing_cpumask (TREV_FILE_FL_CPUMASK)
+ * leave out an event of thread @tid on CPU @cpu.
+ * Context: the event's probe (inside an RCU read section), signal-safe.
+ */
+bool trev__inst_ignores(const struct trev_trace_array *tr, unsigned int flags, pid_t tid,
+			int cpu);
 
 /* Format texts. Return: 0 and a malloc'd string, or -errno. */
 int trev__event_format_text(struct trev_event_call *call, char **text);

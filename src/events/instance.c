@@ -196,6 +196,9 @@ int trev__instance_remove_locked(struct trev_trace_array *tr)
 		free(tr->errs[i].cmd);
 	}
 	free(tr->files);
+	/* Its set_event_pid lists: its files, the probes' way to them, are gone. */
+	free(atomic_load_explicit(&tr->event_pids[0], memory_order_relaxed));
+	free(atomic_load_explicit(&tr->event_pids[1], memory_order_relaxed));
 	trev_rb_destroy(tr->rb);
 	if (tr->snapshot)
 		trev_rb_destroy(tr->snapshot);
@@ -243,6 +246,7 @@ struct trev_event_file *trev__event_file(struct trev_trace_array *tr,
 		return NULL;
 	file->call = call;
 	file->tr = tr;
+	atomic_store_explicit(&file->flags, trev__inst_file_bits(tr, call), memory_order_relaxed);
 	tr->files[call->id] = file;
 	return file;
 }

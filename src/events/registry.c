@@ -256,6 +256,9 @@ static int ev_register_call(struct trev_event_call *call, unsigned int id,
 		return -ENOMEM;
 	call->rt = rt;
 	rt->file.call = call;
+	/* A top instance with set_event_pid, tracing_cpumask, ...: its new event's file too. */
+	atomic_store_explicit(&rt->file.flags, trev__inst_file_bits(trev__top_instance_if_made(), call),
+			      memory_order_relaxed);
 	ret = call->klass->define_fields ? call->klass->define_fields(call) : 0;
 	if (!ret && m)
 		ret = trev__eval_print_fmt(call, m->evals, m->evals + m->nr_evals, &rt->print_fmt);

@@ -255,7 +255,9 @@ static void ft_inst_records(struct ft_itab *t, uint64_t mask, struct ftrace_entr
 			continue;	/* its instance is going (trev__ftrace_instance_remove()) */
 		pids = atomic_load_explicit(&in->pids, memory_order_acquire);
 		nopids = atomic_load_explicit(&in->nopids, memory_order_acquire);
-		if (ft_tid_ok(pids, nopids)) {
+		/* Its tracing_cpumask: in->file is not among the instance's files (inst_filter.c). */
+		if (ft_tid_ok(pids, nopids) &&
+		    !trev__inst_ignores(in->tr, TREV_FILE_FL_CPUMASK, 0, trev__rb_this_cpu())) {
 			trev_event_write(&in->file, rec, sizeof(*rec));
 			if (trev_unlikely(__atomic_load_n(&in->tr->trace_flags, __ATOMIC_RELAXED) &
 					  TREV_ITER_FUNC_STACK_TRACE))

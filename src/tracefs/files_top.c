@@ -6,6 +6,7 @@
  * error_log, snapshot, the tracers, set_event and available_events.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -481,6 +482,8 @@ const struct tfs_option trev__options[] = {
 	{ "funcgraph-tail", TREV_ITER_FG_TAIL },
 	{ "funcgraph-snapshot", TREV_ITER_FG_SNAPSHOT },
 	{ "func_stack_trace", TREV_ITER_FUNC_STACK_TRACE },
+	{ "stacktrace", TREV_ITER_STACKTRACE },
+	{ "event-fork", TREV_ITER_EVENT_FORK },
 };
 const int trev__nr_options = (int)(sizeof(trev__options) / sizeof(trev__options[0]));
 
@@ -517,6 +520,8 @@ int trev__option_set(struct trev_trace_array *tr, int i, bool on)
 	}
 	if (trev__options[i].bit == TREV_ITER_FUNC_STACK_TRACE)
 		trev__ftrace_func_stack_set(tr, on);
+	if (trev__options[i].bit == TREV_ITER_STACKTRACE)
+		trev__stack_option(tr, on);
 	return ret;
 }
 
@@ -823,6 +828,9 @@ static const char readme_msg[] =
 	"  trace_options\t\t- Set format or modify how tracing happens\n"
 	"\t\t\t  Disable an option by prefixing 'no' to the\n"
 	"\t\t\t  option name\n"
+	"  tracing_cpumask\t- Limit which CPUs to trace\n"
+	"  set_event_pid\t\t- Write thread id(s) to only record events of those threads\n"
+	"  set_event_notrace_pid\t- Write thread id(s) to not record events of those threads\n"
 	"\n  available_filter_functions - list of functions that can be filtered on\n"
 	"  set_ftrace_filter\t- echo function name in here to only trace these\n"
 	"\t\t\t  functions\n"
@@ -964,6 +972,104 @@ static const struct tfs_fops readme_fops = {
 };
 
 /* ------------------------------------------------------------------ */
+/* set_event_pid, set_event_notrace_pid, tracing_cpumask                */
+
+/* `echo x > file` starts from nothing; `>>` adds to what is there. */
+static bool pids_truncate(struct trev_file *f)
+{
+	return tfs_writable(f) && (f->flags & O_TRUNC) && !(f->flags & O_APPEND);
+}
+
+static int event_pid_open(struct trev_file *f)
+{
+	if (pids_truncate(f))
+		trev__event_pids_clear(f->loc.tr, false);
+	return 0;
+}
+
+static int event_notrace_pid_open(struct trev_file *f)
+{
+	if (pids_truncate(f))
+		trev__event_pids_clear(f->loc.tr, true);
+	return 0;
+}
+
+static ssize_t event_pids_write(struct trev_file *f, bool notrace, const char *buf, size_t size)
+{
+	int pos = 0, ret = trev__event_pids_write(f->loc.tr, notrace, buf, size, &pos);
+	char *cmd;
+
+	if (!ret)
+		return (ssize_t)size;
+	cmd = strndup(buf, size);
+	if (cmd)
+		cmd[strcspn(cmd, "\n")] = '\0';
+	trev__tracing_log_err(f->loc.tr, notrace ? "set_event_notrace_pid" : "set_event_pid",
+			      cmd ? cmd : "", pos, "%s",
+			      ret == -EINVAL ? "Invalid thread id" : "Out of memory");
+	free(cmd);
+	return ret;
+}
+
+static ssize_t event_pid_write(struct trev_file *f, const char *buf, size_t size)
+{
+	return event_pids_write(f, false, buf, size);
+}
+
+static ssize_t event_notrace_pid_write(struct trev_file *f, const char *buf, size_t size)
+{
+	return event_pids_write(f, true, buf, size);
+}
+
+static int event_pid_show(struct trev_file *f, struct trev_buf *out)
+{
+	return trev__event_pids_show(f->loc.tr, false, out);
+}
+
+static int event_notrace_pid_show(struct trev_file *f, struct trev_buf *out)
+{
+	return trev__event_pids_show(f->loc.tr, true, out);
+}
+
+static const struct tfs_fops set_event_pid_fops = {
+	.open = event_pid_open,
+	.show = event_pid_show,
+	.write = event_pid_write,
+};
+
+static const struct tfs_fops set_event_notrace_pid_fops = {
+	.open = event_notrace_pid_open,
+	.show = event_notrace_pid_show,
+	.write = event_notrace_pid_write,
+};
+
+static int cpumask_show(struct trev_file *f, struct trev_buf *out)
+{
+	return trev__cpumask_show(f->loc.tr, out);
+}
+
+static ssize_t cpumask_write(struct trev_file *f, const char *buf, size_t size)
+{
+	const char *why = "Invalid mask";
+	int pos = 0, ret = trev__cpumask_write(f->loc.tr, buf, size, &pos, &why);
+	char *cmd;
+
+	if (ret != -EINVAL)
+		return ret ? ret : (ssize_t)size;
+	cmd = strndup(buf, size);
+	if (cmd)
+		cmd[strcspn(cmd, "\n")] = '\0';
+	trev__tracing_log_err(f->loc.tr, "tracing_cpumask", cmd ? cmd : "", pos, "%s", why);
+	free(cmd);
+	return ret;
+}
+
+static const struct tfs_fops tracing_cpumask_fops = {
+	.show = cpumask_show,
+	.write = cpumask_write,
+};
+
+/* ------------------------------------------------------------------ */
 /* The directory                                                        */
 
 extern const struct tfs_fops trev__available_events_fops;
@@ -1001,6 +1107,8 @@ static const struct tfs_node instance_entries[] = {
 	{ "printk_formats", 0440, &printk_formats_fops, NULL, true },
 	{ "saved_cmdlines", 0440, &cmdlines_fops, NULL, true },
 	{ "set_event", 0640, &trev__set_event_fops, NULL, false },
+	{ "set_event_notrace_pid", 0640, &set_event_notrace_pid_fops, NULL, false },
+	{ "set_event_pid", 0640, &set_event_pid_fops, NULL, false },
 	{ "set_ftrace_filter", 0640, &trev__set_ftrace_filter_fops, NULL, false },
 	{ "set_ftrace_notrace", 0640, &trev__set_ftrace_notrace_fops, NULL, false },
 	{ "set_ftrace_notrace_pid", 0640, &trev__set_ftrace_notrace_pid_fops, NULL, false },
@@ -1015,6 +1123,7 @@ static const struct tfs_node instance_entries[] = {
 	{ "trace_options", 0640, &trace_options_fops, NULL, false },
 	{ "trace_pipe", 0440, &trev__trace_pipe_fops, NULL, false },
 	{ "trace_stat", 0750, NULL, &trev__trace_stat_dir, true },
+	{ "tracing_cpumask", 0640, &tracing_cpumask_fops, NULL, false },
 	{ "tracing_max_latency", 0640, &trev__tracing_max_latency_fops, NULL, true },
 	{ "tracing_on", 0640, &tracing_on_fops, NULL, false },
 	{ "tracing_thresh", 0640, &trev__tracing_thresh_fops, NULL, true },

@@ -196,11 +196,24 @@ static inline bool filter_reads_level(const struct trev_event_file *file)
  * Return: whether a record is still wanted. */
 static bool cond_enter(struct trev_event_file *file, unsigned int flags)
 {
-	if (flags & TREV_FILE_FL_TRIGGER_COND)
-		return true;
-	if (flags & TREV_FILE_FL_TRIGGER_MODE)
-		trev__event_triggers_call(file, NULL, 0);
-	return !(flags & TREV_FILE_FL_SOFT_DISABLED);
+	if (!(flags & TREV_FILE_FL_TRIGGER_COND)) {
+		if (flags & TREV_FILE_FL_TRIGGER_MODE)
+			trev__event_triggers_call(file, NULL, 0);
+		if (flags & TREV_FILE_FL_SOFT_DISABLED)
+			return false;
+	}
+	/* The instance's set_event_pid and tracing_cpumask, as the kernel's buffer reserve. */
+	if (flags & (TREV_FILE_FL_PID | TREV_FILE_FL_CPUMASK))
+		return !trev__inst_ignores(__atomic_load_n(&file->tr, __ATOMIC_RELAXED), flags,
+					   trev__gettid(), trev__rb_this_cpu());
+	return true;
+}
+
+/* options/stacktrace: the stack of the thread after its event's record. */
+static rb_cold __attribute__((noinline)) void event_stack(struct trev_event_file *file)
+{
+	trev__stack_record(__atomic_load_n(&file->tr, __ATOMIC_RELAXED),
+			   &trev__event_rt(file->call)->stack_skip);
 }
 
 static void event_write_copy(struct trev_event_file *file, const struct trev_entry *rec,
@@ -218,8 +231,11 @@ static inline __attribute__((always_inline)) void cond_record(struct trev_event_
 	if (flags & TREV_FILE_FL_TRIGGER_COND)
 		tt = trev__event_triggers_call(file, rec, len);
 	if (!(flags & TREV_FILE_FL_SOFT_DISABLED) &&
-	    (!(flags & TREV_FILE_FL_FILTERED) || event_filter_check(file, rec, len)))
+	    (!(flags & TREV_FILE_FL_FILTERED) || event_filter_check(file, rec, len))) {
 		event_write_copy(file, rec, len);
+		if (flags & TREV_FILE_FL_STACK)
+			event_stack(file);
+	}
 	if (tt)
 		trev__event_triggers_post_call(file, tt);
 }
@@ -236,7 +252,8 @@ static rb_cold void *event_reserve_cond(struct trev_event_buffer *fb,
 
 	if (!cond_enter(file, flags))
 		return NULL;
-	if (!(flags & (TREV_FILE_FL_TRIGGER_COND | TREV_FILE_FL_FILTERED)))
+	/* With options/stacktrace, a scratch record too: its commit adds the stack. */
+	if (!(flags & (TREV_FILE_FL_TRIGGER_COND | TREV_FILE_FL_FILTERED | TREV_FILE_FL_STACK)))
 		return event_reserve(fb, file, len);
 	ent = len <= SCRATCH_SIZE ? (struct trev_entry *)(void *)scratch_get() : NULL;
 	if (trev_unlikely(!ent)) {

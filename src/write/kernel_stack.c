@@ -118,6 +118,23 @@ void trev__stack_record(struct trev_trace_array *tr, const struct trev_stack_ski
 	trev_event_buffer_commit(&fb);
 }
 
+static int stack_option_prepare(struct trev_event_call *call, void *arg)
+{
+	(void)arg;
+	if (!(call->flags & TREV_EVENT_FL_FTRACE) && call->rt)
+		trev__stack_prepare(call, &trev__event_rt(call)->stack_skip);
+	return 0;
+}
+
+void trev__stack_option(struct trev_trace_array *tr, bool on)
+{
+	trev__events_write_lock();
+	if (on)
+		trev__events_for_each(stack_option_prepare, NULL);
+	trev__inst_bits_set(tr, TREV_FILE_FL_STACK, on);
+	trev__events_write_unlock();
+}
+
 /* The kernel's trace_stack_print(): "<stack trace>", then " => sym" per address. */
 static int stack_output(struct trev_trace_iter *iter, struct trev_event_call *call)
 {

@@ -49,11 +49,7 @@ int trev__printk_msg_only(struct trev_trace_iter *iter);
  * command's, and hist's stacktrace key (its unwinding only).
  */
 
-/* Which return addresses of a backtrace belong to the tracing machinery. */
-struct trev_stack_skip {
-	unsigned long iter_lo, iter_hi;	  /* __traceiter_<event>(), maybe with the probe inlined */
-	unsigned long probe_lo, probe_hi; /* the event's probe function */
-};
+/* struct trev_stack_skip: events/events_internal.h (each event keeps one for options/stacktrace). */
 
 /*
  * trev__stack_prepare() - make backtrace() safe to call from a probe (its
@@ -73,5 +69,13 @@ int trev__stack_first(const struct trev_stack_skip *skip, void *const *frames, i
  * Context: the event's probe; async-signal-safe once prepared.
  */
 void trev__stack_record(struct trev_trace_array *tr, const struct trev_stack_skip *skip);
+/*
+ * trev__stack_option() - options/stacktrace of @tr turned on (@on) or off:
+ * every event's skip points found (trev__stack_prepare()), then the
+ * instance's files get or lose TREV_FILE_FL_STACK, which makes the write
+ * path add a stack record after each record it keeps. Context: not in a
+ * probe; takes the registry lock.
+ */
+void trev__stack_option(struct trev_trace_array *tr, bool on);
 
 #endif /* TREV_WRITE_H */

@@ -489,8 +489,8 @@ static void test_not_claimed(void **state)
 		"<var1>=", "onmatch(", "onmax(", "onchange(", "snapshot()", "save(",
 		"trace(<synthetic_event>", "synthetic_events", "s:[synthetic/]", "kprobe_events",
 		"uprobe_events", "dynamic_events", "place:", "<attached-group>", "fetcharg",
-		".syscall", ".percent", ".graph", "common_cpu", "stack_trace", "tracing_cpumask",
-		"timestamp_mode", "saved_cmdlines_size", "set_event_pid", "x86-tsc", "global:",
+		".syscall", ".percent", ".graph", "common_cpu", "stack_trace",
+		"timestamp_mode", "saved_cmdlines_size", "x86-tsc", "global:",
 	};
 
 	(void)state;

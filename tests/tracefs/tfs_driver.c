@@ -18,12 +18,20 @@
  *   fire N              fire trev_test:tt_ints N times (a=i b=2i c=-i)
  *   fireopen ID WHAT    fire trev_test:tt_open once (id=ID what=WHAT)
  *   printk TEXT         trace_printk("%s\n", TEXT)
+ *   tid                 the thread id of the thread that fires
+ *   pin CPU             that thread runs on CPU only (sched_setaffinity)
+ *   forkread PATH N     fork(); the child fires N tt_ints and reads PATH through
+ *                       the C API: "child PID", then its text
  *
  * TEXT takes \n and \t escapes. Answer: "<status> <length>\n" then length
  * bytes; status is "ok" or an errno name (EINVAL, ...).
  */
 #include <dirent.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdint.h>
@@ -66,6 +74,20 @@ static void out_add(const void *p, size_t n)
 	memcpy(out + out_len, p, n);
 	out_len += n;
 	out[out_len] = '\0';
+}
+
+static void out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void out_printf(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		out_add(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
 static const char *errno_name(int e)
@@ -222,6 +244,46 @@ static int do_read(const char *path)
 	}
 	f_close(&f);
 	return err;
+}
+
+/*
+ * forkread PATH N: a child of fork() fires N tt_ints and reads PATH through
+ * the C API (its own tree: the child's state); its pid, then the text.
+ */
+static int do_forkread(const char *path, int n)
+{
+	char buf[65536];
+	int fds[2], status;
+	ssize_t got;
+	pid_t child;
+
+	if (pipe(fds))
+		return errno;
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		return errno;
+	if (child == 0) {
+		ssize_t len;
+
+		close(fds[0]);
+		for (int i = 0; i < n; i++)
+			trace_tt_ints(i, 2u * (unsigned int)i, -i);
+		len = trev_read(path, buf, sizeof(buf));
+		if (len < 0)
+			len = snprintf(buf, sizeof(buf), "error %zd\n", len);
+		if (write(fds[1], buf, (size_t)len) != len)
+			_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	out_printf("child %d\n", (int)child);
+	while ((got = read(fds[0], buf, sizeof(buf))) > 0)
+		out_add(buf, (size_t)got);
+	close(fds[0]);
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status))
+		return EINTR;
+	return 0;
 }
 
 static int do_pipe(const char *path, int ms)
@@ -457,6 +519,17 @@ int main(int argc, char **argv)
 		} else if (strcmp(cmd, "fire") == 0) {
 			for (int i = 0; i < atoi(path ? path : "0"); i++)
 				trace_tt_ints(i, 2u * (unsigned int)i, -i);
+		} else if (strcmp(cmd, "tid") == 0) {
+			out_printf("%ld\n", (long)syscall(SYS_gettid));
+		} else if (strcmp(cmd, "pin") == 0) {
+			/* pin CPU: the thread that fires runs there (tracing_cpumask's tests). */
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(atoi(path ? path : "0"), &set);
+			err = sched_setaffinity(0, sizeof(set), &set) ? errno : 0;
+		} else if (strcmp(cmd, "forkread") == 0) {
+			err = do_forkread(path, atoi(text));
 		} else if (strcmp(cmd, "fireopen") == 0) {
 			trace_tt_open(atoi(path ? path : "0"), text);
 		} else if (strcmp(cmd, "printk") == 0) {
