@@ -350,6 +350,17 @@ int trev__file_soft_mode_locked(struct trev_event_file *file, bool take);
  */
 int trev__events_register_builtin(struct trev_event_call *call, unsigned int type);
 
+/*
+ * trev__events_register_dynamic() - register an event made at run time (a
+ * synthetic event, src/trigger/synth.c) under the next free id; its class's
+ * define_fields() runs here. trev__events_unregister_dynamic() withdraws it:
+ * -EBUSY while its probe is registered in any instance (enabled, or in soft
+ * mode for a trigger), as the kernel's probe_remove_event_call() refuses.
+ * Return: 0 or a negative errno. Context: not under the registry lock.
+ */
+int trev__events_register_dynamic(struct trev_event_call *call);
+int trev__events_unregister_dynamic(struct trev_event_call *call);
+
 /* Format texts. Return: 0 and a malloc'd string, or -errno. */
 int trev__event_format_text(struct trev_event_call *call, char **text);
 extern const char trev__header_page_text[];
