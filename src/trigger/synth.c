@@ -534,7 +534,8 @@ static int synth_create(struct synth_parse *p, const char *name, const char *tex
 
 	if (!*name)
 		return synth_fail(p, TREV_SYNTH_ERR_INVALID_CMD, NULL);
-	if (!synth_good_name(name))
+	/* A name longer than tracefs paths take is refused too (docs/hist.md). */
+	if (!synth_good_name(name) || strlen(name) >= TREV_NAME_MAX)
 		return synth_fail(p, TREV_SYNTH_ERR_BAD_NAME, name);
 	if (synth_find(name)) {
 		synth_fail(p, TREV_SYNTH_ERR_EVENT_EXISTS, name);

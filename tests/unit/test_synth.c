@@ -119,6 +119,15 @@ static void test_definitions(void **state)
 					       "  Command: myevent u64 x\n"
 					       "           ^\n"));
 	assert_string_equal(rd("synthetic_events"), defs[8].shown);
+	/* A name longer than a tracefs path component takes: "Illegal name". */
+	{
+		char cmd[256];
+
+		memset(cmd, 'a', 200);
+		strcpy(cmd + 200, " u64 x");
+		assert_int_equal(trev_append("synthetic_events", cmd), -EINVAL);
+		assert_non_null(strstr(rd("error_log"), "synthetic_events: error: Illegal name\n"));
+	}
 	/* Several lines, comments; the order kept. */
 	reset(state);
 	assert_int_equal(trev_append("synthetic_events", "b u64 x # a comment\n\na pid_t p\n"), 0);
