@@ -457,8 +457,8 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(trev_rmdir("events"), -EPERM);
 	assert_int_equal(trev_file_close(NULL), -EINVAL);
 	assert_int_equal(trev_readdir("/", count_entry, &n), 0);
-	/* with trev's per_thread_stats, the function tracer's 7, function_graph's 5 and README */
-	assert_int_equal(n, 35);
+	/* with trev's per_thread_stats, the function tracer's 7, function_graph's 5, README and synthetic_events */
+	assert_int_equal(n, 36);
 }
 
 /* What readdir_uses_tree() did from inside trev_readdir()'s callback. */
