@@ -429,6 +429,16 @@ int trev__cpumask_show(struct trev_trace_array *tr, struct trev_buf *out);
  */
 bool trev__inst_ignores(const struct trev_trace_array *tr, unsigned int flags, pid_t tid,
 			int cpu);
+/*
+ * trev__events_register_dynamic() - register an event made at run time (a
+ * synthetic event, src/trigger/synth.c) under the next free id; its class's
+ * define_fields() runs here. trev__events_unregister_dynamic() withdraws it:
+ * -EBUSY while its probe is registered in any instance (enabled, or in soft
+ * mode for a trigger), as the kernel's probe_remove_event_call() refuses.
+ * Return: 0 or a negative errno. Context: not under the registry lock.
+ */
+int trev__events_register_dynamic(struct trev_event_call *call);
+int trev__events_unregister_dynamic(struct trev_event_call *call);
 
 /* Format texts. Return: 0 and a malloc'd string, or -errno. */
 int trev__event_format_text(struct trev_event_call *call, char **text);

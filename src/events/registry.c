@@ -296,6 +296,45 @@ int trev__events_register_builtin(struct trev_event_call *call, unsigned int typ
 	return ret;
 }
 
+int trev__events_register_dynamic(struct trev_event_call *call)
+{
+	int ret;
+
+	(void)trev_nr_cpumask_bits();
+	pthread_rwlock_wrlock(&events_lock);
+	ret = ev_register_call(call, next_id, NULL);
+	if (!ret)
+		next_id++;
+	pthread_rwlock_unlock(&events_lock);
+	return ret;
+}
+
+/* Called with events_lock held: some instance has @call's probe registered. */
+static int ev_call_busy(struct trev_trace_array *tr, void *arg)
+{
+	struct trev_event_file *file = trev__event_file(tr, arg, false);
+
+	return file && (atomic_load(&file->flags) & TREV_FILE_FL_ENABLED) ? -EBUSY : 0;
+}
+
+int trev__events_unregister_dynamic(struct trev_event_call *call)
+{
+	int ret;
+
+	pthread_rwlock_wrlock(&events_lock);
+	ret = trev__instance_for_each(ev_call_busy, call);
+	if (!ret && call->rt && (atomic_load(&trev__event_rt(call)->file.flags) &
+				 TREV_FILE_FL_ENABLED))
+		ret = -EBUSY;
+	if (!ret) {
+		if (call->tp)
+			trev__tp_remove_all(call->tp);
+		ev_unregister_call(call);
+	}
+	pthread_rwlock_unlock(&events_lock);
+	return ret;
+}
+
 static void ev_free_module(struct ev_module *m)
 {
 	for (size_t i = 0; i < m->nr_calls; i++)

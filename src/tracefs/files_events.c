@@ -3,7 +3,8 @@
  * events/ and the event lists (the kernel's trace_events.c files):
  * available_events, set_event, events/{enable,header_page,header_event},
  * events/<system>/{enable,filter} and events/<system>/<event>/{enable,
- * filter,trigger,format,hist,id}.
+ * filter,trigger,format,hist,id}; synthetic_events (the definitions are
+ * src/trigger/synth.c's).
  *
  * Filters are compiled by src/filter/ and take effect at once; triggers
  * are kept as text here until their language lands.
@@ -16,6 +17,7 @@
 #include "filter/filter.h"
 #include "tracefs/tracefs_internal.h"
 #include "trigger/hist.h"
+#include "trigger/synth.h"
 #include "trigger/trigger_internal.h"
 
 /* ------------------------------------------------------------------ */
@@ -141,6 +143,55 @@ const struct tfs_fops trev__set_event_fops = {
 	.open = set_event_open,
 	.show = set_event_show,
 	.write = set_event_write,
+};
+
+/* ------------------------------------------------------------------ */
+/* synthetic_events                                                     */
+
+/* `echo x > synthetic_events` removes every synthetic event first, or none when one is busy. */
+static int synth_events_open(struct trev_file *f)
+{
+	if (tfs_writable(f) && (f->flags & O_TRUNC) && !(f->flags & O_APPEND))
+		return trev__synth_release_all();
+	return 0;
+}
+
+static int synth_events_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__synth_show(out);
+}
+
+/*
+ * Each line is one command, what follows '#' a comment (the kernel's
+ * trace_parse_run_command()); the first refused line ends the write with
+ * its error, and the lines before it stay done.
+ */
+static ssize_t synth_events_write(struct trev_file *f, const char *buf, size_t size)
+{
+	char *copy = strndup(buf, size), *save = copy, *line;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	while (!ret && (line = strsep(&save, "\n"))) {
+		struct trev_synth_error err;
+
+		line[strcspn(line, "#")] = '\0';
+		ret = trev__synth_command(line, &err);
+		if (ret && err.msg)
+			trev__tracing_log_err(trev__top_instance(), "synthetic_events", err.cmd,
+					      err.pos, "%s", err.msg);
+	}
+	(void)f;
+	free(copy);
+	return ret ? ret : (ssize_t)size;
+}
+
+const struct tfs_fops trev__synthetic_events_fops = {
+	.open = synth_events_open,
+	.show = synth_events_show,
+	.write = synth_events_write,
 };
 
 /* ------------------------------------------------------------------ */

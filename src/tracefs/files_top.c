@@ -1074,6 +1074,7 @@ static const struct tfs_fops tracing_cpumask_fops = {
 
 extern const struct tfs_fops trev__available_events_fops;
 extern const struct tfs_fops trev__set_event_fops;
+extern const struct tfs_fops trev__synthetic_events_fops;
 extern const struct tfs_fops trev__per_thread_stats_fops;
 extern const struct tfs_fops trev__available_filter_functions_fops;
 extern const struct tfs_fops trev__set_ftrace_filter_fops;
@@ -1116,6 +1117,7 @@ static const struct tfs_node instance_entries[] = {
 	{ "set_graph_function", 0640, &trev__set_graph_function_fops, NULL, true },
 	{ "set_graph_notrace", 0640, &trev__set_graph_notrace_fops, NULL, true },
 	{ "snapshot", 0640, &snapshot_fops, NULL, false },
+	{ "synthetic_events", 0640, &trev__synthetic_events_fops, NULL, true },
 	{ "trace", 0640, &trev__trace_fops, NULL, false },
 	{ "trace_clock", 0640, &clock_fops, NULL, false },
 	{ "trace_marker", 0220, &marker_fops, NULL, false },

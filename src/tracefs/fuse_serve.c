@@ -320,6 +320,18 @@ static char *req_child_path(fuse_req_t req, struct trev_fuse_mnt *m, fuse_ino_t 
 	return path;
 }
 
+/*
+ * Seconds the kernel may keep @path's entry and attributes. A synthetic
+ * event's directory goes when a line written to synthetic_events removes
+ * it, not by an operation on the mount that the kernel would see: its
+ * entries are never cached, so `test -d` right after the removal says
+ * what tracefs says.
+ */
+static double path_timeout(const char *path)
+{
+	return strstr(path, "events/synthetic") ? 0.0 : ATTR_TIMEOUT;
+}
+
 /* Reply to LOOKUP or MKDIR with the entry of @path. */
 static void reply_entry(fuse_req_t req, struct trev_fuse_mnt *m, const char *path)
 {
@@ -338,8 +350,8 @@ static void reply_entry(fuse_req_t req, struct trev_fuse_mnt *m, const char *pat
 		return;
 	}
 	fill_stat(m, e.ino, &ts, &e.attr);
-	e.attr_timeout = ATTR_TIMEOUT;
-	e.entry_timeout = ATTR_TIMEOUT;
+	e.attr_timeout = path_timeout(path);
+	e.entry_timeout = path_timeout(path);
 	fuse_reply_entry(req, &e);
 }
 
@@ -360,6 +372,7 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	struct trev_fuse_mnt *m = req_mnt(req);
 	struct trev_stat ts;
 	struct stat st;
+	double timeout;
 	char *path;
 	int ret;
 
@@ -368,13 +381,14 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	if (!path)
 		return;
 	ret = tree_stat(m, path, &ts);
+	timeout = path_timeout(path);
 	free(path);
 	if (ret) {
 		fuse_reply_err(req, -ret);
 		return;
 	}
 	fill_stat(m, ino, &ts, &st);
-	fuse_reply_attr(req, &st, ATTR_TIMEOUT);
+	fuse_reply_attr(req, &st, timeout);
 }
 
 /*

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Synthetic events: the synthetic_events parser (every kernel error with its
+ * column, as ftracetest's trigger-synthetic_event_syntax_errors.tc checks
+ * them), the definitions read back, the events/synthetic/ files (format as
+ * the kernel prints it), removal (busy while enabled or referenced, all or
+ * none on O_TRUNC), and records written by trev__synth_trace() as `trace`
+ * prints them.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <trev/trev.h>
+
+#include "trigger/synth.h"
+
+static char buf[65536];
+
+static const char *rd(const char *path)
+{
+	ssize_t n = trev_read(path, buf, sizeof(buf));
+
+	assert_true(n >= 0);
+	return buf;
+}
+
+static void reset(void **state)
+{
+	(void)state;
+	trev_write("events/enable", "0");
+	assert_int_equal(trev_write("synthetic_events", ""), 0);
+	trev_write("error_log", "");
+	trev_write("trace", "");
+}
+
+/* Parser table: the command, the error and its column ('^' as the kernel's tests mark it). */
+static const struct {
+	const char *cmd;	/* '^' marks the column; removed before writing */
+	int ret;
+	const char *msg;
+} syntax_errors[] = {
+	{ "myevent ^chr arg", -EINVAL, "Invalid type" },
+	{ "myevent ^unsigned arg", -EINVAL, "Incomplete type" },
+	{ "myevent char ^str]; int v", -EINVAL, "Illegal name" },
+	{ "^mye-vent char str[]", -EINVAL, "Illegal name" },
+	{ "myevent char ^st-r[]", -EINVAL, "Illegal name" },
+	{ "myevent char str;^[]", -EINVAL, "Invalid field" },
+	{ "myevent char str; ^int", -EINVAL, "Invalid field" },
+	{ "myevent char ^str[; int v", -EINVAL, "Invalid array specification" },
+	{ "myevent char ^str[kdjdk]", -EINVAL, "Invalid array specification" },
+	{ "myevent char ^str[257]", -EINVAL, "Invalid array specification" },
+	{ "^mye;vent char str[]", -EINVAL, "Command must be of the form: <name> field[;field] ..." },
+	{ "^myevent ; char str[]", -EINVAL, "Command must be of the form: <name> field[;field] ..." },
+	{ "^myevent; char str[]", -EINVAL, "Command must be of the form: <name> field[;field] ..." },
+	{ "^myevent ;char str[]", -EINVAL, "Command must be of the form: <name> field[;field] ..." },
+	{ "^; char str[]", -EINVAL, "Command must be of the form: <name> field[;field] ..." },
+	{ "^;myevent char str[]", -EINVAL, "Command must be of the form: <name> field[;field] ..." },
+	{ "^myevent", -EINVAL, "Command must be of the form: <name> field[;field] ..." },
+	{ "myevent ^u64[2] v", -EINVAL, "Invalid type" },
+	{ "myevent unsigned ^long[] stack", -EINVAL, "Invalid type" },
+	{ "wakeup_latency  u64 lat pid_t pid ^char", -EINVAL, "Invalid field" },
+};
+
+static void test_syntax_errors(void **state)
+{
+	for (size_t i = 0; i < sizeof(syntax_errors) / sizeof(syntax_errors[0]); i++) {
+		const char *marked = syntax_errors[i].cmd, *caret = strchr(marked, '^');
+		char cmd[256], want[512];
+		int pos = (int)(caret - marked);
+
+		reset(state);
+		snprintf(cmd, sizeof(cmd), "%.*s%s", pos, marked, caret + 1);
+		assert_int_equal(trev_append("synthetic_events", cmd), syntax_errors[i].ret);
+		/* Nothing was defined, and the error_log says what and where. */
+		assert_string_equal(rd("synthetic_events"), "");
+		rd("error_log");
+		snprintf(want, sizeof(want), "synthetic_events: error: %s\n  Command: %s\n%*s^\n",
+			 syntax_errors[i].msg, cmd, pos + (int)strlen("  Command: "), "");
+		if (!strstr(buf, want))
+			fail_msg("%s: error_log is\n%s\nwants\n%s", cmd, buf, want);
+	}
+}
+
+/* ftracetest's trigger-synthetic-event-syntax.tc: what each definition reads back as. */
+static void test_definitions(void **state)
+{
+	static const struct {
+		const char *def, *shown;
+	} defs[] = {
+		{ "myevent u64 var1", "myevent\tu64 var1\n" },
+		{ "myevent u64 var1; u64 var2;", "myevent\tu64 var1; u64 var2\n" },
+		{ "myevent u64 var1 ; u64 var2 ;", "myevent\tu64 var1; u64 var2\n" },
+		{ "myevent u64 var1 ;u64 var2", "myevent\tu64 var1; u64 var2\n" },
+		{ "  myevent  u64 var1  u64 var2", "myevent\tu64 var1; u64 var2\n" },
+		{ "myevent unsigned long var", "myevent\tunsigned long var\n" },
+		{ "myevent char var[10]", "myevent\tchar[10] var\n" },
+		{ "myevent char name[]; pid_t pid", "myevent\tchar[] name; pid_t pid\n" },
+		{ "myevent s8 a; u16 b; s32 c; int d; long e; bool f; gfp_t g; unsigned char h",
+		  "myevent\ts8 a; u16 b; s32 c; int d; long e; bool f; gfp_t g; unsigned char h\n" },
+	};
+
+	for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
+		reset(state);
+		assert_int_equal(trev_write("synthetic_events", defs[i].def), 0);
+		assert_string_equal(rd("synthetic_events"), defs[i].shown);
+		assert_string_equal(rd("error_log"), "");
+	}
+	/* Twice: "Event already exists", under the name; the first stays. */
+	assert_int_equal(trev_append("synthetic_events", "myevent u64 x"), -EEXIST);
+	assert_non_null(strstr(rd("error_log"), "error: Event already exists\n"
+					       "  Command: myevent u64 x\n"
+					       "           ^\n"));
+	assert_string_equal(rd("synthetic_events"), defs[8].shown);
+	/* A name longer than a tracefs path component takes: "Illegal name". */
+	{
+		char cmd[256];
+
+		memset(cmd, 'a', 200);
+		strcpy(cmd + 200, " u64 x");
+		assert_int_equal(trev_append("synthetic_events", cmd), -EINVAL);
+		assert_non_null(strstr(rd("error_log"), "synthetic_events: error: Illegal name\n"));
+	}
+	/* Several lines, comments; the order kept. */
+	reset(state);
+	assert_int_equal(trev_append("synthetic_events", "b u64 x # a comment\n\na pid_t p\n"), 0);
+	assert_string_equal(rd("synthetic_events"), "b\tu64 x\na\tpid_t p\n");
+	/* Removing: by name; what follows the name is not read (Linux 6.1). */
+	assert_int_equal(trev_append("synthetic_events", "!b u64 x"), 0);
+	assert_int_equal(trev_append("synthetic_events", "!b"), -ENOENT);
+	assert_string_equal(rd("synthetic_events"), "a\tpid_t p\n");
+	assert_int_equal(trev_append("synthetic_events", "!a"), 0);
+	assert_string_equal(rd("synthetic_events"), "");
+}
+
+static void test_files(void **state)
+{
+	struct trev_stat st;
+	char want[4096];
+	unsigned int id;
+
+	reset(state);
+	assert_int_equal(trev_write("synthetic_events",
+				    "wakeup_latency u64 lat; pid_t pid; char comm[16]; char name[]"), 0);
+	for (const char *const *f = (const char *const[]){ "enable", "filter", "format", "hist",
+							  "id", "trigger", NULL }; *f; f++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "events/synthetic/wakeup_latency/%s", *f);
+		assert_int_equal(trev_path_stat(path, &st), 0);
+	}
+	id = (unsigned int)strtoul(rd("events/synthetic/wakeup_latency/id"), NULL, 10);
+	assert_true(id >= 1000);
+	snprintf(want, sizeof(want),
+		 "name: wakeup_latency\n"
+		 "ID: %u\n"
+		 "format:\n"
+		 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		 "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		 "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		 "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+		 "\n"
+		 "\tfield:u64 lat;\toffset:8;\tsize:8;\tsigned:0;\n"
+		 "\tfield:pid_t pid;\toffset:16;\tsize:4;\tsigned:1;\n"
+		 "\tfield:char comm[16];\toffset:24;\tsize:16;\tsigned:1;\n"
+		 "\tfield:__data_loc char[] name;\toffset:280;\tsize:4;\tsigned:1;\n"
+		 "\n"
+		 "print fmt: \"lat=%%llu, pid=%%d, comm=%%s, name=%%s\", REC->lat, REC->pid, "
+		 "REC->comm, __get_str(name)\n", id);
+	assert_string_equal(rd("events/synthetic/wakeup_latency/format"), want);
+	assert_non_null(strstr(rd("available_events"), "synthetic:wakeup_latency\n"));
+
+	/* Enabled: busy, in every form of removal; disabled: gone, and its directory too. */
+	assert_int_equal(trev_write("events/synthetic/wakeup_latency/enable", "1"), 0);
+	assert_int_equal(trev_append("synthetic_events", "!wakeup_latency"), -EBUSY);
+	assert_int_equal(trev_write("synthetic_events", ""), -EBUSY);
+	assert_int_equal(trev_write("events/synthetic/wakeup_latency/enable", "0"), 0);
+	/* A trigger puts it in soft mode: busy too. */
+	assert_int_equal(trev_append("events/synthetic/wakeup_latency/trigger",
+				     "hist:keys=pid"), 0);
+	assert_int_equal(trev_append("synthetic_events", "!wakeup_latency"), -EBUSY);
+	assert_int_equal(trev_append("events/synthetic/wakeup_latency/trigger",
+				     "!hist:keys=pid"), 0);
+	/* In an instance too. */
+	assert_int_equal(trev_mkdir("instances/syn"), 0);
+	assert_int_equal(trev_write("instances/syn/events/synthetic/wakeup_latency/enable", "1"), 0);
+	assert_int_equal(trev_append("synthetic_events", "!wakeup_latency"), -EBUSY);
+	assert_int_equal(trev_rmdir("instances/syn"), 0);
+	/* Referenced (a trigger's action holds it). */
+	struct trev_synth_event *se = trev__synth_get("wakeup_latency");
+
+	assert_non_null(se);
+	assert_int_equal(trev_append("synthetic_events", "!wakeup_latency"), -EBUSY);
+	assert_int_equal(trev_write("synthetic_events", ""), -EBUSY);
+	trev__synth_put(se);
+	assert_int_equal(trev_append("synthetic_events", "!wakeup_latency"), 0);
+	assert_int_equal(trev_path_stat("events/synthetic/wakeup_latency", &st), -ENOENT);
+	assert_null(strstr(rd("available_events"), "wakeup_latency"));
+	/* A new one of the same name gets a new id: ids are never reused. */
+	assert_int_equal(trev_write("synthetic_events", "wakeup_latency u64 lat"), 0);
+	assert_true(strtoul(rd("events/synthetic/wakeup_latency/id"), NULL, 10) > id);
+}
+
+/* The records, as `trace` prints them; the filter of the synthetic event applies. */
+static void test_records(void **state)
+{
+	struct trev_synth_event *se;
+	const char *line;
+
+	reset(state);
+	assert_int_equal(trev_write("synthetic_events",
+				    "req_lat u64 lat; s32 id; s8 small; char tag[4]; char name[]"), 0);
+	se = trev__synth_get("req_lat");
+	assert_non_null(se);
+	/* Not enabled: nothing. */
+	trev__synth_trace(se, (const uint64_t[]){ 1, 2, 3, (uintptr_t)"a", (uintptr_t)"b" });
+	assert_int_equal(trev_write("events/synthetic/req_lat/enable", "1"), 0);
+	trev__synth_trace(se, (const uint64_t[]){ 1500, (uint64_t)-7, (uint64_t)-1,
+						   (uintptr_t)"abcdef", (uintptr_t)"req-1" });
+	assert_int_equal(trev_write("events/synthetic/req_lat/filter", "lat > 2000"), 0);
+	trev__synth_trace(se, (const uint64_t[]){ 1000, 1, 1, (uintptr_t)"x", (uintptr_t)"no" });
+	trev__synth_trace(se, (const uint64_t[]){ 3000, 2, 2, (uintptr_t)"y", (uintptr_t)"" });
+	rd("trace");
+	line = strstr(buf, "req_lat: ");
+	assert_non_null(line);
+	assert_memory_equal(line, "req_lat: lat=1500 id=-7 small=255 tag=abc name=req-1\n",
+			    strlen("req_lat: lat=1500 id=-7 small=255 tag=abc name=req-1\n"));
+	line = strstr(line + 1, "req_lat: ");
+	assert_non_null(line);
+	assert_memory_equal(line, "req_lat: lat=3000 id=2 small=2 tag=y name=\n",
+			    strlen("req_lat: lat=3000 id=2 small=2 tag=y name=\n"));
+	assert_null(strstr(line + 1, "req_lat: "));
+	assert_int_equal(trev_write("events/synthetic/req_lat/enable", "0"), 0);
+	trev__synth_put(se);
+	assert_int_equal(trev_write("synthetic_events", ""), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_definitions),
+		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_records),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
