@@ -21,6 +21,15 @@
 #define TREV_STATIC_ASSERT(cond, msg)	_Static_assert(cond, msg)
 #endif
 
+/*
+ * __trev_notrace - the kernel's notrace: the function has no patchable entry
+ * even in a file built with the function tracer's flags
+ * (-fpatchable-function-entry=5, docs/function-tracer.md), so the tracer
+ * never lists it. Every function the event headers generate in the user's
+ * files carries it: trev's own code is not the program's to trace.
+ */
+#define __trev_notrace	__attribute__((patchable_function_entry(0, 0)))
+
 #define __trev_stringify_1(x...)	#x
 #define __trev_stringify(x...)		__trev_stringify_1(x)
 

@@ -180,12 +180,12 @@ static const struct trev_module __trev_module = {
 	__start___trev_eval_map, __stop___trev_eval_map
 };
 
-static void __attribute__((constructor)) trev_module_init(void)
+static void __attribute__((constructor)) __trev_notrace trev_module_init(void)
 {
 	trev_module_register(&__trev_module);
 }
 
-static void __attribute__((destructor)) trev_module_exit(void)
+static void __attribute__((destructor)) __trev_notrace trev_module_exit(void)
 {
 	trev_module_unregister(&__trev_module);
 }

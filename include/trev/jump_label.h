@@ -111,13 +111,15 @@ extern const struct trev_jump_entry __stop___trev_jump_table[]
  * table (the linker's __start_/__stop_ of this object): the first call
  * does, the others find it there.
  */
-static __attribute__((constructor(101), used)) void trev_jump_label_register_(void)
+static __attribute__((constructor(101), used)) __trev_notrace void
+trev_jump_label_register_(void)
 {
 	if (__start___trev_jump_table)
 		trev_jump_label_register(__start___trev_jump_table, __stop___trev_jump_table);
 }
 
-static __attribute__((destructor(101), used)) void trev_jump_label_unregister_(void)
+static __attribute__((destructor(101), used)) __trev_notrace void
+trev_jump_label_unregister_(void)
 {
 	if (__start___trev_jump_table)
 		trev_jump_label_unregister(__start___trev_jump_table);

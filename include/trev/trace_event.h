@@ -130,7 +130,7 @@ TREV_API unsigned int trev_nr_cpumask_bits(void);
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 
 /* __vstring(): bytes the text of @fmt and *@ap takes, NUL included, capped. */
-static inline unsigned int trev_event_vstr_len(const char *fmt, va_list *ap)
+static inline __trev_notrace unsigned int trev_event_vstr_len(const char *fmt, va_list *ap)
 {
 	va_list aq;
 	int n;
@@ -146,7 +146,8 @@ static inline unsigned int trev_event_vstr_len(const char *fmt, va_list *ap)
 }
 
 /* __assign_vstr(): the text again, into the @len bytes __vstring() measured. */
-static inline void trev_assign_vstr(char *dst, unsigned int len, const char *fmt, va_list *ap)
+static inline __trev_notrace void trev_assign_vstr(char *dst, unsigned int len, const char *fmt,
+						 va_list *ap)
 {
 	va_list aq;
 
@@ -164,7 +165,7 @@ static inline void trev_assign_vstr(char *dst, unsigned int len, const char *fmt
 #pragma GCC diagnostic pop
 
 /* __assign_str(): copy what __string() measured; @len counts the NUL. */
-static inline void trev_assign_str(char *dst, const void *src, unsigned int len)
+static inline __trev_notrace void trev_assign_str(char *dst, const void *src, unsigned int len)
 {
 	static const char null_str[] = "(null)";
 

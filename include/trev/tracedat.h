@@ -94,6 +94,10 @@ struct trev_dat_source {
 	 * at each trev_dat_snapshot() and at trev_dat_finish(),
 	 * also when read_file() fails there (a traced process that is gone):
 	 * it answers from what it has kept.
+	 * An address only named after the nearest symbol below it (past
+	 * that symbol's end: a stripped object's .dynsym) comes back as
+	 * "name+0x8a" with @start the address itself, a kallsyms line of its
+	 * own, so that readers print what the trace text prints.
 	 * Return: 0 with @name (NUL-terminated, at most @size bytes) and
 	 * @start filled, or a negative errno when unknown.
 	 */

@@ -31,12 +31,12 @@ struct trev_static_key {
 };
 
 /* The key's word, loaded once: its sign says whether to go in, its halves who for. */
-static inline int trev_static_key_load(const struct trev_static_key *key)
+static inline __trev_notrace int trev_static_key_load(const struct trev_static_key *key)
 {
 	return __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
 }
 
-static inline bool trev_static_key_false(const struct trev_static_key *key)
+static inline __trev_notrace bool trev_static_key_false(const struct trev_static_key *key)
 {
 	return trev_unlikely(trev_static_key_load(key) > 0);
 }
@@ -251,7 +251,7 @@ void __tsan_release(void *addr);
  */
 #define __TREV_TRACE_FN(name, proto, args, cond)					\
 	__TREV_JUMP_LABEL(name)								\
-	static inline void trace_##name(proto)						\
+	static inline __trev_notrace void trace_##name(proto)				\
 	{										\
 		if (trev_unlikely(__trev_jl_##name())) {				\
 			if (!(cond))							\
@@ -262,7 +262,7 @@ void __tsan_release(void *addr);
 	}
 #else
 #define __TREV_TRACE_FN(name, proto, args, cond)					\
-	static inline void trace_##name(proto)						\
+	static inline __trev_notrace void trace_##name(proto)				\
 	{										\
 		int __trev_key = trev_static_key_load(&__tracepoint_##name.key);	\
 											\
@@ -279,27 +279,30 @@ void __tsan_release(void *addr);
 	TREV_EXTERN_C struct trev_tracepoint __tracepoint_##name;			\
 	TREV_EXTERN_C void __traceiter_##name(data_proto);				\
 	__TREV_TRACE_FN(name, PARAMS(proto), PARAMS(args), PARAMS(cond))		\
-	static inline bool trace_##name##_enabled(void)					\
+	static inline __trev_notrace bool trace_##name##_enabled(void)			\
 	{										\
 		return trev_static_key_false(&__tracepoint_##name.key);		\
 	}										\
-	static inline int register_trace_##name(void (*probe)(data_proto), void *data)	\
+	static inline __trev_notrace int						\
+	register_trace_##name(void (*probe)(data_proto), void *data)			\
 	{										\
 		return trev_tracepoint_probe_register(&__tracepoint_##name,		\
 						      (void *)probe, data);		\
 	}										\
-	static inline int register_trace_prio_##name(void (*probe)(data_proto),	\
-						     void *data, int prio)		\
+	static inline __trev_notrace int						\
+	register_trace_prio_##name(void (*probe)(data_proto), void *data, int prio)	\
 	{										\
 		return trev_tracepoint_probe_register_prio(&__tracepoint_##name,	\
 							   (void *)probe, data, prio);	\
 	}										\
-	static inline int unregister_trace_##name(void (*probe)(data_proto), void *data) \
+	static inline __trev_notrace int						\
+	unregister_trace_##name(void (*probe)(data_proto), void *data)			\
 	{										\
 		return trev_tracepoint_probe_unregister(&__tracepoint_##name,		\
 							(void *)probe, data);		\
 	}										\
-	static inline void check_trace_callback_type_##name(void (*cb)(data_proto))	\
+	static inline __trev_notrace void						\
+	check_trace_callback_type_##name(void (*cb)(data_proto))			\
 	{										\
 		(void)cb;								\
 	}
@@ -359,7 +362,7 @@ void __tsan_release(void *addr);
 		__attribute__((used, section("__trev_tracepoints"))) =			\
 		&__tracepoint_##_name;							\
 	/* Out of line, so that the direct call keeps no arguments across calls. */ \
-	static __attribute__((__noinline__)) void					\
+	static __attribute__((__noinline__)) __trev_notrace void			\
 	__traceloop_##_name(struct trev_tracepoint_func *it_func_ptr, proto)		\
 	{										\
 		do {									\
@@ -367,7 +370,7 @@ void __tsan_release(void *addr);
 									 args);	\
 		} while ((++it_func_ptr)->func);					\
 	}										\
-	void __traceiter_##_name(void *__data, proto)					\
+	__trev_notrace void __traceiter_##_name(void *__data, proto)			\
 	{										\
 		struct trev_tracepoint_func *it_func_ptr;				\
 		struct trev_rcu_section __rcu_s;					\
@@ -441,11 +444,11 @@ void __tsan_release(void *addr);
 #define DECLARE_EVENT_NOP(name, proto, args)						\
 	_Pragma("GCC diagnostic push")							\
 	_Pragma("GCC diagnostic ignored \"-Wunused-parameter\"")			\
-	static inline void trace_##name(proto)						\
+	static inline __trev_notrace void trace_##name(proto)				\
 	{										\
 	}										\
 	_Pragma("GCC diagnostic pop")							\
-	static inline bool trace_##name##_enabled(void)					\
+	static inline __trev_notrace bool trace_##name##_enabled(void)			\
 	{										\
 		return false;								\
 	}

@@ -48,15 +48,15 @@ extern "C++" {
 template <typename T, bool scalar = !__is_class(T) && !__is_union(T)>
 struct __trev_usdt_t {
 	static const bool is_signed = false;
-	static unsigned long val(const T &) { return 0; }
+	static __trev_notrace unsigned long val(const T &) { return 0; }
 };
 template <typename T> struct __trev_usdt_t<T, true> {
 	static const bool is_signed = (T)-1 < (T)1;
-	static unsigned long val(T x) { return (unsigned long)x; }
+	static __trev_notrace unsigned long val(T x) { return (unsigned long)x; }
 };
 template <typename T> struct __trev_usdt_t<T *, true> {
 	static const bool is_signed = false;
-	static unsigned long val(T *x) { return (unsigned long)x; }
+	static __trev_notrace unsigned long val(T *x) { return (unsigned long)x; }
 };
 }
 #define __trev_usdt_signed(x)	(__trev_usdt_t<__typeof__(x)>::is_signed)

@@ -133,6 +133,12 @@ static int local_symbol(const struct trev_dat_source *src, uint64_t addr, char *
 		return ret < 0 ? ret : -ENOENT;
 	if (!sym.name || !sym.name[0])
 		return -ENOENT;
+	if (sym.past_end) {
+		/* A line of its own, named as the trace text names it (tracedat.h). */
+		snprintf(name, size, "%s+0x%lx", sym.name, (unsigned long)addr - sym.start);
+		*start = addr;
+		return 0;
+	}
 	snprintf(name, size, "%s", sym.name);
 	*start = sym.start;
 	return 0;

@@ -17,7 +17,9 @@
  * @with_offset: print "name+0x1a/0x40" (the sym-offset trace option), else "name"
  *
  * An unknown address prints as the kernel prints it there: "0x%lx" with
- * @with_offset (sprint_symbol's text), "0x%08lx" without.
+ * @with_offset (sprint_symbol's text), "0x%08lx" without. One past the end
+ * of the nearest symbol below it (a stripped object's .dynsym) prints as
+ * "name+0x8a" even without @with_offset.
  *
  * Context: as trev__sym_lookup().
  * Return: 0, or -1 if @s is full.
@@ -31,6 +33,9 @@ int trev__sym_print(struct trev_seq *s, unsigned long addr, int with_offset)
 			return trev_seq_printf(s, "0x%lx", addr);
 		return trev_seq_printf(s, "0x%08lx", addr);
 	}
+	/* Past the symbol's end (a stripped object): the offset says it is only the nearest. */
+	if (!with_offset && sym.past_end)
+		return trev_seq_printf(s, "%s+0x%lx", sym.name, addr - sym.start);
 	if (!with_offset)
 		return trev_seq_puts(s, sym.name);
 	return trev_seq_printf(s, "%s+0x%lx/0x%lx", sym.name, addr - sym.start, sym.size);

@@ -98,6 +98,7 @@ static int symtab_read_syms(struct trev_symtab *tab, Elf *elf)
 
 	if (!data)
 		return 0;
+	tab->dynsym = shdr.sh_type == SHT_DYNSYM;
 	nsyms = shdr.sh_size / shdr.sh_entsize;
 	tab->syms = calloc(nsyms ? nsyms : 1, sizeof(*tab->syms));
 	if (!tab->syms)
@@ -176,8 +177,8 @@ int trev__symtab_load(struct trev_symtab *tab, int fd)
 	return ret;
 }
 
-/* Binary search: the last symbol at or below @vaddr, if it holds @vaddr. */
-const struct trev_symtab_ent *trev__symtab_find(const struct trev_symtab *tab, uint64_t vaddr)
+/* Binary search: how many symbols are at or below @vaddr. */
+static size_t symtab_below(const struct trev_symtab *tab, uint64_t vaddr)
 {
 	size_t lo = 0, hi = tab->nsyms;
 
@@ -189,12 +190,56 @@ const struct trev_symtab_ent *trev__symtab_find(const struct trev_symtab *tab, u
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* The last symbol at or below @vaddr, if it holds @vaddr. */
+const struct trev_symtab_ent *trev__symtab_find(const struct trev_symtab *tab, uint64_t vaddr)
+{
+	size_t lo = symtab_below(tab, vaddr);
+
 	if (!lo)
 		return NULL;
 	if (vaddr - tab->syms[lo - 1].value >= tab->syms[lo - 1].size &&
 	    tab->syms[lo - 1].value != vaddr)
 		return NULL;
 	return &tab->syms[lo - 1];
+}
+
+/* The PT_LOAD segment that holds link-time address @vaddr, or NULL. */
+static const struct trev_symtab_seg *symtab_seg(const struct trev_symtab *tab, uint64_t vaddr)
+{
+	for (size_t i = 0; i < tab->nsegs; i++)
+		if (vaddr >= tab->segs[i].vaddr && vaddr - tab->segs[i].vaddr < tab->segs[i].filesz)
+			return &tab->segs[i];
+	return NULL;
+}
+
+const struct trev_symtab_ent *trev__symtab_lookup(const struct trev_symtab *tab, uint64_t vaddr,
+						 bool *past_end, uint64_t *size)
+{
+	const struct trev_symtab_ent *e = trev__symtab_find(tab, vaddr);
+	const struct trev_symtab_seg *seg;
+	uint64_t end;
+	size_t lo;
+
+	*past_end = false;
+	if (e) {
+		*size = e->size;
+		return e;
+	}
+	if (!tab->dynsym || !(lo = symtab_below(tab, vaddr)))
+		return NULL;
+	e = &tab->syms[lo - 1];
+	seg = symtab_seg(tab, vaddr);
+	if (!seg || e->value < seg->vaddr)
+		return NULL;
+	end = seg->vaddr + seg->filesz;
+	if (lo < tab->nsyms && tab->syms[lo].value < end)
+		end = tab->syms[lo].value;
+	*past_end = true;
+	*size = end - e->value;
+	return e;
 }
 
 int trev__symtab_vaddr(const struct trev_symtab *tab, uint64_t offset, uint64_t *vaddr)

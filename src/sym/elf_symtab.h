@@ -7,6 +7,7 @@
 #ifndef TREV_ELF_SYMTAB_H
 #define TREV_ELF_SYMTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,7 @@ struct trev_symtab {
 	char *names;			/* every name, NUL-terminated, one after another */
 	struct trev_symtab_seg *segs;	/* the PT_LOAD segments, in program header order */
 	size_t nsegs;
+	bool dynsym;			/* the symbols are .dynsym's: the file has no .symtab */
 };
 
 /*
@@ -48,6 +50,23 @@ int trev__symtab_load(struct trev_symtab *tab, int fd);
 
 /* trev__symtab_find() - the symbol that holds link-time address @vaddr, or NULL. */
 const struct trev_symtab_ent *trev__symtab_find(const struct trev_symtab *tab, uint64_t vaddr);
+
+/*
+ * trev__symtab_lookup() - the symbol to name link-time address @vaddr after:
+ * the one that holds it (trev__symtab_find()); lacking one, in a table of
+ * .dynsym only (a stripped file: Debian's libc), the nearest symbol below
+ * it in the same PT_LOAD segment, as kallsyms names an address after the
+ * symbol before it. .dynsym lists only the exported symbols, so the
+ * static function that holds the address is not in it; the nearest
+ * exported one and the offset are all the file tells.
+ * @past_end: receives true when the symbol does not hold @vaddr (the
+ *	      nearest one below it)
+ * @size: receives the symbol's size; past its end, the distance from it
+ *	  to the next symbol or the segment's end, as kallsyms counts it
+ * Return: the symbol, or NULL: none to name @vaddr after.
+ */
+const struct trev_symtab_ent *trev__symtab_lookup(const struct trev_symtab *tab, uint64_t vaddr,
+						 bool *past_end, uint64_t *size);
 
 /*
  * trev__symtab_vaddr() - the link-time address of byte @offset of the file

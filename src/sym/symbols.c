@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Code addresses to symbol names (the kernel's kallsyms, for %ps/%pS/%pB and
- * the ip of trace_printk): dladdr() first, then the ELF .symtab of the object
- * that holds the address, read once with libelf and kept for the process.
+ * the ip of trace_printk): dladdr() first, then the ELF .symtab (else
+ * .dynsym) of the object that holds the address, read once with libelf and
+ * kept for the process.
  *
  * Differences from the kernel:
  *  - the size in "name+0x1a/0x40" is the symbol's ELF st_size (the function
@@ -10,8 +11,12 @@
  *    counts the alignment padding after the function. A symbol without a size
  *    gets the distance to the next symbol, as in kallsyms.
  *  - an address past the end of the symbol before it (padding, PLT stubs,
- *    code with no symbol) is unknown here; kallsyms would name the symbol
- *    before it.
+ *    code with no symbol) is unknown here when the object has a .symtab;
+ *    kallsyms would name the symbol before it. In an object stripped to its
+ *    .dynsym (Debian's libc: its static functions, __libc_start_call_main
+ *    among them, are in no table) it is named after the nearest exported
+ *    symbol below it in its segment, always with the offset ("name+0x8a"),
+ *    since the name alone would say the address is in that function.
  *  - no " [module]" suffix: every object of the process is "the kernel".
  *
  * A table is kept for the life of the process, keyed by path and load
@@ -125,7 +130,8 @@ out_unlock:
  *
  * dladdr() when it names a symbol that holds @addr; otherwise the .symtab of
  * the object that holds @addr (static functions, executables linked without
- * -rdynamic), read on first use and kept.
+ * -rdynamic), read on first use and kept; in an object with .dynsym only,
+ * the nearest symbol below @addr (@sym->past_end).
  *
  * Context: any thread, not from a signal handler (takes the loader's lock and
  * a mutex; the first lookup in an object reads its file).
@@ -137,6 +143,7 @@ int trev__sym_lookup(unsigned long addr, struct trev_sym *sym)
 	const struct trev_symtab_ent *e;
 	const ElfW(Sym) *dsym = NULL;
 	struct sym_obj *obj;
+	uint64_t size;
 	Dl_info info;
 
 	if (dladdr1((void *)addr, &info, (void **)&dsym, RTLD_DL_SYMENT) && info.dli_sname &&
@@ -146,6 +153,7 @@ int trev__sym_lookup(unsigned long addr, struct trev_sym *sym)
 		sym->start = (unsigned long)info.dli_saddr;
 		sym->size = dsym->st_size;
 		sym->object = info.dli_fname ? info.dli_fname : "";
+		sym->past_end = false;
 		return 0;
 	}
 	dl_iterate_phdr(sym_find_cb, &f);
@@ -154,12 +162,12 @@ int trev__sym_lookup(unsigned long addr, struct trev_sym *sym)
 	obj = sym_obj_get(f.path ? f.path : "", f.bias);
 	if (!obj || !obj->tab.nsyms)
 		return -ENOENT;
-	e = trev__symtab_find(&obj->tab, addr - f.bias);
+	e = trev__symtab_lookup(&obj->tab, addr - f.bias, &sym->past_end, &size);
 	if (!e)
 		return -ENOENT;
 	sym->name = obj->tab.names + e->name;
 	sym->start = (unsigned long)e->value + f.bias;
-	sym->size = (unsigned long)e->size;
+	sym->size = (unsigned long)size;
 	sym->object = obj->path;
 	return 0;
 }
@@ -174,7 +182,8 @@ int trev__sym_lookup(unsigned long addr, struct trev_sym *sym)
  *	  address (looks up @addr - 1, prints its offset + 1)
  *
  * An address no symbol holds prints as "0x%lx", as the kernel's
- * sprint_symbol() does.
+ * sprint_symbol() does; one past the end of the nearest symbol below it
+ * (sym.past_end) prints with its offset in every mode.
  *
  * Context: as trev__sym_lookup().
  * Return: the length of the whole text (as snprintf: may be >= @size).
@@ -186,8 +195,10 @@ int trev__sym_snprint(char *buf, size_t size, unsigned long addr, enum trev_sym_
 
 	if (trev__sym_lookup(look, &sym) < 0)
 		return snprintf(buf, size, "0x%lx", addr);
-	if (mode == TREV_SYM_NAME)
+	if (mode == TREV_SYM_NAME && !sym.past_end)
 		return snprintf(buf, size, "%s", sym.name);
+	if (mode == TREV_SYM_NAME)
+		return snprintf(buf, size, "%s+0x%lx", sym.name, look - sym.start);
 	/* The kernel's "+%#lx/%#lx": its %#x prints 0 as "0x0". */
 	return snprintf(buf, size, "%s+0x%lx/0x%lx", sym.name,
 			look - sym.start + (mode == TREV_SYM_BACKTRACE), sym.size);

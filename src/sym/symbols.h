@@ -6,6 +6,7 @@
 #ifndef TREV_SYMBOLS_H
 #define TREV_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* What trev__sym_snprint() prints, as the kernel's printk pointer extensions. */
@@ -19,8 +20,10 @@ enum trev_sym_mode {
 struct trev_sym {
 	const char *name;	/* symbol name; valid while its object stays loaded */
 	unsigned long start;	/* its run-time address */
-	unsigned long size;	/* its size in bytes, 0 when unknown */
+	unsigned long size;	/* its size in bytes, 0 when unknown; past_end: to the next symbol */
 	const char *object;	/* path of the object that holds it ("" if unknown) */
+	bool past_end;		/* the address is past its end: only the nearest symbol below
+				 * it in a stripped object's .dynsym (trev__symtab_lookup()) */
 };
 
 int trev__sym_lookup(unsigned long addr, struct trev_sym *sym);

@@ -34,6 +34,16 @@ static const char *const fz_types[] = {
 	"bool", "s64", "", "[", "__data_loc ", "const volatile const",
 };
 
+/* __print_symbolic()/__print_flags() labels, some beyond a small integer, one negative. */
+static const struct trev_ctf_label fz_labels[] = {
+	{ 0, "ZERO" }, { 1, "ONE" }, { 300, "\"big\"" }, { (uint64_t)-1, "MINUS" },
+	{ 1ull << 40, "FAR" },
+};
+
+/* Companion strings: NULL (""), and text. */
+static const char *const fz_strs[] = { NULL, "main", "__libc_init_first+0x8a", NULL, "x",
+				       "READ|SYNC", NULL, "", "y" };
+
 static uint64_t fz_load(const unsigned char *p, bool big)
 {
 	uint64_t v = 0;
@@ -131,6 +141,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (fields[i].name[0] != '_' || !memchr(fields[i].name, '\0', sizeof(fields[i].name)))
 			abort();
+		/* Labels (an enum, values the integer may not hold) and a companion string. */
+		if (fields[i].kind == TREV_CTF_INT && d[1] & 16) {
+			fields[i].labels = fz_labels;
+			fields[i].nr_labels = sizeof(fz_labels) / sizeof(fz_labels[0]);
+		}
+		fields[i].companion = (enum trev_ctf_companion)(d[1] >> 5) % 3;
 	}
 	ev.nr_fields = nr;
 	ev.text = data[1] & 4;
@@ -145,8 +161,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!pkt || pkt->len != 52 || fz_load((const unsigned char *)pkt->data + 24, big) != 52 * 8)
 		abort();
 	for (int k = 0; k < 3; k++) {
-		ret = trev_ctf_stream_event(&s, &ev, data + pos, size - pos, 100 + (uint64_t)k,
-					    "text", why, sizeof(why));
+		ret = trev_ctf_stream_event_strs(&s, &ev, data + pos, size - pos,
+						 100 + (uint64_t)k, "text", k == 1 ? fz_strs : NULL,
+						 why, sizeof(why));
 		if (ret && ret != -EINVAL)
 			abort();
 		if (k == 0)

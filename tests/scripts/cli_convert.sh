@@ -90,7 +90,9 @@ for want in \
 	'name = "demo:demo_request";' \
 	'string { encoding = UTF8; } _path;' \
 	'integer { size = 32; align = 8; signed = true; base = 10; } _status;' \
-	'integer { size = 32; align = 8; signed = false; base = 10; } _flags;' \
+	'enum : integer { size = 32; align = 8; signed = false; base = 10; } { "CACHED" = 1, "SYNC" = 2, "RETRY" = 4 } _flags;' \
+	'string { encoding = UTF8; } _flags_str;' \
+	'enum : integer { size = 32; align = 8; signed = true; base = 10; } { "GET" = 0, "PUT" = 1, "DELETE" = 2 } _method;' \
 	'integer { size = 8; align = 8; signed = false; base = 10; } _digest[4];' \
 	'string { encoding = UTF8; } _name;' \
 	'uint32_t _lat_len;' \

@@ -14,12 +14,10 @@ export LC_ALL=C
 B=$TREV_BUILD_DIR
 S=$TREV_SOURCE_DIR
 T=$(mktemp -d)
-# cmake --install rewrites the tree's install_manifest.txt: the one of `make install` is put
-# back, so that `make uninstall` still removes what it installed.
-manifest=$B/install_manifest.txt
-[ -f "$manifest" ] && cp "$manifest" "$T/manifest.saved"
+. "$S/tests/scripts/lib/install_manifest.sh"
+manifest_keep "$B" "$T"
 restore() {
-	if [ -f "$T/manifest.saved" ]; then cp "$T/manifest.saved" "$manifest"; else rm -f "$manifest"; fi
+	manifest_put_back
 	rm -rf "$T"
 }
 trap restore EXIT

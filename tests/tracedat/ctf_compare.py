@@ -27,8 +27,19 @@ def fail(msg):
     sys.exit('ctf_compare.py: ' + msg)
 
 
+class Label(int):
+    """An enum field's value: babeltrace2's ( "GET" : container = 0 ), its label kept
+    (None for <unknown>)."""
+
+    def __new__(cls, value, label):
+        obj = int.__new__(cls, value)
+        obj.label = label
+        return obj
+
+
 class Fields:
-    """babeltrace2's text for a structure: { a = 1, b = "x", c = [ [0] = 1, [1] = 2 ] }."""
+    """babeltrace2's text for a structure: { a = 1, b = "x", c = [ [0] = 1, [1] = 2 ] },
+    an enum's value ( "L" : container = 1 ) as a Label."""
 
     def __init__(self, text):
         self.s, self.i = text, 0
@@ -48,6 +59,20 @@ class Fields:
         c = self.s[self.i]
         if c == '{':
             return self.struct()
+        if c == '(':
+            self.expect('(')
+            self.ws()
+            if self.s.startswith('<unknown>', self.i):
+                self.expect('<unknown>')
+                label = None
+            else:
+                label = self.value()
+            self.expect(':')
+            self.expect('container')
+            self.expect('=')
+            value = self.value()
+            self.expect(')')
+            return Label(value, label)
         if c == '[':
             self.expect('[')
             out = []
@@ -180,6 +205,15 @@ def expected_text(ev):
                          if f['flags'] & bit)
         if f['flags'] & ~7:
             fail('demo_request flags %#x: bits the test does not know' % f['flags'])
+        # __print_symbolic(): a CTF enum whose label is the symbol; __print_flags(): an
+        # enum of the single flags and the text in flags_str (docs/cli/trev-convert.md).
+        if not isinstance(f['method'], Label) or f['method'].label != method:
+            fail('demo_request method %r: not the enum label %r' % (f['method'], method))
+        single = {1: 'CACHED', 2: 'SYNC', 4: 'RETRY'}.get(f['flags'])
+        if not isinstance(f['flags'], Label) or f['flags'].label != single:
+            fail('demo_request flags %r: not the enum label %r' % (f['flags'], single))
+        if f.get('flags_str') != flags:
+            fail('demo_request flags_str %r, not %r' % (f.get('flags_str'), flags))
         return 'demo_request: %s path=%s flags=%s status=%d digest=%s' % (
             method, f['path'], flags, f['status'], ' '.join('%02x' % b for b in f['digest']))
     if name == 'demo_batch':

@@ -355,6 +355,66 @@ static void test_metadata(void **state)
 	trev__buf_free(&b);
 }
 
+/*
+ * Labels and companions (docs/cli/trev-convert.md, "Names"): an enum in the
+ * metadata, values the integer cannot hold left out; a companion string
+ * after its field, in the metadata and in the record; a companion named as
+ * another field refused.
+ */
+static void test_labels(void **state)
+{
+	static const struct trev_ctf_label labels[] = {
+		{ 0, "IDLE" }, { 1, "BU\"SY" }, { 300, "BIG" },
+	};
+	static const uint8_t rec[] = { 0x2a, 0, 0, 0, 1, 0x10, 0, 0, 0, 0, 0, 0, 0 };
+	static const uint8_t want[] = { 1, 0x10, 0, 0, 0, 0, 0, 0, 0, 'm', 'a', 'i', 'n', 0 };
+	const char *strs[3] = { NULL, NULL, "main" };
+	struct trev_ctf_field f[3];
+	struct trev_ctf_event ev = { .id = 7, .name = (char *)"s:e", .fields = f, .nr_fields = 3 };
+	const struct trev_ctf_event *list[] = { &ev };
+	struct trev_ctf_trace t = { .clock = "local" };
+	struct trev_buf b = TREV_BUF_INIT;
+	struct trev_ctf_field_in in;
+	struct trev_ctf_stream s;
+	const struct trev_buf *pkt;
+	char why[160];
+
+	(void)state;
+	in = (struct trev_ctf_field_in)IN("unsigned char", 4, 1, 0, 0, 0, 0, 0);
+	in.name = "state";
+	assert_int_equal(trev_ctf_field_map(&f[0], &in, 8, why, sizeof(why)), 0);
+	f[0].labels = labels;
+	f[0].nr_labels = 3;
+	in = (struct trev_ctf_field_in)IN("unsigned long", 5, 8, 0, 0, 0, 0, 0);
+	in.name = "ip";
+	assert_int_equal(trev_ctf_field_map(&f[1], &in, 8, why, sizeof(why)), 0);
+	f[1].companion = TREV_CTF_COMP_SYM;
+	/* A field named as ip's companion. */
+	in = (struct trev_ctf_field_in)IN("int", 0, 4, 0, 1, 0, 0, 0);
+	in.name = "ip_sym";
+	assert_int_equal(trev_ctf_field_map(&f[2], &in, 8, why, sizeof(why)), 0);
+	assert_int_equal(trev_ctf_event_check(&ev, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "two fields are named ip_sym in CTF");
+	ev.nr_fields = 2;
+	assert_int_equal(trev_ctf_event_check(&ev, why, sizeof(why)), 0);
+	assert_int_equal(trev_ctf_metadata(&b, &t, list, 1), 0);
+	assert_non_null(strstr(b.data, "\t\tenum : integer { size = 8; align = 8; signed = false; "
+				       "base = 10; } { \"IDLE\" = 0, \"BU\\\"SY\" = 1 } _state;\n"
+				       "\t\tinteger { size = 64; align = 8; signed = false; "
+				       "base = 10; } _ip;\n"
+				       "\t\tstring { encoding = UTF8; } _ip_sym;\n"));
+	trev__buf_free(&b);
+	trev_ctf_stream_init(&s, 0, false, TREV_CTF_PACKET_SIZE);
+	strs[1] = strs[2];
+	assert_int_equal(trev_ctf_stream_event_strs(&s, &ev, rec, sizeof(rec), 1, NULL, strs,
+						    why, sizeof(why)), 0);
+	pkt = trev_ctf_stream_close(&s);
+	assert_non_null(pkt);
+	assert_int_equal(pkt->len, 52 + 12 + sizeof(want));
+	assert_memory_equal(pkt->data + 52 + 12, want, sizeof(want));
+	trev_ctf_stream_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_record_bad),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_metadata),
+		cmocka_unit_test(test_labels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

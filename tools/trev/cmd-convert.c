@@ -9,10 +9,12 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -68,6 +70,8 @@ struct cvt_event {
 	struct tep_event *tep;
 	bool mapped;
 	char why[160];		/* !mapped: the field that cannot be mapped, and how */
+	struct tep_print_flag_sym **flags;	/* [nr_fields]: COMP_STR's __print_flags list */
+	bool any_comp;		/* a field has a companion string */
 };
 
 struct cvt {
@@ -81,6 +85,10 @@ struct cvt {
 	struct trev_ctf_stream *streams;	/* [nr_cpus] */
 	int *fds;		/* [nr_cpus], -1 until the CPU's first packet */
 	struct trace_seq seq;
+	struct trev_buf strs;	/* a record's companion strings, one after another */
+	size_t *str_at;		/* [max_fields]: where each is in strs */
+	const char **str_ptr;	/* [max_fields]: the strings handed to ctf.c */
+	unsigned int max_fields;
 	unsigned long long unknown_lost;	/* pages that lost an unknown number */
 	bool failed;		/* a message was printed; iteration stops */
 	size_t packet_size;	/* --packet-size */
@@ -211,6 +219,113 @@ static bool cvt_is_printk(const struct tep_event *ev)
 		!strcmp(ev->name, "bputs"));
 }
 
+/* The CTF field of @ev's format field @name: its index in e->ctf.fields, or -1. */
+static int cvt_field_index(const struct cvt_event *e, const char *name)
+{
+	for (unsigned int i = 0; name && i < e->ctf.nr_fields; i++)
+		if (!strcmp(e->ctf.fields[i].name + 1, name))
+			return (int)i;
+	return -1;
+}
+
+/* The record field a print fmt argument is, through casts: its index, or -1. */
+static int cvt_arg_field(const struct cvt_event *e, const struct tep_print_arg *arg)
+{
+	while (arg && arg->type == TEP_PRINT_TYPE)
+		arg = arg->typecast.item;
+	if (!arg || arg->type != TEP_PRINT_FIELD)
+		return -1;
+	return cvt_field_index(e, arg->field.name);
+}
+
+/* A value of __print_symbolic()/__print_flags() ("1", "0x4", "-1"), or false. */
+static bool cvt_label_value(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	*v = *s == '-' ? (uint64_t)strtoll(s, &end, 0) : strtoull(s, &end, 0);
+	return !errno && end != s && !*end;
+}
+
+/* The labels of a __print_symbolic()/__print_flags() list, for an enum. Return: 0 or -ENOMEM. */
+static int cvt_labels(struct trev_ctf_field *f, const struct tep_print_flag_sym *list)
+{
+	struct trev_ctf_label *labels;
+	unsigned int n = 0;
+
+	for (const struct tep_print_flag_sym *l = list; l; l = l->next)
+		n++;
+	if (!n || f->kind != TREV_CTF_INT || f->labels)
+		return 0;
+	labels = calloc(n, sizeof(*labels));
+	if (!labels)
+		return -ENOMEM;
+	n = 0;
+	for (const struct tep_print_flag_sym *l = list; l; l = l->next)
+		if (l->str && cvt_label_value(l->value, &labels[n].value))
+			labels[n++].label = l->str;
+	f->labels = labels;
+	f->nr_labels = n;
+	return 0;
+}
+
+/*
+ * The print fmt of @ev said as CTF (docs/cli/trev-convert.md, "Names"): a
+ * field printed by __print_symbolic() an enum of its symbols, by
+ * __print_flags() an enum of its flags and a string of the flags as trev
+ * report prints them (_NAME_str); an address printed with %ps, %pS, %pB,
+ * %pF or %pf (the function tracers' ip, parent_ip, func) a string of its
+ * function (_NAME_sym). Each conversion of the format takes one argument,
+ * and a '*' width or precision one more. Return: 0 or -ENOMEM.
+ */
+static int cvt_map_print(struct cvt_event *e, const struct tep_event *ev)
+{
+	const char *fmt = ev->print_fmt.format;
+	struct tep_print_arg *arg = ev->print_fmt.args;
+	int ret = 0, i;
+
+	e->flags = calloc(e->ctf.nr_fields ? e->ctf.nr_fields : 1, sizeof(*e->flags));
+	if (!e->flags)
+		return -ENOMEM;
+	for (struct tep_print_arg *a = arg; a && !ret; a = a->next) {
+		if (a->type == TEP_PRINT_SYMBOL && (i = cvt_arg_field(e, a->symbol.field)) >= 0) {
+			ret = cvt_labels(&e->ctf.fields[i], a->symbol.symbols);
+		} else if (a->type == TEP_PRINT_FLAGS &&
+			   (i = cvt_arg_field(e, a->flags.field)) >= 0 &&
+			   e->ctf.fields[i].kind == TREV_CTF_INT && !e->flags[i]) {
+			ret = cvt_labels(&e->ctf.fields[i], a->flags.flags);
+			e->ctf.fields[i].companion = TREV_CTF_COMP_STR;
+			e->flags[i] = a->flags.flags;
+		}
+	}
+	for (const char *p = fmt; p && *p && arg && !ret; p++) {
+		if (*p != '%')
+			continue;
+		if (*++p == '%')
+			continue;
+		while (*p && strchr("-+ #0", *p))
+			p++;
+		for (; *p && (isdigit((unsigned char)*p) || *p == '.' || *p == '*'); p++)
+			if (*p == '*' && arg)
+				arg = arg->next;
+		while (*p && strchr("hlzjtLq", *p))
+			p++;
+		if (!*p || !arg)
+			break;
+		if (*p == 'p' && p[1] && strchr("sSBFf", p[1]) &&
+		    (i = cvt_arg_field(e, arg)) >= 0 && e->ctf.fields[i].kind == TREV_CTF_INT &&
+		    e->ctf.fields[i].companion == TREV_CTF_COMP_NONE)
+			e->ctf.fields[i].companion = TREV_CTF_COMP_SYM;
+		arg = arg->next;
+	}
+	for (unsigned int k = 0; k < e->ctf.nr_fields; k++)
+		e->any_comp |= e->ctf.fields[k].companion != TREV_CTF_COMP_NONE;
+	return ret;
+}
+
 /*
  * @ev's fields as CTF: the common ones but common_type (the CTF event id),
  * then its own; for trace_printk's events a last "text" (their message, as
@@ -248,6 +363,25 @@ static int cvt_map_event(struct cvt *c, struct cvt_event *e, struct tep_event *e
 		}
 	}
 	e->ctf.nr_fields = n;
+	if (cvt_map_print(e, ev))
+		return -ENOMEM;
+	if (n > c->max_fields) {
+		size_t *at = realloc(c->str_at, n * sizeof(*at));
+		const char **ptr = at ? realloc(c->str_ptr, n * sizeof(*ptr)) : NULL;
+
+		if (at)
+			c->str_at = at;
+		if (!ptr)
+			return -ENOMEM;
+		c->str_ptr = ptr;
+		c->max_fields = n;
+	}
+	/* A companion named as a field of the event: the event as it was, without them. */
+	if (e->any_comp && trev_ctf_event_check(&e->ctf, e->why, sizeof(e->why))) {
+		for (unsigned int k = 0; k < n; k++)
+			e->ctf.fields[k].companion = TREV_CTF_COMP_NONE;
+		e->any_comp = false;
+	}
 	if (trev_ctf_event_check(&e->ctf, e->why, sizeof(e->why)))
 		return -EINVAL;
 	e->mapped = true;
@@ -258,39 +392,15 @@ static int cvt_map_event(struct cvt *c, struct cvt_event *e, struct tep_event *e
  * Every event of the file, mapped. One that cannot be mapped is left out of
  * the metadata; a record of it ends the conversion (cvt_record()).
  */
+static int cvt_map_one(void *arg, void *entry, struct tep_event *ev)
+{
+	return cvt_map_event(arg, entry, ev);
+}
+
 static int cvt_map_events(struct cvt *c)
 {
-	struct tep_event **evs = tep_list_events(c->tep, TEP_EVENT_SORT_ID);
-	int nr = tep_get_events_count(c->tep);
-
-	for (int i = 0; evs && i < nr; i++) {
-		if (evs[i]->id < 0 || evs[i]->id > 65535) {
-			trev_err("convert: %s: event %s:%s has id %d (ids are 16-bit)", c->file,
-				 evs[i]->system, evs[i]->name, evs[i]->id);
-			return -1;
-		}
-		if ((unsigned int)evs[i]->id >= c->nr_ids)
-			c->nr_ids = (unsigned int)evs[i]->id + 1;
-	}
-	c->events = calloc(c->nr_ids ? c->nr_ids : 1, sizeof(*c->events));
-	if (!c->events)
-		goto out_nomem;
-	for (int i = 0; evs && i < nr; i++) {
-		struct cvt_event *e = &c->events[evs[i]->id];
-
-		if (e->tep) {
-			trev_err("convert: %s: two events have id %d (%s:%s and %s:%s)", c->file,
-				 evs[i]->id, e->tep->system, e->tep->name, evs[i]->system,
-				 evs[i]->name);
-			return -1;
-		}
-		if (cvt_map_event(c, e, evs[i]) == -ENOMEM)
-			goto out_nomem;
-	}
-	return 0;
-out_nomem:
-	trev_err("convert: %s", strerror(ENOMEM));
-	return -1;
+	return trev_tep_map_events(c->tep, c->file, sizeof(*c->events), (void **)&c->events,
+				   &c->nr_ids, cvt_map_one, c);
 }
 
 static int cvt_metadata(struct cvt *c)
@@ -346,6 +456,74 @@ static const char *cvt_text(struct cvt *c, struct tep_record *rec)
 	return c->seq.buffer;
 }
 
+/* __print_flags()'s text of @val, as libtraceevent prints it: "READ|SYNC", the rest in hex. */
+static void cvt_flags_text(struct trev_buf *b, const struct tep_print_flag_sym *list,
+			   uint64_t val)
+{
+	bool first = true;
+	uint64_t v;
+
+	if (!val) {
+		for (; list; list = list->next)
+			if (cvt_label_value(list->value, &v) && !v) {
+				trev__buf_puts(b, list->str);
+				break;
+			}
+		return;
+	}
+	for (; list && val; list = list->next) {
+		if (!cvt_label_value(list->value, &v) || !v || (val & v) != v)
+			continue;
+		trev__buf_printf(b, "%s%s", first ? "" : "|", list->str);
+		first = false;
+		val &= ~v;
+	}
+	if (val)
+		trev__buf_printf(b, "%s0x%" PRIx64, first ? "" : "|", val);
+}
+
+/*
+ * The companion strings of @rec's fields (cvt_map_print()): a code
+ * address's function from the file's kallsyms (hex when it has none), a
+ * flags field's text. Return: the array for trev_ctf_stream_event_strs().
+ */
+static const char *const *cvt_strs(struct cvt *c, const struct cvt_event *e,
+				   const struct tep_record *rec)
+{
+	trev__buf_reset(&c->strs);
+	for (unsigned int i = 0; i < e->ctf.nr_fields; i++) {
+		const struct trev_ctf_field *f = &e->ctf.fields[i];
+		uint64_t v;
+		const char *name;
+
+		c->str_at[i] = c->strs.len;
+		if (f->companion == TREV_CTF_COMP_NONE)
+			continue;
+		/* trev_ctf_stream_event_strs() refuses the record when this is outside it. */
+		if (f->offset > (unsigned int)rec->size || f->size > (unsigned int)rec->size - f->offset)
+			v = 0;
+		else
+			v = tep_read_number(c->tep, (const char *)rec->data + f->offset,
+					    (int)f->size);
+		if (f->companion == TREV_CTF_COMP_SYM) {
+			name = tep_find_function(c->tep, v);
+			if (name)
+				trev__buf_puts(&c->strs, name);
+			else
+				trev__buf_printf(&c->strs, "0x%" PRIx64, v);
+		} else {
+			cvt_flags_text(&c->strs, e->flags[i], v);
+		}
+		trev__buf_putc(&c->strs, '\0');
+	}
+	if (c->strs.err)
+		return NULL;	/* empty strings, and the record's other fields */
+	for (unsigned int i = 0; i < e->ctf.nr_fields; i++)
+		c->str_ptr[i] = e->ctf.fields[i].companion == TREV_CTF_COMP_NONE ? NULL :
+				c->strs.data + c->str_at[i];
+	return c->str_ptr;
+}
+
 static int cvt_record(struct tracecmd_input *handle, struct tep_record *rec, int cpu, void *arg)
 {
 	struct cvt *c = arg;
@@ -386,8 +564,9 @@ static int cvt_record(struct tracecmd_input *handle, struct tep_record *rec, int
 		trev_err("convert: %s/stream_%d: %s", c->tmp, cpu, strerror(-ret));
 		goto out_failed;
 	}
-	ret = trev_ctf_stream_event(s, &e->ctf, rec->data, (size_t)rec->size, rec->ts,
-				    e->ctf.text ? cvt_text(c, rec) : NULL, why, sizeof(why));
+	ret = trev_ctf_stream_event_strs(s, &e->ctf, rec->data, (size_t)rec->size, rec->ts,
+					 e->ctf.text ? cvt_text(c, rec) : NULL,
+					 e->any_comp ? cvt_strs(c, e, rec) : NULL, why, sizeof(why));
 	if (ret) {
 		trev_err("convert: %s: CPU %d, record at %llu ns, %s: %s", c->file, cpu,
 			 rec->ts, e->ctf.name, ret == -ENOMEM ? strerror(ENOMEM) : why);
@@ -411,9 +590,16 @@ static int cvt_iterate(struct cvt *c)
 static void cvt_free(struct cvt *c)
 {
 	for (unsigned int i = 0; c->events && i < c->nr_ids; i++) {
+		for (unsigned int k = 0; c->events[i].ctf.fields && k < c->events[i].ctf.nr_fields;
+		     k++)
+			free((void *)c->events[i].ctf.fields[k].labels);
 		free(c->events[i].ctf.name);
 		free(c->events[i].ctf.fields);
+		free(c->events[i].flags);
 	}
+	trev__buf_free(&c->strs);
+	free(c->str_at);
+	free(c->str_ptr);
 	free(c->events);
 	for (int cpu = 0; c->streams && cpu < c->nr_cpus; cpu++)
 		trev_ctf_stream_free(&c->streams[cpu]);

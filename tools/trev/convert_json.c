@@ -290,39 +290,15 @@ static int cj_map_event(struct cj *c, struct cj_event *e, struct tep_event *ev)
 }
 
 /* Every event of the file; one that cannot be mapped ends the conversion at its first record. */
+static int cj_map_one(void *arg, void *entry, struct tep_event *ev)
+{
+	return cj_map_event(arg, entry, ev);
+}
+
 static int cj_map_events(struct cj *c)
 {
-	struct tep_event **evs = tep_list_events(c->tep, TEP_EVENT_SORT_ID);
-	int nr = tep_get_events_count(c->tep);
-
-	for (int i = 0; evs && i < nr; i++) {
-		if (evs[i]->id < 0 || evs[i]->id > 65535) {
-			trev_err("convert: %s: event %s:%s has id %d (ids are 16-bit)", c->file,
-				 evs[i]->system, evs[i]->name, evs[i]->id);
-			return -1;
-		}
-		if ((unsigned int)evs[i]->id >= c->nr_ids)
-			c->nr_ids = (unsigned int)evs[i]->id + 1;
-	}
-	c->events = calloc(c->nr_ids ? c->nr_ids : 1, sizeof(*c->events));
-	if (!c->events)
-		goto out_nomem;
-	for (int i = 0; evs && i < nr; i++) {
-		struct cj_event *e = &c->events[evs[i]->id];
-
-		if (e->tep) {
-			trev_err("convert: %s: two events have id %d (%s:%s and %s:%s)", c->file,
-				 evs[i]->id, e->tep->system, e->tep->name, evs[i]->system,
-				 evs[i]->name);
-			return -1;
-		}
-		if (cj_map_event(c, e, evs[i]) == -ENOMEM)
-			goto out_nomem;
-	}
-	return 0;
-out_nomem:
-	trev_err("convert: %s", strerror(ENOMEM));
-	return -1;
+	return trev_tep_map_events(c->tep, c->file, sizeof(*c->events), (void **)&c->events,
+				   &c->nr_ids, cj_map_one, c);
 }
 
 /* ------------------------------------------------------------------ */

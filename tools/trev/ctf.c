@@ -207,30 +207,43 @@ static void ctf_len_name(char *buf, size_t size, const struct trev_ctf_field *f)
 	snprintf(buf, size, "%s_len", f->name);
 }
 
+/* A field's companion string: "_NAME_sym" or "_NAME_str". */
+static void ctf_comp_name(char *buf, size_t size, const struct trev_ctf_field *f)
+{
+	snprintf(buf, size, "%s_%s", f->name, f->companion == TREV_CTF_COMP_SYM ? "sym" : "str");
+}
+
+/*
+ * Name @i of @ev's 3n+1: its fields, their length fields, their companions,
+ * "_text"; "" for one it does not have.
+ */
+static void ctf_nth_name(char *buf, size_t size, const struct trev_ctf_event *ev, unsigned int i)
+{
+	unsigned int n = ev->nr_fields;
+
+	buf[0] = '\0';
+	if (i == 3 * n)
+		snprintf(buf, size, "%s", ev->text ? "_text" : "");
+	else if (i >= 2 * n && ev->fields[i - 2 * n].companion != TREV_CTF_COMP_NONE)
+		ctf_comp_name(buf, size, &ev->fields[i - 2 * n]);
+	else if (i >= n && i < 2 * n && ctf_is_sequence(&ev->fields[i - n]))
+		ctf_len_name(buf, size, &ev->fields[i - n]);
+	else if (i < n)
+		snprintf(buf, size, "%s", ev->fields[i].name);
+}
+
 int trev_ctf_event_check(const struct trev_ctf_event *ev, char *why, size_t why_size)
 {
 	unsigned int n = ev->nr_fields;
 	char a[80], b[80];
 
-	/* Every name against every other, the length fields and "text" included. */
-	for (unsigned int i = 0; i < 2 * n + 1; i++) {
-		if (i == 2 * n)
-			snprintf(a, sizeof(a), "%s", ev->text ? "_text" : "");
-		else if (i >= n && !ctf_is_sequence(&ev->fields[i - n]))
-			continue;
-		else if (i >= n)
-			ctf_len_name(a, sizeof(a), &ev->fields[i - n]);
-		else
-			snprintf(a, sizeof(a), "%s", ev->fields[i].name);
+	/* Every name against every other: length fields, companions and "text" included. */
+	for (unsigned int i = 0; i < 3 * n + 1; i++) {
+		ctf_nth_name(a, sizeof(a), ev, i);
 		if (!a[0])
 			continue;
-		for (unsigned int k = 0; k < i && k < 2 * n; k++) {
-			if (k >= n && !ctf_is_sequence(&ev->fields[k - n]))
-				continue;
-			if (k >= n)
-				ctf_len_name(b, sizeof(b), &ev->fields[k - n]);
-			else
-				snprintf(b, sizeof(b), "%s", ev->fields[k].name);
+		for (unsigned int k = 0; k < i; k++) {
+			ctf_nth_name(b, sizeof(b), ev, k);
 			if (!strcmp(a, b)) {
 				ctf_why(why, why_size, "two fields are named %s in CTF", a + 1);
 				return -EINVAL;
@@ -266,6 +279,37 @@ static void ctf_put_int(struct trev_buf *out, const struct trev_ctf_field *f)
 			 f->elem * 8, f->is_signed ? "true" : "false", f->hex ? 16 : 10);
 }
 
+/*
+ * An integer with labels as a CTF enum: `enum : integer {...} { "IDLE" = 0,
+ * ... }`; babeltrace2 prints `( "IDLE" : container = 0 )`. A value the
+ * integer cannot hold is left out.
+ */
+static void ctf_put_enum(struct trev_buf *out, const struct trev_ctf_field *f)
+{
+	unsigned int bits = f->elem * 8;
+
+	trev__buf_puts(out, "enum : ");
+	ctf_put_int(out, f);
+	trev__buf_puts(out, " {");
+	for (unsigned int i = 0, n = 0; i < f->nr_labels; i++) {
+		uint64_t v = f->labels[i].value;
+
+		if (bits < 64 && !f->is_signed && v >> bits)
+			continue;
+		if (bits < 64 && f->is_signed &&
+		    ((int64_t)v < -((int64_t)1 << (bits - 1)) ||
+		     (int64_t)v >= ((int64_t)1 << (bits - 1))))
+			continue;
+		trev__buf_puts(out, n++ ? ", " : " ");
+		ctf_put_literal(out, f->labels[i].label);
+		if (f->is_signed)
+			trev__buf_printf(out, " = %" PRId64, (int64_t)v);
+		else
+			trev__buf_printf(out, " = %" PRIu64, v);
+	}
+	trev__buf_puts(out, " }");
+}
+
 static void ctf_put_field(struct trev_buf *out, const struct trev_ctf_field *f)
 {
 	char len[80];
@@ -273,7 +317,10 @@ static void ctf_put_field(struct trev_buf *out, const struct trev_ctf_field *f)
 	trev__buf_puts(out, "\t\t");
 	switch (f->kind) {
 	case TREV_CTF_INT:
-		ctf_put_int(out, f);
+		if (f->nr_labels)
+			ctf_put_enum(out, f);
+		else
+			ctf_put_int(out, f);
 		trev__buf_printf(out, " %s;\n", f->name);
 		break;
 	case TREV_CTF_STR:
@@ -292,6 +339,10 @@ static void ctf_put_field(struct trev_buf *out, const struct trev_ctf_field *f)
 		ctf_put_int(out, f);
 		trev__buf_printf(out, " %s[%s];\n", f->name, len);
 		break;
+	}
+	if (f->companion != TREV_CTF_COMP_NONE) {
+		ctf_comp_name(len, sizeof(len), f);
+		trev__buf_printf(out, "\t\tstring { encoding = UTF8; } %s;\n", len);
 	}
 }
 
@@ -496,6 +547,13 @@ int trev_ctf_stream_event(struct trev_ctf_stream *s, const struct trev_ctf_event
 			  const uint8_t *rec, size_t size, uint64_t ts, const char *text,
 			  char *why, size_t why_size)
 {
+	return trev_ctf_stream_event_strs(s, ev, rec, size, ts, text, NULL, why, why_size);
+}
+
+int trev_ctf_stream_event_strs(struct trev_ctf_stream *s, const struct trev_ctf_event *ev,
+			       const uint8_t *rec, size_t size, uint64_t ts, const char *text,
+			       const char *const *strs, char *why, size_t why_size)
+{
 	bool big = s->big_endian;
 	size_t start, off, len;
 	int ret;
@@ -554,6 +612,11 @@ int trev_ctf_stream_event(struct trev_ctf_stream *s, const struct trev_ctf_event
 			ctf_put(&s->pkt, len, 4, big);
 			trev__buf_append(&s->pkt, p, len * f->elem);
 			break;
+		}
+		if (f->companion != TREV_CTF_COMP_NONE) {
+			const char *str = strs && strs[i] ? strs[i] : "";
+
+			trev__buf_append(&s->pkt, str, strlen(str) + 1);
 		}
 	}
 	if (ev->text) {

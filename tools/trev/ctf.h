@@ -39,6 +39,22 @@ struct trev_ctf_field_in {
 	bool is_relative;	/* __rel_loc: offset from the field's end */
 };
 
+/* One label of an enum field: the value __print_symbolic()/__print_flags() names. */
+struct trev_ctf_label {
+	uint64_t value;		/* as the field's integer (sign-extended when signed) */
+	const char *label;	/* the print fmt's text for it */
+};
+
+/*
+ * What a field's companion string (trev_ctf_stream_event_strs()) holds: a
+ * string field "_NAME_sym" or "_NAME_str" right after it.
+ */
+enum trev_ctf_companion {
+	TREV_CTF_COMP_NONE,
+	TREV_CTF_COMP_SYM,	/* _NAME_sym: the function a code address names */
+	TREV_CTF_COMP_STR,	/* _NAME_str: __print_flags' text ("READ|SYNC") */
+};
+
 struct trev_ctf_field {
 	char name[64];		/* the CTF name, '_' + the field's name (made an identifier) */
 	enum trev_ctf_kind kind;
@@ -49,6 +65,9 @@ struct trev_ctf_field {
 	bool is_signed;
 	bool hex;		/* pointers and byte blobs: base 16 */
 	bool relative;		/* __rel_loc */
+	const struct trev_ctf_label *labels;	/* TREV_CTF_INT: a CTF enum of these, or NULL */
+	unsigned int nr_labels;
+	enum trev_ctf_companion companion;	/* a string after the field, or none */
 };
 
 struct trev_ctf_event {
@@ -130,6 +149,15 @@ void trev_ctf_stream_free(struct trev_ctf_stream *s);
 int trev_ctf_stream_event(struct trev_ctf_stream *s, const struct trev_ctf_event *ev,
 			  const uint8_t *rec, size_t size, uint64_t ts, const char *text,
 			  char *why, size_t why_size);
+
+/*
+ * trev_ctf_stream_event_strs() - trev_ctf_stream_event(), with @strs[i]
+ * the companion string of field i (those with a companion; NULL or a NULL
+ * entry: ""), @strs NULL for none
+ */
+int trev_ctf_stream_event_strs(struct trev_ctf_stream *s, const struct trev_ctf_event *ev,
+			       const uint8_t *rec, size_t size, uint64_t ts, const char *text,
+			       const char *const *strs, char *why, size_t why_size);
 
 /*
  * trev_ctf_stream_close() - close the packet being built: its end time (its

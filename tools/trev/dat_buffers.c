@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dat_buffers.h"
+#include "trev.h"
 
 /* libtracecmd's own iteration: every buffer (no CPU set), or the top one's CPUs in @cpu_on. */
 static int db_iterate_tracecmd(struct tracecmd_input **hs, int nr, bool multi, const bool *cpu_on,
@@ -108,4 +109,43 @@ bool trev_tep_record_sane(const struct tep_event *ev, const struct tep_record *r
 			return false;
 	}
 	return true;
+}
+
+int trev_tep_map_events(struct tep_handle *tep, const char *file, size_t size, void **table,
+			unsigned int *nr_ids,
+			int (*map)(void *arg, void *entry, struct tep_event *ev), void *arg)
+{
+	struct tep_event **evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	int nr = tep_get_events_count(tep);
+	unsigned int n = 0;
+
+	*table = NULL;
+	*nr_ids = 0;
+	for (int i = 0; evs && i < nr; i++) {
+		if (evs[i]->id < 0 || evs[i]->id > 65535) {
+			trev_err("convert: %s: event %s:%s has id %d (ids are 16-bit)", file,
+				 evs[i]->system, evs[i]->name, evs[i]->id);
+			return -1;
+		}
+		/* Sorted by id: two events with one id stand side by side. */
+		if (i && evs[i]->id == evs[i - 1]->id) {
+			trev_err("convert: %s: two events have id %d (%s:%s and %s:%s)", file,
+				 evs[i]->id, evs[i - 1]->system, evs[i - 1]->name, evs[i]->system,
+				 evs[i]->name);
+			return -1;
+		}
+		if ((unsigned int)evs[i]->id >= n)
+			n = (unsigned int)evs[i]->id + 1;
+	}
+	*table = calloc(n ? n : 1, size);
+	if (!*table)
+		goto out_nomem;
+	*nr_ids = n;
+	for (int i = 0; evs && i < nr; i++)
+		if (map(arg, (char *)*table + (size_t)evs[i]->id * size, evs[i]) == -ENOMEM)
+			goto out_nomem;
+	return 0;
+out_nomem:
+	trev_err("convert: %s", strerror(ENOMEM));
+	return -1;
 }

@@ -37,4 +37,18 @@ int trev_dat_iterate(const char *path, struct tracecmd_input *h, const bool *cpu
  */
 bool trev_tep_record_sane(const struct tep_event *ev, const struct tep_record *rec);
 
+/*
+ * trev_tep_map_events() - a table of @size-byte entries indexed by event id,
+ * one per event of @tep, each handed to @map (with @arg, the entry, the
+ * event) to fill: trev convert's CTF and JSON writers. Ids are 16-bit and
+ * unique; an event outside that, or two with one id, is an error naming
+ * them and @file. *@table receives the table (calloc'ed, free()d by the
+ * caller, also on error), *@nr_ids its length. @map returns 0, -EINVAL (the
+ * event stays in, unmapped: the caller decides) or -ENOMEM (fatal).
+ * Return: 0, or -1 after a message.
+ */
+int trev_tep_map_events(struct tep_handle *tep, const char *file, size_t size, void **table,
+			unsigned int *nr_ids,
+			int (*map)(void *arg, void *entry, struct tep_event *ev), void *arg);
+
 #endif /* TREV_DAT_BUFFERS_H */

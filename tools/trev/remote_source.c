@@ -137,8 +137,14 @@ static int rs_symbol(const struct trev_dat_source *src, uint64_t addr, char *nam
 	const char *found;
 	int ret = trev_remote_symbols_lookup(&rs_of(src)->syms, addr, &found, start);
 
-	if (ret)
+	if (ret < 0)
 		return ret;
+	if (ret) {
+		/* Only the nearest symbol below: a kallsyms line of its own (tracedat.h). */
+		snprintf(name, size, "%s+0x%llx", found, (unsigned long long)(addr - *start));
+		*start = addr;
+		return 0;
+	}
 	snprintf(name, size, "%s", found);
 	return 0;
 }

@@ -24,8 +24,10 @@
  * Not named: addresses outside file mappings ([vdso], generated code); in
  * a file deleted or replaced since it was mapped ("(deleted)" in maps, or
  * another inode at its path); in a library loaded and unloaded between two
- * reads of maps; in a file without symbols (stripped, and not in its
- * .dynsym); in a file that /proc or its permissions keep from us.
+ * reads of maps; in a file without symbols (stripped, .dynsym empty); in a
+ * file that /proc or its permissions keep from us. In a file stripped to
+ * its .dynsym (Debian's libc), an address no symbol holds is named after
+ * the nearest one below it (trev__symtab_lookup()).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -63,6 +65,7 @@ struct rsym_addr {
 	uint64_t addr;
 	uint64_t start;		/* the function's address in the process */
 	const char *name;	/* in a file's table; NULL: no symbol holds addr */
+	bool past_end;		/* addr is past its end: the nearest below, in .dynsym */
 };
 
 /* The file named @path with inode @ino: its index, added if new, or -ENOMEM. */
@@ -235,20 +238,24 @@ static int rsym_file_read(const struct trev_remote_symbols *rsyms, struct rsym_f
 	return ret;
 }
 
-/* The function of mapping @m that holds @addr: its name and start, or NULL. */
+/*
+ * The function of mapping @m that holds @addr (trev__symtab_lookup(): in a
+ * stripped file, the nearest one below it, *@past_end): its name and start,
+ * or NULL.
+ */
 static const char *rsym_resolve(struct trev_remote_symbols *rsyms, const struct rsym_map *m,
-				uint64_t addr, uint64_t *start)
+				uint64_t addr, uint64_t *start, bool *past_end)
 {
 	struct rsym_file *file = &rsyms->files[m->file];
 	const struct trev_symtab_ent *e;
-	uint64_t vaddr;
+	uint64_t vaddr, size;
 
 	if (!file->state)
 		file->state = rsym_file_read(rsyms, file) ? -1 : 1;
 	if (file->state < 0 ||
 	    trev__symtab_vaddr(&file->tab, m->offset + (addr - m->start), &vaddr))
 		return NULL;
-	e = trev__symtab_find(&file->tab, vaddr);
+	e = trev__symtab_lookup(&file->tab, vaddr, past_end, &size);
 	if (!e)
 		return NULL;
 	*start = addr - (vaddr - e->value);
@@ -337,7 +344,7 @@ void trev_remote_symbols_init(struct trev_remote_symbols *rsyms, pid_t pid)
 int trev_remote_symbols_lookup(struct trev_remote_symbols *rsyms, uint64_t addr, const char **name,
 			       uint64_t *start)
 {
-	struct rsym_addr *a, found = { addr, 0, NULL };
+	struct rsym_addr *a, found = { addr, 0, NULL, false };
 	const struct rsym_map *m;
 	size_t at = 0;
 
@@ -353,7 +360,7 @@ int trev_remote_symbols_lookup(struct trev_remote_symbols *rsyms, uint64_t addr,
 		if (!m && !rsym_read_maps(rsyms))
 			m = rsym_map_find(rsyms, addr);
 		if (m)
-			found.name = rsym_resolve(rsyms, m, addr, &found.start);
+			found.name = rsym_resolve(rsyms, m, addr, &found.start, &found.past_end);
 		a = rsym_addr_insert(rsyms, at, &found);
 		if (!a)
 			return -ENOMEM;
@@ -362,7 +369,7 @@ int trev_remote_symbols_lookup(struct trev_remote_symbols *rsyms, uint64_t addr,
 		return -ENOENT;
 	*name = a->name;
 	*start = a->start;
-	return 0;
+	return a->past_end;
 }
 
 void trev_remote_symbols_free(struct trev_remote_symbols *rsyms)

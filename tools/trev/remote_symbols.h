@@ -46,7 +46,9 @@ void trev_remote_symbols_init(struct trev_remote_symbols *rsyms, pid_t pid);
  * /proc/PID/maps (a library loaded since). The file is read on the first
  * lookup in it and kept.
  * Context: one thread at a time per @rsyms.
- * Return: 0, -ENOENT when no symbol holds @addr, or -ENOMEM.
+ * Return: 0; 1 when @addr is past the end of the function named, the
+ * nearest below it in a stripped file's .dynsym (trev__symtab_lookup());
+ * -ENOENT when no symbol names @addr, or -ENOMEM.
  */
 int trev_remote_symbols_lookup(struct trev_remote_symbols *rsyms, uint64_t addr, const char **name,
 			       uint64_t *start);

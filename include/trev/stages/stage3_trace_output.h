@@ -86,7 +86,7 @@
 /* One output function: @name's, reading records laid out as @layout's. */
 #undef __TREV_RAW_OUTPUT
 #define __TREV_RAW_OUTPUT(name, layout, print)					\
-	static __attribute__((unused)) int					\
+	static __attribute__((unused)) __trev_notrace int			\
 	trev_raw_output_##name(struct trev_trace_iter *iter,			\
 			       struct trev_event_call *trev_call)		\
 	{									\

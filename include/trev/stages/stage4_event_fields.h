@@ -107,7 +107,7 @@
 
 #undef DECLARE_EVENT_CLASS
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)		\
-	static __attribute__((unused)) int					\
+	static __attribute__((unused)) __trev_notrace int			\
 	trev_event_define_fields_##call(struct trev_event_call *event_call)	\
 	{									\
 		struct trev_event_raw_##call field;				\

@@ -77,7 +77,7 @@
 
 #undef DECLARE_EVENT_CLASS
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)		\
-	static inline __attribute__((unused)) unsigned int			\
+	static inline __attribute__((unused)) __trev_notrace unsigned int	\
 	trev_event_get_offsets_##call(						\
 		struct trev_event_data_offsets_##call *__data_offsets, proto)	\
 	{									\

@@ -122,7 +122,7 @@
 
 #undef DECLARE_EVENT_CLASS
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)		\
-	static __attribute__((unused)) void					\
+	static __attribute__((unused)) __trev_notrace void			\
 	trev_event_raw_event_##call(void *__data, proto)			\
 	{									\
 		struct trev_event_data_offsets_##call __data_offsets;		\
