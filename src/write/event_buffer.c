@@ -191,10 +191,19 @@ static inline bool filter_reads_level(const struct trev_event_file *file)
 	return f && f->reads_level;
 }
 
+/* The instance's set_event_pid and tracing_cpumask, as the kernel's buffer reserve. */
+static rb_cold __attribute__((noinline)) bool cond_inst_keeps(struct trev_event_file *file,
+							       unsigned int flags)
+{
+	return !trev__inst_ignores(__atomic_load_n(&file->tr, __ATOMIC_RELAXED), flags,
+				   trev__gettid(), trev__rb_this_cpu());
+}
+
 /* The part of a conditional event that needs no record: the triggers that
  * do not read it run now, as in the kernel's trace_trigger_soft_disabled().
  * Return: whether a record is still wanted. */
-static bool cond_enter(struct trev_event_file *file, unsigned int flags)
+static inline __attribute__((always_inline)) bool cond_enter(struct trev_event_file *file,
+							      unsigned int flags)
 {
 	if (!(flags & TREV_FILE_FL_TRIGGER_COND)) {
 		if (flags & TREV_FILE_FL_TRIGGER_MODE)
@@ -202,10 +211,8 @@ static bool cond_enter(struct trev_event_file *file, unsigned int flags)
 		if (flags & TREV_FILE_FL_SOFT_DISABLED)
 			return false;
 	}
-	/* The instance's set_event_pid and tracing_cpumask, as the kernel's buffer reserve. */
-	if (flags & (TREV_FILE_FL_PID | TREV_FILE_FL_CPUMASK))
-		return !trev__inst_ignores(__atomic_load_n(&file->tr, __ATOMIC_RELAXED), flags,
-					   trev__gettid(), trev__rb_this_cpu());
+	if (trev_unlikely(flags & (TREV_FILE_FL_PID | TREV_FILE_FL_CPUMASK)))
+		return cond_inst_keeps(file, flags);
 	return true;
 }
 
