@@ -212,8 +212,25 @@ struct trev_rcu_section trev__rcu_read_lock_slow(void)
 	return s;
 }
 
+/*
+ * ThreadSanitizer does not see liburcu-bp's grace periods: a section's end
+ * releases this word and trev__rcu_synchronize() acquires it, as the
+ * tracepoints' own annotation does (<trev/tracepoint.h>).
+ */
+#if defined(__SANITIZE_THREAD__)
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+static int rcu_bp_tsan;
+#define rcu_bp_tsan_release()	__tsan_release(&rcu_bp_tsan)
+#define rcu_bp_tsan_acquire()	__tsan_acquire(&rcu_bp_tsan)
+#else
+#define rcu_bp_tsan_release()	do { } while (0)
+#define rcu_bp_tsan_acquire()	do { } while (0)
+#endif
+
 void trev__rcu_read_unlock_slow(void)
 {
+	rcu_bp_tsan_release();
 	urcu_bp_read_unlock();
 }
 
@@ -299,6 +316,7 @@ void trev__rcu_synchronize(void)
 	pthread_mutex_unlock(&rcu_gp_lock);
 	/* Readers of trev's first ABI, and threads without a reader of ours. */
 	urcu_bp_synchronize_rcu();
+	rcu_bp_tsan_acquire();
 }
 
 unsigned long trev__rcu_waits(void)
