@@ -113,7 +113,7 @@ demo: deps-demo
 	@TREV_EVENTS='demo:*' TREV_OUTPUT=stdout ./build/examples/demo_events
 	@echo
 	@echo "Next: ./build/tools/trev/trev record -e 'demo:*' -- ./build/examples/demo_events,"
-	@echo "then trace-cmd report trace.dat (README, \"Record a run\"); make install PREFIX=...;"
+	@echo "then trace-cmd report trace.dat (README, \"A five-minute tour\"); make install PREFIX=...;"
 	@echo "make test builds and runs every test (it installs their packages)."
 
 bench: deps build

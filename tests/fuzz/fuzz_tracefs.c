@@ -32,7 +32,9 @@ static const char *const files[] = {
 	"events/enable", "events/trev_test/enable", "events/trev_test/filter",
 	"events/trev_test/tt_ints/enable", "events/trev_test/tt_ints/filter",
 	"events/trev_test/tt_ints/trigger", "instances/f/set_event", "instances/f/trace_clock",
-	"error_log", "trace",
+	"error_log", "trace", "set_event_pid", "set_event_notrace_pid", "tracing_cpumask",
+	"instances/f/set_event_pid", "instances/f/tracing_cpumask", "options/stacktrace",
+	"options/event-fork",
 };
 #define NR_FILES (sizeof(files) / sizeof(files[0]))
 
@@ -52,7 +54,7 @@ static int refusal_ok(const char *path, ssize_t r)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char before[8192], after[8192];
+	static char before[8192], after[8192], cpumask0[256];
 	const char *path;
 	struct trev_file *f;
 	size_t split;
@@ -63,6 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	trev_set_log(NULL, NULL, 0);
 	trev_mkdir("instances/f");
+	if (!cpumask0[0] && trev_read("tracing_cpumask", cpumask0, sizeof(cpumask0)) <= 0)
+		abort();
 	path = files[data[0] % NR_FILES];
 	flags = O_WRONLY | (data[0] & 0x80 ? O_APPEND : O_TRUNC);
 	split = data[1] % (size - 1);
@@ -87,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * (the kernel parses one term per write).
 	 */
 	if (r1 < 0 && strcmp(path, "trace") && strcmp(path, "error_log") &&
-	    !strstr(path, "set_event") &&
+	    !(strlen(path) >= 9 && !strcmp(path + strlen(path) - 9, "set_event")) &&
 	    !(flags & O_TRUNC) && trev_read(path, after, sizeof(after)) >= 0 &&
 	    strcmp(before, after))
 		abort();
@@ -98,5 +102,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	trev_write("snapshot", "0");
 	trev_write("tracing_on", "1");
 	trev_write("buffer_size_kb", "64");
+	trev_write("set_event_pid", "");
+	trev_write("set_event_notrace_pid", "");
+	trev_write("instances/f/set_event_pid", "");
+	trev_write("tracing_cpumask", cpumask0);
+	trev_write("instances/f/tracing_cpumask", cpumask0);
+	trev_write("options/stacktrace", "0");
 	return 0;
 }
