@@ -17,6 +17,8 @@
 #include <trev/ring_buffer.h>
 #include <trev/trace_event.h>
 
+#include "base/pid_list.h"
+
 /* Ids of the built-in ftrace events, as the kernel numbers them (enum trace_type). */
 #define TREV_TYPE_PRINT		5
 #define TREV_TYPE_BPRINT	6
@@ -78,10 +80,6 @@ struct trev_err_entry {
 #define TREV_ERR_LOG_MAX	16	/* the kernel keeps the last 16 */
 
 /* A set_event_pid or set_event_notrace_pid list: replaced whole, freed after a grace period. */
-struct trev_pid_list {
-	size_t n;
-	pid_t tid[];			/* sorted, no duplicates */
-};
 
 /* tracing_cpumask's bits: as many as CPU_SETSIZE (trev_nr_cpumask_bits() is at most that). */
 #define TREV_CPUMASK_WORDS	(1024 / (8 * sizeof(unsigned long)))

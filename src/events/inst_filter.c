@@ -96,23 +96,6 @@ void trev__inst_bits_set(struct trev_trace_array *tr, unsigned int bits, bool on
 /* ------------------------------------------------------------------ */
 /* The probe's side                                                     */
 
-static bool pid_in(const struct trev_pid_list *l, pid_t tid)
-{
-	size_t lo = 0, hi = l->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (l->tid[mid] == tid)
-			return true;
-		if (l->tid[mid] < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
 bool trev__inst_ignores(const struct trev_trace_array *tr, unsigned int flags, pid_t tid,
 			int cpu)
 {
@@ -128,7 +111,7 @@ bool trev__inst_ignores(const struct trev_trace_array *tr, unsigned int flags, p
 									memory_order_acquire);
 		const struct trev_pid_list *nopids = atomic_load_explicit(&tr->event_pids[1],
 									  memory_order_acquire);
-		bool ignore = (pids && !pid_in(pids, tid)) || (nopids && pid_in(nopids, tid));
+		bool ignore = (pids && !trev__pid_list_has(pids, tid)) || (nopids && trev__pid_list_has(nopids, tid));
 
 		/* For TSan: the grace period orders these reads before the frees. */
 		if (pids)
@@ -142,13 +125,6 @@ bool trev__inst_ignores(const struct trev_trace_array *tr, unsigned int flags, p
 
 /* ------------------------------------------------------------------ */
 /* set_event_pid, set_event_notrace_pid                                 */
-
-static int pid_cmp(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* Publish @p as @tr's list @k; the files' PID bit follows. Context: registry lock (write). */
 static void pids_replace(struct trev_trace_array *tr, int k, struct trev_pid_list *p)
@@ -177,59 +153,18 @@ void trev__event_pids_clear(struct trev_trace_array *tr, bool notrace)
 int trev__event_pids_write(struct trev_trace_array *tr, bool notrace, const char *text,
 			   size_t len, int *err_pos)
 {
-	struct trev_pid_list *cur, *p;
-	size_t have, cap = 0;
+	const struct trev_pid_list *cur;
+	struct trev_pid_list *p;
 	int ret = 0;
 
-	for (size_t i = 0; i < len; i++)
-		cap += !isspace((unsigned char)text[i]) &&
-		       (i == 0 || isspace((unsigned char)text[i - 1]));
 	trev__events_write_lock();
 	cur = atomic_load_explicit(&tr->event_pids[notrace], memory_order_relaxed);
-	have = cur ? cur->n : 0;
-	p = malloc(sizeof(*p) + (have + cap + 1) * sizeof(pid_t));
-	if (!p) {
-		ret = -ENOMEM;
-		goto out_unlock;
-	}
-	p->n = have;
-	if (have)
-		memcpy(p->tid, cur->tid, have * sizeof(pid_t));
-	for (size_t i = 0; i < len;) {
-		unsigned long v = 0;
-		size_t start;
-		bool digits = true;
-
-		while (i < len && isspace((unsigned char)text[i]))
-			i++;
-		if (i == len)
-			break;
-		start = i;
-		while (i < len && !isspace((unsigned char)text[i])) {
-			if (!isdigit((unsigned char)text[i]) || v > INT32_MAX / 10)
-				digits = false;
-			else
-				v = v * 10 + (unsigned long)(text[i] - '0');
-			i++;
-		}
-		/* The kernel's trace_pid_write(): a number below pid_max; 0 is nobody's. */
-		if (!digits || v == 0 || v > INT32_MAX) {
-			*err_pos = (int)start;
-			ret = -EINVAL;
-			goto out_free;
-		}
-		if (!bsearch(&(pid_t){ (pid_t)v }, p->tid, p->n, sizeof(pid_t), pid_cmp)) {
-			p->tid[p->n++] = (pid_t)v;
-			qsort(p->tid, p->n, sizeof(pid_t), pid_cmp);
-		}
-	}
-	if (p->n > have) {
+	/* The kernel's trace_pid_write(): a number below pid_max; 0 is nobody's. */
+	p = trev__pid_list_add(cur, text, len, false, err_pos, &ret);
+	if (p && p->n > (cur ? cur->n : 0))
 		pids_replace(tr, notrace, p);
-		goto out_unlock;
-	}
-out_free:
-	free(p);
-out_unlock:
+	else
+		free(p);
 	trev__events_write_unlock();
 	return ret;
 }
@@ -264,7 +199,7 @@ static void event_fork_add(struct trev_trace_array *tr, pid_t child)
 		struct trev_pid_list *cur = atomic_load_explicit(&tr->event_pids[k],
 								 memory_order_relaxed), *p;
 
-		if (!cur || !pid_in(cur, fork_parent) || pid_in(cur, child))
+		if (!cur || !trev__pid_list_has(cur, fork_parent) || trev__pid_list_has(cur, child))
 			continue;
 		p = malloc(sizeof(*p) + (cur->n + 1) * sizeof(pid_t));
 		if (!p)
@@ -272,7 +207,7 @@ static void event_fork_add(struct trev_trace_array *tr, pid_t child)
 		memcpy(p->tid, cur->tid, cur->n * sizeof(pid_t));
 		p->tid[cur->n] = child;
 		p->n = cur->n + 1;
-		qsort(p->tid, p->n, sizeof(pid_t), pid_cmp);
+		qsort(p->tid, p->n, sizeof(pid_t), trev__pid_cmp);
 		/* No reader but this thread (and its signal handlers: the old list stays). */
 		atomic_store_explicit(&tr->event_pids[k], p, memory_order_release);
 	}

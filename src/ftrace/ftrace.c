@@ -49,6 +49,7 @@
 #include <trev/tracepoint.h>
 
 #include "base/buf.h"
+#include "base/pid_list.h"
 #include "base/rcu.h"
 #include "base/log.h"
 #include "ftrace/fgraph.h"
@@ -99,11 +100,6 @@ struct ft_module {
 };
 
 /* Thread ids of set_ftrace_pid; replaced whole, freed after a grace period. */
-struct ft_pids {
-	size_t n;
-	pid_t tid[];			/* sorted */
-};
-
 static pthread_mutex_t ft_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ft_module *ft_modules;	/* registration order (ft_lock) */
 static enum trev_ft_mode ft_tracer;	/* current_tracer (ft_lock) */
@@ -116,9 +112,9 @@ static _Atomic int ft_active;		/* enum trev_ft_mode trev__ft_entry() serves */
  * acquire load (what rcu_dereference() is on x86, and what TSan follows);
  * the old list is freed after an RCU grace period.
  */
-static _Atomic(struct ft_pids *) ft_pids;
+static _Atomic(struct trev_pid_list *) ft_pids;
 /* The top's set_ftrace_notrace_pid, as ft_pids; not NULL: TREV_FT_EXTRA_NOPID is set. */
-static _Atomic(struct ft_pids *) ft_nopids;
+static _Atomic(struct trev_pid_list *) ft_nopids;
 static __thread pid_t ft_tid __attribute__((tls_model("initial-exec")));
 
 #define FT_MAX_INST	64	/* slot 0 is the top instance's: 63 named instances */
@@ -129,8 +125,8 @@ struct ft_inst {
 	unsigned int slot;		/* 1 .. FT_MAX_INST - 1 */
 	enum trev_ft_mode tracer;	/* nop or function (ft_lock) */
 	bool list_set[2];		/* its filter / notrace list is not empty (ft_lock) */
-	_Atomic(struct ft_pids *) pids;	/* set_ftrace_pid; NULL: every thread (as ft_pids) */
-	_Atomic(struct ft_pids *) nopids; /* set_ftrace_notrace_pid; NULL: none */
+	_Atomic(struct trev_pid_list *) pids;	/* set_ftrace_pid; NULL: every thread (as ft_pids) */
+	_Atomic(struct trev_pid_list *) nopids; /* set_ftrace_notrace_pid; NULL: none */
 	struct trev_event_file file;	/* its ftrace/function records go here */
 };
 
@@ -175,32 +171,14 @@ struct ftrace_entry {
 	unsigned long parent_ip;
 };
 
-/* @tid is in @p. */
-static inline bool ft_pid_in(const struct ft_pids *p, pid_t tid)
-{
-	size_t lo = 0, hi = p->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->tid[mid] == tid)
-			return true;
-		if (p->tid[mid] < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
 /* The calling thread is in @p. */
-static bool ft_pid_ok(const struct ft_pids *p)
+static bool ft_pid_ok(const struct trev_pid_list *p)
 {
 	pid_t tid = ft_tid;
 
 	if (trev_unlikely(!tid))
 		tid = ft_tid = (pid_t)syscall(SYS_gettid);	/* once per thread */
-	return ft_pid_in(p, tid);
+	return trev__pid_list_has(p, tid);
 }
 
 /*
@@ -209,17 +187,17 @@ static bool ft_pid_ok(const struct ft_pids *p)
  * when the thread's id is not known yet (the full call reads it).
  * Context: inside the RCU read section @p was loaded in.
  */
-static inline int ft_pids_fast(const struct ft_pids *p)
+static inline int ft_pids_fast(const struct trev_pid_list *p)
 {
 	if (!p)
 		return 1;
 	if (trev_unlikely(!ft_tid))
 		return TREV_FT_FULL;
-	return ft_pid_in(p, ft_tid);
+	return trev__pid_list_has(p, ft_tid);
 }
 
 /* The thread's id is in neither list's way: @pids NULL or holding it, @nopids not. */
-static bool ft_tid_ok(const struct ft_pids *pids, const struct ft_pids *nopids)
+static bool ft_tid_ok(const struct trev_pid_list *pids, const struct trev_pid_list *nopids)
 {
 	return (!pids || ft_pid_ok(pids)) && (!nopids || !ft_pid_ok(nopids));
 }
@@ -249,7 +227,7 @@ static void ft_inst_records(struct ft_itab *t, uint64_t mask, struct ftrace_entr
 	for (mask &= ~1ull; mask; mask &= mask - 1) {
 		struct ft_inst *in = atomic_load_explicit(&t->inst[__builtin_ctzll(mask)],
 							  memory_order_relaxed);
-		struct ft_pids *pids, *nopids;
+		struct trev_pid_list *pids, *nopids;
 
 		if (!in)
 			continue;	/* its instance is going (trev__ftrace_instance_remove()) */
@@ -313,8 +291,8 @@ static __attribute__((noinline)) bool ft_entry_extra(unsigned long ip, unsigned 
 	}
 	if (on && top) {
 		struct trev_event_file *file = &trev__event_rt(&trev__ftrace_event_function)->file;
-		struct ft_pids *pids = atomic_load_explicit(&ft_pids, memory_order_acquire);
-		struct ft_pids *nopids = (extra & TREV_FT_EXTRA_NOPID) ?
+		struct trev_pid_list *pids = atomic_load_explicit(&ft_pids, memory_order_acquire);
+		struct trev_pid_list *nopids = (extra & TREV_FT_EXTRA_NOPID) ?
 			atomic_load_explicit(&ft_nopids, memory_order_acquire) : NULL;
 
 		if (ft_tid_ok(pids, nopids)) {
@@ -373,7 +351,7 @@ static inline __attribute__((always_inline)) bool ft_entry(unsigned long ip,
 	 */
 	unsigned int extra = atomic_load_explicit(&trev__ft_extra, memory_order_relaxed);
 	int mode = atomic_load_explicit(&ft_active, memory_order_relaxed);
-	struct ft_pids *pids;
+	struct trev_pid_list *pids;
 	bool pushed = false;
 
 	if (trev_unlikely(extra))
@@ -411,7 +389,7 @@ __attribute__((used)) int trev__ft_entry_fast(unsigned long ip, unsigned long pa
 	int mode = atomic_load_explicit(&ft_active, memory_order_relaxed);
 	/* struct ftrace_entry's payload: ip, parent_ip. */
 	uint64_t w[2] = { ip, parent_ip };
-	struct ft_pids *pids;
+	struct trev_pid_list *pids;
 	int ret;
 
 	if (trev_unlikely(extra || mode != TREV_TRACER_FUNCTION || !ft_rcu_ready()))
@@ -495,7 +473,7 @@ __attribute__((used)) int trev__ft_entry_jmp_fast(unsigned long ip, unsigned lon
 		return TREV_FT_FULL;
 	if (trev_unlikely(atomic_load_explicit(&ft_pids, memory_order_relaxed))) {
 		unsigned int *rcu;
-		struct ft_pids *pids;
+		struct trev_pid_list *pids;
 		int ok;
 
 		if (!ft_rcu_ready())
@@ -1286,7 +1264,7 @@ out_unlock:
 }
 
 /* Put @p in place of *@where's list; free the old one after a grace period. Context: ft_lock. */
-static void pids_replace(_Atomic(struct ft_pids *) *where, struct ft_pids *p);
+static void pids_replace(_Atomic(struct trev_pid_list *) *where, struct trev_pid_list *p);
 
 void trev__ftrace_instance_remove(struct trev_trace_array *tr)
 {
@@ -1796,16 +1774,9 @@ void trev__ftrace_graph_set_thresh(unsigned long long ns)
 /* ------------------------------------------------------------------ */
 /* set_ftrace_pid                                                       */
 
-static int pid_cmp(const void *a, const void *b)
+static void pids_replace(_Atomic(struct trev_pid_list *) *where, struct trev_pid_list *p)
 {
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void pids_replace(_Atomic(struct ft_pids *) *where, struct ft_pids *p)
-{
-	struct ft_pids *old = atomic_exchange_explicit(where, p, memory_order_acq_rel);
+	struct trev_pid_list *old = atomic_exchange_explicit(where, p, memory_order_acq_rel);
 
 	/* The top's notrace list is read off the fast path: make the trampoline take the other. */
 	if (where == &ft_nopids) {
@@ -1826,7 +1797,7 @@ static void pids_replace(_Atomic(struct ft_pids *) *where, struct ft_pids *p)
  * @create, a named instance gets its state. Context: ft_lock.
  * Return: NULL with *@err set, or (without @create) when there is none.
  */
-static _Atomic(struct ft_pids *) *pids_where(struct trev_trace_array *tr, bool notrace,
+static _Atomic(struct trev_pid_list *) *pids_where(struct trev_trace_array *tr, bool notrace,
 					     bool create, int *err)
 {
 	struct ft_inst *in;
@@ -1841,7 +1812,7 @@ static _Atomic(struct ft_pids *) *pids_where(struct trev_trace_array *tr, bool n
 
 int trev__ftrace_pid_clear(struct trev_trace_array *tr, bool notrace)
 {
-	_Atomic(struct ft_pids *) *where;
+	_Atomic(struct trev_pid_list *) *where;
 
 	pthread_mutex_lock(&ft_lock);
 	where = pids_where(tr, notrace, false, NULL);
@@ -1854,59 +1825,20 @@ int trev__ftrace_pid_clear(struct trev_trace_array *tr, bool notrace)
 int trev__ftrace_pid_write(struct trev_trace_array *tr, bool notrace, const char *text,
 			   size_t len, int *err_pos)
 {
-	_Atomic(struct ft_pids *) *where;
-	struct ft_pids *cur, *p;
-	size_t have, cap = 0;
+	_Atomic(struct trev_pid_list *) *where;
+	struct trev_pid_list *p;
 	int ret = 0;
 
-	for (size_t i = 0; i < len; i++)
-		cap += !isspace((unsigned char)text[i]) &&
-		       (i == 0 || isspace((unsigned char)text[i - 1]));
 	pthread_mutex_lock(&ft_lock);
 	where = pids_where(tr, notrace, true, &ret);
 	if (!where) {
 		*err_pos = 0;
 		goto out_unlock;
 	}
-	cur = atomic_load_explicit(where, memory_order_relaxed);	/* ft_lock: ours */
-	have = cur ? cur->n : 0;
-	p = malloc(sizeof(*p) + (have + cap + 1) * sizeof(pid_t));
-	if (!p) {
-		ret = -ENOMEM;
-		goto out_unlock;
-	}
-	p->n = have;
-	if (have)
-		memcpy(p->tid, cur->tid, have * sizeof(pid_t));
-	for (size_t i = 0; i < len;) {
-		unsigned long v = 0;
-		size_t start;
-		bool digits = true;
-
-		while (i < len && isspace((unsigned char)text[i]))
-			i++;
-		if (i == len)
-			break;
-		start = i;
-		while (i < len && !isspace((unsigned char)text[i])) {
-			if (!isdigit((unsigned char)text[i]) || v > INT32_MAX / 10)
-				digits = false;
-			else
-				v = v * 10 + (unsigned long)(text[i] - '0');
-			i++;
-		}
-		if (!digits || v > INT32_MAX) {
-			*err_pos = (int)start;
-			ret = -EINVAL;
-			free(p);
-			goto out_unlock;
-		}
-		if (!bsearch(&(pid_t){ (pid_t)v }, p->tid, p->n, sizeof(pid_t), pid_cmp)) {
-			p->tid[p->n++] = (pid_t)v;
-			qsort(p->tid, p->n, sizeof(pid_t), pid_cmp);
-		}
-	}
-	if (p->n)
+	/* ft_lock: the list is ours. Pid 0 is taken, as the kernel's idle task is. */
+	p = trev__pid_list_add(atomic_load_explicit(where, memory_order_relaxed), text, len, true,
+			       err_pos, &ret);
+	if (p && p->n)
 		pids_replace(where, p);
 	else
 		free(p);
@@ -1917,8 +1849,8 @@ out_unlock:
 
 int trev__ftrace_pid_show(struct trev_trace_array *tr, bool notrace, struct trev_buf *out)
 {
-	_Atomic(struct ft_pids *) *where;
-	struct ft_pids *p;
+	_Atomic(struct trev_pid_list *) *where;
+	struct trev_pid_list *p;
 	int ret = 0;
 
 	pthread_mutex_lock(&ft_lock);
