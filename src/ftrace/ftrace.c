@@ -1273,11 +1273,15 @@ void trev__ftrace_instance_remove(struct trev_trace_array *tr)
 	pid_t blocker;
 	uint64_t bit;
 
+	/* Its commands' resources (an event's soft mode, a snapshot's arm) go under it. */
+	trev__events_write_lock();
 	pthread_mutex_lock(&ft_lock);
 	in = inst_get(tr, false, NULL);
 	if (!in)
-		goto out_unlock;
+		goto out_unlock;	/* commands are set through a write that made @in */
 	bit = 1ull << in->slot;
+	/* As the kernel's clear_ftrace_function_probes(): the instance's commands go. */
+	trev__fc_instance_gone(tr);
 	/* Out of the table in force at once: no allocation needed for that. */
 	t = atomic_load_explicit(&ft_itab, memory_order_relaxed);
 	if (t)
@@ -1289,9 +1293,14 @@ void trev__ftrace_instance_remove(struct trev_trace_array *tr)
 			m->sites[i].imask[TREV_FT_FILTER] &= ~bit;
 			m->sites[i].imask[TREV_FT_NOTRACE] &= ~bit;
 		}
-	if (ft_apply(&blocker))
+	if (ft_apply(&blocker)) {
 		trev__log(TREV_LOG_ERR, "function tracer: instance %s removed; its functions "
 			  "stay patched until the next change\n", tr->name);
+		/* Its commands out of the trampoline's table all the same (they act on @tr). */
+		if (trev__fc_any() && trev__fc_publish(true))
+			trev__log(TREV_LOG_ERR, "function tracer: instance %s removed; out of "
+				  "memory, its commands leaked\n", tr->name);
+	}
 	pids_replace(&in->pids, NULL);
 	pids_replace(&in->nopids, NULL);
 	/* No trampoline call holds @in or its instance after this. */
@@ -1301,7 +1310,9 @@ void trev__ftrace_instance_remove(struct trev_trace_array *tr)
 	atomic_store(&ft_slot_tr[in->slot], NULL);
 	free(in);
 out_unlock:
+	trev__fc_reap(true);
 	pthread_mutex_unlock(&ft_lock);
+	trev__events_write_unlock();
 }
 
 /*
@@ -1567,7 +1578,7 @@ static char *term_sep(char *s)
  * Return: the number of functions it matched, or -errno with *@off (its
  * column in @term) and *@why set.
  */
-static int term_apply(const struct ft_inst *in, enum trev_ft_list list, char *term, int *off,
+static int term_apply(struct trev_trace_array *tr, enum trev_ft_list list, char *term, int *off,
 		      const char **why)
 {
 	bool remove = false;
@@ -1603,13 +1614,7 @@ static int term_apply(const struct ft_inst *in, enum trev_ft_list list, char *te
 	return found;
 
 out_cmd:
-	/* trev's departure from the kernel: function commands are the top instance's. */
-	if (in) {
-		*off = (int)(cmd - term);
-		*why = "Function commands only work in the top instance";
-		return -EINVAL;
-	}
-	return trev__fc_term(list, term, func, mod, cmd, remove, off, why);
+	return trev__fc_term(tr, list, term, func, mod, cmd, remove, off, why);
 }
 
 int trev__ftrace_list_write(struct trev_trace_array *tr, enum trev_ft_list list,
@@ -1618,13 +1623,13 @@ int trev__ftrace_list_write(struct trev_trace_array *tr, enum trev_ft_list list,
 	bool top = tr_is_top(tr);
 	char *copy = strndup(text, len), *p;
 	/* Function commands' parse and reg need the registry lock, taken before ft_lock. */
-	bool cmds = top && memchr(text, ':', len) != NULL;
+	bool cmds = memchr(text, ':', len) != NULL;
 	struct ft_inst *in = NULL;
 	int ret = 0;
 
 	if (!copy)
 		return -ENOMEM;
-	if (top && memmem(text, len, "stacktrace", 10))
+	if (memmem(text, len, "stacktrace", 10))
 		trev__fc_stack_prepare();
 	if (cmds)
 		trev__events_write_lock();
@@ -1653,7 +1658,7 @@ int trev__ftrace_list_write(struct trev_trace_array *tr, enum trev_ft_list list,
 			end++;
 		if (*end)
 			*end++ = '\0';
-		ret = term_apply(in, list, p, &off, why);
+		ret = term_apply(tr, list, p, &off, why);
 		*err_pos = (int)(p - copy) + off;
 		ret = ret > 0 ? 0 : ret < 0 ? ret : -EINVAL;
 		p = end;
@@ -1665,16 +1670,14 @@ int trev__ftrace_list_write(struct trev_trace_array *tr, enum trev_ft_list list,
 
 				site_put(s, in, list, s->flags & FT_NEW);
 			}
-		if (top)
-			trev__fc_commit();
+		trev__fc_commit();
 		ret = list_commit(in, list, why);
 		if (ret)
 			*err_pos = 0;
-	} else if (top) {
+	} else {
 		trev__fc_abort();
 	}
-	if (top)
-		trev__fc_reap(cmds);
+	trev__fc_reap(cmds);
 out_unlock:
 	pthread_mutex_unlock(&ft_lock);
 	if (cmds)
@@ -1713,9 +1716,9 @@ int trev__ftrace_list_show(struct trev_trace_array *tr, enum trev_ft_list list,
 				ret = site_show(out, m, &m->sites[i]);
 	}
 out_cmds:
-	/* The kernel's t_probe_show(): the commands after the functions. */
-	if (!ret && top && list == TREV_FT_FILTER)
-		ret = trev__fc_show(out);
+	/* The kernel's t_probe_show(): the instance's commands after the functions. */
+	if (!ret && list == TREV_FT_FILTER)
+		ret = trev__fc_show(tr, out);
 	pthread_mutex_unlock(&ft_lock);
 	return ret;
 }

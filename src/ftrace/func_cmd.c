@@ -11,7 +11,10 @@
  *
  *   probe  one kind of command: a command with or without a count (the
  *          kernel's probe ops: traceoff and traceoff:N are two kinds, and
- *          "!f:traceoff" removes only the first). Newest first in fc_probes.
+ *          "!f:traceoff" removes only the first) in one instance: each
+ *          instance's set_ftrace_filter has its own probes, acting on that
+ *          instance (the kernel's tr->func_probes). Newest first in
+ *          fc_probes, all instances' together (one table for the trampoline).
  *   bind   one kind on one function. traceon, traceoff, snapshot,
  *          stacktrace, dump and cpudump count per function (the kernel's
  *          ftrace_func_mapper); enable_event and disable_event share one
@@ -85,7 +88,7 @@ static const struct fc_cmd fc_cmds[] = {
 /* What a command acts with: one trigger of the trigger layer. */
 struct fc_data {
 	struct trev_event_trigger trig;	/* ->cmd: the trigger command, ->file: &host */
-	struct trev_event_file host;	/* only ->tr (the top instance) is read */
+	struct trev_event_file host;	/* only ->tr (the probe's instance) is read */
 	int refs;			/* its probe and bindings */
 	bool reg;			/* trig.cmd->reg() done: ->unreg() when it goes */
 	bool fresh;			/* made by the write in progress: never published */
@@ -94,6 +97,7 @@ struct fc_data {
 
 struct fc_probe {
 	const struct fc_cmd *cmd;
+	struct trev_trace_array *tr;	/* whose set_ftrace_filter has it (the kernel's tr->func_probes) */
 	bool counted;			/* written with ":N" (the kernel's count ops) */
 	struct fc_data *data;		/* traceon/traceoff/snapshot: shared; else NULL */
 	size_t nr;			/* its bindings, any state */
@@ -244,10 +248,18 @@ static unsigned int fc_fire(struct fc_bind *b, void *ra)
 			t->cmd->fire(t, NULL, 0);
 		return 0;
 	case FC_STACK:
-		/* The kernel's ftrace_stacktrace_count(): nothing while tracing is off. */
-		rb = fc_top_rb();
-		if (rb && trev_rb_record_is_on(rb) && fc_count_take(&b->count))
-			fc_stack_record(t->file->tr, ra);
+		/*
+		 * Into the probe's instance. The kernel's ftrace_stacktrace_count()
+		 * does nothing while the top's recording is off (tracing_is_on());
+		 * its unlimited ftrace_stacktrace() tests nothing (a ring that is
+		 * off drops the record).
+		 */
+		if (b->probe->counted) {
+			rb = fc_top_rb();
+			if (!rb || !trev_rb_record_is_on(rb) || !fc_count_take(&b->count))
+				return 0;
+		}
+		fc_stack_record(t->file->tr, ra);
 		return 0;
 	case FC_EVENT:
 		/* event_enable_count_probe(): the shared count, kept while nothing changes. */
@@ -382,10 +394,11 @@ static const struct fc_cmd *fc_cmd_find(const char *name)
 	return NULL;
 }
 
-static struct fc_probe *fc_probe_find(const struct fc_cmd *c, bool counted)
+static struct fc_probe *fc_probe_find(struct trev_trace_array *tr, const struct fc_cmd *c,
+				      bool counted)
 {
 	for (struct fc_probe *p = fc_probes; p; p = p->next)
-		if (p->cmd == c && p->counted == counted)
+		if (p->tr == tr && p->cmd == c && p->counted == counted)
 			return p;
 	return NULL;
 }
@@ -506,10 +519,10 @@ static void fc_add_one(void *arg, uintptr_t addr, const char *name, const char *
 	a->added++;
 }
 
-static int fc_add(const struct fc_cmd *c, bool counted, long count, struct fc_data *data,
-		  const char *func, const char *mod, const char **why)
+static int fc_add(struct trev_trace_array *tr, const struct fc_cmd *c, bool counted, long count,
+		  struct fc_data *data, const char *func, const char *mod, const char **why)
 {
-	struct fc_probe *p = fc_probe_find(c, counted);
+	struct fc_probe *p = fc_probe_find(tr, c, counted);
 	struct fc_add a = { .count = count };
 	bool made = false;
 	int found;
@@ -519,6 +532,7 @@ static int fc_add(const struct fc_cmd *c, bool counted, long count, struct fc_da
 		if (!p)
 			return -ENOMEM;
 		p->cmd = c;
+		p->tr = tr;
 		p->counted = counted;
 		p->fresh = true;
 		p->next = fc_probes;
@@ -528,7 +542,7 @@ static int fc_add(const struct fc_cmd *c, bool counted, long count, struct fc_da
 	if (!data) {
 		/* traceon, traceoff, snapshot, ...: one trigger for the probe's functions. */
 		if (!p->data) {
-			p->data = fc_data_new(c, trev__top_instance());
+			p->data = fc_data_new(c, tr);
 			if (!p->data)
 				goto out_nomem;
 			p->data->refs = 1;
@@ -575,10 +589,10 @@ out_nomem:
 }
 
 /* "!func:cmd": the kernel's unregister_ftrace_function_probe_func(). */
-static int fc_remove(const struct fc_cmd *c, bool counted, const char *func, const char *mod,
-		     const char **why)
+static int fc_remove(struct trev_trace_array *tr, const struct fc_cmd *c, bool counted,
+		     const char *func, const char *mod, const char **why)
 {
-	struct fc_probe *p = fc_probe_find(c, counted);
+	struct fc_probe *p = fc_probe_find(tr, c, counted);
 	int n = 0;
 
 	if (!p) {
@@ -612,8 +626,9 @@ static int fc_remove(const struct fc_cmd *c, bool counted, const char *func, con
 	return 1;
 }
 
-static int fc_term_event(const struct fc_cmd *c, const char *term, const char *func,
-			 const char *mod, char *param, bool remove, int *off, const char **why)
+static int fc_term_event(struct trev_trace_array *tr, const struct fc_cmd *c, const char *term,
+			 const char *func, const char *mod, char *param, bool remove, int *off,
+			 const char **why)
 {
 	struct trev_trigger_err err = { 0 };
 	struct fc_data *d;
@@ -625,7 +640,7 @@ static int fc_term_event(const struct fc_cmd *c, const char *term, const char *f
 
 		counted = colon && strchr(colon + 1, ':');
 	}
-	d = fc_data_new(c, trev__top_instance());
+	d = fc_data_new(c, tr);
 	if (!d)
 		return -ENOMEM;
 	/* The trigger command's parse: "SYSTEM:EVENT[:N]", the event looked up, the count. */
@@ -639,7 +654,7 @@ static int fc_term_event(const struct fc_cmd *c, const char *term, const char *f
 	}
 	if (remove) {
 		fc_data_destroy(d);
-		ret = fc_remove(c, counted, func, mod, why);
+		ret = fc_remove(tr, c, counted, func, mod, why);
 		if (ret == -ENODEV)
 			*off = (int)(param - term) - (int)strlen(c->name) - 1;
 		return ret;
@@ -651,14 +666,15 @@ static int fc_term_event(const struct fc_cmd *c, const char *term, const char *f
 		return ret;
 	}
 	d->reg = true;
-	ret = fc_add(c, counted, -1, d, func, mod, why);
+	ret = fc_add(tr, c, counted, -1, d, func, mod, why);
 	if (ret < 0 && !d->refs)
 		fc_data_destroy(d);
 	return ret;
 }
 
-int trev__fc_term(enum trev_ft_list list, const char *term, const char *func, const char *mod,
-		  char *cmd, bool remove, int *off, const char **why)
+int trev__fc_term(struct trev_trace_array *tr, enum trev_ft_list list, const char *term,
+		  const char *func, const char *mod, char *cmd, bool remove, int *off,
+		  const char **why)
 {
 	char *param = strchr(cmd, ':');
 	const struct fc_cmd *c;
@@ -679,7 +695,7 @@ int trev__fc_term(enum trev_ft_list list, const char *term, const char *func, co
 		return -EINVAL;
 	}
 	if (c->kind == FC_EVENT)
-		return fc_term_event(c, term, func, mod, param, remove, off, why);
+		return fc_term_event(tr, c, term, func, mod, param, remove, off, why);
 	if (param && !remove) {
 		/* The kernel's ftrace_trace_probe_callback(): the number up to the next ':'. */
 		struct trev_event_trigger tmp = { 0 };
@@ -700,8 +716,8 @@ int trev__fc_term(enum trev_ft_list list, const char *term, const char *func, co
 	}
 	*off = 0;
 	if (!remove)
-		return fc_add(c, param != NULL, count, NULL, func, mod, why);
-	ret = fc_remove(c, param != NULL, func, mod, why);
+		return fc_add(tr, c, param != NULL, count, NULL, func, mod, why);
+	ret = fc_remove(tr, c, param != NULL, func, mod, why);
 	if (ret == -ENODEV)
 		*off = cmd_off;
 	return ret;
@@ -755,6 +771,14 @@ void trev__fc_reap(bool locked)
 		fc_data_safe = d->next_gone;
 		fc_data_destroy(d);
 	}
+}
+
+void trev__fc_instance_gone(const struct trev_trace_array *tr)
+{
+	for (size_t i = 0; i < fc_nr; i++)
+		if (fc_binds[i]->probe->tr == tr)
+			fc_binds[i]->state = FC_DYING;
+	trev__fc_commit();
 }
 
 void trev__fc_sites_gone(uintptr_t lo, uintptr_t hi)
@@ -934,7 +958,7 @@ static int fc_bind_show(struct trev_buf *out, const struct fc_bind *b)
 	return trev__buf_printf(out, "%s:count=%ld\n", p->cmd->name, c);
 }
 
-int trev__fc_show(struct trev_buf *out)
+int trev__fc_show(const struct trev_trace_array *tr, struct trev_buf *out)
 {
 	struct fc_bind **v = malloc((fc_nr ? fc_nr : 1) * sizeof(*v));
 	int ret = 0;
@@ -944,6 +968,8 @@ int trev__fc_show(struct trev_buf *out)
 	for (struct fc_probe *p = fc_probes; p && !ret; p = p->next) {
 		size_t n = 0;
 
+		if (p->tr != tr)
+			continue;
 		for (size_t i = 0; i < fc_nr; i++)
 			if (fc_binds[i]->probe == p && fc_binds[i]->state == FC_LIVE)
 				v[n++] = fc_binds[i];

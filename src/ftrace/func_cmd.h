@@ -46,15 +46,18 @@ const char *trev__ft_site_name(uintptr_t addr);
 /* The control side (ftrace.c, under ft_lock)                            */
 
 /*
- * trev__fc_term() - one term of a write that names a command:
- * "[!]FUNC[:mod:MOD]:CMD[:ARG]", split by ftrace.c into @func, @mod and
- * @cmd ("CMD[:ARG]"); @term is the whole term (for error columns).
+ * trev__fc_term() - one term of a write of instance @tr's set_ftrace_filter
+ * that names a command: "[!]FUNC[:mod:MOD]:CMD[:ARG]", split by ftrace.c
+ * into @func, @mod and @cmd ("CMD[:ARG]"); @term is the whole term (for
+ * error columns). The command acts on @tr (its tracing_on, snapshot,
+ * events, buffer), as the kernel's probes of tr->func_probes.
  * Adding or removing is staged until trev__fc_commit() or trev__fc_abort().
  * Context: ft_lock and the registry lock for writing.
  * Return: 1, or a negative errno with *@off (column in @term) and *@why set.
  */
-int trev__fc_term(enum trev_ft_list list, const char *term, const char *func, const char *mod,
-		  char *cmd, bool remove, int *off, const char **why);
+int trev__fc_term(struct trev_trace_array *tr, enum trev_ft_list list, const char *term,
+		  const char *func, const char *mod, char *cmd, bool remove, int *off,
+		  const char **why);
 /* The write's terms all passed: make the staged changes the commands in force. */
 void trev__fc_commit(void);
 /* A term was refused: forget what this write staged. Context: also the registry lock. */
@@ -79,8 +82,14 @@ bool trev__fc_any(void);
 int trev__fc_publish(bool transition);
 /* The functions of [@lo, @hi] leave (their object is unloaded). Context: ft_lock. */
 void trev__fc_sites_gone(uintptr_t lo, uintptr_t hi);
-/* After the plain functions of set_ftrace_filter: "func:cmd:..." lines. */
-int trev__fc_show(struct trev_buf *out);
+/* After the plain functions of @tr's set_ftrace_filter: its "func:cmd:..." lines. */
+int trev__fc_show(const struct trev_trace_array *tr, struct trev_buf *out);
+/*
+ * Instance @tr goes: its commands are unlinked (the kernel's
+ * clear_ftrace_function_probes()); the caller publishes (ft_apply) and
+ * reaps with the registry lock. Context: ft_lock and the registry lock.
+ */
+void trev__fc_instance_gone(const struct trev_trace_array *tr);
 /* Prime the unwinder (its first call loads libgcc_s): not under ft_lock. */
 void trev__fc_stack_prepare(void);
 

@@ -548,6 +548,135 @@ static void test_dlclose(void **state)
 	reset_all();
 }
 
+/* ------------------------------------------------------------------ */
+/* Instances                                                            */
+
+static const char *ird(const char *inst, const char *file)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "instances/%s/%s", inst, file);
+	return rd(path);
+}
+
+static int iwr(const char *inst, const char *file, const char *value, bool append)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "instances/%s/%s", inst, file);
+	return append ? trev_append(path, value) : trev_write(path, value);
+}
+
+static void inst_make(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "instances/%s", name);
+	assert_int_equal(trev_mkdir(path), 0);
+	assert_int_equal(iwr(name, "trace_options", "nocontext-info", false), 0);
+}
+
+static void inst_rm(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "instances/%s", name);
+	assert_int_equal(trev_rmdir(path), 0);
+}
+
+/*
+ * Commands in two instances and the top at once, as the kernel's per
+ * instance probes: each acts on its own instance (tracing_on, snapshot,
+ * events, buffer) with its own counts, is listed and removed in its own
+ * set_ftrace_filter, and goes with its instance's rmdir.
+ */
+static void test_inst_cmds(void **state)
+{
+	(void)state;
+	reset_all();
+	inst_make("a");
+	inst_make("b");
+	/*
+	 * The top's first: the newest commands run first, so b's counted
+	 * stacktrace finds the top still on (it tests the top's tracing_on,
+	 * as the kernel's ftrace_stacktrace_count() tests tracing_is_on()).
+	 */
+	assert_int_equal(trev_append("set_ftrace_filter", "ft_quiet:traceoff:1"), 0);
+	assert_int_equal(iwr("a", "set_ftrace_filter", "ft_quiet:traceoff:2", true), 0);
+	assert_int_equal(iwr("b", "set_ftrace_filter",
+			     "ft_quiet:stacktrace:1 ft_spin:enable_event:ftcmd:ftcmd_sample:1", true),
+			 0);
+	assert_string_equal(ird("a", "set_ftrace_filter"), ALL "ft_quiet:traceoff:count=2\n");
+	assert_string_equal(ird("b", "set_ftrace_filter"),
+			    ALL "ft_spin:enable_event:ftcmd:ftcmd_sample:count=1\n"
+				"ft_quiet:stacktrace:count=1\n");
+	assert_string_equal(rd("set_ftrace_filter"), ALL "ft_quiet:traceoff:count=1\n");
+
+	/* One call: a's and the top's traceoff each take one of their own counts; b's stack. */
+	assert_int_equal(ft_quiet(0), 7);
+	assert_string_equal(ird("a", "tracing_on"), "0\n");
+	assert_string_equal(rd("tracing_on"), "0\n");
+	assert_string_equal(ird("b", "tracing_on"), "1\n");
+	assert_string_equal(ird("a", "set_ftrace_filter"), ALL "ft_quiet:traceoff:count=1\n");
+	assert_string_equal(rd("set_ftrace_filter"), ALL "ft_quiet:traceoff:count=0\n");
+	rd("instances/b/trace");
+	assert_int_equal(count_of(text, "<stack trace>\n => ft_quiet\n"), 1);
+	assert_int_equal(count_of(rd("instances/a/trace"), "<stack trace>"), 0);
+	assert_int_equal(count_of(rd("trace"), "<stack trace>"), 0);
+	assert_non_null(strstr(ird("b", "set_ftrace_filter"), "ft_quiet:stacktrace:count=0\n"));
+
+	/* a's second count, then none; the top's count is used up. */
+	assert_int_equal(trev_write("tracing_on", "1"), 0);
+	assert_int_equal(iwr("a", "tracing_on", "1", false), 0);
+	assert_int_equal(ft_quiet(0), 7);
+	assert_string_equal(ird("a", "tracing_on"), "0\n");
+	assert_string_equal(rd("tracing_on"), "1\n");
+	assert_int_equal(iwr("a", "tracing_on", "1", false), 0);
+	assert_int_equal(ft_quiet(0), 7);
+	assert_string_equal(ird("a", "tracing_on"), "1\n");
+	assert_string_equal(ird("a", "set_ftrace_filter"), ALL "ft_quiet:traceoff:count=0\n");
+	/* b's stack count was 1: no second stack. */
+	assert_int_equal(count_of(rd("instances/b/trace"), "<stack trace>"), 1);
+
+	/* b's enable_event switches b's event only. */
+	trace_ftcmd_sample(1);
+	assert_int_equal(ft_spin(0), 0x5a5a);
+	trace_ftcmd_sample(2);
+	assert_non_null(strstr(ird("b", "trace"), "ftcmd_sample: v=2\n"));
+	assert_null(strstr(ird("b", "trace"), "ftcmd_sample: v=1\n"));
+	assert_null(strstr(ird("a", "trace"), "ftcmd_sample"));
+	assert_null(strstr(rd("trace"), "ftcmd_sample"));
+
+	/* a's snapshot swaps a's buffer. */
+	assert_int_equal(iwr("a", "trace_marker", "in a", false), 0);
+	assert_int_equal(iwr("a", "set_ftrace_filter", "ft_add:snapshot:1", true), 0);
+	assert_int_equal(ft_add(1, 1), 2);
+	assert_non_null(strstr(ird("a", "snapshot"), "in a"));
+	assert_null(strstr(ird("a", "trace"), "in a"));
+
+	/* Removal in a leaves b's and the top's; an error goes to a's error_log. */
+	assert_int_equal(iwr("a", "set_ftrace_filter", "!ft_quiet:traceoff:0", true), 0);
+	assert_string_equal(ird("a", "set_ftrace_filter"), ALL "ft_add:snapshot:count=0\n");
+	assert_int_equal(iwr("a", "set_ftrace_filter", "!ft_quiet:traceoff:0", true), -ENODEV);
+	assert_non_null(strstr(ird("a", "error_log"), "No such command is set"));
+	assert_string_equal(rd("set_ftrace_filter"), ALL "ft_quiet:traceoff:count=0\n");
+	assert_int_equal(iwr("a", "set_ftrace_filter", "ft_add:bogus", true), -EINVAL);
+	assert_string_equal(ird("a", "set_ftrace_filter"), ALL "ft_add:snapshot:count=0\n");
+
+	/* rmdir with commands set: they go (clear_ftrace_function_probes()), the others stay. */
+	inst_rm("b");
+	assert_int_equal(ft_spin(0), 0x5a5a);
+	assert_int_equal(ft_quiet(0), 7);
+	inst_make("b");
+	assert_string_equal(ird("b", "set_ftrace_filter"), ALL);
+	trace_ftcmd_sample(3);
+	assert_null(strstr(ird("b", "trace"), "ftcmd_sample"));
+	assert_string_equal(ird("a", "set_ftrace_filter"), ALL "ft_add:snapshot:count=0\n");
+	inst_rm("a");
+	inst_rm("b");
+	reset_all();
+}
+
 /* func_stack_trace: each function record is followed by the stack from the function on. */
 static void test_func_stack_trace(void **state)
 {
@@ -750,6 +879,7 @@ int main(void)
 		cmocka_unit_test(test_enable_event),
 		cmocka_unit_test(test_dump),
 		cmocka_unit_test(test_dlclose),
+		cmocka_unit_test(test_inst_cmds),
 		cmocka_unit_test(test_func_stack_trace),
 		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_profile_time),

@@ -160,10 +160,15 @@ static void test_inst_files(void **state)
 			 -EINVAL);
 	assert_last_error("instances/a/error_log", "No such function", 8);
 	assert_string_equal(rd("instances/a/set_ftrace_filter"), "ft_add\n");
-	assert_int_equal(trev_append("instances/a/set_ftrace_filter", "ft_outer:traceoff"),
-			 -EINVAL);
-	assert_last_error("instances/a/error_log",
-			  "Function commands only work in the top instance", 9);
+	/* Function commands are the instance's own (test_ftrace_cmds.c, test_inst_cmds). */
+	assert_int_equal(trev_append("instances/a/set_ftrace_filter", "ft_outer:bogus"), -EINVAL);
+	assert_last_error("instances/a/error_log", "No such function command", 9);
+	assert_string_equal(rd("instances/a/set_ftrace_filter"), "ft_add\n");
+	assert_int_equal(trev_append("instances/a/set_ftrace_filter", "ft_outer:traceoff"), 0);
+	assert_string_equal(rd("instances/a/set_ftrace_filter"),
+			    "ft_add\nft_outer:traceoff:unlimited\n");
+	assert_string_equal(rd("set_ftrace_filter"), "#### all functions enabled ####\n");
+	assert_int_equal(trev_append("instances/a/set_ftrace_filter", "!ft_outer:traceoff"), 0);
 	assert_string_equal(rd("instances/a/set_ftrace_filter"), "ft_add\n");
 	assert_int_equal(wr("instances/a/set_ftrace_notrace", "ft_quiet"), 0);
 	assert_int_equal(trev_append("instances/a/set_ftrace_notrace", "!nope*"), -EINVAL);
