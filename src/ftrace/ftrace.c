@@ -104,6 +104,21 @@ static pthread_mutex_t ft_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ft_module *ft_modules;	/* registration order (ft_lock) */
 static enum trev_ft_mode ft_tracer;	/* current_tracer (ft_lock) */
 static bool ft_list_set[4];		/* enum trev_ft_list: the list is not empty (ft_lock) */
+
+/*
+ * A term "FUNC:mod:LIB" of set_ftrace_filter or set_ftrace_notrace for a
+ * library not registered yet (the kernel's ftrace_mod_load, kept for a
+ * module not loaded yet): applied, and dropped, when LIB registers its
+ * entries (trev_function_register(), at its dlopen()). Newest first.
+ */
+struct ft_pend {
+	char *func;			/* as written: "" for ":mod:LIB", all its functions */
+	char *mod;			/* LIB, compared whole with a module's name */
+	struct ft_pend *next;
+};
+
+/* The top's pending terms of set_ftrace_filter [0] and set_ftrace_notrace [1] (ft_lock). */
+static struct ft_pend *ft_pend_top[2];
 static bool ft_profile;			/* function_profile_enabled (ft_lock) */
 static bool ft_profile_reset;		/* the next profile table starts from zero (ft_lock) */
 static _Atomic int ft_active;		/* enum trev_ft_mode trev__ft_entry() serves */
@@ -125,6 +140,7 @@ struct ft_inst {
 	unsigned int slot;		/* 1 .. FT_MAX_INST - 1 */
 	enum trev_ft_mode tracer;	/* nop or function (ft_lock) */
 	bool list_set[2];		/* its filter / notrace list is not empty (ft_lock) */
+	struct ft_pend *pend[2];	/* its pending ":mod:" terms, as ft_pend_top (ft_lock) */
 	_Atomic(struct trev_pid_list *) pids;	/* set_ftrace_pid; NULL: every thread (as ft_pids) */
 	_Atomic(struct trev_pid_list *) nopids; /* set_ftrace_notrace_pid; NULL: none */
 	struct trev_event_file file;	/* its ftrace/function records go here */
@@ -619,6 +635,8 @@ static int ft_apply(pid_t *blocker);
 static int ft_nr_cpus(void);
 static void list_recount(struct ft_inst *in, enum trev_ft_list list);
 static int fg_map_publish(void);
+static void pend_apply(struct ft_module *m);
+static void pend_free(struct ft_pend *e);
 
 /**
  * trev_function_register() - register an object's patchable function entries
@@ -680,6 +698,7 @@ void trev_function_register(const void *const *start, const void *const *stop)
 			  "functions cannot be traced\n", m->path);
 	m->next = ft_modules;
 	ft_modules = m;
+	pend_apply(m);
 	if ((ft_tracer || ft_profile || ft_inst_on) && ft_apply(&blocker))
 		trev__log(TREV_LOG_ERR, "function tracer: %s: its functions are not patched yet "
 			  "(%s); the next change of a list or of the tracer tries again\n",
@@ -1308,6 +1327,8 @@ void trev__ftrace_instance_remove(struct trev_trace_array *tr)
 	trev_tsan_acquire(in);
 	ft_insts[in->slot] = NULL;
 	atomic_store(&ft_slot_tr[in->slot], NULL);
+	pend_free(in->pend[TREV_FT_FILTER]);
+	pend_free(in->pend[TREV_FT_NOTRACE]);
 	free(in);
 out_unlock:
 	trev__fc_reap(true);
@@ -1437,10 +1458,112 @@ static void site_put(struct ft_site *s, const struct ft_inst *in, enum trev_ft_l
 		s->imask[list] &= ~(1ull << in->slot);
 }
 
-/* Whether @list of @in (NULL: the top) is empty, from the sites. Context: ft_lock. */
+/* Where the pending terms of @list of @in (NULL: the top) are; NULL for the graph lists. */
+static struct ft_pend **pend_head(struct ft_inst *in, enum trev_ft_list list)
+{
+	if (list != TREV_FT_FILTER && list != TREV_FT_NOTRACE)
+		return NULL;
+	return in ? &in->pend[list] : &ft_pend_top[list];
+}
+
+static void pend_free(struct ft_pend *e)
+{
+	while (e) {
+		struct ft_pend *next = e->next;
+
+		free(e->func);
+		free(e->mod);
+		free(e);
+		e = next;
+	}
+}
+
+/* A copy of the list @e, for a write to change (all or nothing). Return: 0 or -ENOMEM. */
+static int pend_copy(const struct ft_pend *e, struct ft_pend **out)
+{
+	struct ft_pend **tail = out;
+
+	*out = NULL;
+	for (; e; e = e->next) {
+		struct ft_pend *c = calloc(1, sizeof(*c));
+
+		if (!c)
+			goto out_free;
+		*tail = c;
+		tail = &c->next;
+		c->func = strdup(e->func);
+		c->mod = strdup(e->mod);
+		if (!c->func || !c->mod)
+			goto out_free;
+	}
+	return 0;
+
+out_free:
+	pend_free(*out);
+	*out = NULL;
+	return -ENOMEM;
+}
+
+/* A registered object is library @mod (the kernel's module_exists()). Context: ft_lock. */
+static bool module_loaded(const char *mod)
+{
+	for (struct ft_module *m = ft_modules; m; m = m->next)
+		if (m->mod && !strcmp(m->mod, mod))
+			return true;
+	return false;
+}
+
+/*
+ * A term "@func:mod:@mod" that matched no function (the kernel's
+ * cache_mod()): kept in @head while no library named @mod is registered.
+ * With @remove, the kept terms of @mod whose function is @func ("*": all)
+ * go. Return: 1, or -errno with *@why set. Context: ft_lock.
+ */
+static int pend_term(struct ft_pend **head, const char *func, const char *mod, bool remove,
+		     const char **why)
+{
+	struct ft_pend *e;
+	int n = 0;
+
+	if (remove) {
+		for (struct ft_pend **pp = head; (e = *pp);) {
+			if (strcmp(e->mod, mod) || (strcmp(func, "*") && strcmp(e->func, func))) {
+				pp = &e->next;
+				continue;
+			}
+			*pp = e->next;
+			e->next = NULL;
+			pend_free(e);
+			n++;
+		}
+		if (!n)
+			*why = "No such function";
+		return n ? 1 : -EINVAL;
+	}
+	/* A library that is there and has no such function: refused, as the kernel's. */
+	if (module_loaded(mod)) {
+		*why = "No such function";
+		return -EINVAL;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e || !(e->func = strdup(func)) || !(e->mod = strdup(mod))) {
+		pend_free(e);
+		*why = "Out of memory";
+		return -ENOMEM;
+	}
+	e->next = *head;
+	*head = e;
+	return 1;
+}
+
+/*
+ * Whether @list of @in (NULL: the top) is empty, from the sites; a
+ * pending term makes a filter not empty (the kernel's FTRACE_HASH_FL_MOD:
+ * it selects nothing until its library comes). Context: ft_lock.
+ */
 static void list_recount(struct ft_inst *in, enum trev_ft_list list)
 {
-	bool set = false;
+	bool set = list == TREV_FT_FILTER && *pend_head(in, list);
 
 	for (struct ft_module *m = ft_modules; m && !set; m = m->next)
 		for (size_t i = 0; i < m->nr_sites && !set; i++)
@@ -1488,6 +1611,11 @@ int trev__ftrace_list_clear(struct trev_trace_array *tr, enum trev_ft_list list)
 	for (struct ft_module *m = ft_modules; m; m = m->next)
 		for (size_t i = 0; i < m->nr_sites; i++)
 			site_put(&m->sites[i], in, list, false);
+	/* The kernel's clear_ftrace_mod_list() at an O_TRUNC open. */
+	if (pend_head(in, list)) {
+		pend_free(*pend_head(in, list));
+		*pend_head(in, list) = NULL;
+	}
 	ret = list_commit(in, list, NULL);
 out_unlock:
 	pthread_mutex_unlock(&ft_lock);
@@ -1574,14 +1702,15 @@ static char *term_sep(char *s)
 /*
  * One term into FT_NEW: "glob", "glob:mod:NAME" or ":mod:NAME" (any
  * function of module NAME), "!" first to take away; or a function
- * command, "glob[:mod:NAME]:CMD[:ARG]" (func_cmd.c).
+ * command, "glob[:mod:NAME]:CMD[:ARG]" (func_cmd.c). A ":mod:" term of a
+ * library not loaded yet goes into @pend (NULL: the list keeps none).
  * Return: the number of functions it matched, or -errno with *@off (its
  * column in @term) and *@why set.
  */
-static int term_apply(struct trev_trace_array *tr, enum trev_ft_list list, char *term, int *off,
-		      const char **why)
+static int term_apply(struct trev_trace_array *tr, enum trev_ft_list list, char *term,
+		      struct ft_pend **pend, int *off, const char **why)
 {
-	bool remove = false;
+	bool remove = false, all = false;
 	char *func = term, *cmd, *mod = NULL;
 	int found;
 
@@ -1601,14 +1730,19 @@ static int term_apply(struct trev_trace_array *tr, enum trev_ft_list list, char 
 			func = *func ? func : (char *)"*";
 			goto out_cmd;
 		}
-		if (!*func)
+		if (!*func) {
 			func = (char *)"*";
+			all = true;	/* ":mod:LIB": kept as written */
+		}
 	}
 	if (!*func) {
 		*why = "No function given";
 		return -EINVAL;
 	}
 	found = sites_match(func, mod, site_mark_new, remove ? term : NULL);
+	/* A library not loaded yet: the term waits for it (@pend: the write's copy). */
+	if (!found && mod && pend)
+		return pend_term(pend, all ? "" : func, mod, remove, why);
 	if (!found)
 		*why = "No such function";
 	return found;
@@ -1624,6 +1758,7 @@ int trev__ftrace_list_write(struct trev_trace_array *tr, enum trev_ft_list list,
 	char *copy = strndup(text, len), *p;
 	/* Function commands' parse and reg need the registry lock, taken before ft_lock. */
 	bool cmds = memchr(text, ':', len) != NULL;
+	struct ft_pend **pend = NULL, *staged = NULL;
 	struct ft_inst *in = NULL;
 	int ret = 0;
 
@@ -1635,6 +1770,14 @@ int trev__ftrace_list_write(struct trev_trace_array *tr, enum trev_ft_list list,
 		trev__events_write_lock();
 	pthread_mutex_lock(&ft_lock);
 	if (!top && !(in = inst_get(tr, true, &ret))) {
+		*err_pos = 0;
+		*why = ft_apply_why(ret);
+		goto out_unlock;
+	}
+	/* The pending terms change in a copy, put in place when every term passed. */
+	pend = pend_head(in, list);
+	if (pend && pend_copy(*pend, &staged)) {
+		ret = -ENOMEM;
 		*err_pos = 0;
 		*why = ft_apply_why(ret);
 		goto out_unlock;
@@ -1658,7 +1801,7 @@ int trev__ftrace_list_write(struct trev_trace_array *tr, enum trev_ft_list list,
 			end++;
 		if (*end)
 			*end++ = '\0';
-		ret = term_apply(tr, list, p, &off, why);
+		ret = term_apply(tr, list, p, pend ? &staged : NULL, &off, why);
 		*err_pos = (int)(p - copy) + off;
 		ret = ret > 0 ? 0 : ret < 0 ? ret : -EINVAL;
 		p = end;
@@ -1670,6 +1813,11 @@ int trev__ftrace_list_write(struct trev_trace_array *tr, enum trev_ft_list list,
 
 				site_put(s, in, list, s->flags & FT_NEW);
 			}
+		if (pend) {
+			pend_free(*pend);
+			*pend = staged;
+			staged = NULL;
+		}
 		trev__fc_commit();
 		ret = list_commit(in, list, why);
 		if (ret)
@@ -1679,6 +1827,7 @@ int trev__ftrace_list_write(struct trev_trace_array *tr, enum trev_ft_list list,
 	}
 	trev__fc_reap(cmds);
 out_unlock:
+	pend_free(staged);
 	pthread_mutex_unlock(&ft_lock);
 	if (cmds)
 		trev__events_write_unlock();
@@ -1697,17 +1846,20 @@ int trev__ftrace_list_show(struct trev_trace_array *tr, enum trev_ft_list list,
 			   struct trev_buf *out)
 {
 	bool top = tr_is_top(tr);
+	struct ft_pend **pend = NULL;
 	struct ft_inst *in = NULL;
 	int ret = 0;
 
 	pthread_mutex_lock(&ft_lock);
 	if (!top)
 		in = inst_get(tr, false, NULL);
+	if (top || in)
+		pend = pend_head(in, list);
 	if (top ? !ft_list_set[list] : !in || !in->list_set[list]) {
 		ret = trev__buf_puts(out, list == TREV_FT_FILTER || list == TREV_FT_GRAPH ?
 				     "#### all functions enabled ####\n" :
 				     "#### no functions disabled ####\n");
-		goto out_cmds;
+		goto out_mods;
 	}
 	for (struct ft_module *m = ft_modules; m && !ret; m = m->next) {
 		module_name_sites(m);
@@ -1715,7 +1867,10 @@ int trev__ftrace_list_show(struct trev_trace_array *tr, enum trev_ft_list list,
 			if (site_in(&m->sites[i], in, list) && m->sites[i].name)
 				ret = site_show(out, m, &m->sites[i]);
 	}
-out_cmds:
+out_mods:
+	/* The kernel's t_mod_show(): the pending terms, "FUNC:mod:LIB" as written. */
+	for (const struct ft_pend *e = pend ? *pend : NULL; e && !ret; e = e->next)
+		ret = trev__buf_printf(out, "%s:mod:%s\n", e->func, e->mod);
 	/* The kernel's t_probe_show(): the instance's commands after the functions. */
 	if (!ret && list == TREV_FT_FILTER)
 		ret = trev__fc_show(tr, out);
@@ -1772,6 +1927,49 @@ unsigned long long trev__ftrace_graph_thresh(void)
 void trev__ftrace_graph_set_thresh(unsigned long long ns)
 {
 	trev__fg_set_thresh(ns);
+}
+
+/*
+ * Library @m registered: the pending terms naming it, in every instance's
+ * set_ftrace_filter and set_ftrace_notrace, select its functions now and
+ * go (the kernel's process_cached_mods() at a module's load). Before the
+ * caller's ft_apply(). Context: ft_lock.
+ */
+static void pend_apply(struct ft_module *m)
+{
+	if (!m->mod)
+		return;
+	for (unsigned int i = 0; i < FT_MAX_INST; i++) {
+		struct ft_inst *in = i ? ft_insts[i] : NULL;
+
+		if (i && !in)
+			continue;
+		for (int l = TREV_FT_FILTER; l <= TREV_FT_NOTRACE; l++) {
+			struct ft_pend **pp = pend_head(in, (enum trev_ft_list)l), *e;
+			bool hit = false;
+
+			while ((e = *pp)) {
+				if (strcmp(e->mod, m->mod)) {
+					pp = &e->next;
+					continue;
+				}
+				module_name_sites(m);
+				for (size_t k = 0; k < m->nr_sites; k++) {
+					struct ft_site *s = &m->sites[k];
+
+					if (!(s->flags & FT_BAD) && s->name &&
+					    glob_ok(*e->func ? e->func : "*", s->name))
+						site_put(s, in, (enum trev_ft_list)l, true);
+				}
+				*pp = e->next;
+				e->next = NULL;
+				pend_free(e);
+				hit = true;
+			}
+			if (hit)
+				list_recount(in, (enum trev_ft_list)l);
+		}
+	}
 }
 
 /* ------------------------------------------------------------------ */

@@ -166,6 +166,84 @@ static void test_available_dlopen(void **state)
 	reset_all();
 }
 
+/*
+ * "FUNC:mod:LIB" for a library not loaded yet (the kernel's cached module
+ * filter): kept, listed as written, taken away by "!" and by O_TRUNC, a
+ * filter of such terms only selecting nothing; at the library's dlopen()
+ * the terms select exactly their functions, in the top and in an instance.
+ */
+static void test_mod_pending(void **state)
+{
+	double (*scale)(double, double);
+	int (*twice)(int);
+	void *h;
+
+	(void)state;
+	reset_all();
+	assert_null(strstr(rd("available_filter_functions"), "libft_mod"));
+	assert_int_equal(trev_write("set_ftrace_filter", "ft_mod_tw*:mod:libft_mod"), 0);
+	assert_int_equal(trev_append("set_ftrace_filter", ":mod:libother ft_add"), 0);
+	assert_string_equal(rd("set_ftrace_filter"),
+			    "ft_add\n:mod:libother\nft_mod_tw*:mod:libft_mod\n");
+	assert_int_equal(trev_append("set_ftrace_filter", "!*:mod:libother"), 0);
+	assert_string_equal(rd("set_ftrace_filter"), "ft_add\nft_mod_tw*:mod:libft_mod\n");
+	assert_int_equal(trev_append("set_ftrace_filter", "!nosuch:mod:libft_mod"), -EINVAL);
+	assert_last_error("No such function", 0);
+	/* All or nothing: a refused term keeps the kept ones. */
+	assert_int_equal(trev_append("set_ftrace_filter", "!ft_mod_tw*:mod:libft_mod nosuch"),
+			 -EINVAL);
+	assert_string_equal(rd("set_ftrace_filter"), "ft_add\nft_mod_tw*:mod:libft_mod\n");
+	/* O_TRUNC empties them with the functions (clear_ftrace_mod_list()). */
+	assert_int_equal(trev_write("set_ftrace_filter", "ft_add"), 0);
+	assert_string_equal(rd("set_ftrace_filter"), "ft_add\n");
+
+	/* Only kept terms: the filter selects nothing until the library comes. */
+	assert_int_equal(trev_write("set_ftrace_filter", "ft_mod_tw*:mod:libft_mod"), 0);
+	assert_string_equal(rd("set_ftrace_filter"), "ft_mod_tw*:mod:libft_mod\n");
+	assert_int_equal(trev_mkdir("instances/p"), 0);
+	assert_int_equal(trev_write("instances/p/trace_options", "nocontext-info"), 0);
+	assert_int_equal(trev_write("instances/p/set_ftrace_filter", ":mod:libft_mod"), 0);
+	assert_int_equal(trev_write("instances/p/set_ftrace_notrace",
+				    "ft_mod_scale:mod:libft_mod"), 0);
+	assert_string_equal(rd("instances/p/set_ftrace_filter"), ":mod:libft_mod\n");
+	assert_string_equal(rd("instances/p/set_ftrace_notrace"),
+			    "#### no functions disabled ####\nft_mod_scale:mod:libft_mod\n");
+	assert_int_equal(trev_write("current_tracer", "function"), 0);
+	assert_int_equal(trev_write("instances/p/current_tracer", "function"), 0);
+	assert_int_equal(trev_trace_option("nocontext-info"), 0);
+	assert_int_equal(ft_add(1, 2), 3);
+	assert_string_equal(body("trace"), "");
+	assert_string_equal(body("instances/p/trace"), "");
+
+	h = dlopen(FT_MOD, RTLD_NOW);
+	assert_non_null(h);
+	twice = (int (*)(int))dlsym(h, "ft_mod_twice");
+	scale = (double (*)(double, double))dlsym(h, "ft_mod_scale");
+	assert_non_null(twice);
+	assert_non_null(scale);
+	assert_string_equal(rd("set_ftrace_filter"), "ft_mod_twice [libft_mod]\n");
+	rd("instances/p/set_ftrace_filter");
+	assert_true(has_line(text, "ft_mod_twice [libft_mod]"));
+	assert_true(has_line(text, "ft_mod_scale [libft_mod]"));
+	assert_null(strstr(text, ":mod:"));
+	assert_string_equal(rd("instances/p/set_ftrace_notrace"), "ft_mod_scale [libft_mod]\n");
+	assert_int_equal(twice(21), 42);
+	assert_true(scale(1.5, 2.0) == 3.0);
+	assert_int_equal(ft_add(1, 2), 3);
+	assert_string_equal(body("trace"), "ft_mod_twice <-test_mod_pending\n");
+	assert_string_equal(body("instances/p/trace"), "ft_mod_twice <-test_mod_pending\n");
+	/* Loaded now: a term that matches nothing in it is refused, as the kernel's. */
+	assert_int_equal(trev_append("set_ftrace_filter", "nosuch:mod:libft_mod"), -EINVAL);
+	assert_last_error("No such function", 0);
+	assert_string_equal(rd("set_ftrace_filter"), "ft_mod_twice [libft_mod]\n");
+
+	assert_int_equal(trev_write("instances/p/current_tracer", "nop"), 0);
+	assert_int_equal(trev_rmdir("instances/p"), 0);
+	assert_int_equal(dlclose(h), 0);
+	assert_string_equal(rd("set_ftrace_filter"), "#### all functions enabled ####\n");
+	reset_all();
+}
+
 /* One write (or append) to a list file, what it returns, the list it leaves. */
 struct list_case {
 	const char *file;
@@ -198,7 +276,10 @@ static const struct list_case list_cases[] = {
 	  "No such function", 7 },
 	{ "set_ftrace_filter", "ft_add", true, "ft_mix:bogus", -EINVAL, "ft_add\n",
 	  "No such function command", 7 },
-	{ "set_ftrace_filter", "ft_add", true, "ft_mix:mod:nosuchmod", -EINVAL, "ft_add\n",
+	/* A library not loaded: the term is kept for it and listed as written (test_mod_pending). */
+	{ "set_ftrace_filter", "ft_add", true, "ft_mix:mod:nosuchmod", 0,
+	  "ft_add\nft_mix:mod:nosuchmod\n", NULL, 0 },
+	{ "set_ftrace_filter", "ft_add", true, "!ft_mix:mod:nosuchmod", -EINVAL, "ft_add\n",
 	  "No such function", 0 },
 	{ "set_ftrace_filter", "ft_add", true, "!", -EINVAL, "ft_add\n", "No function given", 0 },
 	/* The opened file is emptied by > even when the write fails, as the kernel's is. */
@@ -517,6 +598,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tracers),
 		cmocka_unit_test(test_available_dlopen),
+		cmocka_unit_test(test_mod_pending),
 		cmocka_unit_test(test_list_table),
 		cmocka_unit_test(test_selection),
 		cmocka_unit_test(test_golden),
