@@ -12,7 +12,9 @@
  * A refused write leaves the file reading as before (after the emptying of
  * >), and the traced functions (tests/ftrace/ft_funcs.c) still compute
  * their results whatever was patched and whatever commands they run. The
- * commands are removed after each input.
+ * commands, the top's and instance fz's, are removed after each input, and
+ * the terms kept for a library not loaded ("f:mod:libnone"); with the last
+ * byte odd, instance fz is removed first, with whatever commands it has.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +43,7 @@ static const char *const files[] = {
 
 /* Appended to the input, chosen by bits 2-5 of the first byte. */
 static const char *const suffixes[16] = {
-	"", "", "", "", ":traceon", ":traceoff:2", ":snapshot:1", ":stacktrace:3",
+	"", "", "", ":mod:libnone", ":traceon", ":traceoff:2", ":snapshot:1", ":stacktrace:3",
 	":enable_event:ftcmd:ftcmd_sample", ":disable_event:ftcmd:ftcmd_sample:1", ":dump:1",
 	":cpudump:1", ":traceoff", ":mod:libft_mod:traceon", ":stacktrace:0x2", ":nosuch",
 };
@@ -51,23 +53,35 @@ static const char *const kinds[] = {
 	"enable_event:ftcmd:ftcmd_sample", "disable_event:ftcmd:ftcmd_sample",
 };
 
-static void clear_cmds(void)
+/* Remove the commands and the kept ":mod:" terms of the list file @path. */
+static void clear_cmds(const char *path)
 {
 	static char list[65536];
 	char t[96];
 
-	trev_read("set_ftrace_filter", list, sizeof(list));
-	if (!strchr(list, ':'))
+	if (trev_read(path, list, sizeof(list)) < 0 || !strchr(list, ':'))
 		return;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		snprintf(t, sizeof(t), "!*:%s", kinds[i]);
-		trev_append("set_ftrace_filter", t);
+		trev_append(path, t);
 		snprintf(t, sizeof(t), "!*:%s:0", kinds[i]);
-		trev_append("set_ftrace_filter", t);
+		trev_append(path, t);
 	}
-	trev_read("set_ftrace_filter", list, sizeof(list));
+	trev_read(path, list, sizeof(list));
+	/* Terms kept for a library not loaded: "!*:mod:libnone" takes its own, O_TRUNC all. */
+	if (strstr(list, ":mod:libnone\n")) {
+		if (trev_append(path, "!*:mod:libnone"))
+			abort();
+		trev_read(path, list, sizeof(list));
+		if (strstr(list, ":mod:libnone\n"))
+			abort();
+	}
+	if (strstr(list, ":mod:")) {
+		trev_write(path, "");
+		trev_read(path, list, sizeof(list));
+	}
 	if (strchr(list, ':'))
-		abort();	/* a command that cannot be removed */
+		abort();	/* a command or a kept term that cannot be removed */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -125,7 +139,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	trace_ftcmd_sample(1);
 	trev_read("trace_stat/function0", before, sizeof(before));
-	clear_cmds();
+	/* rmdir drops the instance's commands and kept terms (the next input makes it again). */
+	if (size > 1 && (data[size - 1] & 1) && trev_rmdir("instances/fz"))
+		abort();
+	for (size_t i = 0; i < NR_FILES; i++)
+		if (strstr(files[i], "set_ftrace_filter") || strstr(files[i], "set_ftrace_notrace"))
+			if (!strstr(files[i], "_pid"))
+				clear_cmds(files[i]);
 	trev_write("tracing_on", "1");
 	trev_write("trace", "");
 	trev_write("instances/fz/trace", "");
