@@ -677,6 +677,43 @@ static void test_inst_cmds(void **state)
 	reset_all();
 }
 
+/*
+ * An instance with commands made and removed while 8 threads call their
+ * functions: each round's count fires exactly into the instance, none into
+ * the top, and rmdir while the commands run (under TSan: no race with the
+ * trampoline's table, the instance's freeing after the grace period).
+ */
+static void test_inst_cmd_hammer(void **state)
+{
+	pthread_t t[NR_THREADS];
+
+	(void)state;
+	reset_all();
+	atomic_store(&hammer_stop, false);
+	for (int i = 0; i < NR_THREADS; i++)
+		pthread_create(&t[i], NULL, hammer, NULL);
+	for (int round = 0; round < 12; round++) {
+		inst_make("h");
+		assert_int_equal(iwr("h", "set_ftrace_filter",
+				     "ft_add:stacktrace:5 ft_spin:traceon "
+				     "ft_spin:enable_event:ftcmd:ftcmd_sample", true), 0);
+		while (!strstr(ird("h", "set_ftrace_filter"), "ft_add:stacktrace:count=0\n"))
+			sched_yield();
+		/* The removal's grace period: the calls that took the count have written. */
+		assert_int_equal(iwr("h", "set_ftrace_filter", "!ft_add:stacktrace:0", true), 0);
+		rd("instances/h/trace");
+		assert_int_equal(count_of(text, "<stack trace>\n"), 5);
+		assert_int_equal(count_of(text, " => ft_add\n => hammer\n"), 5);
+		inst_rm("h");	/* ft_spin's commands still firing */
+	}
+	atomic_store(&hammer_stop, true);
+	for (int i = 0; i < NR_THREADS; i++)
+		pthread_join(t[i], NULL);
+	assert_int_equal(count_of(rd("trace"), "<stack trace>"), 0);
+	assert_string_equal(rd("set_ftrace_filter"), ALL);
+	reset_all();
+}
+
 /* func_stack_trace: each function record is followed by the stack from the function on. */
 static void test_func_stack_trace(void **state)
 {
@@ -880,6 +917,7 @@ int main(void)
 		cmocka_unit_test(test_dump),
 		cmocka_unit_test(test_dlclose),
 		cmocka_unit_test(test_inst_cmds),
+		cmocka_unit_test(test_inst_cmd_hammer),
 		cmocka_unit_test(test_func_stack_trace),
 		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_profile_time),
