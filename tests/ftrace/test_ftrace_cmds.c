@@ -637,6 +637,13 @@ static void test_inst_cmds(void **state)
 	assert_string_equal(ird("a", "set_ftrace_filter"), ALL "ft_quiet:traceoff:count=0\n");
 	/* b's stack count was 1: no second stack. */
 	assert_int_equal(count_of(rd("instances/b/trace"), "<stack trace>"), 1);
+	/* Unlimited, it tests no tracing_on but its own ring's (ftrace_stacktrace()). */
+	assert_int_equal(trev_write("tracing_on", "0"), 0);
+	assert_int_equal(iwr("b", "set_ftrace_filter", "ft_outer:stacktrace", true), 0);
+	assert_int_equal(ft_outer(1), 4);
+	assert_int_equal(count_of(rd("instances/b/trace"), "<stack trace>\n => ft_outer\n"), 1);
+	assert_int_equal(iwr("b", "set_ftrace_filter", "!ft_outer:stacktrace", true), 0);
+	assert_int_equal(trev_write("tracing_on", "1"), 0);
 
 	/* b's enable_event switches b's event only. */
 	trace_ftcmd_sample(1);
