@@ -622,8 +622,12 @@ int trev__file_soft_mode_locked(struct trev_event_file *file, bool take)
 {
 	int ret = 0;
 
+	/*
+	 * A built-in event has no probe to keep: whoever writes its record
+	 * runs its triggers (ftrace/print's: trace_marker, write/trace_printk.c).
+	 */
 	if (file->call->flags & TREV_EVENT_FL_FTRACE)
-		return -ENOENT;
+		return 0;
 	if (take) {
 		if (file->sm_ref++ == 0) {
 			unsigned int flags = atomic_load(&file->flags);

@@ -206,8 +206,15 @@ static __attribute__((noinline)) bool flt_eval_str(const struct flt_insn *in, co
 	const uint8_t *a = rec + in->offset;
 
 	switch (in->kind) {
-	case FK_STATIC_STR:
-		return flt_str(in, (const char *)a, strnlen((const char *)a, in->size));
+	case FK_STATIC_STR: {
+		/*
+		 * Size 0: a char[] at the record's end (ftrace/print's buf), its
+		 * text up to its NUL, as the kernel's regex match of length 0.
+		 */
+		size_t max = in->size ? in->size : (len > in->offset ? len - in->offset : 0);
+
+		return flt_str(in, (const char *)a, strnlen((const char *)a, max));
+	}
 	case FK_DYN_STR:
 	case FK_REL_STR: {
 		uint32_t w, loc, n;

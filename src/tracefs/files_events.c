@@ -3,7 +3,8 @@
  * events/ and the event lists (the kernel's trace_events.c files):
  * available_events, set_event, events/{enable,header_page,header_event},
  * events/<system>/{enable,filter} and events/<system>/<event>/{enable,
- * filter,trigger,format,hist,id}; synthetic_events (the definitions are
+ * filter,trigger,format,hist,id}, events/ftrace/<event>/{format,hist,id}
+ * and events/ftrace/print/trigger; synthetic_events (the definitions are
  * src/trigger/synth.c's).
  *
  * Filters are compiled by src/filter/ and take effect at once; triggers
@@ -637,17 +638,37 @@ static const struct tfs_node event_entries[] = {
 	{ NULL, 0, NULL, NULL, false },
 };
 
-/* The built-in ftrace events cannot be switched: only their format and id. */
+/*
+ * The built-in ftrace events cannot be switched: no enable, no filter (the
+ * kernel's TRACE_EVENT_FL_IGNORE_ENABLE). Each has its format, id and a
+ * hist file, as the kernel's do.
+ */
 static const struct tfs_node ftrace_event_entries[] = {
 	{ "format", 0440, &format_fops, NULL, false },
+	{ "hist", 0440, &hist_fops, NULL, false },
 	{ "id", 0440, &id_fops, NULL, false },
+	{ NULL, 0, NULL, NULL, false },
+};
+
+/*
+ * ftrace/print has a trigger file too, in every instance (the kernel's
+ * trace.c adds it beside trace_marker): a write to the instance's
+ * trace_marker runs its triggers (src/write/trace_printk.c).
+ */
+static const struct tfs_node ftrace_print_entries[] = {
+	{ "format", 0440, &format_fops, NULL, false },
+	{ "hist", 0440, &hist_fops, NULL, false },
+	{ "id", 0440, &id_fops, NULL, false },
+	{ "trigger", 0640, &trigger_fops, NULL, false },
 	{ NULL, 0, NULL, NULL, false },
 };
 
 static const struct tfs_dir event_dir = { .entries = event_entries };
 static const struct tfs_dir ftrace_event_dir = { .entries = ftrace_event_entries };
+static const struct tfs_dir ftrace_print_dir = { .entries = ftrace_print_entries };
 static const struct tfs_node event_node = { "", 0750, NULL, &event_dir, false };
 static const struct tfs_node ftrace_event_node = { "", 0750, NULL, &ftrace_event_dir, false };
+static const struct tfs_node ftrace_print_node = { "", 0750, NULL, &ftrace_print_dir, false };
 
 struct dir_walk {
 	const char *system;		/* list this system's events; NULL: systems */
@@ -690,7 +711,12 @@ static int system_lookup(struct tfs_loc *loc, const char *name)
 	if (!call || strlen(name) >= sizeof(loc->event))
 		return -ENOENT;
 	strcpy(loc->event, name);
-	loc->node = ev_switchable(call) ? &event_node : &ftrace_event_node;
+	if (ev_switchable(call))
+		loc->node = &event_node;
+	else if (call->id == TREV_TYPE_PRINT)
+		loc->node = &ftrace_print_node;
+	else
+		loc->node = &ftrace_event_node;
 	return 0;
 }
 

@@ -322,7 +322,8 @@ static int hist_parse_field(struct hist_parse *p, char *str, bool key, struct hi
 		}
 		if (!type) {
 			ef = hist_find_event_field(p->call, str);
-			if (!ef || !ef->size)
+			/* Size 0: only a char[] at the record's end (ftrace/print's buf) is a field. */
+			if (!ef || (!ef->size && ef->filter_type != TREV_FILTER_STATIC_STRING))
 				return hist_fail(p, TREV_HIST_ERR_FIELD_NOT_FOUND, str);
 			f->offset = ef->offset;
 			f->size = ef->size;
@@ -339,8 +340,10 @@ static int hist_parse_field(struct hist_parse *p, char *str, bool key, struct hi
 				f->flags |= HF_STRING;
 				if (ef->filter_type == TREV_FILTER_RDYN_STRING)
 					f->flags |= HF_REL_STRING;
-				if (ef->filter_type != TREV_FILTER_STATIC_STRING) {
-					f->flags |= HF_DYN_STRING;
+				if (ef->filter_type != TREV_FILTER_STATIC_STRING || !ef->size) {
+					/* Sized by the record: as long as a __data_loc string's key. */
+					if (ef->filter_type != TREV_FILTER_STATIC_STRING)
+						f->flags |= HF_DYN_STRING;
 					f->key_size = TREV_HIST_STR_MAX;
 				} else {
 					f->key_size = ((unsigned int)ef->size + 7) & ~7u;
@@ -909,7 +912,8 @@ static void hist_key_string(struct hist_ev *ev, const struct hist_field *f, char
 		if ((unsigned int)(f->offset + f->size) > ev->len)
 			return;
 		src = (const char *)ev->rec + f->offset;
-		max = (unsigned int)f->size;
+		/* Size 0: the char[] runs to the record's end (its text, to its NUL). */
+		max = f->size ? (unsigned int)f->size : ev->len - (unsigned int)f->offset;
 	}
 	if (max > f->key_size - 1)
 		max = f->key_size - 1;

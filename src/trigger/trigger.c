@@ -210,6 +210,14 @@ static void trig_update_flags(struct trev_event_file *file)
 {
 	unsigned int set = 0, all = TREV_FILE_FL_TRIGGER_MODE | TREV_FILE_FL_TRIGGER_COND;
 
+	/*
+	 * A built-in event's file has no probe to tell: trace_marker runs
+	 * ftrace/print's triggers itself, as the kernel's tracing_mark_write()
+	 * does, and trace_printk(), which records ftrace/print through the
+	 * same file, runs none (nor does the kernel's).
+	 */
+	if (file->call->flags & TREV_EVENT_FL_FTRACE)
+		return;
 	for (struct trev_event_trigger *t = file->triggers; t; t = t->next) {
 		set |= TREV_FILE_FL_TRIGGER_MODE;
 		if (t->filter || (t->cmd->flags & (TREV_TRIGGER_CMD_POST |

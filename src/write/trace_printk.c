@@ -499,25 +499,57 @@ static void *marker_reserve(struct trev_trace_array *tr, struct trev_event_call 
 	return printk_reserve_file(fb, file, len);
 }
 
+/*
+ * @tr's file of ftrace/print, where its trigger file puts triggers, or NULL
+ * when it has none: the top instance's is the event's own; a named
+ * instance's is made by its first trigger and lives as long as the
+ * instance, which cannot go while its trace_marker is being written.
+ */
+static struct trev_event_file *marker_print_file(struct trev_trace_array *tr)
+{
+	struct trev_event_file *file;
+
+	trev__events_read_lock();	/* tr->files may grow meanwhile */
+	file = trev__event_file(tr, &trev__ftrace_event_print, false);
+	trev__events_read_unlock();
+	return file;
+}
+
+/*
+ * As the kernel's tracing_mark_write(): the record is reserved first, the
+ * triggers of the instance's ftrace/print see it with its text as written
+ * (no newline added yet), then it is committed, then the post triggers run.
+ * A snapshot trigger so swaps the buffers with this record reserved in
+ * the old one: it commits there, into the new snapshot.
+ */
 ssize_t trev__marker_write(struct trev_trace_array *tr, const char *text, size_t size)
 {
-	struct trev_event_file file;
+	struct trev_event_file file, *pf = marker_print_file(tr);
+	struct trev_event_trigger *triggers;
 	struct printk_buf fb;
 	struct print_entry *e;
 	size_t max = TREV_MARKER_MAX;
+	unsigned int tt = 0, len;
 
 	if (size > max)
 		size = max;
-	e = marker_reserve(tr, &trev__ftrace_event_print, (unsigned int)(sizeof(*e) + size + 2),
-			   &file, &fb);
+	len = (unsigned int)(sizeof(*e) + size + 2);
+	e = marker_reserve(tr, &trev__ftrace_event_print, len, &file, &fb);
 	if (!e)
 		return -EBADF;	/* as the kernel when the buffer refuses (tracing off) */
 	e->ip = MARKER_IP;
 	memcpy(e->buf, text, size);
 	e->buf[size] = '\0';
+	/* Inside the reserve's RCU read section: a trigger removed meanwhile is not freed. */
+	triggers = pf ? __atomic_load_n(&pf->triggers, __ATOMIC_ACQUIRE) : NULL;
+	if (triggers)
+		tt = trev__event_triggers_call(pf, e, len);
 	if (size == 0 || text[size - 1] != '\n')
 		memcpy(e->buf + size, "\n", 2);
-	printk_commit(&fb);
+	trev_event_buffer_commit(&fb.fb);
+	if (tt)
+		trev__event_triggers_post_call(pf, tt);
+	trev_rcu_read_unlock(fb.rcu);
 	return (ssize_t)size;
 }
 

@@ -23,7 +23,11 @@ checks() {
 	[ "$(printf '%s' "$TFS_OUT" | sort | tr '\n' ' ')" = "enable filter format hist id trigger " ] ||
 		fail "tt_ints files"
 	ok ls events/ftrace/print
-	[ "$(printf '%s' "$TFS_OUT" | sort | tr '\n' ' ')" = "format id " ] || fail "ftrace/print files"
+	[ "$(printf '%s' "$TFS_OUT" | sort | tr '\n' ' ')" = "format hist id trigger " ] ||
+		fail "ftrace/print files"
+	ok ls events/ftrace/raw_data
+	[ "$(printf '%s' "$TFS_OUT" | sort | tr '\n' ' ')" = "format hist id " ] ||
+		fail "ftrace/raw_data files"
 	is $'5\n' read events/ftrace/print/id
 	is $'18\n' read events/ftrace/raw_data/id
 	ok read events/trev_test/tt_ints/id
