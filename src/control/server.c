@@ -249,7 +249,10 @@ static int32_t ctl_open(struct ctl_conn *c, const char *path, int32_t po)
 		flags |= O_APPEND;
 	/* Always non-blocking here: READ and POLL wait in slices (ctl_wait()). */
 	ret = trev__tfs_open(path, flags | O_NONBLOCK, &c->files[slot]);
-	return ret < 0 ? ret : (int32_t)slot + 1;
+	if (ret < 0)
+		return ret;
+	c->files[slot]->outside = true;	/* trace_marker's records carry the process's pid */
+	return (int32_t)slot + 1;
 }
 
 /* 1 while the client is still connected and has sent nothing new. */

@@ -30,6 +30,7 @@
 
 #include "frontend/frontend.h"
 #include "tracefs/fuse_serve.h"
+#include "tracefs/tracefs_internal.h"
 
 #define UNMOUNT_WAIT_MS 1000	/* how long trev_unmount() waits for the loop to end */
 
@@ -69,9 +70,11 @@ static int tree_open(void *ctx, const char *path, int flags, void **file)
 
 	(void)ctx;
 	ret = trev_file_open(path, flags | O_NONBLOCK, &f);
-	if (!ret)
-		*file = f;
-	return ret;
+	if (ret)
+		return ret;
+	f->outside = true;	/* trace_marker's records carry the process's pid */
+	*file = f;
+	return 0;
 }
 
 static ssize_t tree_read(void *file, void *buf, size_t size)

@@ -399,9 +399,19 @@ const struct tfs_fops trev__trace_pipe_fops = {
 /* ------------------------------------------------------------------ */
 /* trace_marker, trace_marker_raw                                       */
 
+/*
+ * A marker written from outside the process (a shell's echo through the
+ * mount or the socket) is the process's: each open is served by another
+ * thread, whose id would split one writer's markers (docs/tracefs.md).
+ */
+static pid_t marker_pid(const struct trev_file *f)
+{
+	return f->outside ? getpid() : 0;
+}
+
 static ssize_t marker_write(struct trev_file *f, const char *buf, size_t size)
 {
-	return trev__marker_write(f->loc.tr, buf, size);
+	return trev__marker_write(f->loc.tr, buf, size, marker_pid(f));
 }
 
 static const struct tfs_fops marker_fops = {
@@ -410,7 +420,7 @@ static const struct tfs_fops marker_fops = {
 
 static ssize_t marker_raw_write(struct trev_file *f, const char *buf, size_t size)
 {
-	return trev__marker_raw_write(f->loc.tr, buf, size);
+	return trev__marker_raw_write(f->loc.tr, buf, size, marker_pid(f));
 }
 
 static const struct tfs_fops marker_raw_fops = {

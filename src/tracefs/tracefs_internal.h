@@ -98,6 +98,7 @@ struct trev_file {
 	bool shown;
 	void *priv;			/* the handler's per-open state */
 	atomic_bool woken;		/* trev_file_wake() was called */
+	bool outside;			/* opened for a writer outside the process (FUSE, socket) */
 };
 
 static inline bool tfs_readable(const struct trev_file *f)

@@ -522,7 +522,8 @@ static struct trev_event_file *marker_print_file(struct trev_trace_array *tr)
  * A snapshot trigger so swaps the buffers with this record reserved in
  * the old one: it commits there, into the new snapshot.
  */
-ssize_t trev__marker_write(struct trev_trace_array *tr, const char *text, size_t size)
+ssize_t trev__marker_write(struct trev_trace_array *tr, const char *text, size_t size,
+			   pid_t pid)
 {
 	struct trev_event_file file, *pf = marker_print_file(tr);
 	struct trev_event_trigger *triggers;
@@ -537,6 +538,8 @@ ssize_t trev__marker_write(struct trev_trace_array *tr, const char *text, size_t
 	e = marker_reserve(tr, &trev__ftrace_event_print, len, &file, &fb);
 	if (!e)
 		return -EBADF;	/* as the kernel when the buffer refuses (tracing off) */
+	if (pid)
+		e->ent.pid = pid;
 	e->ip = MARKER_IP;
 	memcpy(e->buf, text, size);
 	e->buf[size] = '\0';
@@ -553,7 +556,8 @@ ssize_t trev__marker_write(struct trev_trace_array *tr, const char *text, size_t
 	return (ssize_t)size;
 }
 
-ssize_t trev__marker_raw_write(struct trev_trace_array *tr, const void *data, size_t size)
+ssize_t trev__marker_raw_write(struct trev_trace_array *tr, const void *data, size_t size,
+			       pid_t pid)
 {
 	struct trev_event_file file;
 	struct printk_buf fb;
@@ -567,6 +571,8 @@ ssize_t trev__marker_raw_write(struct trev_trace_array *tr, const void *data, si
 			   (unsigned int)(sizeof(*e) + len), &file, &fb);
 	if (!e)
 		return -EBADF;
+	if (pid)
+		e->ent.pid = pid;
 	memcpy(&e->id, data, sizeof(e->id));
 	memcpy(e->buf, (const char *)data + sizeof(unsigned int), len);
 	printk_commit(&fb);

@@ -22,15 +22,19 @@ void trev__ftrace_events_register(void);
 
 /*
  * trace_marker and trace_marker_raw: one record in @tr's buffer (raw: an
- * unsigned int id, then bytes). Return: bytes taken (a marker longer than
+ * unsigned int id, then bytes), in the calling thread's buffer, its
+ * common_pid @pid (0: the thread's id). trace_marker runs the triggers of
+ * @tr's ftrace/print first. Return: bytes taken (a marker longer than
  * TREV_MARKER_MAX is cut there, so a writer's retry makes a second
  * record), -EBADF when the buffer refused (tracing off), -EINVAL.
  */
 #define TREV_MARKER_MAX		1024u
-ssize_t trev__marker_write(struct trev_trace_array *tr, const char *text, size_t size);
+ssize_t trev__marker_write(struct trev_trace_array *tr, const char *text, size_t size,
+			   pid_t pid);
 /* The ip of trace_marker's records; it prints as "tracing_mark_write". */
 unsigned long trev__marker_ip(void);
-ssize_t trev__marker_raw_write(struct trev_trace_array *tr, const void *data, size_t size);
+ssize_t trev__marker_raw_write(struct trev_trace_array *tr, const void *data, size_t size,
+			       pid_t pid);
 
 /* The printk_formats file: Return: 0 and a malloc'd string, or -errno. */
 int trev__printk_formats_text(char **text);

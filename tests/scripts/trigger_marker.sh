@@ -63,6 +63,15 @@ checks() {
 	has "^\{ $(key alpha) \} hitcount:          4$"
 	has 'Hits: 7$'
 
+	# hist:keys=common_pid - one writer's markers are one key, whichever thread of the process
+	# serves each open (through the mount: the process's pid, docs/tracefs.md).
+	ok write $P/trigger 'hist:keys=common_pid'
+	for i in 1 2 3; do ok write trace_marker "hello"; done
+	ok read $P/hist
+	has '^\{ common_pid: +[0-9]+ \} hitcount:          3$'
+	has 'Entries: 1$'
+	ok append $P/trigger '!hist:keys=common_pid'
+
 	# A filter on buf (what the -synthetic ftracetest cases start with); '!' removes.
 	ok write $P/trigger 'hist:keys=buf if buf ~ "*ll*"'
 	is $'hist:keys=buf:vals=hitcount:sort=hitcount:size=2048 if buf ~ "*ll*" [active]\n' \
