@@ -34,7 +34,7 @@ static const char *const files[] = {
 	"events/trev_test/tt_ints/trigger", "instances/f/set_event", "instances/f/trace_clock",
 	"error_log", "trace", "set_event_pid", "set_event_notrace_pid", "tracing_cpumask",
 	"instances/f/set_event_pid", "instances/f/tracing_cpumask", "options/stacktrace",
-	"options/event-fork",
+	"options/event-fork", "events/ftrace/print/trigger", "instances/f/events/ftrace/print/trigger",
 };
 #define NR_FILES (sizeof(files) / sizeof(files[0]))
 
@@ -96,10 +96,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    strcmp(before, after))
 		abort();
 	trace_tt_ints(1, 2, 3);
+	/* trace_marker runs ftrace/print's triggers: the input is a marker too (any result). */
+	if (size) {
+		static char hist[16384];
+
+		for (int i = 0; i < 2; i++) {
+			const char *dir = i ? "instances/f/" : "";
+			char p[64];
+
+			snprintf(p, sizeof(p), "%strace_marker", dir);
+			if (trev_file_open(p, O_WRONLY, &f))
+				abort();
+			trev_file_write(f, data, size);
+			trev_file_close(f);
+			snprintf(p, sizeof(p), "%sevents/ftrace/print/hist", dir);
+			if (trev_read(p, hist, sizeof(hist)) < 0)
+				abort();
+		}
+	}
 	trev_write("set_event", "");
 	/* Each input starts without triggers (a snapshot trigger would also keep the buffer). */
 	trev_write("events/trev_test/tt_ints/trigger", "");
+	trev_write("events/ftrace/print/trigger", "");
+	trev_write("instances/f/events/ftrace/print/trigger", "");
 	trev_write("snapshot", "0");
+	trev_write("instances/f/snapshot", "0");
+	trev_write("instances/f/tracing_on", "1");
 	trev_write("tracing_on", "1");
 	trev_write("buffer_size_kb", "64");
 	trev_write("set_event_pid", "");
