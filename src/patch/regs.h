@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The registers a probe hit hands its handler (docs/probes.md): the
+ * The registers a probe hit hands its handler (issue 32): the
  * kernel's x86-64 struct pt_regs, field for field and by the same names,
  * so that a probe definition's %di, %sp, %ip read what the kernel's would.
  * Filled by whatever stopped the thread at the probed address (a function
