@@ -56,6 +56,7 @@
 #include "ftrace/ftrace.h"
 #include "ftrace/ftrace_internal.h"
 #include "ftrace/func_cmd.h"
+#include "ftrace/stack_tracer.h"
 #include "output/sym_print.h"
 #include "sym/demangle.h"
 #include "sym/elf_symtab.h"
@@ -132,7 +133,8 @@ static _Atomic(struct trev_pid_list *) ft_pids;
 static _Atomic(struct trev_pid_list *) ft_nopids;
 static __thread pid_t ft_tid __attribute__((tls_model("initial-exec")));
 
-#define FT_MAX_INST	64	/* slot 0 is the top instance's: 63 named instances */
+#define FT_MAX_INST	64	/* slot 0 is the top instance's, 63 the stack tracer's: 62 named instances */
+#define FT_STACK_SLOT	(FT_MAX_INST - 1)
 
 /* A named instance's function tracer. */
 struct ft_inst {
@@ -146,7 +148,15 @@ struct ft_inst {
 	struct trev_event_file file;	/* its ftrace/function records go here */
 };
 
-static struct ft_inst *ft_insts[FT_MAX_INST];	/* by slot; [0] unused (ft_lock) */
+/*
+ * The stack tracer (stack_tracer.c) is a slot of its own: its bit in a site's
+ * imask[TREV_FT_FILTER] is stack_trace_filter, in ft_inst_on its switch
+ * (stack_tracer_enabled); the trampoline's instance path calls
+ * trev__st_check() for it instead of writing a record. No instance gets it.
+ */
+static struct ft_inst ft_stack_inst = { .slot = FT_STACK_SLOT };
+/* By slot; [0] unused, [FT_STACK_SLOT] the stack tracer's (ft_lock). */
+static struct ft_inst *ft_insts[FT_MAX_INST] = { [FT_STACK_SLOT] = &ft_stack_inst };
 /* The slots' instances and tracers for readers without ft_lock: plain values, never freed. */
 static _Atomic(const struct trev_trace_array *) ft_slot_tr[FT_MAX_INST];
 static _Atomic int ft_slot_tracer[FT_MAX_INST];
@@ -236,15 +246,24 @@ static uint64_t ft_itab_mask(const struct ft_itab *t, uintptr_t ip)
 	return 0;
 }
 
-/* One record in each named instance of @mask (bit 0 left out) whose pid lists take the thread. */
+/*
+ * One record in each named instance of @mask (bit 0 left out) whose pid
+ * lists take the thread; the stack tracer's check for its slot (@slot:
+ * where the traced function's return address is).
+ */
 static void ft_inst_records(struct ft_itab *t, uint64_t mask, struct ftrace_entry *rec,
-			    void *ra)
+			    void *ra, unsigned long *slot)
 {
 	for (mask &= ~1ull; mask; mask &= mask - 1) {
-		struct ft_inst *in = atomic_load_explicit(&t->inst[__builtin_ctzll(mask)],
-							  memory_order_relaxed);
+		unsigned int i = (unsigned int)__builtin_ctzll(mask);
+		struct ft_inst *in = atomic_load_explicit(&t->inst[i], memory_order_relaxed);
 		struct trev_pid_list *pids, *nopids;
 
+		if (i == FT_STACK_SLOT) {
+			if (in)
+				trev__st_check(rec->ip, rec->parent_ip, slot);
+			continue;
+		}
 		if (!in)
 			continue;	/* its instance is going (trev__ftrace_instance_remove()) */
 		pids = atomic_load_explicit(&in->pids, memory_order_acquire);
@@ -326,7 +345,7 @@ static __attribute__((noinline)) bool ft_entry_extra(unsigned long ip, unsigned 
 			trev_tsan_release(nopids);
 	}
 	if (mask > 1)
-		ft_inst_records(itab, mask, &rec, ra);
+		ft_inst_records(itab, mask, &rec, ra, slot);
 	if (itab)
 		trev_tsan_release(itab);
 	/* The profiler's time: function_graph's frames, pushed for it when the tracer is not. */
@@ -1214,7 +1233,7 @@ static struct ft_inst *inst_get(struct trev_trace_array *tr, bool create, int *e
 	unsigned int slot = 0;
 	struct ft_inst *in;
 
-	for (unsigned int i = 1; i < FT_MAX_INST; i++) {
+	for (unsigned int i = 1; i < FT_STACK_SLOT; i++) {
 		if (ft_insts[i] && ft_insts[i]->tr == tr)
 			return ft_insts[i];
 		if (!ft_insts[i] && !slot)
@@ -1599,14 +1618,15 @@ static int list_commit(struct ft_inst *in, enum trev_ft_list list, const char **
 	return ret;
 }
 
-int trev__ftrace_list_clear(struct trev_trace_array *tr, enum trev_ft_list list)
+/* @tr's @list, or (@tr NULL) stack_trace_filter, emptied. */
+static int ft_list_clear(struct trev_trace_array *tr, enum trev_ft_list list)
 {
-	struct ft_inst *in = NULL;
+	struct ft_inst *in = tr ? NULL : &ft_stack_inst;
 	int ret = 0;
 
 	pthread_mutex_lock(&ft_lock);
 	/* A named instance without state has nothing to clear. */
-	if (!tr_is_top(tr) && !(in = inst_get(tr, false, NULL)))
+	if (tr && !tr_is_top(tr) && !(in = inst_get(tr, false, NULL)))
 		goto out_unlock;
 	for (struct ft_module *m = ft_modules; m; m = m->next)
 		for (size_t i = 0; i < m->nr_sites; i++)
@@ -1748,13 +1768,25 @@ static int term_apply(struct trev_trace_array *tr, enum trev_ft_list list, char 
 	return found;
 
 out_cmd:
+	/* stack_trace_filter (@tr NULL) takes no commands, as the kernel's. */
+	if (!tr) {
+		*off = (int)(cmd - term);
+		*why = "Function commands only work in set_ftrace_filter";
+		return -EINVAL;
+	}
 	return trev__fc_term(tr, list, term, func, mod, cmd, remove, off, why);
 }
 
-int trev__ftrace_list_write(struct trev_trace_array *tr, enum trev_ft_list list,
-			    const char *text, size_t len, int *err_pos, const char **why)
+int trev__ftrace_list_clear(struct trev_trace_array *tr, enum trev_ft_list list)
 {
-	bool top = tr_is_top(tr);
+	return ft_list_clear(tr, list);
+}
+
+/* A write of @tr's @list, or (@tr NULL) of stack_trace_filter. */
+static int ft_list_write(struct trev_trace_array *tr, enum trev_ft_list list,
+			 const char *text, size_t len, int *err_pos, const char **why)
+{
+	bool top = tr && tr_is_top(tr);
 	char *copy = strndup(text, len), *p;
 	/* Function commands' parse and reg need the registry lock, taken before ft_lock. */
 	bool cmds = memchr(text, ':', len) != NULL;
@@ -1769,7 +1801,9 @@ int trev__ftrace_list_write(struct trev_trace_array *tr, enum trev_ft_list list,
 	if (cmds)
 		trev__events_write_lock();
 	pthread_mutex_lock(&ft_lock);
-	if (!top && !(in = inst_get(tr, true, &ret))) {
+	if (!tr)
+		in = &ft_stack_inst;
+	else if (!top && !(in = inst_get(tr, true, &ret))) {
 		*err_pos = 0;
 		*why = ft_apply_why(ret);
 		goto out_unlock;
@@ -1835,6 +1869,12 @@ out_unlock:
 	return ret;
 }
 
+int trev__ftrace_list_write(struct trev_trace_array *tr, enum trev_ft_list list,
+			    const char *text, size_t len, int *err_pos, const char **why)
+{
+	return ft_list_write(tr, list, text, len, err_pos, why);
+}
+
 static int site_show(struct trev_buf *out, const struct ft_module *m, const struct ft_site *s)
 {
 	if (m->mod)
@@ -1842,16 +1882,17 @@ static int site_show(struct trev_buf *out, const struct ft_module *m, const stru
 	return trev__buf_printf(out, "%s\n", s->name);
 }
 
-int trev__ftrace_list_show(struct trev_trace_array *tr, enum trev_ft_list list,
-			   struct trev_buf *out)
+/* @tr's @list, or (@tr NULL) stack_trace_filter. */
+static int ft_list_show(struct trev_trace_array *tr, enum trev_ft_list list,
+			struct trev_buf *out)
 {
-	bool top = tr_is_top(tr);
+	bool top = tr && tr_is_top(tr);
 	struct ft_pend **pend = NULL;
-	struct ft_inst *in = NULL;
+	struct ft_inst *in = tr ? NULL : &ft_stack_inst;
 	int ret = 0;
 
 	pthread_mutex_lock(&ft_lock);
-	if (!top)
+	if (tr && !top)
 		in = inst_get(tr, false, NULL);
 	if (top || in)
 		pend = pend_head(in, list);
@@ -1872,10 +1913,67 @@ out_mods:
 	for (const struct ft_pend *e = pend ? *pend : NULL; e && !ret; e = e->next)
 		ret = trev__buf_printf(out, "%s:mod:%s\n", e->func, e->mod);
 	/* The kernel's t_probe_show(): the instance's commands after the functions. */
-	if (!ret && list == TREV_FT_FILTER)
+	if (!ret && tr && list == TREV_FT_FILTER)
 		ret = trev__fc_show(tr, out);
 	pthread_mutex_unlock(&ft_lock);
 	return ret;
+}
+
+int trev__ftrace_list_show(struct trev_trace_array *tr, enum trev_ft_list list,
+			   struct trev_buf *out)
+{
+	return ft_list_show(tr, list, out);
+}
+
+/* ------------------------------------------------------------------ */
+/* The stack tracer's switch and stack_trace_filter                     */
+
+int trev__ftrace_stack_set(bool on, const char **why)
+{
+	const uint64_t bit = 1ull << FT_STACK_SLOT;
+	pid_t blocker;
+	int ret = 0;
+
+	if (on)
+		trev__st_prepare();	/* loads libgcc_s: the loader's lock, never under ft_lock */
+	pthread_mutex_lock(&ft_lock);
+	if (on == !!(ft_inst_on & bit))
+		goto out_unlock;
+	ft_inst_on = on ? ft_inst_on | bit : ft_inst_on & ~bit;
+	ret = ft_apply(&blocker);
+	if (ret) {
+		ft_inst_on ^= bit;
+		ft_apply(&blocker);	/* the sites already changed go back */
+		*why = ft_apply_why(ret);
+	}
+out_unlock:
+	pthread_mutex_unlock(&ft_lock);
+	return ret;
+}
+
+bool trev__ftrace_stack_on(void)
+{
+	bool on;
+
+	pthread_mutex_lock(&ft_lock);
+	on = ft_inst_on & (1ull << FT_STACK_SLOT);
+	pthread_mutex_unlock(&ft_lock);
+	return on;
+}
+
+int trev__ftrace_stack_filter_clear(void)
+{
+	return ft_list_clear(NULL, TREV_FT_FILTER);
+}
+
+int trev__ftrace_stack_filter_write(const char *text, size_t len, int *err_pos, const char **why)
+{
+	return ft_list_write(NULL, TREV_FT_FILTER, text, len, err_pos, why);
+}
+
+int trev__ftrace_stack_filter_show(struct trev_buf *out)
+{
+	return ft_list_show(NULL, TREV_FT_FILTER, out);
 }
 
 int trev__ftrace_available_show(struct trev_buf *out)

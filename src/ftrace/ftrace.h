@@ -116,6 +116,20 @@ bool trev__ftrace_profile_on(void);
 /* trace_stat/function<@cpu>: the kernel's "Function  Hit" table. */
 int trev__ftrace_profile_show(int cpu, struct trev_buf *out);
 
+/*
+ * The stack tracer (stack_tracer.c, docs/function-tracer.md "The stack
+ * tracer"): stack_tracer_enabled patches the functions of
+ * stack_trace_filter (all when it is empty) and measures the stack at
+ * their entries. trev__ftrace_stack_set() returns 0 or a negative errno
+ * with @why set, as trev__ftrace_set_tracer(). Context: the tracefs lock.
+ */
+int trev__ftrace_stack_set(bool on, const char **why);
+bool trev__ftrace_stack_on(void);
+/* stack_trace_filter: set_ftrace_filter's syntax, without function commands. */
+int trev__ftrace_stack_filter_clear(void);
+int trev__ftrace_stack_filter_write(const char *text, size_t len, int *err_pos, const char **why);
+int trev__ftrace_stack_filter_show(struct trev_buf *out);
+
 /* function_graph's max_graph_depth (0 = no limit) and tracing_thresh (ns, 0 = off). */
 unsigned int trev__ftrace_graph_max_depth(void);
 void trev__ftrace_graph_set_max_depth(unsigned int depth);

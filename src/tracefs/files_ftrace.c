@@ -4,8 +4,9 @@
  * set_ftrace_pid, set_ftrace_notrace_pid (in every instance), and, in the
  * top one only, available_filter_functions, function_profile_enabled,
  * trace_stat/function<N> and function_graph's set_graph_function,
- * set_graph_notrace, max_graph_depth, tracing_thresh, tracing_max_latency
- * (docs/function-tracer.md), over src/ftrace/.
+ * set_graph_notrace, max_graph_depth, tracing_thresh, tracing_max_latency,
+ * and the stack tracer's stack_trace, stack_max_size, stack_trace_filter and
+ * stack_tracer_enabled (docs/function-tracer.md), over src/ftrace/.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include "events/events_internal.h"
 #include "ftrace/fgraph.h"
 #include "ftrace/ftrace.h"
+#include "ftrace/stack_tracer.h"
 #include "tracefs/tracefs_internal.h"
 
 static int available_show(struct trev_file *f, struct trev_buf *out)
@@ -373,4 +375,111 @@ static ssize_t max_latency_write(struct trev_file *f, const char *buf, size_t si
 const struct tfs_fops trev__tracing_max_latency_fops = {
 	.show = max_latency_show,
 	.write = max_latency_write,
+};
+
+/* ------------------------------------------------------------------ */
+/* The stack tracer                                                     */
+
+static int stack_trace_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__st_show(out, trev__ftrace_stack_on());
+}
+
+const struct tfs_fops trev__stack_trace_fops = {
+	.show = stack_trace_show,
+};
+
+/* The kernel's stack_max_size_read(): "%ld\n". */
+static int stack_max_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__buf_printf(out, "%lu\n", trev__st_max());
+}
+
+/* stack_max_size_write(): kstrtoul; any value, 0 to measure anew. */
+static ssize_t stack_max_write(struct trev_file *f, const char *buf, size_t size)
+{
+	unsigned long v;
+
+	if (trev__parse_ulong(buf, size, &v))
+		return number_refused(f, "stack_max_size", buf, size);
+	trev__st_set_max(v);
+	return (ssize_t)size;
+}
+
+const struct tfs_fops trev__stack_max_size_fops = {
+	.show = stack_max_show,
+	.write = stack_max_write,
+};
+
+static int stack_filter_open(struct trev_file *f)
+{
+	return list_truncates(f) ? trev__ftrace_stack_filter_clear() : 0;
+}
+
+static int stack_filter_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__ftrace_stack_filter_show(out);
+}
+
+static ssize_t stack_filter_write(struct trev_file *f, const char *buf, size_t size)
+{
+	const char *why = "Invalid argument";
+	int pos = 0, ret = trev__ftrace_stack_filter_write(buf, size, &pos, &why);
+
+	if (ret) {
+		char *cmd = cmd_text(buf, size);
+
+		trev__tracing_log_err(f->loc.tr, "stack_trace_filter", cmd ? cmd : "", pos, "%s",
+				      why);
+		free(cmd);
+		return ret;
+	}
+	return (ssize_t)size;
+}
+
+const struct tfs_fops trev__stack_trace_filter_fops = {
+	.open = stack_filter_open,
+	.show = stack_filter_show,
+	.write = stack_filter_write,
+};
+
+static int stack_enabled_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__buf_puts(out, trev__ftrace_stack_on() ? "1\n" : "0\n");
+}
+
+/*
+ * The kernel's sysctl kernel.stack_tracer_enabled (stack_trace_sysctl():
+ * an int, not 0 turns it on), here a file of the tree (docs/function-tracer.md).
+ */
+static ssize_t stack_enabled_write(struct trev_file *f, const char *buf, size_t size)
+{
+	const char *why = "Invalid argument";
+	char *text = cmd_text(buf, size), *end;
+	long v;
+	int ret;
+
+	if (!text)
+		return -ENOMEM;
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (!text[0] || *end || errno || v < INT_MIN || v > INT_MAX) {
+		trev__tracing_log_err(f->loc.tr, "stack_tracer_enabled", text, 0, "Invalid value");
+		free(text);
+		return -EINVAL;
+	}
+	ret = trev__ftrace_stack_set(v != 0, &why);
+	if (ret)
+		trev__tracing_log_err(f->loc.tr, "stack_tracer_enabled", text, 0, "%s", why);
+	free(text);
+	return ret ? ret : (ssize_t)size;
+}
+
+const struct tfs_fops trev__stack_tracer_enabled_fops = {
+	.show = stack_enabled_show,
+	.write = stack_enabled_write,
 };

@@ -1098,6 +1098,10 @@ extern const struct tfs_fops trev__set_graph_notrace_fops;
 extern const struct tfs_fops trev__max_graph_depth_fops;
 extern const struct tfs_fops trev__tracing_thresh_fops;
 extern const struct tfs_fops trev__tracing_max_latency_fops;
+extern const struct tfs_fops trev__stack_trace_fops;
+extern const struct tfs_fops trev__stack_max_size_fops;
+extern const struct tfs_fops trev__stack_trace_filter_fops;
+extern const struct tfs_fops trev__stack_tracer_enabled_fops;
 
 static const struct tfs_node instance_entries[] = {
 	{ "README", 0440, &readme_fops, NULL, true },
@@ -1127,6 +1131,10 @@ static const struct tfs_node instance_entries[] = {
 	{ "set_graph_function", 0640, &trev__set_graph_function_fops, NULL, true },
 	{ "set_graph_notrace", 0640, &trev__set_graph_notrace_fops, NULL, true },
 	{ "snapshot", 0640, &snapshot_fops, NULL, false },
+	{ "stack_max_size", 0640, &trev__stack_max_size_fops, NULL, true },
+	{ "stack_trace", 0440, &trev__stack_trace_fops, NULL, true },
+	{ "stack_trace_filter", 0640, &trev__stack_trace_filter_fops, NULL, true },
+	{ "stack_tracer_enabled", 0640, &trev__stack_tracer_enabled_fops, NULL, true },
 	{ "synthetic_events", 0640, &trev__synthetic_events_fops, NULL, true },
 	{ "trace", 0640, &trev__trace_fops, NULL, false },
 	{ "trace_clock", 0640, &clock_fops, NULL, false },
