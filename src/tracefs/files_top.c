@@ -883,6 +883,19 @@ static const char readme_msg[] =
 	"\n  snapshot\t\t- Like 'trace' but shows the content of the static\n"
 	"\t\t\t  snapshot buffer. Read the contents for more\n"
 	"\t\t\t  information\n"
+	"  stack_trace\t\t- Shows the max stack trace when active\n"
+	"  stack_max_size\t- Shows current max stack size that was traced\n"
+	"\t\t\t  Write into this file to reset the max size (trigger a\n"
+	"\t\t\t  new trace)\n"
+	"  stack_trace_filter\t- Like set_ftrace_filter but limits what stack_trace\n"
+	"\t\t\t  traces\n"
+	"  stack_tracer_enabled\t- Write 1/0 to start/stop the stack tracer (the kernel's\n"
+	"\t\t\t  /proc/sys/kernel/stack_tracer_enabled)\n"
+	"  dynamic_events\t\t- Create/append/remove/show the generic dynamic events\n"
+	"\t\t\t  Write into this file to define/undefine new trace events.\n"
+	"\t  accepts: event-definitions (one definition per line)\n"
+	"\t   Format: s:[synthetic/]<event> <field> [<field>]\n"
+	"\t           -:[<group>/][<event>]\n"
 	"  events/\t\t- Directory containing all trace event subsystems:\n"
 	"      enable\t\t- Write 0/1 to enable/disable tracing of all events\n"
 	"  events/<system>/\t- Directory containing all trace events for <system>:\n"
@@ -1085,6 +1098,7 @@ static const struct tfs_fops tracing_cpumask_fops = {
 extern const struct tfs_fops trev__available_events_fops;
 extern const struct tfs_fops trev__set_event_fops;
 extern const struct tfs_fops trev__synthetic_events_fops;
+extern const struct tfs_fops trev__dynamic_events_fops;
 extern const struct tfs_fops trev__per_thread_stats_fops;
 extern const struct tfs_fops trev__available_filter_functions_fops;
 extern const struct tfs_fops trev__set_ftrace_filter_fops;
@@ -1111,6 +1125,7 @@ static const struct tfs_node instance_entries[] = {
 	{ "buffer_size_kb", 0640, &trev__buffer_size_fops, NULL, false },
 	{ "buffer_total_size_kb", 0440, &buffer_total_fops, NULL, false },
 	{ "current_tracer", 0640, &current_tracer_fops, NULL, false },
+	{ "dynamic_events", 0640, &trev__dynamic_events_fops, NULL, true },
 	{ "error_log", 0640, &error_log_fops, NULL, false },
 	{ "events", 0750, NULL, &trev__events_dir, false },
 	{ "function_profile_enabled", 0640, &trev__function_profile_fops, NULL, true },

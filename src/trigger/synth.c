@@ -11,8 +11,12 @@
  *	0		8	struct trev_entry (common fields)
  *	8 + 8 * k	8	a number field: its value in the first SIZE bytes
  *			256	a char[N] field: the text, NUL-terminated, N - 1 at most
- *			8	a char[] field: its __data_loc word (length << 16 | offset)
- *	after the slots		the char[] texts, each with its NUL
+ *			8	a char[] or unsigned long[] field: its __data_loc word
+ *				(length << 16 | offset) in the low 4 bytes
+ *	after the slots		the char[] texts, each with its NUL, and the
+ *				unsigned long[] stacks: return addresses, innermost
+ *				first, with a 0 after them when fewer than
+ *				TREV_SYNTH_STACK_MAX
  */
 #define _LGPL_SOURCE
 #include <ctype.h>
@@ -28,6 +32,7 @@
 
 #include "base/buf.h"
 #include "events/events_internal.h"
+#include "sym/symbols.h"
 #include "trigger/synth.h"
 
 #define C(a, b)	b
@@ -37,11 +42,12 @@ static const char *const synth_err_text[] = { TREV_SYNTH_ERRORS };
 struct synth_field {
 	char *type;		/* as the format shows it: "u64", "char[16]", "__data_loc char[]" */
 	char *name;
-	unsigned int size;	/* in the format: the number's, N of char[N], 4 for char[] */
+	unsigned int size;	/* in the format: the number's, N of char[N], 8 for the dynamic ones */
 	unsigned int offset;	/* in the record */
 	bool is_signed;		/* the kernel's rule: types not starting with 'u', but gfp_t */
 	bool is_string;		/* char[N] or char[] */
-	bool is_dynamic;	/* char[] */
+	bool is_dynamic;	/* char[] or a stack */
+	bool is_stack;		/* "long[" in its type: the kernel's unsigned long[] stacktrace field */
 };
 
 struct trev_synth_event {
@@ -80,7 +86,7 @@ static const struct {
 
 static const char *synth_field_fmt(const struct synth_field *f)
 {
-	if (f->is_string)
+	if (f->is_string || f->is_stack)
 		return "%s";
 	for (size_t i = 0; i < sizeof(synth_types) / sizeof(synth_types[0]); i++)
 		if (strcmp(f->type, synth_types[i].type) == 0)
@@ -222,18 +228,19 @@ static int synth_parse_field(struct synth_parse *p, int argc, char **argv, struc
 		return synth_fail(p, array ? TREV_SYNTH_ERR_INVALID_ARRAY_SPEC :
 				  TREV_SYNTH_ERR_INVALID_TYPE, array ? name : type);
 	f->is_string = strstr(f->type, "char[") != NULL;
+	f->is_stack = !f->is_string && strstr(f->type, "long[") != NULL;
 	if (size == 0) {
 		char *dyn;
 
-		/* The kernel's "long[]" stack fields are not taken (docs/hist.md). */
-		if (!f->is_string)
+		if (!f->is_string && !f->is_stack)
 			return synth_fail(p, TREV_SYNTH_ERR_INVALID_TYPE, type);
 		if (asprintf(&dyn, "__data_loc %s", f->type) < 0)
 			return -ENOMEM;
 		free(f->type);
 		f->type = dyn;
 		f->is_dynamic = true;
-		size = 4;
+		/* As the kernel 6.1's format shows a dynamic field: its u64 slot. */
+		size = 8;
 	}
 	f->size = (unsigned int)size;
 	f->is_signed = f->type[0] != 'u' && strcmp(f->type, "gfp_t") != 0;
@@ -330,6 +337,33 @@ static void synth_print_num(struct trev_seq *s, const struct synth_field *f, con
 		trev_seq_printf(s, "%s=%" PRIu64, f->name, v);
 }
 
+/*
+ * The kernel's stack field: "name=STACK:" and a line "=> func+0x1a/0x40" per
+ * address, up to the first 0 or the data's end.
+ */
+static void synth_print_stack(struct trev_seq *s, const struct synth_field *f,
+			      const unsigned char *rec, unsigned int ent_size)
+{
+	uint32_t loc, off, len;
+
+	memcpy(&loc, rec + f->offset, 4);
+	off = loc & 0xffff;
+	len = loc >> 16;
+	trev_seq_printf(s, "%s=STACK:\n", f->name);
+	if (off + len > ent_size)
+		return;
+	for (uint32_t k = 0; k + sizeof(unsigned long) <= len; k += sizeof(unsigned long)) {
+		unsigned long addr;
+		char sym[256];
+
+		memcpy(&addr, rec + off + k, sizeof(addr));
+		if (!addr)
+			break;
+		trev__sym_snprint(sym, sizeof(sym), addr, TREV_SYM_OFFSET);
+		trev_seq_printf(s, "=> %s\n", sym);
+	}
+}
+
 /* The kernel's print_synth_event(): "name: field=value field=value". */
 static int synth_output(struct trev_trace_iter *iter, struct trev_event_call *call)
 {
@@ -344,9 +378,12 @@ static int synth_output(struct trev_trace_iter *iter, struct trev_event_call *ca
 		const struct synth_field *f = &se->fields[i];
 		const unsigned char *at = rec + f->offset;
 
-		if (i)
+		/* A stack's lines end with their newline: the next field starts its line. */
+		if (i && !se->fields[i - 1].is_stack)
 			trev_seq_putc(s, ' ');
-		if (f->is_dynamic) {
+		if (f->is_stack) {
+			synth_print_stack(s, f, rec, iter->ent_size);
+		} else if (f->is_dynamic) {
 			uint32_t loc, off, len;
 
 			memcpy(&loc, at, 4);
@@ -378,7 +415,8 @@ static char *synth_print_fmt(const struct trev_synth_event *se)
 	if (!ret)
 		ret = trev__buf_puts(&b, "\"");
 	for (unsigned int i = 0; !ret && i < se->n_fields; i++)
-		ret = trev__buf_printf(&b, se->fields[i].is_dynamic ? ", __get_str(%s)" :
+		ret = trev__buf_printf(&b, se->fields[i].is_stack ? ", __get_stacktrace(%s)" :
+				       se->fields[i].is_dynamic ? ", __get_str(%s)" :
 				       ", REC->%s", se->fields[i].name);
 	if (ret) {
 		trev__buf_free(&b);
@@ -413,6 +451,24 @@ static unsigned int synth_strlen(const char *str)
 	return n + 1;
 }
 
+/*
+ * A stack value's bytes in the record (the kernel's trace_stack()): its
+ * addresses up to the first 0, TREV_SYNTH_STACK_MAX at most, and that 0
+ * when it fits. NULL: none.
+ */
+static unsigned int synth_stacklen(const unsigned long *stack)
+{
+	unsigned int n = 0;
+
+	if (!stack)
+		return 0;
+	while (n < TREV_SYNTH_STACK_MAX && stack[n])
+		n++;
+	if (n < TREV_SYNTH_STACK_MAX)
+		n++;
+	return n * (unsigned int)sizeof(unsigned long);
+}
+
 /* The probe, registered on the event's tracepoint when it is enabled; @data is the file. */
 static void synth_probe(void *data, const struct trev_synth_event *se, const uint64_t *vals)
 {
@@ -422,7 +478,9 @@ static void synth_probe(void *data, const struct trev_synth_event *se, const uin
 	unsigned char *rec;
 
 	for (unsigned int i = 0; i < se->n_fields; i++)
-		if (se->fields[i].is_dynamic)
+		if (se->fields[i].is_stack)
+			len += synth_stacklen((const unsigned long *)(uintptr_t)vals[i]);
+		else if (se->fields[i].is_dynamic)
 			len += synth_strlen((const char *)(uintptr_t)vals[i]);
 	rec = trev_event_buffer_reserve(&fb, file, len);
 	if (!rec)
@@ -433,7 +491,16 @@ static void synth_probe(void *data, const struct trev_synth_event *se, const uin
 		const struct synth_field *f = &se->fields[i];
 		unsigned char *at = rec + f->offset;
 
-		if (f->is_dynamic) {
+		if (f->is_stack) {
+			unsigned int n = synth_stacklen((const unsigned long *)(uintptr_t)vals[i]);
+			uint32_t loc = (uint32_t)n << 16 | dyn;
+
+			if (n)
+				memcpy(rec + dyn, (const void *)(uintptr_t)vals[i], n);
+			/* The 0 that ends a short stack: the reservation is zeroed. */
+			memcpy(at, &loc, 4);
+			dyn += n;
+		} else if (f->is_dynamic) {
 			unsigned int n = synth_strcpy((char *)rec + dyn,
 						      (const char *)(uintptr_t)vals[i],
 						      TREV_SYNTH_STR_MAX);
@@ -640,13 +707,14 @@ int trev__synth_release_all(void)
 	return ret;
 }
 
-int trev__synth_show(struct trev_buf *out)
+/* Every event's definition, each after @prefix. */
+static int synth_show_all(struct trev_buf *out, const char *prefix)
 {
 	int ret = 0;
 
 	pthread_mutex_lock(&synth_lock);
 	for (struct trev_synth_event *se = synth_events; se && !ret; se = se->next) {
-		ret = trev__buf_printf(out, "%s\t", se->name);
+		ret = trev__buf_printf(out, "%s%s\t", prefix, se->name);
 		for (unsigned int i = 0; !ret && i < se->n_fields; i++) {
 			const struct synth_field *f = &se->fields[i];
 			const char *type = f->type;
@@ -660,6 +728,72 @@ int trev__synth_show(struct trev_buf *out)
 		if (!ret)
 			ret = trev__buf_putc(out, '\n');
 	}
+	pthread_mutex_unlock(&synth_lock);
+	return ret;
+}
+
+int trev__synth_show(struct trev_buf *out)
+{
+	return synth_show_all(out, "");
+}
+
+int trev__synth_dyn_show(struct trev_buf *out)
+{
+	return synth_show_all(out, "s:" TREV_SYNTH_SYSTEM "/");
+}
+
+int trev__synth_dyn_create(const char *line, struct trev_synth_error *err)
+{
+	struct synth_parse p = { NULL, err };
+	const char *name, *sp, *fields;
+	char *copy;
+	int ret;
+
+	err->msg = NULL;
+	err->pos = 0;
+	while (isspace((unsigned char)*line))
+		line++;
+	err->cmd = line;
+	p.cmd = line;
+	if (!*line)
+		return 0;
+	if (line[0] != 's' || line[1] != ':')
+		return -ECANCELED;
+	name = line + 2;
+	sp = strpbrk(line, " \t");
+	if (!sp)
+		return synth_fail(&p, TREV_SYNTH_ERR_INVALID_CMD, NULL);
+	fields = sp;
+	while (isspace((unsigned char)*fields))
+		fields++;
+	/* The system may be given, and only as "synthetic/" (the kernel looks for '/' in all). */
+	if (strchr(name, '/')) {
+		if (strncmp(name, TREV_SYNTH_SYSTEM "/", strlen(TREV_SYNTH_SYSTEM "/")))
+			return synth_fail(&p, TREV_SYNTH_ERR_INVALID_DYN_CMD, NULL);
+		name += strlen(TREV_SYNTH_SYSTEM "/");
+	}
+	if (!synth_command_ok(name) || name >= sp)
+		return synth_fail(&p, TREV_SYNTH_ERR_INVALID_CMD, NULL);
+	copy = strndup(name, (size_t)(sp - name));
+	if (!copy)
+		return -ENOMEM;
+	pthread_mutex_lock(&synth_lock);
+	ret = synth_create(&p, copy, fields);
+	pthread_mutex_unlock(&synth_lock);
+	free(copy);
+	return ret;
+}
+
+int trev__synth_dyn_remove(const char *system, const char *name)
+{
+	struct trev_synth_event *se;
+	int ret;
+
+	if (system && strcmp(system, TREV_SYNTH_SYSTEM))
+		return -ENOENT;
+	pthread_mutex_lock(&synth_lock);
+	se = synth_find(name);
+	ret = se ? synth_destroy(se) : -ENOENT;
 	pthread_mutex_unlock(&synth_lock);
 	return ret;
 }
@@ -698,4 +832,9 @@ const char *trev__synth_field_name(const struct trev_synth_event *se, unsigned i
 bool trev__synth_field_is_string(const struct trev_synth_event *se, unsigned int i)
 {
 	return i < se->n_fields && se->fields[i].is_string;
+}
+
+bool trev__synth_field_is_stack(const struct trev_synth_event *se, unsigned int i)
+{
+	return i < se->n_fields && se->fields[i].is_stack;
 }

@@ -17,6 +17,8 @@ struct trev_synth_event;
 #define TREV_SYNTH_FIELDS_MAX	64
 #define TREV_SYNTH_STR_MAX	256
 #define TREV_SYNTH_SYSTEM	"synthetic"
+/* Addresses of an unsigned long[] stack field at most (the kernel's HIST_STACKTRACE_DEPTH). */
+#define TREV_SYNTH_STACK_MAX	16
 
 /* The kernel's error texts (trace_events_synth.c ERRORS), in its order. */
 #define TREV_SYNTH_ERRORS							\
@@ -63,6 +65,20 @@ int trev__synth_release_all(void);
 int trev__synth_show(struct trev_buf *out);
 
 /*
+ * dynamic_events' synthetic events (the kernel's create_synth_event() and
+ * synth_event_show()): trev__synth_dyn_create() defines from one line
+ * "s:[synthetic/]<name> <type> <field>[; ...]", with the errors of
+ * trev__synth_command() (their columns in the whole line); -ECANCELED: the
+ * line is not an "s:" one (another kind's). A line of blanks does nothing.
+ * trev__synth_dyn_remove() removes event @name of @system (NULL: any):
+ * 0, -ENOENT (none), -EBUSY. trev__synth_dyn_show(): a line
+ * "s:synthetic/<name>\t<fields>" per event. Context: as trev__synth_command().
+ */
+int trev__synth_dyn_create(const char *line, struct trev_synth_error *err);
+int trev__synth_dyn_remove(const char *system, const char *name);
+int trev__synth_dyn_show(struct trev_buf *out);
+
+/*
  * A synthetic event by name, with a reference that keeps it from being
  * removed (-EBUSY) until trev__synth_put(). NULL: none of that name.
  * Context: the tracefs lock.
@@ -73,6 +89,13 @@ unsigned int trev__synth_nr_fields(const struct trev_synth_event *se);
 const char *trev__synth_field_name(const struct trev_synth_event *se, unsigned int i);
 /* Field @i is a string: its value is a pointer to the text (char *). */
 bool trev__synth_field_is_string(const struct trev_synth_event *se, unsigned int i);
+
+/*
+ * Field @i is an unsigned long[] stack (the kernel's stacktrace field): its
+ * value is a pointer to return addresses, innermost first, ending at the
+ * first 0 or after TREV_SYNTH_STACK_MAX of them.
+ */
+bool trev__synth_field_is_stack(const struct trev_synth_event *se, unsigned int i);
 
 /*
  * trev__synth_trace() - fire @se with one value per field (numbers, or

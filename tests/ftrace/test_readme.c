@@ -487,9 +487,9 @@ static void test_not_claimed(void **state)
 {
 	static const char *const absent[] = {
 		"<var1>=", "onmatch(", "onmax(", "onchange(", "snapshot()", "save(",
-		"trace(<synthetic_event>", "synthetic_events", "s:[synthetic/]", "kprobe_events",
-		"uprobe_events", "dynamic_events", "place:", "<attached-group>", "fetcharg",
-		".syscall", ".percent", ".graph", "common_cpu", "stack_trace",
+		"trace(<synthetic_event>", "synthetic_events", "kprobe_events",
+		"uprobe_events", "place:", "<attached-group>", "fetcharg",
+		".syscall", ".percent", ".graph", "common_cpu",
 		"timestamp_mode", "saved_cmdlines_size", "x86-tsc", "global:",
 	};
 

@@ -181,6 +181,11 @@ static void ft_proc_event(const struct proc_event *ev)
 		    ft_tree_find(ev->event_data.fork.parent_tgid) < 0)
 			return;
 		ft_tree_add(ev->event_data.fork.child_pid);
+		/*
+		 * The kernel's fork runs kernel_clone(), whose locks func_stack_tracer.tc's
+		 * stack_trace shows right after the shell's fork (docs/ftracetest.md).
+		 */
+		kernel_clone();
 		/* A child starts with its parent's comm, as the kernel's event shows it. */
 		ft_comm(ev->event_data.fork.parent_pid, comm);
 		ft_sched_fork(ev->event_data.fork.parent_pid, comm, ev->event_data.fork.child_pid,

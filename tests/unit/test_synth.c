@@ -65,7 +65,6 @@ static const struct {
 	{ "^;myevent char str[]", -EINVAL, "Command must be of the form: <name> field[;field] ..." },
 	{ "^myevent", -EINVAL, "Command must be of the form: <name> field[;field] ..." },
 	{ "myevent ^u64[2] v", -EINVAL, "Invalid type" },
-	{ "myevent unsigned ^long[] stack", -EINVAL, "Invalid type" },
 	{ "wakeup_latency  u64 lat pid_t pid ^char", -EINVAL, "Invalid field" },
 };
 
@@ -103,6 +102,7 @@ static void test_definitions(void **state)
 		{ "myevent unsigned long var", "myevent\tunsigned long var\n" },
 		{ "myevent char var[10]", "myevent\tchar[10] var\n" },
 		{ "myevent char name[]; pid_t pid", "myevent\tchar[] name; pid_t pid\n" },
+		{ "myevent unsigned long[] stack", "myevent\tunsigned long[] stack\n" },
 		{ "myevent s8 a; u16 b; s32 c; int d; long e; bool f; gfp_t g; unsigned char h",
 		  "myevent\ts8 a; u16 b; s32 c; int d; long e; bool f; gfp_t g; unsigned char h\n" },
 	};
@@ -118,7 +118,7 @@ static void test_definitions(void **state)
 	assert_non_null(strstr(rd("error_log"), "error: Event already exists\n"
 					       "  Command: myevent u64 x\n"
 					       "           ^\n"));
-	assert_string_equal(rd("synthetic_events"), defs[8].shown);
+	assert_string_equal(rd("synthetic_events"), defs[9].shown);
 	/* A name longer than a tracefs path component takes: "Illegal name". */
 	{
 		char cmd[256];
@@ -170,7 +170,7 @@ static void test_files(void **state)
 		 "\tfield:u64 lat;\toffset:8;\tsize:8;\tsigned:0;\n"
 		 "\tfield:pid_t pid;\toffset:16;\tsize:4;\tsigned:1;\n"
 		 "\tfield:char comm[16];\toffset:24;\tsize:16;\tsigned:1;\n"
-		 "\tfield:__data_loc char[] name;\toffset:280;\tsize:4;\tsigned:1;\n"
+		 "\tfield:__data_loc char[] name;\toffset:280;\tsize:8;\tsigned:1;\n"
 		 "\n"
 		 "print fmt: \"lat=%%llu, pid=%%d, comm=%%s, name=%%s\", REC->lat, REC->pid, "
 		 "REC->comm, __get_str(name)\n", id);
@@ -242,6 +242,172 @@ static void test_records(void **state)
 	assert_int_equal(trev_write("synthetic_events", ""), 0);
 }
 
+/* The kernel's unsigned long[] stacktrace field: its format, and "=> " lines in the trace. */
+static void test_stack_field(void **state)
+{
+	unsigned long stack[TREV_SYNTH_STACK_MAX + 2];
+	struct trev_synth_event *se;
+	char want[4096], *line;
+	unsigned int id;
+
+	reset(state);
+	assert_int_equal(trev_write("synthetic_events",
+				    "st u64 lat; unsigned long[] stack; pid_t pid"), 0);
+	id = (unsigned int)strtoul(rd("events/synthetic/st/id"), NULL, 10);
+	snprintf(want, sizeof(want),
+		 "name: st\n"
+		 "ID: %u\n"
+		 "format:\n"
+		 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		 "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		 "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		 "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+		 "\n"
+		 "\tfield:u64 lat;\toffset:8;\tsize:8;\tsigned:0;\n"
+		 "\tfield:__data_loc unsigned long[] stack;\toffset:16;\tsize:8;\tsigned:1;\n"
+		 "\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+		 "\n"
+		 "print fmt: \"lat=%%llu, stack=%%s, pid=%%d\", REC->lat, "
+		 "__get_stacktrace(stack), REC->pid\n", id);
+	assert_string_equal(rd("events/synthetic/st/format"), want);
+	assert_int_equal(trev__synth_nr_fields(trev__synth_get("st")), 3);
+	se = trev__synth_get("st");	/* the second reference */
+	trev__synth_put(se);
+	assert_true(trev__synth_field_is_stack(se, 1));
+	assert_false(trev__synth_field_is_stack(se, 0));
+	assert_false(trev__synth_field_is_string(se, 1));
+	assert_int_equal(trev_write("events/synthetic/st/enable", "1"), 0);
+	/* Two addresses and the 0 that ends them. */
+	stack[0] = (unsigned long)(uintptr_t)test_records + 4;
+	stack[1] = (unsigned long)(uintptr_t)test_files + 8;
+	stack[2] = 0;
+	trev__synth_trace(se, (const uint64_t[]){ 5, (uintptr_t)stack, 42 });
+	/* More than TREV_SYNTH_STACK_MAX: cut there. */
+	for (int i = 0; i < TREV_SYNTH_STACK_MAX + 1; i++)
+		stack[i] = (unsigned long)(uintptr_t)test_records + 1 + (unsigned long)i;
+	stack[TREV_SYNTH_STACK_MAX + 1] = 0;
+	trev__synth_trace(se, (const uint64_t[]){ 6, (uintptr_t)stack, 43 });
+	rd("trace");
+	line = strstr(buf, "st: lat=5 stack=STACK:\n=> test_records+0x4/0x");
+	assert_non_null(line);
+	line = strchr(strchr(line, '\n') + 1, '\n') + 1;
+	assert_memory_equal(line, "=> test_files+0x8/0x", strlen("=> test_files+0x8/0x"));
+	line = strchr(line, '\n') + 1;
+	assert_memory_equal(line, "pid=42\n", strlen("pid=42\n"));
+	line = strstr(line, "st: lat=6 stack=STACK:\n");
+	assert_non_null(line);
+	for (int i = 0; i < TREV_SYNTH_STACK_MAX; i++) {
+		char l[64];
+
+		line = strchr(line, '\n') + 1;
+		snprintf(l, sizeof(l), "=> test_records+0x%x/0x", i + 1);
+		assert_memory_equal(line, l, strlen(l));
+	}
+	line = strchr(line, '\n') + 1;
+	assert_memory_equal(line, "pid=43\n", strlen("pid=43\n"));
+	assert_int_equal(trev_write("events/synthetic/st/enable", "0"), 0);
+	trev__synth_put(se);
+	assert_int_equal(trev_write("synthetic_events", ""), 0);
+}
+
+/* The last error_log entry is @msg at column @col of @cmd, logged by @loc. */
+static void assert_logged(const char *loc, const char *msg, const char *cmd, int col)
+{
+	char want[1024];
+
+	snprintf(want, sizeof(want), "%s: error: %s\n  Command: %s\n%*s^\n", loc, msg, cmd,
+		 col + (int)strlen("  Command: "), "");
+	if (!strstr(rd("error_log"), want))
+		fail_msg("error_log is\n%s\nwants\n%s", buf, want);
+}
+
+/* dynamic_events: "s:" defines, "-:" removes, the list as the kernel shows it; errors. */
+static void test_dynamic_events(void **state)
+{
+	struct trev_stat st;
+
+	reset(state);
+	assert_int_equal(trev_write("dynamic_events", ""), 0);
+	assert_string_equal(rd("dynamic_events"), "");
+	assert_int_equal(trev_append("dynamic_events", "s:latency1 u64 lat; pid_t pid;\n"), 0);
+	assert_int_equal(trev_append("dynamic_events",
+				     "  s:synthetic/latency2 u64 lat; char name[] # comment\n"), 0);
+	assert_string_equal(rd("dynamic_events"),
+			    "s:synthetic/latency1\tu64 lat; pid_t pid\n"
+			    "s:synthetic/latency2\tu64 lat; char[] name\n");
+	/* The same events as synthetic_events'. */
+	assert_string_equal(rd("synthetic_events"),
+			    "latency1\tu64 lat; pid_t pid\nlatency2\tu64 lat; char[] name\n");
+	assert_int_equal(trev_path_stat("events/synthetic/latency1/format", &st), 0);
+	assert_int_equal(trev_path_stat("events/synthetic/latency2/format", &st), 0);
+	assert_string_equal(rd("error_log"), "");
+
+	/* Removal: "-:[synthetic/]NAME", "!s:..."; another system or no such event: -ENOENT. */
+	assert_int_equal(trev_append("dynamic_events", "-:synthetic/latency2"), 0);
+	assert_int_equal(trev_path_stat("events/synthetic/latency2", &st), -ENOENT);
+	assert_int_equal(trev_append("dynamic_events", "-:latency2"), -ENOENT);
+	assert_int_equal(trev_append("dynamic_events", "-:kprobes/latency1"), -ENOENT);
+	assert_int_equal(trev_append("dynamic_events", "-:"), -EINVAL);
+	assert_int_equal(trev_append("dynamic_events", "-x"), -EINVAL);
+	assert_string_equal(rd("dynamic_events"), "s:synthetic/latency1\tu64 lat; pid_t pid\n");
+	assert_int_equal(trev_append("dynamic_events", "!s:latency1"), 0);
+	assert_string_equal(rd("dynamic_events"), "");
+
+	/* Errors: the kernel's texts, logged as synthetic_events', the column in the whole line. */
+	assert_int_equal(trev_append("dynamic_events", "s:other/foo u64 x"), -EINVAL);
+	assert_logged("synthetic_events",
+		      "Command must be of the form: s or -:[synthetic/]<name> field[;field] ...",
+		      "s:other/foo u64 x", 0);
+	assert_int_equal(trev_append("dynamic_events", "s:foo"), -EINVAL);
+	assert_logged("synthetic_events",
+		      "Command must be of the form: <name> field[;field] ...", "s:foo", 0);
+	assert_int_equal(trev_append("dynamic_events", "s:foo u64"), -EINVAL);
+	assert_int_equal(trev_append("dynamic_events", "s:foo u64 x; bad y"), -EINVAL);
+	assert_logged("synthetic_events", "Invalid type", "s:foo u64 x; bad y", 13);
+	assert_int_equal(trev_append("dynamic_events", "s:9foo u64 x"), -EINVAL);
+	assert_logged("synthetic_events", "Illegal name", "s:9foo u64 x", 2);
+	/* The kernel's probes: refused by name. */
+	assert_int_equal(trev_append("dynamic_events", "p:myprobe do_sys_open"), -EINVAL);
+	assert_logged("dynamic_events",
+		      "kprobe events (p:, r:) are the kernel's: not supported in a process",
+		      "p:myprobe do_sys_open", 0);
+	assert_int_equal(trev_append("dynamic_events", "e:ep sched/sched_switch"), -EINVAL);
+	assert_logged("dynamic_events", "eprobe events (e:) are not supported",
+		      "e:ep sched/sched_switch", 0);
+	assert_int_equal(trev_append("dynamic_events", "u:up /bin/sh:0x10"), -EINVAL);
+	assert_int_equal(trev_append("dynamic_events", "x:what"), -EINVAL);
+	assert_logged("dynamic_events",
+		      "Unknown dynamic event type: only s:[synthetic/]<event> is supported",
+		      "x:what", 0);
+	/* Nothing was defined by any of them; a refused line ends the write, those before stay. */
+	assert_string_equal(rd("dynamic_events"), "");
+	assert_int_equal(trev_append("dynamic_events", "s:a u64 x\np:b c\ns:c u64 y\n"), -EINVAL);
+	assert_string_equal(rd("dynamic_events"), "s:synthetic/a\tu64 x\n");
+	assert_int_equal(trev_append("dynamic_events", "s:a u64 z"), -EEXIST);
+
+	/*
+	 * `echo > dynamic_events`: none goes while one is held by a trigger's action; else
+	 * each goes until one is enabled (-EBUSY), as the kernel's dyn_events_release_all().
+	 */
+	assert_int_equal(trev_append("dynamic_events", "s:b u64 x"), 0);
+	{
+		struct trev_synth_event *se = trev__synth_get("b");
+
+		assert_int_equal(trev_write("dynamic_events", ""), -EBUSY);
+		assert_string_equal(rd("dynamic_events"),
+				    "s:synthetic/a\tu64 x\ns:synthetic/b\tu64 x\n");
+		trev__synth_put(se);
+	}
+	assert_int_equal(trev_write("events/synthetic/b/enable", "1"), 0);
+	assert_int_equal(trev_write("dynamic_events", ""), -EBUSY);
+	assert_int_equal(trev_append("dynamic_events", "-:b"), -EBUSY);
+	assert_string_equal(rd("dynamic_events"), "s:synthetic/b\tu64 x\n");
+	assert_int_equal(trev_write("events/synthetic/b/enable", "0"), 0);
+	assert_int_equal(trev_write("dynamic_events", ""), 0);
+	assert_string_equal(rd("dynamic_events"), "");
+	assert_string_equal(rd("synthetic_events"), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +415,8 @@ int main(void)
 		cmocka_unit_test(test_definitions),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_stack_field),
+		cmocka_unit_test(test_dynamic_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

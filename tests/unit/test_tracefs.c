@@ -459,9 +459,10 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(trev_readdir("/", count_entry, &n), 0);
 	/*
 	 * with trev's per_thread_stats, the function tracer's 7, function_graph's 5, README,
-	 * set_event_pid, set_event_notrace_pid, tracing_cpumask and synthetic_events
+	 * set_event_pid, set_event_notrace_pid, tracing_cpumask, synthetic_events, the stack
+	 * tracer's 4 and dynamic_events
 	 */
-	assert_int_equal(n, 39);
+	assert_int_equal(n, 44);
 }
 
 /* What readdir_uses_tree() did from inside trev_readdir()'s callback. */
