@@ -127,8 +127,13 @@ static int dyn_command(struct trev_file *f, char *line)
 		line++;
 	if (!*line)
 		return 0;
-	if (line[0] == '-' || line[0] == '!')
-		return dyn_remove(line);
+	if (line[0] == '-' || line[0] == '!') {
+		ret = dyn_remove(line);
+		if (ret == -EINVAL)
+			trev__tracing_log_err(f->loc.tr, "dynamic_events", line, 0, "%s",
+					      "Removal must be of the form: -:[<group>/]<event>");
+		return ret;
+	}
 	for (size_t k = 0; k < DYN_NR_KINDS && ret == -ECANCELED; k++)
 		ret = dyn_kinds[k].create(line, &err);
 	if (ret == -ECANCELED) {

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libFuzzer target for the synthetic_events parser: raw text, or (first
- * byte >= 0x80) a string of the language's tokens. Every line is taken or
- * refused with a kernel message and a column inside the command; a taken
- * definition reads back, parses again from what it reads back to the same
- * text, has a format file, is enabled, fired with values from the input
- * (its strings too), printed by `trace`, and removed.
+ * libFuzzer target for the synthetic_events parser and dynamic_events'
+ * (bit 0x40 of the first byte): raw text, or (first byte's bit 0x80) a
+ * string of the language's tokens. Every line is taken or refused with a
+ * kernel message and a column inside the command; a taken definition reads
+ * back, parses again from what it reads back to the same text, has a
+ * format file, is enabled, fired with values from the input (its strings
+ * and stacks too), printed by `trace`, and removed.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -21,6 +22,7 @@ static const char *const tokens[] = {
 	"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "int", "long", "char", "bool",
 	"pid_t", "gfp_t", "unsigned", "unsigned int", "unsigned long", "[", "]", "[]", "[16]",
 	"[256]", "[257]", "[0x10]", "[kdj]", "-", "s:", "synthetic/", "0", "9",
+	"long[]", "unsigned long[] stack", "long[4]", "-:", "!s:", "p:", "e:", "u:", "/",
 };
 
 static char *fuzz_tokens(const uint8_t *data, size_t size)
@@ -48,6 +50,7 @@ static void fire_all(const uint8_t *data, size_t size)
 {
 	char *save = NULL, *copy = strdup(text);
 	uint64_t vals[TREV_SYNTH_FIELDS_MAX];
+	unsigned long stack[TREV_SYNTH_STACK_MAX];
 	char str[64];
 
 	if (!copy)
@@ -56,6 +59,11 @@ static void fire_all(const uint8_t *data, size_t size)
 	str[sizeof(str) - 1] = '\0';
 	memcpy(str, data, size < sizeof(str) - 1 ? size : sizeof(str) - 1);
 	str[strnlen(str, sizeof(str) - 1)] = '\0';
+	/* Addresses made of the input; a 0 among them or not (then TREV_SYNTH_STACK_MAX). */
+	memset(stack, 0, sizeof(stack));
+	memcpy(stack, data, size < sizeof(stack) ? size : sizeof(stack));
+	if (data[0] & 1)
+		stack[data[0] % TREV_SYNTH_STACK_MAX] = 0;
 	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		struct trev_synth_event *se;
 
@@ -74,7 +82,8 @@ static void fire_all(const uint8_t *data, size_t size)
 
 			memcpy(&v, data + (i * 8) % size, size - (i * 8) % size < 8 ?
 			       size - (i * 8) % size : 8);
-			vals[i] = trev__synth_field_is_string(se, i) ? (uintptr_t)str : v;
+			vals[i] = trev__synth_field_is_string(se, i) ? (uintptr_t)str :
+				  trev__synth_field_is_stack(se, i) ? (uintptr_t)stack : v;
 		}
 		trev__synth_trace(se, vals);
 		trev__synth_put(se);
@@ -90,6 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	const char *file;
 	char *cmd;
 	int ret;
 
@@ -106,18 +116,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!cmd)
 		return 0;
+	file = (data[0] & 0x40) ? "dynamic_events" : "synthetic_events";
 	trev_set_log(NULL, NULL, 0);
 	if (trev_write("synthetic_events", "") || trev_write("error_log", "") ||
 	    trev_write("trace", ""))
 		abort();
-	ret = trev_append("synthetic_events", cmd);
+	ret = trev_append(file, cmd);
 	if (ret == -EINVAL) {
-		/* A kernel message, and the caret inside the command. */
+		/* A kernel message (dynamic_events: its own for other kinds), in error_log. */
 		if (trev_read("error_log", again, sizeof(again)) <= 0 ||
-		    !strstr(again, "synthetic_events: error: "))
+		    (!strstr(again, "synthetic_events: error: ") &&
+		     !strstr(again, "dynamic_events: error: ")))
 			abort();
 	} else if (ret && ret != -EEXIST && ret != -ENOENT && ret != -ENOMEM) {
 		abort();
+	}
+	/* dynamic_events lists the same events in its form, which parses back to itself. */
+	if (trev_read("dynamic_events", text, sizeof(text)) < 0)
+		abort();
+	if (text[0]) {
+		if (trev_write("dynamic_events", text) ||
+		    trev_read("dynamic_events", again, sizeof(again)) < 0 || strcmp(text, again))
+			abort();
 	}
 	/* What was defined (the lines before a refused one too) reads back and parses again. */
 	if (trev_read("synthetic_events", text, sizeof(text)) < 0)

@@ -349,6 +349,7 @@ static void test_dynamic_events(void **state)
 	assert_int_equal(trev_append("dynamic_events", "-:kprobes/latency1"), -ENOENT);
 	assert_int_equal(trev_append("dynamic_events", "-:"), -EINVAL);
 	assert_int_equal(trev_append("dynamic_events", "-x"), -EINVAL);
+	assert_logged("dynamic_events", "Removal must be of the form: -:[<group>/]<event>", "-x", 0);
 	assert_string_equal(rd("dynamic_events"), "s:synthetic/latency1\tu64 lat; pid_t pid\n");
 	assert_int_equal(trev_append("dynamic_events", "!s:latency1"), 0);
 	assert_string_equal(rd("dynamic_events"), "");
