@@ -125,7 +125,8 @@ static void assert_recursion(int n)
 		fail_msg("entry %d: %s\n%s", n + 1, l[n + 1].loc, text);
 	/* Each recursion frame holds its array: its size is at least that. */
 	for (int i = 1; i <= n; i++)
-		assert_true(l[i].size >= ST_FRAME_BYTES);
+		if (l[i].size < ST_FRAME_BYTES)
+			fail_msg("entry %d: %u bytes\n%s", i, l[i].size, text);
 	assert_true(max_size() >= (unsigned long)n * ST_FRAME_BYTES);
 	assert_int_equal(max_size(), l[0].depth);
 }
@@ -244,8 +245,10 @@ static void test_filter(void **state)
 	/* Entry 0 is the innermost checked function: st_recurse, not st_leaf. */
 	assert_true(nr >= 7);
 	for (int i = 0; i < 6; i++)
-		assert_true(is_fn(&l[i], "st_recurse"));
-	assert_true(is_fn(&l[6], "st_caller"));
+		if (!is_fn(&l[i], "st_recurse"))
+			fail_msg("entry %d: %s\n%s", i, l[i].loc, text);
+	if (!is_fn(&l[6], "st_caller"))
+		fail_msg("entry 6: %s\n%s", l[6].loc, text);
 	reset();
 }
 
