@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -275,6 +276,68 @@ static void test_thread(void **state)
 	reset();
 }
 
+#define HAMMER_THREADS	4
+#define HAMMER_CALLS	3000
+#define HAMMER_ROUNDS	50
+
+static atomic_int hammer_done, hammer_rounds;
+
+/* Recursions of 1 to 10 frames, every result checked, until the main thread's rounds are done. */
+static void *hammer_thread(void *arg)
+{
+	long bad = 0;
+
+	(void)arg;
+	for (int i = 0; i < HAMMER_CALLS || atomic_load(&hammer_rounds) < HAMMER_ROUNDS; i++) {
+		int n = i % 10 + 1;
+
+		bad += st_caller(n) != st_expect(n);
+	}
+	atomic_fetch_add(&hammer_done, 1);
+	return (void *)bad;
+}
+
+/*
+ * Threads recurse while the main thread resets stack_max_size, changes the
+ * filter and switches the tracer: every stack_trace read is whole (st_read()
+ * checks its depths and sizes), every result right; then, quiet, a known
+ * recursion is the deepest again.
+ */
+static void test_hammer(void **state)
+{
+	static struct st_line l[ST_MAX_LINES];
+	pthread_t t[HAMMER_THREADS];
+	int rounds = 0;
+
+	(void)state;
+	reset();
+	atomic_store(&hammer_done, 0);
+	atomic_store(&hammer_rounds, 0);
+	assert_int_equal(trev_write("stack_tracer_enabled", "1"), 0);
+	for (int i = 0; i < HAMMER_THREADS; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, hammer_thread, NULL), 0);
+	while (atomic_load(&hammer_done) < HAMMER_THREADS) {
+		assert_int_equal(trev_write("stack_max_size", "0"), 0);
+		st_read(l);
+		assert_int_equal(trev_write("stack_trace_filter", rounds & 1 ? "st_leaf" : ""), 0);
+		assert_int_equal(trev_write("stack_tracer_enabled", rounds % 3 ? "1" : "0"), 0);
+		atomic_store(&hammer_rounds, ++rounds);
+	}
+	for (int i = 0; i < HAMMER_THREADS; i++) {
+		void *bad;
+
+		assert_int_equal(pthread_join(t[i], &bad), 0);
+		assert_int_equal((long)bad, 0);
+	}
+	print_message("%d rounds of changes\n", rounds);
+	assert_int_equal(trev_write("stack_trace_filter", ""), 0);
+	assert_int_equal(trev_write("stack_tracer_enabled", "1"), 0);
+	assert_int_equal(trev_write("stack_max_size", "0"), 0);
+	assert_int_equal(st_caller(11), st_expect(11));
+	assert_recursion(11);
+	reset();
+}
+
 /* The stack tracer's functions are patched; the tracers record their own selection only. */
 static void test_tracers_unchanged(void **state)
 {
@@ -331,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_thread),
 		cmocka_unit_test(test_tracers_unchanged),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_hammer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

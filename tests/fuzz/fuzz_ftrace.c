@@ -5,7 +5,8 @@
  * set_ftrace_notrace_pid, current_tracer (at the top or in instance fz),
  * function_profile_enabled, or function_graph's
  * set_graph_function, set_graph_notrace, max_graph_depth, tracing_thresh or
- * tracing_max_latency, > or >>, and a function command's text appended to
+ * tracing_max_latency, the stack tracer's stack_trace_filter, stack_tracer_enabled or
+ * stack_max_size, > or >>, and a function command's text appended to
  * the rest (so that "ft_add" becomes "ft_add:traceoff:2"), or with bit 6
  * the rest appended to "ft_s*" and the command text (so that the fuzzer's
  * bytes are the command's arguments); that is written.
@@ -38,6 +39,7 @@ static const char *const files[] = {
 	"instances/fz/set_ftrace_filter", "instances/fz/set_ftrace_notrace",
 	"instances/fz/set_ftrace_pid", "instances/fz/set_ftrace_notrace_pid",
 	"instances/fz/current_tracer",
+	"stack_trace_filter", "stack_tracer_enabled", "stack_max_size",
 };
 #define NR_FILES (sizeof(files) / sizeof(files[0]))
 
@@ -139,6 +141,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	trace_ftcmd_sample(1);
 	trev_read("trace_stat/function0", before, sizeof(before));
+	if (trev_read("stack_trace", before, sizeof(before)) < 0)
+		abort();
 	/* rmdir drops the instance's commands and kept terms (the next input makes it again). */
 	if (size > 1 && (data[size - 1] & 1) && trev_rmdir("instances/fz"))
 		abort();
