@@ -33,6 +33,7 @@
 #include "ring_buffer/rb_internal.h"
 #include "sym/symbols.h"
 #include "trigger/hist.h"
+#include "trigger/synth.h"
 #include "trigger/tracing_map.h"
 #include "trigger/trigger_internal.h"
 #include "write/write.h"
@@ -87,6 +88,94 @@ struct hist_sort_key {
 	bool descending;
 };
 
+/*
+ * A node of a variable's expression (the kernel's hist_field with
+ * operands): a field, common_timestamp, a constant, a $var, or an operator
+ * over one or two nodes. Constants of constants are folded when parsed.
+ */
+enum hist_expr_kind {
+	HX_FIELD,			/* a field of the record, ->f */
+	HX_TIMESTAMP,			/* common_timestamp, ->f holds its modifiers */
+	HX_CONST,			/* ->constant */
+	HX_REF,				/* $var: ->ref indexes hist_data.refs */
+	HX_PLUS,
+	HX_MINUS,
+	HX_MULT,
+	HX_DIV,
+	HX_NEG,				/* -(...) */
+};
+
+struct hist_expr {
+	enum hist_expr_kind kind;
+	bool usecs;			/* a time in µs: both operands must agree */
+	bool is_string;			/* a string field (never in a variable) */
+	int size;			/* the value's, for synthetic field checks */
+	int is_signed;
+	char *type;			/* the value's type name */
+	struct hist_field f;		/* HX_FIELD, HX_TIMESTAMP */
+	uint64_t constant;		/* HX_CONST */
+	unsigned int ref;		/* HX_REF */
+	struct hist_expr *a, *b;	/* operands: b for the binary ones */
+};
+
+/*
+ * A variable ("name=expr"): kept per entry in two words of the element,
+ * after the sums: its value, then 1 once it was set (0 again when a
+ * reference of another hist reads it once).
+ */
+struct hist_var {
+	char *name;
+	char *text;			/* the expression as the trigger file prints it */
+	struct hist_expr *expr;
+	unsigned int slot;		/* the value's word; slot + 1: set */
+};
+
+/* A $var this hist reads (the kernel's var_refs[]): another hist's, or its own. */
+struct hist_ref {
+	struct hist_shared *sh;		/* the other hist (a reference held); NULL: this one */
+	unsigned int slot;		/* the variable's value word in that hist's elements */
+	bool read_once;			/* an operand of an expression: consumed when read */
+	bool usecs;
+	int size, is_signed;
+	char *type;
+	char *name;			/* as printed after '$': "ts0", "sched.sched_wakeup.ts0" */
+};
+
+/* onmatch(sys.event), onmax($var), onchange($var). */
+enum hist_handler { HH_ONMATCH, HH_ONMAX, HH_ONCHANGE };
+/* trace(synth, ...) or synth(...), save(...), snapshot(). */
+enum hist_action_kind { HA_TRACE, HA_SAVE, HA_SNAPSHOT };
+
+/* A parameter of trace(): a $var, or a field of this event's record. */
+struct hist_param {
+	bool is_ref;
+	unsigned int ref;		/* is_ref: index in hist_data.refs */
+	struct hist_field f;		/* else: the field (a string: HF_STRING) */
+};
+
+/* A field save() keeps per entry: a number in one word, a string in several. */
+struct hist_save {
+	struct hist_field f;
+	unsigned int slot;
+	unsigned int n_slots;
+};
+
+#define HIST_SAVE_STR_MAX	64	/* bytes of a saved string, NUL included */
+
+struct hist_action {
+	enum hist_handler handler;
+	enum hist_action_kind kind;
+	char *spec;			/* ":onmatch(sys.ev).trace(...)" as printed */
+	struct trev_synth_event *se;	/* HA_TRACE: a reference held */
+	struct hist_param *params;	/* HA_TRACE: one per field of se */
+	unsigned int n_params;
+	unsigned int n_strings;		/* string params: each copied on the stack */
+	unsigned int track_ref;		/* onmax/onchange: the variable, in refs */
+	unsigned int track_slot;	/* onmax/onchange: the max or last value */
+	struct hist_save *saves;	/* HA_SAVE */
+	unsigned int n_saves;
+};
+
 /* A compiled hist command; immutable once parsed, shared by reference. */
 struct hist_data {
 	int ref;				/* triggers and hist_shared holding it */
@@ -107,11 +196,21 @@ struct hist_data {
 	char *filter_text;			/* "if" condition, or NULL */
 	struct trev_filter *filter;
 	struct trev_stack_skip skip;		/* the event's probe, for stacktrace */
+	struct hist_var vars[TREV_HIST_VARS_MAX]; /* name=expr, in the order written */
+	unsigned int n_vars;
+	struct hist_ref refs[TREV_HIST_VARS_MAX]; /* the $vars it reads */
+	unsigned int n_refs;
+	struct hist_action actions[TREV_HIST_ACTIONS_MAX];
+	unsigned int n_actions;
+	unsigned int n_slots;			/* words per element: sums, vars, actions */
+	bool inter;				/* vars, refs or actions: hist_event_inter() */
+	bool has_snapshot;			/* a snapshot() action: the buffer is armed */
 };
 
 /* The map, shared by the triggers of one name; else by one trigger. */
 struct hist_shared {
 	_Atomic(struct trev_tmap *) map;	/* RCU: swapped by :clear */
+	int var_users;				/* references of other hists to its variables (hist_lock) */
 	struct hist_data *proto;		/* the first trigger's, for name= checks */
 	char *name;				/* NULL: not named */
 	int ref;				/* triggers using it (tracefs lock) */
@@ -136,14 +235,67 @@ static struct hist_shared *hist_named;
 /* ------------------------------------------------------------------ */
 /* Building blocks                                                      */
 
+static void hist_shared_put(struct hist_shared *sh);
+
+static void hist_field_free(struct hist_field *f)
+{
+	free(f->name);
+	free(f->type);
+}
+
+static void hist_expr_free(struct hist_expr *e)
+{
+	if (!e)
+		return;
+	hist_expr_free(e->a);
+	hist_expr_free(e->b);
+	hist_field_free(&e->f);
+	free(e->type);
+	free(e);
+}
+
+/* Drop what a reference to another hist's variable holds. */
+static void hist_ref_release(struct hist_ref *r)
+{
+	if (r->sh) {
+		pthread_mutex_lock(&hist_lock);
+		r->sh->var_users--;
+		pthread_mutex_unlock(&hist_lock);
+		hist_shared_put(r->sh);
+		r->sh = NULL;
+	}
+	free(r->type);
+	free(r->name);
+}
+
+static void hist_action_free(struct hist_action *a)
+{
+	free(a->spec);
+	if (a->se)
+		trev__synth_put(a->se);
+	for (unsigned int i = 0; a->params && i < a->n_params; i++)
+		hist_field_free(&a->params[i].f);
+	free(a->params);
+	for (unsigned int i = 0; a->saves && i < a->n_saves; i++)
+		hist_field_free(&a->saves[i].f);
+	free(a->saves);
+}
+
 static void hist_data_put(struct hist_data *hd)
 {
 	if (!hd || --hd->ref > 0)
 		return;
-	for (unsigned int i = 0; i < hd->n_vals + hd->n_keys; i++) {
-		free(hd->fields[i].name);
-		free(hd->fields[i].type);
+	for (unsigned int i = 0; i < hd->n_vals + hd->n_keys; i++)
+		hist_field_free(&hd->fields[i]);
+	for (unsigned int i = 0; i < hd->n_vars; i++) {
+		free(hd->vars[i].name);
+		free(hd->vars[i].text);
+		hist_expr_free(hd->vars[i].expr);
 	}
+	for (unsigned int i = 0; i < hd->n_refs; i++)
+		hist_ref_release(&hd->refs[i]);
+	for (unsigned int i = 0; i < hd->n_actions; i++)
+		hist_action_free(&hd->actions[i]);
 	free(hd->name);
 	free(hd->filter_text);
 	if (hd->filter)
@@ -162,7 +314,7 @@ static void hist_elt_save_comm(struct trev_tmap_elt *elt)
 
 static struct trev_tmap *hist_map_create(const struct hist_data *hd)
 {
-	return trev__tmap_create(hd->bits, hd->key_size, hd->n_vals,
+	return trev__tmap_create(hd->bits, hd->key_size, hd->n_slots,
 				 hd->execname ? hist_elt_save_comm : NULL);
 }
 
@@ -209,14 +361,29 @@ void trev__hist_free(struct trev_hist_trigger *ht)
 struct hist_parse {
 	struct trev_event_call *call;
 	char *buf;			/* a copy of the parameter, cut in place */
+	size_t len;			/* of buf */
 	struct trev_hist_error *err;
 	struct hist_data *hd;
+	struct trev_trace_array *tr;	/* where $vars and onmatch() events are looked up */
+	bool remove;			/* "!hist:...": a variable may exist already */
+	char *assign[TREV_HIST_VARS_MAX]; /* "name=expr[,name=expr]" attributes, in buf */
+	unsigned int n_assign;
+	char *action[TREV_HIST_ACTIONS_MAX]; /* "onmatch(...)..." attributes, in buf */
+	unsigned int n_action;
+	char *def_name[TREV_HIST_VARS_MAX]; /* every variable's name and text, copied */
+	char *def_expr[TREV_HIST_VARS_MAX];
+	unsigned int n_defs;
+	char *match[TREV_HIST_ACTIONS_MAX]; /* onmatch() events, "sys.event", copied */
+	unsigned int n_match;
 };
 
 /* Refuse with @code at @at (a pointer into p->buf). */
 static int hist_fail(struct hist_parse *p, enum trev_hist_err code, const char *at)
 {
 	p->err->msg = trev__hist_err_text(code);
+	/* @at may be in a copy (a variable's field read for "$x"): then the start. */
+	if (at && (at < p->buf || at > p->buf + p->len))
+		at = NULL;
 	p->err->pos = HIST_PREFIX_LEN + (at ? (int)(at - p->buf) : 0);
 	return -EINVAL;
 }
@@ -277,9 +444,14 @@ static int hist_parse_modifier(struct hist_parse *p, struct hist_field *f, const
 	return 0;
 }
 
+#define HPF_KEY		0x1u	/* a key: stacktrace, and strings, allowed */
+#define HPF_STRING	0x2u	/* a string field is taken (an action's param) */
+
 /* One key or value, "name[.modifier]", into @f. */
-static int hist_parse_field(struct hist_parse *p, char *str, bool key, struct hist_field *f)
+static int hist_parse_field(struct hist_parse *p, char *str, unsigned int how, struct hist_field *f)
 {
+	bool key = how & HPF_KEY;
+
 	char *dot = strchr(str, '.');
 	const struct trev_field *ef;
 	const char *type = NULL;
@@ -294,6 +466,8 @@ static int hist_parse_field(struct hist_parse *p, char *str, bool key, struct hi
 		type = "unsigned long[]";
 		goto named;
 	}
+	if (key && str[0] == '$')
+		return hist_fail(p, TREV_HIST_ERR_INVALID_REF_KEY, str);
 	if (dot)
 		*dot = '\0';
 	if (strpbrk(str, "+-*/$()"))
@@ -333,7 +507,7 @@ static int hist_parse_field(struct hist_parse *p, char *str, bool key, struct hi
 			    ef->filter_type == TREV_FILTER_DYN_STRING ||
 			    ef->filter_type == TREV_FILTER_RDYN_STRING) {
 				/* A string can be a key, not a sum, and takes no modifier. */
-				if (!key)
+				if (!(how & (HPF_KEY | HPF_STRING)))
 					return hist_fail(p, TREV_HIST_ERR_HIST_CREATE_FAIL, str);
 				if (dot)
 					return hist_fail(p, TREV_HIST_ERR_BAD_FIELD_MODIFIER, dot + 1);
@@ -385,7 +559,7 @@ static int hist_parse_keys(struct hist_parse *p, char *str)
 			return hist_fail(p, TREV_HIST_ERR_TOO_MANY_KEYS, tok);
 		if (!*tok)
 			return hist_fail(p, TREV_HIST_ERR_FIELD_NOT_FOUND, tok);
-		ret = hist_parse_field(p, tok, true, f);
+		ret = hist_parse_field(p, tok, HPF_KEY, f);
 		hd->n_keys++;	/* owned now, freed with hd even on error */
 		if (ret)
 			return ret;
@@ -416,7 +590,7 @@ static int hist_parse_vals(struct hist_parse *p, char *str)
 			return hist_fail(p, TREV_HIST_ERR_TOO_MANY_VALS, tok);
 		if (!*tok)
 			return hist_fail(p, TREV_HIST_ERR_FIELD_NOT_FOUND, tok);
-		ret = hist_parse_field(p, tok, false, f);
+		ret = hist_parse_field(p, tok, 0, f);
 		hd->n_vals++;
 		if (ret)
 			return ret;
@@ -500,6 +674,966 @@ static int hist_parse_filter(struct hist_parse *p, char *text)
 	return ret;
 }
 
+/* ------------------------------------------------------------------ */
+/* Variables, expressions and references (the kernel's parse_expr())    */
+
+/* Refuse with @code and the caret at column 0 of the command (the kernel's errpos 0). */
+static int hist_fail0(struct hist_parse *p, enum trev_hist_err code)
+{
+	p->err->msg = trev__hist_err_text(code);
+	p->err->pos = 0;
+	return -EINVAL;
+}
+
+static struct hist_expr *hx_new(enum hist_expr_kind kind, const char *type)
+{
+	struct hist_expr *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->kind = kind;
+	e->type = strdup(type);
+	if (!e->type) {
+		free(e);
+		return NULL;
+	}
+	return e;
+}
+
+/* The event of @sys and @event, or NULL (the registry lock is held). */
+struct hist_ev_lookup {
+	const char *system, *event;
+	struct trev_event_call *call;
+};
+
+static int hist_ev_lookup_one(struct trev_event_call *call, void *arg)
+{
+	struct hist_ev_lookup *l = arg;
+
+	if (strcmp(call->klass->system, l->system) || strcmp(call->name, l->event))
+		return 0;
+	l->call = call;
+	return 1;
+}
+
+static struct trev_event_call *hist_find_call(const char *system, const char *event)
+{
+	struct hist_ev_lookup l = { system, event, NULL };
+
+	trev__events_for_each(hist_ev_lookup_one, &l);
+	return l.call;
+}
+
+static bool hist_is_call(const struct trev_event_call *call, const char *system, const char *event)
+{
+	return strcmp(call->klass->system, system) == 0 && strcmp(call->name, event) == 0;
+}
+
+static const struct hist_var *hist_find_own_var(const struct hist_data *hd, const char *name)
+{
+	for (unsigned int i = 0; i < hd->n_vars; i++)
+		if (strcmp(hd->vars[i].name, name) == 0)
+			return &hd->vars[i];
+	return NULL;
+}
+
+/* A variable of a registered hist trigger of @file: its trigger. */
+static struct trev_hist_trigger *hist_file_var(struct trev_event_file *file, const char *name,
+					       const struct hist_var **var)
+{
+	for (struct trev_event_trigger *t = file ? file->triggers : NULL; t; t = t->next) {
+		struct trev_hist_trigger *ht = t->priv;
+
+		if (t->cmd != &trev__hist_cmd || !ht)
+			continue;
+		*var = hist_find_own_var(ht->hd, name);
+		if (*var)
+			return ht;
+	}
+	return NULL;
+}
+
+/* Every event file of an instance that has a hist variable of a name. */
+struct hist_var_search {
+	struct trev_trace_array *tr;
+	const char *name;
+	struct trev_hist_trigger *found;
+	const struct hist_var *var;
+	struct trev_event_file *file;
+	bool twice;			/* on two event files: not unique */
+};
+
+static int hist_var_search_one(struct trev_event_call *call, void *arg)
+{
+	struct hist_var_search *s = arg;
+	struct trev_event_file *file = trev__event_file(s->tr, call, false);
+	const struct hist_var *var;
+	struct trev_hist_trigger *ht = hist_file_var(file, s->name, &var);
+
+	if (!ht)
+		return 0;
+	if (s->found && s->file != file) {
+		s->twice = true;
+		return 1;
+	}
+	s->found = ht;
+	s->var = var;
+	s->file = file;
+	return 0;
+}
+
+/*
+ * A reference to variable @name of another hist (the kernel's
+ * find_event_var()): of @system.@event when given; else of the onmatch()
+ * events, else of any hist of the instance, which must be the only one.
+ * Return: its index in hd->refs, or a negative errno with the error set.
+ */
+static int hist_ref_other(struct hist_parse *p, const char *system, const char *event,
+			  char *name, bool read_once)
+{
+	struct hist_data *hd = p->hd;
+	struct trev_hist_trigger *ht = NULL;
+	const struct hist_var *var = NULL;
+	struct hist_ref *r;
+
+	if (!p->tr)
+		return hist_fail(p, TREV_HIST_ERR_VAR_NOT_FOUND, name);
+	if (system) {
+		struct trev_event_call *call = hist_find_call(system, event);
+
+		if (call)
+			ht = hist_file_var(trev__event_file(p->tr, call, false), name, &var);
+	} else {
+		for (unsigned int i = 0; i < p->n_match; i++) {
+			char *dot = strchr(p->match[i], '.');
+			struct trev_event_call *call;
+			struct trev_hist_trigger *one;
+			const struct hist_var *v;
+
+			*dot = '\0';
+			call = hist_find_call(p->match[i], dot + 1);
+			*dot = '.';
+			one = call ? hist_file_var(trev__event_file(p->tr, call, false), name, &v) : NULL;
+			if (one && ht && one != ht)
+				return hist_fail(p, TREV_HIST_ERR_VAR_NOT_UNIQUE, name);
+			if (one) {
+				ht = one;
+				var = v;
+			}
+		}
+		if (!ht) {
+			struct hist_var_search s = { p->tr, name, NULL, NULL, NULL, false };
+
+			trev__events_for_each(hist_var_search_one, &s);
+			if (s.twice)
+				return hist_fail(p, TREV_HIST_ERR_VAR_NOT_UNIQUE, name);
+			ht = s.found;
+			var = s.var;
+		}
+	}
+	if (!ht)
+		return hist_fail(p, TREV_HIST_ERR_VAR_NOT_FOUND, name);
+	for (unsigned int i = 0; i < hd->n_refs; i++) {
+		if (hd->refs[i].sh == ht->sh && hd->refs[i].slot == var->slot) {
+			hd->refs[i].read_once |= read_once;
+			return (int)i;
+		}
+	}
+	if (hd->n_refs == TREV_HIST_VARS_MAX)
+		return hist_fail(p, TREV_HIST_ERR_TOO_MANY_VARS, name);
+	r = &hd->refs[hd->n_refs];
+	memset(r, 0, sizeof(*r));
+	r->type = strdup(var->expr->type);
+	if (!system)
+		r->name = strdup(name);
+	else if (asprintf(&r->name, "%s.%s.%s", system, event, name) < 0)
+		r->name = NULL;
+	if (!r->type || !r->name) {
+		free(r->type);
+		free(r->name);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&hist_lock);
+	ht->sh->ref++;
+	ht->sh->var_users++;
+	pthread_mutex_unlock(&hist_lock);
+	r->sh = ht->sh;
+	r->slot = var->slot;
+	r->read_once = read_once;
+	r->usecs = var->expr->usecs;
+	r->size = var->expr->size;
+	r->is_signed = var->expr->is_signed;
+	return (int)hd->n_refs++;
+}
+
+/* A reference to this hist's own variable @var (actions, onmax()). */
+static int hist_ref_self(struct hist_parse *p, const struct hist_var *var, const char *at)
+{
+	struct hist_data *hd = p->hd;
+	struct hist_ref *r;
+
+	for (unsigned int i = 0; i < hd->n_refs; i++)
+		if (!hd->refs[i].sh && hd->refs[i].slot == var->slot)
+			return (int)i;
+	if (hd->n_refs == TREV_HIST_VARS_MAX)
+		return hist_fail(p, TREV_HIST_ERR_TOO_MANY_VARS, at);
+	r = &hd->refs[hd->n_refs];
+	memset(r, 0, sizeof(*r));
+	r->type = strdup(var->expr->type);
+	r->name = strdup(var->name);
+	if (!r->type || !r->name) {
+		free(r->type);
+		free(r->name);
+		return -ENOMEM;
+	}
+	r->slot = var->slot;
+	r->usecs = var->expr->usecs;
+	r->size = var->expr->size;
+	r->is_signed = var->expr->is_signed;
+	return (int)hd->n_refs++;
+}
+
+/*
+ * "$x" where x is a variable of this hist defined as a plain field: the
+ * kernel reads that field instead (local_field_var_ref()). Return: the
+ * field's text, or NULL.
+ */
+static const char *hist_local_field_var(struct hist_parse *p, const char *name)
+{
+	for (unsigned int i = 0; i < p->n_defs; i++) {
+		const char *e = p->def_expr[i];
+
+		if (strcmp(p->def_name[i], name) == 0)
+			return strpbrk(e + (e[0] == '-'), "+-*/") || e[0] == '$' || e[0] == '-' ?
+				NULL : e;
+	}
+	return NULL;
+}
+
+static int hx_parse(struct hist_parse *p, char *str, unsigned int *n_sub, struct hist_expr **out);
+
+/* A field, common_timestamp, a number or a $var (the kernel's parse_atom()). */
+static int hx_parse_atom(struct hist_parse *p, char *str, struct hist_expr **out)
+{
+	char *system = NULL, *event = NULL, *var, *name = NULL;
+	struct hist_expr *e;
+	int ret;
+
+	if (isdigit((unsigned char)str[0])) {
+		unsigned long long v;
+		char *end;
+
+		errno = 0;
+		v = strtoull(str, &end, 0);
+		if (errno || *end)
+			return hist_fail(p, TREV_HIST_ERR_EXPECT_NUMBER, str);
+		e = hx_new(HX_CONST, "u64");
+		if (!e)
+			return -ENOMEM;
+		e->constant = v;
+		e->size = 8;
+		*out = e;
+		return 0;
+	}
+	/*
+	 * sys.event.$var, the kernel's form; $sys.event.var, as the kernel
+	 * prints one, taken too; sys.event.field is this event's field, as
+	 * in the kernel.
+	 */
+	if (strchr(str, '.') && strchr(strchr(str, '.') + 1, '.')) {
+		bool dollar = str[0] == '$';
+
+		system = str + dollar;
+		event = strchr(system, '.');
+		*event++ = '\0';
+		var = strchr(event, '.');
+		*var++ = '\0';
+		if (dollar) {
+			name = var;
+		} else if (var[0] == '$') {
+			name = var + 1;
+		} else {
+			system = event = NULL;
+			str = var;
+		}
+	} else if (str[0] == '$') {
+		name = str + 1;
+	}
+	if (name && *name) {
+		const char *field = NULL;
+
+		if (!system || hist_is_call(p->call, system, event))
+			field = hist_local_field_var(p, name);
+		if (!field) {
+			int idx = hist_ref_other(p, system, event, name, false);
+
+			if (idx < 0)
+				return idx;
+			e = hx_new(HX_REF, p->hd->refs[idx].type);
+			if (!e)
+				return -ENOMEM;
+			e->ref = (unsigned int)idx;
+			e->usecs = p->hd->refs[idx].usecs;
+			e->size = p->hd->refs[idx].size;
+			e->is_signed = p->hd->refs[idx].is_signed;
+			*out = e;
+			return 0;
+		}
+		/* Parse the field's text in place of "$x": positions stay at "$x". */
+		{
+			char copy[TREV_HIST_STR_MAX];
+
+			snprintf(copy, sizeof(copy), "%s", field);
+			e = calloc(1, sizeof(*e));
+			if (!e)
+				return -ENOMEM;
+			ret = hist_parse_field(p, copy, HPF_STRING, &e->f);
+			goto field;
+		}
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	ret = hist_parse_field(p, str, HPF_STRING, &e->f);
+field:
+	if (ret) {
+		hist_expr_free(e);
+		return ret;
+	}
+	e->kind = e->f.flags & HF_TIMESTAMP ? HX_TIMESTAMP : HX_FIELD;
+	e->usecs = (e->f.flags & HF_TIMESTAMP) && (e->f.flags & HF_USECS);
+	e->is_string = e->f.flags & HF_STRING;
+	e->size = e->f.size;
+	e->is_signed = e->f.is_signed;
+	e->type = strdup(e->f.type);
+	if (!e->type) {
+		hist_expr_free(e);
+		return -ENOMEM;
+	}
+	*out = e;
+	return 0;
+}
+
+/*
+ * The root operator of @str (the kernel's contains_operator()): the
+ * rightmost + or -, else the rightmost * or /, so that operators of one
+ * precedence are evaluated left to right. A '-' first is unary.
+ */
+static enum hist_expr_kind hx_operator(char *str, char **sep)
+{
+	char *minus = strrchr(str, '-'), *plus, *div, *mult;
+
+	*sep = NULL;
+	if (minus == str)
+		return HX_NEG;
+	plus = strrchr(str, '+');
+	if (plus || minus) {
+		*sep = plus > minus ? plus : minus;
+		return plus > minus ? HX_PLUS : HX_MINUS;
+	}
+	div = strrchr(str, '/');
+	mult = strrchr(str, '*');
+	if (div || mult) {
+		*sep = mult > div ? mult : div;
+		return mult > div ? HX_MULT : HX_DIV;
+	}
+	return HX_FIELD;
+}
+
+static uint64_t hx_apply(enum hist_expr_kind kind, uint64_t a, uint64_t b)
+{
+	switch (kind) {
+	case HX_PLUS:
+		return a + b;
+	case HX_MINUS:
+		return a - b;
+	case HX_MULT:
+		return a * b;
+	case HX_DIV:
+		return b ? a / b : (uint64_t)-1;	/* the kernel's div_by_zero: -1 */
+	case HX_NEG:
+		return -a;
+	default:
+		return a;
+	}
+}
+
+/* -(expr) (the kernel's parse_unary()). */
+static int hx_parse_unary(struct hist_parse *p, char *str, unsigned int *n_sub,
+			  struct hist_expr **out)
+{
+	struct hist_expr *e, *a = NULL;
+	char *close;
+	int ret;
+
+	if (++*n_sub > 3)
+		return hist_fail(p, TREV_HIST_ERR_TOO_MANY_SUBEXPR, str);
+	str++;
+	if (*str != '(')
+		return hist_fail(p, TREV_HIST_ERR_UNARY_MINUS_PAREN, str);
+	str++;
+	close = strrchr(str, ')');
+	if (!close)
+		return hist_fail(p, TREV_HIST_ERR_UNARY_MINUS_PAREN, str);
+	if (close[1])
+		return hist_fail(p, TREV_HIST_ERR_UNARY_MINUS_SUBEXPR, str);
+	*close = '\0';
+	ret = hx_parse(p, str, n_sub, &a);
+	if (ret)
+		return ret;
+	if (a->is_string) {
+		hist_expr_free(a);
+		return hist_fail(p, TREV_HIST_ERR_INVALID_STR_OPERAND, str);
+	}
+	e = hx_new(HX_NEG, a->type);
+	if (!e) {
+		hist_expr_free(a);
+		return -ENOMEM;
+	}
+	e->a = a;
+	e->usecs = a->usecs;
+	e->size = a->size;
+	e->is_signed = a->is_signed;
+	*out = e;
+	return 0;
+}
+
+/* An expression of + - * / over fields, constants and $vars (the kernel's parse_expr()). */
+static int hx_parse(struct hist_parse *p, char *str, unsigned int *n_sub, struct hist_expr **out)
+{
+	struct hist_expr *a = NULL, *b = NULL, *e;
+	enum hist_expr_kind op;
+	char *sep, *rhs;
+	int ret;
+
+	if (*n_sub > 3)
+		return hist_fail(p, TREV_HIST_ERR_TOO_MANY_SUBEXPR, str);
+	op = hx_operator(str, &sep);
+	if (op == HX_FIELD)
+		return hx_parse_atom(p, str, out);
+	if (op == HX_NEG)
+		return hx_parse_unary(p, str, n_sub, out);
+	++*n_sub;
+	*sep = '\0';
+	rhs = sep + 1;
+	if (!*str || !*rhs)
+		return hist_fail(p, TREV_HIST_ERR_MISSING_OPERAND, *str ? rhs : str);
+	ret = hx_parse(p, str, n_sub, &a);
+	if (ret)
+		return ret;
+	if (a->is_string) {
+		ret = hist_fail(p, TREV_HIST_ERR_INVALID_STR_OPERAND, str);
+		goto out_free;
+	}
+	ret = hx_parse(p, rhs, n_sub, &b);
+	if (ret)
+		goto out_free;
+	if (b->is_string) {
+		ret = hist_fail(p, TREV_HIST_ERR_INVALID_STR_OPERAND, rhs);
+		goto out_free;
+	}
+	if (a->usecs != b->usecs) {
+		ret = hist_fail0(p, TREV_HIST_ERR_TIMESTAMP_MISMATCH);
+		goto out_free;
+	}
+	/* The operands of an expression consume the variables they read. */
+	if (a->kind == HX_REF)
+		p->hd->refs[a->ref].read_once = true;
+	if (b->kind == HX_REF)
+		p->hd->refs[b->ref].read_once = true;
+	if (op == HX_DIV && b->kind == HX_CONST && !b->constant) {
+		ret = hist_fail(p, TREV_HIST_ERR_DIVISION_BY_ZERO, rhs);
+		goto out_free;
+	}
+	ret = -ENOMEM;
+	e = hx_new(op, a->type);
+	if (!e)
+		goto out_free;
+	e->usecs = a->usecs;
+	e->size = a->size;
+	e->is_signed = a->is_signed;
+	if (a->kind == HX_CONST && b->kind == HX_CONST) {
+		/* Constants of constants are folded, as the kernel does. */
+		e->kind = HX_CONST;
+		e->constant = hx_apply(op, a->constant, b->constant);
+		hist_expr_free(a);
+		hist_expr_free(b);
+	} else {
+		e->a = a;
+		e->b = b;
+	}
+	*out = e;
+	return 0;
+
+out_free:
+	hist_expr_free(a);
+	hist_expr_free(b);
+	return ret;
+}
+
+static const char *hist_field_flag(const struct hist_field *f);
+
+/*
+ * The text of @e as the kernel's expr_str() writes it: operands flat, no
+ * parentheses but -(...), a modifier after a field, ".usecs" after an
+ * operand that is itself an expression of microseconds.
+ */
+static int hx_text(struct trev_buf *b, const struct hist_data *hd, const struct hist_expr *e,
+		   bool operand)
+{
+	static const char ops[] = { [HX_PLUS] = '+', [HX_MINUS] = '-', [HX_MULT] = '*',
+				    [HX_DIV] = '/' };
+	const char *flag;
+	int ret;
+
+	switch (e->kind) {
+	case HX_CONST:
+		return trev__buf_printf(b, "%" PRIu64, e->constant);
+	case HX_REF:
+		return trev__buf_printf(b, "$%s", hd->refs[e->ref].name);
+	case HX_FIELD:
+	case HX_TIMESTAMP:
+		ret = trev__buf_puts(b, e->f.name);
+		flag = hist_field_flag(&e->f);
+		if (!ret && flag)
+			ret = trev__buf_printf(b, ".%s", flag);
+		return ret;
+	case HX_NEG:
+		ret = trev__buf_puts(b, "-(");
+		if (!ret)
+			ret = hx_text(b, hd, e->a, false);
+		if (!ret)
+			ret = trev__buf_puts(b, ")");
+		break;
+	default:
+		ret = hx_text(b, hd, e->a, true);
+		if (!ret)
+			ret = trev__buf_printf(b, "%c", ops[e->kind]);
+		if (!ret)
+			ret = hx_text(b, hd, e->b, true);
+		break;
+	}
+	if (!ret && operand && e->usecs)
+		ret = trev__buf_puts(b, ".usecs");
+	return ret;
+}
+
+/* The text of @e, allocated. */
+static char *hx_text_dup(const struct hist_data *hd, const struct hist_expr *e)
+{
+	struct trev_buf b;
+
+	trev__buf_init(&b);
+	if (hx_text(&b, hd, e, false)) {
+		trev__buf_free(&b);
+		return NULL;
+	}
+	return trev__buf_detach(&b);
+}
+
+/* One "name=expr" (the kernel's create_var_field()). */
+static int hist_parse_var(struct hist_parse *p, char *name, char *text)
+{
+	struct hist_data *hd = p->hd;
+	const struct hist_var *other;
+	struct hist_expr *e = NULL;
+	unsigned int n_sub = 0;
+	struct hist_var *v;
+	int ret;
+
+	if (hd->n_vars == TREV_HIST_VARS_MAX)
+		return hist_fail(p, TREV_HIST_ERR_TOO_MANY_VARS, name);
+	/* The kernel's find_var(): this hist's, or another hist's of the same event. */
+	if (hist_find_own_var(hd, name) ||
+	    (!p->remove && !(hd->attrs & (TREV_HIST_ATTR_PAUSE | TREV_HIST_ATTR_CONT |
+					  TREV_HIST_ATTR_CLEAR)) && p->tr &&
+	     hist_file_var(trev__event_file(p->tr, p->call, false), name, &other)))
+		return hist_fail(p, TREV_HIST_ERR_DUPLICATE_VAR, name);
+	ret = hx_parse(p, text, &n_sub, &e);
+	if (ret)
+		return ret;
+	if (e->is_string) {
+		hist_expr_free(e);
+		return hist_fail(p, TREV_HIST_ERR_STRING_VAR, text);
+	}
+	v = &hd->vars[hd->n_vars++];	/* owned now, freed with hd */
+	v->expr = e;
+	v->slot = hd->n_slots;
+	hd->n_slots += 2;
+	v->name = strdup(name);
+	v->text = hx_text_dup(hd, e);
+	if (!v->name || !v->text)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Every "name=expr[,name=expr...]" attribute (the kernel's parse_var_defs()). */
+static int hist_parse_vars(struct hist_parse *p)
+{
+	for (unsigned int i = 0; i < p->n_assign; i++) {
+		char *save = p->assign[i], *tok;
+
+		while ((tok = strsep(&save, ","))) {
+			char *eq = strchr(tok, '=');
+			int ret;
+
+			if (!eq || eq == tok || !eq[1])
+				return hist_fail(p, TREV_HIST_ERR_MALFORMED_ASSIGNMENT, tok);
+			*eq = '\0';
+			ret = hist_parse_var(p, tok, eq + 1);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Copy the definitions before they are parsed: "$x" of a variable defined
+ * later as a field reads the field (hist_local_field_var()), and $vars are
+ * looked up first in the onmatch() events.
+ */
+static int hist_collect_defs(struct hist_parse *p)
+{
+	for (unsigned int i = 0; i < p->n_assign; i++) {
+		char *copy = strdup(p->assign[i]), *save = copy, *tok;
+
+		if (!copy)
+			return -ENOMEM;
+		while ((tok = strsep(&save, ",")) && p->n_defs < TREV_HIST_VARS_MAX) {
+			char *eq = strchr(tok, '=');
+
+			if (!eq)
+				continue;
+			*eq = '\0';
+			p->def_name[p->n_defs] = strdup(tok);
+			p->def_expr[p->n_defs] = strdup(eq + 1);
+			if (!p->def_name[p->n_defs] || !p->def_expr[p->n_defs]) {
+				free(p->def_name[p->n_defs]);
+				free(copy);
+				return -ENOMEM;
+			}
+			p->n_defs++;
+		}
+		free(copy);
+	}
+	for (unsigned int i = 0; i < p->n_action; i++) {
+		const char *s = p->action[i];
+		size_t n;
+
+		if (strncmp(s, "onmatch(", 8))
+			continue;
+		s += 8;
+		n = strcspn(s, ")");
+		if (!memchr(s, '.', n) || p->n_match == TREV_HIST_ACTIONS_MAX)
+			continue;
+		p->match[p->n_match] = strndup(s, n);
+		if (!p->match[p->n_match])
+			return -ENOMEM;
+		p->n_match++;
+	}
+	return 0;
+}
+
+static void hist_parse_release(struct hist_parse *p)
+{
+	for (unsigned int i = 0; i < p->n_defs; i++) {
+		free(p->def_name[i]);
+		free(p->def_expr[i]);
+	}
+	for (unsigned int i = 0; i < p->n_match; i++)
+		free(p->match[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Actions: onmatch(), onmax(), onchange() with trace(), save(), snapshot() */
+
+/* Split "a, b ,c" at commas into trimmed words in place; Return: how many, or -1 if too many. */
+static int hist_split_params(char *params, char **argv, int max)
+{
+	int n = 0;
+	char *save = params, *tok;
+
+	if (!params)
+		return 0;
+	while ((tok = strsep(&save, ","))) {
+		char *end;
+
+		while (isspace((unsigned char)*tok))
+			tok++;
+		for (end = tok + strlen(tok); end > tok && isspace((unsigned char)end[-1]); end--)
+			;
+		*end = '\0';
+		if (n == max)
+			return -1;
+		argv[n++] = tok;
+	}
+	return n;
+}
+
+/*
+ * The kernel's check_synth_field(): a string goes to a string field, a
+ * number to a field of the same type, or of the same size and sign.
+ */
+static bool hist_param_fits(const struct trev_synth_event *se, unsigned int i, bool is_string,
+			    const char *type, int size, int is_signed)
+{
+	if (trev__synth_field_is_string(se, i) || is_string)
+		return trev__synth_field_is_string(se, i) && is_string;
+	if (strcmp(trev__synth_field_type(se, i), type) == 0)
+		return true;
+	return (int)trev__synth_field_size(se, i) == size &&
+	       trev__synth_field_is_signed(se, i) == !!is_signed;
+}
+
+/*
+ * One parameter of trace(): "$var" (this hist's variable, else another's
+ * as in an expression), "sys.event.$var", or a field of this event.
+ */
+static int hist_parse_param(struct hist_parse *p, struct hist_action *a, char *param,
+			    unsigned int i)
+{
+	struct hist_param *hp = &a->params[i];
+	char *system = NULL, *event = NULL, *rest = param, *at = param;
+	bool is_string;
+	const char *type;
+	int size, is_signed, ret;
+
+	if (strlen(param) < 2)
+		return hist_fail(p, TREV_HIST_ERR_INVALID_PARAM, param);
+	if (strchr(param, '.') && strchr(strchr(param, '.') + 1, '.')) {
+		system = param;
+		event = strchr(param, '.');
+		*event++ = '\0';
+		rest = strchr(event, '.');
+		*rest++ = '\0';
+	}
+	if (rest[0] == '$') {
+		const struct hist_var *own = NULL;
+		int idx;
+
+		if (!system || hist_is_call(p->call, system, event))
+			own = hist_find_own_var(p->hd, rest + 1);
+		if (own) {
+			idx = hist_ref_self(p, own, rest);
+		} else {
+			idx = hist_ref_other(p, system, event, rest + 1, false);
+			if (idx == -EINVAL && p->err->msg == trev__hist_err_text(TREV_HIST_ERR_VAR_NOT_FOUND))
+				return hist_fail(p, TREV_HIST_ERR_PARAM_NOT_FOUND, at);
+		}
+		if (idx < 0)
+			return idx;
+		hp->is_ref = true;
+		hp->ref = (unsigned int)idx;
+		is_string = false;
+		type = p->hd->refs[idx].type;
+		size = p->hd->refs[idx].size;
+		is_signed = p->hd->refs[idx].is_signed;
+	} else {
+		/* A field of another event would be a variable added to its hist: not here. */
+		if (system && !hist_is_call(p->call, system, event))
+			return hist_fail(p, TREV_HIST_ERR_FIELD_VAR_CREATE_FAIL, at);
+		ret = hist_parse_field(p, rest, HPF_STRING, &hp->f);
+		if (ret)
+			return ret;
+		if (hp->f.flags & HF_TIMESTAMP)
+			p->hd->timestamps = true;
+		is_string = hp->f.flags & HF_STRING;
+		if (is_string)
+			a->n_strings++;
+		type = hp->f.type;
+		size = hp->f.size;
+		is_signed = hp->f.is_signed;
+	}
+	if (a->se && !hist_param_fits(a->se, i, is_string, type, size, is_signed))
+		return hist_fail(p, TREV_HIST_ERR_SYNTH_TYPE_MISMATCH, at);
+	return 0;
+}
+
+/* save(field, ...): a word per number, HIST_SAVE_STR_MAX bytes per string. */
+static int hist_parse_saves(struct hist_parse *p, struct hist_action *a, char **argv, int n)
+{
+	a->saves = calloc((size_t)n, sizeof(*a->saves));
+	if (!a->saves)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		struct hist_save *sv = &a->saves[i];
+		int ret;
+
+		if (strlen(argv[i]) < 2)
+			return hist_fail(p, TREV_HIST_ERR_INVALID_PARAM, argv[i]);
+		ret = hist_parse_field(p, argv[i], HPF_STRING, &sv->f);
+		a->n_saves++;
+		if (ret)
+			return ret;
+		if (sv->f.flags & HF_TIMESTAMP)
+			p->hd->timestamps = true;
+		sv->n_slots = sv->f.flags & HF_STRING ? HIST_SAVE_STR_MAX / 8 : 1;
+		sv->slot = p->hd->n_slots;
+		p->hd->n_slots += sv->n_slots;
+	}
+	return 0;
+}
+
+/* The action's text as the trigger file prints it (print_actions_spec()). */
+static int hist_action_spec(struct hist_action *a, const char *handler, const char *arg,
+			    const char *name, char **argv, int n)
+{
+	struct trev_buf b;
+	int ret;
+
+	trev__buf_init(&b);
+	ret = trev__buf_printf(&b, ":%s(%s).%s(", handler, arg, name);
+	for (int i = 0; !ret && i < n; i++)
+		ret = trev__buf_printf(&b, "%s%s", i ? "," : "", argv[i]);
+	if (!ret)
+		ret = trev__buf_puts(&b, ")");
+	if (ret) {
+		trev__buf_free(&b);
+		return ret;
+	}
+	a->spec = trev__buf_detach(&b);
+	return a->spec ? 0 : -ENOMEM;
+}
+
+/*
+ * One handler and its action (the kernel's onmatch_parse(), track_data_parse()
+ * and action_parse()): "onmatch(sys.event).trace(synth,p,...)",
+ * "onmatch(sys.event).synth(p,...)", "onmax($var).save(f,...)",
+ * "onchange($var).snapshot()", ...
+ */
+static int hist_parse_action(struct hist_parse *p, char *str)
+{
+	struct hist_data *hd = p->hd;
+	struct hist_action *a;
+	char *arg, *s, *name, *params, *argv[TREV_SYNTH_FIELDS_MAX + 1];
+	char arg_copy[2 * TREV_NAME_MAX + 2];
+	const char *handler;
+	int n, ret;
+
+	if (hd->n_actions == TREV_HIST_ACTIONS_MAX)
+		return hist_fail(p, TREV_HIST_ERR_TOO_MANY_ACTIONS, str);
+	a = &hd->actions[hd->n_actions++];	/* owned now, freed with hd */
+	memset(a, 0, sizeof(*a));
+	if (strncmp(str, "onmatch(", 8) == 0) {
+		a->handler = HH_ONMATCH;
+		handler = "onmatch";
+	} else if (strncmp(str, "onmax(", 6) == 0) {
+		a->handler = HH_ONMAX;
+		handler = "onmax";
+	} else {
+		a->handler = HH_ONCHANGE;
+		handler = "onchange";
+	}
+	arg = strchr(str, '(') + 1;
+	s = strchr(arg, ')');
+	if (!s)
+		return hist_fail(p, TREV_HIST_ERR_NO_CLOSING_PAREN, arg);
+	*s++ = '\0';
+	snprintf(arg_copy, sizeof(arg_copy), "%s", arg);
+	if (a->handler == HH_ONMATCH) {
+		char *dot = strchr(arg, '.');
+
+		if (!dot)
+			return hist_fail(p, TREV_HIST_ERR_SUBSYS_NOT_FOUND, arg);
+		*dot = '\0';
+		if (!hist_find_call(arg, dot + 1))
+			return hist_fail(p, TREV_HIST_ERR_INVALID_SUBSYS_EVENT, arg);
+	}
+	if (*s != '.')
+		return hist_fail0(p, TREV_HIST_ERR_ACTION_NOT_FOUND);
+	name = s + 1;
+	s = strchr(name, '(');
+	if (!s || s == name)
+		return hist_fail0(p, TREV_HIST_ERR_ACTION_NOT_FOUND);
+	*s++ = '\0';
+	params = s;
+	s = strrchr(params, ')');
+	if (!s || s[1])
+		return hist_fail(p, TREV_HIST_ERR_NO_CLOSING_PAREN, params);
+	*s = '\0';
+	n = hist_split_params(*params ? params : NULL, argv, TREV_SYNTH_FIELDS_MAX + 1);
+	if (n < 0)
+		return hist_fail0(p, TREV_HIST_ERR_TOO_MANY_PARAMS);
+	ret = hist_action_spec(a, handler, arg_copy, name, argv, n);
+	if (ret)
+		return ret;
+	if (a->handler != HH_ONMATCH) {
+		const struct hist_var *var;
+		int idx;
+
+		/* The variable, after the action's text is known good (track_data_create()). */
+		if (arg[0] != '$')
+			return hist_fail(p, TREV_HIST_ERR_ONX_NOT_VAR, arg);
+		var = hist_find_own_var(hd, arg + 1);
+		if (!var)
+			return hist_fail(p, TREV_HIST_ERR_ONX_VAR_NOT_FOUND, arg + 1);
+		idx = hist_ref_self(p, var, arg);
+		if (idx < 0)
+			return idx;
+		a->track_ref = (unsigned int)idx;
+		a->track_slot = hd->n_slots++;
+	}
+
+	if (strcmp(name, "save") == 0 || strcmp(name, "snapshot") == 0) {
+		bool save = name[1] == 'a';
+
+		if (a->handler == HH_ONMATCH)
+			return hist_fail(p, TREV_HIST_ERR_ACTION_MISMATCH, name);
+		if (save) {
+			/* "save()": one empty param, as the kernel's parse_action_params() sees it. */
+			if (!n)
+				return hist_fail(p, TREV_HIST_ERR_INVALID_PARAM, params);
+			for (unsigned int i = 0; i < hd->n_actions - 1; i++)
+				if (hd->actions[i].kind == HA_SAVE)
+					return hist_fail(p, TREV_HIST_ERR_TOO_MANY_SAVE_ACTIONS, name);
+			a->kind = HA_SAVE;
+			return hist_parse_saves(p, a, argv, n);
+		}
+		a->kind = HA_SNAPSHOT;
+		hd->has_snapshot = true;
+		return 0;
+	}
+
+	/* trace(synth, params...) or synth(params...) */
+	a->kind = HA_TRACE;
+	if (strcmp(name, "trace") == 0) {
+		if (!n)
+			return hist_fail(p, TREV_HIST_ERR_SYNTH_EVENT_NOT_FOUND, params);
+		name = argv[0];
+		memmove(argv, argv + 1, (size_t)--n * sizeof(*argv));
+	}
+	if (n > TREV_SYNTH_FIELDS_MAX)
+		return hist_fail0(p, TREV_HIST_ERR_TOO_MANY_PARAMS);
+	a->se = trev__synth_get(name);
+	if (!a->se)
+		return hist_fail(p, TREV_HIST_ERR_SYNTH_EVENT_NOT_FOUND, name);
+	if ((unsigned int)n != trev__synth_nr_fields(a->se))
+		return hist_fail(p, TREV_HIST_ERR_SYNTH_COUNT_MISMATCH, n ? argv[n - 1] : params);
+	a->params = calloc((size_t)n + 1, sizeof(*a->params));
+	if (!a->params)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		ret = hist_parse_param(p, a, argv[i], (unsigned int)i);
+		a->n_params++;
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int hist_parse_actions(struct hist_parse *p)
+{
+	for (unsigned int i = 0; i < p->n_action; i++) {
+		int ret = hist_parse_action(p, p->action[i]);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+
 /* Split the parameter at ':' and take each attribute (parse_hist_trigger_attrs()). */
 static int hist_parse_attrs(struct hist_parse *p, char *param)
 {
@@ -543,7 +1677,9 @@ static int hist_parse_attrs(struct hist_parse *p, char *param)
 				/* The hist clock is the instance's trace_clock. */
 				return hist_fail(p, TREV_HIST_ERR_SET_CLOCK_FAIL, rhs);
 			} else {
-				return hist_fail(p, TREV_HIST_ERR_NO_VARIABLES, tok);
+				if (p->n_assign == TREV_HIST_VARS_MAX)
+					return hist_fail(p, TREV_HIST_ERR_TOO_MANY_VARS, tok);
+				p->assign[p->n_assign++] = tok;
 			}
 		} else if (strcmp(tok, "pause") == 0) {
 			hd->attrs |= TREV_HIST_ATTR_PAUSE;
@@ -551,6 +1687,11 @@ static int hist_parse_attrs(struct hist_parse *p, char *param)
 			hd->attrs |= TREV_HIST_ATTR_CONT;
 		} else if (strcmp(tok, "clear") == 0) {
 			hd->attrs |= TREV_HIST_ATTR_CLEAR;
+		} else if (strncmp(tok, "onmatch(", 8) == 0 || strncmp(tok, "onmax(", 6) == 0 ||
+			   strncmp(tok, "onchange(", 9) == 0) {
+			if (p->n_action == TREV_HIST_ACTIONS_MAX)
+				return hist_fail(p, TREV_HIST_ERR_TOO_MANY_ACTIONS, tok);
+			p->action[p->n_action++] = tok;
 		} else {
 			return hist_fail(p, TREV_HIST_ERR_ACTION_NOT_FOUND, tok);
 		}
@@ -568,10 +1709,19 @@ static int hist_parse_attrs(struct hist_parse *p, char *param)
 	if (!hd->fields[0].name || !hd->fields[0].type)
 		return -ENOMEM;
 	ret = hist_parse_vals(p, vals);
+	if (ret)
+		return ret;
+	/* The element's words: the sums, then the variables, then the actions'. */
+	hd->n_slots = hd->n_vals;
+	ret = hist_collect_defs(p);
+	if (!ret)
+		ret = hist_parse_vars(p);
 	if (!ret)
 		ret = hist_parse_keys(p, keys);
 	if (!ret && sort)
 		ret = hist_parse_sort(p, sort, sort_assign);
+	if (!ret)
+		ret = hist_parse_actions(p);
 	return ret;
 }
 
@@ -593,11 +1743,11 @@ static const struct hist_field *hist_num_key(const struct hist_data *hd)
 	return &hd->fields[hd->n_vals];
 }
 
-int trev__hist_parse(struct trev_event_call *call, struct trev_trace_array *tr,
-		     const char *param, struct trev_hist_trigger **out,
-		     struct trev_hist_error *err)
+static int hist_parse_full(struct trev_event_call *call, struct trev_trace_array *tr,
+			   const char *param, bool remove, struct trev_hist_trigger **out,
+			   struct trev_hist_error *err)
 {
-	struct hist_parse p = { call, NULL, err, NULL };
+	struct hist_parse p = { .call = call, .err = err, .tr = tr, .remove = remove };
 	struct trev_hist_trigger *ht = NULL;
 	char *cond, *start, *end;
 	int ret = -ENOMEM;
@@ -609,6 +1759,7 @@ int trev__hist_parse(struct trev_event_call *call, struct trev_trace_array *tr,
 	p.hd = calloc(1, sizeof(*p.hd));
 	if (!p.buf || !p.hd)
 		goto out_free;
+	p.len = strlen(p.buf);
 	p.hd->ref = 1;
 	p.hd->bits = TREV_TMAP_BITS_DEFAULT;
 	p.hd->n_sort = 1;	/* hitcount, ascending */
@@ -644,8 +1795,9 @@ int trev__hist_parse(struct trev_event_call *call, struct trev_trace_array *tr,
 	for (unsigned int i = p.hd->n_vals; i < p.hd->n_vals + p.hd->n_keys; i++)
 		if (p.hd->fields[i].flags & HF_STACKTRACE)
 			trev__stack_prepare(call, &p.hd->skip);
+	p.hd->inter = p.hd->n_vars || p.hd->n_refs || p.hd->n_actions;
 	p.hd->num_key = hist_num_key(p.hd);
-	p.hd->hits_only = p.hd->num_key && p.hd->n_vals == 1 && !p.hd->filter;
+	p.hd->hits_only = p.hd->num_key && p.hd->n_vals == 1 && !p.hd->filter && !p.hd->inter;
 
 	ret = -ENOMEM;
 	ht = calloc(1, sizeof(*ht));
@@ -667,6 +1819,7 @@ int trev__hist_parse(struct trev_event_call *call, struct trev_trace_array *tr,
 		goto out_free;
 	}
 	atomic_init(&ht->paused, (p.hd->attrs & TREV_HIST_ATTR_PAUSE) != 0);
+	hist_parse_release(&p);
 	free(p.buf);
 	*out = ht;
 	return 0;
@@ -678,8 +1831,16 @@ out_free:
 		free(ht);
 	}
 	hist_data_put(p.hd);
+	hist_parse_release(&p);
 	free(p.buf);
 	return ret;
+}
+
+int trev__hist_parse(struct trev_event_call *call, struct trev_trace_array *tr,
+		     const char *param, struct trev_hist_trigger **out,
+		     struct trev_hist_error *err)
+{
+	return hist_parse_full(call, tr, param, false, out, err);
 }
 
 unsigned int trev__hist_attrs(const struct trev_hist_trigger *ht)
@@ -707,6 +1868,15 @@ static bool hist_data_match(const struct hist_data *a, const struct hist_data *b
 	for (unsigned int i = 0; i < a->n_sort; i++)
 		if (a->sort[i].idx != b->sort[i].idx ||
 		    a->sort[i].descending != b->sort[i].descending)
+			return false;
+	/* Variables and actions by their text (the kernel's actions_match()). */
+	if (a->n_vars != b->n_vars || a->n_actions != b->n_actions)
+		return false;
+	for (unsigned int i = 0; i < a->n_vars; i++)
+		if (strcmp(a->vars[i].name, b->vars[i].name) || strcmp(a->vars[i].text, b->vars[i].text))
+			return false;
+	for (unsigned int i = 0; i < a->n_actions; i++)
+		if (strcmp(a->actions[i].spec, b->actions[i].spec))
 			return false;
 	return true;
 }
@@ -854,6 +2024,7 @@ struct hist_ev {
 	struct trev_hist_trigger *ht;
 	uint64_t ts;			/* common_timestamp, read on first use */
 	bool have_ts;
+	uint64_t *refs;			/* the values of hist_data.refs, once resolved */
 };
 
 /*
@@ -935,31 +2106,39 @@ static void hist_key_stack(struct hist_ev *ev, unsigned long *dst)
 		dst[j] = (unsigned long)frames[i];
 }
 
+/* The compound key of the record into @key, zeroed before. */
+static void hist_build_key(struct hist_ev *ev, uint64_t *key)
+{
+	const struct hist_data *hd = ev->ht->hd;
+
+	for (unsigned int i = hd->n_vals; i < hd->n_vals + hd->n_keys; i++) {
+		const struct hist_field *f = &hd->fields[i];
+		unsigned char *slot = (unsigned char *)key + f->key_offset;
+
+		if (f->flags & HF_STACKTRACE) {
+			hist_key_stack(ev, (unsigned long *)(void *)slot);
+		} else if (f->flags & HF_STRING) {
+			hist_key_string(ev, f, (char *)slot);
+		} else {
+			uint64_t v = hist_field_value(ev, f);
+
+			memcpy(slot, &v, 8);
+		}
+	}
+}
+
 /* Any hist: a compound key built in full, then its element's sums. */
 static __attribute__((noinline)) void hist_event_any(struct trev_hist_trigger *ht,
 						     const void *rec, unsigned int len)
 {
 	const struct hist_data *hd = ht->hd;
 	uint64_t key[HIST_KEY_SIZE_MAX / 8];
-	struct hist_ev ev = { rec, len, ht, 0, false };
+	struct hist_ev ev = { rec, len, ht, 0, false, NULL };
 	struct trev_tmap_elt *elt;
 	struct trev_tmap *map;
 
 	memset(key, 0, hd->key_size);
-	for (unsigned int i = hd->n_vals; i < hd->n_vals + hd->n_keys; i++) {
-		const struct hist_field *f = &hd->fields[i];
-		unsigned char *slot = (unsigned char *)key + f->key_offset;
-
-		if (f->flags & HF_STACKTRACE) {
-			hist_key_stack(&ev, (unsigned long *)(void *)slot);
-		} else if (f->flags & HF_STRING) {
-			hist_key_string(&ev, f, (char *)slot);
-		} else {
-			uint64_t v = hist_field_value(&ev, f);
-
-			memcpy(slot, &v, 8);
-		}
-	}
+	hist_build_key(&ev, key);
 	/* Acquire: pairs with the exchange in trev__hist_clear(). */
 	map = atomic_load_explicit(&ht->sh->map, memory_order_acquire);
 	elt = trev__tmap_insert(map, key);
@@ -967,6 +2146,216 @@ static __attribute__((noinline)) void hist_event_any(struct trev_hist_trigger *h
 		return;
 	for (unsigned int i = 0; i < hd->n_vals; i++)
 		trev__tmap_add(elt, i, hist_field_value(&ev, &hd->fields[i]));
+	/* For TSan: the grace period in trev__hist_clear() orders this before the free. */
+	trev_tsan_release(map);
+}
+
+/* ------------------------------------------------------------------ */
+/* The event path of variables, references and actions                  */
+
+/* Word @i of an element, past its sums (variables, tracked values, saved fields). */
+static inline _Atomic uint64_t *hist_word(struct trev_tmap_elt *elt, unsigned int i)
+{
+	return &elt->sums[i];
+}
+
+static uint64_t hx_eval(struct hist_ev *ev, const struct hist_expr *e)
+{
+	switch (e->kind) {
+	case HX_FIELD:
+	case HX_TIMESTAMP:
+		return hist_field_value(ev, &e->f);
+	case HX_CONST:
+		return e->constant;
+	case HX_REF:
+		return ev->refs[e->ref];
+	case HX_NEG:
+		return hx_apply(HX_NEG, hx_eval(ev, e->a), 0);
+	default:
+		return hx_apply(e->kind, hx_eval(ev, e->a), hx_eval(ev, e->b));
+	}
+}
+
+/*
+ * Read the variables this hist takes from other hists (@self false), or
+ * from its own entry @own (@self true), into ev->refs, as the kernel's
+ * resolve_var_refs(): each from the entry of the same key in the hist
+ * that holds it, and only if it was set; a read-once reference clears it,
+ * so that one start event is matched by one end event. Return: all found.
+ */
+static bool hist_resolve(struct hist_ev *ev, const void *key, bool self,
+			 struct trev_tmap_elt *own)
+{
+	const struct hist_data *hd = ev->ht->hd;
+
+	for (unsigned int i = 0; i < hd->n_refs; i++) {
+		const struct hist_ref *r = &hd->refs[i];
+		struct trev_tmap_elt *elt = own;
+
+		if (!r->sh != self)
+			continue;
+		if (!self) {
+			/* Acquire: pairs with the exchange in trev__hist_clear(). */
+			struct trev_tmap *map = atomic_load_explicit(&r->sh->map, memory_order_acquire);
+
+			elt = trev__tmap_lookup(map, key);
+			if (!elt)
+				return false;
+		}
+		if (r->read_once && !self) {
+			/* One reader takes it: the exchange, not a load and a store. */
+			if (!atomic_exchange_explicit(hist_word(elt, r->slot + 1), 0,
+						      memory_order_acquire))
+				return false;
+		} else if (!atomic_load_explicit(hist_word(elt, r->slot + 1), memory_order_acquire)) {
+			return false;
+		}
+		ev->refs[i] = atomic_load_explicit(hist_word(elt, r->slot), memory_order_relaxed);
+	}
+	return true;
+}
+
+/* A string field of the record, NUL-terminated in @dst (TREV_HIST_STR_MAX bytes). */
+static void hist_copy_string(struct hist_ev *ev, const struct hist_field *f, char *dst,
+			     unsigned int max)
+{
+	struct hist_field g = *f;
+
+	g.key_size = max;
+	memset(dst, 0, max);
+	hist_key_string(ev, &g, dst);
+}
+
+/* trace(): fire the synthetic event with the params' values. */
+static void hist_action_trace(struct hist_ev *ev, const struct hist_action *a)
+{
+	uint64_t vals[TREV_SYNTH_FIELDS_MAX];
+	char strs[8][TREV_HIST_STR_MAX];
+	unsigned int n_str = 0;
+
+	for (unsigned int i = 0; i < a->n_params; i++) {
+		const struct hist_param *hp = &a->params[i];
+
+		if (hp->is_ref) {
+			vals[i] = ev->refs[hp->ref];
+		} else if (hp->f.flags & HF_STRING) {
+			/* Past 8 strings, the rest share the last buffer (docs/hist.md). */
+			char *dst = strs[n_str < 8 ? n_str++ : 7];
+
+			hist_copy_string(ev, &hp->f, dst, TREV_HIST_STR_MAX);
+			vals[i] = (uint64_t)(uintptr_t)dst;
+		} else {
+			vals[i] = hist_field_value(ev, &hp->f);
+		}
+	}
+	trev__synth_trace(a->se, vals);
+}
+
+/* save(): the fields of this record into the entry (racing writers may mix, as in the kernel). */
+static void hist_action_save(struct hist_ev *ev, const struct hist_action *a,
+			     struct trev_tmap_elt *elt)
+{
+	for (unsigned int i = 0; i < a->n_saves; i++) {
+		const struct hist_save *sv = &a->saves[i];
+
+		if (sv->f.flags & HF_STRING) {
+			char text[HIST_SAVE_STR_MAX];
+
+			hist_copy_string(ev, &sv->f, text, sizeof(text));
+			for (unsigned int w = 0; w < sv->n_slots; w++) {
+				uint64_t v;
+
+				memcpy(&v, text + 8 * w, 8);
+				atomic_store_explicit(hist_word(elt, sv->slot + w), v,
+						      memory_order_relaxed);
+			}
+		} else {
+			atomic_store_explicit(hist_word(elt, sv->slot), hist_field_value(ev, &sv->f),
+					      memory_order_relaxed);
+		}
+	}
+}
+
+static void hist_run_actions(struct hist_ev *ev, struct trev_tmap_elt *elt)
+{
+	const struct hist_data *hd = ev->ht->hd;
+
+	for (unsigned int i = 0; i < hd->n_actions; i++) {
+		const struct hist_action *a = &hd->actions[i];
+
+		if (a->handler != HH_ONMATCH) {
+			_Atomic uint64_t *track = hist_word(elt, a->track_slot);
+			uint64_t v = ev->refs[a->track_ref];
+			uint64_t old = atomic_load_explicit(track, memory_order_relaxed);
+
+			if (a->handler == HH_ONMAX) {
+				/* A new maximum is taken by one thread: the others see it and stop. */
+				do {
+					if (v <= old)
+						break;
+				} while (!atomic_compare_exchange_weak_explicit(
+						 track, &old, v, memory_order_relaxed,
+						 memory_order_relaxed));
+				if (v <= old)
+					continue;
+			} else {
+				if (v == old)
+					continue;
+				atomic_store_explicit(track, v, memory_order_relaxed);
+			}
+		}
+		switch (a->kind) {
+		case HA_TRACE:
+			hist_action_trace(ev, a);
+			break;
+		case HA_SAVE:
+			hist_action_save(ev, a, elt);
+			break;
+		case HA_SNAPSHOT:
+			trev__snapshot_swap_probe(ev->ht->tr);
+			break;
+		}
+	}
+}
+
+/*
+ * A hist with variables, references or actions (the kernel's
+ * event_hist_trigger()): the key; the other hists' variables for it (none
+ * missing, or nothing happens); the entry's sums and variables; then its
+ * own references and the actions.
+ */
+static __attribute__((noinline)) void hist_event_inter(struct trev_hist_trigger *ht,
+						       const void *rec, unsigned int len)
+{
+	const struct hist_data *hd = ht->hd;
+	uint64_t key[HIST_KEY_SIZE_MAX / 8];
+	uint64_t refs[TREV_HIST_VARS_MAX];
+	struct hist_ev ev = { rec, len, ht, 0, false, refs };
+	struct trev_tmap_elt *elt;
+	struct trev_tmap *map;
+
+	/* Whole: another hist's key may be longer, and is compared in full. */
+	memset(key, 0, sizeof(key));
+	hist_build_key(&ev, key);
+	if (hd->n_refs && !hist_resolve(&ev, key, false, NULL))
+		return;
+	/* Acquire: pairs with the exchange in trev__hist_clear(). */
+	map = atomic_load_explicit(&ht->sh->map, memory_order_acquire);
+	elt = trev__tmap_insert(map, key);
+	if (!elt)
+		return;
+	for (unsigned int i = 0; i < hd->n_vals; i++)
+		trev__tmap_add(elt, i, hist_field_value(&ev, &hd->fields[i]));
+	for (unsigned int i = 0; i < hd->n_vars; i++) {
+		const struct hist_var *v = &hd->vars[i];
+
+		atomic_store_explicit(hist_word(elt, v->slot), hx_eval(&ev, v->expr),
+				      memory_order_relaxed);
+		/* Release: a reader that sees it set reads this value. */
+		atomic_store_explicit(hist_word(elt, v->slot + 1), 1, memory_order_release);
+	}
+	if (hd->n_actions && hist_resolve(&ev, key, true, elt))
+		hist_run_actions(&ev, elt);
 	/* For TSan: the grace period in trev__hist_clear() orders this before the free. */
 	trev_tsan_release(map);
 }
@@ -998,7 +2387,9 @@ static __attribute__((noinline)) void hist_event_slow(struct trev_hist_trigger *
 		return;
 	if (hd->filter && !trev__filter_match(hd->filter, rec, len, trev__rb_this_cpu()))
 		return;
-	if (hd->num_key)
+	if (hd->inter)
+		hist_event_inter(ht, rec, len);
+	else if (hd->num_key)
 		hist_event_num(ht, rec, len);
 	else
 		hist_event_any(ht, rec, len);
@@ -1091,6 +2482,10 @@ int trev__hist_print(struct trev_hist_trigger *ht, struct trev_buf *out)
 		if (!ret)
 			ret = hist_field_print(out, &hd->fields[i]);
 	}
+	/* The variables, after one ':' and separated by ',', as the kernel prints them. */
+	for (unsigned int i = 0; !ret && i < hd->n_vars; i++)
+		ret = trev__buf_printf(out, "%c%s=%s", i ? ',' : ':', hd->vars[i].name,
+				       hd->vars[i].text);
 	if (!ret)
 		ret = trev__buf_puts(out, ":sort=");
 	for (unsigned int i = 0; !ret && i < hd->n_sort; i++) {
@@ -1103,6 +2498,8 @@ int trev__hist_print(struct trev_hist_trigger *ht, struct trev_buf *out)
 	}
 	if (!ret)
 		ret = trev__buf_printf(out, ":size=%u", 1u << trev__tmap_bits(map));
+	for (unsigned int i = 0; !ret && i < hd->n_actions; i++)
+		ret = trev__buf_puts(out, hd->actions[i].spec);
 	if (!ret && filter_text)
 		ret = trev__buf_printf(out, " if %s", filter_text);
 	if (!ret)
@@ -1115,7 +2512,7 @@ int trev__hist_print(struct trev_hist_trigger *ht, struct trev_buf *out)
 struct hist_row {
 	const unsigned char *key;
 	const struct trev_tmap_elt *elt;
-	uint64_t sums[TREV_TMAP_SUMS_MAX];
+	uint64_t sums[TREV_HIST_VALS_MAX];
 };
 
 struct hist_snap {
@@ -1256,6 +2653,51 @@ static int hist_print_key(struct trev_buf *out, const struct hist_data *hd,
 	return ret;
 }
 
+/*
+ * What onmax()/onchange() keep, after the values (the kernel's
+ * track_data_print()): "\n\tmax: N" or "\n\tchanged: N", then every field
+ * save() keeps, a number in 10 columns, a string in 32.
+ */
+static int hist_print_tracked(struct trev_buf *out, const struct hist_data *hd,
+			      const struct hist_row *r)
+{
+	struct trev_tmap_elt *elt = (struct trev_tmap_elt *)r->elt;
+	const struct hist_action *save = NULL;
+	int ret = 0;
+
+	for (unsigned int i = 0; i < hd->n_actions; i++)
+		if (hd->actions[i].kind == HA_SAVE)
+			save = &hd->actions[i];
+	for (unsigned int i = 0; !ret && i < hd->n_actions; i++) {
+		const struct hist_action *a = &hd->actions[i];
+
+		if (a->handler == HH_ONMATCH || a->kind == HA_SNAPSHOT)
+			continue;
+		ret = trev__buf_printf(out, "\n\t%s: %10" PRIu64,
+				       a->handler == HH_ONMAX ? "max" : "changed",
+				       trev__tmap_read_sum(elt, a->track_slot));
+		for (unsigned int j = 0; save && !ret && j < save->n_saves; j++) {
+			const struct hist_save *sv = &save->saves[j];
+
+			if (sv->f.flags & HF_STRING) {
+				char text[HIST_SAVE_STR_MAX];
+
+				for (unsigned int w = 0; w < sv->n_slots; w++) {
+					uint64_t v = trev__tmap_read_sum(elt, sv->slot + w);
+
+					memcpy(text + 8 * w, &v, 8);
+				}
+				text[sizeof(text) - 1] = '\0';
+				ret = trev__buf_printf(out, "  %s: %-32s", sv->f.name, text);
+			} else {
+				ret = trev__buf_printf(out, "  %s: %10" PRIu64, sv->f.name,
+						       trev__tmap_read_sum(elt, sv->slot));
+			}
+		}
+	}
+	return ret;
+}
+
 /* One line: key, hitcount, then each value (hist_trigger_entry_print()). */
 static int hist_print_entry(struct trev_buf *out, const struct hist_data *hd,
 			    const struct hist_row *r)
@@ -1272,6 +2714,8 @@ static int hist_print_entry(struct trev_buf *out, const struct hist_data *hd,
 		else
 			ret = trev__buf_printf(out, "  %s: %10" PRIu64, f->name, r->sums[i]);
 	}
+	if (!ret)
+		ret = hist_print_tracked(out, hd, r);
 	if (!ret)
 		ret = trev__buf_puts(out, "\n");
 	return ret;
@@ -1350,7 +2794,7 @@ static int hist_cmd_parse(struct trev_event_trigger *t, char *param, bool remove
 	int ret;
 
 	err->loc = hist_loc(file);
-	ret = trev__hist_parse(file->call, file->tr, param ? param : "", &ht, &herr);
+	ret = hist_parse_full(file->call, file->tr, param ? param : "", remove, &ht, &herr);
 	if (ret == -EINVAL) {
 		/* The framework counts from the parameter, after "hist:". */
 		err->msg = herr.msg;
@@ -1403,7 +2847,32 @@ static int hist_cmd_reg(struct trev_event_trigger *t)
 
 	if (ret == -EINVAL)
 		trev__tracing_log_err(t->file->tr, hist_loc(t->file), ht->cmd, herr.pos, "%s", herr.msg);
+	/* snapshot(): the buffer exists before any event fires (tracing_alloc_snapshot). */
+	if (!ret && ht->hd->has_snapshot)
+		ret = trev__snapshot_arm(t->file->tr);
 	return ret;
+}
+
+/* A hist whose variables another hist reads stays until that one goes (-EBUSY). */
+static bool hist_cmd_busy(const struct trev_event_trigger *t)
+{
+	const struct trev_hist_trigger *ht = t->priv;
+	bool busy;
+
+	if (!ht || !ht->hd->n_vars)
+		return false;
+	pthread_mutex_lock(&hist_lock);
+	busy = ht->sh->var_users > 0;
+	pthread_mutex_unlock(&hist_lock);
+	return busy;
+}
+
+static void hist_cmd_unreg(struct trev_event_trigger *t)
+{
+	struct trev_hist_trigger *ht = t->priv;
+
+	if (ht && ht->hd->has_snapshot)
+		trev__snapshot_disarm(t->file->tr);
 }
 
 static void hist_cmd_fire(struct trev_event_trigger *t, void *rec, unsigned int len)
@@ -1430,6 +2899,8 @@ const struct trev_trigger_cmd trev__hist_cmd = {
 	.parse = hist_cmd_parse,
 	.match = hist_cmd_match,
 	.reg = hist_cmd_reg,
+	.unreg = hist_cmd_unreg,
+	.busy = hist_cmd_busy,
 	.fire = hist_cmd_fire,
 	.print = hist_cmd_print,
 	.free = hist_cmd_free,

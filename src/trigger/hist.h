@@ -21,6 +21,8 @@ struct trev_buf;
 #define TREV_HIST_SORT_MAX	2
 #define TREV_HIST_STACK_DEPTH	16
 #define TREV_HIST_STR_MAX	256	/* a __data_loc string key (MAX_FILTER_STR_VAL) */
+#define TREV_HIST_VARS_MAX	16	/* variables of one hist, and references (TRACING_MAP_VARS_MAX) */
+#define TREV_HIST_ACTIONS_MAX	8	/* onmatch/onmax/onchange handlers of one hist */
 
 /*
  * The error texts: the kernel's where it has one (trace_events_hist.c
@@ -47,9 +49,41 @@ struct trev_buf;
 	C(DUPLICATE_FIELD,	"Duplicate field"),				\
 	C(KEY_TOO_LARGE,	"Key too large"),				\
 	C(INVALID_SIZE,		"Invalid map size (2^7 .. 2^17)"),		\
-	C(NO_VARIABLES,		"Variables and expressions are not supported"),	\
+	C(NO_VARIABLES,		"Expressions in keys and values are not supported"), \
 	C(BAD_FILTER,		"Invalid filter"),				\
-	C(EMPTY_TRIGGER,	"Empty hist trigger"),
+	C(EMPTY_TRIGGER,	"Empty hist trigger"),				\
+	C(DUPLICATE_VAR,	"Variable already defined"),			\
+	C(VAR_NOT_UNIQUE,	"Variable name not unique, need to use fully qualified name (subsys.event.var) for variable"), \
+	C(TOO_MANY_VARS,	"Too many variables defined"),			\
+	C(MALFORMED_ASSIGNMENT,	"Malformed assignment"),			\
+	C(TOO_MANY_SUBEXPR,	"Too many subexpressions (3 max)"),		\
+	C(TIMESTAMP_MISMATCH,	"Timestamp units in expression don't match"),	\
+	C(SYNTH_EVENT_NOT_FOUND, "Couldn't find synthetic event"),		\
+	C(SYNTH_TYPE_MISMATCH,	"Param type doesn't match synthetic event field type"), \
+	C(SYNTH_COUNT_MISMATCH,	"Param count doesn't match synthetic event field count"), \
+	C(FIELD_VAR_CREATE_FAIL, "Couldn't create field variable"),		\
+	C(ONX_NOT_VAR,		"For onmax(x) or onchange(x), x must be a variable"), \
+	C(ONX_VAR_NOT_FOUND,	"Couldn't find onmax or onchange variable"),	\
+	C(TOO_MANY_PARAMS,	"Too many action params"),			\
+	C(PARAM_NOT_FOUND,	"Couldn't find param"),				\
+	C(INVALID_PARAM,	"Invalid action param"),			\
+	C(NO_SAVE_PARAMS,	"No params found for save()"),			\
+	C(TOO_MANY_SAVE_ACTIONS, "Can't have more than one save() action per hist"), \
+	C(ACTION_MISMATCH,	"Handler doesn't support action"),		\
+	C(NO_CLOSING_PAREN,	"No closing paren found"),			\
+	C(SUBSYS_NOT_FOUND,	"Missing subsystem"),				\
+	C(INVALID_SUBSYS_EVENT,	"Invalid subsystem or event name"),		\
+	C(INVALID_REF_KEY,	"Using variable references in keys not supported"), \
+	C(VAR_NOT_FOUND,	"Couldn't find variable"),			\
+	C(INVALID_STR_OPERAND,	"String type can not be an operand in expression"), \
+	C(EXPECT_NUMBER,	"Expecting numeric literal"),			\
+	C(UNARY_MINUS_SUBEXPR,	"Unary minus not supported in sub-expressions"), \
+	C(DIVISION_BY_ZERO,	"Division by zero"),				\
+	C(STRING_VAR,		"String variables are not supported"),		\
+	C(TOO_MANY_ACTIONS,	"Too many actions (Max = 8)"),			\
+	C(MISSING_OPERAND,	"Missing operand"),				\
+	C(UNARY_MINUS_PAREN,	"Unary minus needs parentheses: -(expression)"), \
+	C(VAR_IN_USE,		"Variable in use by another hist trigger"),
 
 #define C(a, b)	TREV_HIST_ERR_##a
 enum trev_hist_err { TREV_HIST_ERRORS TREV_HIST_ERR__COUNT };

@@ -838,3 +838,23 @@ bool trev__synth_field_is_stack(const struct trev_synth_event *se, unsigned int 
 {
 	return i < se->n_fields && se->fields[i].is_stack;
 }
+
+const char *trev__synth_field_type(const struct trev_synth_event *se, unsigned int i)
+{
+	return i < se->n_fields ? se->fields[i].type : NULL;
+}
+
+unsigned int trev__synth_field_size(const struct trev_synth_event *se, unsigned int i)
+{
+	return i < se->n_fields ? se->fields[i].size : 0;
+}
+
+bool trev__synth_field_is_signed(const struct trev_synth_event *se, unsigned int i)
+{
+	return i < se->n_fields && se->fields[i].is_signed;
+}
+
+bool trev__synth_field_is_dynamic(const struct trev_synth_event *se, unsigned int i)
+{
+	return i < se->n_fields && se->fields[i].is_dynamic;
+}

@@ -89,6 +89,11 @@ unsigned int trev__synth_nr_fields(const struct trev_synth_event *se);
 const char *trev__synth_field_name(const struct trev_synth_event *se, unsigned int i);
 /* Field @i is a string: its value is a pointer to the text (char *). */
 bool trev__synth_field_is_string(const struct trev_synth_event *se, unsigned int i);
+/* Field @i's type as the format shows it ("u64", "char[16]"), its size there, its sign, char[]. */
+const char *trev__synth_field_type(const struct trev_synth_event *se, unsigned int i);
+unsigned int trev__synth_field_size(const struct trev_synth_event *se, unsigned int i);
+bool trev__synth_field_is_signed(const struct trev_synth_event *se, unsigned int i);
+bool trev__synth_field_is_dynamic(const struct trev_synth_event *se, unsigned int i);
 
 /*
  * Field @i is an unsigned long[] stack (the kernel's stacktrace field): its

@@ -14,7 +14,7 @@
 #define TREV_TMAP_BITS_MIN	7	/* size= is rounded up to a power of 2 in */
 #define TREV_TMAP_BITS_MAX	17	/* [2^7, 2^17], as the kernel's */
 #define TREV_TMAP_BITS_DEFAULT	11	/* 2048 elements */
-#define TREV_TMAP_SUMS_MAX	3	/* hitcount and two values */
+#define TREV_TMAP_SUMS_MAX	512	/* hitcount, values, and the words hist.c keeps after them */
 #define TREV_TMAP_COMM_LEN	16	/* a thread name, NUL included */
 
 struct trev_tmap;

@@ -284,11 +284,18 @@ static void trig_unlink_if(struct trev_event_file *file,
 	}
 }
 
+static bool trig_not_busy(const struct trev_event_trigger *t, const void *arg)
+{
+	(void)arg;
+	return !t->cmd->busy || !t->cmd->busy(t);
+}
+
 void trev__triggers_clear(struct trev_event_file *file)
 {
 	struct trev_event_trigger *gone = NULL;
 
-	trig_unlink_if(file, NULL, NULL, &gone);
+	/* As the kernel's hist_unreg_all(): a trigger still referenced stays. */
+	trig_unlink_if(file, trig_not_busy, NULL, &gone);
 	trig_release_list(gone, true);
 }
 
@@ -484,6 +491,10 @@ int trev__trigger_write(struct trev_trace_array *tr, struct trev_event_file *fil
 	}
 	if (remove) {
 		old = trev__trigger_find(file, t);
+		if (old && old->cmd->busy && old->cmd->busy(old)) {
+			ret = -EBUSY;
+			goto out_free_trigger;
+		}
 		if (old) {
 			trig_unlink(old);
 			old->gone = NULL;

@@ -102,6 +102,11 @@ struct trev_trigger_cmd {
 	int (*reg)(struct trev_event_trigger *t);
 	/* After @t was unlinked and a grace period passed: undo ->reg(). */
 	void (*unreg)(struct trev_event_trigger *t);
+	/*
+	 * @t cannot go now (a hist whose variables another trigger reads):
+	 * "!cmd" is refused with -EBUSY and O_TRUNC leaves it. May be NULL.
+	 */
+	bool (*busy)(const struct trev_event_trigger *t);
 	/* Firing now would change nothing: do not use up the count. May be NULL. */
 	bool (*skip)(const struct trev_event_trigger *t);
 	/* Do it. @rec/@len: the record, NULL/0 when the event has no COND triggers. */

@@ -354,6 +354,8 @@ static const struct {
 	{ "clear", "hist:keys=v:clear" },
 	{ "name", "hist:keys=v:name=histname1" },
 	{ "if", "hist:keys=v if v > 1" },
+	/* "[:<var1>=...]" and "[:<handler>.<action>]": a variable, a handler, an action */
+	{ "", "hist:keys=v:x=v,y=v*2+1:onmax($x).save(common_pid)" },
 };
 
 static const char *hist_trigger_of(const char *param)
@@ -486,8 +488,7 @@ static void test_hist_fields(void **state)
 static void test_not_claimed(void **state)
 {
 	static const char *const absent[] = {
-		"<var1>=", "onmatch(", "onmax(", "onchange(", "snapshot()", "save(",
-		"trace(<synthetic_event>", "synthetic_events", "kprobe_events",
+		"synthetic_events", "kprobe_events",
 		"uprobe_events", "place:", "<attached-group>", "fetcharg",
 		".syscall", ".percent", ".graph", "common_cpu",
 		"timestamp_mode", "saved_cmdlines_size", "x86-tsc", "global:",

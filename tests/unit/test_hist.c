@@ -119,7 +119,7 @@ static void test_map_full_drops(void **state)
 	assert_null(trev__tmap_create(6, 8, 1, NULL));
 	assert_null(trev__tmap_create(18, 8, 1, NULL));
 	assert_null(trev__tmap_create(7, 12, 1, NULL));
-	assert_null(trev__tmap_create(7, 8, 4, NULL));
+	assert_null(trev__tmap_create(7, 8, TREV_TMAP_SUMS_MAX + 1, NULL));
 }
 
 /*
@@ -331,10 +331,10 @@ static const struct parse_case parse_cases[] = {
 	{ "tt_ints", "keys=a:size=200000", NULL, "Invalid map size (2^7 .. 2^17)", 17 },
 	{ "tt_ints", "keys=a:size=1k", NULL, "Invalid map size (2^7 .. 2^17)", 17 },
 	{ "tt_ints", "keys=a:frob", NULL, "No action found", 12 },
-	{ "tt_ints", "keys=a:onmax($x).save(a)", NULL, "No action found", 12 },
+	{ "tt_ints", "keys=a:onmax($x).save(a)", NULL, "Couldn't find onmax or onchange variable", 19 },
 	{ "tt_ints", "keys=a:", NULL, "No action found", 12 },
-	{ "tt_ints", "keys=a:x=b", NULL, "Variables and expressions are not supported", 12 },
-	{ "tt_ints", "keys=a+b", NULL, "Variables and expressions are not supported", 10 },
+	{ "tt_ints", "keys=a+b", NULL, "Expressions in keys and values are not supported", 10 },
+	{ "tt_ints", "keys=a:vals=b+c", NULL, "Expressions in keys and values are not supported", 17 },
 	{ "tt_ints", "keys=a:clock=mono", NULL, "Couldn't set trace_clock", 18 },
 	{ "tt_ints", "keys=stacktrace:vals=stacktrace", NULL, "Couldn't find field", 26 },
 	{ "tt_strings", "keys=tag:vals=name", NULL, "Couldn't create histogram for field", 19 },
