@@ -11,7 +11,8 @@
  * each thread's CPU read at a constant 0 instead, so that callgrind counts
  * the path that runs natively (without it, and without rseq, a warning
  * says so). BENCH_EVENTS_ONLY=<case> runs one case (floor, disabled,
- * disabled_jl, ints3, ints3_jl, str, printk3, filt_out, filt_in3, hist) once, after its warm-up and one
+ * disabled_jl, ints3, ints3_jl, str, printk3, filt_out, filt_in3, hist, hist_var,
+ * hist_onmatch) once, after its warm-up and one
  * run of the floor, and prints its row: for quick A/B runs, and for
  * callgrind, where --toggle-collect=run_ints3 (the loop of every ints3
  * case; run_ints3_jl for the _jl ones, whose guard is a jump label from
@@ -236,6 +237,35 @@ static int pin_here(void)
 	return sched_setaffinity(0, sizeof(one), &one) ? -1 : cpu;
 }
 
+/*
+ * Inter-event hists (docs/hist.md, "Variables, expressions and actions"): every
+ * be_ints3 saves c in a variable of its common_pid's entry; with @match, a
+ * second hist reads it back, consuming it (the previous event's), and fires
+ * the synthetic event be_lat (enabled: one more record per event).
+ */
+static void hist_inter_setup(bool match)
+{
+	if (match && (trev_append("synthetic_events", "be_lat int lat") ||
+		      trev_write("events/synthetic/be_lat/enable", "1")))
+		die("synthetic event", EINVAL);
+	if (trev_append("events/bench/be_ints3/trigger", "hist:keys=common_pid:t0=c"))
+		die("hist trigger", EINVAL);
+	if (match && trev_append("events/bench/be_ints3/trigger",
+				 "hist:keys=common_pid:lat=b-$t0"
+				 ":onmatch(bench.be_ints3).trace(be_lat,$lat)"))
+		die("hist trigger", EINVAL);
+}
+
+static void hist_var_setup(void)
+{
+	hist_inter_setup(false);
+}
+
+static void hist_onmatch_setup(void)
+{
+	hist_inter_setup(true);
+}
+
 /* One case of BENCH_EVENTS_ONLY: its loop and the control writes it needs. */
 struct only_case {
 	const char *name;
@@ -243,20 +273,23 @@ struct only_case {
 	const char *events;	/* trev_set_event() before the run, or NULL */
 	const char *file;	/* then trev_write(file, value), or NULL */
 	const char *value;
+	void (*setup)(void);	/* then this, or NULL */
 };
 
 static const struct only_case only_cases[] = {
-	{ "floor", run_floor, NULL, NULL, NULL },
-	{ "disabled", run_ints3, NULL, NULL, NULL },
-	{ "disabled_jl", run_ints3_jl, NULL, NULL, NULL },
-	{ "ints3", run_ints3, "bench:*", NULL, NULL },
-	{ "ints3_jl", run_ints3_jl, "bench:*", NULL, NULL },
-	{ "str", run_str, "bench:*", NULL, NULL },
-	{ "printk3", run_printk3, "bench:*", NULL, NULL },
-	{ "filt_out", run_ints3, "bench:*", "events/bench/be_ints3/filter", "a < 0" },
+	{ "floor", run_floor, NULL, NULL, NULL, NULL },
+	{ "disabled", run_ints3, NULL, NULL, NULL, NULL },
+	{ "disabled_jl", run_ints3_jl, NULL, NULL, NULL, NULL },
+	{ "ints3", run_ints3, "bench:*", NULL, NULL, NULL },
+	{ "ints3_jl", run_ints3_jl, "bench:*", NULL, NULL, NULL },
+	{ "str", run_str, "bench:*", NULL, NULL, NULL },
+	{ "printk3", run_printk3, "bench:*", NULL, NULL, NULL },
+	{ "filt_out", run_ints3, "bench:*", "events/bench/be_ints3/filter", "a < 0", NULL },
 	{ "filt_in3", run_ints3, "bench:*", "events/bench/be_ints3/filter",
-	  "a >= 0 && b >= 0 && c != 1" },
-	{ "hist", run_ints3, "bench:*", "events/bench/be_ints3/trigger", "hist:keys=common_pid" },
+	  "a >= 0 && b >= 0 && c != 1", NULL },
+	{ "hist", run_ints3, "bench:*", "events/bench/be_ints3/trigger", "hist:keys=common_pid", NULL },
+	{ "hist_var", run_ints3, "bench:*", NULL, NULL, hist_var_setup },
+	{ "hist_onmatch", run_ints3, "bench:*", NULL, NULL, hist_onmatch_setup },
 };
 
 /* BENCH_EVENTS_ONLY: one run of one case, next to one run of the floor. */
@@ -276,6 +309,8 @@ static int run_only(const char *name, int cpu)
 		die("trev_set_event", EINVAL);
 	if (c->file && trev_write(c->file, c->value))
 		die(c->file, EINVAL);
+	if (c->setup)
+		c->setup();
 	f = time_run(run_floor, nr_events);
 	ns = time_run(c->fn, nr_events);
 	printf("bench_events: %llu events, one run of case %s after one run of the floor; "
@@ -292,6 +327,7 @@ int main(void)
 {
 	const char *env = getenv("BENCH_EVENTS_N"), *only = getenv("BENCH_EVENTS_ONLY");
 	struct result floor_r, disabled, ints3, str, printk3, filt_out, filt_in3, hist_pid;
+	struct result hist_var, hist_onmatch;
 	struct result disabled_jl, ints3_jl;
 	struct result l_ints3 = { -1, 0 }, l_str = l_ints3, l_tracef = l_ints3, l_rej = l_ints3,
 		      l_acc3 = l_ints3;
@@ -340,6 +376,16 @@ int main(void)
 		die("hist trigger", EINVAL);
 	hist_pid = measure_vs_floor(run_ints3);
 	trev_write("events/bench/be_ints3/trigger", "");
+	hist_var_setup();
+	hist_var = measure_vs_floor(run_ints3);
+	trev_write("events/bench/be_ints3/trigger", "");
+	hist_onmatch_setup();
+	hist_onmatch = measure_vs_floor(run_ints3);
+	trev_append("events/bench/be_ints3/trigger",
+		    "!hist:keys=common_pid:lat=b-$t0:onmatch(bench.be_ints3).trace(be_lat,$lat)");
+	trev_write("events/bench/be_ints3/trigger", "");
+	trev_write("events/synthetic/be_lat/enable", "0");
+	trev_append("synthetic_events", "!be_lat");
 	trev_set_event("!bench:*");
 
 	lttng = lttng_bench_start(err, sizeof(err)) == 0;
@@ -373,6 +419,8 @@ int main(void)
 	row("enabled, filtered out (1 predicate)", filt_out, &l_rej);
 	row("enabled, 3-predicate filter, accepted", filt_in3, &l_acc3);
 	row("enabled, hist trigger keys=common_pid", hist_pid, NULL);
+	row("  and saving a variable (t0=c)", hist_var, NULL);
+	row("  and onmatch() firing a synthetic ev.", hist_onmatch, NULL);
 	/* Two threads on this VM's two vCPUs slow the floor itself down; the
 	 * second figure takes each event against its own floor. */
 	printf("\n2-thread floor %.2f ns/thread; 2-thread event / 1-thread event = %.2f, "

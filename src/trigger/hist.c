@@ -1175,11 +1175,12 @@ static const char *hist_field_flag(const struct hist_field *f);
 
 /*
  * The text of @e as the kernel's expr_str() writes it: operands flat, no
- * parentheses but -(...), a modifier after a field, ".usecs" after an
- * operand that is itself an expression of microseconds.
+ * parentheses but -(...), a modifier after a field (with =N after
+ * .buckets). Unlike the kernel's, an operand that is itself an expression
+ * in microseconds gets no ".usecs" after it, so that the line parses again
+ * (docs/hist.md).
  */
-static int hx_text(struct trev_buf *b, const struct hist_data *hd, const struct hist_expr *e,
-		   bool operand)
+static int hx_text(struct trev_buf *b, const struct hist_data *hd, const struct hist_expr *e)
 {
 	static const char ops[] = { [HX_PLUS] = '+', [HX_MINUS] = '-', [HX_MULT] = '*',
 				    [HX_DIV] = '/' };
@@ -1197,25 +1198,24 @@ static int hx_text(struct trev_buf *b, const struct hist_data *hd, const struct 
 		flag = hist_field_flag(&e->f);
 		if (!ret && flag)
 			ret = trev__buf_printf(b, ".%s", flag);
+		if (!ret && (e->f.flags & HF_BUCKET))
+			ret = trev__buf_printf(b, "=%lu", e->f.buckets);
 		return ret;
 	case HX_NEG:
 		ret = trev__buf_puts(b, "-(");
 		if (!ret)
-			ret = hx_text(b, hd, e->a, false);
+			ret = hx_text(b, hd, e->a);
 		if (!ret)
 			ret = trev__buf_puts(b, ")");
-		break;
+		return ret;
 	default:
-		ret = hx_text(b, hd, e->a, true);
+		ret = hx_text(b, hd, e->a);
 		if (!ret)
 			ret = trev__buf_printf(b, "%c", ops[e->kind]);
 		if (!ret)
-			ret = hx_text(b, hd, e->b, true);
-		break;
+			ret = hx_text(b, hd, e->b);
+		return ret;
 	}
-	if (!ret && operand && e->usecs)
-		ret = trev__buf_puts(b, ".usecs");
-	return ret;
 }
 
 /* The text of @e, allocated. */
@@ -1224,7 +1224,7 @@ static char *hx_text_dup(const struct hist_data *hd, const struct hist_expr *e)
 	struct trev_buf b;
 
 	trev__buf_init(&b);
-	if (hx_text(&b, hd, e, false)) {
+	if (hx_text(&b, hd, e)) {
 		trev__buf_free(&b);
 		return NULL;
 	}
@@ -2198,6 +2198,9 @@ static bool hist_resolve(struct hist_ev *ev, const void *key, bool self,
 			/* Acquire: pairs with the exchange in trev__hist_clear(). */
 			struct trev_tmap *map = atomic_load_explicit(&r->sh->map, memory_order_acquire);
 
+			/* Keys of another shape never match (and are not read past ours). */
+			if (trev__tmap_key_size(map) != hd->key_size)
+				return false;
 			elt = trev__tmap_lookup(map, key);
 			if (!elt)
 				return false;
@@ -2334,17 +2337,17 @@ static __attribute__((noinline)) void hist_event_inter(struct trev_hist_trigger 
 	struct trev_tmap_elt *elt;
 	struct trev_tmap *map;
 
-	/* Whole: another hist's key may be longer, and is compared in full. */
-	memset(key, 0, sizeof(key));
+	memset(key, 0, hd->key_size);
 	hist_build_key(&ev, key);
 	if (hd->n_refs && !hist_resolve(&ev, key, false, NULL))
 		return;
 	/* Acquire: pairs with the exchange in trev__hist_clear(). */
 	map = atomic_load_explicit(&ht->sh->map, memory_order_acquire);
-	elt = trev__tmap_insert(map, key);
+	elt = hd->num_key ? trev__tmap_insert_word(map, key[0]) : trev__tmap_insert(map, key);
 	if (!elt)
 		return;
-	for (unsigned int i = 0; i < hd->n_vals; i++)
+	trev__tmap_add(elt, 0, 1);	/* hitcount */
+	for (unsigned int i = 1; i < hd->n_vals; i++)
 		trev__tmap_add(elt, i, hist_field_value(&ev, &hd->fields[i]));
 	for (unsigned int i = 0; i < hd->n_vars; i++) {
 		const struct hist_var *v = &hd->vars[i];

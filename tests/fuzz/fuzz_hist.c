@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libFuzzer target for the hist command's parser: raw text, or (first
- * byte >= 0x80) a string of the language's tokens. Any text is taken or
+ * byte >= 0x80) a string of the language's tokens, variables, expressions,
+ * $var references (to a hist of tt_ints that holds t0) and actions (firing
+ * the synthetic event fz_lat) included. Any text is taken or
  * refused with a message and a column inside the command; a taken one
  * prints a canonical line that parses again to a matching trigger, counts
  * a record built from the input, and prints its histogram.
@@ -58,6 +60,11 @@ static const char *const tokens[] = {
 	"syscall", "descending", "ascending", "pause", "cont", "continue", "clear",
 	"128", "2048", "0x10", "7", "0", "131072", "131073", " if ", "a > 1", "&&",
 	"what ~ \"x*\"", "nope", "-", "+", "$", " ",
+	/* variables, expressions, references and actions */
+	"x=", "ts0=", "t0", "$t0", "$x", "*", "/", "-(", ")", "(", "1", "common_timestamp.usecs",
+	"trev_test.tt_ints.$t0", "$trev_test.tt_ints.t0", "onmatch(", "onmax(", "onchange(",
+	"trev_test.tt_ints", "trev_test.tt_open", ").", "trace(fz_lat,", "fz_lat(", "save(",
+	"snapshot()", "$x)", "id)", "what", "nope(",
 };
 
 static char *fuzz_tokens(const uint8_t *data, size_t size)
@@ -109,6 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct trev_event_call *call;
 	struct trev_hist_error err;
 	unsigned char rec[512];
+	static bool ready;
 	char *param;
 	int ret;
 
@@ -126,14 +134,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!param)
 		return 0;
 	trev_set_log(NULL, NULL, 0);
+	if (!ready) {
+		/* What references resolve to: a variable of another hist, a synthetic event. */
+		if (trev_append("synthetic_events", "fz_lat u64 lat; int id") ||
+		    trev_append("events/trev_test/tt_ints/trigger", "hist:keys=a:t0=c"))
+			abort();
+		ready = true;
+	}
 	trev__events_read_lock();
 	call = fuzz_call(data[0]);
 	if (!call)
 		abort();
 	ret = trev__hist_parse(call, trev__top_instance(), param, &ht, &err);
 	if (ret == -EINVAL) {
-		/* A filter error may point just past the end, as the kernel's do. */
-		if (!err.msg || err.pos < 5 || (size_t)err.pos > 5 + strlen(param) + 1)
+		/*
+		 * A filter error may point just past the end, as the kernel's do;
+		 * errors without a place (Timestamp units, No action found, ...)
+		 * point at column 0, as the kernel's errpos 0.
+		 */
+		if (!err.msg || (err.pos && err.pos < 5) || (size_t)err.pos > 5 + strlen(param) + 1)
 			abort();
 	} else if (ret == 0) {
 		size_t n;

@@ -17,6 +17,7 @@
  *   hold PATH / release keep PATH open (one at a time), then close it
  *   fire N              fire trev_test:tt_ints N times (a=i b=2i c=-i)
  *   fireopen ID WHAT    fire trev_test:tt_open once (id=ID what=WHAT)
+ *   fireclose ID WHAT   fire trev_test:tt_close once (id=ID what=WHAT)
  *   printk TEXT         trace_printk("%s\n", TEXT)
  *   tid                 the thread id of the thread that fires
  *   pin CPU             that thread runs on CPU only (sched_setaffinity)
@@ -532,6 +533,8 @@ int main(int argc, char **argv)
 			err = do_forkread(path, atoi(text));
 		} else if (strcmp(cmd, "fireopen") == 0) {
 			trace_tt_open(atoi(path ? path : "0"), text);
+		} else if (strcmp(cmd, "fireclose") == 0) {
+			trace_tt_close(atoi(path ? path : "0"), text);
 		} else if (strcmp(cmd, "printk") == 0) {
 			if (path && *text)
 				path[strlen(path)] = ' ';	/* the text is all of it */

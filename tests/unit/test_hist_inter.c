@@ -128,6 +128,14 @@ static const struct parse_case parse_cases[] = {
 	{ "tt_ints", "keys=a:vals=c:t=common_timestamp", LINE("a", ",c:t=common_timestamp"), NULL, 0 },
 	{ "tt_ints", "keys=a:x=b-c+2", LINE("a", ":x=b-c+2"), NULL, 0 },
 	{ "tt_ints", "keys=a:x=-(b*c)", LINE("a", ":x=-(b*c)"), NULL, 0 },
+	/* printed so that it parses again: =N after .buckets, no .usecs after a subexpression */
+	{ "tt_ints", "keys=a:x=c.buckets=10", LINE("a", ":x=c.buckets=10"), NULL, 0 },
+	{ "tt_ints", "keys=a:x=common_timestamp.usecs+common_timestamp.usecs-common_timestamp.usecs",
+	  LINE("a", ":x=common_timestamp.usecs+common_timestamp.usecs-common_timestamp.usecs"),
+	  NULL, 0 },
+	/* as the kernel's: µs and a number without a unit do not mix */
+	{ "tt_ints", "keys=a:x=common_timestamp.usecs-c", NULL,
+	  "Timestamp units in expression don't match", 0 },
 	/* "$x" of a variable of this hist defined as a field reads the field */
 	{ "tt_ints", "keys=a:x=b:y=$x+1", LINE("a", ":x=b,y=b+1"), NULL, 0 },
 	/* refused */
