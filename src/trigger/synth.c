@@ -58,7 +58,7 @@ struct trev_synth_event {
 	struct synth_field *fields;
 	unsigned int n_fields;
 	unsigned int fixed_size;	/* common fields and every slot */
-	int ref;			/* triggers that fire it (synth_lock) */
+	int ref;			/* triggers that fire it (the tracefs lock) */
 	struct trev_synth_event *next;	/* every synthetic event, newest last */
 };
 
@@ -798,25 +798,25 @@ int trev__synth_dyn_remove(const char *system, const char *name)
 	return ret;
 }
 
+/*
+ * Without synth_lock: the tracefs lock, which every change of the list and
+ * of ->ref holds too, orders them. A hist trigger takes its reference while
+ * parsing, under the registry lock, which synth_create() takes inside
+ * synth_lock: taking synth_lock here would order the two locks both ways.
+ */
 struct trev_synth_event *trev__synth_get(const char *name)
 {
-	struct trev_synth_event *se;
+	struct trev_synth_event *se = synth_find(name);
 
-	pthread_mutex_lock(&synth_lock);
-	se = synth_find(name);
 	if (se)
 		se->ref++;
-	pthread_mutex_unlock(&synth_lock);
 	return se;
 }
 
 void trev__synth_put(struct trev_synth_event *se)
 {
-	if (!se)
-		return;
-	pthread_mutex_lock(&synth_lock);
-	se->ref--;
-	pthread_mutex_unlock(&synth_lock);
+	if (se)
+		se->ref--;
 }
 
 unsigned int trev__synth_nr_fields(const struct trev_synth_event *se)

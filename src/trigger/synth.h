@@ -81,7 +81,8 @@ int trev__synth_dyn_show(struct trev_buf *out);
 /*
  * A synthetic event by name, with a reference that keeps it from being
  * removed (-EBUSY) until trev__synth_put(). NULL: none of that name.
- * Context: the tracefs lock.
+ * Context: the tracefs lock (not synth.c's own: a hist trigger's parse calls
+ * it under the registry lock).
  */
 struct trev_synth_event *trev__synth_get(const char *name);
 void trev__synth_put(struct trev_synth_event *se);

@@ -189,7 +189,7 @@ int trev__trigger_write(struct trev_trace_array *tr, struct trev_event_file *fil
 			const char *line);
 /* The trigger file's text: the triggers, or the "# Available triggers:" help. */
 int trev__trigger_show(struct trev_event_file *file, struct trev_buf *out);
-/* Remove every trigger of @file (O_TRUNC). Context: the registry lock for writing. */
+/* Remove every trigger of @file but busy ones (O_TRUNC). Context: the registry lock for writing. */
 void trev__triggers_clear(struct trev_event_file *file);
 /* Remove every trigger of every file of @tr (before the instance goes). Takes the registry lock. */
 void trev__triggers_clear_instance(struct trev_trace_array *tr);
