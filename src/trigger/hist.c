@@ -119,21 +119,28 @@ struct hist_expr {
 };
 
 /*
- * A variable ("name=expr"): kept per entry in two words of the element,
- * after the sums: its value, then 1 once it was set (0 again when a
- * reference of another hist reads it once).
+ * A variable ("name=expr"): kept per entry in words of the element, after
+ * the sums: its value (a string field's text: HIST_VAR_STR_MAX bytes), then
+ * a word that is 1 once it was set (0 again when a reference of another
+ * hist reads it once).
  */
 struct hist_var {
 	char *name;
 	char *text;			/* the expression as the trigger file prints it */
 	struct hist_expr *expr;
-	unsigned int slot;		/* the value's word; slot + 1: set */
+	unsigned int slot;		/* the value's first word */
+	unsigned int set;		/* the set word */
+	bool is_string;			/* a string field: its text from slot on */
 };
+
+#define HIST_VAR_STR_MAX	256	/* a string variable's text, NUL included (STR_VAR_LEN_MAX) */
 
 /* A $var this hist reads (the kernel's var_refs[]): another hist's, or its own. */
 struct hist_ref {
 	struct hist_shared *sh;		/* the other hist (a reference held); NULL: this one */
 	unsigned int slot;		/* the variable's value word in that hist's elements */
+	unsigned int set;		/* its set word */
+	bool is_string;			/* the value read is a pointer to the text there */
 	bool read_once;			/* an operand of an expression: consumed when read */
 	bool usecs;
 	int size, is_signed;
@@ -444,6 +451,8 @@ static int hist_parse_modifier(struct hist_parse *p, struct hist_field *f, const
 	return 0;
 }
 
+static const char *hist_local_field_var(struct hist_parse *p, const char *name);
+
 #define HPF_KEY		0x1u	/* a key: stacktrace, and strings, allowed */
 #define HPF_STRING	0x2u	/* a string field is taken (an action's param) */
 
@@ -466,8 +475,17 @@ static int hist_parse_field(struct hist_parse *p, char *str, unsigned int how, s
 		type = "unsigned long[]";
 		goto named;
 	}
-	if (key && str[0] == '$')
-		return hist_fail(p, TREV_HIST_ERR_INVALID_REF_KEY, str);
+	if (str[0] == '$') {
+		/* "$x" of a variable of this trigger defined as a field: that field. */
+		const char *field = hist_local_field_var(p, str + 1);
+		char copy[TREV_HIST_STR_MAX];
+
+		if (!field)
+			return hist_fail(p, key ? TREV_HIST_ERR_INVALID_REF_KEY :
+					 TREV_HIST_ERR_NO_VARIABLES, str);
+		snprintf(copy, sizeof(copy), "%s", field);
+		return hist_parse_field(p, copy, how, f);
+	}
 	if (dot)
 		*dot = '\0';
 	if (strpbrk(str, "+-*/$()"))
@@ -859,6 +877,8 @@ static int hist_ref_other(struct hist_parse *p, const char *system, const char *
 	pthread_mutex_unlock(&hist_lock);
 	r->sh = ht->sh;
 	r->slot = var->slot;
+	r->set = var->set;
+	r->is_string = var->is_string;
 	r->read_once = read_once;
 	r->usecs = var->expr->usecs;
 	r->size = var->expr->size;
@@ -887,6 +907,8 @@ static int hist_ref_self(struct hist_parse *p, const struct hist_var *var, const
 		return -ENOMEM;
 	}
 	r->slot = var->slot;
+	r->set = var->set;
+	r->is_string = var->is_string;
 	r->usecs = var->expr->usecs;
 	r->size = var->expr->size;
 	r->is_signed = var->expr->is_signed;
@@ -973,6 +995,7 @@ static int hx_parse_atom(struct hist_parse *p, char *str, struct hist_expr **out
 			if (!e)
 				return -ENOMEM;
 			e->ref = (unsigned int)idx;
+			e->is_string = p->hd->refs[idx].is_string;
 			e->usecs = p->hd->refs[idx].usecs;
 			e->size = p->hd->refs[idx].size;
 			e->is_signed = p->hd->refs[idx].is_signed;
@@ -1252,14 +1275,17 @@ static int hist_parse_var(struct hist_parse *p, char *name, char *text)
 	ret = hx_parse(p, text, &n_sub, &e);
 	if (ret)
 		return ret;
-	if (e->is_string) {
+	/* A string variable is a string field's copy (not an alias of another's). */
+	if (e->is_string && e->kind != HX_FIELD) {
 		hist_expr_free(e);
 		return hist_fail(p, TREV_HIST_ERR_STRING_VAR, text);
 	}
 	v = &hd->vars[hd->n_vars++];	/* owned now, freed with hd */
 	v->expr = e;
+	v->is_string = e->is_string;
 	v->slot = hd->n_slots;
-	hd->n_slots += 2;
+	hd->n_slots += v->is_string ? HIST_VAR_STR_MAX / 8 : 1;
+	v->set = hd->n_slots++;
 	v->name = strdup(name);
 	v->text = hx_text_dup(hd, e);
 	if (!v->name || !v->text)
@@ -1425,7 +1451,7 @@ static int hist_parse_param(struct hist_parse *p, struct hist_action *a, char *p
 			return idx;
 		hp->is_ref = true;
 		hp->ref = (unsigned int)idx;
-		is_string = false;
+		is_string = p->hd->refs[idx].is_string;
 		type = p->hd->refs[idx].type;
 		size = p->hd->refs[idx].size;
 		is_signed = p->hd->refs[idx].is_signed;
@@ -1568,6 +1594,8 @@ static int hist_parse_action(struct hist_parse *p, char *str)
 		var = hist_find_own_var(hd, arg + 1);
 		if (!var)
 			return hist_fail(p, TREV_HIST_ERR_ONX_VAR_NOT_FOUND, arg + 1);
+		if (var->is_string)
+			return hist_fail(p, TREV_HIST_ERR_ONX_VAR_CREATE_FAIL, arg + 1);
 		idx = hist_ref_self(p, var, arg);
 		if (idx < 0)
 			return idx;
@@ -1708,14 +1736,14 @@ static int hist_parse_attrs(struct hist_parse *p, char *param)
 	hd->n_vals = 1;
 	if (!hd->fields[0].name || !hd->fields[0].type)
 		return -ENOMEM;
-	ret = hist_parse_vals(p, vals);
+	ret = hist_collect_defs(p);
+	if (!ret)
+		ret = hist_parse_vals(p, vals);
 	if (ret)
 		return ret;
 	/* The element's words: the sums, then the variables, then the actions'. */
 	hd->n_slots = hd->n_vals;
-	ret = hist_collect_defs(p);
-	if (!ret)
-		ret = hist_parse_vars(p);
+	ret = hist_parse_vars(p);
 	if (!ret)
 		ret = hist_parse_keys(p, keys);
 	if (!ret && sort)
@@ -2207,13 +2235,16 @@ static bool hist_resolve(struct hist_ev *ev, const void *key, bool self,
 		}
 		if (r->read_once && !self) {
 			/* One reader takes it: the exchange, not a load and a store. */
-			if (!atomic_exchange_explicit(hist_word(elt, r->slot + 1), 0,
-						      memory_order_acquire))
+			if (!atomic_exchange_explicit(hist_word(elt, r->set), 0, memory_order_acquire))
 				return false;
-		} else if (!atomic_load_explicit(hist_word(elt, r->slot + 1), memory_order_acquire)) {
+		} else if (!atomic_load_explicit(hist_word(elt, r->set), memory_order_acquire)) {
 			return false;
 		}
-		ev->refs[i] = atomic_load_explicit(hist_word(elt, r->slot), memory_order_relaxed);
+		if (r->is_string)	/* the text in that entry, NUL-terminated */
+			ev->refs[i] = (uint64_t)(uintptr_t)hist_word(elt, r->slot);
+		else
+			ev->refs[i] = atomic_load_explicit(hist_word(elt, r->slot),
+							   memory_order_relaxed);
 	}
 	return true;
 }
@@ -2227,6 +2258,21 @@ static void hist_copy_string(struct hist_ev *ev, const struct hist_field *f, cha
 	g.key_size = max;
 	memset(dst, 0, max);
 	hist_key_string(ev, &g, dst);
+}
+
+/* A string field into @max bytes of words of @elt from @slot, NUL-terminated. */
+static void hist_store_string(struct hist_ev *ev, const struct hist_field *f,
+			      struct trev_tmap_elt *elt, unsigned int slot, unsigned int max)
+{
+	char text[HIST_VAR_STR_MAX];
+
+	hist_copy_string(ev, f, text, max);
+	for (unsigned int w = 0; w < max / 8; w++) {
+		uint64_t v;
+
+		memcpy(&v, text + 8 * w, 8);
+		atomic_store_explicit(hist_word(elt, slot + w), v, memory_order_relaxed);
+	}
 }
 
 /* trace(): fire the synthetic event with the params' values. */
@@ -2262,16 +2308,7 @@ static void hist_action_save(struct hist_ev *ev, const struct hist_action *a,
 		const struct hist_save *sv = &a->saves[i];
 
 		if (sv->f.flags & HF_STRING) {
-			char text[HIST_SAVE_STR_MAX];
-
-			hist_copy_string(ev, &sv->f, text, sizeof(text));
-			for (unsigned int w = 0; w < sv->n_slots; w++) {
-				uint64_t v;
-
-				memcpy(&v, text + 8 * w, 8);
-				atomic_store_explicit(hist_word(elt, sv->slot + w), v,
-						      memory_order_relaxed);
-			}
+			hist_store_string(ev, &sv->f, elt, sv->slot, HIST_SAVE_STR_MAX);
 		} else {
 			atomic_store_explicit(hist_word(elt, sv->slot), hist_field_value(ev, &sv->f),
 					      memory_order_relaxed);
@@ -2352,10 +2389,13 @@ static __attribute__((noinline)) void hist_event_inter(struct trev_hist_trigger 
 	for (unsigned int i = 0; i < hd->n_vars; i++) {
 		const struct hist_var *v = &hd->vars[i];
 
-		atomic_store_explicit(hist_word(elt, v->slot), hx_eval(&ev, v->expr),
-				      memory_order_relaxed);
+		if (v->is_string)
+			hist_store_string(&ev, &v->expr->f, elt, v->slot, HIST_VAR_STR_MAX);
+		else
+			atomic_store_explicit(hist_word(elt, v->slot), hx_eval(&ev, v->expr),
+					      memory_order_relaxed);
 		/* Release: a reader that sees it set reads this value. */
-		atomic_store_explicit(hist_word(elt, v->slot + 1), 1, memory_order_release);
+		atomic_store_explicit(hist_word(elt, v->set), 1, memory_order_release);
 	}
 	if (hd->n_actions && hist_resolve(&ev, key, true, elt))
 		hist_run_actions(&ev, elt);

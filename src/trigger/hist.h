@@ -64,6 +64,7 @@ struct trev_buf;
 	C(FIELD_VAR_CREATE_FAIL, "Couldn't create field variable"),		\
 	C(ONX_NOT_VAR,		"For onmax(x) or onchange(x), x must be a variable"), \
 	C(ONX_VAR_NOT_FOUND,	"Couldn't find onmax or onchange variable"),	\
+	C(ONX_VAR_CREATE_FAIL,	"Couldn't create onmax or onchange variable"),	\
 	C(TOO_MANY_PARAMS,	"Too many action params"),			\
 	C(PARAM_NOT_FOUND,	"Couldn't find param"),				\
 	C(INVALID_PARAM,	"Invalid action param"),			\
@@ -79,7 +80,7 @@ struct trev_buf;
 	C(EXPECT_NUMBER,	"Expecting numeric literal"),			\
 	C(UNARY_MINUS_SUBEXPR,	"Unary minus not supported in sub-expressions"), \
 	C(DIVISION_BY_ZERO,	"Division by zero"),				\
-	C(STRING_VAR,		"String variables are not supported"),		\
+	C(STRING_VAR,		"A string variable must be a string field"),	\
 	C(TOO_MANY_ACTIONS,	"Too many actions (Max = 8)"),			\
 	C(MISSING_OPERAND,	"Missing operand"),				\
 	C(UNARY_MINUS_PAREN,	"Unary minus needs parentheses: -(expression)"), \

@@ -138,7 +138,13 @@ static const struct parse_case parse_cases[] = {
 	  "Timestamp units in expression don't match", 0 },
 	/* "$x" of a variable of this hist defined as a field reads the field */
 	{ "tt_ints", "keys=a:x=b:y=$x+1", LINE("a", ":x=b,y=b+1"), NULL, 0 },
+	/* histogram.rst: a variable defined as a field, as a key or a value, is that field */
+	{ "tt_ints", "keys=$tp:tp=a", LINE("a", ":tp=a"), NULL, 0 },
+	{ "tt_ints", "keys=a:vals=$t,$u:t=c,u=common_timestamp",
+	  LINE("a", ",c,common_timestamp:t=c,u=common_timestamp"), NULL, 0 },
 	/* refused */
+	{ "tt_ints", "keys=$x:x=b+1", NULL, "Using variable references in keys not supported", 10 },
+	{ "tt_ints", "keys=a:vals=$x:x=b+1", NULL, "Expressions in keys and values are not supported", 17 },
 	{ "tt_ints", "keys=a:x=b,x=c", NULL, "Variable already defined", 16 },
 	{ "tt_ints", "keys=a:x=nope", NULL, "Couldn't find field", 14 },
 	{ "tt_ints", "keys=a:x=b+nope", NULL, "Couldn't find field", 16 },
@@ -152,7 +158,9 @@ static const struct parse_case parse_cases[] = {
 	{ "tt_ints", "keys=a:x=b.foo", NULL, "Invalid field modifier", 16 },
 	{ "tt_ints", "keys=a:=b", NULL, "Malformed assignment", 12 },
 	{ "tt_ints", "keys=$a", NULL, "Using variable references in keys not supported", 10 },
-	{ "tt_strings", "keys=tag:x=name", NULL, "String variables are not supported", 16 },
+	{ "tt_strings", "keys=tag:x=name", LINE("tag", ":x=name"), NULL, 0 },
+	{ "tt_strings", "keys=tag:x=name:onmax($x).save(msg)", NULL,
+	  "Couldn't create onmax or onchange variable", 28 },
 	{ "tt_open", "keys=id:x=id+what", NULL,
 	  "String type can not be an operand in expression", 18 },
 	{ "tt_ints", "keys=a:v0=1,v1=1,v2=1,v3=1,v4=1,v5=1,v6=1,v7=1,v8=1,v9=1,va=1,vb=1,vc=1,vd=1,"
@@ -366,6 +374,37 @@ static void test_onmatch_synth_form(void **state)
 	reset(NULL);
 }
 
+/* A string variable: a string field's copy, read by reference into a char[] field. */
+static void test_string_var(void **state)
+{
+	const char *t;
+
+	(void)state;
+	add("synthetic_events", "path_ev char path[]; int id");
+	add(EV("tt_open/trigger"), "hist:keys=id:w=what");
+	add(EV("tt_close/trigger"), "hist:keys=id:onmatch(trev_test.tt_open).path_ev($w,id)");
+	assert_int_equal(trev_write("events/synthetic/path_ev/enable", "1"), 0);
+	trace_tt_close(1, "none");	/* no start: nothing */
+	trace_tt_open(1, "alpha");
+	trace_tt_open(2, "a longer name than a comm");
+	trace_tt_close(2, "x");
+	trace_tt_close(1, "y");
+	trace_tt_close(1, "z");		/* $w is no operand: not consumed, as in the kernel */
+	trev_write("events/synthetic/path_ev/enable", "0");
+	t = rd("trace");
+	if (!strstr(t, "path_ev: path=a longer name than a comm id=2\n") ||
+	    !strstr(t, "path_ev: path=alpha id=1\n") ||
+	    strstr(strstr(t, "path_ev: path=alpha id=1\n") + 1, "path_ev: path=alpha id=1\n") == NULL)
+		fail_msg("got\n%s", t);
+	/* Only a field makes a string variable; and a string is no operand. */
+	assert_int_equal(trev_append(EV("tt_close/trigger"), "hist:keys=id:y=$w"), -EINVAL);
+	errlog_is("hist:trev_test:tt_close: error: A string variable must be a string field", 15);
+	assert_int_equal(trev_append(EV("tt_close/trigger"), "hist:keys=id:y=id+$w"), -EINVAL);
+	errlog_is("hist:trev_test:tt_close: error: String type can not be an operand in expression",
+		  18);
+	reset(NULL);
+}
+
 /* Errors of triggers that reference others, through the file: error_log's text and caret. */
 static void test_errors(void **state)
 {
@@ -484,6 +523,7 @@ int main(void)
 		cmocka_unit_test_setup(test_onmatch_values, reset),
 		cmocka_unit_test_setup(test_onmatch_synth_hist, reset),
 		cmocka_unit_test_setup(test_onmatch_synth_form, reset),
+		cmocka_unit_test_setup(test_string_var, reset),
 		cmocka_unit_test_setup(test_errors, reset),
 		cmocka_unit_test_setup(test_onmax_onchange, reset),
 		cmocka_unit_test_setup(test_concurrent_matches, reset),
