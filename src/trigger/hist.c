@@ -1522,41 +1522,14 @@ static int hist_action_spec(struct hist_action *a, const char *handler, const ch
 	return a->spec ? 0 : -ENOMEM;
 }
 
-/*
- * One handler and its action (the kernel's onmatch_parse(), track_data_parse()
- * and action_parse()): "onmatch(sys.event).trace(synth,p,...)",
- * "onmatch(sys.event).synth(p,...)", "onmax($var).save(f,...)",
- * "onchange($var).snapshot()", ...
- */
-static int hist_parse_action(struct hist_parse *p, char *str)
+/* hist_parse_action() after the handler's name: @arg its argument, @s what follows it. */
+static int hist_parse_action_arg(struct hist_parse *p, struct hist_action *a, char *arg,
+				 char *s, const char *arg_copy, const char *handler)
 {
 	struct hist_data *hd = p->hd;
-	struct hist_action *a;
-	char *arg, *s, *name, *params, *argv[TREV_SYNTH_FIELDS_MAX + 1];
-	char arg_copy[2 * TREV_NAME_MAX + 2];
-	const char *handler;
+	char *name, *params, *argv[TREV_SYNTH_FIELDS_MAX + 1];
 	int n, ret;
 
-	if (hd->n_actions == TREV_HIST_ACTIONS_MAX)
-		return hist_fail(p, TREV_HIST_ERR_TOO_MANY_ACTIONS, str);
-	a = &hd->actions[hd->n_actions++];	/* owned now, freed with hd */
-	memset(a, 0, sizeof(*a));
-	if (strncmp(str, "onmatch(", 8) == 0) {
-		a->handler = HH_ONMATCH;
-		handler = "onmatch";
-	} else if (strncmp(str, "onmax(", 6) == 0) {
-		a->handler = HH_ONMAX;
-		handler = "onmax";
-	} else {
-		a->handler = HH_ONCHANGE;
-		handler = "onchange";
-	}
-	arg = strchr(str, '(') + 1;
-	s = strchr(arg, ')');
-	if (!s)
-		return hist_fail(p, TREV_HIST_ERR_NO_CLOSING_PAREN, arg);
-	*s++ = '\0';
-	snprintf(arg_copy, sizeof(arg_copy), "%s", arg);
 	if (a->handler == HH_ONMATCH) {
 		char *dot = strchr(arg, '.');
 
@@ -1648,6 +1621,48 @@ static int hist_parse_action(struct hist_parse *p, char *str)
 			return ret;
 	}
 	return 0;
+}
+
+/*
+ * One handler and its action (the kernel's onmatch_parse(), track_data_parse()
+ * and action_parse()): "onmatch(sys.event).trace(synth,p,...)",
+ * "onmatch(sys.event).synth(p,...)", "onmax($var).save(f,...)",
+ * "onchange($var).snapshot()", ...
+ */
+static int hist_parse_action(struct hist_parse *p, char *str)
+{
+	struct hist_data *hd = p->hd;
+	struct hist_action *a;
+	char *arg, *s, *arg_copy;
+	const char *handler;
+	int ret;
+
+	if (hd->n_actions == TREV_HIST_ACTIONS_MAX)
+		return hist_fail(p, TREV_HIST_ERR_TOO_MANY_ACTIONS, str);
+	a = &hd->actions[hd->n_actions++];	/* owned now, freed with hd */
+	memset(a, 0, sizeof(*a));
+	if (strncmp(str, "onmatch(", 8) == 0) {
+		a->handler = HH_ONMATCH;
+		handler = "onmatch";
+	} else if (strncmp(str, "onmax(", 6) == 0) {
+		a->handler = HH_ONMAX;
+		handler = "onmax";
+	} else {
+		a->handler = HH_ONCHANGE;
+		handler = "onchange";
+	}
+	arg = strchr(str, '(') + 1;
+	s = strchr(arg, ')');
+	if (!s)
+		return hist_fail(p, TREV_HIST_ERR_NO_CLOSING_PAREN, arg);
+	*s++ = '\0';
+	/* As written, for the spec: the checks below cut arg. */
+	arg_copy = strdup(arg);
+	if (!arg_copy)
+		return -ENOMEM;
+	ret = hist_parse_action_arg(p, a, arg, s, arg_copy, handler);
+	free(arg_copy);
+	return ret;
 }
 
 static int hist_parse_actions(struct hist_parse *p)
@@ -1750,6 +1765,9 @@ static int hist_parse_attrs(struct hist_parse *p, char *param)
 		ret = hist_parse_sort(p, sort, sort_assign);
 	if (!ret)
 		ret = hist_parse_actions(p);
+	/* Sixteen string variables, or save() of many strings, are more than an element holds. */
+	if (!ret && hd->n_slots > TREV_TMAP_SUMS_MAX)
+		ret = hist_fail0(p, TREV_HIST_ERR_TOO_MANY_VARS);
 	return ret;
 }
 

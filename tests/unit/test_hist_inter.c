@@ -165,6 +165,10 @@ static const struct parse_case parse_cases[] = {
 	  "String type can not be an operand in expression", 18 },
 	{ "tt_ints", "keys=a:v0=1,v1=1,v2=1,v3=1,v4=1,v5=1,v6=1,v7=1,v8=1,v9=1,va=1,vb=1,vc=1,vd=1,"
 		     "ve=1,vf=1,vg=1", NULL, "Too many variables defined", 92 },
+	/* 16 string variables: 16 * 33 words, more than the 512 of an entry */
+	{ "tt_strings", "keys=tag:v0=name,v1=name,v2=name,v3=name,v4=name,v5=name,v6=name,v7=name,"
+			"v8=name,v9=name,va=name,vb=name,vc=name,vd=name,ve=name,vf=name", NULL,
+	  "Too many variables defined", 0 },
 	/* actions that need no other hist */
 	{ "tt_open", "keys=what:m=id:onmax($m).save(id,what)",
 	  "hist:keys=what:vals=hitcount:m=id:sort=hitcount:size=2048:onmax($m).save(id,what)"
