@@ -211,13 +211,21 @@ struct hist_data {
 	unsigned int n_actions;
 	unsigned int n_slots;			/* words per element: sums, vars, actions */
 	bool inter;				/* vars, refs or actions: hist_event_inter() */
+	/*
+	 * The hists this one made on other events for their fields given to an
+	 * action (the kernel's field_var_hists): "hist:..." on fv_file[i],
+	 * removed with this trigger.
+	 */
+	char *fv_cmd[TREV_HIST_VARS_MAX];
+	struct trev_event_file *fv_file[TREV_HIST_VARS_MAX];
+	unsigned int n_fv;
 	bool has_snapshot;			/* a snapshot() action: the buffer is armed */
 };
 
 /* The map, shared by the triggers of one name; else by one trigger. */
 struct hist_shared {
 	_Atomic(struct trev_tmap *) map;	/* RCU: swapped by :clear */
-	int var_users;				/* references of other hists to its variables (hist_lock) */
+	int var_users;				/* references of registered hists to its variables (hist_lock) */
 	struct hist_data *proto;		/* the first trigger's, for name= checks */
 	char *name;				/* NULL: not named */
 	int ref;				/* triggers using it (tracefs lock) */
@@ -231,6 +239,7 @@ struct trev_hist_trigger {
 	_Atomic bool paused;			/* standalone use; a registered one uses trig's */
 	struct trev_event_trigger *trig;	/* the framework's, once parsed through it */
 	char *cmd;				/* "hist:<param>", for error_log */
+	bool registered;			/* its references count in var_users */
 };
 
 /* Named maps and every hist_shared's ref, in the control path only. */
@@ -265,9 +274,6 @@ static void hist_expr_free(struct hist_expr *e)
 static void hist_ref_release(struct hist_ref *r)
 {
 	if (r->sh) {
-		pthread_mutex_lock(&hist_lock);
-		r->sh->var_users--;
-		pthread_mutex_unlock(&hist_lock);
 		hist_shared_put(r->sh);
 		r->sh = NULL;
 	}
@@ -303,6 +309,8 @@ static void hist_data_put(struct hist_data *hd)
 		hist_ref_release(&hd->refs[i]);
 	for (unsigned int i = 0; i < hd->n_actions; i++)
 		hist_action_free(&hd->actions[i]);
+	for (unsigned int i = 0; i < hd->n_fv; i++)
+		free(hd->fv_cmd[i]);
 	free(hd->name);
 	free(hd->filter_text);
 	if (hd->filter)
@@ -372,6 +380,7 @@ struct hist_parse {
 	struct trev_hist_error *err;
 	struct hist_data *hd;
 	struct trev_trace_array *tr;	/* where $vars and onmatch() events are looked up */
+	struct trev_event_file *file;	/* through the trigger file: hists may be made, else NULL */
 	bool remove;			/* "!hist:...": a variable may exist already */
 	char *assign[TREV_HIST_VARS_MAX]; /* "name=expr[,name=expr]" attributes, in buf */
 	unsigned int n_assign;
@@ -873,7 +882,6 @@ static int hist_ref_other(struct hist_parse *p, const char *system, const char *
 	}
 	pthread_mutex_lock(&hist_lock);
 	ht->sh->ref++;
-	ht->sh->var_users++;
 	pthread_mutex_unlock(&hist_lock);
 	r->sh = ht->sh;
 	r->slot = var->slot;
@@ -1412,6 +1420,116 @@ static bool hist_param_fits(const struct trev_synth_event *se, unsigned int i, b
 	       trev__synth_field_is_signed(se, i) == !!is_signed;
 }
 
+/* @call has a field of that name (a common one, or common_timestamp). */
+static bool hist_has_field(struct trev_event_call *call, const char *name)
+{
+	size_t n = strcspn(name, ".");
+	char field[TREV_NAME_MAX];
+
+	snprintf(field, sizeof(field), "%.*s", (int)n, name);
+	if (strcmp(field, "common_timestamp") == 0)
+		return true;
+	for (size_t i = 0; i < sizeof(hist_common_fields) / sizeof(hist_common_fields[0]); i++)
+		if (strcmp(field, hist_common_fields[i].name) == 0)
+			return true;
+	return hist_find_event_field(call, field) != NULL;
+}
+
+/* A hist of @file whose keys are this one's, in number and sizes (find_compatible_hist()). */
+static struct trev_event_trigger *hist_compatible(const struct hist_data *hd,
+						  struct trev_event_file *file)
+{
+	for (struct trev_event_trigger *t = file->triggers; t; t = t->next) {
+		const struct trev_hist_trigger *ht = t->priv;
+		const struct hist_data *o;
+		bool same = true;
+
+		if (t->cmd != &trev__hist_cmd || !ht)
+			continue;
+		o = ht->hd;
+		if (o->n_keys != hd->n_keys || o->key_size != hd->key_size)
+			continue;
+		for (unsigned int i = 0; i < hd->n_keys; i++)
+			same &= o->fields[o->n_vals + i].key_size == hd->fields[hd->n_vals + i].key_size;
+		if (same)
+			return t;
+	}
+	return NULL;
+}
+
+/*
+ * A field of another event given to an action (the kernel's
+ * create_field_var_hist()): a hist is made on that event with the keys of
+ * one of its hists whose keys are this one's, its filter, and the variable
+ * synthetic_<field>=<field>, and the param reads that variable. An
+ * existing one is read (and stays when this trigger goes); one made here
+ * goes with this trigger. Return: the reference's index, or an error.
+ */
+static int hist_field_var_hist(struct hist_parse *p, struct hist_action *a, char *system,
+			       char *event, const char *field, const char *at)
+{
+	struct hist_data *hd = p->hd;
+	struct trev_event_trigger *model;
+	struct trev_event_file *file;
+	struct trev_event_call *call;
+	char var[TREV_NAME_MAX + 16], *line;
+	const struct hist_var *v;
+	struct trev_buf b;
+	int ret;
+
+	if (!system) {
+		/* An unqualified field not of this event: the onmatch() event's (p->match, in order). */
+		unsigned int k = 0;
+
+		for (unsigned int i = 0; i < hd->n_actions && &hd->actions[i] != a; i++)
+			k += hd->actions[i].handler == HH_ONMATCH;
+		system = k < p->n_match ? p->match[k] : NULL;
+		if (!system || !strchr(system, '.'))
+			return hist_fail(p, TREV_HIST_ERR_FIELD_NOT_FOUND, at);
+		event = strchr(system, '.') + 1;
+		snprintf(var, sizeof(var), "%.*s", (int)(event - 1 - system), system);
+		return hist_field_var_hist(p, a, var, event, field, at);
+	}
+	call = hist_find_call(system, event);
+	file = call && p->tr ? trev__event_file(p->tr, call, false) : NULL;
+	if (!file || !p->file)
+		return hist_fail(p, TREV_HIST_ERR_FIELD_VAR_CREATE_FAIL, at);
+	snprintf(var, sizeof(var), "synthetic_%s", field);
+	if (p->remove || hist_file_var(file, var, &v))
+		return hist_ref_other(p, system, event, var, false);
+	if (!hist_has_field(call, field))
+		return hist_fail(p, TREV_HIST_ERR_FIELD_NOT_FOUND, at);
+	model = hist_compatible(hd, file);
+	if (!model)
+		return hist_fail(p, TREV_HIST_ERR_HIST_NOT_FOUND, at);
+	if (hd->n_fv == TREV_HIST_VARS_MAX)
+		return hist_fail(p, TREV_HIST_ERR_TOO_MANY_VARS, at);
+	trev__buf_init(&b);
+	ret = trev__buf_puts(&b, "hist:keys=");
+	for (unsigned int i = 0; !ret && i < ((struct trev_hist_trigger *)model->priv)->hd->n_keys; i++) {
+		const struct hist_data *o = ((struct trev_hist_trigger *)model->priv)->hd;
+
+		ret = trev__buf_printf(&b, "%s%s", i ? "," : "", o->fields[o->n_vals + i].name);
+	}
+	if (!ret)
+		ret = trev__buf_printf(&b, ":%s=%s", var, field);
+	if (!ret && model->filter_text)
+		ret = trev__buf_printf(&b, " if %s", model->filter_text);
+	line = ret ? NULL : trev__buf_detach(&b);
+	if (!line) {
+		trev__buf_free(&b);
+		return -ENOMEM;
+	}
+	ret = trev__trigger_write(p->tr, file, line);
+	if (ret) {
+		free(line);
+		return ret == -ENOMEM ? ret : hist_fail(p, TREV_HIST_ERR_HIST_CREATE_FAIL, at);
+	}
+	hd->fv_cmd[hd->n_fv] = line;
+	hd->fv_file[hd->n_fv++] = file;
+	return hist_ref_other(p, system, event, var, false);
+}
+
 /*
  * One parameter of trace(): "$var" (this hist's variable, else another's
  * as in an expression), "sys.event.$var", or a field of this event.
@@ -1455,10 +1573,20 @@ static int hist_parse_param(struct hist_parse *p, struct hist_action *a, char *p
 		type = p->hd->refs[idx].type;
 		size = p->hd->refs[idx].size;
 		is_signed = p->hd->refs[idx].is_signed;
+	} else if ((system && !hist_is_call(p->call, system, event)) ||
+		   (!system && a->handler == HH_ONMATCH && !hist_has_field(p->call, rest))) {
+		/* A field of another event: a variable of a hist made there. */
+		int idx = hist_field_var_hist(p, a, system, event, rest, at);
+
+		if (idx < 0)
+			return idx;
+		hp->is_ref = true;
+		hp->ref = (unsigned int)idx;
+		is_string = p->hd->refs[idx].is_string;
+		type = p->hd->refs[idx].type;
+		size = p->hd->refs[idx].size;
+		is_signed = p->hd->refs[idx].is_signed;
 	} else {
-		/* A field of another event would be a variable added to its hist: not here. */
-		if (system && !hist_is_call(p->call, system, event))
-			return hist_fail(p, TREV_HIST_ERR_FIELD_VAR_CREATE_FAIL, at);
 		ret = hist_parse_field(p, rest, HPF_STRING, &hp->f);
 		if (ret)
 			return ret;
@@ -1790,10 +1918,10 @@ static const struct hist_field *hist_num_key(const struct hist_data *hd)
 }
 
 static int hist_parse_full(struct trev_event_call *call, struct trev_trace_array *tr,
-			   const char *param, bool remove, struct trev_hist_trigger **out,
-			   struct trev_hist_error *err)
+			   struct trev_event_file *file, const char *param, bool remove,
+			   struct trev_hist_trigger **out, struct trev_hist_error *err)
 {
-	struct hist_parse p = { .call = call, .err = err, .tr = tr, .remove = remove };
+	struct hist_parse p = { .call = call, .err = err, .tr = tr, .file = file, .remove = remove };
 	struct trev_hist_trigger *ht = NULL;
 	char *cond, *start, *end;
 	int ret = -ENOMEM;
@@ -1886,7 +2014,7 @@ int trev__hist_parse(struct trev_event_call *call, struct trev_trace_array *tr,
 		     const char *param, struct trev_hist_trigger **out,
 		     struct trev_hist_error *err)
 {
-	return hist_parse_full(call, tr, param, false, out, err);
+	return hist_parse_full(call, tr, NULL, param, false, out, err);
 }
 
 unsigned int trev__hist_attrs(const struct trev_hist_trigger *ht)
@@ -2855,7 +2983,7 @@ static int hist_cmd_parse(struct trev_event_trigger *t, char *param, bool remove
 	int ret;
 
 	err->loc = hist_loc(file);
-	ret = hist_parse_full(file->call, file->tr, param ? param : "", remove, &ht, &herr);
+	ret = hist_parse_full(file->call, file->tr, file, param ? param : "", remove, &ht, &herr);
 	if (ret == -EINVAL) {
 		/* The framework counts from the parameter, after "hist:". */
 		err->msg = herr.msg;
@@ -2911,7 +3039,33 @@ static int hist_cmd_reg(struct trev_event_trigger *t)
 	/* snapshot(): the buffer exists before any event fires (tracing_alloc_snapshot). */
 	if (!ret && ht->hd->has_snapshot)
 		ret = trev__snapshot_arm(t->file->tr);
-	return ret;
+	if (ret)
+		return ret;
+	/* Now the hists it reads cannot go (hist_cmd_busy()). */
+	pthread_mutex_lock(&hist_lock);
+	for (unsigned int i = 0; i < ht->hd->n_refs; i++)
+		if (ht->hd->refs[i].sh)
+			ht->hd->refs[i].sh->var_users++;
+	pthread_mutex_unlock(&hist_lock);
+	ht->registered = true;
+	return 0;
+}
+
+/* Remove the hists made for fields of other events ("!hist:..."); they may be gone already. */
+static void hist_fv_remove(struct trev_event_trigger *t, struct trev_hist_trigger *ht)
+{
+	struct hist_data *hd = ht->hd;
+
+	for (unsigned int i = 0; i < hd->n_fv; i++) {
+		char *line = NULL;
+
+		if (asprintf(&line, "!%s", hd->fv_cmd[i]) >= 0) {
+			trev__trigger_write(t->file->tr, hd->fv_file[i], line);
+			free(line);
+		}
+		free(hd->fv_cmd[i]);
+	}
+	hd->n_fv = 0;
 }
 
 /* A hist whose variables another hist reads stays until that one goes (-EBUSY). */
@@ -2932,8 +3086,19 @@ static void hist_cmd_unreg(struct trev_event_trigger *t)
 {
 	struct trev_hist_trigger *ht = t->priv;
 
-	if (ht && ht->hd->has_snapshot)
+	if (!ht)
+		return;
+	if (ht->hd->has_snapshot)
 		trev__snapshot_disarm(t->file->tr);
+	if (ht->registered) {
+		pthread_mutex_lock(&hist_lock);
+		for (unsigned int i = 0; i < ht->hd->n_refs; i++)
+			if (ht->hd->refs[i].sh)
+				ht->hd->refs[i].sh->var_users--;
+		pthread_mutex_unlock(&hist_lock);
+		ht->registered = false;
+	}
+	hist_fv_remove(t, ht);
 }
 
 static void hist_cmd_fire(struct trev_event_trigger *t, void *rec, unsigned int len)
@@ -2949,7 +3114,12 @@ static int hist_cmd_print(const struct trev_event_trigger *t, struct trev_buf *o
 
 static void hist_cmd_free(struct trev_event_trigger *t)
 {
-	trev__hist_free(t->priv);
+	struct trev_hist_trigger *ht = t->priv;
+
+	/* Never registered (refused, a duplicate, :pause of one there): what it made goes. */
+	if (ht && !ht->registered)
+		hist_fv_remove(t, ht);
+	trev__hist_free(ht);
 	t->priv = NULL;
 }
 

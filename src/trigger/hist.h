@@ -65,6 +65,7 @@ struct trev_buf;
 	C(ONX_NOT_VAR,		"For onmax(x) or onchange(x), x must be a variable"), \
 	C(ONX_VAR_NOT_FOUND,	"Couldn't find onmax or onchange variable"),	\
 	C(ONX_VAR_CREATE_FAIL,	"Couldn't create onmax or onchange variable"),	\
+	C(HIST_NOT_FOUND,	"Matching event histogram not found"),		\
 	C(TOO_MANY_PARAMS,	"Too many action params"),			\
 	C(PARAM_NOT_FOUND,	"Couldn't find param"),				\
 	C(INVALID_PARAM,	"Invalid action param"),			\

@@ -434,11 +434,72 @@ static void test_errors(void **state)
 		  49);
 	assert_int_equal(trev_append(EV("tt_ints/trigger"), "hist:keys=a:t0=b"), -EINVAL);
 	errlog_is("hist:trev_test:tt_ints: error: Variable already defined", 12);
-	/* A field of the onmatch() event would be a variable added to its hist: not in trev. */
+	/* A field of another event needs a hist there whose keys are this one's. */
 	assert_int_equal(trev_append(EV("tt_perf_count/trigger"),
-				     "hist:keys=cpu:onmatch(trev_test.tt_ints).req_lat($t0,trev_test.tt_ints.b)"),
+				     "hist:keys=cpu:onmatch(trev_test.tt_ints).req_lat($t0,trev_test.tt_strings.tag)"),
 			 -EINVAL);
-	errlog_is("hist:trev_test:tt_perf_count: error: Couldn't create field variable", 53);
+	errlog_is("hist:trev_test:tt_perf_count: error: Matching event histogram not found", 53);
+	reset(NULL);
+}
+
+/*
+ * A field of another event given to an action (the kernel's field
+ * variables, trigger-field-variable-support.tc): a hist with the variable
+ * synthetic_<field> is made on that event, with the keys and filter of its
+ * hist, shown in its trigger and hist files, and goes with the trigger.
+ */
+static void test_field_var(void **state)
+{
+	(void)state;
+	add("synthetic_events", "fv_ev u64 lat; unsigned int b");
+	add(EV("tt_ints/trigger"), "hist:keys=a:t0=c if b > 10");
+	add(EV("tt_perf_count/trigger"),
+	    "hist:keys=cpu:lat=runtime-$t0:onmatch(trev_test.tt_ints).fv_ev($lat,trev_test.tt_ints.b)");
+	assert_string_equal(rd(EV("tt_ints/trigger")),
+			    "hist:keys=a:vals=hitcount:synthetic_b=b:sort=hitcount:size=2048 if b > 10 [active]\n"
+			    "hist:keys=a:vals=hitcount:t0=c:sort=hitcount:size=2048 if b > 10 [active]\n");
+	assert_non_null(strstr(rd(EV("tt_ints/hist")), "synthetic_b=b"));
+	assert_int_equal(trev_write("events/synthetic/fv_ev/enable", "1"), 0);
+	trace_tt_ints(5, 77, 1000);
+	trace_tt_ints(6, 3, 1000);	/* filtered out of both hists */
+	trace_tt_perf_count(1500, 5);
+	trace_tt_perf_count(1500, 6);
+	trev_write("events/synthetic/fv_ev/enable", "0");
+	rd("trace");
+	if (!strstr(got, "fv_ev: lat=500 b=77\n") || strstr(got, "lat=1500"))
+		fail_msg("got\n%s", got);
+	/* The hist made for it is the trigger's: referenced, it stays; with it, it goes. */
+	assert_int_equal(trev_append(EV("tt_ints/trigger"), "!hist:keys=a:synthetic_b=b if b > 10"),
+			 -EBUSY);
+	assert_int_equal(trev_append(EV("tt_perf_count/trigger"),
+				     "!hist:keys=cpu:lat=runtime-$t0"
+				     ":onmatch(trev_test.tt_ints).fv_ev($lat,trev_test.tt_ints.b)"), 0);
+	assert_string_equal(rd(EV("tt_ints/trigger")),
+			    "hist:keys=a:vals=hitcount:t0=c:sort=hitcount:size=2048 if b > 10 [active]\n");
+	/*
+	 * A duplicate is refused (its lat is defined already, as in the kernel)
+	 * and leaves the hist there; O_TRUNC of the trigger takes it along.
+	 */
+	add(EV("tt_perf_count/trigger"),
+	    "hist:keys=cpu:lat=runtime-$t0:onmatch(trev_test.tt_ints).fv_ev($lat,trev_test.tt_ints.b)");
+	assert_int_equal(trev_append(EV("tt_perf_count/trigger"),
+				     "hist:keys=cpu:lat=runtime-$t0"
+				     ":onmatch(trev_test.tt_ints).fv_ev($lat,trev_test.tt_ints.b)"), -EINVAL);
+	errlog_is("hist:trev_test:tt_perf_count: error: Variable already defined", 14);
+	assert_non_null(strstr(rd(EV("tt_ints/trigger")), "synthetic_b=b"));
+	assert_int_equal(trev_write(EV("tt_perf_count/trigger"), ""), 0);
+	assert_null(strstr(rd(EV("tt_ints/trigger")), "synthetic_b=b"));
+	/* Unqualified, a field this event has not is the onmatch() event's. */
+	add("synthetic_events", "wh_ev char w[16]");
+	add(EV("tt_open/trigger"), "hist:keys=id:t1=id");
+	add(EV("tt_perf_count/trigger"), "hist:keys=cpu:onmatch(trev_test.tt_open).wh_ev(what)");
+	assert_non_null(strstr(rd(EV("tt_open/trigger")),
+			       "hist:keys=id:vals=hitcount:synthetic_what=what:sort=hitcount:size=2048 [active]\n"));
+	assert_int_equal(trev_write("events/synthetic/wh_ev/enable", "1"), 0);
+	trace_tt_open(9, "nine");
+	trace_tt_perf_count(0, 9);
+	trev_write("events/synthetic/wh_ev/enable", "0");
+	assert_non_null(strstr(rd("trace"), "wh_ev: w=nine\n"));
 	reset(NULL);
 }
 
@@ -529,6 +590,7 @@ int main(void)
 		cmocka_unit_test_setup(test_onmatch_synth_form, reset),
 		cmocka_unit_test_setup(test_string_var, reset),
 		cmocka_unit_test_setup(test_errors, reset),
+		cmocka_unit_test_setup(test_field_var, reset),
 		cmocka_unit_test_setup(test_onmax_onchange, reset),
 		cmocka_unit_test_setup(test_concurrent_matches, reset),
 	};
