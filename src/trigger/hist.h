@@ -69,7 +69,6 @@ struct trev_buf;
 	C(TOO_MANY_PARAMS,	"Too many action params"),			\
 	C(PARAM_NOT_FOUND,	"Couldn't find param"),				\
 	C(INVALID_PARAM,	"Invalid action param"),			\
-	C(NO_SAVE_PARAMS,	"No params found for save()"),			\
 	C(TOO_MANY_SAVE_ACTIONS, "Can't have more than one save() action per hist"), \
 	C(ACTION_MISMATCH,	"Handler doesn't support action"),		\
 	C(NO_CLOSING_PAREN,	"No closing paren found"),			\
