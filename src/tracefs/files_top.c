@@ -1005,7 +1005,10 @@ static const char readme_msg[] =
 	"\t    The available actions are:\n\n"
 	"\t        trace(<synthetic_event>,param list)  - generate synthetic event\n"
 	"\t        save(field,...)                      - save current event fields\n"
-	"\t        snapshot()                           - snapshot the trace buffer\n";
+	"\t        snapshot()                           - snapshot the trace buffer\n\n"
+	"  synthetic_events\t- Define, list and remove synthetic events\n"
+	"\t  One definition per line; '!' before a name removes that event.\n"
+	"\t     example: echo 'myevent u64 lat; char name[]' >> synthetic_events\n";
 
 static int readme_show(struct trev_file *f, struct trev_buf *out)
 {

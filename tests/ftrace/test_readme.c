@@ -479,6 +479,25 @@ static void test_hist_fields(void **state)
 	assert_int_equal(checked, (int)(sizeof(hist_fields) / sizeof(hist_fields[0])));
 }
 
+/* The synthetic_events example README gives (ftracetest requires its text) is taken. */
+static void test_synth_example(void **state)
+{
+	const char *ex = strstr(readme, "example: echo '"), *end;
+	char def[128];
+
+	(void)state;
+	assert_non_null(ex);
+	ex += strlen("example: echo '");
+	end = strstr(ex, "' >> synthetic_events\n");
+	assert_non_null(end);
+	assert_true(end - ex < (long)sizeof(def));
+	snprintf(def, sizeof(def), "%.*s", (int)(end - ex), ex);
+	assert_int_equal(trev_append("synthetic_events", def), 0);
+	assert_non_null(strstr(ft_read(text, sizeof(text), "events/synthetic/myevent/format"),
+			       "field:__data_loc char[] name;"));
+	assert_int_equal(trev_append("synthetic_events", "!myevent"), 0);
+}
+
 /* ---- what it does not say -------------------------------------------------------------- */
 
 /*
@@ -488,7 +507,7 @@ static void test_hist_fields(void **state)
 static void test_not_claimed(void **state)
 {
 	static const char *const absent[] = {
-		"synthetic_events", "kprobe_events",
+		"kprobe_events",
 		"uprobe_events", "place:", "<attached-group>", "fetcharg",
 		".syscall", ".percent", ".graph", "common_cpu",
 		"timestamp_mode", "saved_cmdlines_size", "x86-tsc", "global:",
@@ -511,6 +530,7 @@ int main(void)
 		cmocka_unit_test(test_event_triggers),
 		cmocka_unit_test(test_hist_params),
 		cmocka_unit_test(test_hist_fields),
+		cmocka_unit_test(test_synth_example),
 		cmocka_unit_test(test_not_claimed),
 	};
 
