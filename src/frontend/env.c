@@ -176,12 +176,33 @@ static void env_warn_write(const char *var, const char *path, const char *value,
 		  strerror(-err));
 }
 
+/*
+ * The next TREV_WRITE pair of *@s, cut at the first ';' not escaped, with
+ * "\;" and "\\" taken as ';' and '\' (a synthetic event's definition has
+ * ';' between its fields); *@s moves past it. NULL at the end.
+ */
+static char *env_next_pair(char **s)
+{
+	char *start = *s, *out = *s, *in = *s;
+
+	if (!*in)
+		return NULL;
+	for (; *in && *in != ';'; in++) {
+		if (in[0] == '\\' && (in[1] == ';' || in[1] == '\\'))
+			in++;
+		*out++ = *in;
+	}
+	*s = *in ? in + 1 : in;
+	*out = '\0';
+	return start;
+}
+
 /* Each TREV_WRITE pair; those whose file does not exist yet wait for more events. */
 static void env_parse_writes(const char *spec)
 {
-	char *copy = strdup(spec), *save = NULL;
+	char *copy = strdup(spec), *rest = copy, *t;
 
-	for (char *t = copy ? strtok_r(copy, ";", &save) : NULL; t; t = strtok_r(NULL, ";", &save)) {
+	while (copy && (t = env_next_pair(&rest))) {
 		char *eq = strchr(t, '=');
 		struct env_write *n;
 

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Start-up configuration through the tree: TREV_CLOCK, TREV_OPTIONS, TREV_WRITE (in order, and
-# for events that appear later), TREV_BUFFER_KB; bad values warn once and are ignored.
+# Start-up configuration through the tree: TREV_CLOCK, TREV_OPTIONS, TREV_WRITE (in order, for
+# events that appear later, \; and \\ in a value), TREV_BUFFER_KB; bad values warn once and are
+# ignored.
 source "$TREV_SOURCE_DIR/tests/tracefs/lib.sh"
 TFS_MODE=env
 errfile=$(mktemp)
@@ -18,8 +19,11 @@ start() {
 
 # Good values.
 TREV_CLOCK=mono TREV_OPTIONS='nocontext-info,sym-offset' TREV_BUFFER_KB=256 \
-	TREV_WRITE='events/trev_test/tt_ints/enable=1;events/trev_test/tt_ints/filter=a > 0' \
+	TREV_WRITE='events/trev_test/tt_ints/enable=1;events/trev_test/tt_ints/filter=a > 0;synthetic_events=lat_ev u64 lat\; int id;trace_marker=back\\slash\;semi' \
 	start
+is $'lat_ev\tu64 lat; int id\n' read synthetic_events
+ok read trace
+has ' back\\slash;semi$'
 is $'local [mono] mono_raw boot counter\n' read trace_clock
 is $'0\n' read options/context-info
 is $'1\n' read options/sym-offset
