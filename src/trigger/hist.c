@@ -34,6 +34,7 @@
 #include "sym/symbols.h"
 #include "trigger/hist.h"
 #include "trigger/synth.h"
+#include "trigger/syscall_name.h"
 #include "trigger/tracing_map.h"
 #include "trigger/trigger_internal.h"
 #include "write/write.h"
@@ -62,6 +63,7 @@ const char *trev__hist_err_text(enum trev_hist_err code)
 #define HF_BUCKET	0x1000u
 #define HF_DYN_STRING	0x2000u		/* with HF_STRING: a __data_loc string */
 #define HF_REL_STRING	0x4000u		/* with HF_DYN_STRING: a __rel_loc one */
+#define HF_SYSCALL	0x8000u
 
 /* The compound key's largest size (the kernel's HIST_KEY_SIZE_MAX). */
 #define HIST_KEY_SIZE_MAX	(TREV_HIST_STR_MAX + TREV_HIST_STACK_DEPTH * 8)
@@ -438,6 +440,8 @@ static int hist_parse_modifier(struct hist_parse *p, struct hist_field *f, const
 		f->flags |= HF_SYM_OFFSET;
 	} else if (strcmp(mod, "execname") == 0 && strcmp(name, "common_pid") == 0) {
 		f->flags |= HF_EXECNAME;
+	} else if (strcmp(mod, "syscall") == 0) {
+		f->flags |= HF_SYSCALL;
 	} else if (strcmp(mod, "log2") == 0) {
 		f->flags |= HF_LOG2;
 	} else if (strcmp(mod, "usecs") == 0) {
@@ -2625,6 +2629,8 @@ static const char *hist_field_flag(const struct hist_field *f)
 		return "sym-offset";
 	if (f->flags & HF_EXECNAME)
 		return "execname";
+	if (f->flags & HF_SYSCALL)
+		return "syscall";
 	if (f->flags & HF_LOG2)
 		return "log2";
 	if (f->flags & HF_BUCKET)
@@ -2820,6 +2826,13 @@ static int hist_print_key(struct trev_buf *out, const struct hist_data *hd,
 		} else if (f->flags & HF_EXECNAME) {
 			ret = trev__buf_printf(out, "%s: %-16s[%10" PRIu64 "]", f->name,
 					       r->elt->comm, v);
+		} else if (f->flags & HF_SYSCALL) {
+			const char *name = trev__syscall_name(v);
+
+			if (name)
+				snprintf(sym, sizeof(sym), "sys_%s", name);
+			ret = trev__buf_printf(out, "%s: %-30s[%3" PRIu64 "]", f->name,
+					       name ? sym : "unknown_syscall", v);
 		} else if (f->flags & HF_STACKTRACE) {
 			ret = hist_print_stack(out, slot);
 			multiline = true;

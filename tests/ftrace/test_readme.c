@@ -431,6 +431,7 @@ static const struct {
 	{ ".sym", "hist:keys=v.sym" },
 	{ ".sym-offset", "hist:keys=v.sym-offset" },
 	{ ".execname", "hist:keys=common_pid.execname" },
+	{ ".syscall", "hist:keys=v.syscall" },
 	{ ".log2", "hist:keys=v.log2" },
 	{ ".buckets", "hist:keys=v.buckets=10" },
 	{ ".usecs", "hist:keys=common_timestamp.usecs" },
@@ -509,7 +510,7 @@ static void test_not_claimed(void **state)
 	static const char *const absent[] = {
 		"kprobe_events",
 		"uprobe_events", "place:", "<attached-group>", "fetcharg",
-		".syscall", ".percent", ".graph", "common_cpu",
+		".percent", ".graph", "common_cpu",
 		"timestamp_mode", "saved_cmdlines_size", "x86-tsc", "global:",
 	};
 

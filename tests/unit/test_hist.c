@@ -279,6 +279,8 @@ static const struct parse_case parse_cases[] = {
 	  "hist:keys=p.sym-offset,uc:vals=hitcount:sort=hitcount:size=2048 [active]\n", NULL, 0 },
 	{ "tt_ints", "keys=stacktrace",
 	  "hist:keys=stacktrace:vals=hitcount:sort=hitcount:size=2048 [active]\n", NULL, 0 },
+	{ "tt_ints", "keys=a.syscall",
+	  "hist:keys=a.syscall:vals=hitcount:sort=hitcount:size=2048 [active]\n", NULL, 0 },
 	{ "tt_ints", "keys=common_timestamp.usecs:vals=common_timestamp",
 	  "hist:keys=common_timestamp.usecs:vals=hitcount,common_timestamp:sort=hitcount:size=2048 [active]\n",
 	  NULL, 0 },
@@ -307,7 +309,7 @@ static const struct parse_case parse_cases[] = {
 	{ "tt_ints", "keys=a.execname", NULL, "Invalid field modifier", 12 },
 	{ "tt_ints", "keys=a.buckets=0", NULL, "Invalid field modifier", 12 },
 	{ "tt_ints", "keys=a.buckets", NULL, "Invalid field modifier", 12 },
-	{ "tt_ints", "keys=a.syscall", NULL, "Invalid field modifier", 12 },
+	{ "tt_ints", "keys=a.percent", NULL, "Invalid field modifier", 12 },
 	{ "tt_ints", "keys=", NULL, "Empty assignment", 5 },
 	{ "tt_ints", "keys=a:sort=", NULL, "Empty assignment", 12 },
 	{ "tt_ints", "keys=a:sort=b", NULL, "Sort field must be a key or a val", 17 },
@@ -597,6 +599,19 @@ static void test_golden_execname(void **state)
 	trace_tt_ints(5, 0, 0);
 	trace_tt_ints(6, 0, 0);
 	check_hist("tt_ints", "execname");
+	clear_triggers("tt_ints");
+}
+
+/* .syscall: a system call's name by number, unknown_syscall past the table (histogram.rst). */
+static void test_golden_syscall(void **state)
+{
+	static const int ids[] = { 0, 1, 1, 63, 4, 100000 };
+
+	(void)state;
+	add_trigger("tt_ints", "hist:keys=a.syscall:sort=a");
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		trace_tt_ints(ids[i], 0, 0);
+	check_hist("tt_ints", "syscall");
 	clear_triggers("tt_ints");
 }
 
@@ -938,6 +953,7 @@ int main(void)
 		cmocka_unit_test_setup(test_golden_hex_sort_desc, golden_setup),
 		cmocka_unit_test_setup(test_golden_sym, golden_setup),
 		cmocka_unit_test_setup(test_golden_execname, golden_setup),
+		cmocka_unit_test_setup(test_golden_syscall, golden_setup),
 		cmocka_unit_test_setup(test_golden_log2_buckets, golden_setup),
 		cmocka_unit_test_setup(test_golden_named, golden_setup),
 		cmocka_unit_test_setup(test_golden_pause_cont_clear, golden_setup),
