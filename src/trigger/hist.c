@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <execinfo.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,8 @@ const char *trev__hist_err_text(enum trev_hist_err code)
 #define HF_DYN_STRING	0x2000u		/* with HF_STRING: a __data_loc string */
 #define HF_REL_STRING	0x4000u		/* with HF_DYN_STRING: a __rel_loc one */
 #define HF_SYSCALL	0x8000u
+#define HF_PERCENT	0x10000u	/* a value printed as its share of the column's total */
+#define HF_GRAPH	0x20000u	/* a value printed as a bar against the column's largest */
 
 /* The compound key's largest size (the kernel's HIST_KEY_SIZE_MAX). */
 #define HIST_KEY_SIZE_MAX	(TREV_HIST_STR_MAX + TREV_HIST_STACK_DEPTH * 8)
@@ -446,6 +449,10 @@ static int hist_parse_modifier(struct hist_parse *p, struct hist_field *f, const
 		f->flags |= HF_LOG2;
 	} else if (strcmp(mod, "usecs") == 0) {
 		f->flags |= HF_USECS;
+	} else if (strcmp(mod, "percent") == 0) {
+		f->flags |= HF_PERCENT;
+	} else if (strcmp(mod, "graph") == 0) {
+		f->flags |= HF_GRAPH;
 	} else if (strncmp(mod, "bucket", 6) == 0) {
 		char *s = mod + 6, *end;
 
@@ -507,6 +514,9 @@ static int hist_parse_field(struct hist_parse *p, char *str, unsigned int how, s
 		ret = hist_parse_modifier(p, f, str, dot + 1);
 		if (ret)
 			return ret;
+		/* .percent and .graph are a value's alone (not a key's, a variable's). */
+		if ((f->flags & (HF_PERCENT | HF_GRAPH)) && how)
+			return hist_fail(p, TREV_HIST_ERR_BAD_FIELD_MODIFIER, dot + 1);
 	}
 	if (strcmp(str, "common_timestamp") == 0) {
 		f->flags |= HF_TIMESTAMP;
@@ -617,6 +627,10 @@ static int hist_parse_vals(struct hist_parse *p, char *str)
 
 		if (strcmp(tok, "hitcount") == 0)
 			continue;
+		if (strcmp(tok, "hitcount.percent") == 0 || strcmp(tok, "hitcount.graph") == 0) {
+			hd->fields[0].flags |= tok[9] == 'p' ? HF_PERCENT : HF_GRAPH;
+			continue;
+		}
 		if (hd->n_vals == TREV_HIST_VALS_MAX)
 			return hist_fail(p, TREV_HIST_ERR_TOO_MANY_VALS, tok);
 		if (!*tok)
@@ -2637,6 +2651,10 @@ static const char *hist_field_flag(const struct hist_field *f)
 		return "buckets";
 	if (f->flags & HF_USECS)
 		return "usecs";
+	if (f->flags & HF_PERCENT)
+		return "percent";
+	if (f->flags & HF_GRAPH)
+		return "graph";
 	return NULL;
 }
 
@@ -2671,7 +2689,9 @@ int trev__hist_print(struct trev_hist_trigger *ht, struct trev_buf *out)
 			ret = hist_field_print(out, &hd->fields[i]);
 	}
 	if (!ret)
-		ret = trev__buf_puts(out, ":vals=hitcount");
+		ret = trev__buf_puts(out, ":vals=");
+	if (!ret)
+		ret = hist_field_print(out, &hd->fields[0]);	/* hitcount[.percent|.graph] */
 	for (unsigned int i = 1; !ret && i < hd->n_vals; i++) {
 		ret = trev__buf_puts(out, ",");
 		if (!ret)
@@ -2686,7 +2706,10 @@ int trev__hist_print(struct trev_hist_trigger *ht, struct trev_buf *out)
 	for (unsigned int i = 0; !ret && i < hd->n_sort; i++) {
 		if (i)
 			ret = trev__buf_puts(out, ",");
-		if (!ret)
+		/* hitcount without its .percent or .graph, as the kernel prints it. */
+		if (!ret && !hd->sort[i].idx)
+			ret = trev__buf_puts(out, "hitcount");
+		else if (!ret)
 			ret = hist_field_print(out, &hd->fields[hd->sort[i].idx]);
 		if (!ret && hd->sort[i].descending)
 			ret = trev__buf_puts(out, ".descending");
@@ -2901,20 +2924,66 @@ static int hist_print_tracked(struct trev_buf *out, const struct hist_data *hd,
 }
 
 /* One line: key, hitcount, then each value (hist_trigger_entry_print()). */
+/* A value column's total and largest, for .percent and .graph (hist_val_stat). */
+struct hist_val_stat {
+	uint64_t total, max;
+};
+
+/* @v's share of @total in hundredths of a percent; UINT_MAX: none (a total of 0). */
+static unsigned int hist_hundredths(uint64_t v, uint64_t total)
+{
+	if (!total)
+		return v ? UINT_MAX : 0;
+	if (v < UINT64_MAX / 10000)
+		return (unsigned int)(v * 10000 / total);
+	total /= 10000;
+	return total ? (unsigned int)(v / total) : UINT_MAX;
+}
+
+/* One value, " name: N" (the kernel's hist_trigger_print_val()). */
+static int hist_print_val(struct trev_buf *out, const struct hist_field *f, uint64_t v,
+			  const struct hist_val_stat *st)
+{
+	unsigned int pc;
+	char bar[21];
+
+	if (f->flags & HF_PERCENT) {
+		pc = hist_hundredths(v, st->total);
+		if (pc == UINT_MAX)
+			return trev__buf_printf(out, " %s (%%):[ERROR]", f->name);
+		return trev__buf_printf(out, " %s (%%): %3u.%02u", f->name, pc / 100, pc % 100);
+	}
+	if (f->flags & HF_GRAPH) {
+		/* 20 columns of '#' for the column's largest value. */
+		pc = hist_hundredths(v, st->max);
+		if (pc == UINT_MAX) {
+			snprintf(bar, sizeof(bar), "[ERROR]");
+		} else {
+			unsigned int len = pc * 20 / 10000, i;
+
+			for (i = 0; i < 20; i++)
+				bar[i] = i < len ? '#' : ' ';
+			bar[20] = '\0';
+		}
+		return trev__buf_printf(out, " %s: %20s", f->name, bar);
+	}
+	if (f->flags & HF_HEX)
+		return trev__buf_printf(out, " %s: %10" PRIx64, f->name, v);
+	return trev__buf_printf(out, " %s: %10" PRIu64, f->name, v);
+}
+
+/* One line: key, hitcount, then each value (hist_trigger_entry_print()). */
 static int hist_print_entry(struct trev_buf *out, const struct hist_data *hd,
-			    const struct hist_row *r)
+			    const struct hist_row *r, const struct hist_val_stat *st)
 {
 	int ret = hist_print_key(out, hd, r);
 
 	if (!ret)
-		ret = trev__buf_printf(out, " hitcount: %10" PRIu64, r->sums[0]);
+		ret = hist_print_val(out, &hd->fields[0], r->sums[0], &st[0]);
 	for (unsigned int i = 1; !ret && i < hd->n_vals; i++) {
-		const struct hist_field *f = &hd->fields[i];
-
-		if (f->flags & HF_HEX)
-			ret = trev__buf_printf(out, "  %s: %10" PRIx64, f->name, r->sums[i]);
-		else
-			ret = trev__buf_printf(out, "  %s: %10" PRIu64, f->name, r->sums[i]);
+		ret = trev__buf_puts(out, " ");
+		if (!ret)
+			ret = hist_print_val(out, &hd->fields[i], r->sums[i], &st[i]);
 	}
 	if (!ret)
 		ret = hist_print_tracked(out, hd, r);
@@ -2926,6 +2995,7 @@ static int hist_print_entry(struct trev_buf *out, const struct hist_data *hd,
 int trev__hist_show(struct trev_hist_trigger *ht, int n, struct trev_buf *out)
 {
 	struct hist_snap s = { ht->hd, NULL, NULL, 0, 0, 0 };
+	struct hist_val_stat stats[TREV_HIST_VALS_MAX];
 	uint64_t drops;
 	int ret = 0;
 
@@ -2942,8 +3012,17 @@ int trev__hist_show(struct trev_hist_trigger *ht, int n, struct trev_buf *out)
 		ret = trev__tmap_for_each(s.map, hist_snap_one, &s);
 	if (!ret && s.n)
 		qsort_r(s.rows, s.n, sizeof(*s.rows), hist_cmp, &s);
+	/* Each value column's total and largest, for .percent and .graph. */
+	for (unsigned int j = 0; j < s.hd->n_vals; j++) {
+		stats[j] = (struct hist_val_stat){ 0, 0 };
+		for (size_t i = 0; i < s.n; i++) {
+			stats[j].total += s.rows[i].sums[j];
+			if (s.rows[i].sums[j] > stats[j].max)
+				stats[j].max = s.rows[i].sums[j];
+		}
+	}
 	for (size_t i = 0; !ret && i < s.n; i++)
-		ret = hist_print_entry(out, s.hd, &s.rows[i]);
+		ret = hist_print_entry(out, s.hd, &s.rows[i], stats);
 	drops = trev__tmap_drops(s.map);
 	/* Hits counts every event the map saw, dropped ones too (map->hits). */
 	if (!ret)

@@ -435,6 +435,8 @@ static const struct {
 	{ ".log2", "hist:keys=v.log2" },
 	{ ".buckets", "hist:keys=v.buckets=10" },
 	{ ".usecs", "hist:keys=common_timestamp.usecs" },
+	{ ".percent", "hist:keys=common_pid:vals=v.percent" },
+	{ ".graph", "hist:keys=common_pid:vals=hitcount.graph" },
 };
 
 static void test_hist_fields(void **state)
@@ -510,7 +512,7 @@ static void test_not_claimed(void **state)
 	static const char *const absent[] = {
 		"kprobe_events",
 		"uprobe_events", "place:", "<attached-group>", "fetcharg",
-		".percent", ".graph", "common_cpu",
+		"common_cpu",
 		"timestamp_mode", "saved_cmdlines_size", "x86-tsc", "global:",
 	};
 

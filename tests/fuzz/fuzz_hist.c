@@ -57,7 +57,8 @@ static const char *const tokens[] = {
 	"a", "b", "c", "id", "what", "name", "tag", "msg", "p", "uc", "ul", "s", "flag",
 	"common_pid", "common_timestamp", "common_type", "stacktrace", "hitcount",
 	"hex", "sym", "sym-offset", "execname", "log2", "usecs", "buckets=", "bucket=",
-	"syscall", "descending", "ascending", "pause", "cont", "continue", "clear",
+	"syscall", "percent", "graph", "hitcount.percent", "hitcount.graph", "descending",
+	"ascending", "pause", "cont", "continue", "clear",
 	"128", "2048", "0x10", "7", "0", "131072", "131073", " if ", "a > 1", "&&",
 	"what ~ \"x*\"", "nope", "-", "+", "$", " ",
 	/* variables, expressions, references and actions */

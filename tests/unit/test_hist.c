@@ -279,6 +279,8 @@ static const struct parse_case parse_cases[] = {
 	  "hist:keys=p.sym-offset,uc:vals=hitcount:sort=hitcount:size=2048 [active]\n", NULL, 0 },
 	{ "tt_ints", "keys=stacktrace",
 	  "hist:keys=stacktrace:vals=hitcount:sort=hitcount:size=2048 [active]\n", NULL, 0 },
+	{ "tt_ints", "keys=a:vals=hitcount.graph,b.percent,c",
+	  "hist:keys=a:vals=hitcount.graph,b.percent,c:sort=hitcount:size=2048 [active]\n", NULL, 0 },
 	{ "tt_ints", "keys=a.syscall",
 	  "hist:keys=a.syscall:vals=hitcount:sort=hitcount:size=2048 [active]\n", NULL, 0 },
 	{ "tt_ints", "keys=common_timestamp.usecs:vals=common_timestamp",
@@ -310,6 +312,7 @@ static const struct parse_case parse_cases[] = {
 	{ "tt_ints", "keys=a.buckets=0", NULL, "Invalid field modifier", 12 },
 	{ "tt_ints", "keys=a.buckets", NULL, "Invalid field modifier", 12 },
 	{ "tt_ints", "keys=a.percent", NULL, "Invalid field modifier", 12 },
+	{ "tt_ints", "keys=a:vals=b.graph:x=c.percent", NULL, "Invalid field modifier", 29 },
 	{ "tt_ints", "keys=", NULL, "Empty assignment", 5 },
 	{ "tt_ints", "keys=a:sort=", NULL, "Empty assignment", 12 },
 	{ "tt_ints", "keys=a:sort=b", NULL, "Sort field must be a key or a val", 17 },
@@ -612,6 +615,19 @@ static void test_golden_syscall(void **state)
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
 		trace_tt_ints(ids[i], 0, 0);
 	check_hist("tt_ints", "syscall");
+	clear_triggers("tt_ints");
+}
+
+/* .percent and .graph: each value's share of its column and a bar against its largest. */
+static void test_golden_percent_graph(void **state)
+{
+	static const int a[] = { 1, 2, 2, 3, 3, 3, 3, 3, 3, 3 };
+
+	(void)state;
+	add_trigger("tt_ints", "hist:keys=a:vals=hitcount.percent,c.graph:sort=a");
+	for (size_t i = 0; i < sizeof(a) / sizeof(a[0]); i++)
+		trace_tt_ints(a[i], 0, 10LL * a[i]);
+	check_hist("tt_ints", "percent_graph");
 	clear_triggers("tt_ints");
 }
 
@@ -954,6 +970,7 @@ int main(void)
 		cmocka_unit_test_setup(test_golden_sym, golden_setup),
 		cmocka_unit_test_setup(test_golden_execname, golden_setup),
 		cmocka_unit_test_setup(test_golden_syscall, golden_setup),
+		cmocka_unit_test_setup(test_golden_percent_graph, golden_setup),
 		cmocka_unit_test_setup(test_golden_log2_buckets, golden_setup),
 		cmocka_unit_test_setup(test_golden_named, golden_setup),
 		cmocka_unit_test_setup(test_golden_pause_cont_clear, golden_setup),
