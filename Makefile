@@ -20,7 +20,7 @@ PREFIX ?= /usr/local
 
 DEB_PACKAGES := build-essential cmake pkg-config libcmocka-dev liburcu-dev libtraceevent-dev libtraceevent-doc trace-cmd libtracecmd-dev libtracefs-dev clang libclang-rt-14-dev valgrind libelf-dev \
 	liblttng-ust-dev lttng-tools babeltrace2 fuse3 libfuse3-dev python3 linux-source-6.1 \
-	kernelshark xvfb x11-apps x11-utils strace linux-perf bpftrace uftrace iproute2 jq \
+	kernelshark xvfb x11-apps x11-utils strace linux-perf bpftrace uftrace iproute2 iputils-ping jq \
 	go-md2man man-db
 
 # tests/browser/: Debian's chromium, driven from Node.js (npm ci of its package-lock.json on the

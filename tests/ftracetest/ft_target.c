@@ -14,9 +14,12 @@
  * exits of process ROOT and its descendants (ftracetest.sh, and so ftracetest's shells), with
  * the pids and comms the kernel's events have; the event thread does not fire those two. Only
  * those: the rest of the machine's would change a hist between two reads of a case that
- * compares them (trigger-multihist's named hist on both events). The thread runs SCHED_FIFO,
- * so each event is fired before the shell goes on, as the kernel's. Without the connector (not
- * root, no CONFIG_PROC_EVENTS) it says so on stderr and the rest goes on.
+ * compares them (trigger-multihist's named hist on both events). For an exec in the tree
+ * (the inter-event cases' `ping`) it fires sched_process_exec, then sched_waking,
+ * sched_wakeup and sched_switch from ft-forks to the new program, as the scheduler's of its
+ * first run, with its comm, prio and CPU from /proc. The thread runs SCHED_FIFO, so each
+ * event is fired before the shell goes on, as the kernel's. Without the connector (not root,
+ * no CONFIG_PROC_EVENTS) it says so on stderr and the rest goes on.
  *
  *	ft_target ROOT	prints "ready PID" once the thread runs and the control socket listens
  *
@@ -43,6 +46,7 @@
 #include <trev/trev.h>
 
 #include "ft_funcs.h"
+#include "ft_task.h"
 
 /* One per header, from gen_fire.py's kh_fire_all() renamed (ftracetest.sh). */
 void ft_fire_sched(void);
@@ -50,10 +54,7 @@ void ft_fire_irq(void);
 void ft_fire_timer(void);
 void ft_fire_kmem(void);
 void ft_fire_signal(void);
-/* In the sched translation unit (ft_sched.h). */
-void ft_sched_fork(int parent_pid, const char *parent_comm, int child_pid,
-		   const char *child_comm);
-void ft_sched_exit(int pid, const char *comm);
+/* The sched translation unit's (ft_sched.h) are in ft_task.h. */
 /* In the kmem translation unit (ft_kmem.h): malloc, kmalloc event, free. */
 void ft_kmalloc(size_t size);
 
@@ -139,29 +140,86 @@ out_close:
 }
 
 /*
+ * @tid's prio and CPU from /proc/PID/task/TID/stat: field 18, priority, is the kernel's
+ * p->prio - MAX_RT_PRIO (100), field 39 the CPU it last ran on. -1 if it is gone or the line
+ * is not understood (the comm, field 2, may hold spaces and parentheses: the fields after it
+ * are counted from its last ')').
+ */
+static int ft_stat(int tid, struct ft_task *t)
+{
+	char path[64], buf[1024], *p, *end;
+	long prio = 0, cpu = 0;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", tid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p)
+		return -1;
+	/* p is at field 2's end; each space starts the next field. */
+	for (field = 2; field < 39; field++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return -1;
+		p++;
+		if (field + 1 == 18 || field + 1 == 39) {
+			long v = strtol(p, &end, 10);
+
+			if (end == p || (*end != ' ' && *end != '\n'))
+				return -1;
+			if (field + 1 == 18)
+				prio = v;
+			else
+				cpu = v;
+		}
+	}
+	if (prio < -100 || prio > 40 || cpu < 0 || cpu > 65535)
+		return -1;
+	t->prio = (int)prio + 100;
+	t->cpu = (int)cpu;
+	return 0;
+}
+
+/*
  * The live processes of ROOT's tree, as the connector told them (ft-forks only): ROOT, then
- * each child of one of them. A full table takes no more (said once on stderr).
+ * each child of one of them, with its comm as the kernel's task->comm (the parent's at the
+ * fork, read from /proc at an exec, the connector's at a comm change), so the exit has it
+ * even when the process is reaped before ft-forks reads it. A full table takes no more (said
+ * once on stderr).
  */
 #define FT_TREE_MAX	4096
-static int tree[FT_TREE_MAX];
+static struct {
+	int pid;
+	char comm[16];
+} tree[FT_TREE_MAX];
 static int tree_len;
 
 static int ft_tree_find(int pid)
 {
 	for (int i = 0; i < tree_len; i++)
-		if (tree[i] == pid)
+		if (tree[i].pid == pid)
 			return i;
 	return -1;
 }
 
-static void ft_tree_add(int pid)
+static void ft_tree_add(int pid, const char *comm)
 {
 	static int said;
 
 	if (ft_tree_find(pid) >= 0)
 		return;
 	if (tree_len < FT_TREE_MAX) {
-		tree[tree_len++] = pid;
+		tree[tree_len].pid = pid;
+		snprintf(tree[tree_len].comm, sizeof(tree[tree_len].comm), "%s", comm);
+		tree_len++;
 	} else if (!said) {
 		said = 1;
 		fprintf(stderr, "ft_target: more than %d live processes under ROOT\n",
@@ -169,35 +227,79 @@ static void ft_tree_add(int pid)
 	}
 }
 
-/* The connector's fork or exit, as sched_process_fork or _exit when it is ROOT's tree's. */
-static void ft_proc_event(const struct proc_event *ev)
+/*
+ * An exec of @pid, a process of the tree: sched_process_exec as the kernel's exec fires it
+ * (the file the process now runs; pid and old_pid the same, as for a process that is its
+ * only thread), then the scheduler's events of the new program's first run: sched_waking and
+ * sched_wakeup of it, and sched_switch from ft-forks (@self), the task switched out as it
+ * goes back to wait for the connector, to it. Its comm and prio are read now, when ft-forks
+ * runs at the exec (SCHED_FIFO), before the program can change them.
+ */
+static void ft_exec(int i, const struct ft_task *self)
+{
+	struct ft_task t = { .pid = tree[i].pid };
+	char path[64], filename[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", t.pid);
+	n = readlink(path, filename, sizeof(filename) - 1);
+	ft_comm(t.pid, t.comm);
+	if (n <= 0 || !t.comm[0] || ft_stat(t.pid, &t))
+		return;		/* gone already: no event of a task the kernel no longer has */
+	filename[n] = '\0';
+	snprintf(tree[i].comm, sizeof(tree[i].comm), "%s", t.comm);
+	ft_sched_exec(&t, t.pid, filename);
+	ft_sched_wake(&t);
+	ft_sched_switch_to(self, &t);
+}
+
+/*
+ * The connector's fork, exec, comm change or exit, as the kernel's sched events when it is
+ * ROOT's tree's. @self is ft-forks.
+ */
+static void ft_proc_event(const struct proc_event *ev, const struct ft_task *self)
 {
 	char comm[16];
 	int i;
 
 	switch (ev->what) {
 	case PROC_EVENT_FORK:
-		if (ft_tree_find(ev->event_data.fork.parent_pid) < 0 &&
-		    ft_tree_find(ev->event_data.fork.parent_tgid) < 0)
+		i = ft_tree_find(ev->event_data.fork.parent_pid);
+		if (i < 0)
+			i = ft_tree_find(ev->event_data.fork.parent_tgid);
+		if (i < 0)
 			return;
-		ft_tree_add(ev->event_data.fork.child_pid);
+		/* A child starts with its parent's comm, as the kernel's event shows it. */
+		ft_comm(ev->event_data.fork.parent_pid, comm);
+		if (!comm[0])
+			snprintf(comm, sizeof(comm), "%s", tree[i].comm);
+		ft_tree_add(ev->event_data.fork.child_pid, comm);
 		/*
 		 * The kernel's fork runs kernel_clone(), whose locks func_stack_tracer.tc's
 		 * stack_trace shows right after the shell's fork (docs/ftracetest.md).
 		 */
 		kernel_clone();
-		/* A child starts with its parent's comm, as the kernel's event shows it. */
-		ft_comm(ev->event_data.fork.parent_pid, comm);
 		ft_sched_fork(ev->event_data.fork.parent_pid, comm, ev->event_data.fork.child_pid,
 			      comm);
+		break;
+	case PROC_EVENT_EXEC:
+		i = ft_tree_find(ev->event_data.exec.process_pid);
+		if (i >= 0)
+			ft_exec(i, self);
+		break;
+	case PROC_EVENT_COMM:
+		i = ft_tree_find(ev->event_data.comm.process_pid);
+		if (i >= 0)
+			snprintf(tree[i].comm, sizeof(tree[i].comm), "%.*s",
+				 (int)sizeof(ev->event_data.comm.comm) - 1,
+				 ev->event_data.comm.comm);
 		break;
 	case PROC_EVENT_EXIT:
 		i = ft_tree_find(ev->event_data.exit.process_pid);
 		if (i < 0)
 			return;
+		ft_sched_exit(ev->event_data.exit.process_pid, tree[i].comm);
 		tree[i] = tree[--tree_len];
-		ft_comm(ev->event_data.exit.process_pid, comm);
-		ft_sched_exit(ev->event_data.exit.process_pid, comm);
 		break;
 	default:
 		break;
@@ -213,6 +315,8 @@ static void *ft_forks(void *arg)
 		char buf[8192];
 	} msg;
 
+	struct ft_task self = { .pid = (int)gettid() };
+
 	pthread_setname_np(pthread_self(), "ft-forks");
 	/*
 	 * The kernel queues the connector's message at the fork itself; a
@@ -225,6 +329,10 @@ static void *ft_forks(void *arg)
 				  &(struct sched_param){ .sched_priority = 10 }))
 		fprintf(stderr, "ft_target: ft-forks stays a normal thread: its events may come "
 			"after the shell's next command\n");
+	/* Itself as sched_switch's prev: its comm, and the prio SCHED_FIFO gave it. */
+	ft_comm(self.pid, self.comm);
+	if (ft_stat(self.pid, &self))
+		fprintf(stderr, "ft_target: cannot read ft-forks' own /proc stat\n");
 	for (;;) {
 		ssize_t len = recv(fd, &msg, sizeof(msg), 0);
 		struct nlmsghdr *nl;
@@ -242,7 +350,7 @@ static void *ft_forks(void *arg)
 			    nl->nlmsg_len < NLMSG_LENGTH(sizeof(*cn) + sizeof(ev)))
 				continue;
 			memcpy(&ev, cn->data, sizeof(ev));
-			ft_proc_event(&ev);
+			ft_proc_event(&ev, &self);
 		}
 	}
 	fprintf(stderr, "ft_target: the process events connector ended: %s\n",
@@ -262,7 +370,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: ft_target ROOT (a process id)\n");
 		return 2;
 	}
-	tree[tree_len++] = (int)root;
+	tree[0].pid = (int)root;
+	ft_comm((int)root, tree[0].comm);
+	tree_len = 1;
 	sigset_t term;
 	int sig;
 
