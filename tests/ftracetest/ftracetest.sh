@@ -8,7 +8,9 @@
 #   2. ft_target.c is linked with the kernel's sched, irq, timer, kmem and signal headers
 #      compiled with trev (tests/kernel_headers/'s stand-ins), and fires all their events
 #      every millisecond from a thread, which also calls functions named as the kernel's
-#      (ft_funcs.c, built for the function tracer);
+#      (ft_funcs.c, built for the function tracer); a second thread fires sched_process_fork,
+#      _exec and _exit (and an exec's first run: sched_waking, _wakeup, _switch) for the
+#      real forks, execs and exits of this script's process tree (the connector, ft_target.c);
 #   3. `trev mount -p PID` serves its tree over FUSE, and ftracetest runs in a private mount
 #      namespace (unshare -m) where that mount is bound over /sys/kernel/tracing and
 #      /sys/kernel/debug/tracing: the kernel's tracefs is never touched;
