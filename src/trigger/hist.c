@@ -2390,8 +2390,13 @@ static bool hist_resolve(struct hist_ev *ev, const void *key, bool self,
 			/* Acquire: pairs with the exchange in trev__hist_clear(). */
 			struct trev_tmap *map = atomic_load_explicit(&r->sh->map, memory_order_acquire);
 
-			/* Keys of another shape never match (and are not read past ours). */
-			if (trev__tmap_key_size(map) != hd->key_size)
+			/*
+			 * The entry whose key is the first bytes of ours (the
+			 * kernel's lookup with the other map's key size: keys=pid,lat
+			 * reads a hist of keys=pid); a longer key is never matched
+			 * (the kernel would read past ours).
+			 */
+			if (trev__tmap_key_size(map) > hd->key_size)
 				return false;
 			elt = trev__tmap_lookup(map, key);
 			if (!elt)

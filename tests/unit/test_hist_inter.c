@@ -330,6 +330,46 @@ static void test_onmatch_values(void **state)
 }
 
 /* The synthetic event's own hist, as the kernel's onmatch case does. */
+/*
+ * A reference reads the other hist's entry whose key is the first bytes of
+ * this one's (the kernel's tracing_map_lookup() with the other map's key
+ * size): keys=cpu,runtime finds t0 of keys=a. A longer key there is never
+ * matched (the kernel would read past this key).
+ */
+static void test_key_prefix(void **state)
+{
+	const char *t;
+	int n = 0;
+
+	(void)state;
+	add("synthetic_events", "req_lat u64 lat; int id");
+	add(EV("tt_ints/trigger"), "hist:keys=a:t0=c");
+	add(EV("tt_perf_count/trigger"),
+	    "hist:keys=cpu,runtime:lat=runtime-$t0:onmatch(trev_test.tt_ints).trace(req_lat,$lat,cpu)");
+	assert_int_equal(trev_write("events/synthetic/req_lat/enable", "1"), 0);
+	trace_tt_ints(7, 0, 1000);
+	trace_tt_perf_count(1300, 7);	/* lat 300 */
+	trace_tt_perf_count(1400, 7);	/* the start was consumed: nothing */
+	trev_write("events/synthetic/req_lat/enable", "0");
+	t = rd("trace");
+	for (const char *p = strstr(t, "req_lat:"); p; p = strstr(p + 1, "req_lat:"))
+		n++;
+	assert_int_equal(n, 1);
+	assert_non_null(strstr(t, "req_lat: lat=300 id=7\n"));
+	reset(NULL);
+
+	add("synthetic_events", "req_lat u64 lat; int id");
+	add(EV("tt_ints/trigger"), "hist:keys=a,b:t0=c");
+	add(EV("tt_perf_count/trigger"),
+	    "hist:keys=cpu:lat=runtime-$t0:onmatch(trev_test.tt_ints).trace(req_lat,$lat,cpu)");
+	assert_int_equal(trev_write("events/synthetic/req_lat/enable", "1"), 0);
+	trace_tt_ints(7, 0, 1000);
+	trace_tt_perf_count(1300, 7);
+	trev_write("events/synthetic/req_lat/enable", "0");
+	assert_null(strstr(rd("trace"), "req_lat:"));
+	reset(NULL);
+}
+
 static void test_onmatch_synth_hist(void **state)
 {
 	(void)state;
@@ -586,6 +626,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_parse_table, reset),
 		cmocka_unit_test_setup(test_onmatch_values, reset),
+		cmocka_unit_test_setup(test_key_prefix, reset),
 		cmocka_unit_test_setup(test_onmatch_synth_hist, reset),
 		cmocka_unit_test_setup(test_onmatch_synth_form, reset),
 		cmocka_unit_test_setup(test_string_var, reset),
