@@ -279,8 +279,15 @@ static void ft_proc_event(const struct proc_event *ev, const struct ft_task *sel
 		 * stack_trace shows right after the shell's fork (docs/ftracetest.md).
 		 */
 		kernel_clone();
+		/*
+		 * The kernel records the fork in the parent's context: the thread that
+		 * fires it carries the parent's name meanwhile, which is what
+		 * common_pid.execname shows (trigger-hist-mod.tc).
+		 */
+		pthread_setname_np(pthread_self(), comm);
 		ft_sched_fork(ev->event_data.fork.parent_pid, comm, ev->event_data.fork.child_pid,
 			      comm);
+		pthread_setname_np(pthread_self(), "ft-forks");
 		break;
 	case PROC_EVENT_EXEC:
 		i = ft_tree_find(ev->event_data.exec.process_pid);
