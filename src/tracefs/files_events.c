@@ -569,6 +569,21 @@ static const struct tfs_fops hist_fops = {
 	.show = hist_file_show,
 };
 
+/* hist_debug: how each hist trigger of the event was compiled (src/trigger/hist.c). */
+static int hist_debug_show(struct trev_file *f, struct trev_buf *out)
+{
+	int ret;
+
+	trev__events_read_lock();
+	ret = trev__hist_debug_file_show(trigger_file(f, false), out);
+	trev__events_read_unlock();
+	return ret;
+}
+
+static const struct tfs_fops hist_debug_fops = {
+	.show = hist_debug_show,
+};
+
 /* ------------------------------------------------------------------ */
 /* format, id, header_page, header_event                                */
 
@@ -633,6 +648,7 @@ static const struct tfs_node event_entries[] = {
 	{ "filter", 0640, &event_filter_fops, NULL, false },
 	{ "format", 0440, &format_fops, NULL, false },
 	{ "hist", 0440, &hist_fops, NULL, false },
+	{ "hist_debug", 0440, &hist_debug_fops, NULL, false },
 	{ "id", 0440, &id_fops, NULL, false },
 	{ "trigger", 0640, &trigger_fops, NULL, false },
 	{ NULL, 0, NULL, NULL, false },

@@ -3258,6 +3258,109 @@ int trev__hist_file_show(struct trev_event_file *file, struct trev_buf *out)
 }
 
 /* ------------------------------------------------------------------ */
+/* hist_debug                                                           */
+
+/* The kernel's names of a field's flags (hist_field_debug_show_flags()). */
+static const struct {
+	unsigned int flag;
+	const char *name;
+} hist_flag_names[] = {
+	{ HF_HITCOUNT, "HIST_FIELD_FL_HITCOUNT" }, { HF_KEY, "HIST_FIELD_FL_KEY" },
+	{ HF_STRING, "HIST_FIELD_FL_STRING" }, { HF_HEX, "HIST_FIELD_FL_HEX" },
+	{ HF_SYM, "HIST_FIELD_FL_SYM" }, { HF_SYM_OFFSET, "HIST_FIELD_FL_SYM_OFFSET" },
+	{ HF_EXECNAME, "HIST_FIELD_FL_EXECNAME" }, { HF_SYSCALL, "HIST_FIELD_FL_SYSCALL" },
+	{ HF_STACKTRACE, "HIST_FIELD_FL_STACKTRACE" }, { HF_LOG2, "HIST_FIELD_FL_LOG2" },
+	{ HF_TIMESTAMP, "HIST_FIELD_FL_TIMESTAMP" },
+	{ HF_USECS, "HIST_FIELD_FL_TIMESTAMP_USECS" }, { HF_BUCKET, "HIST_FIELD_FL_BUCKET" },
+	{ HF_PERCENT, "HIST_FIELD_FL_PERCENT" }, { HF_GRAPH, "HIST_FIELD_FL_GRAPH" },
+};
+
+/* One field, as the kernel's hist_field_debug_show() lays it out. */
+static int hist_debug_field(struct trev_buf *out, unsigned int idx, const struct hist_field *f,
+			    bool key)
+{
+	int ret = trev__buf_printf(out, "\n# hist_data->fields[%u]:\n    flags:\n", idx);
+
+	if (!ret && !key)
+		ret = trev__buf_puts(out, f->flags & HF_HITCOUNT ? "      VAL: HIST_FIELD_FL_HITCOUNT\n" :
+				     "      VAL: normal u64 value\n");
+	for (size_t i = 0; !ret && i < sizeof(hist_flag_names) / sizeof(hist_flag_names[0]); i++)
+		if ((f->flags & hist_flag_names[i].flag) &&
+		    !(!key && hist_flag_names[i].flag == HF_HITCOUNT))
+			ret = trev__buf_printf(out, "      %s\n", hist_flag_names[i].name);
+	if (!ret && !(f->flags & (HF_HITCOUNT | HF_TIMESTAMP | HF_STACKTRACE)))
+		ret = trev__buf_printf(out, "    ftrace_event_field name: %s\n", f->name);
+	if (!ret)
+		ret = trev__buf_printf(out, "    type: %s\n    size: %u\n    is_signed: %d\n",
+				       f->type ? f->type : "u64",
+				       key ? f->key_size : (unsigned int)(f->size ? f->size : 8),
+				       f->is_signed);
+	return ret;
+}
+
+/* One hist's debug text: its trigger line, then its fields, variables and references. */
+static int hist_debug_one(struct trev_hist_trigger *ht, int n, struct trev_buf *out)
+{
+	const struct hist_data *hd = ht->hd;
+	int ret = n ? trev__buf_puts(out, "\n\n") : 0;
+
+	if (!ret)
+		ret = trev__buf_puts(out, "# event histogram\n#\n# trigger info: ");
+	if (!ret)
+		ret = trev__hist_print(ht, out);
+	if (!ret)
+		ret = trev__buf_printf(out, "#\n\n# hist_data: %p\n\n# n_vals: %u\n# n_keys: %u\n"
+				       "# n_fields: %u\n", (const void *)hd, hd->n_vals, hd->n_keys,
+				       hd->n_vals + hd->n_keys);
+	if (!ret)
+		ret = trev__buf_puts(out, "\n# val fields:\n");
+	for (unsigned int i = 0; !ret && i < hd->n_vals; i++)
+		ret = hist_debug_field(out, i, &hd->fields[i], false);
+	if (!ret)
+		ret = trev__buf_puts(out, "\n# key fields:\n");
+	for (unsigned int i = hd->n_vals; !ret && i < hd->n_vals + hd->n_keys; i++)
+		ret = hist_debug_field(out, i, &hd->fields[i], true);
+	if (!ret && hd->n_vars)
+		ret = trev__buf_puts(out, "\n# variable fields:\n");
+	for (unsigned int i = 0; !ret && i < hd->n_vars; i++)
+		ret = trev__buf_printf(out, "\n# hist_data->vars[%u]:\n    flags:\n"
+				       "      HIST_FIELD_FL_VAR\n    var.name: %s\n"
+				       "    var.idx (into tracing_map_elt.vars[]): %u\n    expr: %s\n",
+				       i, hd->vars[i].name, hd->vars[i].slot, hd->vars[i].text);
+	if (!ret && hd->n_refs)
+		ret = trev__buf_puts(out, "\n# variable reference fields:\n");
+	for (unsigned int i = 0; !ret && i < hd->n_refs; i++)
+		ret = trev__buf_printf(out, "\n# hist_data->var_refs[%u]:\n    flags:\n"
+				       "      HIST_FIELD_FL_VAR_REF\n    name: %s\n"
+				       "    var.idx (into tracing_map_elt.vars[]): %u\n"
+				       "    var.hist_data: %s\n    type: %s\n    size: %d\n"
+				       "    is_signed: %d\n", i, hd->refs[i].name, hd->refs[i].slot,
+				       hd->refs[i].sh ? "another hist" : "this hist",
+				       hd->refs[i].type ? hd->refs[i].type : "u64", hd->refs[i].size,
+				       hd->refs[i].is_signed);
+	return ret;
+}
+
+int trev__hist_debug_file_show(struct trev_event_file *file, struct trev_buf *out)
+{
+	int n = 0, k = 0, ret = 0;
+
+	for (struct trev_event_trigger *t = file ? file->triggers : NULL; t; t = t->next)
+		n += t->cmd == &trev__hist_cmd && t->priv;
+	/* Oldest first, as the hist file: the list is newest first. */
+	for (int i = n - 1; !ret && i >= 0; i--) {
+		struct trev_event_trigger *t = file->triggers;
+		int j = 0;
+
+		for (; t; t = t->next)
+			if (t->cmd == &trev__hist_cmd && t->priv && j++ == i)
+				break;
+		ret = hist_debug_one(t->priv, k++, out);
+	}
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
 /* enable_hist, disable_hist                                            */
 
 /* What enable_hist:<sys>:<ev> acts on: the hist triggers of that event. */

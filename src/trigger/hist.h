@@ -163,6 +163,14 @@ extern const struct trev_trigger_cmd trev__disable_hist_cmd;
  */
 int trev__hist_file_show(struct trev_event_file *file, struct trev_buf *out);
 
+/*
+ * trev__hist_debug_file_show() - the text of events/<sys>/<ev>/hist_debug:
+ * each hist trigger of @file, oldest first, with its fields' flags, types and
+ * sizes, its variables and references (the kernel's
+ * CONFIG_HIST_TRIGGERS_DEBUG file). Context: as trev__hist_file_show().
+ */
+int trev__hist_debug_file_show(struct trev_event_file *file, struct trev_buf *out);
+
 /* The message of a code. */
 const char *trev__hist_err_text(enum trev_hist_err code);
 

@@ -20,7 +20,7 @@ checks() {
 	has '^tt_ints$'
 	has '^filter$'
 	ok ls events/trev_test/tt_ints
-	[ "$(printf '%s' "$TFS_OUT" | sort | tr '\n' ' ')" = "enable filter format hist id trigger " ] ||
+	[ "$(printf '%s' "$TFS_OUT" | sort | tr '\n' ' ')" = "enable filter format hist hist_debug id trigger " ] ||
 		fail "tt_ints files"
 	ok ls events/ftrace/print
 	[ "$(printf '%s' "$TFS_OUT" | sort | tr '\n' ' ')" = "format hist id trigger " ] ||

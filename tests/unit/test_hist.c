@@ -927,6 +927,32 @@ static void expect_error(const char *event, const char *text, int err, const cha
 			 (int)(caret - (strchr(cmd, '\n') + 1)) - 11, pos, got);
 }
 
+/* hist_debug: each hist's fields with the kernel's flag names, types and sizes. */
+static void test_hist_debug(void **state)
+{
+	const char *t;
+
+	(void)state;
+	add_trigger("tt_ints", "hist:keys=a.hex,common_pid.execname:vals=c.percent");
+	t = read_file(EV("tt_ints/hist_debug"));
+	assert_non_null(strstr(t, "# trigger info: hist:keys=a.hex,common_pid.execname:"
+				  "vals=hitcount,c.percent:sort=hitcount:size=2048 [active]\n"));
+	assert_non_null(strstr(t, "# n_vals: 2\n# n_keys: 2\n# n_fields: 4\n"));
+	assert_non_null(strstr(t, "\n# hist_data->fields[0]:\n    flags:\n"
+				  "      VAL: HIST_FIELD_FL_HITCOUNT\n    type: u64\n"));
+	assert_non_null(strstr(t, "\n# hist_data->fields[1]:\n    flags:\n"
+				  "      VAL: normal u64 value\n      HIST_FIELD_FL_PERCENT\n"
+				  "    ftrace_event_field name: c\n    type: long long\n    size: 8\n"
+				  "    is_signed: 1\n"));
+	assert_non_null(strstr(t, "\n# key fields:\n\n# hist_data->fields[2]:\n    flags:\n"
+				  "      HIST_FIELD_FL_KEY\n      HIST_FIELD_FL_HEX\n"
+				  "    ftrace_event_field name: a\n    type: int\n    size: 8\n"));
+	assert_non_null(strstr(t, "      HIST_FIELD_FL_KEY\n      HIST_FIELD_FL_EXECNAME\n"
+				  "    ftrace_event_field name: common_pid\n"));
+	clear_triggers("tt_ints");
+	assert_string_equal(read_file(EV("tt_ints/hist_debug")), "");
+}
+
 static void test_hist_errors(void **state)
 {
 	(void)state;
@@ -979,6 +1005,7 @@ int main(void)
 		cmocka_unit_test(test_hist_num_keys),
 		cmocka_unit_test(test_hist_stacktrace),
 		cmocka_unit_test(test_hist_timestamp),
+		cmocka_unit_test(test_hist_debug),
 		cmocka_unit_test(test_hist_errors),
 		cmocka_unit_test(test_hist_concurrent),
 		cmocka_unit_test(test_hist_enable_disable),
