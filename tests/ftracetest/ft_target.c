@@ -115,6 +115,13 @@ static int ft_forks_open(void)
 	fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_CONNECTOR);
 	if (fd < 0)
 		return -errno;
+	/*
+	 * Every process event of the machine comes here (only the tree's are
+	 * kept): a parallel build beside the run makes thousands a second, and a
+	 * full queue drops them (ENOBUFS). Root may go past rmem_max.
+	 */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &(int){ 32 << 20 }, sizeof(int)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &(int){ 32 << 20 }, sizeof(int));
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
 		goto out_close;
 	memset(&req, 0, sizeof(req));
@@ -346,6 +353,12 @@ static void *ft_forks(void *arg)
 
 		if (len < 0 && errno == EINTR)
 			continue;
+		/* Messages were dropped: say so (a case may miss a fork) and go on. */
+		if (len < 0 && errno == ENOBUFS) {
+			fprintf(stderr, "ft_target: the process events connector dropped messages "
+				"(ENOBUFS): a fork or exit of the tree may be missing\n");
+			continue;
+		}
 		if (len <= 0)
 			break;
 		for (nl = &msg.nl; NLMSG_OK(nl, (size_t)len); nl = NLMSG_NEXT(nl, len)) {
