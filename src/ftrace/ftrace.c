@@ -133,8 +133,10 @@ static _Atomic(struct trev_pid_list *) ft_pids;
 static _Atomic(struct trev_pid_list *) ft_nopids;
 static __thread pid_t ft_tid __attribute__((tls_model("initial-exec")));
 
-#define FT_MAX_INST	64	/* slot 0 is the top instance's, 63 the stack tracer's: 62 named instances */
+#define FT_MAX_INST	64	/* slot 0 is the top instance's, 63 the stack tracer's, 62 the
+				 * probes': 61 named instances */
 #define FT_STACK_SLOT	(FT_MAX_INST - 1)
+#define FT_PROBE_SLOT	(FT_MAX_INST - 2)
 
 /* A named instance's function tracer. */
 struct ft_inst {
@@ -155,13 +157,24 @@ struct ft_inst {
  * trev__st_check() for it instead of writing a record. No instance gets it.
  */
 static struct ft_inst ft_stack_inst = { .slot = FT_STACK_SLOT };
-/* By slot; [0] unused, [FT_STACK_SLOT] the stack tracer's (ft_lock). */
-static struct ft_inst *ft_insts[FT_MAX_INST] = { [FT_STACK_SLOT] = &ft_stack_inst };
+/*
+ * The probes (src/probe/) are a slot too: its bit in a site's
+ * imask[TREV_FT_FILTER] says the site has a probe on, its bit in
+ * ft_inst_on that some site has; the slot is always "filtered". The
+ * instance path calls ft_probe_fn for it.
+ */
+static struct ft_inst ft_probe_inst = { .slot = FT_PROBE_SLOT };
+static unsigned int ft_probe_sites;	/* sites with a probe on (ft_lock) */
+static trev_ft_probe_fn ft_probe_fn;
+/* By slot; [0] unused, [FT_STACK_SLOT] the stack tracer's, [FT_PROBE_SLOT] the probes' (ft_lock). */
+static struct ft_inst *ft_insts[FT_MAX_INST] = { [FT_STACK_SLOT] = &ft_stack_inst,
+						  [FT_PROBE_SLOT] = &ft_probe_inst };
 /* The slots' instances and tracers for readers without ft_lock: plain values, never freed. */
 static _Atomic(const struct trev_trace_array *) ft_slot_tr[FT_MAX_INST];
 static _Atomic int ft_slot_tracer[FT_MAX_INST];
 static uint64_t ft_inst_on;		/* slots whose tracer is function (ft_lock) */
-static uint64_t ft_inst_filtered;	/* slots whose set_ftrace_filter is not empty (ft_lock) */
+static uint64_t ft_inst_filtered = 1ull << FT_PROBE_SLOT; /* slots whose set_ftrace_filter is
+							    * not empty (ft_lock) */
 
 /*
  * What trev__ft_entry() reads while TREV_FT_EXTRA_INST is set: every site
@@ -252,7 +265,7 @@ static uint64_t ft_itab_mask(const struct ft_itab *t, uintptr_t ip)
  * where the traced function's return address is).
  */
 static void ft_inst_records(struct ft_itab *t, uint64_t mask, struct ftrace_entry *rec,
-			    void *ra, unsigned long *slot)
+			    void *ra, unsigned long *slot, const struct trev_ft_cs *cs)
 {
 	for (mask &= ~1ull; mask; mask &= mask - 1) {
 		unsigned int i = (unsigned int)__builtin_ctzll(mask);
@@ -262,6 +275,13 @@ static void ft_inst_records(struct ft_itab *t, uint64_t mask, struct ftrace_entr
 		if (i == FT_STACK_SLOT) {
 			if (in)
 				trev__st_check(rec->ip, rec->parent_ip, slot);
+			continue;
+		}
+		if (i == FT_PROBE_SLOT) {
+			trev_ft_probe_fn fn = __atomic_load_n(&ft_probe_fn, __ATOMIC_RELAXED);
+
+			if (in && fn && cs)
+				fn(rec->ip, slot, cs);
 			continue;
 		}
 		if (!in)
@@ -292,7 +312,8 @@ static void ft_inst_records(struct ft_itab *t, uint64_t mask, struct ftrace_entr
  */
 static __attribute__((noinline)) bool ft_entry_extra(unsigned long ip, unsigned long parent_ip,
 						     unsigned long *slot, unsigned int extra,
-						     int mode, bool called, void *ra)
+						     int mode, bool called, void *ra,
+						     const struct trev_ft_cs *cs)
 {
 	struct trev_rcu_section rcu;
 	bool on = mode != TREV_TRACER_NOP;
@@ -345,7 +366,7 @@ static __attribute__((noinline)) bool ft_entry_extra(unsigned long ip, unsigned 
 			trev_tsan_release(nopids);
 	}
 	if (mask > 1)
-		ft_inst_records(itab, mask, &rec, ra, slot);
+		ft_inst_records(itab, mask, &rec, ra, slot, cs);
 	if (itab)
 		trev_tsan_release(itab);
 	/* The profiler's time: function_graph's frames, pushed for it when the tracer is not. */
@@ -377,7 +398,7 @@ static inline __attribute__((always_inline)) void ft_fn_record(unsigned long ip,
 static inline __attribute__((always_inline)) bool ft_entry(unsigned long ip,
 							     unsigned long parent_ip,
 							     unsigned long *slot, bool called,
-							     void *ra)
+							     void *ra, const struct trev_ft_cs *cs)
 {
 	struct trev_rcu_section rcu;
 	/*
@@ -390,7 +411,7 @@ static inline __attribute__((always_inline)) bool ft_entry(unsigned long ip,
 	bool pushed = false;
 
 	if (trev_unlikely(extra))
-		return ft_entry_extra(ip, parent_ip, slot, extra, mode, called, ra);
+		return ft_entry_extra(ip, parent_ip, slot, extra, mode, called, ra, cs);
 	if (mode == TREV_TRACER_NOP)
 		return false;
 	rcu = trev_rcu_read_lock();
@@ -456,16 +477,17 @@ __attribute__((used)) int trev__ft_entry_fast(unsigned long ip, unsigned long pa
  * handler; no allocation (after a thread's first record), lock or system call.
  */
 __attribute__((used)) void trev__ft_entry(unsigned long ip, unsigned long parent_ip,
-					  unsigned long *slot)
+					  unsigned long *slot, const struct trev_ft_cs *cs)
 {
-	ft_entry(ip, parent_ip, slot, false, __builtin_return_address(0));
+	ft_entry(ip, parent_ip, slot, false, __builtin_return_address(0), cs);
 }
 
 /* trev__ft_entry_jmp() when function_graph is not alone; @ra: its return address. */
 static __attribute__((noinline)) int ft_entry_jmp_other(unsigned long ip, unsigned long parent_ip,
-							 unsigned long *slot, void *ra)
+							 unsigned long *slot, void *ra,
+							 const struct trev_ft_cs *cs)
 {
-	return ft_entry(ip, parent_ip, slot, true, ra);
+	return ft_entry(ip, parent_ip, slot, true, ra, cs);
 }
 
 /* function_graph alone, for every thread: the graph's plain path, in a read section of its own. */
@@ -485,11 +507,11 @@ static inline bool ft_graph_alone(void)
  * Context: as trev__ft_entry().
  */
 __attribute__((used)) int trev__ft_entry_jmp(unsigned long ip, unsigned long parent_ip,
-					     unsigned long *slot)
+					     unsigned long *slot, const struct trev_ft_cs *cs)
 {
 	if (trev_likely(ft_graph_alone()))
 		return trev__fg_entry_alone(ip, slot);
-	return ft_entry_jmp_other(ip, parent_ip, slot, __builtin_return_address(0));
+	return ft_entry_jmp_other(ip, parent_ip, slot, __builtin_return_address(0), cs);
 }
 
 /*
@@ -1233,7 +1255,7 @@ static struct ft_inst *inst_get(struct trev_trace_array *tr, bool create, int *e
 	unsigned int slot = 0;
 	struct ft_inst *in;
 
-	for (unsigned int i = 1; i < FT_STACK_SLOT; i++) {
+	for (unsigned int i = 1; i < FT_PROBE_SLOT; i++) {
 		if (ft_insts[i] && ft_insts[i]->tr == tr)
 			return ft_insts[i];
 		if (!ft_insts[i] && !slot)
@@ -2161,6 +2183,120 @@ int trev__ftrace_pid_show(struct trev_trace_array *tr, bool notrace, struct trev
 		ret = trev__buf_printf(out, "%d\n", (int)p->tid[i]);
 	pthread_mutex_unlock(&ft_lock);
 	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Probes at patchable entries (src/probe/)                             */
+
+void trev__ftrace_probe_hook_set(trev_ft_probe_fn fn)
+{
+	__atomic_store_n(&ft_probe_fn, fn, __ATOMIC_RELEASE);
+}
+
+/* Per site: how many probes are on it, in the high bits of its flags. */
+#define FT_PROBE_SHIFT	16
+#define FT_PROBE_ONE	(1u << FT_PROBE_SHIFT)
+
+int trev__ftrace_probe_site(uintptr_t addr, bool on, const char **why)
+{
+	const uint64_t bit = 1ull << FT_PROBE_SLOT;
+	struct ft_site *s;
+	unsigned int n;
+	pid_t blocker;
+	int ret = 0;
+
+	pthread_mutex_lock(&ft_lock);
+	s = site_find(addr);
+	if (!s || (s->flags & FT_BAD)) {
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	n = s->flags >> FT_PROBE_SHIFT;
+	if (!on && !n)
+		goto out_unlock;
+	s->flags = on ? s->flags + FT_PROBE_ONE : s->flags - FT_PROBE_ONE;
+	if (on ? n : n > 1)
+		goto out_unlock;	/* another probe keeps it as it is */
+	s->imask[TREV_FT_FILTER] ^= bit;
+	ft_probe_sites = on ? ft_probe_sites + 1 : ft_probe_sites - 1;
+	ft_inst_on = ft_probe_sites ? ft_inst_on | bit : ft_inst_on & ~bit;
+	ret = ft_apply(&blocker);
+	if (ret) {
+		s->flags = on ? s->flags - FT_PROBE_ONE : s->flags + FT_PROBE_ONE;
+		s->imask[TREV_FT_FILTER] ^= bit;
+		ft_probe_sites = on ? ft_probe_sites - 1 : ft_probe_sites + 1;
+		ft_inst_on = ft_probe_sites ? ft_inst_on | bit : ft_inst_on & ~bit;
+		ft_apply(&blocker);	/* the sites already changed go back */
+		*why = ft_apply_why(ret);
+	}
+out_unlock:
+	pthread_mutex_unlock(&ft_lock);
+	return ret;
+}
+
+/* A module's path names @path: the same file, or its name as given. */
+static bool module_is(const struct ft_module *m, const char *path)
+{
+	char *a, *b;
+	bool same;
+
+	if (!*path)
+		return !m->mod;
+	if (strcmp(m->path, path) == 0)
+		return true;
+	a = realpath(m->path, NULL);
+	b = realpath(path, NULL);
+	same = a && b && strcmp(a, b) == 0;
+	free(a);
+	free(b);
+	return same;
+}
+
+int trev__ftrace_probe_lookup(const char *path, const char *sym, uintptr_t *addr)
+{
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&ft_lock);
+	/* The program first: the list is newest first, the program at its end. */
+	for (int pass = 0; pass < 2 && ret; pass++) {
+		for (struct ft_module *m = ft_modules; m && ret; m = m->next) {
+			if (pass == 0 ? !!m->mod : !m->mod)
+				continue;
+			if (path && !module_is(m, path))
+				continue;
+			module_name_sites(m);
+			for (size_t i = 0; i < m->nr_sites; i++) {
+				struct ft_site *s = &m->sites[i];
+
+				if (!(s->flags & FT_BAD) && s->name && strcmp(s->name, sym) == 0) {
+					*addr = s->addr;
+					ret = 0;
+					break;
+				}
+			}
+		}
+	}
+	pthread_mutex_unlock(&ft_lock);
+	return ret;
+}
+
+bool trev__ftrace_probe_valid(uintptr_t addr, char *name, size_t size)
+{
+	struct ft_site *s;
+	bool ok = false;
+
+	pthread_mutex_lock(&ft_lock);
+	s = site_find(addr);
+	if (s && !(s->flags & FT_BAD)) {
+		for (struct ft_module *m = ft_modules; m; m = m->next)
+			if (s >= m->sites && s < m->sites + m->nr_sites)
+				module_name_sites(m);
+		ok = true;
+		if (size)
+			snprintf(name, size, "%s", s->name ? s->name : "");
+	}
+	pthread_mutex_unlock(&ft_lock);
+	return ok;
 }
 
 /* A child of fork() is one thread, whose id is not its parent's. */

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <trev/common.h>
@@ -146,5 +147,45 @@ int trev__ftrace_pid_clear(struct trev_trace_array *tr, bool notrace);
 int trev__ftrace_pid_write(struct trev_trace_array *tr, bool notrace, const char *text,
 			   size_t len, int *err_pos);
 int trev__ftrace_pid_show(struct trev_trace_array *tr, bool notrace, struct trev_buf *out);
+
+/*
+ * Probes at patchable entries (src/probe/, docs/probes.md). The full call
+ * of a trampoline gets the callee-saved registers the trampoline pushed
+ * (struct trev_ft_cs); the argument registers are in the trampoline's
+ * frame, below @slot (the stack word holding the return address into the
+ * caller; the probed function's stack pointer at its entry):
+ *   slot[-3] rax, slot[-4] rdi, slot[-5] rsi, slot[-6] rdx, slot[-7] rcx,
+ *   slot[-8] r8, slot[-9] r9, slot[-10] r10
+ * (both trampolines lay them out so). r11 is scratch at a call.
+ */
+struct trev_ft_cs {
+	unsigned long bx, bp, r12, r13, r14, r15;
+};
+
+/* The probe layer's handler of a probed entry: @ip the site. */
+typedef void (*trev_ft_probe_fn)(unsigned long ip, unsigned long *slot,
+				 const struct trev_ft_cs *cs);
+
+/* Set the handler, once, before the first trev__ftrace_probe_site() (src/probe/). */
+void trev__ftrace_probe_hook_set(trev_ft_probe_fn fn);
+
+/*
+ * trev__ftrace_probe_site() - the site at @addr gets (@on) or loses a
+ * probe: it is patched while one is on, and its calls reach the handler,
+ * whatever the tracers do. Calls nest: as many offs as ons.
+ * Return: 0; -ENOENT (not a patchable entry); or as trev__ftrace_set_tracer(),
+ * with @why set. Context: the tracefs lock.
+ */
+int trev__ftrace_probe_site(uintptr_t addr, bool on, const char **why);
+
+/*
+ * trev__ftrace_probe_lookup() - the patchable entry of function @sym in
+ * the object @path (NULL: any, the program first; "" the program only).
+ * Return: 0 with *@addr, -ENOENT.
+ */
+int trev__ftrace_probe_lookup(const char *path, const char *sym, uintptr_t *addr);
+
+/* @addr is a patchable entry of a registered object; its function's name in @name. */
+bool trev__ftrace_probe_valid(uintptr_t addr, char *name, size_t size);
 
 #endif /* TREV_FTRACE_H */

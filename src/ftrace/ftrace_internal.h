@@ -13,6 +13,8 @@
 
 #include "patch/text_patch.h"
 
+struct trev_ft_cs;
+
 #define FT_SITE_SIZE	TEXT_SITE_SIZE
 
 /* One site's change: its address and the 5 bytes it gets. */
@@ -24,11 +26,14 @@
 void trev__ft_trampoline(void);		/* sites call it */
 void trev__fg_trampoline(void);		/* sites jump to it through their stub, r11 = the site */
 /* @slot: where @parent_ip is on the stack (function_graph replaces it) */
-void trev__ft_entry(unsigned long ip, unsigned long parent_ip, unsigned long *slot);
+/* @cs: the callee-saved registers the trampoline pushed (struct trev_ft_cs, ftrace.h) */
+void trev__ft_entry(unsigned long ip, unsigned long parent_ip, unsigned long *slot,
+		    const struct trev_ft_cs *cs);
 /* Its common case, calling nothing out of line; TREV_FT_FULL (ft_fast.h): call trev__ft_entry(). */
 int trev__ft_entry_fast(unsigned long ip, unsigned long parent_ip);
 /* The same; not 0: a graph frame was pushed, the trampoline calls the body. */
-int trev__ft_entry_jmp(unsigned long ip, unsigned long parent_ip, unsigned long *slot);
+int trev__ft_entry_jmp(unsigned long ip, unsigned long parent_ip, unsigned long *slot,
+		       const struct trev_ft_cs *cs);
 /* Its plain case, calling nothing out of line; TREV_FT_FULL: call trev__ft_entry_jmp(). */
 int trev__ft_entry_jmp_fast(unsigned long ip, unsigned long *slot);
 

@@ -60,6 +60,12 @@ void trev__vec_kind_init(void)
  *   the width trev__vec_kind says (zmm, ymm or xmm), in 64 bytes each,
  *   around a full call (trev__vecs_store(), trev__vecs_load()); they use
  *   rdi, which the full call's arguments are loaded into after the save.
+ * - trev_cs_save pushes, on a full call's path only, what a probe's
+ *   registers need besides the argument registers (docs/probes.md): the
+ *   callee-saved rbx, the function's rbp (its copy at 0(%rbp)), r12-r15,
+ *   as struct trev_ft_cs (ftrace.h), 48 bytes that keep the alignment, and
+ *   passes their address in rcx, the full call's fourth argument;
+ *   trev_cs_drop takes them off (lea: the flags stay).
  * The pops and moves leave the flags alone; the addq and the others'
  * calls do not: test after them.
  */
@@ -115,6 +121,18 @@ __asm__(".macro trev_rbp_frame\n"		/* at a called function's entry: the usual fr
 	"	subq $512, %rsp\n"
 	"	movq %rsp, %rdi\n"
 	"	call trev__vecs_store\n"
+	".endm\n"
+	".macro trev_cs_save\n"
+	"	pushq %r15\n"
+	"	pushq %r14\n"
+	"	pushq %r13\n"
+	"	pushq %r12\n"
+	"	pushq 0(%rbp)\n"
+	"	pushq %rbx\n"
+	"	movq %rsp, %rcx\n"
+	".endm\n"
+	".macro trev_cs_drop\n"
+	"	leaq 48(%rsp), %rsp\n"
 	".endm\n"
 	".macro trev_vecs_restore\n"
 	"	movq %rsp, %rdi\n"
@@ -226,11 +244,13 @@ __asm__(".text\n"
 	"	cmpl $" FT_FULL_STR ", %eax\n"
 	"	jne 1f\n"
 	"	trev_vecs_save\n"
+	"	trev_cs_save\n"
 	"	movq 8(%rbp), %rdi\n"
 	"	subq $5, %rdi\n"
 	"	movq 16(%rbp), %rsi\n"
 	"	leaq 16(%rbp), %rdx\n"
 	"	call trev__ft_entry\n"	/* called from here: the stack traces' skip point */
+	"	trev_cs_drop\n"
 	"	trev_vecs_restore\n"
 	"1:	trev_gprs_restore 64\n"
 	"	popq %rbp\n"
@@ -288,10 +308,12 @@ __asm__(".text\n"
 	"	cmpl $" FT_FULL_STR ", %eax\n"
 	"	jne 2f\n"
 	"	trev_vecs_save\n"
+	"	trev_cs_save\n"
 	"	movq -8(%rbp), %rdi\n"
 	"	movq 8(%rbp), %rsi\n"
 	"	leaq 8(%rbp), %rdx\n"
 	"	call trev__ft_entry_jmp\n"	/* as trev__ft_entry from trev__ft_trampoline */
+	"	trev_cs_drop\n"
 	"	trev_vecs_restore\n"
 	"2:	testl %eax, %eax\n"
 	"	trev_gprs_restore 72\n"

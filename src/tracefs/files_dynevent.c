@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * dynamic_events (the kernel's trace_dynevent.c): one file for every kind of
- * event defined at run time, each line's first letters naming its kind.
- * trev has one kind, synthetic events ("s:", src/trigger/synth.c); the
- * kernel's probes (p:, r:, e:, f:, t:, u:) are refused by name until a kind
- * of trev's own takes them (a row of dyn_kinds[]). docs/tracefs.md,
- * "dynamic_events".
+ * event defined at run time, each line's first letters naming its kind:
+ * synthetic events ("s:", src/trigger/synth.c) and probes ("p", "r",
+ * src/probe/: a PATH target a uprobe, else a kprobe, as the kernel tells
+ * them); the kernel's other kinds (e:, f:, t:) are refused by name. Also
+ * uprobe_events and kprobe_events, the probes' own files (docs/probes.md).
+ * docs/tracefs.md, "dynamic_events".
  */
 #include <ctype.h>
 #include <errno.h>
@@ -15,6 +16,7 @@
 
 #include "base/buf.h"
 #include "events/events_internal.h"
+#include "probe/probe.h"
 #include "tracefs/tracefs_internal.h"
 #include "trigger/synth.h"
 
@@ -31,9 +33,33 @@ struct dyn_kind {
 	int (*release_all)(void);
 };
 
+/* The probes' row: their create() is called apart (dyn_command()), for its error's subsystem. */
+static int dyn_probe_create(const char *line, struct trev_synth_error *err)
+{
+	(void)line;
+	(void)err;
+	return -ECANCELED;
+}
+
+static int dyn_probe_remove(const char *system, const char *name)
+{
+	return trev__probe_remove(system, name, TREV_PROBE_DYNAMIC);
+}
+
+static int dyn_probe_show(struct trev_buf *out)
+{
+	return trev__probe_show(out, TREV_PROBE_DYNAMIC);
+}
+
+static int dyn_probe_release_all(void)
+{
+	return trev__probe_release_all(TREV_PROBE_DYNAMIC);
+}
+
 static const struct dyn_kind dyn_kinds[] = {
 	{ trev__synth_dyn_create, trev__synth_dyn_remove, trev__synth_dyn_show,
 	  trev__synth_release_all },
+	{ dyn_probe_create, dyn_probe_remove, dyn_probe_show, dyn_probe_release_all },
 };
 
 #define DYN_NR_KINDS	(sizeof(dyn_kinds) / sizeof(dyn_kinds[0]))
@@ -42,18 +68,13 @@ static const struct dyn_kind dyn_kinds[] = {
 static const char *dyn_unsupported(char c)
 {
 	switch (c) {
-	case 'p':
-	case 'r':
-		return "kprobe events (p:, r:) are the kernel's: not supported in a process";
 	case 'e':
 		return "eprobe events (e:) are not supported";
 	case 'f':
 	case 't':
 		return "fprobe events (f:, t:) are the kernel's: not supported in a process";
-	case 'u':
-		return "uprobe events (u:) are not supported";
 	default:
-		return "Unknown dynamic event type: only s:[synthetic/]<event> is supported";
+		return "Unknown dynamic event type: only s:, p: and r: are supported";
 	}
 }
 
@@ -117,6 +138,25 @@ static int dyn_remove(const char *line)
 	return ret;
 }
 
+/*
+ * A probe's line (src/probe/) of @file: its errors logged as the kernel's
+ * trace_kprobe or trace_uprobe. Return: -ECANCELED when it is not one.
+ */
+static int dyn_probe_command(struct trev_file *f, const char *line, enum trev_probe_file file)
+{
+	struct trev_probe_error *perr = calloc(1, sizeof(*perr));
+	const char *subsystem = NULL;
+	int ret;
+
+	if (!perr)
+		return -ENOMEM;
+	ret = trev__probe_command(line, file, perr, &subsystem);
+	if (ret && ret != -ECANCELED && perr->msg)
+		trev__tracing_log_err(f->loc.tr, subsystem, perr->cmd, perr->pos, "%s", perr->msg);
+	free(perr);
+	return ret;
+}
+
 /* One line (the kernel's create_dyn_event()). */
 static int dyn_command(struct trev_file *f, char *line)
 {
@@ -134,6 +174,9 @@ static int dyn_command(struct trev_file *f, char *line)
 					      "Removal must be of the form: -:[<group>/]<event>");
 		return ret;
 	}
+	ret = dyn_probe_command(f, line, TREV_PROBE_DYNAMIC);
+	if (ret != -ECANCELED)
+		return ret;
 	for (size_t k = 0; k < DYN_NR_KINDS && ret == -ECANCELED; k++)
 		ret = dyn_kinds[k].create(line, &err);
 	if (ret == -ECANCELED) {
@@ -173,3 +216,85 @@ const struct tfs_fops trev__dynamic_events_fops = {
 	.show = dyn_show,
 	.write = dyn_write,
 };
+
+/* ------------------------------------------------------------------ */
+/* uprobe_events and kprobe_events: the probes' own files              */
+
+/* "-:[GRP/]EVENT" (the kernel's create_or_delete_trace_uprobe()). */
+static int probe_file_remove(const char *line, enum trev_probe_file file)
+{
+	char word[2 * TFS_NAME_MAX + 8], *event, *slash;
+	const char *group = NULL;
+	size_t len = strcspn(line, " \t");
+
+	if (line[1] != ':' || len >= sizeof(word))
+		return -EINVAL;
+	memcpy(word, line, len);
+	word[len] = '\0';
+	event = word + 2;
+	slash = strchr(event, '/');
+	if (slash) {
+		*slash = '\0';
+		group = event;
+		event = slash + 1;
+	}
+	if (!*event)
+		return -EINVAL;
+	return trev__probe_remove(group, event, file);
+}
+
+static ssize_t probe_file_write(struct trev_file *f, const char *buf, size_t size,
+				enum trev_probe_file file)
+{
+	const char *subsystem = file == TREV_PROBE_KPROBE ? "trace_kprobe" : "trace_uprobe";
+	char *copy = strndup(buf, size), *save = copy, *line;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	while (!ret && (line = strsep(&save, "\n"))) {
+		line[strcspn(line, "#")] = '\0';
+		while (isspace((unsigned char)*line))
+			line++;
+		if (!*line)
+			continue;
+		if (*line == '-') {
+			ret = probe_file_remove(line, file);
+			continue;
+		}
+		ret = dyn_probe_command(f, line, file);
+		if (ret == -ECANCELED) {
+			trev__tracing_log_err(f->loc.tr, subsystem, line, 0, "%s",
+					      "Probe definition must be: p|r[:[GRP/]EVENT] TARGET [FETCHARGS]");
+			ret = -EINVAL;
+		}
+	}
+	free(copy);
+	return ret ? ret : (ssize_t)size;
+}
+
+/* `echo > FILE`: every probe of the file goes, or none while one is enabled (EBUSY). */
+#define PROBE_FILE_FOPS(NAME, KIND)						\
+static int NAME##_open(struct trev_file *f)					\
+{										\
+	if (!tfs_writable(f) || !(f->flags & O_TRUNC) || (f->flags & O_APPEND))	\
+		return 0;							\
+	return trev__probe_release_all(KIND);					\
+}										\
+static int NAME##_show(struct trev_file *f, struct trev_buf *out)		\
+{										\
+	(void)f;								\
+	return trev__probe_show(out, KIND);					\
+}										\
+static ssize_t NAME##_write(struct trev_file *f, const char *buf, size_t size)	\
+{										\
+	return probe_file_write(f, buf, size, KIND);				\
+}										\
+const struct tfs_fops trev__##NAME##_fops = {					\
+	.open = NAME##_open,							\
+	.show = NAME##_show,							\
+	.write = NAME##_write,							\
+}
+
+PROBE_FILE_FOPS(uprobe_events, TREV_PROBE_UPROBE);
+PROBE_FILE_FOPS(kprobe_events, TREV_PROBE_KPROBE);

@@ -24,7 +24,7 @@ declare -A layer=(
 	[base]=0
 	[ring_buffer]=1 [patch]=1 [sym]=1
 	[tracepoint]=2 [events]=2
-	[filter]=3 [ftrace]=3 [trigger]=3 [output]=3 [tracedat]=3 [write]=3
+	[filter]=3 [ftrace]=3 [probe]=3 [trigger]=3 [output]=3 [tracedat]=3 [write]=3
 	[tracefs]=4
 	[frontend]=5 [control]=5
 )
@@ -34,7 +34,7 @@ declare -A rank=(
 	[base]=0
 	[ring_buffer]=0 [patch]=0 [sym]=0
 	[tracepoint]=0 [events]=1
-	[filter]=0 [tracedat]=0 [output]=1 [write]=2 [trigger]=3 [ftrace]=4
+	[filter]=0 [tracedat]=0 [output]=1 [write]=2 [trigger]=3 [ftrace]=4 [probe]=5
 	[tracefs]=0
 	[control]=0 [frontend]=1
 )

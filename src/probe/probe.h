@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Probe events (the kernel's trace_probe.c, trace_kprobe.c and
+ * trace_uprobe.c; docs/probes.md): definitions written to uprobe_events,
+ * kprobe_events and dynamic_events, each an event of its own, fired at a
+ * site with the registers the site hands over (struct trev_regs) and the
+ * fetch arguments read from them.
+ *
+ * Two parts: the definition parser and the fetch interpreter (probe_arg.c),
+ * which know nothing of events and are tested and fuzzed alone; the events,
+ * their records and sites (probe_event.c).
+ */
+#ifndef TREV_PROBE_H
+#define TREV_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "patch/regs.h"
+
+struct trev_buf;
+struct trev_seq;
+
+/* The kernel's limits (trace_probe.h). */
+#define TREV_PROBE_MAX_ARGS	128
+#define TREV_PROBE_ARGSTR_MAX	63	/* MAX_ARGSTR_LEN */
+#define TREV_PROBE_ARRAY_MAX	64	/* MAX_ARRAY_LEN */
+#define TREV_PROBE_ARGNAME_MAX	32	/* MAX_ARG_NAME_LEN */
+#define TREV_PROBE_NAME_MAX	64	/* MAX_EVENT_NAME_LEN */
+#define TREV_PROBE_STR_MAX	4096	/* MAX_STRING_SIZE (PATH_MAX) */
+#define TREV_PROBE_DEREF_MAX	12	/* nested dereferences (FETCH_INSN_MAX's room) */
+
+/* The kernel's error texts (trace_probe.h ERRORS), in its order. */
+#define TREV_PROBE_ERRORS							\
+	C(FILE_NOT_FOUND,	"Failed to find the given file"),		\
+	C(NO_REGULAR_FILE,	"Not a regular file"),				\
+	C(BAD_REFCNT,		"Invalid reference counter offset"),		\
+	C(REFCNT_OPEN_BRACE,	"Reference counter brace is not closed"),	\
+	C(BAD_REFCNT_SUFFIX,	"Reference counter has wrong suffix"),		\
+	C(BAD_UPROBE_OFFS,	"Invalid uprobe offset"),			\
+	C(MAXACT_NO_KPROBE,	"Maxactive is not for kprobe"),			\
+	C(BAD_MAXACT,		"Invalid maxactive number"),			\
+	C(MAXACT_TOO_BIG,	"Maxactive is too big"),			\
+	C(BAD_PROBE_ADDR,	"Invalid probed address or symbol"),		\
+	C(BAD_RETPROBE,		"Retprobe address must be an function entry"),	\
+	C(BAD_ADDR_SUFFIX,	"Invalid probed address suffix"),		\
+	C(NO_GROUP_NAME,	"Group name is not specified"),			\
+	C(GROUP_TOO_LONG,	"Group name is too long"),			\
+	C(BAD_GROUP_NAME,	"Group name must follow the same rules as C identifiers"), \
+	C(NO_EVENT_NAME,	"Event name is not specified"),			\
+	C(EVENT_TOO_LONG,	"Event name is too long"),			\
+	C(BAD_EVENT_NAME,	"Event name must follow the same rules as C identifiers"), \
+	C(RETVAL_ON_PROBE,	"$retval is not available on probe"),		\
+	C(BAD_STACK_NUM,	"Invalid stack number"),			\
+	C(BAD_ARG_NUM,		"Invalid argument number"),			\
+	C(BAD_VAR,		"Invalid $-valiable specified"),		\
+	C(BAD_REG_NAME,		"Invalid register name"),			\
+	C(BAD_MEM_ADDR,		"Invalid memory address"),			\
+	C(BAD_IMM,		"Invalid immediate value"),			\
+	C(IMMSTR_NO_CLOSE,	"String is not closed with '\"'"),		\
+	C(FILE_ON_KPROBE,	"File offset is not available with kprobe"),	\
+	C(BAD_FILE_OFFS,	"Invalid file offset value"),			\
+	C(SYM_ON_UPROBE,	"Symbol is not available with uprobe"),		\
+	C(TOO_MANY_OPS,		"Dereference is too much nested"),		\
+	C(DEREF_NEED_BRACE,	"Dereference needs a brace"),			\
+	C(BAD_DEREF_OFFS,	"Invalid dereference offset"),			\
+	C(DEREF_OPEN_BRACE,	"Dereference brace is not closed"),		\
+	C(COMM_CANT_DEREF,	"$comm can not be dereferenced"),		\
+	C(BAD_FETCH_ARG,	"Invalid fetch argument"),			\
+	C(ARRAY_NO_CLOSE,	"Array is not closed"),				\
+	C(BAD_ARRAY_SUFFIX,	"Array has wrong suffix"),			\
+	C(BAD_ARRAY_NUM,	"Invalid array size"),				\
+	C(ARRAY_TOO_BIG,	"Array number is too big"),			\
+	C(BAD_TYPE,		"Unknown type is specified"),			\
+	C(BAD_STRING,		"String accepts only memory argument"),		\
+	C(BAD_BITFIELD,		"Invalid bitfield"),				\
+	C(ARG_NAME_TOO_LONG,	"Argument name is too long"),			\
+	C(NO_ARG_NAME,		"Argument name is not specified"),		\
+	C(BAD_ARG_NAME,		"Argument name must follow the same rules as C identifiers"), \
+	C(USED_ARG_NAME,	"This argument name is already used"),		\
+	C(ARG_TOO_LONG,		"Argument expression is too long"),		\
+	C(NO_ARG_BODY,		"No argument expression"),			\
+	C(BAD_INSN_BNDRY,	"Probe point is not an instruction boundary"),	\
+	C(FAIL_REG_PROBE,	"Failed to register probe event"),		\
+	C(DIFF_PROBE_TYPE,	"Probe type is different from existing probe"),	\
+	C(DIFF_ARG_TYPE,	"Argument type or name is different from existing probe"), \
+	C(SAME_PROBE,		"There is already the exact same probe event"),	\
+	C(TOO_MANY_ARGS,	"Too many arguments are specified"),
+
+#define C(a, b)	TREV_PROBE_ERR_##a
+enum trev_probe_err { TREV_PROBE_ERRORS TREV_PROBE_ERR__COUNT };
+#undef C
+
+/* The text of error @code. */
+const char *trev__probe_err_text(enum trev_probe_err code);
+
+/*
+ * Why a definition was refused, as the kernel's error_log shows it: the
+ * command (the words joined by one blank) and the caret's column in it.
+ */
+struct trev_probe_error {
+	const char *msg;	/* NULL: refused without an entry (-ENOMEM, -ENOENT ...) */
+	int pos;
+	char cmd[512];
+};
+
+/* A type of fetch argument (the kernel's struct fetch_type). */
+struct trev_probe_type {
+	const char *name;	/* as written: "u32", "x64", "string" */
+	unsigned int size;	/* in the record (4: a string's __data_loc word) */
+	bool is_signed;
+	const char *fmt;	/* in the print fmt */
+	const char *fmttype;	/* in the format file */
+	char kind;		/* 'u' 's' 'x' 'c' (char) 'y' (symbol) 'S' (string, ustring, symstr) */
+};
+
+/* Where a fetch starts (the kernel's stage-1 fetch ops). */
+enum trev_probe_base {
+	TREV_PB_REG,		/* a register: param is its word in struct trev_regs */
+	TREV_PB_STACK,		/* $stackN: param N */
+	TREV_PB_STACKP,		/* $stack */
+	TREV_PB_RETVAL,		/* $retval */
+	TREV_PB_IMM,		/* \IMM, @ADDR, @SYM: imm */
+	TREV_PB_COMM,		/* $comm */
+	TREV_PB_ARG,		/* $argN: param N - 1 */
+	TREV_PB_DATA,		/* \"string": data */
+	TREV_PB_SYMSTR,		/* @SYM not resolved yet: data "SYM[+-offs]" (resolved at creation) */
+};
+
+struct trev_probe_arg {
+	char *name;
+	char *comm;		/* the fetch argument as written (after "NAME=") */
+	const struct trev_probe_type *type;
+	unsigned int count;	/* [N]; 0: not an array */
+	unsigned int offset;	/* in the record's argument area */
+	bool dynamic;		/* a string: a __data_loc word and data after the fixed part */
+	enum trev_probe_base base;
+	unsigned int param;
+	unsigned long imm;
+	char *data;
+	unsigned int nderef;	/* dereferences: the last one is the store's address */
+	struct {
+		long offset;
+		bool user;
+	} deref[TREV_PROBE_DEREF_MAX];
+	unsigned char bf_lshift, bf_rshift;	/* b<bits>@<off>/<size>: shifts in the type's width */
+	bool bitfield;
+};
+
+/* What a definition's target is. */
+struct trev_probe_target {
+	char *path;		/* PATH: of PATH:OFFSET or PATH:SYMBOL; NULL: a symbol */
+	char *symbol;		/* SYMBOL (NULL with an offset) */
+	unsigned long offset;	/* PATH:OFFSET's file offset, SYMBOL+offs's offs */
+	bool has_offset;	/* PATH:OFFSET */
+};
+
+struct trev_probe_def {
+	bool is_return;
+	char *group;
+	char *event;
+	struct trev_probe_target target;
+	unsigned int nr_args;
+	struct trev_probe_arg *args;
+	unsigned int size;	/* of the argument area */
+};
+
+/* Who parses: which file, for the default group and the error log's subsystem. */
+enum trev_probe_file {
+	TREV_PROBE_UPROBE,	/* uprobe_events: group "uprobes", "trace_uprobe" */
+	TREV_PROBE_KPROBE,	/* kprobe_events: group "kprobes", "trace_kprobe" */
+	TREV_PROBE_DYNAMIC,	/* dynamic_events: a PATH target a uprobe, else a kprobe */
+};
+
+/*
+ * trev__probe_parse() - one definition line "p[:[GRP/]EVENT] TARGET
+ * [FETCHARGS]" or "r...": its words, checked as the kernel's
+ * trace_kprobe/trace_uprobe parsers check them.
+ * Return: 0 with @def filled (trev__probe_def_free() it); -ECANCELED: not a
+ * p/r line; -EINVAL with @err filled; -ENOMEM. @uprobe: set to whether it
+ * is a uprobe (its error log's subsystem, "trace_uprobe").
+ */
+int trev__probe_parse(const char *line, enum trev_probe_file file, struct trev_probe_def *def,
+		      struct trev_probe_error *err, bool *uprobe);
+void trev__probe_def_free(struct trev_probe_def *def);
+
+/* The kernel's is_good_name(): [A-Za-z_][A-Za-z0-9_]*. */
+bool trev__probe_good_name(const char *name);
+
+/*
+ * The fetch interpreter. trev__probe_fetch_size(): the bytes the dynamic
+ * data of @arg takes for this hit (strings with their NUL; 0 for others).
+ * trev__probe_fetch(): store @arg in @rec (its slot at @slot, its dynamic
+ * data at @dyn, @dyn_off from the record's start), return the bytes of
+ * dynamic data written. A read that faults stores 0 (numbers) or a
+ * __data_loc of length 0 (strings: "(fault)"). Context: any thread, at the
+ * probed site; every memory read is a fault-safe copy (process_vm_readv()
+ * of the own process).
+ */
+unsigned int trev__probe_fetch_size(const struct trev_probe_arg *arg, const struct trev_regs *regs);
+unsigned int trev__probe_fetch(const struct trev_probe_arg *arg, const struct trev_regs *regs,
+			       unsigned char *slot, unsigned char *dyn, unsigned int dyn_off,
+			       unsigned int dyn_room);
+
+/* Copy @len bytes from @addr in this process without faulting. Return: 0 or -EFAULT. */
+int trev__probe_read(void *dst, unsigned long addr, size_t len);
+
+/* " name=value" of @arg from its record @rec of @size bytes, the kernel's print. */
+void trev__probe_print_arg(struct trev_seq *s, const struct trev_probe_arg *arg,
+			   const unsigned char *rec, unsigned int size, unsigned int base);
+
+/*
+ * The probe events (probe_event.c). trev__probe_command(): one line of
+ * @file ("p..", "r..", "-:..."); -ECANCELED: not a probe's line.
+ * trev__probe_release_all(): all or none (-EBUSY). trev__probe_show(): the
+ * definitions of @file's kind (TREV_PROBE_DYNAMIC: all) as the kernel lists
+ * them. Context: the tracefs lock.
+ */
+int trev__probe_command(const char *line, enum trev_probe_file file,
+			struct trev_probe_error *err, const char **subsystem);
+int trev__probe_remove(const char *group, const char *event, enum trev_probe_file file);
+int trev__probe_release_all(enum trev_probe_file file);
+int trev__probe_show(struct trev_buf *out, enum trev_probe_file file);
+
+#endif /* TREV_PROBE_H */

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Probe events at patchable entries (src/probe/, docs/probes.md): defined
+ * through uprobe_events and dynamic_events on the functions of pr_funcs.c,
+ * their arguments checked against what the calls passed, the format, the
+ * listing, errors with the kernel's texts and carets (the previous probes
+ * stay), a bad pointer read without a crash, and 8 threads calling a
+ * function while its probe is enabled and disabled (exact counts).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <trev/trev.h>
+
+#include "pr_funcs.h"
+
+static char text[1 << 20];
+
+static const char *rd(const char *path)
+{
+	ssize_t n = trev_read(path, text, sizeof(text));
+
+	assert_true(n >= 0);
+	return text;
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+static void reset(void)
+{
+	trev_write("events/enable", "0");
+	trev_write("trace", "");
+	assert_int_equal(trev_write("uprobe_events", ""), 0);
+	assert_int_equal(trev_write("kprobe_events", ""), 0);
+	assert_int_equal(trev_write("error_log", ""), 0);
+}
+
+static void test_args(void **state)
+{
+	static const char hello[] = "hello, probe";
+	const char *t;
+
+	(void)state;
+	reset();
+	assert_int_equal(trev_append("uprobe_events",
+				     "p:grp/args pr_args a=%di:s64 b=$arg2:s32 c=%dx:x64 "
+				     "g=$arg7 h=$arg8:u64 sp=$stack0:symbol\n"), 0);
+	assert_int_equal(trev_append("uprobe_events",
+				     "p pr_str s=+0(%di):string n=%si:s32 c=+1(%di):char "
+				     "first=+0(%di):u8[2] bits=+0(%di):b4@4/8 cm=$comm\n"), 0);
+	rd("uprobe_events");
+	assert_non_null(strstr(text, "p:grp/args pr_args a=%di:s64 b=$arg2:s32"));
+	assert_non_null(strstr(text, "p:uprobes/p_pr_str_0 pr_str s=+0(%di):string"));
+	rd("events/grp/args/format");
+	assert_non_null(strstr(text, "field:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;"));
+	assert_non_null(strstr(text, "field:s64 a;\toffset:16;\tsize:8;\tsigned:1;"));
+	assert_non_null(strstr(text, "field:s32 b;\toffset:24;\tsize:4;\tsigned:1;"));
+	assert_non_null(strstr(text, "print fmt: \"(%lx) a=%Ld b=%d c=0x%Lx g=0x%Lx h=%Lu sp=%pS\", REC->__probe_ip, REC->a"));
+	rd("events/uprobes/p_pr_str_0/format");
+	assert_non_null(strstr(text, "field:__data_loc char[] s;\toffset:16;\tsize:4;\tsigned:1;"));
+	if (!strstr(text, "field:u8 first[2];\toffset:25;\tsize:2;\tsigned:0;"))
+		fail_msg("%s", text);
+	assert_int_equal(trev_write("events/grp/args/enable", "1"), 0);
+	assert_int_equal(trev_write("events/uprobes/p_pr_str_0/enable", "1"), 0);
+	assert_int_equal(pr_args(-5, -7, 0x1234, 4, 5, 6, 77, 88), -5 - 7 + 0x1234 + 4 + 5 + 6 + 77 + 88);
+	assert_int_equal(pr_str(hello, -3), 'h' - 3);
+	t = rd("trace");
+	if (!strstr(t, " args: (pr_args+0x") ||
+	    !strstr(t, ") a=-5 b=-7 c=0x1234 g=0x4d h=88 sp=") ||
+	    !strstr(t, " p_pr_str_0: (pr_str+0x") ||
+	    !strstr(t, ") s=\"hello, probe\" n=-3 c='e' first={104,101} bits=6 cm=\"test_probe\""))
+		fail_msg("trace:\n%s", t);
+	/* A probe disabled records nothing more. */
+	assert_int_equal(trev_write("events/grp/args/enable", "0"), 0);
+	pr_args(1, 2, 3, 4, 5, 6, 7, 8);
+	assert_int_equal(count_of(rd("trace"), " args: "), 1);
+	/* Removal while enabled: EBUSY; disabled: gone. */
+	assert_int_equal(trev_append("uprobe_events", "-:uprobes/p_pr_str_0"), -EBUSY);
+	assert_int_equal(trev_write("uprobe_events", ""), -EBUSY);
+	assert_int_equal(trev_write("events/uprobes/p_pr_str_0/enable", "0"), 0);
+	assert_int_equal(trev_append("uprobe_events", "-:uprobes/p_pr_str_0"), 0);
+	assert_null(strstr(rd("uprobe_events"), "p_pr_str_0"));
+	assert_non_null(strstr(rd("available_events"), "grp:args"));
+	reset();
+}
+
+/* A bad pointer: no crash, the kernel's values ((fault), 0). */
+static void test_fault(void **state)
+{
+	const char *t;
+
+	(void)state;
+	reset();
+	assert_int_equal(trev_append("uprobe_events",
+				     "p:f/bad pr_ptr s=+0(%di):string v=+0(%di):u32 d=+8(+0(%di)):s64"), 0);
+	assert_int_equal(trev_write("events/f/bad/enable", "1"), 0);
+	pr_ptr((const int *)(uintptr_t)16);
+	pr_ptr(NULL);
+	t = rd("trace");
+	if (count_of(t, "s=(fault) v=0 d=0") != 2)
+		fail_msg("trace:\n%s", t);
+	reset();
+}
+
+/* The error_log entry's message and caret column. */
+static void assert_error(const char *def, const char *subsystem, const char *msg, int col)
+{
+	const char *log, *caret, *line;
+	char want[256];
+
+	assert_int_equal(trev_write("error_log", ""), 0);
+	assert_int_equal(trev_append("uprobe_events", def), -EINVAL);
+	log = rd("error_log");
+	snprintf(want, sizeof(want), "%s: error: %s\n", subsystem, msg);
+	if (!strstr(log, want))
+		fail_msg("%s: error_log has no \"%s\":\n%s", def, want, log);
+	caret = strchr(log, '^');
+	assert_non_null(caret);
+	for (line = caret; line > log && line[-1] != '\n'; line--)
+		;
+	if ((int)(caret - line) != 11 + col)
+		fail_msg("%s: caret at %d, not %d:\n%s", def, (int)(caret - line) - 11, col, log);
+}
+
+static void test_errors(void **state)
+{
+	static const struct {
+		const char *def, *msg;
+		int col;
+	} bad[] = {
+		{ "p:/x pr_args", "Group name is not specified", 2 },
+		{ "p:1g/x pr_args", "Group name must follow the same rules as C identifiers", 2 },
+		{ "p:g/ pr_args", "Event name is not specified", 4 },
+		{ "p:g/x-y pr_args", "Event name must follow the same rules as C identifiers", 4 },
+		{ "p:g/x pr_args %xx", "Invalid register name", 14 },
+		{ "p:g/x pr_args $foo", "Invalid $-valiable specified", 14 },
+		{ "p:g/x pr_args $retval", "$retval is not available on probe", 14 },
+		{ "p:g/x pr_args a=%di:u7", "Unknown type is specified", 20 },
+		{ "p:g/x pr_args a=%di:string", "String accepts only memory argument", 20 },
+		{ "p:g/x pr_args +0%di", "Dereference needs a brace", 14 },
+		{ "p:g/x pr_args +0(%di", "Dereference brace is not closed", 20 },
+		{ "p:g/x pr_args +z(%di)", "Invalid dereference offset", 14 },
+		{ "p:g/x pr_args \\xyz", "Invalid immediate value", 15 },
+		{ "p:g/x pr_args +0(%di):u8[0]", "Invalid array size", 25 },
+		{ "p:g/x pr_args +0(%di):u8[65]", "Array number is too big", 25 },
+		{ "p:g/x pr_args +0(%di):u8[2", "Array is not closed", 26 },
+		{ "p:g/x pr_args a=%di b=%si a=%dx", "This argument name is already used", 26 },
+		{ "p:g/x pr_args =%di", "Argument name is not specified", 14 },
+		{ "p:g/x pr_args __probe_ip=%di", "This argument name is already used", 14 },
+		{ "p:g/x pr_args a=%di:b9@0/8", "Invalid bitfield", 20 },
+		{ "p:g/x no_such_function", "Invalid probed address or symbol", 6 },
+		{ "p:g/x pr_args+4", "Probe point is not an instruction boundary", 6 },
+		{ "r:g/x pr_args+4", "Retprobe address must be an function entry", 6 },
+		{ "p:g/x pr_args%foo", "Invalid probed address suffix", 13 },
+		{ "p:g/x pr_args $comm:u32", "Unknown type is specified", 20 },
+		{ "p:g/x pr_args +0($comm)", "$comm can not be dereferenced", 17 },
+		{ "p:g/x /no/such/file:0x10", "Failed to find the given file", 6 },
+	};
+
+	(void)state;
+	reset();
+	assert_int_equal(trev_append("uprobe_events", "p:keep/me pr_args"), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_error(bad[i].def, "trace_uprobe", bad[i].msg, bad[i].col);
+	/* The previous probe stays, alone. */
+	rd("uprobe_events");
+	assert_string_equal(text, "p:keep/me pr_args\n");
+	/* dynamic_events: a SYMBOL target is a kprobe (group kprobes), listed there. */
+	assert_int_equal(trev_append("dynamic_events", "p pr_str s=+0(%di):string"), 0);
+	assert_non_null(strstr(rd("dynamic_events"), "p:kprobes/p_pr_str_0 pr_str s=+0(%di):string\n"));
+	assert_non_null(strstr(rd("kprobe_events"), "p:kprobes/p_pr_str_0 pr_str"));
+	assert_int_equal(trev_append("dynamic_events", "-:kprobes/p_pr_str_0"), 0);
+	reset();
+}
+
+#define HAMMER_THREADS	8
+
+static atomic_bool hammer_stop;
+static atomic_long hammer_calls;
+static atomic_int hammer_phase;	/* 1: count the calls */
+
+static void *hammer(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&hammer_stop)) {
+		pr_args(1, 2, 3, 4, 5, 6, 7, 8);
+		if (atomic_load(&hammer_phase) == 1)
+			atomic_fetch_add(&hammer_calls, 1);
+	}
+	return NULL;
+}
+
+/*
+ * Probes defined, enabled, disabled and removed while 8 threads call the
+ * function: nothing crashes; while the probe is on and the calls counted
+ * by a thread that itself calls in a known number, each of its calls is
+ * recorded once.
+ */
+static void test_hammer(void **state)
+{
+	pthread_t th[HAMMER_THREADS];
+	const char *t;
+
+	(void)state;
+	reset();
+	assert_int_equal(trev_write("buffer_size_kb", "4096"), 0);
+	for (int i = 0; i < HAMMER_THREADS; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, hammer, NULL), 0);
+	for (int round = 0; round < 20; round++) {
+		assert_int_equal(trev_append("uprobe_events", "p:h/x pr_args a=%di b=$arg8"), 0);
+		assert_int_equal(trev_write("events/h/x/enable", "1"), 0);
+		assert_int_equal(trev_write("events/h/x/enable", "0"), 0);
+		assert_int_equal(trev_append("uprobe_events", "-:h/x"), 0);
+	}
+	atomic_store(&hammer_stop, true);
+	for (int i = 0; i < HAMMER_THREADS; i++)
+		pthread_join(th[i], NULL);
+	/* Exact: the main thread's 1000 calls between enable and disable, with a filter on them. */
+	assert_int_equal(trev_write("trace", ""), 0);
+	assert_int_equal(trev_append("uprobe_events", "p:h/y pr_args a=%di b=$arg8"), 0);
+	assert_int_equal(trev_write("events/h/y/filter", "a == 41"), 0);
+	assert_int_equal(trev_write("events/h/y/trigger", "hist:keys=a,b"), 0);
+	assert_int_equal(trev_write("events/h/y/enable", "1"), 0);
+	for (int i = 0; i < 1000; i++)
+		pr_args(41, 0, 0, 0, 0, 0, 0, i % 2);
+	pr_args(40, 0, 0, 0, 0, 0, 0, 0);
+	assert_int_equal(trev_write("events/h/y/enable", "0"), 0);
+	/* Soft mode (the kernel's, for the trigger): no record, the hist counts it. */
+	pr_args(41, 0, 0, 0, 0, 0, 0, 0);
+	t = rd("trace");
+	if (count_of(t, " y: (pr_args+0x") != 1000 || count_of(t, "a=0x29") != 1000)
+		fail_msg("trace: %d records", count_of(t, " y: (pr_args+0x"));
+	t = rd("events/h/y/hist");
+	if (!strstr(t, "{ a:         41, b:          0 } hitcount:        501") ||
+	    !strstr(t, "{ a:         41, b:          1 } hitcount:        500") ||
+	    !strstr(t, "{ a:         40, b:          0 } hitcount:          1"))
+		fail_msg("hist:\n%s", t);
+	assert_int_equal(trev_write("events/h/y/trigger", "!hist:keys=a,b"), 0);
+	reset();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_fault),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_hammer),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
