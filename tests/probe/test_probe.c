@@ -128,7 +128,8 @@ static void assert_error(const char *def, const char *subsystem, const char *msg
 	char want[256];
 
 	assert_int_equal(trev_write("error_log", ""), 0);
-	assert_int_equal(trev_append("uprobe_events", def), -EINVAL);
+	assert_true(trev_append("uprobe_events", def) == -EINVAL ||
+		    (def[0] == 'r' && trev_append("uprobe_events", def) == -EOPNOTSUPP));
 	log = rd("error_log");
 	snprintf(want, sizeof(want), "%s: error: %s\n", subsystem, msg);
 	if (!strstr(log, want))
@@ -174,6 +175,8 @@ static void test_errors(void **state)
 		{ "p:g/x pr_args $comm:u32", "Unknown type is specified", 20 },
 		{ "p:g/x pr_args +0($comm)", "$comm can not be dereferenced", 17 },
 		{ "p:g/x /no/such/file:0x10", "Failed to find the given file", 6 },
+		/* Return probes are parsed, not registered yet (docs/probes.md). */
+		{ "r:g/x pr_args $retval", "Failed to register probe event", 0 },
 	};
 
 	(void)state;

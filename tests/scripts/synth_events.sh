@@ -55,7 +55,7 @@ checks() {
 	ok append dynamic_events '-:synthetic/latency2'
 	err ENOENT stat events/synthetic/latency2
 	err EINVAL append dynamic_events 'p:myprobe do_sys_open'
-	errlog_last "dynamic_events: error: kprobe events \\(p:, r:\\) are the kernel's" 0
+	errlog_last 'trace_kprobe: error: Invalid probed address or symbol$' 10
 	err EINVAL append dynamic_events 's:latency3 u64 lat; chr x'
 	errlog_last 'synthetic_events: error: Invalid type$' 20
 	ok write dynamic_events ''
