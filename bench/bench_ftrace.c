@@ -22,7 +22,8 @@
  *     is printed as the min, median and max of the rounds'; without uftrace
  *     installed, n/a.
  * Environment: BENCH_FTRACE_N calls per timed run (default 2000000);
- * BENCH_FTRACE_ONLY=function or function_graph runs only that tracer's
+ * BENCH_FTRACE_ONLY=function, function_graph or probe (a probe event at the
+ * entry, one argument: docs/probes.md) runs only that case's
  * traced call, N + N/10 calls in run_traced(), untimed: for
  *   BENCH_FAKE_CPU=1 BENCH_FTRACE_N=100000 BENCH_FTRACE_ONLY=function_graph \
  *     valgrind --tool=callgrind --toggle-collect=run_traced build/bench/bench_ftrace
@@ -116,7 +117,13 @@ static int run_only(const char *tracer)
 		must(trev_mkdir("instances/bench"), "mkdir instances/bench");
 		must(trev_write("instances/bench/current_tracer", "function"), "current_tracer");
 	}
-	must(trev_write("current_tracer", tracer), "current_tracer");
+	/* "probe": a probe event at the entry, one argument (docs/probes.md), the tracer off. */
+	if (strcmp(tracer, "probe") == 0) {
+		must(trev_append("uprobe_events", "p:bench/p bench_fn_traced a=%di"), "uprobe_events");
+		must(trev_write("events/bench/p/enable", "1"), "enable");
+	} else {
+		must(trev_write("current_tracer", tracer), "current_tracer");
+	}
 	run_traced(nr_calls / 10);
 	run_traced(nr_calls);
 	return 0;

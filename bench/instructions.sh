@@ -36,14 +36,15 @@ ft() {
 }
 
 ints3=$(ev ints3) && filt=$(ev filt_out) && hist=$(ev hist) &&
-	fn=$(ft function) && fg=$(ft function_graph) || exit 1
+	fn=$(ft function) && fg=$(ft function_graph) && pr=$(ft probe) || exit 1
 
 echo "==== instructions (callgrind, per event or traced call, the loop included)"
-awk -v e="$ints3" -v f="$filt" -v h="$hist" -v fn="$fn" -v fg="$fg" 'BEGIN {
+awk -v e="$ints3" -v f="$filt" -v h="$hist" -v fn="$fn" -v fg="$fg" -v pr="$pr" 'BEGIN {
 	printf "%-40s %10s   %s\n", "case", "instr", "issue 34 target"
 	printf "%-40s %10.1f   <= 100\n", "enabled event, 3 ints", e
 	printf "%-40s %10.1f   <= 0.4 x enabled (now %.2f x)\n", "filtered out (1 predicate)", f, f / e
 	printf "%-40s %10.1f   <= 2.5 x enabled (now %.2f x)\n", "hist trigger keys=common_pid", h, h / e
 	printf "%-40s %10.1f   <= 120\n", "function tracer, traced call", fn
 	printf "%-40s %10.1f   <= 250\n", "function_graph, entry + exit", fg
+	printf "%-40s %10.1f   <= 1.5 x function (issue 32; now %.2f x)\n", "probe event at an entry, 1 arg", pr, pr / fn
 }'

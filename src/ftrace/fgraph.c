@@ -140,6 +140,7 @@ struct fg_frame {
 #define FG_F_UNHOOKED	0x4u	/* its slot got @ret back (an unwinder runs) */
 #define FG_F_NOHOOK	0x8u	/* the hooks' entry declined it: no exit hook */
 #define FG_F_CALLED	0x10u	/* the graph trampoline called its body: return with `ret` */
+#define FG_F_PROBE	0x20u	/* pushed for return probes (src/probe/): no records */
 
 /* Inherited by a frame's callees. */
 #define FG_F_INHERIT	(FG_F_NOTRACE | FG_F_INGRAPH)
@@ -557,6 +558,29 @@ static inline __attribute__((always_inline)) bool fg_entry(unsigned long ip, uns
 	return fg_entry_full(ip, slot, called);
 }
 
+static trev_fg_probe_exit_fn fg_probe_exit;
+
+void trev__fg_probe_exit_set(trev_fg_probe_exit_fn fn)
+{
+	__atomic_store_n(&fg_probe_exit, fn, __ATOMIC_RELEASE);
+}
+
+bool trev__fg_entry_probe(unsigned long ip, unsigned long *slot, bool called)
+{
+	struct fg_stack *st = fg_cur;
+	unsigned int curr;
+
+	if (trev_unlikely(!st) && !(st = fg_stack_new()))
+		return false;
+	curr = fg_drop_stale(st, (unsigned long)slot);
+	if (trev_unlikely(curr >= TREV_FG_DEPTH_MAX)) {
+		st->overrun++;
+		return false;
+	}
+	fg_push(st, curr, ip, slot, 0, curr, FG_F_PROBE | FG_F_NOHOOK | (called ? FG_F_CALLED : 0));
+	return true;
+}
+
 bool trev__fg_entry(unsigned long ip, unsigned long *slot, bool called)
 {
 	return fg_entry(ip, slot, called);
@@ -738,6 +762,16 @@ __attribute__((used)) struct trev_fg_ret trev__fg_exit(unsigned long *slot)
 					  memory_order_relaxed);
 	}
 	fg_set_curr(st, i);
+	if (trev_unlikely(f.flags & FG_F_PROBE)) {
+		trev_fg_probe_exit_fn fn = __atomic_load_n(&fg_probe_exit, __ATOMIC_ACQUIRE);
+
+		if (fn) {
+			rcu = trev_rcu_read_lock();
+			fn(f.func, f.ret, slot);
+			trev_rcu_read_unlock(rcu);
+		}
+		goto out;
+	}
 	if (f.flags & FG_F_NOTRACE)
 		goto out;
 	if (trev_unlikely(atomic_load_explicit(&fg_opts, memory_order_relaxed))) {
@@ -784,7 +818,8 @@ struct trev_fg_ret trev__fg_exit_fast(unsigned long *slot)
 	i = st->curr - 1;
 	f = &st->frames[i];
 	/* Frames above it to drop, or one without records: the full path. */
-	if (trev_unlikely(f->slot != (unsigned long)slot || (f->flags & FG_F_NOTRACE)))
+	if (trev_unlikely(f->slot != (unsigned long)slot ||
+			  (f->flags & (FG_F_NOTRACE | FG_F_PROBE))))
 		return ret;
 	/* struct trev_fgraph_ret_entry's payload: func; depth, overrun; calltime; rettime. */
 	w[0] = f->func;

@@ -192,6 +192,19 @@ struct trev_fg_hooks {
  */
 int trev__fg_hooks_set(const struct trev_fg_hooks *h);
 
+/*
+ * Return probes (src/probe/, docs/probes.md): trev__fg_entry_probe() pushes
+ * a frame that writes no graph record (as trev__fg_entry(), @called the
+ * same); its return calls the function set with trev__fg_probe_exit_set()
+ * with the function's site, where it returns to, and its return slot
+ * (the return trampoline saved rax at slot[-2], rdx at slot[-3]), inside
+ * an RCU read section.
+ */
+typedef void (*trev_fg_probe_exit_fn)(unsigned long func, unsigned long ret,
+				      unsigned long *slot);
+bool trev__fg_entry_probe(unsigned long ip, unsigned long *slot, bool called);
+void trev__fg_probe_exit_set(trev_fg_probe_exit_fn fn);
+
 /* Frames the thread's shadow stack dropped as stale, for tests and docs. */
 unsigned long trev__fg_dropped(void);
 

@@ -264,9 +264,11 @@ static uint64_t ft_itab_mask(const struct ft_itab *t, uintptr_t ip)
  * lists take the thread; the stack tracer's check for its slot (@slot:
  * where the traced function's return address is).
  */
-static void ft_inst_records(struct ft_itab *t, uint64_t mask, struct ftrace_entry *rec,
-			    void *ra, unsigned long *slot, const struct trev_ft_cs *cs)
+static bool ft_inst_records(struct ft_itab *t, uint64_t mask, struct ftrace_entry *rec,
+			    void *ra, unsigned long *slot, const struct trev_ft_cs *cs, bool called)
 {
+	bool pushed = false;
+
 	for (mask &= ~1ull; mask; mask &= mask - 1) {
 		unsigned int i = (unsigned int)__builtin_ctzll(mask);
 		struct ft_inst *in = atomic_load_explicit(&t->inst[i], memory_order_relaxed);
@@ -280,8 +282,9 @@ static void ft_inst_records(struct ft_itab *t, uint64_t mask, struct ftrace_entr
 		if (i == FT_PROBE_SLOT) {
 			trev_ft_probe_fn fn = __atomic_load_n(&ft_probe_fn, __ATOMIC_RELAXED);
 
-			if (in && fn && cs)
-				fn(rec->ip, slot, cs);
+			/* A return probe: a frame of its own (one more when the graph pushed one). */
+			if (in && fn && cs && fn(rec->ip, slot, cs))
+				pushed |= trev__fg_entry_probe(rec->ip, slot, called);
 			continue;
 		}
 		if (!in)
@@ -303,6 +306,7 @@ static void ft_inst_records(struct ft_itab *t, uint64_t mask, struct ftrace_entr
 			trev_tsan_release(nopids);
 		trev_tsan_release(in);
 	}
+	return pushed;
 }
 
 /*
@@ -366,12 +370,12 @@ static __attribute__((noinline)) bool ft_entry_extra(unsigned long ip, unsigned 
 			trev_tsan_release(nopids);
 	}
 	if (mask > 1)
-		ft_inst_records(itab, mask, &rec, ra, slot, cs);
+		pushed |= ft_inst_records(itab, mask, &rec, ra, slot, cs, called);
 	if (itab)
 		trev_tsan_release(itab);
 	/* The profiler's time: function_graph's frames, pushed for it when the tracer is not. */
 	if ((extra & TREV_FT_EXTRA_PROFILE) && top && mode != TREV_TRACER_GRAPH)
-		pushed = trev__fg_entry(ip, slot, called);
+		pushed |= trev__fg_entry(ip, slot, called);
 	if (cmds)
 		dump = trev__fc_run(cmds, ra);
 	trev_rcu_read_unlock(rcu);
@@ -2188,8 +2192,9 @@ int trev__ftrace_pid_show(struct trev_trace_array *tr, bool notrace, struct trev
 /* ------------------------------------------------------------------ */
 /* Probes at patchable entries (src/probe/)                             */
 
-void trev__ftrace_probe_hook_set(trev_ft_probe_fn fn)
+void trev__ftrace_probe_hook_set(trev_ft_probe_fn fn, trev_ft_probe_exit_fn exit)
 {
+	trev__fg_probe_exit_set(exit);
 	__atomic_store_n(&ft_probe_fn, fn, __ATOMIC_RELEASE);
 }
 

@@ -162,12 +162,18 @@ struct trev_ft_cs {
 	unsigned long bx, bp, r12, r13, r14, r15;
 };
 
-/* The probe layer's handler of a probed entry: @ip the site. */
-typedef void (*trev_ft_probe_fn)(unsigned long ip, unsigned long *slot,
+/*
+ * The probe layer's handler of a probed entry: @ip the site. Return: true
+ * when the site has a return probe: the caller pushes a frame whose
+ * return calls @exit (trev__fg_entry_probe()).
+ */
+typedef bool (*trev_ft_probe_fn)(unsigned long ip, unsigned long *slot,
 				 const struct trev_ft_cs *cs);
+/* A probed function returned: its site @func, its return address @ret, its return slot. */
+typedef void (*trev_ft_probe_exit_fn)(unsigned long func, unsigned long ret, unsigned long *slot);
 
-/* Set the handler, once, before the first trev__ftrace_probe_site() (src/probe/). */
-void trev__ftrace_probe_hook_set(trev_ft_probe_fn fn);
+/* Set the handlers, once, before the first trev__ftrace_probe_site() (src/probe/). */
+void trev__ftrace_probe_hook_set(trev_ft_probe_fn fn, trev_ft_probe_exit_fn exit);
 
 /*
  * trev__ftrace_probe_site() - the site at @addr gets (@on) or loses a

@@ -189,16 +189,14 @@ void trev__probe_def_free(struct trev_probe_def *def);
 bool trev__probe_good_name(const char *name);
 
 /*
- * The fetch interpreter. trev__probe_fetch_size(): the bytes the dynamic
- * data of @arg takes for this hit (strings with their NUL; 0 for others).
- * trev__probe_fetch(): store @arg in @rec (its slot at @slot, its dynamic
- * data at @dyn, @dyn_off from the record's start), return the bytes of
- * dynamic data written. A read that faults stores 0 (numbers) or a
+ * trev__probe_fetch() - the fetch interpreter: store @arg for this hit, its
+ * slot at @slot, its strings (each with its NUL, @dyn_room bytes at most)
+ * at @dyn, @dyn_off bytes from the record's start. Return: the bytes of
+ * strings written. A read that faults stores 0 (numbers) or a
  * __data_loc of length 0 (strings: "(fault)"). Context: any thread, at the
  * probed site; every memory read is a fault-safe copy (process_vm_readv()
  * of the own process).
  */
-unsigned int trev__probe_fetch_size(const struct trev_probe_arg *arg, const struct trev_regs *regs);
 unsigned int trev__probe_fetch(const struct trev_probe_arg *arg, const struct trev_regs *regs,
 			       unsigned char *slot, unsigned char *dyn, unsigned int dyn_off,
 			       unsigned int dyn_room);

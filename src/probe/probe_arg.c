@@ -520,8 +520,6 @@ static int probe_parse_target(struct probe_parse *p, char *word, struct trev_pro
 	if (pct) {
 		if (strcmp(pct, "%return"))
 			return probe_fail(p, (int)(pct - word), TREV_PROBE_ERR_BAD_ADDR_SUFFIX);
-		if (def->is_return)
-			return probe_fail(p, (int)(pct - word), TREV_PROBE_ERR_BAD_ADDR_SUFFIX);
 		def->is_return = true;
 		p->is_return = true;
 		*pct = '\0';
@@ -826,6 +824,8 @@ static unsigned int probe_string(const struct trev_probe_arg *a, const struct tr
 {
 	unsigned long addr;
 
+	if (!room)
+		return 0;
 	if (a->base == TREV_PB_COMM) {
 		char comm[17] = "";
 
@@ -849,18 +849,6 @@ static unsigned int probe_string(const struct trev_probe_arg *a, const struct tr
 	if (a->count && trev__probe_read(&addr, addr + 8ul * elem, sizeof(addr)))
 		return 0;
 	return probe_read_string(dst, addr, room);
-}
-
-unsigned int trev__probe_fetch_size(const struct trev_probe_arg *a, const struct trev_regs *regs)
-{
-	char buf[TREV_PROBE_STR_MAX];
-	unsigned int n = 0;
-
-	if (!a->dynamic)
-		return 0;
-	for (unsigned int e = 0; e < (a->count ? a->count : 1); e++)
-		n += probe_string(a, regs, e, buf, sizeof(buf));
-	return n;
 }
 
 unsigned int trev__probe_fetch(const struct trev_probe_arg *a, const struct trev_regs *regs,

@@ -11,9 +11,9 @@
  *	OFFSET		SIZE	MEANING
  *	0		8	struct trev_entry (common fields)
  *	8		8	__probe_ip: the probed site (p:), or
- *	8		8	__probe_func: the function (r:)
+ *	8		8	__probe_func: the function's site (r:)
  *	16		8	__probe_ret_ip: where it returned to (r: only)
- *	8 or 24		...	each argument's slot, in the order defined: its type's
+ *	16 or 24	...	each argument's slot, in the order defined: its type's
  *				size times [N]; a string's is a __data_loc word
  *				(length << 16 | offset, length 0: the read faulted)
  *	after the slots		the strings, each with its NUL
@@ -228,7 +228,7 @@ static void probe_fire(struct trev_probe *pr, const struct trev_regs *regs, unsi
  * the registers as they were at the site, then each probe on it.
  * Context: the trampoline's full call, inside its RCU read section.
  */
-static void probe_hit(unsigned long ip, unsigned long *slot, const struct trev_ft_cs *cs)
+static bool probe_hit(unsigned long ip, unsigned long *slot, const struct trev_ft_cs *cs)
 {
 	struct probe_tab *t = atomic_load_explicit(&probe_tab, memory_order_acquire);
 	struct trev_regs regs = {
@@ -239,9 +239,40 @@ static void probe_hit(unsigned long ip, unsigned long *slot, const struct trev_f
 		.ip = ip, .sp = (unsigned long)slot,
 	};
 
-	for (size_t i = 0; t && i < t->n; i++)
-		if (t->p[i]->addr == ip && !t->p[i]->def.is_return)
+	bool ret = false;
+
+	for (size_t i = 0; t && i < t->n; i++) {
+		if (t->p[i]->addr != ip)
+			continue;
+		if (t->p[i]->def.is_return)
+			ret |= trev_static_key_false(&t->p[i]->tp.key);
+		else
 			probe_fire(t->p[i], &regs, ip, 0);
+	}
+	if (t)
+		trev_tsan_release(t);
+	return ret;
+}
+
+/*
+ * A function with a return probe returned (function_graph's frame pushed
+ * for it, trev__fg_entry_probe()): the registers a return has, rax and rdx
+ * as the function left them (the return trampoline saved them below @slot),
+ * ip the return address, sp above the return slot; the others 0 (they are
+ * the caller's again). Context: the return trampoline's full call, inside
+ * an RCU read section.
+ */
+static void probe_exit(unsigned long func, unsigned long ret, unsigned long *slot)
+{
+	struct probe_tab *t = atomic_load_explicit(&probe_tab, memory_order_acquire);
+	struct trev_regs regs = {
+		.ax = slot[-2], .dx = slot[-3], .orig_ax = (unsigned long)-1,
+		.ip = ret, .sp = (unsigned long)(slot + 1),
+	};
+
+	for (size_t i = 0; t && i < t->n; i++)
+		if (t->p[i]->addr == func && t->p[i]->def.is_return)
+			probe_fire(t->p[i], &regs, func, ret);
 	if (t)
 		trev_tsan_release(t);
 }
@@ -446,12 +477,6 @@ static int probe_create(struct trev_probe_def *def, bool uprobe, enum trev_probe
 	int ret;
 
 	(void)file;
-	/* Returns need function_graph's frames for probes: not yet (docs/probes.md). */
-	if (def->is_return) {
-		err->msg = trev__probe_err_text(TREV_PROBE_ERR_FAIL_REG_PROBE);
-		err->pos = 0;
-		return -EOPNOTSUPP;
-	}
 	ret = probe_resolve(def, uprobe, &addr, err);
 	if (ret == -ENOMEM)
 		return ret;
@@ -555,7 +580,7 @@ static void probe_init_hook(void)
 	static bool done;
 
 	if (!done) {
-		trev__ftrace_probe_hook_set(probe_hit);
+		trev__ftrace_probe_hook_set(probe_hit, probe_exit);
 		done = true;
 	}
 }
