@@ -220,5 +220,7 @@ int trev__probe_command(const char *line, enum trev_probe_file file,
 int trev__probe_remove(const char *group, const char *event, enum trev_probe_file file);
 int trev__probe_release_all(enum trev_probe_file file);
 int trev__probe_show(struct trev_buf *out, enum trev_probe_file file);
+/* kprobe_profile and uprobe_profile: each probe of @file's kind and its hits. */
+int trev__probe_profile_show(struct trev_buf *out, enum trev_probe_file file);
 
 #endif /* TREV_PROBE_H */

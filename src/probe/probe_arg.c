@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -243,6 +244,9 @@ static int probe_parse_fetch(struct probe_parse *p, char *arg, struct trev_probe
 				return probe_fail(p, offs, TREV_PROBE_ERR_BAD_FILE_OFFS);
 			return probe_fail(p, offs, TREV_PROBE_ERR_BAD_FETCH_ARG);
 		} else {
+			/* The kernel's uprobes take no symbol; trev's SYMBOL targets (kprobe form) do. */
+			if (!p->kernel)
+				return probe_fail(p, offs, TREV_PROBE_ERR_SYM_ON_UPROBE);
 			if (!arg[1])
 				return probe_fail(p, offs, TREV_PROBE_ERR_BAD_FETCH_ARG);
 			a->base = TREV_PB_SYMSTR;
@@ -508,15 +512,43 @@ static int probe_parse_name(struct probe_parse *p, const char *event, int offset
 	return def->event ? 0 : -ENOMEM;
 }
 
-/* The target, word 1: SYMBOL[+offs][%return], PATH:OFFSET[%return], PATH:SYMBOL[%return]. */
-static int probe_parse_target(struct probe_parse *p, char *word, struct trev_probe_def *def)
+/*
+ * A uprobe's target PATH:OFFSET[(REF)][%return] or PATH:SYMBOL[%return], in the
+ * kernel's order (trace_uprobe_create()): the file, the reference counter,
+ * the suffix, the offset; columns from the word's start.
+ */
+static int probe_parse_path(struct probe_parse *p, char *word, char *colon,
+			    struct trev_probe_def *def)
 {
 	struct trev_probe_target *t = &def->target;
-	char *pct = strchr(word, '%'), *colon;
+	char *arg = colon + 1, *rctr, *pct;
+	struct stat st;
 	unsigned long v;
-	long off;
 
-	p->index = 1;
+	p->kernel = false;
+	t->path = strndup(word, (size_t)(colon - word));
+	if (!t->path)
+		return -ENOMEM;
+	if (stat(t->path, &st))
+		return probe_fail(p, 0, TREV_PROBE_ERR_FILE_NOT_FOUND);
+	if (!S_ISREG(st.st_mode))
+		return probe_fail(p, 0, TREV_PROBE_ERR_NO_REGULAR_FILE);
+	rctr = strchr(arg, '(');
+	if (rctr) {
+		char *end = strchr(rctr, ')');
+
+		if (!end)
+			return probe_fail(p, (int)(rctr + strlen(rctr) - word),
+					  TREV_PROBE_ERR_REFCNT_OPEN_BRACE);
+		if (end[1])
+			return probe_fail(p, (int)(end + 1 - word), TREV_PROBE_ERR_BAD_REFCNT_SUFFIX);
+		*end = '\0';
+		if (probe_strtoul(rctr + 1, 0, &v))
+			return probe_fail(p, (int)(rctr + 1 - word), TREV_PROBE_ERR_BAD_REFCNT);
+		/* A USDT semaphore to count up while the probe is on: not in trev (docs/probes.md). */
+		return probe_fail(p, (int)(rctr - word), TREV_PROBE_ERR_FAIL_REG_PROBE);
+	}
+	pct = strchr(arg, '%');
 	if (pct) {
 		if (strcmp(pct, "%return"))
 			return probe_fail(p, (int)(pct - word), TREV_PROBE_ERR_BAD_ADDR_SUFFIX);
@@ -524,32 +556,40 @@ static int probe_parse_target(struct probe_parse *p, char *word, struct trev_pro
 		p->is_return = true;
 		*pct = '\0';
 	}
-	colon = strchr(word, ':');
-	if (colon && strchr(word, '/') && strchr(word, '/') < colon) {
-		/* A uprobe's PATH:OFFSET, or PATH:SYMBOL (a symbol of that object). */
-		p->kernel = false;
-		t->path = strndup(word, (size_t)(colon - word));
-		if (!t->path)
-			return -ENOMEM;
-		if (!colon[1])
-			return probe_fail(p, (int)(colon + 1 - word), TREV_PROBE_ERR_BAD_UPROBE_OFFS);
-		if (isdigit((unsigned char)colon[1])) {
-			if (strchr(colon + 1, '('))
-				return probe_fail(p, (int)(strchr(colon, '(') - word),
-						  TREV_PROBE_ERR_BAD_REFCNT);
-			if (probe_strtoul(colon + 1, 0, &v))
-				return probe_fail(p, (int)(colon + 1 - word),
-						  TREV_PROBE_ERR_BAD_UPROBE_OFFS);
-			t->offset = v;
-			t->has_offset = true;
-			return 0;
-		}
-		if (!trev__probe_good_name(colon + 1))
-			return probe_fail(p, (int)(colon + 1 - word), TREV_PROBE_ERR_BAD_UPROBE_OFFS);
-		t->symbol = strdup(colon + 1);
-		return t->symbol ? 0 : -ENOMEM;
+	if (isdigit((unsigned char)*arg)) {
+		if (probe_strtoul(arg, 0, &v))
+			return probe_fail(p, (int)(arg - word), TREV_PROBE_ERR_BAD_UPROBE_OFFS);
+		t->offset = v;
+		t->has_offset = true;
+		return 0;
 	}
+	/* PATH:SYMBOL, trev's: a function of that object. */
+	if (!trev__probe_good_name(arg))
+		return probe_fail(p, (int)(arg - word), TREV_PROBE_ERR_BAD_UPROBE_OFFS);
+	t->symbol = strdup(arg);
+	return t->symbol ? 0 : -ENOMEM;
+}
+
+/* The target, word 1: SYMBOL[+offs][%return], ADDRESS, or a uprobe's (probe_parse_path()). */
+static int probe_parse_target(struct probe_parse *p, char *word, struct trev_probe_def *def)
+{
+	struct trev_probe_target *t = &def->target;
+	char *colon = strrchr(word, ':'), *pct, *sign;
+	unsigned long v;
+	long off;
+
+	p->index = 1;
+	if (colon && strchr(word, '/') && strchr(word, '/') < colon)
+		return probe_parse_path(p, word, colon, def);
 	p->kernel = true;
+	pct = strchr(word, '%');
+	if (pct) {
+		if (strcmp(pct, "%return"))
+			return probe_fail(p, (int)(pct - word), TREV_PROBE_ERR_BAD_ADDR_SUFFIX);
+		def->is_return = true;
+		p->is_return = true;
+		*pct = '\0';
+	}
 	if (isdigit((unsigned char)word[0])) {
 		/* An address: only a patchable entry, checked when the probe is made. */
 		if (probe_strtoul(word, 0, &v))
@@ -558,14 +598,14 @@ static int probe_parse_target(struct probe_parse *p, char *word, struct trev_pro
 		t->has_offset = true;
 		return 0;
 	}
-	colon = strpbrk(word, "+-");
+	sign = strpbrk(word, "+-");
 	off = 0;
-	if (colon) {
-		if (probe_strtol(colon + (*colon == '+'), 0, &off))
+	if (sign) {
+		if (probe_strtol(sign + (*sign == '+'), 0, &off))
 			return probe_fail(p, 0, TREV_PROBE_ERR_BAD_PROBE_ADDR);
-		if (*colon == '-')
+		if (*sign == '-')
 			off = -off;
-		*colon = '\0';
+		*sign = '\0';
 	}
 	if (!*word || !trev__probe_good_name(word))
 		return probe_fail(p, 0, TREV_PROBE_ERR_BAD_PROBE_ADDR);

@@ -55,6 +55,7 @@ struct trev_probe {
 	unsigned int fixed;		/* the record's fixed part */
 	unsigned int base;		/* where the arguments start (after the common fields) */
 	bool on;			/* its site has it (tp's first probe registered) */
+	_Atomic unsigned long nhit;	/* hits while enabled (kprobe_profile, uprobe_profile) */
 	struct trev_probe *next;	/* every probe, oldest first */
 };
 
@@ -218,6 +219,7 @@ static void probe_fire(struct trev_probe *pr, const struct trev_regs *regs, unsi
 
 	if (!trev_static_key_false(&pr->tp.key))
 		return;
+	atomic_fetch_add_explicit(&pr->nhit, 1, memory_order_relaxed);
 	f = __atomic_load_n(&pr->tp.funcs, __ATOMIC_ACQUIRE);
 	for (; f && f->func; f++)
 		((probe_write_fn)f->func)(f->data, pr, regs, func, ret_ip);
@@ -664,6 +666,32 @@ int trev__probe_show(struct trev_buf *out, enum trev_probe_file file)
 					       pr->def.args[i].comm);
 		if (!ret)
 			ret = trev__buf_putc(out, '\n');
+	}
+	pthread_mutex_unlock(&probe_lock);
+	return ret;
+}
+
+/*
+ * The kernel's probes_profile_seq_show() (kprobe_profile: name, hits,
+ * misses, which a process's probes never have) and probes_profile_seq_show()
+ * of trace_uprobe.c (uprobe_profile: file, name, hits).
+ */
+int trev__probe_profile_show(struct trev_buf *out, enum trev_probe_file file)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&probe_lock);
+	for (struct trev_probe *pr = probes; pr && !ret; pr = pr->next) {
+		unsigned long n = atomic_load_explicit(&pr->nhit, memory_order_relaxed);
+
+		if (!probe_of_file(pr, file))
+			continue;
+		if (file == TREV_PROBE_UPROBE)
+			ret = trev__buf_printf(out, "  %s %-44s %15lu\n",
+					       pr->def.target.path ? pr->def.target.path : "-",
+					       pr->call.name, n);
+		else
+			ret = trev__buf_printf(out, "  %-44s %15lu %15lu\n", pr->call.name, n, 0ul);
 	}
 	pthread_mutex_unlock(&probe_lock);
 	return ret;

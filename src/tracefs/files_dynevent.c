@@ -5,8 +5,8 @@
  * synthetic events ("s:", src/trigger/synth.c) and probes ("p", "r",
  * src/probe/: a PATH target a uprobe, else a kprobe, as the kernel tells
  * them); the kernel's other kinds (e:, f:, t:) are refused by name. Also
- * uprobe_events and kprobe_events, the probes' own files (docs/probes.md).
- * docs/tracefs.md, "dynamic_events".
+ * uprobe_events and kprobe_events, the probes' own files (docs/probes.md; the rows
+ * of docs/tracefs.md).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -298,3 +298,19 @@ const struct tfs_fops trev__##NAME##_fops = {					\
 
 PROBE_FILE_FOPS(uprobe_events, TREV_PROBE_UPROBE);
 PROBE_FILE_FOPS(kprobe_events, TREV_PROBE_KPROBE);
+
+/* kprobe_profile and uprobe_profile: hits per probe (the kernel's). */
+static int kprobe_profile_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__probe_profile_show(out, TREV_PROBE_KPROBE);
+}
+
+static int uprobe_profile_show(struct trev_file *f, struct trev_buf *out)
+{
+	(void)f;
+	return trev__probe_profile_show(out, TREV_PROBE_UPROBE);
+}
+
+const struct tfs_fops trev__kprobe_profile_fops = { .show = kprobe_profile_show };
+const struct tfs_fops trev__uprobe_profile_fops = { .show = uprobe_profile_show };

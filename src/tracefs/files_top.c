@@ -1130,6 +1130,8 @@ extern const struct tfs_fops trev__synthetic_events_fops;
 extern const struct tfs_fops trev__dynamic_events_fops;
 extern const struct tfs_fops trev__uprobe_events_fops;
 extern const struct tfs_fops trev__kprobe_events_fops;
+extern const struct tfs_fops trev__kprobe_profile_fops;
+extern const struct tfs_fops trev__uprobe_profile_fops;
 extern const struct tfs_fops trev__per_thread_stats_fops;
 extern const struct tfs_fops trev__available_filter_functions_fops;
 extern const struct tfs_fops trev__set_ftrace_filter_fops;
@@ -1162,6 +1164,7 @@ static const struct tfs_node instance_entries[] = {
 	{ "function_profile_enabled", 0640, &trev__function_profile_fops, NULL, true },
 	{ "instances", 0750, NULL, &trev__instances_dir, true },
 	{ "kprobe_events", 0640, &trev__kprobe_events_fops, NULL, true },
+	{ "kprobe_profile", 0440, &trev__kprobe_profile_fops, NULL, true },
 	{ "max_graph_depth", 0640, &trev__max_graph_depth_fops, NULL, true },
 	{ "options", 0750, NULL, &trev__options_dir, false },
 	{ "per_cpu", 0750, NULL, &trev__per_cpu_dir, false },
@@ -1195,6 +1198,7 @@ static const struct tfs_node instance_entries[] = {
 	{ "tracing_on", 0640, &tracing_on_fops, NULL, false },
 	{ "tracing_thresh", 0640, &trev__tracing_thresh_fops, NULL, true },
 	{ "uprobe_events", 0640, &trev__uprobe_events_fops, NULL, true },
+	{ "uprobe_profile", 0440, &trev__uprobe_profile_fops, NULL, true },
 	{ NULL, 0, NULL, NULL, false },
 };
 

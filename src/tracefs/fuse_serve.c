@@ -321,15 +321,17 @@ static char *req_child_path(fuse_req_t req, struct trev_fuse_mnt *m, fuse_ino_t 
 }
 
 /*
- * Seconds the kernel may keep @path's entry and attributes. A synthetic
- * event's directory goes when a line written to synthetic_events removes
- * it, not by an operation on the mount that the kernel would see: its
- * entries are never cached, so `test -d` right after the removal says
+ * Seconds the kernel may keep @path's entry and attributes. A dynamic
+ * event's directory (a synthetic event, a probe in a group of any name:
+ * docs/probes.md) goes when a line written to synthetic_events,
+ * dynamic_events, uprobe_events or kprobe_events removes it, not by an
+ * operation on the mount that the kernel would see: the entries under
+ * events/ are never cached, so `test -d` right after the removal says
  * what tracefs says.
  */
 static double path_timeout(const char *path)
 {
-	return strstr(path, "events/synthetic") ? 0.0 : ATTR_TIMEOUT;
+	return strncmp(path, "events/", 7) == 0 || strstr(path, "/events/") ? 0.0 : ATTR_TIMEOUT;
 }
 
 /* Reply to LOOKUP or MKDIR with the entry of @path. */

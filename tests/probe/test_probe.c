@@ -45,6 +45,18 @@ static int count_of(const char *hay, const char *needle)
 	return n;
 }
 
+/* The hit count of @event in uprobe_profile's text @t ("  FILE EVENT HITS"); -1: none. */
+static long hits_of(const char *t, const char *event)
+{
+	char file[256], name[128];
+	long n;
+
+	for (const char *l = t; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+		if (sscanf(l, " %255s %127s %ld", file, name, &n) == 3 && !strcmp(name, event))
+			return n;
+	return -1;
+}
+
 static void reset(void)
 {
 	trev_write("events/enable", "0");
@@ -89,6 +101,9 @@ static void test_args(void **state)
 	    !strstr(t, " p_pr_str_0: (pr_str+0x") ||
 	    !strstr(t, ") s=\"hello, probe\" n=-3 c='e' first={104,101} bits=6 cm=\"test_probe\""))
 		fail_msg("trace:\n%s", t);
+	/* uprobe_profile: the hits (a symbol target has no file: "-"). */
+	assert_int_equal(hits_of(rd("uprobe_profile"), "args"), 1);
+	assert_int_equal(hits_of(text, "p_pr_str_0"), 1);
 	/* A probe disabled records nothing more. */
 	assert_int_equal(trev_write("events/grp/args/enable", "0"), 0);
 	pr_args(1, 2, 3, 4, 5, 6, 7, 8);
@@ -222,6 +237,13 @@ static void test_errors(void **state)
 		{ "p:g/x pr_args $comm:u32", "Unknown type is specified", 20 },
 		{ "p:g/x pr_args +0($comm)", "$comm can not be dereferenced", 17 },
 		{ "p:g/x /no/such/file:0x10", "Failed to find the given file", 6 },
+		{ "p:g/x /sys:100", "Not a regular file", 6 },
+		{ "p:g/x /bin/sh:10a", "Invalid uprobe offset", 14 },
+		{ "p:g/x /bin/sh:10(1a)", "Invalid reference counter offset", 17 },
+		{ "p:g/x /bin/sh:10(10", "Reference counter brace is not closed", 19 },
+		{ "p:g/x /bin/sh:10(10)a", "Reference counter has wrong suffix", 20 },
+		{ "p:g/x /bin/sh:10%hoge", "Invalid probed address suffix", 16 },
+		{ "p:g/x /bin/sh:10 @sym", "Symbol is not available with uprobe", 17 },
 	};
 
 	(void)state;

@@ -460,9 +460,10 @@ static void test_bad_arguments(void **state)
 	/*
 	 * with trev's per_thread_stats, the function tracer's 7, function_graph's 5, README,
 	 * set_event_pid, set_event_notrace_pid, tracing_cpumask, synthetic_events, the stack
-	 * tracer's 4, dynamic_events, uprobe_events and kprobe_events (docs/probes.md)
+	 * tracer's 4, dynamic_events, uprobe_events, kprobe_events, uprobe_profile and
+	 * kprobe_profile (docs/probes.md)
 	 */
-	assert_int_equal(n, 46);
+	assert_int_equal(n, 48);
 }
 
 /* What readdir_uses_tree() did from inside trev_readdir()'s callback. */
