@@ -2249,6 +2249,8 @@ static bool module_is(const struct ft_module *m, const char *path)
 		return !m->mod;
 	if (strcmp(m->path, path) == 0)
 		return true;
+	if (!strchr(path, '/'))
+		return m->mod && strcmp(m->mod, path) == 0;	/* a module's name */
 	a = realpath(m->path, NULL);
 	b = realpath(path, NULL);
 	same = a && b && strcmp(a, b) == 0;

@@ -186,7 +186,8 @@ int trev__ftrace_probe_site(uintptr_t addr, bool on, const char **why);
 
 /*
  * trev__ftrace_probe_lookup() - the patchable entry of function @sym in
- * the object @path (NULL: any, the program first; "" the program only).
+ * the object @path (NULL: any, the program first; "" the program only; a
+ * name without '/': the library of that module name, "libfoo").
  * Return: 0 with *@addr, -ENOENT.
  */
 int trev__ftrace_probe_lookup(const char *path, const char *sym, uintptr_t *addr);

@@ -151,6 +151,7 @@ struct trev_probe_arg {
 /* What a definition's target is. */
 struct trev_probe_target {
 	char *path;		/* PATH: of PATH:OFFSET or PATH:SYMBOL; NULL: a symbol */
+	char *module;		/* MODULE: of MODULE:SYMBOL (a library's name); NULL: any */
 	char *symbol;		/* SYMBOL (NULL with an offset) */
 	unsigned long offset;	/* PATH:OFFSET's file offset, SYMBOL+offs's offs */
 	bool has_offset;	/* PATH:OFFSET */

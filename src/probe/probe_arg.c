@@ -184,7 +184,8 @@ static int probe_parse_var(struct probe_parse *p, const char *var, struct trev_p
 		if (!var[5]) {
 			a->base = TREV_PB_STACKP;
 		} else if (isdigit((unsigned char)var[5]) && !probe_strtoul(var + 5, 10, &n)) {
-			if (n > UINT_MAX / 8)
+			/* The kernel's PARAM_MAX_STACK (a 16 KiB stack) for the kprobe form. */
+			if (n > (p->kernel ? 2048 : UINT_MAX / 8))
 				return probe_fail(p, offs, TREV_PROBE_ERR_BAD_STACK_NUM);
 			a->base = TREV_PB_STACK;
 			a->param = (unsigned int)n;
@@ -502,6 +503,9 @@ static int probe_parse_name(struct probe_parse *p, const char *event, int offset
 		event = slash + 1;
 	}
 	len = strlen(event);
+	/* "GRP/" alone: the event is named as without a name (the kernel's, 5.17 on). */
+	if (!len && slash)
+		return 0;
 	if (!len)
 		return probe_fail(p, offset, TREV_PROBE_ERR_NO_EVENT_NAME);
 	if (len > TREV_PROBE_NAME_MAX)
@@ -582,6 +586,16 @@ static int probe_parse_target(struct probe_parse *p, char *word, struct trev_pro
 	if (colon && strchr(word, '/') && strchr(word, '/') < colon)
 		return probe_parse_path(p, word, colon, def);
 	p->kernel = true;
+	/* MODULE:SYMBOL: a function of the library named MODULE (its file's name to the first dot). */
+	if (colon) {
+		if (colon == word || !trev__probe_good_name(colon + 1) ||
+		    strcspn(word, "/%+-") < (size_t)(colon - word))
+			return probe_fail(p, 0, TREV_PROBE_ERR_BAD_PROBE_ADDR);
+		t->module = strndup(word, (size_t)(colon - word));
+		if (!t->module)
+			return -ENOMEM;
+		word = colon + 1;
+	}
 	pct = strchr(word, '%');
 	if (pct) {
 		if (strcmp(pct, "%return"))
@@ -649,6 +663,7 @@ void trev__probe_def_free(struct trev_probe_def *def)
 	free(def->group);
 	free(def->event);
 	free(def->target.path);
+	free(def->target.module);
 	free(def->target.symbol);
 	memset(def, 0, sizeof(*def));
 }

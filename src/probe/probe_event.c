@@ -19,6 +19,7 @@
  *	after the slots		the strings, each with its NUL
  */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -434,7 +435,7 @@ static int probe_resolve(struct trev_probe_def *def, bool uprobe, uintptr_t *add
 	} else if (t->has_offset) {
 		*addr = t->offset;
 	} else {
-		ret = trev__ftrace_probe_lookup(t->path, t->symbol, addr);
+		ret = trev__ftrace_probe_lookup(t->path ? t->path : t->module, t->symbol, addr);
 		if (ret)
 			return -EINVAL;
 		if (t->offset)
@@ -587,6 +588,47 @@ static void probe_init_hook(void)
 	}
 }
 
+/*
+ * @SYM[+|-offs] of the arguments made addresses (the kernel's
+ * traceprobe_update_arg()): an exported symbol of the process (dlsym()),
+ * else a function with a patchable entry. Return: 0, or -ENOENT with @err
+ * at the argument.
+ */
+static int probe_resolve_syms(struct trev_probe_def *def, struct trev_probe_error *err)
+{
+	for (unsigned int i = 0; i < def->nr_args; i++) {
+		struct trev_probe_arg *a = &def->args[i];
+		char *sym, *sign;
+		uintptr_t addr = 0;
+		long off = 0;
+
+		if (a->base != TREV_PB_SYMSTR)
+			continue;
+		sym = strdup(a->data);
+		if (!sym)
+			return -ENOMEM;
+		sign = strpbrk(sym, "+-");
+		if (sign) {
+			off = strtol(sign, NULL, 0);
+			*sign = '\0';
+		}
+		addr = (uintptr_t)dlsym(RTLD_DEFAULT, sym);
+		if (!addr && trev__ftrace_probe_lookup(NULL, sym, &addr))
+			addr = 0;
+		free(sym);
+		if (!addr) {
+			const char *at = strstr(err->cmd, a->comm);
+
+			err->msg = trev__probe_err_text(TREV_PROBE_ERR_BAD_FETCH_ARG);
+			err->pos = at ? (int)(at - err->cmd) : 0;
+			return -ENOENT;
+		}
+		a->base = TREV_PB_IMM;
+		a->imm = addr + (unsigned long)off;
+	}
+	return 0;
+}
+
 int trev__probe_command(const char *line, enum trev_probe_file file,
 			struct trev_probe_error *err, const char **subsystem)
 {
@@ -598,6 +640,11 @@ int trev__probe_command(const char *line, enum trev_probe_file file,
 	*subsystem = uprobe ? "trace_uprobe" : "trace_kprobe";
 	if (ret)
 		return ret;
+	ret = probe_resolve_syms(&def, err);
+	if (ret) {
+		trev__probe_def_free(&def);
+		return ret == -ENOENT ? -EINVAL : ret;
+	}
 	pthread_mutex_lock(&probe_lock);
 	probe_init_hook();
 	ret = probe_create(&def, uprobe, file, err);
@@ -608,13 +655,22 @@ int trev__probe_command(const char *line, enum trev_probe_file file,
 
 int trev__probe_remove(const char *group, const char *event, enum trev_probe_file file)
 {
-	struct trev_probe *pr;
+	struct trev_probe *pr, *next;
 	int ret = -ENOENT;
 
 	pthread_mutex_lock(&probe_lock);
-	pr = probe_find(group, event);
-	if (pr && probe_of_file(pr, file))
-		ret = probe_destroy(pr);
+	if (!*event) {
+		/* "-:GRP/": every probe of the group, until one is busy (the kernel's). */
+		for (pr = probes; pr && (ret == 0 || ret == -ENOENT); pr = next) {
+			next = pr->next;
+			if (group && strcmp(pr->klass.system, group) == 0 && probe_of_file(pr, file))
+				ret = probe_destroy(pr);
+		}
+	} else {
+		pr = probe_find(group, event);
+		if (pr && probe_of_file(pr, file))
+			ret = probe_destroy(pr);
+	}
 	pthread_mutex_unlock(&probe_lock);
 	return ret;
 }
@@ -657,6 +713,8 @@ int trev__probe_show(struct trev_buf *out, enum trev_probe_file file)
 			ret = trev__buf_printf(out, " %s:0x%016lx", t->path, t->offset);
 		else if (t->path)
 			ret = trev__buf_printf(out, " %s:%s", t->path, t->symbol);
+		else if (t->module)
+			ret = trev__buf_printf(out, " %s:%s", t->module, t->symbol);
 		else if (t->has_offset)
 			ret = trev__buf_printf(out, " 0x%016lx", t->offset);
 		else

@@ -238,7 +238,7 @@ static int probe_file_remove(const char *line, enum trev_probe_file file)
 		group = event;
 		event = slash + 1;
 	}
-	if (!*event)
+	if (!group && !*event)
 		return -EINVAL;
 	return trev__probe_remove(group, event, file);
 }

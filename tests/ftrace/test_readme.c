@@ -11,6 +11,7 @@
  * that trev lacks.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <setjmp.h>
 #include <cmocka.h>
@@ -501,6 +503,132 @@ static void test_synth_example(void **state)
 	assert_int_equal(trev_append("synthetic_events", "!myevent"), 0);
 }
 
+/* ---- probe events ---------------------------------------------------------------------- */
+
+/* The file offset of code address @addr in this program's file. */
+static int exe_offset_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	unsigned long *addr = arg;
+
+	(void)size;
+	if (info->dlpi_name && *info->dlpi_name)
+		return 0;	/* the program is the first, with no name */
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		unsigned long va = *addr - info->dlpi_addr;
+
+		if (ph->p_type == PT_LOAD && va >= ph->p_vaddr && va < ph->p_vaddr + ph->p_filesz) {
+			*addr = va - ph->p_vaddr + ph->p_offset;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* @def is taken by @file (appended) and listed; then every probe goes. */
+static void assert_probe(const char *file, const char *def, const char *listed)
+{
+	int ret = trev_append(file, def);
+
+	if (ret)
+		fail_msg("README claims it, but %s refuses '%s': %d\n%s", file, def, ret,
+			 ft_read(text, sizeof(text), "error_log"));
+	if (!strstr(ft_read(text, sizeof(text), file), listed))
+		fail_msg("%s lists no '%s' after '%s':\n%s", file, listed, def, text);
+	assert_int_equal(trev_write(file, ""), 0);
+}
+
+/*
+ * The probe events' lines (docs/probes.md): each form of Format, place, fetcharg and type
+ * taken on ft_add, a function of this program built with the function tracer's flags.
+ */
+static void test_probes(void **state)
+{
+	static const char *const lines_claimed[] = {
+		"\t   Format: p[:[<group>/][<event>]] <place> [<args>]\n",
+		"\t           r[maxactive][:[<group>/][<event>]] <place> [<args>]\n",
+		"\t           -:[<group>/][<event>]\n",
+		"\t    place: [<module>:]<symbol>[+<offset>]|<memaddr>\n",
+		"place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>\n",
+		"   place (uprobe): <path>:<offset>[%return]\n",
+		"\t     args: <name>=fetcharg[:type]\n",
+		"\t fetcharg: %<register>, @<address>, @<symbol>[+|-<offset>],\n",
+		"\t           $stack<index>, $stack, $retval, $comm, $arg<N>,\n",
+		"\t           +|-[u]<offset>(<fetcharg>), \\imm-value, \\\"imm-string\"\n",
+		"\t     type: s8/16/32/64, u8/16/32/64, x8/16/32/64, string, symbol,\n",
+		"\t           b<bit-width>@<bit-offset>/<container-size>, ustring,\n",
+		"\t           symstr, <type>\\[<array-size>\\]\n",
+	};
+	static const char *const types[] = {
+		"s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64", "x8", "x16", "x32", "x64",
+		"string", "symbol", "b3@2/8", "ustring", "symstr", "u32[2]",
+	};
+	char def[1024], listed[1024], exe[512];
+	unsigned long off = (unsigned long)(uintptr_t)ft_add, site = 0;
+	ssize_t n;
+	void *h;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lines_claimed) / sizeof(lines_claimed[0]); i++)
+		if (!strstr(readme, lines_claimed[i]))
+			fail_msg("README has no line '%s'", lines_claimed[i]);
+	/* Format: p and r, with and without group and event; -: forms. */
+	assert_probe("kprobe_events", "p ft_add", "p:kprobes/p_ft_add_0 ft_add\n");
+	assert_probe("kprobe_events", "p:ev ft_add", "p:kprobes/ev ft_add\n");
+	assert_probe("kprobe_events", "p:grp/ev ft_add", "p:grp/ev ft_add\n");
+	assert_probe("kprobe_events", "p:grp/ ft_add", "p:grp/p_ft_add_0 ft_add\n");
+	assert_probe("kprobe_events", "r ft_add", "r:kprobes/r_ft_add_0 ft_add\n");
+	assert_probe("kprobe_events", "r5:ev ft_add", "r:kprobes/ev ft_add\n");
+	assert_int_equal(trev_append("kprobe_events", "p:grp/a ft_add\np:grp/b ft_add\np:c ft_add"), 0);
+	assert_int_equal(trev_append("kprobe_events", "-:grp/a"), 0);
+	assert_int_equal(trev_append("kprobe_events", "-:c"), 0);
+	assert_int_equal(trev_append("kprobe_events", "-:grp/"), 0);
+	assert_string_equal(ft_read(text, sizeof(text), "kprobe_events"), "");
+	/* place: [<module>:]<symbol>[+<offset>] (offset 0), %return, <memaddr>. */
+	h = dlopen(FT_MOD, RTLD_NOW);
+	assert_non_null(h);
+	assert_probe("kprobe_events", "p libft_mod:ft_mod_twice", "libft_mod:ft_mod_twice\n");
+	dlclose(h);
+	assert_probe("kprobe_events", "p ft_add+0", "p:kprobes/p_ft_add_0 ft_add\n");
+	assert_probe("kprobe_events", "p:ev ft_add%return", "r:kprobes/ev ft_add\n");
+	/* The entry is the function's address, or 4 bytes after it behind an endbr64. */
+	for (unsigned long d = 0; d <= 4 && !site; d += 4) {
+		snprintf(def, sizeof(def), "p:ev 0x%lx", (unsigned long)(uintptr_t)ft_add + d);
+		if (trev_append("kprobe_events", def) == 0)
+			site = (unsigned long)(uintptr_t)ft_add + d;
+	}
+	assert_true(site != 0);
+	snprintf(listed, sizeof(listed), "p:kprobes/ev 0x%016lx\n", site);
+	assert_non_null(strstr(ft_read(text, sizeof(text), "kprobe_events"), listed));
+	assert_int_equal(trev_write("kprobe_events", ""), 0);
+	/* place (uprobe): <path>:<offset>[%return], the program's file. */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	off = site;
+	assert_int_equal(dl_iterate_phdr(exe_offset_cb, &off), 1);
+	snprintf(def, sizeof(def), "p:up %s:0x%lx", exe, off);
+	snprintf(listed, sizeof(listed), "p:uprobes/up %s:0x%016lx\n", exe, off);
+	assert_probe("uprobe_events", def, listed);
+	snprintf(def, sizeof(def), "p:up %s:0x%lx%%return", exe, off);
+	snprintf(listed, sizeof(listed), "r:uprobes/up %s:0x%016lx\n", exe, off);
+	assert_probe("uprobe_events", def, listed);
+	/* args and fetcharg: each form; type: each type. */
+	assert_probe("kprobe_events",
+		     "p:ev ft_add a=%di b=@0x1000 c=@ft_add+4 d=$stack0 e=$stack f=$comm g=$arg2 "
+		     "h=+0(%sp) i=-8(+u0(%sp)) j=\\12 k=\\\"str\"",
+		     "a=%di b=@0x1000 c=@ft_add+4 d=$stack0 e=$stack f=$comm g=$arg2 h=+0(%sp) "
+		     "i=-8(+u0(%sp)) j=\\12 k=\\\"str\"\n");
+	assert_probe("kprobe_events", "r:ev ft_add rv=$retval", "rv=$retval\n");
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		snprintf(def, sizeof(def), "p:ev ft_add v=%s:%s",
+			 strstr(types[i], "string") || strchr(types[i], '[') ? "+0(%sp)" : "%di",
+			 types[i]);
+		snprintf(listed, sizeof(listed), "%s\n", def + strlen("p:ev ft_add "));
+		assert_probe("kprobe_events", def, listed);
+	}
+}
+
 /* ---- what it does not say -------------------------------------------------------------- */
 
 /*
@@ -510,9 +638,7 @@ static void test_synth_example(void **state)
 static void test_not_claimed(void **state)
 {
 	static const char *const absent[] = {
-		"kprobe_events",
-		"uprobe_events", "place:", "<attached-group>", "fetcharg",
-		"common_cpu",
+		"<attached-group>", "common_cpu",
 		"timestamp_mode", "saved_cmdlines_size", "x86-tsc", "global:",
 	};
 
@@ -534,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_hist_params),
 		cmocka_unit_test(test_hist_fields),
 		cmocka_unit_test(test_synth_example),
+		cmocka_unit_test(test_probes),
 		cmocka_unit_test(test_not_claimed),
 	};
 

@@ -2,7 +2,7 @@
 /*
  * Functions with the names of the kernel's that ftracetest's function-tracer cases filter on
  * (schedule, sch?dule, *schedule*, *pin*lock, mutex*unl*, [Ss]y[Ss]_*, *lock*, *try*lock, c*unlock*,
- * do_execve*, kernel_clone),
+ * do_execve*, kernel_clone), and vfs_read, which the kprobe cases probe (kprobe_syntax_errors.tc),
  * built with trev's function-tracer flags (ftracetest.sh), so that they are in
  * available_filter_functions; ft_target's event thread calls ft_funcs_run() every round, as
  * the kernel calls its own all the time. Nothing else: they only call each other.
@@ -27,6 +27,7 @@ FT_FUNC void do_execveat_common(void) { mutex_lock(); mutex_unlock(); }
 FT_FUNC void do_execve(void) { do_execveat_common(); }
 FT_FUNC void sys_getpid(void) { console_unlock(); }
 FT_FUNC void kernel_clone(void) { if (_raw_spin_trylock()) _raw_spin_unlock(); }
+FT_FUNC void vfs_read(void) { FT_BODY(); }
 
 void ft_funcs_run(void)
 {

@@ -17,6 +17,7 @@ void do_execveat_common(void);
 void do_execve(void);
 void sys_getpid(void);
 void kernel_clone(void);
+void vfs_read(void);
 
 /* One round of calls: each function at least once. */
 void ft_funcs_run(void);

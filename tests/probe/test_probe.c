@@ -212,7 +212,7 @@ static void test_errors(void **state)
 	} bad[] = {
 		{ "p:/x pr_args", "Group name is not specified", 2 },
 		{ "p:1g/x pr_args", "Group name must follow the same rules as C identifiers", 2 },
-		{ "p:g/ pr_args", "Event name is not specified", 4 },
+		{ "p: pr_args", "Event name is not specified", 2 },
 		{ "p:g/x-y pr_args", "Event name must follow the same rules as C identifiers", 4 },
 		{ "p:g/x pr_args %xx", "Invalid register name", 14 },
 		{ "p:g/x pr_args $foo", "Invalid $-valiable specified", 14 },
@@ -251,6 +251,11 @@ static void test_errors(void **state)
 	assert_int_equal(trev_append("uprobe_events", "p:keep/me pr_args"), 0);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_error(bad[i].def, "trace_uprobe", bad[i].msg, bad[i].col);
+	/* "GRP/" alone names the event as without a name; "-:GRP/" removes the group's. */
+	assert_int_equal(trev_append("uprobe_events", "p:grp2/ pr_args\np:grp2/two pr_str"), 0);
+	assert_non_null(strstr(rd("uprobe_events"), "p:grp2/p_pr_args_0 pr_args\np:grp2/two pr_str\n"));
+	assert_int_equal(trev_append("uprobe_events", "-:grp2/"), 0);
+	assert_int_equal(trev_append("uprobe_events", "-:grp2/"), -ENOENT);
 	/* The previous probe stays, alone. */
 	rd("uprobe_events");
 	assert_string_equal(text, "p:keep/me pr_args\n");
