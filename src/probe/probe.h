@@ -29,7 +29,7 @@ struct trev_seq;
 #define TREV_PROBE_ARGNAME_MAX	32	/* MAX_ARG_NAME_LEN */
 #define TREV_PROBE_NAME_MAX	64	/* MAX_EVENT_NAME_LEN */
 #define TREV_PROBE_STR_MAX	4096	/* MAX_STRING_SIZE (PATH_MAX) */
-#define TREV_PROBE_DEREF_MAX	12	/* nested dereferences (FETCH_INSN_MAX's room) */
+#define TREV_PROBE_DEREF_MAX	14	/* dereferences: FETCH_INSN_MAX's room (probe_ops_full()) */
 
 /* The kernel's error texts (trace_probe.h ERRORS), in its order. */
 #define TREV_PROBE_ERRORS							\

@@ -208,12 +208,21 @@ static int probe_parse_var(struct probe_parse *p, const char *var, struct trev_p
 }
 
 /*
+ * No room for one more dereference: the kernel's program of FETCH_INSN_MAX
+ * (16) instructions, its last the end, holds the fetch (two for @SYM: the
+ * symbol and its address) and the dereferences up to its 15th.
+ */
+static bool probe_ops_full(const struct trev_probe_arg *a)
+{
+	return (a->base == TREV_PB_SYMSTR ? 2u : 1u) + a->nderef >= 15;
+}
+
+/*
  * One fetch expression (the kernel's parse_probe_arg(), recursive): @arg
  * is modified. Dereferences are appended to @a->deref in the order they
  * run (innermost first).
  */
-static int probe_parse_fetch(struct probe_parse *p, char *arg, struct trev_probe_arg *a, int offs,
-			     int depth)
+static int probe_parse_fetch(struct probe_parse *p, char *arg, struct trev_probe_arg *a, int offs)
 {
 	unsigned long v;
 	long off = 0;
@@ -256,7 +265,7 @@ static int probe_parse_fetch(struct probe_parse *p, char *arg, struct trev_probe
 			if (!a->data)
 				return -ENOMEM;
 		}
-		if (a->nderef == TREV_PROBE_DEREF_MAX)
+		if (probe_ops_full(a))
 			return probe_fail(p, offs, TREV_PROBE_ERR_TOO_MANY_OPS);
 		a->deref[a->nderef].offset = 0;
 		a->deref[a->nderef++].user = false;
@@ -282,14 +291,12 @@ static int probe_parse_fetch(struct probe_parse *p, char *arg, struct trev_probe
 		if (!tmp)
 			return probe_fail(p, offs + (int)strlen(arg), TREV_PROBE_ERR_DEREF_OPEN_BRACE);
 		*tmp = '\0';
-		if (depth > TREV_PROBE_DEREF_MAX)
-			return probe_fail(p, offs, TREV_PROBE_ERR_TOO_MANY_OPS);
-		ret = probe_parse_fetch(p, arg, a, offs, depth + 1);
+		ret = probe_parse_fetch(p, arg, a, offs);
 		if (ret)
 			return ret;
 		if (a->base == TREV_PB_COMM || a->base == TREV_PB_DATA)
 			return probe_fail(p, offs, TREV_PROBE_ERR_COMM_CANT_DEREF);
-		if (a->nderef == TREV_PROBE_DEREF_MAX)
+		if (probe_ops_full(a))
 			return probe_fail(p, offs, TREV_PROBE_ERR_TOO_MANY_OPS);
 		a->deref[a->nderef].offset = off;
 		a->deref[a->nderef++].user = user;
@@ -412,7 +419,7 @@ static int probe_parse_body(struct probe_parse *p, const char *body, struct trev
 	}
 	a->offset = *size;
 	*size += a->type->size * (a->count ? a->count : 1);
-	ret = probe_parse_fetch(p, arg, a, offset, 0);
+	ret = probe_parse_fetch(p, arg, a, offset);
 	if (ret)
 		goto out;
 	ret = -EINVAL;

@@ -471,15 +471,78 @@ static int probe_resolve(struct trev_probe_def *def, bool uprobe, uintptr_t *add
 	return 0;
 }
 
+/* Refuse with @code at the start of word @word of the command (past its end: after it). */
+static int probe_err_word(struct trev_probe_error *err, unsigned int word, enum trev_probe_err code)
+{
+	const char *c = err->cmd;
+
+	for (unsigned int w = 0; w < word && *c; w++) {
+		c += strcspn(c, " ");
+		if (*c)
+			c++;
+		else
+			c++;	/* the kernel's: one past the last word and its blank */
+	}
+	err->msg = trev__probe_err_text(code);
+	err->pos = (int)(c - err->cmd);
+	return -EINVAL;
+}
+
+static bool probe_same_target(const struct trev_probe_target *a, const struct trev_probe_target *b)
+{
+	return !strcmp(a->path ? a->path : "", b->path ? b->path : "") &&
+	       !strcmp(a->module ? a->module : "", b->module ? b->module : "") &&
+	       !strcmp(a->symbol ? a->symbol : "", b->symbol ? b->symbol : "") &&
+	       a->offset == b->offset && a->has_offset == b->has_offset;
+}
+
+/*
+ * A definition of an event that exists (the kernel's append_trace_kprobe()):
+ * another kind of probe (DIFF_PROBE_TYPE), other arguments (DIFF_ARG_TYPE at
+ * the first that differs), the same probe again (SAME_PROBE); else a second
+ * probe for the event, which trev does not make (FAIL_REG_PROBE: no
+ * multi-probe events yet, docs/probes.md).
+ */
+static int probe_append(const struct trev_probe *old, const struct trev_probe_def *def,
+			struct trev_probe_error *err)
+{
+	const struct trev_probe_def *o = &old->def;
+	unsigned int diff = 0;
+
+	if (o->is_return != def->is_return)
+		return probe_err_word(err, 0, TREV_PROBE_ERR_DIFF_PROBE_TYPE);
+	if (o->nr_args != def->nr_args)
+		diff = (o->nr_args < def->nr_args ? o->nr_args : def->nr_args) + 1;
+	for (unsigned int i = 0; !diff && i < def->nr_args; i++)
+		if (o->args[i].type != def->args[i].type || o->args[i].count != def->args[i].count ||
+		    strcmp(o->args[i].name, def->args[i].name))
+			diff = i + 1;
+	if (diff)
+		return probe_err_word(err, diff + 1, TREV_PROBE_ERR_DIFF_ARG_TYPE);
+	if (probe_same_target(&o->target, &def->target)) {
+		bool same = true;
+
+		for (unsigned int i = 0; same && i < def->nr_args; i++)
+			same = !strcmp(o->args[i].comm, def->args[i].comm);
+		if (same)
+			return probe_err_word(err, 0, TREV_PROBE_ERR_SAME_PROBE);
+	}
+	return probe_err_word(err, 1, TREV_PROBE_ERR_FAIL_REG_PROBE);
+}
+
 static int probe_create(struct trev_probe_def *def, bool uprobe, enum trev_probe_file file,
 			struct trev_probe_error *err)
 {
+	const struct trev_probe *old = def->event ? probe_find(def->group, def->event) : NULL;
 	struct trev_probe *pr, **tail;
 	unsigned int slot;
 	uintptr_t addr = 0;
 	int ret;
 
 	(void)file;
+	/* Before the target is looked for, as the kernel compares before it registers. */
+	if (old)
+		return probe_append(old, def, err);
 	ret = probe_resolve(def, uprobe, &addr, err);
 	if (ret == -ENOMEM)
 		return ret;
@@ -492,8 +555,9 @@ static int probe_create(struct trev_probe_def *def, bool uprobe, enum trev_probe
 	}
 	if (!def->args && !(def->args = calloc(1, sizeof(*def->args))))
 		return -ENOMEM;
-	if (probe_find(def->group, def->event))
-		return -EEXIST;
+	old = probe_find(def->group, def->event);	/* a name made from the target */
+	if (old)
+		return probe_append(old, def, err);
 	for (slot = 0; slot < PROBE_MAX && probe_slots[slot]; slot++)
 		;
 	if (slot == PROBE_MAX) {

@@ -236,6 +236,9 @@ static void test_errors(void **state)
 		{ "p:g/x pr_args%foo", "Invalid probed address suffix", 13 },
 		{ "p:g/x pr_args $comm:u32", "Unknown type is specified", 20 },
 		{ "p:g/x pr_args +0($comm)", "$comm can not be dereferenced", 17 },
+		/* 14 dereferences and @0's: one more than the kernel's 16 instructions hold. */
+		{ "p:g/x pr_args +0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(@0))))))))))))))",
+		  "Dereference is too much nested", 17 },
 		{ "p:g/x /no/such/file:0x10", "Failed to find the given file", 6 },
 		{ "p:g/x /sys:100", "Not a regular file", 6 },
 		{ "p:g/x /bin/sh:10a", "Invalid uprobe offset", 14 },
@@ -249,6 +252,12 @@ static void test_errors(void **state)
 	(void)state;
 	reset();
 	assert_int_equal(trev_append("uprobe_events", "p:keep/me pr_args"), 0);
+	/* An event that exists (the kernel's append checks), then the rest. */
+	assert_error("r:keep/me pr_args", "trace_uprobe", "Probe type is different from existing probe", 0);
+	assert_error("p:keep/me pr_args x=%di", "trace_uprobe",
+		     "Argument type or name is different from existing probe", 18);
+	assert_error("p:keep/me pr_args", "trace_uprobe", "There is already the exact same probe event", 0);
+	assert_error("p:keep/me pr_str", "trace_uprobe", "Failed to register probe event", 10);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_error(bad[i].def, "trace_uprobe", bad[i].msg, bad[i].col);
 	/* "GRP/" alone names the event as without a name; "-:GRP/" removes the group's. */
