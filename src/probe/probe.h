@@ -102,7 +102,7 @@ const char *trev__probe_err_text(enum trev_probe_err code);
 struct trev_probe_error {
 	const char *msg;	/* NULL: refused without an entry (-ENOMEM, -ENOENT ...) */
 	int pos;
-	char cmd[512];
+	char cmd[512];		/* truncated past 511 bytes, @pos then at most its end + 1 */
 };
 
 /* A type of fetch argument (the kernel's struct fetch_type). */

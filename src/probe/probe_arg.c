@@ -130,6 +130,9 @@ static int probe_fail(struct probe_parse *p, int offs, enum trev_probe_err code)
 	}
 	err->msg = probe_err_text[code];
 	err->pos = pos + offs;
+	/* A command longer than the entry keeps: the caret at its end at most. */
+	if ((size_t)err->pos > strlen(err->cmd) + 1)
+		err->pos = (int)strlen(err->cmd) + 1;
 	return -EINVAL;
 }
 

@@ -485,6 +485,8 @@ static int probe_err_word(struct trev_probe_error *err, unsigned int word, enum 
 	}
 	err->msg = trev__probe_err_text(code);
 	err->pos = (int)(c - err->cmd);
+	if ((size_t)err->pos > strlen(err->cmd) + 1)
+		err->pos = (int)strlen(err->cmd) + 1;
 	return -EINVAL;
 }
 

@@ -42,6 +42,8 @@ static char *fuzz_tokens(const uint8_t *data, size_t size)
 	return out;
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const enum trev_probe_file files[] = {

@@ -20,6 +20,8 @@
 
 #include "probe/probe.h"
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static unsigned char block[256];
