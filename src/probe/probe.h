@@ -125,7 +125,7 @@ enum trev_probe_base {
 	TREV_PB_COMM,		/* $comm */
 	TREV_PB_ARG,		/* $argN: param N - 1 */
 	TREV_PB_DATA,		/* \"string": data */
-	TREV_PB_SYMSTR,		/* @SYM not resolved yet: data "SYM[+-offs]" (resolved at creation) */
+	TREV_PB_SYM,		/* @SYM not resolved yet: data "SYM[+-offs]" (resolved at creation) */
 };
 
 struct trev_probe_arg {

@@ -217,7 +217,7 @@ static int probe_parse_var(struct probe_parse *p, const char *var, struct trev_p
  */
 static bool probe_ops_full(const struct trev_probe_arg *a)
 {
-	return (a->base == TREV_PB_SYMSTR ? 2u : 1u) + a->nderef >= 15;
+	return (a->base == TREV_PB_SYM ? 2u : 1u) + a->nderef >= 15;
 }
 
 /*
@@ -262,7 +262,7 @@ static int probe_parse_fetch(struct probe_parse *p, char *arg, struct trev_probe
 				return probe_fail(p, offs, TREV_PROBE_ERR_SYM_ON_UPROBE);
 			if (!arg[1])
 				return probe_fail(p, offs, TREV_PROBE_ERR_BAD_FETCH_ARG);
-			a->base = TREV_PB_SYMSTR;
+			a->base = TREV_PB_SYM;
 			free(a->data);
 			a->data = strdup(arg + 1);
 			if (!a->data)

@@ -22,6 +22,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -283,7 +284,12 @@ static void probe_exit(unsigned long func, unsigned long ret, unsigned long *slo
 /* ------------------------------------------------------------------ */
 /* Enabling: the site is patched while the tracepoint has a probe       */
 
-/* The first probe registered on @slot's tracepoint (under the tracepoint's lock). */
+/*
+ * The first probe registered on @slot's tracepoint (under the tracepoint's
+ * lock, not probe_lock: a tracefs write holds that one while it registers
+ * the event). probe_slots[@slot] is set before the event is registered and
+ * cleared after it is withdrawn, which a registered probe prevents (-EBUSY).
+ */
 static int probe_reg(unsigned int slot)
 {
 	struct trev_probe *pr = probe_slots[slot];
@@ -385,8 +391,6 @@ struct probe_where {
 	int ret;
 };
 
-#include <link.h>
-
 static int probe_where_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct probe_where *w = arg;
@@ -413,16 +417,18 @@ static int probe_where_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-/* Where the target is; the default event name (the kernel's) when there is none. */
-static int probe_resolve(struct trev_probe_def *def, bool uprobe, uintptr_t *addr,
-			 struct trev_probe_error *err)
+/*
+ * Where the target is, and the default event name (the kernel's) when there
+ * is none. Return: 0 with *@addr; -ENOENT (no such file), -ESRCH (the file
+ * is not loaded), -EINVAL (no such function, or no patchable entry there),
+ * -EOPNOTSUPP (an offset not 0), -ENOMEM.
+ */
+static int probe_resolve(struct trev_probe_def *def, uintptr_t *addr)
 {
 	const struct trev_probe_target *t = &def->target;
 	char name[256];
 	int ret;
 
-	(void)uprobe;
-	(void)err;
 	if (t->path && t->has_offset) {
 		struct probe_where w = { t->path, t->offset, 0, -ENOENT };
 
@@ -545,7 +551,7 @@ static int probe_create(struct trev_probe_def *def, bool uprobe, enum trev_probe
 	/* Before the target is looked for, as the kernel compares before it registers. */
 	if (old)
 		return probe_append(old, def, err);
-	ret = probe_resolve(def, uprobe, &addr, err);
+	ret = probe_resolve(def, &addr);
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {
@@ -668,7 +674,7 @@ static int probe_resolve_syms(struct trev_probe_def *def, struct trev_probe_erro
 		uintptr_t addr = 0;
 		long off = 0;
 
-		if (a->base != TREV_PB_SYMSTR)
+		if (a->base != TREV_PB_SYM)
 			continue;
 		sym = strdup(a->data);
 		if (!sym)
