@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libFuzzer target for the synthetic_events parser and dynamic_events'
- * (bit 0x40 of the first byte): raw text, or (first byte's bit 0x80) a
- * string of the language's tokens. Every line is taken or refused with a
+ * (bit 0x40 of the first byte; its p/r lines go to the probe parser,
+ * src/probe/, whose errors are trace_kprobe's and trace_uprobe's): raw
+ * text, or (first byte's bit 0x80) a string of the language's tokens. Every line is taken or refused with a
  * kernel message and a column inside the command; a taken definition reads
  * back, parses again from what it reads back to the same text, has a
  * format file, is enabled, fired with values from the input (its strings
@@ -123,12 +124,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	ret = trev_append(file, cmd);
 	if (ret == -EINVAL) {
-		/* A kernel message (dynamic_events: its own for other kinds), in error_log. */
+		/*
+		 * A kernel message (dynamic_events: its own for other kinds; a probe's
+		 * line, src/probe/: trace_kprobe's or trace_uprobe's), in error_log.
+		 */
 		if (trev_read("error_log", again, sizeof(again)) <= 0 ||
 		    (!strstr(again, "synthetic_events: error: ") &&
-		     !strstr(again, "dynamic_events: error: ")))
+		     !strstr(again, "dynamic_events: error: ") &&
+		     !strstr(again, "trace_kprobe: error: ") &&
+		     !strstr(again, "trace_uprobe: error: ")))
 			abort();
-	} else if (ret && ret != -EEXIST && ret != -ENOENT && ret != -ENOMEM) {
+	} else if (ret && ret != -EEXIST && ret != -ENOENT && ret != -ENOMEM && ret != -ENOSPC) {
 		abort();
 	}
 	/* dynamic_events lists the same events in its form, which parses back to itself. */
