@@ -279,46 +279,85 @@ static void test_errors(void **state)
 #define HAMMER_THREADS	8
 
 static atomic_bool hammer_stop;
-static atomic_long hammer_calls;
-static atomic_int hammer_phase;	/* 1: count the calls */
+static atomic_long hammer_calls;	/* calls with a = 41, made in phase 1 */
+static atomic_int hammer_phase;		/* 1: call with a = 41 and count them */
+static atomic_int hammer_acks;		/* threads that saw phase 2 */
 
 static void *hammer(void *arg)
 {
-	(void)arg;
+	long b = (long)(intptr_t)arg % 2;
+	bool acked = false;
+
 	while (!atomic_load(&hammer_stop)) {
-		pr_args(1, 2, 3, 4, 5, 6, 7, 8);
-		if (atomic_load(&hammer_phase) == 1)
+		int phase = atomic_load(&hammer_phase);
+
+		if (phase == 1) {
+			pr_args(41, 2, 3, 4, 5, 6, 7, b);
 			atomic_fetch_add(&hammer_calls, 1);
+			continue;
+		}
+		if (phase == 2 && !acked) {
+			acked = true;
+			atomic_fetch_add(&hammer_acks, 1);
+		}
+		pr_args(1, 2, 3, 4, 5, 6, 7, 8);
 	}
 	return NULL;
 }
 
+/* Wait (bounded: only a test that already failed waits that long) until @v reaches @n. */
+static void wait_for(atomic_long *v, long n)
+{
+	for (int i = 0; i < 600000 && atomic_load(v) < n; i++)
+		usleep(100);
+	assert_true(atomic_load(v) >= n);
+}
+
 /*
- * Probes defined, enabled, disabled and removed while 8 threads call the
- * function: nothing crashes; while the probe is on and the calls counted
- * by a thread that itself calls in a known number, each of its calls is
- * recorded once.
+ * Probes defined, enabled, disabled and removed 20 times while 8 threads
+ * call the function: nothing crashes. Then, the threads still calling, a
+ * probe with a filter on a = 41: the threads call with a = 41 only after
+ * its enable returned, and have all stopped doing so before its disable:
+ * exactly their calls are recorded, none lost, none twice.
  */
 static void test_hammer(void **state)
 {
 	pthread_t th[HAMMER_THREADS];
+	long calls;
 	const char *t;
 
 	(void)state;
 	reset();
-	assert_int_equal(trev_write("buffer_size_kb", "4096"), 0);
+	assert_int_equal(trev_write("buffer_size_kb", "8192"), 0);
 	for (int i = 0; i < HAMMER_THREADS; i++)
-		assert_int_equal(pthread_create(&th[i], NULL, hammer, NULL), 0);
+		assert_int_equal(pthread_create(&th[i], NULL, hammer, (void *)(intptr_t)i), 0);
 	for (int round = 0; round < 20; round++) {
 		assert_int_equal(trev_append("uprobe_events", "p:h/x pr_args a=%di b=$arg8"), 0);
 		assert_int_equal(trev_write("events/h/x/enable", "1"), 0);
 		assert_int_equal(trev_write("events/h/x/enable", "0"), 0);
 		assert_int_equal(trev_append("uprobe_events", "-:h/x"), 0);
 	}
+	assert_int_equal(trev_write("trace", ""), 0);
+	assert_int_equal(trev_append("uprobe_events", "p:h/y pr_args a=%di b=$arg8"), 0);
+	assert_int_equal(trev_write("events/h/y/filter", "a == 41"), 0);
+	assert_int_equal(trev_write("events/h/y/enable", "1"), 0);
+	atomic_store(&hammer_phase, 1);
+	wait_for(&hammer_calls, 2000);
+	atomic_store(&hammer_phase, 2);
+	for (int i = 0; i < 600000 && atomic_load(&hammer_acks) < HAMMER_THREADS; i++)
+		usleep(100);
+	assert_int_equal(atomic_load(&hammer_acks), HAMMER_THREADS);
+	assert_int_equal(trev_write("events/h/y/enable", "0"), 0);
 	atomic_store(&hammer_stop, true);
 	for (int i = 0; i < HAMMER_THREADS; i++)
 		pthread_join(th[i], NULL);
-	/* Exact: the main thread's 1000 calls between enable and disable, with a filter on them. */
+	calls = atomic_load(&hammer_calls);
+	t = rd("trace");
+	if (count_of(t, " y: (pr_args+0x") != calls || count_of(t, "a=0x29") != calls)
+		fail_msg("%d records of %ld calls", count_of(t, " y: (pr_args+0x"), calls);
+	assert_int_equal(trev_write("uprobe_events", ""), 0);
+
+	/* The main thread's 1000 calls, with a hist beside the filter. */
 	assert_int_equal(trev_write("trace", ""), 0);
 	assert_int_equal(trev_append("uprobe_events", "p:h/y pr_args a=%di b=$arg8"), 0);
 	assert_int_equal(trev_write("events/h/y/filter", "a == 41"), 0);
