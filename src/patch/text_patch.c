@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "patch/probe_site.h"
 #include "patch/text_patch.h"
 
 #define INT3		0xcc
@@ -147,6 +148,19 @@ struct text_batch {
 };
 
 static _Atomic(struct text_batch *) cur_batch;
+static _Atomic(const struct trev_text_moves *) cur_moves;	/* with cur_batch, or NULL */
+
+/*
+ * The threads a batch with moves signalled (text_lock): each handler sets
+ * its own entry's @done. sival_ptr of the signal is &move_token.
+ */
+struct text_mover {
+	pid_t tid;
+	atomic_int done;
+};
+static struct text_mover *movers;
+static _Atomic size_t nr_movers;
+static int move_token;
 static atomic_int handlers_in;		/* handlers between reading cur_batch and done */
 static struct sigaction old_trap;	/* the handler before ours; chained to */
 static atomic_ulong traps_done;		/* int3s of a batch the handler finished */
@@ -183,6 +197,29 @@ static void trap_chain(int sig, siginfo_t *si, void *uc)
 }
 
 /*
+ * A batch with moves signalled this thread between its steps 2 and 3: if
+ * it stopped inside the old bytes of a site, move it (probe_site.c says
+ * where), then say it is done.
+ * Context: SIGTRAP, any thread; async-signal-safe.
+ */
+static void trap_move(greg_t *gr)
+{
+	const struct trev_text_moves *mv = atomic_load(&cur_moves);
+	pid_t me = (pid_t)syscall(SYS_gettid);
+	size_t n = atomic_load(&nr_movers);
+
+	if (mv && mv->move) {
+		uintptr_t to = mv->move((uintptr_t)gr[REG_RIP]);
+
+		if (to)
+			gr[REG_RIP] = (greg_t)to;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (movers[i].tid == me)
+			atomic_store(&movers[i].done, 1);
+}
+
+/*
  * A thread hit byte 0 of a site while a batch changes it: do what the new
  * instruction does. For a call, push the return address below the
  * interrupted rsp (the kernel put the signal frame below the red zone, and
@@ -198,6 +235,11 @@ static void trap_handler(int sig, siginfo_t *si, void *ucv)
 	const struct trev_text_patch *p = NULL;
 	struct text_batch *b;
 
+	if (si->si_code == SI_QUEUE && si->si_pid == getpid() &&
+	    si->si_value.sival_ptr == &move_token) {
+		trap_move(gr);
+		return;
+	}
 	if (si->si_code != SI_KERNEL) {
 		trap_chain(sig, si, ucv);
 		return;
@@ -225,12 +267,24 @@ static void trap_handler(int sig, siginfo_t *si, void *ucv)
 
 			memcpy(&rel, p->bytes + 1, sizeof(rel));
 			gr[REG_RIP] = (greg_t)(site + TEXT_SITE_SIZE + (intptr_t)rel);
-		} else {
+		} else if (!memcmp(p->bytes, trev__text_nop5, TEXT_SITE_SIZE)) {
 			gr[REG_RIP] = (greg_t)(site + TEXT_SITE_SIZE);
+		} else {
+			/* The original instructions of a relocated prologue, out of line. */
+			const struct trev_text_moves *mv = atomic_load(&cur_moves);
+			uintptr_t to = mv && mv->trap_to ? mv->trap_to(site) : 0;
+
+			if (to)
+				gr[REG_RIP] = (greg_t)to;
+			else
+				p = NULL;
 		}
 	}
 	atomic_fetch_sub(&handlers_in, 1);
 	if (p)
+		return;
+	/* A probe's int3 (probe_site.c) */
+	if (trev__site_trap(uc, site))
 		return;
 	/*
 	 * Trapped on an int3 that is gone now: a batch finished between the
@@ -350,10 +404,104 @@ static int patch_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static int text_patch_batch_locked(struct trev_text_patch *p, size_t n, pid_t *blocker)
+static bool task_alive(pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d", (int)tid);
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * Signal every other thread of the process and wait until each ran
+ * trap_move() or is gone. A thread started meanwhile starts in the C
+ * library, never inside a site. Context: holds text_lock, the batch's
+ * int3s written and synced.
+ * Return: 0, or -EIO (a thread that lives on did not take the signal).
+ */
+static int text_move_threads(void)
+{
+	pid_t me = (pid_t)syscall(SYS_gettid), pid = getpid();
+	size_t cap = 64, n = 0;
+	struct text_mover *m = calloc(cap, sizeof(*m));
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int ret = 0;
+
+	if (!m || !d) {
+		free(m);
+		if (d)
+			closedir(d);
+		return -ENOMEM;
+	}
+	while ((de = readdir(d))) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+
+		if (tid <= 0 || tid == me)
+			continue;
+		if (n == cap) {
+			struct text_mover *q = realloc(m, 2 * cap * sizeof(*m));
+
+			if (!q) {
+				ret = -ENOMEM;
+				break;
+			}
+			m = q;
+			cap *= 2;
+		}
+		m[n].tid = tid;
+		atomic_init(&m[n].done, 0);
+		n++;
+	}
+	closedir(d);
+	if (ret) {
+		free(m);
+		return ret;
+	}
+	movers = m;
+	atomic_store(&nr_movers, n);
+	for (size_t i = 0; i < n; i++) {
+		siginfo_t si;
+
+		memset(&si, 0, sizeof(si));
+		si.si_signo = SIGTRAP;
+		si.si_code = SI_QUEUE;
+		si.si_pid = pid;
+		si.si_uid = getuid();
+		si.si_value.sival_ptr = &move_token;
+		if (syscall(SYS_rt_tgsigqueueinfo, pid, m[i].tid, SIGTRAP, &si))
+			atomic_store(&m[i].done, 1);	/* gone already */
+	}
+	/*
+	 * Every thread takes the signal when it next runs (none blocks SIGTRAP:
+	 * the batch checked); one that exits first never does. The bound only
+	 * ends a wait for a thread that stays alive and never runs.
+	 */
+	for (size_t i = 0; i < n && !ret; i++) {
+		for (unsigned long k = 0; !atomic_load(&m[i].done); k++) {
+			if ((k & 255) == 255 && !task_alive(m[i].tid))
+				break;
+			if (k > 50000000) {
+				ret = -EIO;
+				break;
+			}
+			sched_yield();
+		}
+	}
+	atomic_store(&nr_movers, 0);
+	/* Handlers that read @movers are done: each set its flag last, or its thread is gone. */
+	movers = NULL;
+	if (!ret)
+		free(m);	/* else leaked: a late handler may still read it */
+	return ret;
+}
+
+static int text_patch_batch_locked(struct trev_text_patch *p, size_t n,
+				   const struct trev_text_moves *mv, pid_t *blocker)
 {
 	static const uint8_t int3 = INT3;
 	struct text_batch b = { p, n };
+	uint8_t *old0 = NULL;	/* byte 0 of each site before, for a batch with moves */
 	int ret;
 
 	ret = sync_core_init();
@@ -373,12 +521,29 @@ static int text_patch_batch_locked(struct trev_text_patch *p, size_t n, pid_t *b
 	if (*blocker)
 		return -EBUSY;
 	qsort(p, n, sizeof(*p), patch_cmp);
+	if (mv && mv->move) {
+		old0 = malloc(n);
+		if (!old0)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			old0[i] = *(volatile const uint8_t *)p[i].addr;
+	}
+	atomic_store(&cur_moves, mv);
 	atomic_store_explicit(&cur_batch, &b, memory_order_release);
 	for (size_t i = 0; i < n && !ret; i++)
 		ret = text_write(p[i].addr, &int3, 1);
 	sync_core();
 	if (trev__text_step_hook)
 		trev__text_step_hook(2);
+	if (!ret && mv && mv->move) {
+		ret = text_move_threads();
+		if (ret) {
+			/* Nobody is inside bytes 1-4 that we know of: put byte 0 back. */
+			for (size_t i = 0; i < n; i++)
+				text_write(p[i].addr, &old0[i], 1);
+			sync_core();
+		}
+	}
 	for (size_t i = 0; i < n && !ret; i++)
 		ret = text_write(p[i].addr + 1, p[i].bytes + 1, TEXT_SITE_SIZE - 1);
 	sync_core();
@@ -388,9 +553,11 @@ static int text_patch_batch_locked(struct trev_text_patch *p, size_t n, pid_t *b
 		ret = text_write(p[i].addr, p[i].bytes, 1);
 	sync_core();
 	atomic_store(&cur_batch, NULL);
+	atomic_store(&cur_moves, NULL);
 	/* A handler that read the batch finishes with it before @b goes (pairs with trap_handler()). */
 	while (atomic_load(&handlers_in))
 		sched_yield();
+	free(old0);
 	if (ret)
 		trev__log(TREV_LOG_ERR, "text patching: writing text failed: %s\n",
 			  strerror(-ret));
@@ -405,7 +572,44 @@ int trev__text_patch_batch(struct trev_text_patch *p, size_t n, pid_t *blocker)
 	if (!n)
 		return 0;
 	pthread_mutex_lock(&text_lock);
-	ret = text_patch_batch_locked(p, n, blocker);
+	ret = text_patch_batch_locked(p, n, NULL, blocker);
+	pthread_mutex_unlock(&text_lock);
+	return ret;
+}
+
+int trev__text_patch_batch_moves(struct trev_text_patch *p, size_t n,
+				 const struct trev_text_moves *mv, pid_t *blocker)
+{
+	int ret;
+
+	*blocker = 0;
+	if (!n)
+		return 0;
+	pthread_mutex_lock(&text_lock);
+	ret = text_patch_batch_locked(p, n, mv, blocker);
+	pthread_mutex_unlock(&text_lock);
+	return ret;
+}
+
+int trev__text_poke(uintptr_t addr, const void *bytes, size_t len, int trap, pid_t *blocker)
+{
+	int ret = 0;
+
+	*blocker = 0;
+	pthread_mutex_lock(&text_lock);
+	if (trap) {
+		ret = sync_core_init();
+		if (!ret)
+			ret = trap_install();
+		for (int tries = 0; !ret && (*blocker = trap_blocker()) && tries < 100; tries++)
+			nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+		if (!ret && *blocker)
+			ret = -EBUSY;
+	}
+	if (!ret)
+		ret = text_write(addr, bytes, len);
+	if (!ret)
+		sync_core();
 	pthread_mutex_unlock(&text_lock);
 	return ret;
 }

@@ -31,6 +31,44 @@ extern const uint8_t trev__text_nop5[TEXT_SITE_SIZE];
  */
 int trev__text_patch_batch(struct trev_text_patch *p, size_t n, pid_t *blocker);
 
+/*
+ * For sites whose old or new bytes are more than one instruction (the
+ * relocated prologues of probe_site.c): set with a batch, read by the
+ * SIGTRAP handler.
+ * @trap_to: where a thread that traps on byte 0 of a site during the batch
+ *   goes when the new bytes are neither a call nor a jmp (the site's original
+ *   instructions, out of line); 0: the handler refuses the trap.
+ * @move: where a thread that stopped inside bytes 1-4 of a site (at a
+ *   boundary of the old instructions) goes before those bytes change; 0:
+ *   it stays. Called in each other thread, from a signal (async-signal-safe).
+ */
+struct trev_text_moves {
+	uintptr_t (*trap_to)(uintptr_t site);
+	uintptr_t (*move)(uintptr_t ip);
+};
+
+/*
+ * trev__text_patch_batch_moves() - trev__text_patch_batch() for sites whose
+ * old bytes are several instructions: after step 2 (int3s written) every
+ * other thread is signalled (SIGTRAP, SI_QUEUE from the process itself) and
+ * its ip moved by @mv->move before bytes 1-4 change, so none resumes inside
+ * a rewritten instruction.
+ * Context: as trev__text_patch_batch(). Return: as it, or -EIO when a thread
+ * did not take the signal (the batch is not applied then).
+ */
+int trev__text_patch_batch_moves(struct trev_text_patch *p, size_t n,
+				 const struct trev_text_moves *mv, pid_t *blocker);
+
+/*
+ * trev__text_poke() - write @len bytes at @addr of text, then sync_core:
+ * one byte over a running instruction (an int3 and back), or code no thread
+ * runs yet (a new trampoline). With @trap, the SIGTRAP handler is installed
+ * first and a thread blocking SIGTRAP refuses the write (-EBUSY, @blocker).
+ * Context: any thread but a signal handler; takes text_lock.
+ * Return: 0 or -errno.
+ */
+int trev__text_poke(uintptr_t addr, const void *bytes, size_t len, int trap, pid_t *blocker);
+
 /* How many int3s of a batch the SIGTRAP handler finished (for tests). */
 unsigned long trev__text_traps(void);
 /*
