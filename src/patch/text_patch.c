@@ -38,6 +38,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <signal.h>
@@ -161,6 +162,9 @@ struct text_mover {
 static struct text_mover *movers;
 static _Atomic size_t nr_movers;
 static int move_token;
+static atomic_int moves_left;		/* movers not done yet, a futex */
+
+static void trap_move(greg_t *gr);
 static atomic_int handlers_in;		/* handlers between reading cur_batch and done */
 static struct sigaction old_trap;	/* the handler before ours; chained to */
 static atomic_ulong traps_done;		/* int3s of a batch the handler finished */
@@ -197,7 +201,8 @@ static void trap_chain(int sig, siginfo_t *si, void *uc)
 }
 
 /*
- * A batch with moves signalled this thread between its steps 2 and 3: if
+ * A batch with moves signalled this thread between its steps 2 and 3
+ * (move_handler()): if
  * it stopped inside the old bytes of a site, move it (probe_site.c says
  * where), then say it is done.
  * Context: SIGTRAP, any thread; async-signal-safe.
@@ -215,8 +220,60 @@ static void trap_move(greg_t *gr)
 			gr[REG_RIP] = (greg_t)to;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (movers[i].tid == me)
+		if (movers[i].tid == me) {
 			atomic_store(&movers[i].done, 1);
+			/* Wakes the patcher (text_move_threads()). */
+			if (atomic_fetch_sub(&moves_left, 1) == 1)
+				syscall(SYS_futex, &moves_left, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+			break;	/* the patcher may free @movers now */
+		}
+}
+
+/*
+ * The signal of the moves: one of the real-time signals, not SIGTRAP, which
+ * is not queued: a thread that executes a site's int3 while a move signal
+ * is pending loses the int3's SIGTRAP, and its handler, seeing ip = site + 1,
+ * could not tell it from a thread stopped after the site's first
+ * instruction. Its handler ignores what it did not send.
+ * Context: any thread; async-signal-safe.
+ */
+static void move_handler(int sig, siginfo_t *si, void *ucv)
+{
+	(void)sig;
+	if (si->si_code == SI_QUEUE && si->si_pid == getpid() &&
+	    si->si_value.sival_ptr == &move_token)
+		trap_move(((ucontext_t *)ucv)->uc_mcontext.gregs);
+}
+
+static int move_sig;	/* the signal of the moves, once chosen (text_lock) */
+
+/*
+ * The highest real-time signal the program leaves at its default (or that
+ * has move_handler already), with move_handler installed; it stays
+ * installed (a late signal must not take the default action, which ends the
+ * process). Return: the signal, or -EBUSY (the program uses every one).
+ * Context: holds text_lock.
+ */
+static int move_sig_get(void)
+{
+	struct sigaction cur, sa;
+
+	for (int sig = move_sig ? move_sig : SIGRTMAX; sig >= SIGRTMIN + 4; sig--) {
+		if (sigaction(sig, NULL, &cur))
+			continue;
+		if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == move_handler)
+			return move_sig = sig;
+		if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL) {
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_sigaction = move_handler;
+			sa.sa_flags = SA_SIGINFO | SA_RESTART;
+			sigemptyset(&sa.sa_mask);
+			if (sigaction(sig, &sa, NULL))
+				continue;
+			return move_sig = sig;
+		}
+	}
+	return -EBUSY;
 }
 
 /*
@@ -235,11 +292,6 @@ static void trap_handler(int sig, siginfo_t *si, void *ucv)
 	const struct trev_text_patch *p = NULL;
 	struct text_batch *b;
 
-	if (si->si_code == SI_QUEUE && si->si_pid == getpid() &&
-	    si->si_value.sival_ptr == &move_token) {
-		trap_move(gr);
-		return;
-	}
 	if (si->si_code != SI_KERNEL) {
 		trap_chain(sig, si, ucv);
 		return;
@@ -426,8 +478,16 @@ static int text_move_threads(void)
 	struct text_mover *m = calloc(cap, sizeof(*m));
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *de;
-	int ret = 0;
+	int ret = 0, sig = move_sig_get();
 
+	if (sig < 0) {
+		free(m);
+		if (d)
+			closedir(d);
+		trev__log(TREV_LOG_ERR, "text patching: every real-time signal is the program's: "
+			  "no signal to move threads with\n");
+		return sig;
+	}
 	if (!m || !d) {
 		free(m);
 		if (d)
@@ -459,34 +519,43 @@ static int text_move_threads(void)
 		return ret;
 	}
 	movers = m;
+	atomic_store(&moves_left, (int)n);
 	atomic_store(&nr_movers, n);
 	for (size_t i = 0; i < n; i++) {
 		siginfo_t si;
 
 		memset(&si, 0, sizeof(si));
-		si.si_signo = SIGTRAP;
+		si.si_signo = sig;
 		si.si_code = SI_QUEUE;
 		si.si_pid = pid;
 		si.si_uid = getuid();
 		si.si_value.sival_ptr = &move_token;
-		if (syscall(SYS_rt_tgsigqueueinfo, pid, m[i].tid, SIGTRAP, &si))
+		if (syscall(SYS_rt_tgsigqueueinfo, pid, m[i].tid, sig, &si)) {
 			atomic_store(&m[i].done, 1);	/* gone already */
+			atomic_fetch_sub(&moves_left, 1);
+		}
 	}
 	/*
 	 * Every thread takes the signal when it next runs (none blocks SIGTRAP:
 	 * the batch checked); one that exits first never does. The bound only
 	 * ends a wait for a thread that stays alive and never runs.
 	 */
-	for (size_t i = 0; i < n && !ret; i++) {
-		for (unsigned long k = 0; !atomic_load(&m[i].done); k++) {
-			if ((k & 255) == 255 && !task_alive(m[i].tid))
-				break;
-			if (k > 50000000) {
-				ret = -EIO;
-				break;
-			}
-			sched_yield();
-		}
+	for (unsigned long k = 0; !ret; k++) {
+		int left = atomic_load(&moves_left);
+		bool gone_all = true;
+
+		if (left <= 0)
+			break;
+		/* Sleep until the last one is done; every 10 ms, see which are gone. */
+		syscall(SYS_futex, &moves_left, FUTEX_WAIT_PRIVATE, left,
+			&(struct timespec){ .tv_nsec = 10000000 }, NULL, 0);
+		for (size_t i = 0; i < n; i++)
+			if (!atomic_load(&m[i].done) && task_alive(m[i].tid))
+				gone_all = false;
+		if (gone_all)
+			break;
+		if (k > 100000)		/* a thread alive and not run for about 17 minutes */
+			ret = -EIO;
 	}
 	atomic_store(&nr_movers, 0);
 	/* Handlers that read @movers are done: each set its flag last, or its thread is gone. */

@@ -50,7 +50,8 @@ struct trev_text_moves {
 /*
  * trev__text_patch_batch_moves() - trev__text_patch_batch() for sites whose
  * old bytes are several instructions: after step 2 (int3s written) every
- * other thread is signalled (SIGTRAP, SI_QUEUE from the process itself) and
+ * other thread is signalled (the highest real-time signal the program leaves
+ * at its default, SI_QUEUE from the process itself) and
  * its ip moved by @mv->move before bytes 1-4 change, so none resumes inside
  * a rewritten instruction.
  * Context: as trev__text_patch_batch(). Return: as it, or -EIO when a thread
