@@ -744,6 +744,12 @@ static int body_scan(uintptr_t func, size_t size, uintptr_t addr, size_t len, co
 		if (p >= dec_insn->size)
 			continue;
 		k = dec_rel(dec_insn->bytes, dec_insn->size, p, &cc, &rel);
+		if (k == REL_NONE && cs_insn_group(dec, dec_insn, CS_GRP_JUMP)) {
+			/* As kprobes' optimizer: a jump table may target any byte. */
+			*why = "the function has an indirect jmp (a jump table may target "
+			       "the patched bytes)";
+			return 1;
+		}
 		if (k != REL_NONE) {
 			uintptr_t t = (uintptr_t)a + (uintptr_t)rel;
 
