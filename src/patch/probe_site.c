@@ -58,6 +58,19 @@
 #include "patch/probe_site.h"
 #include "patch/text_patch.h"
 
+/*
+ * ThreadSanitizer runs an asynchronous signal's handler late, at its next
+ * interceptor, on a copy of the context: a thread cannot be moved out of a
+ * prologue (text_patch.c's moves). In such a build every site takes int3.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define SITE_TSAN	1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SITE_TSAN	1
+#endif
+#endif
+
 #define SLOT_SIZE	256
 #define SLOT_HDR	64
 #define SLOT_STUB_LEN	19
@@ -806,6 +819,11 @@ static int site_build(struct trev_site *s, const uint8_t *code, size_t code_len,
 		*why = "the decoder did not start";
 		return ret;
 	}
+	/* Either path writes over @addr's instruction: it must be one's first byte. */
+	if (size && body_scan(func, size, s->addr, 0, why) < 0) {
+		pthread_mutex_unlock(&dec_lock);
+		return -EINVAL;
+	}
 	if (relocate) {
 		uintptr_t dest = (uintptr_t)s->slot + SLOT_HDR + SLOT_STUB_LEN;
 
@@ -827,8 +845,12 @@ static int site_build(struct trev_site *s, const uint8_t *code, size_t code_len,
 		if (!ret)
 			s->kind = TREV_SITE_RELOCATED;
 	} else {
+#ifdef SITE_TSAN
+		no_reloc = "a ThreadSanitizer build: no relocated prologues";
+#else
 		no_reloc = "the function around it is not known (no .dynsym entry) "
 			   "or shorter than 5 bytes";
+#endif
 	}
 	if (ret || !relocate) {
 		memset(buf, 0, sizeof(buf));
@@ -941,6 +963,10 @@ int trev__site_attach_in(uintptr_t addr, uintptr_t func, size_t size, trev_site_
 	if (!s) {
 		bool relocate = size >= TEXT_SITE_SIZE && addr >= func &&
 				addr + TEXT_SITE_SIZE <= func + size;
+
+#ifdef SITE_TSAN
+		relocate = false;
+#endif
 
 		if (size && (addr < func || addr >= func + size)) {
 			*why = "the address is outside the function given";
