@@ -19,6 +19,7 @@
 
 #include <trev/trace_seq.h>
 
+#include "base/words.h"
 #include "probe/probe.h"
 #include "sym/symbols.h"
 
@@ -642,26 +643,6 @@ static int probe_parse_target(struct probe_parse *p, char *word, struct trev_pro
 	return t->symbol ? 0 : -ENOMEM;
 }
 
-/* Split @s in place at blanks (argv_split()). Return: the words, at most @max. */
-static int probe_words(char *s, char **argv, int max)
-{
-	int argc = 0;
-
-	for (;;) {
-		while (isspace((unsigned char)*s))
-			s++;
-		if (!*s)
-			return argc;
-		if (argc == max)
-			return -E2BIG;
-		argv[argc++] = s;
-		while (*s && !isspace((unsigned char)*s))
-			s++;
-		if (*s)
-			*s++ = '\0';
-	}
-}
-
 void trev__probe_def_free(struct trev_probe_def *def)
 {
 	for (unsigned int i = 0; def->args && i < def->nr_args; i++) {
@@ -698,7 +679,7 @@ int trev__probe_parse(const char *line, enum trev_probe_file file, struct trev_p
 	copy = strdup(line);
 	if (!copy)
 		return -ENOMEM;
-	ret = probe_words(copy, argv, TREV_PROBE_MAX_ARGS + 3);
+	ret = trev__split_words(copy, argv, TREV_PROBE_MAX_ARGS + 3);
 	p.argc = ret < 0 ? TREV_PROBE_MAX_ARGS + 3 : ret;
 	if (ret < 0) {
 		p.index = TREV_PROBE_MAX_ARGS + 2;

@@ -31,6 +31,7 @@
 #include <trev/trace_event.h>
 
 #include "base/buf.h"
+#include "base/words.h"
 #include "events/events_internal.h"
 #include "sym/symbols.h"
 #include "trigger/synth.h"
@@ -167,26 +168,6 @@ static void synth_free_fields(struct synth_field *fields, unsigned int n)
 	}
 }
 
-/* Split @s in place at blanks (argv_split()); at most @max words. Return: how many. */
-static int synth_words(char *s, char **argv, int max)
-{
-	int argc = 0;
-
-	for (;;) {
-		while (isspace((unsigned char)*s))
-			s++;
-		if (!*s)
-			return argc;
-		if (argc == max)
-			return -E2BIG;
-		argv[argc++] = s;
-		while (*s && !isspace((unsigned char)*s))
-			s++;
-		if (*s)
-			*s++ = '\0';
-	}
-}
-
 /*
  * One field from @argv (the kernel's parse_synth_field()): "type name",
  * "unsigned type name", with "[N]" or "[]" after the name for a string.
@@ -254,7 +235,7 @@ static int synth_parse_fields(struct synth_parse *p, char *text, struct synth_fi
 	char *seg, *argv[3 * TREV_SYNTH_FIELDS_MAX + 2];
 
 	while ((seg = strsep(&text, ";"))) {
-		int argc = synth_words(seg, argv, (int)(sizeof(argv) / sizeof(argv[0])));
+		int argc = trev__split_words(seg, argv, (int)(sizeof(argv) / sizeof(argv[0])));
 
 		if (argc < 0)
 			return synth_fail(p, TREV_SYNTH_ERR_TOO_MANY_FIELDS, NULL);
