@@ -827,6 +827,18 @@ static int hist_var_search_one(struct trev_event_call *call, void *arg)
 	return 0;
 }
 
+
+/* @r reads @var: its words in the entry, its kind and type (type and name set by the caller). */
+static void hist_ref_to(struct hist_ref *r, const struct hist_var *var)
+{
+	r->slot = var->slot;
+	r->set = var->set;
+	r->is_string = var->is_string;
+	r->usecs = var->expr->usecs;
+	r->size = var->expr->size;
+	r->is_signed = var->expr->is_signed;
+}
+
 /*
  * A reference to variable @name of another hist (the kernel's
  * find_event_var()): of @system.@event when given; else of the onmatch()
@@ -902,13 +914,8 @@ static int hist_ref_other(struct hist_parse *p, const char *system, const char *
 	ht->sh->ref++;
 	pthread_mutex_unlock(&hist_lock);
 	r->sh = ht->sh;
-	r->slot = var->slot;
-	r->set = var->set;
-	r->is_string = var->is_string;
+	hist_ref_to(r, var);
 	r->read_once = read_once;
-	r->usecs = var->expr->usecs;
-	r->size = var->expr->size;
-	r->is_signed = var->expr->is_signed;
 	return (int)hd->n_refs++;
 }
 
@@ -932,12 +939,7 @@ static int hist_ref_self(struct hist_parse *p, const struct hist_var *var, const
 		free(r->name);
 		return -ENOMEM;
 	}
-	r->slot = var->slot;
-	r->set = var->set;
-	r->is_string = var->is_string;
-	r->usecs = var->expr->usecs;
-	r->size = var->expr->size;
-	r->is_signed = var->expr->is_signed;
+	hist_ref_to(r, var);
 	return (int)hd->n_refs++;
 }
 
