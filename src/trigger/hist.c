@@ -827,7 +827,6 @@ static int hist_var_search_one(struct trev_event_call *call, void *arg)
 	return 0;
 }
 
-
 /* @r reads @var: its words in the entry, its kind and type (type and name set by the caller). */
 static void hist_ref_to(struct hist_ref *r, const struct hist_var *var)
 {
