@@ -334,8 +334,10 @@ static int dm_read_options(struct dm_file *f, struct dm_rd *r, uint64_t *next)
 			rd_uint(&o, 8);		/* the flyrecord section: the CPUs say where */
 			name = rd_cstr(&o);
 			clock = rd_cstr(&o);
-			if (rd_uint(&o, 4) != DM_PAGE || !name || !clock || *name || f->cpus)
-				return -EINVAL;	/* one top buffer, as trev's writer makes */
+			/* One top buffer in a v7 file, as trev's writer makes: v6 has its own list. */
+			if (rd_uint(&o, 4) != DM_PAGE || !name || !clock || *name || f->cpus ||
+			    f->version != 7)
+				return -EINVAL;
 			snprintf(f->clock_name, sizeof(f->clock_name), "%s", clock);
 			count = (uint32_t)rd_uint(&o, 4);
 			if (o.bad || count > DM_MAX_CPUS)
