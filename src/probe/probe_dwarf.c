@@ -130,6 +130,9 @@ static int pd_var(struct pd_ctx *c, struct trev_probe_arg *a)
 	} else {
 		if (!c->entry)
 			return pd_fail(c, col, TREV_PROBE_ERR_NOSUP_BTFARG);
+		/* No parameters: the kernel's "no BTF entry" (query_btf_context()'s nr_params 0). */
+		if (!c->nparams)
+			return pd_fail(c, col, TREV_PROBE_ERR_NO_BTF_ENTRY);
 		for (i = 0; i < c->nparams; i++)
 			if (c->params[i].name && strcmp(c->params[i].name, name) == 0)
 				break;
@@ -338,10 +341,13 @@ int trev__probe_dwarf_resolve(struct trev_probe_def *def, uintptr_t addr,
 		ret = pd_fail(c, first ? first->col : 0, TREV_PROBE_ERR_TOO_MANY_ARGS);
 		goto out;
 	}
-	if (var_args && !c->entry) {
+	/* $arg* where there is nothing to expand: the kernel's "$arg* requires BTF" too. */
+	if (var_args && (!c->entry || !c->nparams)) {
 		for (unsigned int i = 0; i < def->nr_args; i++)
 			if (def->args[i].base == TREV_PB_ARGS)
-				ret = pd_fail(c, def->args[i].col, TREV_PROBE_ERR_NOFENTRY_ARGS);
+				ret = pd_fail(c, def->args[i].col, c->entry ?
+					      TREV_PROBE_ERR_NOSUP_BTFARG :
+					      TREV_PROBE_ERR_NOFENTRY_ARGS);
 		goto out;
 	}
 	total = def->nr_args + (var_args ? (unsigned int)c->nparams : 0);

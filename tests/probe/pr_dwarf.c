@@ -33,6 +33,11 @@ __attribute__((noipa)) struct pr_req *pr_dw_ret(struct pr_req *r)
 	return r->next;
 }
 
+__attribute__((noipa)) int pr_dw_none(void)
+{
+	return 7;
+}
+
 __attribute__((noipa)) int pr_dw_float(double x, int y)
 {
 	return (int)x + y;

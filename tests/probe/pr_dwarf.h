@@ -29,6 +29,7 @@ int pr_dw_str(const char *path, int n);
 long pr_dw_req(struct pr_req *req, int flags);
 void pr_dw_void(int x);
 struct pr_req *pr_dw_ret(struct pr_req *r);
+int pr_dw_none(void);
 int pr_dw_float(double x, int y);
 int pr_nodw(int a);
 int pr_nodie(int a);

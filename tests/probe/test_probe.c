@@ -379,6 +379,8 @@ static void test_dwarf_errors(void **state)
 		{ "r:g/x pr_dw_void $retval", "This function returns 'void' type", "$retval" },
 		{ "r:g/x pr_dw_req req", "BTF is not available or not supported", "req" },
 		{ "r:g/x pr_dw_req $arg*", "$arg* can be used only on function entry or exit", "$arg*" },
+		{ "p:g/x pr_dw_none $arg*", "BTF is not available or not supported", "$arg*" },
+		{ "p:g/x pr_dw_none x", "No BTF entry for this probe point", " x" },
 		{ "p:g/x pr_dw_float x", "BTF is not available or not supported", "x" },
 		{ "p:g/x pr_dw_float $arg*", "BTF is not available or not supported", "$arg*" },
 		{ "p:g/x pr_nodw a", "BTF is not available or not supported", "a" },

@@ -23,6 +23,7 @@ pr_dw_str(const char *path, int n) -> int
 pr_dw_req(struct pr_req *req, int flags) -> long int
 pr_dw_void(int x) -> void
 pr_dw_ret(struct pr_req *r) -> struct pr_req *
+pr_dw_none(void) -> int
 pr_nodie(?)'
 # Address order is the link order of pr_dwarf.c's functions, then pr_nodie.c's.
 [ "$(cat "$T/out")" = "$want" ] || fail "functions of test_probe:
