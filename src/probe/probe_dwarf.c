@@ -377,7 +377,8 @@ int trev__probe_dwarf_resolve(struct trev_probe_def *def, uintptr_t addr,
 			ret = pd_var(c, &args[n - 1]);
 			free(args[n - 1].data);
 			args[n - 1].data = NULL;
-		} else if (a->retval && !a->typed) {
+		} else if (a->retval && !a->typed && !a->nderef) {
+			/* $retval alone; inside "+OFFS(...)" it is a pointer, as any fetch there. */
 			struct trev_dwarf_type t;
 
 			if (trev__dwarf_type(&c->func.die, &t))

@@ -307,13 +307,18 @@ static void test_dwarf(void **state)
 				     "mo=req->in.mode u=req->u_int nx=req->next->id flags"), 0);
 	assert_int_equal(trev_append("uprobe_events",
 				     "p:dw/mix pr_dw_req f=flags:x8 +8(req):s64 +0(req->next):s32"), 0);
-	assert_int_equal(trev_append("uprobe_events", "r:dw/ret pr_dw_ret $retval->id rv=$retval"), 0);
+	assert_int_equal(trev_append("uprobe_events",
+				     "r:dw/ret pr_dw_ret $retval->id rv=$retval id2=+0($retval):s32 "
+				     "p=+8($retval)"), 0);
 	assert_int_equal(trev_append("uprobe_events", "p:dw/fl pr_dw_float y"), 0);
+	/* $retval inside +OFFS(...) is a pointer there: the default type, not int's. */
+	assert_int_equal(trev_append("uprobe_events", "r:dw/rs pr_dw_str v=+0($retval) rv=$retval"), 0);
 	/* The definitions as written; $arg* as the parameters it became (the kernel's). */
 	rd("uprobe_events");
 	if (!strstr(text, "p:dw/ints pr_dw_ints a=a b=b c=c d=d e=e f=f g=g\n") ||
 	    !strstr(text, "p:dw/str pr_dw_str path=path:string n=n p=path\n") ||
-	    !strstr(text, "r:dw/ret pr_dw_ret arg1=$retval->id rv=$retval\n"))
+	    !strstr(text, "r:dw/ret pr_dw_ret arg1=$retval->id rv=$retval id2=+0($retval):s32 "
+			  "p=+8($retval)\n"))
 		fail_msg("uprobe_events:\n%s", text);
 	rd("events/dw/ints/format");
 	if (!strstr(text, "field:s32 a;\toffset:16;\tsize:4;\tsigned:1;") ||
@@ -330,7 +335,11 @@ static void test_dwarf(void **state)
 	    !strstr(text, "field:u64 p;"))
 		fail_msg("%s", text);
 	rd("events/dw/ret/format");
-	if (!strstr(text, "field:s32 arg1;") || !strstr(text, "field:u64 rv;"))
+	if (!strstr(text, "field:s32 arg1;") || !strstr(text, "field:u64 rv;") ||
+	    !strstr(text, "field:s32 id2;") || !strstr(text, "field:u64 p;"))
+		fail_msg("%s", text);
+	rd("events/dw/rs/format");
+	if (!strstr(text, "field:u64 v;") || !strstr(text, "field:s32 rv;"))
 		fail_msg("%s", text);
 	assert_int_equal(trev_write("events/dw/enable", "1"), 0);
 	assert_int_equal(pr_dw_ints(-1, -2, 65535, -4, 5, -6, -7), -1 - 2 + 65535 - 4 + 5 - 6 - 7);
@@ -344,7 +353,7 @@ static void test_dwarf(void **state)
 	    !strstr(t, ") arg1=-12 arg2=1234567890123 p=\"/index.html\" nm=\"alpha\" lo=-3 fl=5 "
 		       "mo=9 u=573785173 nx=77 flags=9\n") ||
 	    !strstr(t, ") f=0x9 arg2=1234567890123 arg3=77\n") ||
-	    !strstr(t, " <- pr_dw_ret) arg1=77 rv=0x") ||
+	    !strstr(t, " <- pr_dw_ret) arg1=77 rv=0x") || !strstr(t, " id2=77 p=0x0\n") ||
 	    !strstr(t, ") y=40\n"))
 		fail_msg("trace:\n%s", t);
 	assert_int_equal(trev_write("events/dw/enable", "0"), 0);
