@@ -18,7 +18,7 @@ MAKEFLAGS += --no-print-directory
 JOBS ?= 2
 PREFIX ?= /usr/local
 
-DEB_PACKAGES := build-essential cmake pkg-config libcmocka-dev liburcu-dev libtraceevent-dev libtraceevent-doc trace-cmd libtracecmd-dev libtracefs-dev clang libclang-rt-14-dev valgrind libelf-dev libcapstone-dev \
+DEB_PACKAGES := build-essential cmake pkg-config libcmocka-dev liburcu-dev libtraceevent-dev libtraceevent-doc trace-cmd libtracecmd-dev libtracefs-dev clang libclang-rt-14-dev valgrind libelf-dev libdw-dev libcapstone-dev \
 	liblttng-ust-dev lttng-tools babeltrace2 fuse3 libfuse3-dev python3 linux-source-6.1 \
 	kernelshark xvfb x11-apps x11-utils strace linux-perf bpftrace uftrace iproute2 iputils-ping jq \
 	go-md2man man-db
@@ -30,7 +30,7 @@ DEB_PACKAGES += chromium
 NODE_PACKAGES := nodejs npm
 
 # make demo's: the library, the trev command and the examples build with these alone.
-DEMO_PACKAGES := build-essential cmake pkg-config liburcu-dev libelf-dev libcapstone-dev fuse3 libfuse3-dev \
+DEMO_PACKAGES := build-essential cmake pkg-config liburcu-dev libelf-dev libdw-dev libcapstone-dev fuse3 libfuse3-dev \
 	libtraceevent-dev libtracecmd-dev libtracefs-dev trace-cmd
 
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)

@@ -86,6 +86,19 @@ struct trev_seq;
 	C(DIFF_PROBE_TYPE,	"Probe type is different from existing probe"),	\
 	C(DIFF_ARG_TYPE,	"Argument type or name is different from existing probe"), \
 	C(SAME_PROBE,		"There is already the exact same probe event"),	\
+	C(NOSUP_BTFARG,		"BTF is not available or not supported"),	\
+	C(NO_BTFARG,		"This variable is not found at this probe point"), \
+	C(NO_BTF_ENTRY,		"No BTF entry for this probe point"),		\
+	C(BAD_VAR_ARGS,		"$arg* must be an independent parameter without name etc."), \
+	C(NOFENTRY_ARGS,	"$arg* can be used only on function entry or exit"), \
+	C(DOUBLE_ARGS,		"$arg* can be used only once in the parameters"), \
+	C(NO_PTR_STRCT,		"This is not a pointer to union/structure."),	\
+	C(NOSUP_DAT_ARG,	"Non pointer structure/union argument is not supported."), \
+	C(BAD_HYPHEN,		"Failed to parse single hyphen. Forgot '>'?"),	\
+	C(NO_BTF_FIELD,		"This field is not found."),			\
+	C(BAD_BTF_TID,		"Failed to get BTF type info."),		\
+	C(BAD_TYPE4STR,		"This type does not fit for string."),		\
+	C(NO_RETVAL,		"This function returns 'void' type"),		\
 	C(TOO_MANY_ARGS,	"Too many arguments are specified"),
 
 #define C(a, b)	TREV_PROBE_ERR_##a
@@ -126,6 +139,8 @@ enum trev_probe_base {
 	TREV_PB_ARG,		/* $argN: param N - 1 */
 	TREV_PB_DATA,		/* \"string": data */
 	TREV_PB_SYM,		/* @SYM not resolved yet: data "SYM[+-offs]" (resolved at creation) */
+	TREV_PB_VAR,		/* a parameter by name, "$retval->..": data "NAME[->M.M...]" (DWARF, at creation) */
+	TREV_PB_ARGS,		/* $arg*: every parameter (expanded at creation) */
 };
 
 struct trev_probe_arg {
@@ -146,6 +161,11 @@ struct trev_probe_arg {
 	} deref[TREV_PROBE_DEREF_MAX];
 	unsigned char bf_lshift, bf_rshift;	/* b<bits>@<off>/<size>: shifts in the type's width */
 	bool bitfield;
+	bool typed;		/* TYPE written: DWARF does not type it */
+	bool retval;		/* a plain $retval: typed by DWARF when untyped */
+	int col;		/* TREV_PB_VAR/ARGS: the column of data in the error's command */
+	unsigned int word;	/* the word of the command it is (2: the first argument) */
+	char *type_str;		/* TYPE as written (after ':'), NULL: none */
 };
 
 /* What a definition's target is. */
@@ -185,6 +205,24 @@ enum trev_probe_file {
 int trev__probe_parse(const char *line, enum trev_probe_file file, struct trev_probe_def *def,
 		      struct trev_probe_error *err, bool *uprobe);
 void trev__probe_def_free(struct trev_probe_def *def);
+
+/*
+ * trev__probe_dwarf_resolve() - the arguments by name, "name->member" and
+ * $arg* of @def made fetch programs from the DWARF of the function at
+ * run-time address @addr (probe_dwarf.c), and a plain $retval typed: each
+ * becomes a register or stack read with dereferences and a type, which
+ * trev__probe_fetch() runs as any other. @err->cmd is the command (from
+ * trev__probe_parse()). Return: 0; -EINVAL with @err's message and caret;
+ * -ENOMEM. Context: not a probed site's (reads files, allocates).
+ */
+int trev__probe_dwarf_resolve(struct trev_probe_def *def, uintptr_t addr,
+			      struct trev_probe_error *err);
+/* Whether @def has arguments for trev__probe_dwarf_resolve(). */
+bool trev__probe_def_dwarf(const struct trev_probe_def *def);
+/* The type of fetch argument @name ("u32", NULL: the default x64), or NULL. */
+const struct trev_probe_type *trev__probe_type(const char *name);
+/* @a's slot and the definition's size made again after its arguments changed. */
+void trev__probe_layout(struct trev_probe_def *def);
 
 /* The kernel's is_good_name(): [A-Za-z_][A-Za-z0-9_]*. */
 bool trev__probe_good_name(const char *name);

@@ -88,6 +88,33 @@ static const struct trev_probe_type *probe_find_type(const char *name)
 	return NULL;
 }
 
+const struct trev_probe_type *trev__probe_type(const char *name)
+{
+	return probe_find_type(name);
+}
+
+void trev__probe_layout(struct trev_probe_def *def)
+{
+	def->size = 0;
+	for (unsigned int i = 0; i < def->nr_args; i++) {
+		struct trev_probe_arg *a = &def->args[i];
+
+		a->offset = def->size;
+		def->size += a->type->size * (a->count ? a->count : 1);
+	}
+}
+
+bool trev__probe_def_dwarf(const struct trev_probe_def *def)
+{
+	for (unsigned int i = 0; i < def->nr_args; i++) {
+		const struct trev_probe_arg *a = &def->args[i];
+
+		if (a->base == TREV_PB_VAR || a->base == TREV_PB_ARGS || (a->retval && !a->typed))
+			return true;
+	}
+	return false;
+}
+
 bool trev__probe_good_name(const char *name)
 {
 	if (!isalpha((unsigned char)*name) && *name != '_')
@@ -108,6 +135,7 @@ struct probe_parse {
 	int index;		/* the word the next error is in */
 	bool kernel;		/* a kprobe's syntax (SYMBOL target): @SYM allowed, @+offs not */
 	bool is_return;
+	bool var_args;		/* $arg* seen */
 };
 
 /* The kernel's __trace_probe_log_err(): the words joined, the caret at word @index + @offs. */
@@ -159,6 +187,41 @@ static int probe_strtol(const char *s, int base, long *v)
 	return errno || *end ? -EINVAL : 0;
 }
 
+/* The column of word p->index's byte @offs in the error's command (the words joined by one blank). */
+static int probe_col(const struct probe_parse *p, int offs)
+{
+	int col = 0;
+
+	for (int i = 0; i < p->index && i < p->argc; i++)
+		col += (int)strlen(p->argv[i]) + 1;
+	return col + offs;
+}
+
+/*
+ * A variable (a parameter by name, or $retval, with "->" and "." members:
+ * the kernel's BTF arguments), checked for what needs no DWARF (the
+ * kernel's split_next_field() and parse_btf_arg()) and kept for
+ * trev__probe_dwarf_resolve(). @offs: the column of @var in its word.
+ */
+static int probe_parse_varname(struct probe_parse *p, const char *var, struct trev_probe_arg *a,
+			       int offs)
+{
+	const char *sep = strpbrk(var, ".-");
+
+	for (const char *c = sep; c; c = strpbrk(c + 1, ".-"))
+		if (*c == '-' && c[1] != '>')
+			return probe_fail(p, offs + (int)(c - var), TREV_PROBE_ERR_BAD_HYPHEN);
+	/* The first member after a '.': a struct argument by value, not supported. */
+	if (sep && *sep == '.')
+		return probe_fail(p, offs + (int)(sep + 1 - var), TREV_PROBE_ERR_NOSUP_DAT_ARG);
+	a->base = TREV_PB_VAR;
+	a->col = probe_col(p, offs);
+	a->word = (unsigned int)p->index;
+	free(a->data);
+	a->data = strdup(var);
+	return a->data ? 0 : -ENOMEM;
+}
+
 /* x86-64 struct pt_regs by name (the kernel's regoffset_table), as words of struct trev_regs. */
 static int probe_reg(const char *name)
 {
@@ -180,10 +243,14 @@ static int probe_parse_var(struct probe_parse *p, const char *var, struct trev_p
 {
 	unsigned long n;
 
-	if (strcmp(var, "retval") == 0) {
+	if (strcmp(var, "retval") == 0 || strncmp(var, "retval->", 8) == 0 ||
+	    strncmp(var, "retval.", 7) == 0) {
 		if (!p->is_return)
 			return probe_fail(p, offs, TREV_PROBE_ERR_RETVAL_ON_PROBE);
+		if (var[6])
+			return probe_parse_varname(p, var - 1, a, offs);
 		a->base = TREV_PB_RETVAL;
+		a->retval = true;
 	} else if (strncmp(var, "stack", 5) == 0) {
 		if (!var[5]) {
 			a->base = TREV_PB_STACKP;
@@ -331,6 +398,9 @@ static int probe_parse_fetch(struct probe_parse *p, char *arg, struct trev_probe
 		a->imm = v;
 		return 0;
 	default:
+		/* A parameter by name, "name->member": the kernel's BTF arguments, from DWARF. */
+		if (isalpha((unsigned char)arg[0]) || arg[0] == '_')
+			return probe_parse_varname(p, arg, a, offs);
 		return probe_fail(p, offs, TREV_PROBE_ERR_BAD_FETCH_ARG);
 	}
 }
@@ -421,6 +491,11 @@ static int probe_parse_body(struct probe_parse *p, const char *body, struct trev
 		ret = probe_fail(p, offset + (t ? (int)(t - arg) : 0), TREV_PROBE_ERR_BAD_TYPE);
 		goto out;
 	}
+	a->typed = t != NULL;
+	if (t && !(a->type_str = strdup(t))) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	a->offset = *size;
 	*size += a->type->size * (a->count ? a->count : 1);
 	ret = probe_parse_fetch(p, arg, a, offset);
@@ -428,7 +503,9 @@ static int probe_parse_body(struct probe_parse *p, const char *body, struct trev
 		goto out;
 	ret = -EINVAL;
 	str = a->type->kind == 'S';
-	if (str && strcmp(a->type->name, "symstr") != 0) {
+	a->dynamic = str;
+	/* A variable's place comes from DWARF: its string and array checked then (probe_dwarf.c). */
+	if (str && strcmp(a->type->name, "symstr") != 0 && a->base != TREV_PB_VAR) {
 		/* A string is read from memory, or is $comm, an immediate or its address. */
 		if (!a->nderef && a->base != TREV_PB_IMM && a->base != TREV_PB_COMM &&
 		    a->base != TREV_PB_DATA) {
@@ -437,13 +514,12 @@ static int probe_parse_body(struct probe_parse *p, const char *body, struct trev
 			goto out;
 		}
 	}
-	a->dynamic = str;
 	if (t && *t == 'b' && probe_parse_bitfield(t, a)) {
 		ret = probe_fail(p, offset + (int)(t - arg), TREV_PROBE_ERR_BAD_BITFIELD);
 		goto out;
 	}
 	/* An array is read from memory. */
-	if (a->count && !a->nderef &&
+	if (a->count && !a->nderef && a->base != TREV_PB_VAR &&
 	    !(str && a->base == TREV_PB_IMM)) {
 		ret = probe_fail(p, offset + (t ? (int)(t - arg) : 0), TREV_PROBE_ERR_BAD_STRING);
 		goto out;
@@ -464,8 +540,24 @@ static int probe_parse_arg(struct probe_parse *p, struct trev_probe_def *def, un
 	};
 	struct trev_probe_arg *a = &def->args[i];
 	const char *body = strchr(arg, '=');
+	const char *colon;
 
 	def->nr_args++;
+	/* $arg*: each parameter (DWARF), alone in its word, once (the kernel's argv_has_var_arg()). */
+	if (strcmp(arg, "$arg*") == 0) {
+		if (p->var_args)
+			return probe_fail(p, 0, TREV_PROBE_ERR_DOUBLE_ARGS);
+		p->var_args = true;
+		a->base = TREV_PB_ARGS;
+		a->col = probe_col(p, 0);
+		a->word = (unsigned int)p->index;
+		a->type = probe_find_type(NULL);
+		a->name = strdup("__args");
+		a->comm = strdup(arg);
+		return a->name && a->comm ? 0 : -ENOMEM;
+	}
+	if (strstr(arg, "$arg*"))
+		return probe_fail(p, 0, TREV_PROBE_ERR_BAD_VAR_ARGS);
 	if (body) {
 		if (body - arg > TREV_PROBE_ARGNAME_MAX)
 			return probe_fail(p, 0, TREV_PROBE_ERR_ARG_NAME_TOO_LONG);
@@ -474,8 +566,14 @@ static int probe_parse_arg(struct probe_parse *p, struct trev_probe_def *def, un
 		a->name = strndup(arg, (size_t)(body - arg));
 		body++;
 	} else {
-		if (asprintf(&a->name, "arg%u", i + 1) < 0)
-			a->name = NULL;
+		/* A variable names its field (the kernel's generate_probe_arg_name()), else argN. */
+		colon = strchr(arg, ':');
+		a->name = strndup(arg, colon ? (size_t)(colon - arg) : strlen(arg));
+		if (a->name && !trev__probe_good_name(a->name)) {
+			free(a->name);
+			if (asprintf(&a->name, "arg%u", i + 1) < 0)
+				a->name = NULL;
+		}
 		body = arg;
 	}
 	if (!a->name)
@@ -488,6 +586,8 @@ static int probe_parse_arg(struct probe_parse *p, struct trev_probe_def *def, un
 	for (unsigned int k = 0; k < i; k++)
 		if (strcmp(def->args[k].name, a->name) == 0)
 			return probe_fail(p, 0, TREV_PROBE_ERR_USED_ARG_NAME);
+	a->word = (unsigned int)p->index;
+	a->col = probe_col(p, (int)(body - arg));
 	return probe_parse_body(p, body, a, &def->size, (int)(body - arg));
 }
 
@@ -649,6 +749,7 @@ void trev__probe_def_free(struct trev_probe_def *def)
 		free(def->args[i].name);
 		free(def->args[i].comm);
 		free(def->args[i].data);
+		free(def->args[i].type_str);
 	}
 	free(def->args);
 	free(def->group);

@@ -548,8 +548,11 @@ static int probe_create(struct trev_probe_def *def, bool uprobe, enum trev_probe
 	int ret;
 
 	(void)file;
-	/* Before the target is looked for, as the kernel compares before it registers. */
-	if (old)
+	/*
+	 * Before the target is looked for, as the kernel compares before it
+	 * registers; arguments from DWARF are compared once they are made.
+	 */
+	if (old && !trev__probe_def_dwarf(def))
 		return probe_append(old, def, err);
 	ret = probe_resolve(def, &addr);
 	if (ret == -ENOMEM)
@@ -561,6 +564,9 @@ static int probe_create(struct trev_probe_def *def, bool uprobe, enum trev_probe
 						TREV_PROBE_ERR_BAD_PROBE_ADDR);
 		return -EINVAL;	/* err->pos: the target's column (trev__probe_parse()) */
 	}
+	ret = trev__probe_dwarf_resolve(def, addr, err);
+	if (ret)
+		return ret;
 	if (!def->args && !(def->args = calloc(1, sizeof(*def->args))))
 		return -ENOMEM;
 	old = probe_find(def->group, def->event);	/* a name made from the target */

@@ -5,8 +5,12 @@
  * do_execve*, kernel_clone), and vfs_read, which the kprobe cases probe (kprobe_syntax_errors.tc),
  * built with trev's function-tracer flags (ftracetest.sh), so that they are in
  * available_filter_functions; ft_target's event thread calls ft_funcs_run() every round, as
- * the kernel calls its own all the time. Nothing else: they only call each other.
+ * the kernel calls its own all the time. Nothing else: they only call each other. vfs_read and
+ * kernel_clone have the kernel's signatures: the kprobe cases' $retval is typed by DWARF, and
+ * a void function has none ("This function returns 'void' type", as the kernel's with BTF).
  */
+#include <stddef.h>
+
 #include "ft_funcs.h"
 
 /* The calls stay calls: no inlining, no folding of the empty bodies. */
@@ -26,8 +30,17 @@ FT_FUNC void schedule_timeout(void) { schedule(); }
 FT_FUNC void do_execveat_common(void) { mutex_lock(); mutex_unlock(); }
 FT_FUNC void do_execve(void) { do_execveat_common(); }
 FT_FUNC void sys_getpid(void) { console_unlock(); }
-FT_FUNC void kernel_clone(void) { if (_raw_spin_trylock()) _raw_spin_unlock(); }
-FT_FUNC void vfs_read(void) { FT_BODY(); }
+FT_FUNC pid_t kernel_clone(struct kernel_clone_args *args)
+{
+	if (_raw_spin_trylock())
+		_raw_spin_unlock();
+	return args ? 1 : 0;
+}
+FT_FUNC ssize_t vfs_read(struct file *file, char *buf, size_t count, loff_t *pos)
+{
+	FT_BODY();
+	return file && buf && pos ? (ssize_t)count : 0;
+}
 
 void ft_funcs_run(void)
 {
@@ -36,5 +49,5 @@ void ft_funcs_run(void)
 	preempt_schedule();
 	schedule_timeout();
 	do_execve();
-	kernel_clone();
+	kernel_clone(NULL);
 }

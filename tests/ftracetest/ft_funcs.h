@@ -3,6 +3,11 @@
 #ifndef FT_FUNCS_H
 #define FT_FUNCS_H
 
+#include <sys/types.h>
+
+struct file;
+struct kernel_clone_args;
+
 void _raw_spin_lock(void);
 void _raw_spin_unlock(void);
 int _raw_spin_trylock(void);
@@ -16,8 +21,9 @@ void schedule_timeout(void);
 void do_execveat_common(void);
 void do_execve(void);
 void sys_getpid(void);
-void kernel_clone(void);
-void vfs_read(void);
+/* The kernel's signatures: probes name their DWARF types ($retval typed, docs/probes.md). */
+pid_t kernel_clone(struct kernel_clone_args *args);
+ssize_t vfs_read(struct file *file, char *buf, size_t count, loff_t *pos);
 
 /* One round of calls: each function at least once. */
 void ft_funcs_run(void);

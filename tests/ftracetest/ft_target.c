@@ -285,7 +285,7 @@ static void ft_proc_event(const struct proc_event *ev, const struct ft_task *sel
 		 * The kernel's fork runs kernel_clone(), whose locks func_stack_tracer.tc's
 		 * stack_trace shows right after the shell's fork (docs/ftracetest.md).
 		 */
-		kernel_clone();
+		kernel_clone(NULL);
 		/*
 		 * The kernel records the fork in the parent's context: the thread that
 		 * fires it carries the parent's name meanwhile, which is what

@@ -112,7 +112,7 @@ if ! "$CC" -std=gnu11 -g -O2 -fpatchable-function-entry=5 -include "$S/include/t
 	-I"$S/include" -c "$FT/ft_funcs.c" -o "$T/ft_funcs.o" >"$T/link.log" 2>&1 ||
    ! "$CC" -std=gnu11 -g -O1 -D_GNU_SOURCE -I"$S/include" -I"$KH/standin" \
 	"$FT/ft_target.c" "$T/ft_funcs.o" "$KH/standin/standin.c" "${objs[@]}" "$B/libtrev.a" \
-	$(pkg-config --libs liburcu-bp fuse3 libelf capstone) -lpthread -o "$T/ft_target" \
+	$(pkg-config --libs liburcu-bp fuse3 libdw libelf capstone) -lpthread -o "$T/ft_target" \
 	>>"$T/link.log" 2>&1; then
 	echo "FAIL: ft_target does not build:" >&2
 	cat "$T/link.log" >&2

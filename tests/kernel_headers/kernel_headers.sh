@@ -82,7 +82,7 @@ run_one() {
 	if [ $c = yes ] &&
 	   "$CC" -std=gnu11 -g -O1 -D_GNU_SOURCE -I"$S/include" -I"$KH/standin" \
 		"$KH/trev_main.c" "$KH/standin/standin.c" "$o/trev.o" "$B/libtrev.a" \
-		$(pkg-config --libs liburcu-bp fuse3 libelf capstone) -lpthread -o "$o/trev_main" \
+		$(pkg-config --libs liburcu-bp fuse3 libdw libelf capstone) -lpthread -o "$o/trev_main" \
 		>"$o/trev_link.log" 2>&1 &&
 	   timeout 120 "$o/trev_main" "$o" >"$o/trev_run.log" 2>&1; then
 		local f ev

@@ -24,6 +24,7 @@
 
 #include <trev/trev.h>
 
+#include "pr_dwarf.h"
 #include "pr_funcs.h"
 
 /* Room for the hammer's trace: its threads may make tens of thousands of calls. */
@@ -148,7 +149,7 @@ static void test_return(void **state)
 	t = rd("trace");
 	if (count_of(t, " ret: (test_return+0x") != 1 || !strstr(t, " <- pr_args) rv=-72\n") ||
 	    count_of(t, " ent: (test_return+0x") != 1 ||
-	    !strstr(t, " <- pr_args) r=0xffffffffffffffb8\n") ||
+	    !strstr(t, " <- pr_args) r=-72\n") ||	/* $retval typed by DWARF: long */
 	    !strstr(t, " s: (test_return+0x") || !strstr(t, " <- pr_str) n=125\n"))
 		fail_msg("trace:\n%s", t);
 	/*
@@ -279,6 +280,153 @@ static void test_errors(void **state)
 	reset();
 }
 
+/*
+ * Arguments from DWARF (pr_dwarf.c, -g): $arg* with each parameter's name
+ * and type, parameters by name, "->" and "." members (a string pointer, a
+ * char array, a struct member, bitfields, an anonymous union's member, a
+ * pointer followed twice), $retval typed and followed: the format's fields
+ * and the values the calls passed.
+ */
+static void test_dwarf(void **state)
+{
+	struct pr_req next = { .id = 77 };
+	struct pr_req req = {
+		.id = -12, .len = 1234567890123l, .path = "/index.html", .name = "alpha",
+		.in = { .lo = -3, .flag = 5, .mode = 9 }, .u_long = 0x1122334455l, .next = &next,
+	};
+	const char *t;
+
+	(void)state;
+	reset();
+	assert_int_equal(trev_append("uprobe_events", "p:dw/ints pr_dw_ints $arg*"), 0);
+	assert_int_equal(trev_append("uprobe_events", "p:dw/str pr_dw_str path:string n path"), -EINVAL);
+	assert_int_equal(trev_append("uprobe_events", "p:dw/str pr_dw_str path:string n p=path"), 0);
+	assert_int_equal(trev_append("uprobe_events",
+				     "p:dw/req pr_dw_req req->id req->len p=req->path:string "
+				     "nm=req->name:string lo=req->in.lo fl=req->in.flag "
+				     "mo=req->in.mode u=req->u_int nx=req->next->id flags"), 0);
+	assert_int_equal(trev_append("uprobe_events",
+				     "p:dw/mix pr_dw_req f=flags:x8 +8(req):s64 +0(req->next):s32"), 0);
+	assert_int_equal(trev_append("uprobe_events",
+				     "r:dw/ret pr_dw_ret $retval->id rv=$retval id2=+0($retval):s32 "
+				     "p=+8($retval)"), 0);
+	assert_int_equal(trev_append("uprobe_events", "p:dw/fl pr_dw_float y"), 0);
+	/* $retval inside +OFFS(...) is a pointer there: the default type, not int's. */
+	assert_int_equal(trev_append("uprobe_events", "r:dw/rs pr_dw_str v=+0($retval) rv=$retval"), 0);
+	/* The definitions as written; $arg* as the parameters it became (the kernel's). */
+	rd("uprobe_events");
+	if (!strstr(text, "p:dw/ints pr_dw_ints a=a b=b c=c d=d e=e f=f g=g\n") ||
+	    !strstr(text, "p:dw/str pr_dw_str path=path:string n=n p=path\n") ||
+	    !strstr(text, "r:dw/ret pr_dw_ret arg1=$retval->id rv=$retval id2=+0($retval):s32 "
+			  "p=+8($retval)\n"))
+		fail_msg("uprobe_events:\n%s", text);
+	rd("events/dw/ints/format");
+	if (!strstr(text, "field:s32 a;\toffset:16;\tsize:4;\tsigned:1;") ||
+	    !strstr(text, "field:s64 b;\toffset:20;\tsize:8;\tsigned:1;") ||
+	    !strstr(text, "field:u16 c;\toffset:28;\tsize:2;\tsigned:0;") ||
+	    !strstr(text, "field:s8 d;\toffset:30;\tsize:1;\tsigned:1;") ||
+	    !strstr(text, "field:u64 e;\toffset:31;\tsize:8;\tsigned:0;") ||
+	    !strstr(text, "field:s64 g;\toffset:43;\tsize:8;\tsigned:1;") ||
+	    !strstr(text, "print fmt: \"(%lx) a=%d b=%Ld c=%u d=%d e=%Lu f=%d g=%Ld\""))
+		fail_msg("%s", text);
+	rd("events/dw/str/format");
+	/* A char pointer without a type: x64, as the kernel's BTF. */
+	if (!strstr(text, "field:__data_loc char[] path;") || !strstr(text, "field:s32 n;") ||
+	    !strstr(text, "field:u64 p;"))
+		fail_msg("%s", text);
+	rd("events/dw/ret/format");
+	if (!strstr(text, "field:s32 arg1;") || !strstr(text, "field:u64 rv;") ||
+	    !strstr(text, "field:s32 id2;") || !strstr(text, "field:u64 p;"))
+		fail_msg("%s", text);
+	rd("events/dw/rs/format");
+	if (!strstr(text, "field:u64 v;") || !strstr(text, "field:s32 rv;"))
+		fail_msg("%s", text);
+	assert_int_equal(trev_write("events/dw/enable", "1"), 0);
+	assert_int_equal(pr_dw_ints(-1, -2, 65535, -4, 5, -6, -7), -1 - 2 + 65535 - 4 + 5 - 6 - 7);
+	assert_int_equal(pr_dw_str("hello", 3), 'h' + 3);
+	assert_int_equal(pr_dw_req(&req, 9), -12 + 1234567890123l + 9);
+	assert_ptr_equal(pr_dw_ret(&req), &next);
+	assert_int_equal(pr_dw_float(2.5, 40), 42);
+	t = rd("trace");
+	if (!strstr(t, ") a=-1 b=-2 c=65535 d=-4 e=5 f=-6 g=-7\n") ||
+	    !strstr(t, ") path=\"hello\" n=3 p=0x") ||
+	    !strstr(t, ") arg1=-12 arg2=1234567890123 p=\"/index.html\" nm=\"alpha\" lo=-3 fl=5 "
+		       "mo=9 u=573785173 nx=77 flags=9\n") ||
+	    !strstr(t, ") f=0x9 arg2=1234567890123 arg3=77\n") ||
+	    !strstr(t, " <- pr_dw_ret) arg1=77 rv=0x") || !strstr(t, " id2=77 p=0x0\n") ||
+	    !strstr(t, ") y=40\n"))
+		fail_msg("trace:\n%s", t);
+	assert_int_equal(trev_write("events/dw/enable", "0"), 0);
+	reset();
+}
+
+/* The kernel's BTF errors, with the caret where its parser puts it; the probe before stays. */
+static void test_dwarf_errors(void **state)
+{
+	static const struct {
+		const char *def, *msg, *at;	/* the caret at the last @at of @def */
+	} bad[] = {
+		{ "p:g/x pr_dw_str nosuch", "This variable is not found at this probe point",
+		  "nosuch" },
+		{ "p:g/x pr_dw_str n x=+0(nosuch)", "This variable is not found at this probe point",
+		  "nosuch" },
+		{ "p:g/x pr_dw_req req->nosuch", "This field is not found.", "nosuch" },
+		{ "p:g/x pr_dw_req req->in.nosuch", "This field is not found.", "nosuch" },
+		{ "p:g/x pr_dw_req flags->x", "This is not a pointer to union/structure.", "x" },
+		{ "p:g/x pr_dw_req req->id->x", "This is not a pointer to union/structure.", "x" },
+		{ "p:g/x pr_dw_req req.id", "Non pointer structure/union argument is not supported.",
+		  "id" },
+		{ "p:g/x pr_dw_req req-id", "Failed to parse single hyphen. Forgot '>'?", "-id" },
+		{ "p:g/x pr_dw_req $arg* $arg*", "$arg* can be used only once in the parameters",
+		  "$arg*" },
+		{ "p:g/x pr_dw_req x=$arg*", "$arg* must be an independent parameter without name etc.",
+		  "x=" },
+		{ "p:g/x pr_dw_req $arg*:u32", "$arg* must be an independent parameter without name etc.",
+		  "$arg*" },
+		{ "p:g/x pr_dw_req req->id:string", "This type does not fit for string.", "req->id" },
+		{ "p:g/x pr_dw_req flags:u8[2]", "String accepts only memory argument", "flags" },
+		{ "r:g/x pr_dw_void $retval", "This function returns 'void' type", "$retval" },
+		{ "r:g/x pr_dw_req req", "BTF is not available or not supported", "req" },
+		{ "r:g/x pr_dw_req $arg*", "$arg* can be used only on function entry or exit", "$arg*" },
+		{ "p:g/x pr_dw_none $arg*", "BTF is not available or not supported", "$arg*" },
+		{ "p:g/x pr_dw_none x", "No BTF entry for this probe point", " x" },
+		{ "p:g/x pr_dw_float x", "BTF is not available or not supported", "x" },
+		{ "p:g/x pr_dw_float $arg*", "BTF is not available or not supported", "$arg*" },
+		{ "p:g/x pr_nodw a", "BTF is not available or not supported", "a" },
+		{ "p:g/x pr_nodw $arg*", "BTF is not available or not supported", "$arg*" },
+		{ "p:g/x pr_nodie a", "No BTF entry for this probe point", " a" },
+		{ "p:g/x pr_dw_str __probe_ip=path", "This argument name is already used", "__probe_ip" },
+	};
+
+	(void)state;
+	reset();
+	assert_int_equal(trev_append("uprobe_events", "p:keep/me pr_dw_str path"), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *at = NULL;
+
+		for (const char *p = strstr(bad[i].def, bad[i].at); p; p = strstr(p + 1, bad[i].at))
+			at = p;
+		assert_non_null(at);
+		/* " a": the word after a blank. */
+		assert_error(bad[i].def, "trace_uprobe", bad[i].msg,
+			     (int)(at - bad[i].def) + (bad[i].at[0] == ' '));
+	}
+	/* Names compared once made: the same probe again, then another one. */
+	assert_error("p:keep/me pr_dw_str path", "trace_uprobe",
+		     "There is already the exact same probe event", 0);
+	assert_error("p:keep/me pr_dw_str n", "trace_uprobe",
+		     "Argument type or name is different from existing probe", 20);
+	rd("uprobe_events");
+	assert_string_equal(text, "p:keep/me pr_dw_str path=path\n");
+	/* A probe on the function without DWARF takes registers, as before. */
+	assert_int_equal(trev_append("uprobe_events", "p:g/nodw pr_nodw a=%di:s32"), 0);
+	assert_int_equal(trev_write("events/g/nodw/enable", "1"), 0);
+	assert_int_equal(pr_nodw(41), 42);
+	assert_non_null(strstr(rd("trace"), ") a=41\n"));
+	assert_int_equal(trev_write("events/g/nodw/enable", "0"), 0);
+	reset();
+}
+
 #define HAMMER_THREADS	8
 
 static atomic_bool hammer_stop;
@@ -391,6 +539,8 @@ int main(void)
 		cmocka_unit_test(test_return),
 		cmocka_unit_test(test_fault),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_dwarf),
+		cmocka_unit_test(test_dwarf_errors),
 		cmocka_unit_test(test_hammer),
 	};
 

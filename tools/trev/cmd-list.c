@@ -3,10 +3,12 @@
  * trev list [-p PID | [--usdt] FILE]: the events of a running process (its
  * available_events), or of a program or shared library read from its
  * __trev_events section with libelf, without running it; with --usdt, its
- * USDT probes (.note.stapsdt, docs/usdt.md).
+ * USDT probes (.note.stapsdt, docs/usdt.md); with --functions, its functions
+ * and their parameters from DWARF (src/sym/dwarf_func.c).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <gelf.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -20,6 +22,7 @@
 #include <trev/trace_event.h>
 
 #include "descr.h"
+#include "sym/dwarf_func.h"
 #include "remote.h"
 #include "trev.h"
 #include "usdt_note.h"
@@ -27,6 +30,7 @@
 static const char list_help[] =
 	"usage: trev list -p PID\n"
 	"       trev list [--usdt] FILE\n"
+	"       trev list --functions [-f GLOB]... [-x GLOB]... FILE\n"
 	"\n"
 	"Print the events, one SYSTEM:EVENT a line:\n"
 	"  -p PID   of running process PID: its available_events, then the built-in\n"
@@ -35,7 +39,13 @@ static const char list_help[] =
 	"           its ELF sections without running it, in the order the library\n"
 	"           registers them (the order of available_events)\n"
 	"  --usdt   the USDT probes of FILE instead (its .note.stapsdt notes), one a\n"
-	"           line: PROVIDER:NAME pc=ADDR semaphore=ADDR|none args=ARGS\n";
+	"           line: PROVIDER:NAME pc=ADDR semaphore=ADDR|none args=ARGS\n"
+	"  --functions  the functions of FILE (a program or library: .symtab, else\n"
+	"           .dynsym) and their parameters from its DWARF (or its /usr/lib/debug\n"
+	"           file), one a line in address order: NAME(TYPE PARAM, ...) -> RETURN\n"
+	"           NAME(void) -> RETURN without parameters, NAME(?) without DWARF\n"
+	"  -f, --filter GLOB   only the functions whose name matches GLOB (repeatable)\n"
+	"  -x, --exclude GLOB  not those whose name matches GLOB (repeatable)\n";
 
 /* ------------------------------------------------------------------ */
 /* A running process                                                    */
@@ -470,25 +480,122 @@ out:
 	return ret;
 }
 
+/* ------------------------------------------------------------------ */
+/* The functions of an ELF file                                         */
+
+struct lst_globs {
+	char **inc, **exc;	/* --filter and --exclude, NULL-terminated */
+};
+
+static bool lst_match(char **globs, const char *name)
+{
+	for (; globs && *globs; globs++)
+		if (!fnmatch(*globs, name, 0))
+			return true;
+	return false;
+}
+
+/* One function: "NAME(TYPE PARAM, ...) -> RETURN", "NAME(?)" without DWARF. */
+static int lst_function(const char *name, uint64_t addr, struct trev_dwarf_func *f, void *arg)
+{
+	struct trev_dwarf_param params[128];
+	struct lst_globs *g = arg;
+	char type[512];
+	int n;
+
+	(void)addr;
+	if ((g->inc && !lst_match(g->inc, name)) || lst_match(g->exc, name))
+		return 0;
+	if (!f) {
+		printf("%s(?)\n", name);
+		return 0;
+	}
+	n = trev__dwarf_params(f, f->low_pc, params, 128);
+	printf("%s(", name);
+	if (n == 0)
+		fputs("void", stdout);
+	for (int i = 0; i < n; i++) {
+		if (trev__dwarf_type_name(&params[i].die, type, sizeof(type)))
+			snprintf(type, sizeof(type), "?");
+		printf("%s%s%s%s", i ? ", " : "", type,
+		       params[i].name && type[strlen(type) - 1] != '*' ? " " : "",
+		       params[i].name ? params[i].name : "");
+	}
+	if (n < 0)
+		fputs("...", stdout);
+	if (trev__dwarf_type_name(&f->die, type, sizeof(type)))
+		snprintf(type, sizeof(type), "?");
+	printf(") -> %s\n", type);
+	return 0;
+}
+
+static int lst_functions(const char *path, struct lst_globs *g)
+{
+	struct trev_dwarf *d;
+	int ret = trev__dwarf_open_file(path, &d);
+
+	if (ret) {
+		trev_err("list: %s: %s", path, ret == -ENOEXEC ? "not an ELF file" : strerror(-ret));
+		return 1;
+	}
+	ret = trev__dwarf_for_each_func(d, lst_function, g);
+	trev__dwarf_close(d);
+	if (ret) {
+		trev_err("list: %s: %s", path, strerror(-ret));
+		return 1;
+	}
+	return fflush(stdout) ? 1 : 0;
+}
+
+/* Add @glob to the NULL-terminated list @v. */
+static int lst_glob_add(char ***v, char *glob)
+{
+	size_t n = 0;
+	char **nv;
+
+	while (*v && (*v)[n])
+		n++;
+	nv = realloc(*v, (n + 2) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	nv[n] = glob;
+	nv[n + 1] = NULL;
+	*v = nv;
+	return 0;
+}
+
 int cmd_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "usdt", no_argument, NULL, 'u' },
+		{ "functions", no_argument, NULL, 'F' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "exclude", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool usdt = false;
+	struct lst_globs g = { NULL, NULL };
+	bool usdt = false, funcs = false;
 	pid_t pid = 0;
-	int c;
+	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "+p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:f:x:h", opts, NULL)) != -1) {
 		if (c == 'h') {
+			free(g.inc);
+			free(g.exc);
 			fputs(list_help, stdout);
 			return 0;
 		}
-		if (c == 'u') {
-			usdt = true;
+		if (c == 'u' || c == 'F') {
+			*(c == 'u' ? &usdt : &funcs) = true;
+			continue;
+		}
+		if (c == 'f' || c == 'x') {
+			if (lst_glob_add(c == 'f' ? &g.inc : &g.exc, optarg)) {
+				trev_err("list: %s", strerror(ENOMEM));
+				return 1;
+			}
 			continue;
 		}
 		if (c != 'p' || (pid = trev_parse_pid(optarg)) < 0) {
@@ -496,9 +603,18 @@ int cmd_list(int argc, char **argv)
 			return 2;
 		}
 	}
-	if ((pid && usdt) || (pid ? optind != argc : optind != argc - 1)) {
+	if ((pid && (usdt || funcs)) || (usdt && funcs) || ((g.inc || g.exc) && !funcs) ||
+	    (pid ? optind != argc : optind != argc - 1)) {
+		free(g.inc);
+		free(g.exc);
 		fputs(list_help, stderr);
 		return 2;
+	}
+	if (funcs) {
+		ret = lst_functions(argv[optind], &g);
+		free(g.inc);
+		free(g.exc);
+		return ret;
 	}
 	if (pid)
 		return lst_process(pid);

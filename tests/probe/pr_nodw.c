@@ -1,0 +1,8 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* A function of an object without DWARF (libpr_nodw.so, built with -g0). */
+#include "pr_dwarf.h"
+
+__attribute__((noipa, visibility("default"))) int pr_nodw(int a)
+{
+	return a + 1;
+}
