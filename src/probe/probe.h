@@ -239,6 +239,8 @@ struct trev_probe_fast {
 	void *write;			/* the event's probe: the only one the fast call writes for */
 	unsigned int fixed;		/* the record's length */
 	unsigned int nargs;
+	bool regs8;			/* every argument 8 bytes of a saved register: rword[] */
+	signed char rword[TREV_PROBE_FAST_WORDS - 1];	/* argument i: slot[rword[i]] */
 	struct trev_probe_cfetch a[];
 };
 

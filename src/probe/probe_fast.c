@@ -129,11 +129,19 @@ struct trev_probe_fast *trev__probe_compile(const struct trev_probe_def *def, ui
 		return NULL;
 	f->fixed = fixed;
 	f->nargs = def->nr_args;
+	f->regs8 = true;
 	for (unsigned int i = 0; i < def->nr_args; i++) {
-		if (!pf_compile_arg(&def->args[i], addr, base - 8 + def->args[i].offset, &f->a[i])) {
+		struct trev_probe_cfetch *c = &f->a[i];
+
+		if (!pf_compile_arg(&def->args[i], addr, base - 8 + def->args[i].offset, c)) {
 			free(f);
 			return NULL;
 		}
+		/* The commonest: registers, $argN, as x64 or u64 (packed: at 8 + 8 i). */
+		if (c->src == PF_SRC_SLOT && !c->slow && c->size == 8 && c->at == 8 + 8 * i)
+			f->rword[i] = (signed char)c->word;
+		else
+			f->regs8 = false;
 	}
 	return f;
 }
@@ -322,8 +330,13 @@ int trev__probe_fast_hit(unsigned long ip, unsigned long *slot)
 	entry_fill(ent, file->call->id, w.d, w.n);
 	p = (uint8_t *)(ent + 1);
 	memcpy(p, &ip, 8);	/* __probe_ip */
-	for (unsigned int i = 0; i < f->nargs; i++)
-		pf_fetch(&f->a[i], slot, p + f->a[i].at);
+	if (trev_likely(f->regs8)) {
+		for (unsigned int i = 0; i < f->nargs; i++)
+			memcpy(p + 8 + 8 * i, &slot[f->rword[i]], 8);
+	} else {
+		for (unsigned int i = 0; i < f->nargs; i++)
+			pf_fetch(&f->a[i], slot, p + f->a[i].at);
+	}
 	rb_commit(rb, &w, ent);
 	trev_tsan_release(tr);
 	atomic_fetch_add_explicit(f->nhit, 1, memory_order_relaxed);
