@@ -30,8 +30,9 @@
  *     uprobe_profile counted every call; without a writable
  *     /sys/kernel/tracing/uprobe_events (not root, no uprobes) n/a.
  * Environment: BENCH_FTRACE_N calls per timed run (default 2000000);
- * BENCH_FTRACE_ONLY=function, function_graph or probe (a probe event at the
- * entry, one argument: docs/probes.md) runs only that case's
+ * BENCH_FTRACE_ONLY=function, function_graph, nop (the nop5), probe (a probe
+ * event at the entry, one argument: docs/probes.md) or probe_off (that
+ * probe enabled and disabled again) runs only that case's
  * traced call, N + N/10 calls in run_traced(), untimed: for
  *   BENCH_FAKE_CPU=1 BENCH_FTRACE_N=100000 BENCH_FTRACE_ONLY=function_graph \
  *     valgrind --tool=callgrind --toggle-collect=run_traced build/bench/bench_ftrace
@@ -137,9 +138,12 @@ static int run_only(const char *tracer)
 		must(trev_write("instances/bench/current_tracer", "function"), "current_tracer");
 	}
 	/* "probe": a probe event at the entry, one argument (docs/probes.md), the tracer off. */
-	if (strcmp(tracer, "probe") == 0) {
+	if (strcmp(tracer, "probe") == 0 || strcmp(tracer, "probe_off") == 0) {
 		must(trev_append("uprobe_events", "p:bench/p bench_fn_traced a=%di"), "uprobe_events");
 		must(trev_write("events/bench/p/enable", "1"), "enable");
+		/* "probe_off": enabled, then disabled: the site as never probed (nop: its nop). */
+		if (strcmp(tracer, "probe_off") == 0)
+			must(trev_write("events/bench/p/enable", "0"), "enable");
 	} else {
 		must(trev_write("current_tracer", tracer), "current_tracer");
 	}

@@ -226,6 +226,9 @@ struct trev_probe_cfetch {
 	bool slow;		/* reads memory or the stack pointer: out of line */
 	unsigned short at;	/* in the record, past the common fields */
 	int word;		/* PF_SRC_SLOT: slot[word] */
+	unsigned char reg;	/* with all the registers (a site's): their word reg ... */
+	bool rimm;		/* ... or imm */
+	bool noslot;		/* not in the trampoline's frame (rbx, r12-r15) */
 	unsigned long imm;	/* PF_SRC_IMM */
 	long last_off;
 	long off[TREV_PROBE_DEREF_MAX + 1];
@@ -239,8 +242,11 @@ struct trev_probe_fast {
 	void *write;			/* the event's probe: the only one the fast call writes for */
 	unsigned int fixed;		/* the record's length */
 	unsigned int nargs;
+	bool slot_ok;			/* the fast call at a patchable entry has every argument */
 	bool regs8;			/* every argument 8 bytes of a saved register: rword[] */
 	signed char rword[TREV_PROBE_FAST_WORDS - 1];	/* argument i: slot[rword[i]] */
+	bool rregs8;			/* the same with all the registers: rreg[] */
+	unsigned char rreg[TREV_PROBE_FAST_WORDS - 1];	/* argument i: word rreg[i] of them */
 	struct trev_probe_cfetch a[];
 };
 
@@ -272,6 +278,14 @@ void *trev__probe_fast_publish(const struct trev_probe_fast_site *s, size_t n, i
 int trev__probe_fast_hit(unsigned long ip, unsigned long *slot);
 
 /*
+ * trev__probe_fast_regs() - @f's record for a hit with all the registers
+ * @regs (a src/patch/ site's handler), as the fast call writes it.
+ * Return: 0, or TREV_FT_FULL: nothing was done, the caller fires the probe
+ * the general way. Context: an RCU read section, on the probed thread.
+ */
+int trev__probe_fast_regs(const struct trev_probe_fast *f, const struct trev_regs *regs);
+
+/*
  * The probe events (probe_event.c). trev__probe_command(): one line of
  * @file ("p..", "r..", "-:..."); -ECANCELED: not a probe's line.
  * trev__probe_release_all(): all or none (-EBUSY). trev__probe_show(): the
@@ -285,5 +299,17 @@ int trev__probe_release_all(enum trev_probe_file file);
 int trev__probe_show(struct trev_buf *out, enum trev_probe_file file);
 /* kprobe_profile and uprobe_profile: each probe of @file's kind and its hits. */
 int trev__probe_profile_show(struct trev_buf *out, enum trev_probe_file file);
+
+/*
+ * A probe event fired from a src/patch/ site (a relocated prologue or an
+ * int3) — for bench/bench_probe.c, until the event layer attaches its
+ * probes to those sites itself: trev__probe_event_find() the event
+ * GROUP/EVENT (NULL: none; valid until it is removed), and
+ * trev__probe_site_fire(), a trev_site_handler whose data is that event:
+ * the fast call's record (trev__probe_fast_regs()), else probe_fire()'s,
+ * with the site's registers.
+ */
+void *trev__probe_event_find(const char *group, const char *event);
+void trev__probe_site_fire(struct trev_regs *regs, void *probe);
 
 #endif /* TREV_PROBE_H */

@@ -80,6 +80,7 @@ static bool pf_compile_arg(const struct trev_probe_arg *a, uintptr_t addr, unsig
 	c->size = (unsigned char)a->type->size;
 	c->at = (unsigned short)at;
 	c->nread = 0;
+	c->reg = 19;	/* sp */
 	switch (a->base) {
 	case TREV_PB_REG:
 	case TREV_PB_ARG:
@@ -90,9 +91,9 @@ static bool pf_compile_arg(const struct trev_probe_arg *a, uintptr_t addr, unsig
 			break;
 		}
 		reg = a->base == TREV_PB_ARG ? argregs[a->param] : a->param;
+		c->reg = (unsigned char)reg;
 		k = pf_reg(reg, addr, &c->word, &c->imm);
-		if (!k)
-			return false;
+		c->noslot = !k;
 		c->src = k == 1 ? PF_SRC_SLOT : k == 2 ? PF_SRC_SP : PF_SRC_IMM;
 		break;
 	case TREV_PB_STACK:
@@ -104,6 +105,7 @@ static bool pf_compile_arg(const struct trev_probe_arg *a, uintptr_t addr, unsig
 		break;
 	case TREV_PB_IMM:
 		c->src = PF_SRC_IMM;
+		c->rimm = true;
 		c->imm = a->imm;
 		break;
 	default:
@@ -129,7 +131,9 @@ struct trev_probe_fast *trev__probe_compile(const struct trev_probe_def *def, ui
 		return NULL;
 	f->fixed = fixed;
 	f->nargs = def->nr_args;
+	f->slot_ok = true;
 	f->regs8 = true;
+	f->rregs8 = true;
 	for (unsigned int i = 0; i < def->nr_args; i++) {
 		struct trev_probe_cfetch *c = &f->a[i];
 
@@ -142,6 +146,11 @@ struct trev_probe_fast *trev__probe_compile(const struct trev_probe_def *def, ui
 			f->rword[i] = (signed char)c->word;
 		else
 			f->regs8 = false;
+		if (!c->rimm && !c->nread && !c->last && c->size == 8 && c->at == 8 + 8 * i)
+			f->rreg[i] = c->reg;
+		else
+			f->rregs8 = false;
+		f->slot_ok &= !c->noslot;
 	}
 	return f;
 }
@@ -187,7 +196,7 @@ void *trev__probe_fast_publish(const struct trev_probe_fast_site *s, size_t n, i
 		while (t->e[h].addr && t->e[h].addr != s[i].addr)
 			h = (h + 1) & t->mask;
 		/* A second probe on the site: the full call fires both. */
-		t->e[h].f = t->e[h].addr ? NULL : s[i].f;
+		t->e[h].f = t->e[h].addr || !s[i].f || !s[i].f->slot_ok ? NULL : s[i].f;
 		t->e[h].addr = s[i].addr;
 	}
 	return atomic_exchange_explicit(&pf_tab, t, memory_order_acq_rel);
@@ -230,10 +239,8 @@ static bool pf_read(void *dst, unsigned long addr, unsigned long len)
  * keeps few registers.
  */
 static __attribute__((noinline)) uint64_t pf_fetch_read(const struct trev_probe_cfetch *c,
-							const unsigned long *slot)
+							unsigned long v)
 {
-	unsigned long v = c->src == PF_SRC_SLOT ? slot[c->word] :
-			  c->src == PF_SRC_SP ? (unsigned long)slot : c->imm;
 	uint64_t val = 0;
 
 	for (unsigned int k = 0; k < c->nread; k++)
@@ -246,16 +253,28 @@ static __attribute__((noinline)) uint64_t pf_fetch_read(const struct trev_probe_
 	return val;
 }
 
-/* One argument's value, into @p with constant-sized moves (little-endian: the low bytes). */
-static inline void pf_fetch(const struct trev_probe_cfetch *c, const unsigned long *slot,
-			    uint8_t *p)
+/*
+ * One argument's value, into @p with constant-sized moves (little-endian:
+ * the low bytes): from the trampoline's frame @slot, or (@regs: a constant
+ * where it is inlined) from all the registers @regs.
+ */
+static inline __attribute__((always_inline)) void
+pf_fetch(const struct trev_probe_cfetch *c, const unsigned long *slot, const struct trev_regs *regs,
+	 uint8_t *p)
 {
 	unsigned long v;
 
-	if (trev_unlikely(c->slow))
-		v = pf_fetch_read(c, slot);	/* the stack pointer, memory */
-	else
+	if (regs) {
+		v = c->rimm ? c->imm : ((const unsigned long *)(const void *)regs)[c->reg];
+		if (c->nread || c->last)
+			v = pf_fetch_read(c, v);	/* memory */
+	} else if (trev_unlikely(c->slow)) {
+		v = c->src == PF_SRC_SLOT ? slot[c->word] :
+		    c->src == PF_SRC_SP ? (unsigned long)slot : c->imm;
+		v = pf_fetch_read(c, v);	/* the stack pointer, memory */
+	} else {
 		v = c->src == PF_SRC_SLOT ? slot[c->word] : c->imm;
+	}
 	if (trev_likely(c->size == 8)) {
 		memcpy(p, &v, 8);
 		return;
@@ -273,12 +292,16 @@ static inline void pf_fetch(const struct trev_probe_cfetch *c, const unsigned lo
 	}
 }
 
-int trev__probe_fast_hit(unsigned long ip, unsigned long *slot)
+/*
+ * The record of @f for a hit at @ip: its probe's tests (probe_fire()'s),
+ * the reservation, the fetches from @slot or @regs (a constant where it is
+ * inlined) into it, the commit. Return: 0, or TREV_FT_FULL having done
+ * nothing.
+ */
+static inline __attribute__((always_inline)) int
+pf_emit(const struct trev_probe_fast *f, unsigned long ip, const unsigned long *slot,
+	const struct trev_regs *regs)
 {
-	/* The trampoline calls this directly: the read section is ours (ft_rcu_ready() held). */
-	unsigned int *rcu = trev__rcu_lock_known();
-	struct pf_tab *t = atomic_load_explicit(&pf_tab, memory_order_acquire);
-	const struct trev_probe_fast *f;
 	struct trev_tracepoint_func *fn;
 	struct trev_event_file *file;
 	struct trev_trace_array *tr;
@@ -287,39 +310,30 @@ int trev__probe_fast_hit(unsigned long ip, unsigned long *slot)
 	struct rb_wr w;
 	uint64_t ts;
 	uint8_t *p;
-	size_t h;
 
-	if (!t)
-		goto full;
-	for (h = pf_hash(ip, t->mask); t->e[h].addr != ip; h = (h + 1) & t->mask)
-		if (!t->e[h].addr)
-			goto full;	/* not ours: the full call knows */
-	f = t->e[h].f;
-	if (!f)
-		goto full;
 	/* Disabled (probe_fire()'s test): nothing to do. */
 	if (!trev_static_key_false(&f->tp->key))
-		goto done;
+		return 0;
 	fn = __atomic_load_n(&f->tp->funcs, __ATOMIC_ACQUIRE);
 	if (!fn || !fn->func) {
 		atomic_fetch_add_explicit(f->nhit, 1, memory_order_relaxed);
-		goto done;
+		return 0;
 	}
 	/* One instance, the event's own probe: else the full call writes each. */
 	if (fn->func != f->write || fn[1].func)
-		goto full;
+		return TREV_FT_FULL;
 	file = fn->data;
 	/* A filter, triggers, soft-disable, the instance's pid lists: the full call. */
 	if (trev_unlikely(atomic_load_explicit(&file->flags, memory_order_relaxed) &
 			  TREV_FILE_FL_SLOW))
-		goto full;
+		return TREV_FT_FULL;
 	tr = __atomic_load_n(&file->tr, __ATOMIC_RELAXED);
 	rb = __atomic_load_n(&tr->rb, __ATOMIC_ACQUIRE);
 	ent = rb_reserve_fast_ts(rb, f->fixed, &w, &ts);
 	if (trev_unlikely(!ent)) {
 		rb_reserve_fast_undo(&w);
 		trev_tsan_release(tr);	/* done with rb: see trev__snapshot_free() */
-		goto full;
+		return TREV_FT_FULL;
 	}
 	/*
 	 * The record in place (as the kernel's store_trace_args() writes into
@@ -330,23 +344,48 @@ int trev__probe_fast_hit(unsigned long ip, unsigned long *slot)
 	entry_fill(ent, file->call->id, w.d, w.n);
 	p = (uint8_t *)(ent + 1);
 	memcpy(p, &ip, 8);	/* __probe_ip */
-	if (trev_likely(f->regs8)) {
+	if (regs && f->rregs8) {
+		for (unsigned int i = 0; i < f->nargs; i++)
+			memcpy(p + 8 + 8 * i, (const unsigned long *)(const void *)regs + f->rreg[i],
+			       8);
+	} else if (!regs && trev_likely(f->regs8)) {
 		for (unsigned int i = 0; i < f->nargs; i++)
 			memcpy(p + 8 + 8 * i, &slot[f->rword[i]], 8);
 	} else {
 		for (unsigned int i = 0; i < f->nargs; i++)
-			pf_fetch(&f->a[i], slot, p + f->a[i].at);
+			pf_fetch(&f->a[i], slot, regs, p + f->a[i].at);
 	}
 	rb_commit(rb, &w, ent);
 	trev_tsan_release(tr);
 	atomic_fetch_add_explicit(f->nhit, 1, memory_order_relaxed);
-done:
-	trev_tsan_release(t);
-	trev__rcu_unlock_known(rcu);
 	return 0;
-full:
-	if (t)
-		trev_tsan_release(t);
+}
+
+int trev__probe_fast_regs(const struct trev_probe_fast *f, const struct trev_regs *regs)
+{
+	return pf_emit(f, regs->ip, NULL, regs);
+}
+
+int trev__probe_fast_hit(unsigned long ip, unsigned long *slot)
+{
+	/* The trampoline calls this directly: the read section is ours (ft_rcu_ready() held). */
+	unsigned int *rcu = trev__rcu_lock_known();
+	struct pf_tab *t = atomic_load_explicit(&pf_tab, memory_order_acquire);
+	const struct trev_probe_fast *f;
+	int ret = TREV_FT_FULL;
+	size_t h;
+
+	if (!t)
+		goto out;
+	for (h = pf_hash(ip, t->mask); t->e[h].addr != ip; h = (h + 1) & t->mask)
+		if (!t->e[h].addr)
+			goto out_tab;	/* not ours: the full call knows */
+	f = t->e[h].f;
+	if (f)
+		ret = pf_emit(f, ip, slot, NULL);
+out_tab:
+	trev_tsan_release(t);
+out:
 	trev__rcu_unlock_known(rcu);
-	return TREV_FT_FULL;
+	return ret;
 }
