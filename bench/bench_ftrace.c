@@ -20,10 +20,19 @@
  *     trev's function_graph call, then uftrace's (a process of its own,
  *     whose run counts only when uftrace recorded every call); the ratio
  *     is printed as the min, median and max of the rounds'; without uftrace
- *     installed, n/a.
+ *     installed, n/a;
+ *   - a probe event at the entry (`p:bench/p bench_fn_traced a=%di`, the
+ *     tracer nop: docs/probes.md), and a kernel uprobe event with the same
+ *     argument on the same body built without the flags, on a text page of
+ *     its own (bench_fn_kup, bench_uprobe.h),
+ *     interleaved: each round times trev's probe, then the kernel's (a
+ *     twentieth of the calls: each is a trap), whose run counts only when
+ *     uprobe_profile counted every call; without a writable
+ *     /sys/kernel/tracing/uprobe_events (not root, no uprobes) n/a.
  * Environment: BENCH_FTRACE_N calls per timed run (default 2000000);
- * BENCH_FTRACE_ONLY=function, function_graph or probe (a probe event at the
- * entry, one argument: docs/probes.md) runs only that case's
+ * BENCH_FTRACE_ONLY=function, function_graph, nop (the nop5), probe (a probe
+ * event at the entry, one argument: docs/probes.md) or probe_off (that
+ * probe enabled and disabled again) runs only that case's
  * traced call, N + N/10 calls in run_traced(), untimed: for
  *   BENCH_FAKE_CPU=1 BENCH_FTRACE_N=100000 BENCH_FTRACE_ONLY=function_graph \
  *     valgrind --tool=callgrind --toggle-collect=run_traced build/bench/bench_ftrace
@@ -51,10 +60,12 @@
 
 #include "bench_common.h"
 #include "bench_uftrace.h"
+#include "bench_uprobe.h"
 #include "ring_buffer/rb_internal.h"	/* trev__rb_cpu_id, for BENCH_FAKE_CPU */
 
 uint64_t bench_fn_traced(uint64_t x);	/* ftrace/bench_fn.c, with the flags */
 uint64_t bench_fn_plain(uint64_t x);	/* the same, without */
+uint64_t bench_fn_kup(uint64_t x);	/* the same, on a page of its own: the kernel uprobe's */
 
 static uint64_t nr_calls;
 
@@ -64,6 +75,15 @@ static uint64_t nr_calls;
 #else
 #define BENCH_NAME	"bench_ftrace (libtrev.a)"
 #endif
+
+static noinline void run_kup(uint64_t n)
+{
+	uint64_t s = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		s += bench_fn_kup(i);
+	sink += s;
+}
 
 static noinline void run_floor(uint64_t n)
 {
@@ -118,9 +138,12 @@ static int run_only(const char *tracer)
 		must(trev_write("instances/bench/current_tracer", "function"), "current_tracer");
 	}
 	/* "probe": a probe event at the entry, one argument (docs/probes.md), the tracer off. */
-	if (strcmp(tracer, "probe") == 0) {
+	if (strcmp(tracer, "probe") == 0 || strcmp(tracer, "probe_off") == 0) {
 		must(trev_append("uprobe_events", "p:bench/p bench_fn_traced a=%di"), "uprobe_events");
 		must(trev_write("events/bench/p/enable", "1"), "enable");
+		/* "probe_off": enabled, then disabled: the site as never probed (nop: its nop). */
+		if (strcmp(tracer, "probe_off") == 0)
+			must(trev_write("events/bench/p/enable", "0"), "enable");
 	} else {
 		must(trev_write("current_tracer", tracer), "current_tracer");
 	}
@@ -138,6 +161,10 @@ int main(void)
 	double uft_vs_med;
 	double graph_ns[BENCH_RUNS], graph_ratio[BENCH_RUNS];
 	bool uft_ok = true;
+	double pr_ns[BENCH_RUNS], pr_ratio[BENCH_RUNS], kup_ns[BENCH_RUNS], kup_vs[BENCH_RUNS];
+	struct result probe;
+	const char *kup_why = NULL;
+	bool kup_ok;
 	cpu_set_t one;
 	int cpu = sched_getcpu();
 
@@ -190,6 +217,34 @@ int main(void)
 	must(trev_write("current_tracer", "nop"), "current_tracer");
 	cmd_only = measure_vs(run_traced, run_floor, nr_calls);
 	must(trev_append("set_ftrace_filter", "!bench_fn_traced:traceon"), "set_ftrace_filter");
+	/*
+	 * A probe event at the entry, the tracer nop; and a kernel uprobe on
+	 * the same body (bench_fn_kup: trev patches the other), interleaved.
+	 */
+	must(trev_append("uprobe_events", "p:bench/p bench_fn_traced a=%di"), "uprobe_events");
+	must(trev_write("events/bench/p/enable", "1"), "enable");
+	kup_ok = kup_start((void *)bench_fn_kup, &kup_why) == 0;
+	for (int r = 0; r < BENCH_RUNS; r++) {
+		double f = time_run(run_floor, nr_calls);
+
+		pr_ns[r] = time_run(run_traced, nr_calls);
+		pr_ratio[r] = pr_ns[r] / f;
+		if (kup_ok) {
+			uint64_t kn = nr_calls / 20;
+			long h0 = kup_hits();
+
+			kup_ns[r] = time_run(run_kup, kn);
+			/* time_run()'s warm-up and timed calls. */
+			if (h0 < 0 || kup_hits() - h0 != (long)(kn / 10 + kn)) {
+				kup_ok = false;
+				kup_why = "uprobe_profile did not count every call";
+			}
+			kup_vs[r] = kup_ns[r] / pr_ns[r];
+		}
+	}
+	kup_stop();
+	must(trev_write("events/bench/p/enable", "0"), "enable");
+	probe = (struct result){ median(pr_ns, BENCH_RUNS), median(pr_ratio, BENCH_RUNS) };
 
 	printf("%s: %llu calls per run, median of %d runs; each run follows a run of "
 	       "its reference (the ratio is the median of those pairs')\n\n", BENCH_NAME,
@@ -206,6 +261,7 @@ int main(void)
 	row("function_graph: entry + exit, two records", graph, "floor");
 	row("traced call with a command (traceon, skipped)", cmd_traced, "floor");
 	row("command only, tracer nop (traceon, skipped)", cmd_only, "floor");
+	row("probe event at the entry, a=%di (tracer nop)", probe, "floor");
 	printf("\ntraced call minus the plain call: %.2f ns = %.2f x floor\n",
 	       traced.ns - plain.ns, (traced.ns - plain.ns) / floor_r.ns);
 	printf("function_graph call minus the plain call: %.2f ns = %.2f x floor\n",
@@ -222,6 +278,18 @@ int main(void)
 	} else {
 		printf("uftrace: n/a (not installed, its run failed, or it did not record "
 		       "every call)\n");
+	}
+	if (kup_ok) {
+		double kmed = median(kup_ns, BENCH_RUNS), vmed;	/* sorts: [0] min, [last] max */
+
+		vmed = median(kup_vs, BENCH_RUNS);
+		printf("kernel uprobe event, a=%%di, same body, interleaved with trev's probe: %.2f "
+		       "ns/call (min %.2f, max %.2f); trev's probe %.2f ns/call\n", kmed, kup_ns[0],
+		       kup_ns[BENCH_RUNS - 1], probe.ns);
+		printf("kernel uprobe / trev's probe event, per round: median %.2f x (min %.2f, "
+		       "max %.2f)\n", vmed, kup_vs[0], kup_vs[BENCH_RUNS - 1]);
+	} else {
+		printf("kernel uprobe: n/a (%s)\n", kup_why ? kup_why : "not run");
 	}
 	return 0;
 }

@@ -2,24 +2,39 @@
 /*
  * What a probe site's hit costs (src/patch/probe_site.c, docs/probes.md):
  * a call of a 5-instruction function unprobed, with a relocated-prologue
- * probe and with an int3 probe, each with an empty handler. Prints ns per
- * call; bench/instructions.sh counts the relocated hit's instructions with
+ * probe and with an int3 probe, each with an empty handler, and each with
+ * a probe event's record (`p:bench/site ... a=%di`, fired by
+ * trev__probe_site_fire(): the event is defined on a patchable entry,
+ * bench_fn_traced, and fired from the site, until the event layer puts its
+ * probes on these sites itself); and the function after a relocated probe
+ * was attached and detached ("detached": the same bytes as never probed).
+ * Prints ns per call, each case's median of BENCH_RUNS runs interleaved
+ * with the others; bench/instructions.sh counts the instructions with
  * callgrind (run_calls). BENCH_PROBE_N calls (default 1000000, the int3
- * path a tenth of that), BENCH_PROBE_ONLY=plain|relocated|int3.
+ * paths a tenth of that), BENCH_PROBE_ONLY=plain|relocated|int3|
+ * relocated_event|int3_event|detached runs that case once (BENCH_FAKE_CPU=1
+ * for callgrind, as bench_ftrace).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <trev/trev.h>
+
+#include "bench_common.h"
 #include "patch/probe_site.h"
+#include "probe/probe.h"
+#include "ring_buffer/rb_internal.h"	/* trev__rb_cpu_id, for BENCH_FAKE_CPU */
 
 long bench_probe_fn(long a, long b);
 long bench_probe_short(long a, long b);
 extern const uint64_t bench_probe_sizes[2];
 
 static unsigned long hits;
+static void *site_event;	/* bench/site: trev__probe_site_fire()'s data */
 
 static void empty_handler(struct trev_regs *regs, void *data)
 {
@@ -35,8 +50,8 @@ static void counting_handler(struct trev_regs *regs, void *data)
 }
 
 /* The loop callgrind counts: @n calls of @fn. */
-__attribute__((noinline)) long run_calls(long (*volatile fn)(long, long), long n);
-__attribute__((noinline)) long run_calls(long (*volatile fn)(long, long), long n)
+noinline long run_calls(long (*volatile fn)(long, long), long n);
+noinline long run_calls(long (*volatile fn)(long, long), long n)
 {
 	long sum = 0;
 
@@ -45,7 +60,7 @@ __attribute__((noinline)) long run_calls(long (*volatile fn)(long, long), long n
 	return sum;
 }
 
-static double now_ns(void)
+static double mono_ns(void)
 {
 	struct timespec ts;
 
@@ -53,49 +68,95 @@ static double now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static int one(const char *name, long (*fn)(long, long), size_t size, int probe, long n)
+/* The cases: which function, which handler; "detached" attaches and detaches first. */
+static const struct bcase {
+	const char *name;
+	int fn;			/* 0 bench_probe_fn (relocated), 1 bench_probe_short (int3) */
+	int probe;		/* 0 none, 1 empty handler, 2 the probe event */
+	bool detach;
+	bool tenth;		/* int3: a tenth of the calls */
+} cases[] = {
+	{ "plain", 0, 0, false, false },
+	{ "relocated", 0, 1, false, false },
+	{ "relocated_event", 0, 2, false, false },
+	{ "detached", 0, 1, true, false },
+	{ "int3", 1, 1, false, true },
+	{ "int3_event", 1, 2, false, true },
+};
+
+/* One run of case @c: ns per call, or -1 after a message. */
+static double one(const struct bcase *c, long n)
 {
+	long (*fn)(long, long) = c->fn ? bench_probe_short : bench_probe_fn;
+	size_t size = bench_probe_sizes[c->fn];
 	struct trev_site *s = NULL;
 	const char *why = NULL;
-	long warm = n / 10, want;
+	long warm, want;
 	double t0, t1;
 
-	if (probe) {
-		int ret = trev__site_attach_in((uintptr_t)fn, (uintptr_t)fn, size, empty_handler,
-					       NULL, &s, &why);
+	if (c->tenth)
+		n = n / 10 ? n / 10 : 1;
+	warm = n / 10;
+	if (c->probe) {
+		int ret = trev__site_attach_in((uintptr_t)fn, (uintptr_t)fn, size,
+					       c->probe == 2 ? trev__probe_site_fire : empty_handler,
+					       c->probe == 2 ? site_event : NULL, &s, &why);
 
 		if (ret) {
-			fprintf(stderr, "bench_probe: %s: attach: %d %s\n", name, ret, why ? why : "");
-			return 1;
-		}
-		if (strcmp(name, trev__site_kind(s) == TREV_SITE_RELOCATED ? "relocated" : "int3")) {
-			fprintf(stderr, "bench_probe: %s took the other path (%s)\n", name,
+			fprintf(stderr, "bench_probe: %s: attach: %d %s\n", c->name, ret,
 				why ? why : "");
-			return 1;
+			return -1;
+		}
+		if ((trev__site_kind(s) == TREV_SITE_RELOCATED) != !c->fn) {
+			fprintf(stderr, "bench_probe: %s took the other path (%s)\n", c->name,
+				why ? why : "");
+			return -1;
+		}
+		if (c->detach) {
+			trev__site_detach(s);
+			s = NULL;
 		}
 	}
 	run_calls(fn, warm);
-	t0 = now_ns();
+	t0 = mono_ns();
 	want = run_calls(fn, n);
-	t1 = now_ns();
-	if (want != n * (n - 1) / 2 + n) {
-		fprintf(stderr, "bench_probe: %s: wrong results\n", name);
-		return 1;
-	}
-	printf("%-10s %8.1f ns/call\n", name, (t1 - t0) / (double)n);
+	t1 = mono_ns();
 	if (s)
 		trev__site_detach(s);
-	return 0;
+	if (want != n * (n - 1) / 2 + n) {
+		fprintf(stderr, "bench_probe: %s: wrong results\n", c->name);
+		return -1;
+	}
+	return (t1 - t0) / (double)n;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	static const int32_t cpu0;
 	const char *only = getenv("BENCH_PROBE_ONLY");
 	long n = getenv("BENCH_PROBE_N") ? atol(getenv("BENCH_PROBE_N")) : 1000000;
-	int ret = 0;
+	const size_t nc = sizeof(cases) / sizeof(cases[0]);
+	double ns[sizeof(cases) / sizeof(cases[0])][BENCH_RUNS];
+	char text[4096];
 	struct trev_site *s;
 	const char *why;
+	ssize_t len;
 
+	/*
+	 * Without the control socket: its thread blocks every signal but
+	 * SIGTRAP, and a relocated site's patch waits for each thread to take
+	 * the move signal (docs/probes.md, "Patching the jmp"): it would wait
+	 * for ever. The socket starts before main(): run again without it.
+	 */
+	(void)argc;
+	if (!getenv("TREV_SOCKET")) {
+		setenv("TREV_SOCKET", "0", 1);
+		execv("/proc/self/exe", argv);
+		perror("bench_probe: execv");
+		return 1;
+	}
+	if (getenv("BENCH_FAKE_CPU"))
+		trev__rb_cpu_id = &cpu0;	/* valgrind has no rseq: as bench_ftrace */
 	/* The handler is called once per call: checked once, outside the timed loops. */
 	if (trev__site_attach_in((uintptr_t)bench_probe_fn, (uintptr_t)bench_probe_fn,
 				 bench_probe_sizes[0], counting_handler, NULL, &s, &why) ||
@@ -104,11 +165,42 @@ int main(void)
 		fprintf(stderr, "bench_probe: the handler was not called once per call\n");
 		return 1;
 	}
-	if (!only || !strcmp(only, "plain"))
-		ret |= one("plain", bench_probe_fn, bench_probe_sizes[0], 0, n);
-	if (!only || !strcmp(only, "relocated"))
-		ret |= one("relocated", bench_probe_fn, bench_probe_sizes[0], 1, n);
-	if (!only || !strcmp(only, "int3"))
-		ret |= one("int3", bench_probe_short, bench_probe_sizes[1], 1, n / 10 ? n / 10 : 1);
-	return ret;
+	/* The event: defined on a patchable entry (bench_fn_traced), fired from the sites. */
+	if (trev_append("uprobe_events", "p:bench/site bench_fn_traced a=%di") ||
+	    trev_write("events/bench/site/enable", "1") ||
+	    !(site_event = trev__probe_event_find("bench", "site"))) {
+		fprintf(stderr, "bench_probe: no probe event bench/site\n");
+		return 1;
+	}
+	/* It records once per call: checked once, with the text. */
+	if (trev__site_attach_in((uintptr_t)bench_probe_fn, (uintptr_t)bench_probe_fn,
+				 bench_probe_sizes[0], trev__probe_site_fire, site_event, &s, &why) ||
+	    bench_probe_fn(42, 1) != 43 || trev__site_detach(s) ||
+	    (len = trev_read("trace", text, sizeof(text) - 1)) < 0 ||
+	    (text[len] = '\0', !strstr(text, " site: (bench_probe_fn+0x0/0x") ||
+	     !strstr(text, ") a=0x2a\n")) || trev_write("trace", "")) {
+		fprintf(stderr, "bench_probe: the event's record is not there\n");
+		return 1;
+	}
+	if (only) {
+		for (size_t c = 0; c < nc; c++)
+			if (!strcmp(only, cases[c].name))
+				return one(&cases[c], n) < 0;
+		fprintf(stderr, "bench_probe: no case %s\n", only);
+		return 1;
+	}
+	/* Interleaved: each round runs every case once. */
+	for (int r = 0; r < BENCH_RUNS; r++)
+		for (size_t c = 0; c < nc; c++)
+			if ((ns[c][r] = one(&cases[c], n)) < 0)
+				return 1;
+	printf("bench_probe: ns per call, median of %d interleaved runs (%ld calls; int3: %ld)\n",
+	       BENCH_RUNS, n, n / 10);
+	for (size_t c = 0; c < nc; c++) {
+		double med = median(ns[c], BENCH_RUNS);	/* sorts: [0] min, [last] max */
+
+		printf("%-16s %10.1f ns/call (min %.1f, max %.1f)\n", cases[c].name, med, ns[c][0],
+		       ns[c][BENCH_RUNS - 1]);
+	}
+	return 0;
 }

@@ -37,6 +37,12 @@
 
 /* What a fast call returns when it did nothing and the trampoline must make the full call. */
 #define TREV_FT_FULL	2
+/*
+ * What trev__ft_entry_fast() returns when the site's only business is a
+ * probe (the tracer nop, no instance traces functions): the trampoline
+ * makes the probes' fast call, trev__ft_probe_fast(), before any full one.
+ */
+#define TREV_FT_PROBE	3
 
 /* The thread has its RCU reader: its read sections call nothing (trev__rcu_lock_known()). */
 static inline bool ft_rcu_ready(void)

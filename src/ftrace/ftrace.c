@@ -166,6 +166,16 @@ static struct ft_inst ft_stack_inst = { .slot = FT_STACK_SLOT };
 static struct ft_inst ft_probe_inst = { .slot = FT_PROBE_SLOT };
 static unsigned int ft_probe_sites;	/* sites with a probe on (ft_lock) */
 static trev_ft_probe_fn ft_probe_fn;
+/* Called by the function trampoline itself after TREV_FT_PROBE; set before any probe is on. */
+__attribute__((used)) trev_ft_probe_fast_fn trev__ft_probe_fast_fn;
+/*
+ * ft_inst_on holds the probes' slot and nothing else: with the tracer nop,
+ * a patched site is a probed one and the probes' fast call may take it
+ * (trev__ft_entry_fast()). Set by ft_apply() before its batch (relaxed:
+ * a call racing with an instance's enable may miss that instance's record,
+ * as a call racing with any enable may).
+ */
+static _Atomic bool ft_probe_alone;
 /* By slot; [0] unused, [FT_STACK_SLOT] the stack tracer's, [FT_PROBE_SLOT] the probes' (ft_lock). */
 static struct ft_inst *ft_insts[FT_MAX_INST] = { [FT_STACK_SLOT] = &ft_stack_inst,
 						  [FT_PROBE_SLOT] = &ft_probe_inst };
@@ -452,8 +462,13 @@ __attribute__((used)) int trev__ft_entry_fast(unsigned long ip, unsigned long pa
 	struct trev_pid_list *pids;
 	int ret;
 
-	if (trev_unlikely(extra || mode != TREV_TRACER_FUNCTION || !ft_rcu_ready()))
+	if (trev_unlikely(extra || mode != TREV_TRACER_FUNCTION || !ft_rcu_ready())) {
+		/* A probed site, and nothing else to do: the probes' fast call. */
+		if (extra == TREV_FT_EXTRA_INST && mode == TREV_TRACER_NOP && ft_rcu_ready() &&
+		    atomic_load_explicit(&ft_probe_alone, memory_order_relaxed))
+			return TREV_FT_PROBE;
 		return !extra && mode == TREV_TRACER_NOP ? 0 : TREV_FT_FULL;
+	}
 	rcu = trev__rcu_lock_known();
 	pids = atomic_load_explicit(&ft_pids, memory_order_acquire);	/* as in ft_entry() */
 	ret = ft_pids_fast(pids);
@@ -1170,6 +1185,8 @@ static int ft_apply(pid_t *blocker)
 	 * stops, the table (without instances) stays until the batch has put
 	 * their sites' nops back; then the top's fast path takes over.
 	 */
+	atomic_store_explicit(&ft_probe_alone, ft_inst_on == 1ull << FT_PROBE_SLOT,
+			      memory_order_relaxed);
 	if (ft_inst_on || itab_had) {
 		struct ft_itab *t = itab_build();
 
@@ -2192,10 +2209,12 @@ int trev__ftrace_pid_show(struct trev_trace_array *tr, bool notrace, struct trev
 /* ------------------------------------------------------------------ */
 /* Probes at patchable entries (src/probe/)                             */
 
-void trev__ftrace_probe_hook_set(trev_ft_probe_fn fn, trev_ft_probe_exit_fn exit)
+void trev__ftrace_probe_hook_set(trev_ft_probe_fn fn, trev_ft_probe_exit_fn exit,
+				 trev_ft_probe_fast_fn fast)
 {
 	trev__fg_probe_exit_set(exit);
 	__atomic_store_n(&ft_probe_fn, fn, __ATOMIC_RELEASE);
+	__atomic_store_n(&trev__ft_probe_fast_fn, fast, __ATOMIC_RELEASE);
 }
 
 /* Per site: how many probes are on it, in the high bits of its flags. */

@@ -172,8 +172,20 @@ typedef bool (*trev_ft_probe_fn)(unsigned long ip, unsigned long *slot,
 /* A probed function returned: its site @func, its return address @ret, its return slot. */
 typedef void (*trev_ft_probe_exit_fn)(unsigned long func, unsigned long ret, unsigned long *slot);
 
+/*
+ * The probe layer's fast call at a probed entry (the tracer nop, no
+ * instance tracing functions): the registers as trev_ft_probe_fn has them
+ * but the callee-saved ones (slot[-2] is rbp). It must call nothing out of
+ * line but the ring's RB_LEAVE_SLOW and write no vector register (built as
+ * src/ftrace/ft_fast.h says). Return: 0, done; TREV_FT_FULL: nothing was
+ * done, the trampoline makes the full call (trev_ft_probe_fn).
+ * Context: the trampoline's fast call, inside an RCU read section.
+ */
+typedef int (*trev_ft_probe_fast_fn)(unsigned long ip, unsigned long *slot);
+
 /* Set the handlers, once, before the first trev__ftrace_probe_site() (src/probe/). */
-void trev__ftrace_probe_hook_set(trev_ft_probe_fn fn, trev_ft_probe_exit_fn exit);
+void trev__ftrace_probe_hook_set(trev_ft_probe_fn fn, trev_ft_probe_exit_fn exit,
+				 trev_ft_probe_fast_fn fast);
 
 /*
  * trev__ftrace_probe_site() - the site at @addr gets (@on) or loses a

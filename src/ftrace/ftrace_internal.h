@@ -31,6 +31,12 @@ void trev__ft_entry(unsigned long ip, unsigned long parent_ip, unsigned long *sl
 		    const struct trev_ft_cs *cs);
 /* Its common case, calling nothing out of line; TREV_FT_FULL (ft_fast.h): call trev__ft_entry(). */
 int trev__ft_entry_fast(unsigned long ip, unsigned long parent_ip);
+/*
+ * After its TREV_FT_PROBE: the probe layer's fast call (ftrace.h's
+ * trev_ft_probe_fast_fn, set before any probe is on); TREV_FT_FULL: call
+ * trev__ft_entry().
+ */
+extern int (*trev__ft_probe_fast_fn)(unsigned long ip, unsigned long *slot);
 /* The same; not 0: a graph frame was pushed, the trampoline calls the body. */
 int trev__ft_entry_jmp(unsigned long ip, unsigned long parent_ip, unsigned long *slot,
 		       const struct trev_ft_cs *cs);

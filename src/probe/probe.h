@@ -248,6 +248,82 @@ void trev__probe_print_arg(struct trev_seq *s, const struct trev_probe_arg *arg,
 			   const unsigned char *rec, unsigned int size, unsigned int base);
 
 /*
+ * A probe compiled for the trampoline's fast call (probe_fast.c): a p:
+ * probe whose arguments are numbers (no string, array or bitfield) read
+ * from what the fast call has (the argument registers, rbp, the stack
+ * pointer, constants) and from memory, with a fixed part of 72 bytes at
+ * most. Every other probe takes the full call.
+ */
+#define TREV_PROBE_FAST_WORDS	8	/* the record past its common fields, in words */
+
+struct trev_probe_cfetch {
+	unsigned char src;	/* PF_SRC_* (probe_fast.c) */
+	unsigned char size;	/* 1, 2, 4 or 8 bytes */
+	unsigned char nread;	/* word reads: v = *(v + off[k]) */
+	bool last;		/* then the value: @size bytes at v + last_off; else v itself */
+	bool slow;		/* reads memory or the stack pointer: out of line */
+	unsigned short at;	/* in the record, past the common fields */
+	int word;		/* PF_SRC_SLOT: slot[word] */
+	unsigned char reg;	/* with all the registers (a site's): their word reg ... */
+	bool rimm;		/* ... or imm */
+	bool noslot;		/* not in the trampoline's frame (rbx, r12-r15) */
+	unsigned long imm;	/* PF_SRC_IMM */
+	long last_off;
+	long off[TREV_PROBE_DEREF_MAX + 1];
+};
+
+struct trev_tracepoint;
+
+struct trev_probe_fast {
+	struct trev_tracepoint *tp;	/* the event's: its key and its probes */
+	_Atomic unsigned long *nhit;
+	void *write;			/* the event's probe: the only one the fast call writes for */
+	unsigned int fixed;		/* the record's length */
+	unsigned int nargs;
+	bool slot_ok;			/* the fast call at a patchable entry has every argument */
+	bool regs8;			/* every argument 8 bytes of a saved register: rword[] */
+	signed char rword[TREV_PROBE_FAST_WORDS - 1];	/* argument i: slot[rword[i]] */
+	bool rregs8;			/* the same with all the registers: rreg[] */
+	unsigned char rreg[TREV_PROBE_FAST_WORDS - 1];	/* argument i: word rreg[i] of them */
+	struct trev_probe_cfetch a[];
+};
+
+/*
+ * trev__probe_compile() - @def (at site @addr, record of @fixed bytes, its
+ * arguments from byte @base) compiled for the fast call. Return: it
+ * (free() it), or NULL: the probe takes the full call (or no memory).
+ */
+struct trev_probe_fast *trev__probe_compile(const struct trev_probe_def *def, uintptr_t addr,
+					    unsigned int fixed, unsigned int base);
+
+/* A probe's site and its compiled form (NULL: the full call) for trev__probe_fast_publish(). */
+struct trev_probe_fast_site {
+	uintptr_t addr;
+	const struct trev_probe_fast *f;
+};
+
+/*
+ * trev__probe_fast_publish() - the table the fast call looks sites up in:
+ * @n probes; a site with more than one probe, or none compiled, takes the
+ * full call; @n 0: no table (allocates nothing). Return: the old table,
+ * to free() after a grace period (NULL: there was none); on -ENOMEM in
+ * *@err (0 else) NULL, and the table stays.
+ * Context: probe_event.c's lock.
+ */
+void *trev__probe_fast_publish(const struct trev_probe_fast_site *s, size_t n, int *err);
+
+/* The fast call (trev_ft_probe_fast_fn, ftrace.h); it takes its own RCU read section. */
+int trev__probe_fast_hit(unsigned long ip, unsigned long *slot);
+
+/*
+ * trev__probe_fast_regs() - @f's record for a hit with all the registers
+ * @regs (a src/patch/ site's handler), as the fast call writes it.
+ * Return: 0, or TREV_FT_FULL: nothing was done, the caller fires the probe
+ * the general way. Context: an RCU read section, on the probed thread.
+ */
+int trev__probe_fast_regs(const struct trev_probe_fast *f, const struct trev_regs *regs);
+
+/*
  * The probe events (probe_event.c). trev__probe_command(): one line of
  * @file ("p..", "r..", "-:..."); -ECANCELED: not a probe's line.
  * trev__probe_release_all(): all or none (-EBUSY). trev__probe_show(): the
@@ -261,5 +337,17 @@ int trev__probe_release_all(enum trev_probe_file file);
 int trev__probe_show(struct trev_buf *out, enum trev_probe_file file);
 /* kprobe_profile and uprobe_profile: each probe of @file's kind and its hits. */
 int trev__probe_profile_show(struct trev_buf *out, enum trev_probe_file file);
+
+/*
+ * A probe event fired from a src/patch/ site (a relocated prologue or an
+ * int3) — for bench/bench_probe.c, until the event layer attaches its
+ * probes to those sites itself: trev__probe_event_find() the event
+ * GROUP/EVENT (NULL: none; valid until it is removed), and
+ * trev__probe_site_fire(), a trev_site_handler whose data is that event:
+ * the fast call's record (trev__probe_fast_regs()), else probe_fire()'s,
+ * with the site's registers.
+ */
+void *trev__probe_event_find(const char *group, const char *event);
+void trev__probe_site_fire(struct trev_regs *regs, void *probe);
 
 #endif /* TREV_PROBE_H */

@@ -58,6 +58,7 @@ struct trev_probe {
 	unsigned int base;		/* where the arguments start (after the common fields) */
 	bool on;			/* its site has it (tp's first probe registered) */
 	_Atomic unsigned long nhit;	/* hits while enabled (kprobe_profile, uprobe_profile) */
+	struct trev_probe_fast *fast;	/* compiled for the fast call (probe_fast.c); NULL: not */
 	struct trev_probe *next;	/* every probe, oldest first */
 };
 
@@ -339,27 +340,49 @@ static const struct {
 /* ------------------------------------------------------------------ */
 /* Definitions                                                          */
 
-/* Publish the table of the probes (probe_lock held); the old one goes after a grace period. */
+/*
+ * Publish the tables of the probes (probe_lock held): the full call's and
+ * the fast call's (probe_fast.c); the old ones go after a grace period.
+ */
 static int probe_publish(void)
 {
+	struct trev_probe_fast_site *sites;
 	struct probe_tab *t, *old;
+	void *old_fast;
 	size_t n = 0;
+	int err;
 
 	for (struct trev_probe *pr = probes; pr; pr = pr->next)
 		n++;
 	t = malloc(sizeof(*t) + n * sizeof(t->p[0]));
-	if (!t)
-		return -ENOMEM;
+	sites = malloc((n ? n : 1) * sizeof(*sites));
+	if (!t || !sites)
+		goto out_nomem;
 	t->n = 0;
-	for (struct trev_probe *pr = probes; pr; pr = pr->next)
+	for (struct trev_probe *pr = probes; pr; pr = pr->next) {
+		sites[t->n] = (struct trev_probe_fast_site){ pr->addr, pr->fast };
 		t->p[t->n++] = pr;
+	}
+	old_fast = trev__probe_fast_publish(sites, n, &err);
+	if (err)
+		goto out_nomem;
+	free(sites);
 	old = atomic_exchange_explicit(&probe_tab, t, memory_order_acq_rel);
-	if (old) {
+	if (old || old_fast) {
 		trev__rcu_synchronize();
-		trev_tsan_acquire(old);
+		if (old)
+			trev_tsan_acquire(old);
+		if (old_fast)
+			trev_tsan_acquire(old_fast);
 		free(old);
+		free(old_fast);
 	}
 	return 0;
+
+out_nomem:
+	free(sites);
+	free(t);
+	return -ENOMEM;
 }
 
 static struct trev_probe *probe_find(const char *group, const char *event)
@@ -376,6 +399,7 @@ static void probe_free(struct trev_probe *pr)
 	if (!pr)
 		return;
 	free((char *)pr->call.print_fmt);
+	free(pr->fast);
 	trev__probe_def_free(&pr->def);
 	free(pr);
 }
@@ -589,6 +613,12 @@ static int probe_create(struct trev_probe_def *def, bool uprobe, enum trev_probe
 	pr->slot = slot;
 	pr->base = pr->def.is_return ? 24 : 16;
 	pr->fixed = pr->base + pr->def.size;
+	pr->fast = trev__probe_compile(&pr->def, addr, pr->fixed, pr->base);
+	if (pr->fast) {
+		pr->fast->tp = &pr->tp;
+		pr->fast->nhit = &pr->nhit;
+		pr->fast->write = (void *)probe_write;
+	}
 	pr->tp.abi = (struct trev_abi_hdr)TREV_ABI_HDR(struct trev_tracepoint);
 	pr->tp.name = pr->def.event;
 	pr->tp.regfunc = probe_regfns[slot].reg;
@@ -642,9 +672,12 @@ static int probe_destroy(struct trev_probe *pr)
 	if (probe_publish()) {
 		/* No memory for a smaller table: the old one goes, with every probe in it. */
 		struct probe_tab *old = atomic_exchange(&probe_tab, NULL);
+		int err;
+		void *old_fast = trev__probe_fast_publish(NULL, 0, &err);	/* allocates nothing */
 
 		trev__rcu_synchronize();
 		free(old);
+		free(old_fast);
 		probe_publish();
 	}
 	probe_free(pr);
@@ -661,7 +694,7 @@ static void probe_init_hook(void)
 	static bool done;
 
 	if (!done) {
-		trev__ftrace_probe_hook_set(probe_hit, probe_exit);
+		trev__ftrace_probe_hook_set(probe_hit, probe_exit, trev__probe_fast_hit);
 		done = true;
 	}
 }
@@ -831,4 +864,24 @@ int trev__probe_profile_show(struct trev_buf *out, enum trev_probe_file file)
 	}
 	pthread_mutex_unlock(&probe_lock);
 	return ret;
+}
+
+void *trev__probe_event_find(const char *group, const char *event)
+{
+	struct trev_probe *pr;
+
+	pthread_mutex_lock(&probe_lock);
+	pr = probe_find(group, event);
+	pthread_mutex_unlock(&probe_lock);
+	return pr;
+}
+
+void trev__probe_site_fire(struct trev_regs *regs, void *probe)
+{
+	struct trev_probe *pr = probe;
+	struct trev_rcu_section rcu = trev_rcu_read_lock();
+
+	if (!pr->fast || trev__probe_fast_regs(pr->fast, regs))
+		probe_fire(pr, regs, regs->ip, 0);
+	trev_rcu_read_unlock(rcu);
 }

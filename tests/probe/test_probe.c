@@ -188,6 +188,83 @@ static void test_fault(void **state)
 	reset();
 }
 
+/* The same calls, from one place: the same stack pointer both times. */
+static __attribute__((noinline)) void fast_calls(const int *v)
+{
+	assert_int_equal(pr_args((long)(uintptr_t)v, -7, 0x1234, 0xabcd, 5, -6, 77, -88),
+			 (long)(uintptr_t)v - 7 + 0x1234 + 0xabcd + 5 - 6 + 77 - 88);
+	assert_int_equal(pr_ptr(v), 1);
+	assert_int_equal(pr_str("probe", 5), 'p' + 5);
+}
+
+/* The text of @event's record number @nth (0 first) in @t after its "(site) ". */
+static const char *rec_text(const char *t, const char *event, int nth, char *out, size_t size)
+{
+	const char *l = t;
+	size_t n;
+
+	for (int i = 0; l && i <= nth; i++) {
+		l = strstr(l, event);
+		if (l && i < nth)
+			l++;
+	}
+	assert_non_null(l);
+	l = strstr(l, ") ");
+	assert_non_null(l);
+	n = strcspn(l + 2, "\n");
+	assert_true(n < size);
+	memcpy(out, l + 2, n);
+	out[n] = '\0';
+	return out;
+}
+
+/*
+ * The fast call (docs/probes.md: numbers from the argument registers, the
+ * stack and memory, written in the reservation) and the full call (which a
+ * filter makes the hit take) write the same records: the same calls, one
+ * without and one with a filter every record passes.
+ */
+static void test_fast_same(void **state)
+{
+	static const int v[4] = { -42, 0x51525354, 3, 4 };
+	char a[2][512], b[2][512], c[2][512];
+	const char *t;
+
+	(void)state;
+	reset();
+	/* 50 and 56 bytes of arguments: an odd tail, and the most the fast call takes. */
+	assert_int_equal(trev_append("uprobe_events",
+				     "p:fast/a pr_args v=+0(%di):s32 w=+4(%di):u16 b=$arg2:s32 "
+				     "c=%dx:u8 d=%cx:x16 g=$arg7 h=$arg8:s64 bad=+0(%si):u64 "
+				     "im=\\12345:u32 ip=%ip r11=%r11:u8"), 0);
+	assert_int_equal(trev_append("uprobe_events",
+				     "p:fast/b pr_ptr p=%di:x64 sp=$stack:x64 st=$stack0 "
+				     "rd=+4(+0(%sp)):x32 oa=%orig_ax:s64 cs=%cs:u32 w=+8(%di):s64"), 0);
+	/* Registers as x64 only: the fast call's plain copy. */
+	assert_int_equal(trev_append("uprobe_events", "p:fast/c pr_str s=%di n=$arg2 bp=%bp"), 0);
+	assert_int_equal(trev_write("events/fast/enable", "1"), 0);
+	fast_calls(v);
+	assert_int_equal(trev_write("events/fast/a/filter", "common_pid != 0"), 0);
+	assert_int_equal(trev_write("events/fast/b/filter", "common_pid != 0"), 0);
+	assert_int_equal(trev_write("events/fast/c/filter", "common_pid != 0"), 0);
+	fast_calls(v);
+	t = rd("trace");
+	rec_text(t, " a: (pr_args+", 0, a[0], sizeof(a[0]));
+	rec_text(t, " a: (pr_args+", 1, a[1], sizeof(a[1]));
+	rec_text(t, " b: (pr_ptr+", 0, b[0], sizeof(b[0]));
+	rec_text(t, " b: (pr_ptr+", 1, b[1], sizeof(b[1]));
+	rec_text(t, " c: (pr_str+", 0, c[0], sizeof(c[0]));
+	rec_text(t, " c: (pr_str+", 1, c[1], sizeof(c[1]));
+	if (strcmp(a[0], a[1]) || strcmp(b[0], b[1]) || strcmp(c[0], c[1]) ||
+	    !strstr(c[0], " n=0x5 bp=0x") ||
+	    strncmp(a[0], "v=-42 w=21332 b=-7 c=52 d=0xabcd g=0x4d h=-88 bad=0 im=12345 ip=0x", 66))
+		fail_msg("fast and full records differ:\n%s", t);
+	assert_int_equal(hits_of(rd("uprobe_profile"), "a"), 2);
+	assert_int_equal(hits_of(text, "b"), 2);
+	assert_int_equal(hits_of(text, "c"), 2);
+	reset();
+}
+
 /* The error_log entry's message and caret column. */
 static void assert_error(const char *def, const char *subsystem, const char *msg, int col)
 {
@@ -538,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_return),
 		cmocka_unit_test(test_fault),
+		cmocka_unit_test(test_fast_same),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_dwarf),
 		cmocka_unit_test(test_dwarf_errors),

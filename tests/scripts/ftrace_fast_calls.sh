@@ -10,6 +10,9 @@
 #   urcu_bp_register           liburcu's read lock, when the thread is unknown to it: never
 #                              reached, the fast calls return first (ft_rcu_ready());
 #   trev__fg_entry_fast        trev__ft_entry_jmp_fast's tail call;
+#   pf_fetch_read              the probes' fast call's (trev__probe_fast_hit, src/probe/
+#                              probe_fast.c) memory reads, checked as a fast function too: its
+#                              system calls are the syscall instruction, no call;
 # and nothing else, no indirect call or jump either. Outside the sanitizer and fuzz trees the
 # fast calls are built with general registers only and the trampolines keep no vector register
 # around them at all (TREV_FT_GPR_ONLY, CMakeLists.txt): so no fast function may name an xmm, ymm
@@ -32,7 +35,8 @@ san=$(sed -n 's/^TREV_SANITIZE:STRING=//p' "$TREV_BUILD_DIR/CMakeCache.txt")
 [ -z "$san" ] || { echo "SKIP: a sanitizer build ($san): its instrumentation calls out"; exit 77; }
 
 status=0
-for fn in trev__ft_entry_fast trev__ft_entry_jmp_fast trev__fg_entry_fast trev__fg_exit_fast; do
+for fn in trev__ft_entry_fast trev__ft_entry_jmp_fast trev__fg_entry_fast trev__fg_exit_fast \
+	trev__probe_fast_hit pf_fetch_read; do
 	dis=$(objdump -d --no-show-raw-insn --disassemble="$fn" "$lib")
 	if ! grep -q "<$fn>:" <<<"$dis"; then
 		echo "FAIL: $fn is not in $lib" >&2
@@ -49,6 +53,7 @@ for fn in trev__ft_entry_fast trev__ft_entry_jmp_fast trev__fg_entry_fast trev__
 			if (t ~ ("^" fn "(\\+0x[0-9a-f]+)?$")) next
 			if (t == "trev__rb_leave_slow_vsave" || t == "urcu_bp_register") next
 			if (fn == "trev__ft_entry_jmp_fast" && t == "trev__fg_entry_fast") next
+			if (fn == "trev__probe_fast_hit" && t == "pf_fetch_read") next
 			print t ": " $0
 		}' <<<"$dis")
 	vec=$(grep -E '%[xyz]mm[0-9]' <<<"$dis")
