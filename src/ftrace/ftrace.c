@@ -360,7 +360,7 @@ static __attribute__((noinline)) bool ft_entry_extra(unsigned long ip, unsigned 
 	struct trev_rcu_section rcu;
 	bool on = mode != TREV_TRACER_NOP;
 	bool top = true;	/* the top instance records the site (bit 0 of its mask) */
-	struct ftrace_args_entry rec = { .e = { .ip = ip, .parent_ip = parent_ip } };
+	struct ftrace_args_entry rec;	/* args[] filled only when a record takes them */
 	const struct fc_ent *cmds = NULL;
 	struct ft_itab *itab = NULL;
 	unsigned int dump = 0;
@@ -369,6 +369,7 @@ static __attribute__((noinline)) bool ft_entry_extra(unsigned long ip, unsigned 
 
 	if (!on && !(extra & (TREV_FT_EXTRA_PROBES | TREV_FT_EXTRA_PROFILE | TREV_FT_EXTRA_INST)))
 		return false;
+	rec.e = (struct ftrace_entry){ .ip = ip, .parent_ip = parent_ip };
 	/* As a tracepoint's probes: a snapshot swap waits for the section to end. */
 	rcu = trev_rcu_read_lock();
 	/* A site patched for an instance only is not the top's (NULL: the table is going). */
