@@ -8,7 +8,8 @@
 #   - the records that carry args[] are 72 bytes (24 + the six registers), the others 24,
 #     and the six registers of ft_mix(1, 1, 1, 1, 1, 1) are in the file;
 #   - funcgraph_exit's retval field is each function's return value (ft_mix: 56 = 0x38,
-#     ft_add(i, 1): i + 1, ft_spin(0): 0x5a5a), read with -R.
+#     ft_add(i, 1): i + 1, ft_spin(0): 0x5a5a), read with -R;
+#   - `trev report` of the function_graph file prints each call with its arguments.
 set -uo pipefail
 export LC_ALL=C
 
@@ -83,4 +84,10 @@ ft_mix 38'
 $got
 $(cat "$T/out")"
 printf '%s\n' "$got" | grep -qx 'ft_spin 5a5a' || fail "ft_spin's retval: $got"
+# trev report prints the graph with the arguments, as the process's own text does.
+"$trev" report "$T/g.dat" >"$T/trev.out" 2>"$T/err" || fail "trev report g.dat: $(cat "$T/err")"
+grep -qE '\|  ft_mix\(0x1, 0x1, 0x1, 0x1, 0x1, 0x1\);$' "$T/trev.out" ||
+	fail "trev report: no ft_mix(0x1, ...): $(cat "$T/trev.out")"
+grep -qE '\|    ft_add\(0x2, 0x1, ' "$T/trev.out" ||
+	fail "trev report: no ft_add(0x2, 0x1, ...): $(cat "$T/trev.out")"
 echo "ok"
