@@ -44,7 +44,7 @@ static int fg_ent_fields(struct trev_event_call *call)
 	       fg_field(call, "unsigned int", "depth",
 			offsetof(struct trev_fgraph_ent_entry, depth), sizeof(unsigned int)) ?:
 	       fg_field(call, "unsigned long[]", "args",
-			offsetof(struct trev_fgraph_ent_entry, args), 0);
+			offsetof(struct trev_fgraph_ent_args_entry, args), 0);
 }
 
 static int fg_ret_fields(struct trev_event_call *call)
@@ -212,7 +212,8 @@ static atomic_ulong fg_dropped_total;
 #define FG_OPT_MAP	0x04u	/* fg_map set */
 #define FG_OPT_DEPTH	0x08u	/* fg_max_depth not 0 */
 #define FG_OPT_THRESH	0x10u	/* fg_thresh_ns not 0 */
-#define FG_OPT_ARGS	0x20u	/* funcgraph-args: entries record the argument registers */
+#define FG_OPT_ARGS	0x20u	/* funcgraph-args: entries record the argument registers (the
+				 * full entry); the exits stay on their plain path */
 static atomic_uint fg_opts = FG_OPT_OFF;
 
 static void fg_opt_set(unsigned int bit, bool on)
@@ -411,10 +412,7 @@ static inline __attribute__((always_inline)) struct words_try fg_ent_record_try(
  */
 static void fg_ent_args_record(unsigned long ip, unsigned int depth, const unsigned long *slot)
 {
-	struct {
-		struct trev_fgraph_ent_entry e;
-		unsigned long args[TREV_FG_NR_ARGS];
-	} rec = { .e = { .func = ip, .depth = depth } };
+	struct trev_fgraph_ent_args_entry rec = { .func = ip, .depth = depth };
 
 	for (int i = 0; i < TREV_FG_NR_ARGS; i++)
 		rec.args[i] = slot[-4 - i];
@@ -812,7 +810,8 @@ __attribute__((used)) struct trev_fg_ret trev__fg_exit(unsigned long *slot)
 	}
 	if (f.flags & FG_F_NOTRACE)
 		goto out;
-	if (trev_unlikely(atomic_load_explicit(&fg_opts, memory_order_relaxed))) {
+	/* funcgraph-args shapes the entry only: the exit's plain record is the same. */
+	if (trev_unlikely(atomic_load_explicit(&fg_opts, memory_order_relaxed) & ~FG_OPT_ARGS)) {
 		fg_exit_full(f, st->overrun, FG_RETVAL(slot));
 		goto out;
 	}
@@ -851,8 +850,8 @@ struct trev_fg_ret trev__fg_exit_fast(unsigned long *slot)
 	unsigned int i;
 	uint64_t w[4];
 
-	if (trev_unlikely(atomic_load_explicit(&fg_opts, memory_order_relaxed) || !st ||
-			  !st->curr || !ft_rcu_ready()))
+	if (trev_unlikely((atomic_load_explicit(&fg_opts, memory_order_relaxed) & ~FG_OPT_ARGS) ||
+			  !st || !st->curr || !ft_rcu_ready()))
 		return ret;
 	i = st->curr - 1;
 	f = &st->frames[i];

@@ -34,11 +34,19 @@ struct trev_fgraph_ent_entry {
 	unsigned long func;
 	unsigned int depth;
 	unsigned int pad;
-	unsigned long args[];
 };
 
 /* The argument registers a funcgraph_entry carries with funcgraph-args (ftrace.h's TREV_FT_NR_ARGS). */
 #define TREV_FG_NR_ARGS		6
+
+/* A funcgraph_entry with its args[]: struct trev_fgraph_ent_entry, then the registers. */
+struct trev_fgraph_ent_args_entry {
+	struct trev_entry ent;
+	unsigned long func;
+	unsigned int depth;
+	unsigned int pad;
+	unsigned long args[TREV_FG_NR_ARGS];
+};
 
 /*
  * funcgraph_exit (the kernel's with CONFIG_FUNCTION_GRAPH_RETVAL, packed):

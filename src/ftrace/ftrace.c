@@ -211,14 +211,17 @@ struct ftrace_entry {
 	struct trev_entry ent;
 	unsigned long ip;
 	unsigned long parent_ip;
-	unsigned long args[];
 };
 
-/* A record with its arguments. */
+/* A record with its arguments: struct ftrace_entry, then args[]. */
 struct ftrace_args_entry {
-	struct ftrace_entry e;
+	struct trev_entry ent;
+	unsigned long ip;
+	unsigned long parent_ip;
 	unsigned long args[TREV_FT_NR_ARGS];
 };
+_Static_assert(offsetof(struct ftrace_args_entry, args) == sizeof(struct ftrace_entry),
+	       "args[] follows struct ftrace_entry's fields");
 
 /*
  * The argument registers of a traced call, from the trampoline's frame
@@ -244,7 +247,7 @@ static void ft_fn_write(struct trev_event_file *file, const struct trev_trace_ar
 		ft_args_of(slot, rec->args);
 		trev_event_write(file, rec, sizeof(*rec));
 	} else {
-		trev_event_write(file, &rec->e, sizeof(rec->e));
+		trev_event_write(file, rec, sizeof(struct ftrace_entry));
 	}
 }
 
@@ -314,15 +317,15 @@ static bool ft_inst_records(struct ft_itab *t, uint64_t mask, struct ftrace_args
 
 		if (i == FT_STACK_SLOT) {
 			if (in)
-				trev__st_check(rec->e.ip, rec->e.parent_ip, slot);
+				trev__st_check(rec->ip, rec->parent_ip, slot);
 			continue;
 		}
 		if (i == FT_PROBE_SLOT) {
 			trev_ft_probe_fn fn = __atomic_load_n(&ft_probe_fn, __ATOMIC_RELAXED);
 
 			/* A return probe: a frame of its own (one more when the graph pushed one). */
-			if (in && fn && cs && fn(rec->e.ip, slot, cs))
-				pushed |= trev__fg_entry_probe(rec->e.ip, slot, called);
+			if (in && fn && cs && fn(rec->ip, slot, cs))
+				pushed |= trev__fg_entry_probe(rec->ip, slot, called);
 			continue;
 		}
 		if (!in)
@@ -369,7 +372,9 @@ static __attribute__((noinline)) bool ft_entry_extra(unsigned long ip, unsigned 
 
 	if (!on && !(extra & (TREV_FT_EXTRA_PROBES | TREV_FT_EXTRA_PROFILE | TREV_FT_EXTRA_INST)))
 		return false;
-	rec.e = (struct ftrace_entry){ .ip = ip, .parent_ip = parent_ip };
+	memset(&rec.ent, 0, sizeof(rec.ent));
+	rec.ip = ip;
+	rec.parent_ip = parent_ip;
 	/* As a tracepoint's probes: a snapshot swap waits for the section to end. */
 	rcu = trev_rcu_read_lock();
 	/* A site patched for an instance only is not the top's (NULL: the table is going). */
@@ -595,10 +600,10 @@ __attribute__((used)) int trev__ft_entry_jmp_fast(unsigned long ip, unsigned lon
 /* The kernel's trace_fn_trace(): "func <-parent", options sym-offset and sym-addr. */
 static int fn_output(struct trev_trace_iter *iter, struct trev_event_call *call)
 {
-	const struct ftrace_entry *e = (const struct ftrace_entry *)(const void *)iter->ent;
+	const struct ftrace_args_entry *e = (const struct ftrace_args_entry *)(const void *)iter->ent;
 
 	(void)call;
-	if (iter->ent_size < sizeof(*e))
+	if (iter->ent_size < sizeof(struct ftrace_entry))
 		return -1;
 	trev__sym_print_ip(&iter->seq, e->ip, iter->trace_flags);
 	/* As the kernel: the arguments whenever the record has them (func-args was on). */
@@ -627,7 +632,7 @@ static int fn_fields(struct trev_event_call *call)
 				       (int)offsetof(struct ftrace_entry, parent_ip),
 				       (int)sizeof(unsigned long), 0, TREV_FILTER_OTHER) ?:
 	       trev_event_define_field(call, "unsigned long[]", "args",
-				       (int)offsetof(struct ftrace_entry, args), 0, 0,
+				       (int)offsetof(struct ftrace_args_entry, args), 0, 0,
 				       TREV_FILTER_OTHER);
 }
 
