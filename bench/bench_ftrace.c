@@ -43,6 +43,8 @@
  *     uftrace record --no-libcall -d /dev/shm/u -P bench_fn_uft build/bench/uft_target 100000
  * (docs/benchmarks.md: valgrind makes uftrace's vDSO clock reads system
  * calls, so its count is a lower bound).
+ * BENCH_FTRACE_OPTS=func-args (comma-separated trace options) sets options
+ * first: the cost of a traced call with its arguments recorded.
  * With BENCH_FTRACE_INST=1 an instance runs the function tracer on the same
  * function too (its `function` case: two records a call).
  * Prints a table and exits 0: no thresholds, no pass/fail.
@@ -133,6 +135,14 @@ static int run_only(const char *tracer)
 	if (getenv("BENCH_FAKE_CPU"))
 		trev__rb_cpu_id = &cpu0;
 #endif
+	/* BENCH_FTRACE_OPTS: trace options set first, comma-separated ("func-args"). */
+	if (getenv("BENCH_FTRACE_OPTS")) {
+		char *opts = strdup(getenv("BENCH_FTRACE_OPTS")), *save = NULL;
+
+		for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
+			must(trev_trace_option(o), o);
+		free(opts);
+	}
 	if (getenv("BENCH_FTRACE_INST")) {
 		must(trev_mkdir("instances/bench"), "mkdir instances/bench");
 		must(trev_write("instances/bench/current_tracer", "function"), "current_tracer");

@@ -62,6 +62,16 @@
 #define TREV_ITER_STACKTRACE	0x400000u
 /* options/event-fork: a fork()'s child joins its parent's set_event_pid (TRACE_ITER_EVENT_FORK). */
 #define TREV_ITER_EVENT_FORK	0x800000u
+/*
+ * The function tracers' arguments and return values (the kernel's
+ * TRACE_FUNC_OPT_ARGS, TRACE_GRAPH_ARGS, TRACE_GRAPH_PRINT_RETVAL and
+ * TRACE_GRAPH_PRINT_RETVAL_HEX; docs/function-tracer.md, "Arguments and
+ * return values").
+ */
+#define TREV_ITER_FUNC_ARGS	0x1000000u	/* func-args: ftrace/function records args[] */
+#define TREV_ITER_FG_ARGS	0x2000000u	/* funcgraph-args: funcgraph_entry records args[] */
+#define TREV_ITER_FG_RETVAL	0x4000000u	/* funcgraph-retval: the text shows retval */
+#define TREV_ITER_FG_RETVAL_HEX	0x8000000u	/* funcgraph-retval-hex: always in hex */
 
 struct trev_event_file;
 struct trev_tracer;

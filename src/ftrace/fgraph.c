@@ -42,13 +42,17 @@ static int fg_ent_fields(struct trev_event_call *call)
 	return fg_field(call, "unsigned long", "func",
 			offsetof(struct trev_fgraph_ent_entry, func), sizeof(unsigned long)) ?:
 	       fg_field(call, "unsigned int", "depth",
-			offsetof(struct trev_fgraph_ent_entry, depth), sizeof(unsigned int));
+			offsetof(struct trev_fgraph_ent_entry, depth), sizeof(unsigned int)) ?:
+	       fg_field(call, "unsigned long[]", "args",
+			offsetof(struct trev_fgraph_ent_args_entry, args), 0);
 }
 
 static int fg_ret_fields(struct trev_event_call *call)
 {
 	return fg_field(call, "unsigned long", "func",
 			offsetof(struct trev_fgraph_ret_entry, func), sizeof(unsigned long)) ?:
+	       fg_field(call, "unsigned long", "retval",
+			offsetof(struct trev_fgraph_ret_entry, retval), sizeof(unsigned long)) ?:
 	       fg_field(call, "unsigned int", "depth",
 			offsetof(struct trev_fgraph_ret_entry, depth), sizeof(unsigned int)) ?:
 	       fg_field(call, "unsigned int", "overrun",
@@ -75,7 +79,10 @@ static int fg_ent_output(struct trev_trace_iter *iter, struct trev_event_call *c
 	return 0;
 }
 
-/* "<-- %ps (%u) (start: %llx  end: %llx) over: %u", the last being depth as in the kernel's fmt */
+/*
+ * "<-- %ps (%u) (start: %llx  end: %llx) over: %u retval: %lx", "over" being
+ * depth as in the kernel's fmt
+ */
 static int fg_ret_output(struct trev_trace_iter *iter, struct trev_event_call *call)
 {
 	const struct trev_fgraph_ret_entry *e = (const void *)iter->ent;
@@ -85,8 +92,8 @@ static int fg_ret_output(struct trev_trace_iter *iter, struct trev_event_call *c
 		return -1;
 	trev_seq_puts(&iter->seq, "<-- ");
 	trev__sym_print(&iter->seq, e->func, 0);
-	trev_seq_printf(&iter->seq, " (%u) (start: %llx  end: %llx) over: %u\n", e->depth,
-			e->calltime, e->rettime, e->depth);
+	trev_seq_printf(&iter->seq, " (%u) (start: %llx  end: %llx) over: %u retval: %lx\n",
+			e->depth, e->calltime, e->rettime, e->depth, e->retval);
 	return 0;
 }
 
@@ -108,8 +115,8 @@ struct trev_event_call trev__ftrace_event_funcgraph_entry = {
 
 struct trev_event_call trev__ftrace_event_funcgraph_exit = {
 	TREV_ABI_HDR(struct trev_event_call), &fg_ret_class, "funcgraph_exit", NULL,
-	"\"<-- %ps (%u) (start: %llx  end: %llx) over: %u\", (void *)REC->func, REC->depth, "
-	"REC->calltime, REC->rettime, REC->depth",
+	"\"<-- %ps (%u) (start: %llx  end: %llx) over: %u retval: %lx\", (void *)REC->func, "
+	"REC->depth, REC->calltime, REC->rettime, REC->depth, REC->retval",
 	fg_ret_output, TREV_EVENT_FL_FTRACE, 0, NULL
 };
 
@@ -205,6 +212,8 @@ static atomic_ulong fg_dropped_total;
 #define FG_OPT_MAP	0x04u	/* fg_map set */
 #define FG_OPT_DEPTH	0x08u	/* fg_max_depth not 0 */
 #define FG_OPT_THRESH	0x10u	/* fg_thresh_ns not 0 */
+#define FG_OPT_ARGS	0x20u	/* funcgraph-args: entries record the argument registers (the
+				 * full entry); the exits stay on their plain path */
 static atomic_uint fg_opts = FG_OPT_OFF;
 
 static void fg_opt_set(unsigned int bit, bool on)
@@ -397,6 +406,20 @@ static inline __attribute__((always_inline)) struct words_try fg_ent_record_try(
 				     w, 2, false);
 }
 
+/*
+ * The entry record with funcgraph-args: the argument registers the
+ * trampoline saved below @slot (ftrace.h: slot[-4] rdi ... slot[-9] r9).
+ */
+static void fg_ent_args_record(unsigned long ip, unsigned int depth, const unsigned long *slot)
+{
+	struct trev_fgraph_ent_args_entry rec = { .func = ip, .depth = depth };
+
+	for (int i = 0; i < TREV_FG_NR_ARGS; i++)
+		rec.args[i] = slot[-4 - i];
+	trev_event_write(&trev__event_rt(&trev__ftrace_event_funcgraph_entry)->file, &rec,
+			 sizeof(rec));
+}
+
 static __attribute__((noinline)) bool fg_entry_full(unsigned long ip, unsigned long *slot,
 						    bool called)
 {
@@ -412,6 +435,8 @@ static __attribute__((noinline)) bool fg_entry_full(unsigned long ip, unsigned l
 	struct trev_fg_map *map;
 	struct fg_frame *f;
 	unsigned long long now, thresh;
+	/* Relaxed, as the other settings: a call racing the switch has its arguments or not. */
+	bool args = atomic_load_explicit(&fg_opts, memory_order_relaxed) & FG_OPT_ARGS;
 	bool stamped;
 
 	if (trev_unlikely(!tr && !hooks))
@@ -455,7 +480,7 @@ static __attribute__((noinline)) bool fg_entry_full(unsigned long ip, unsigned l
 	 * (event_write_stamped_words()), one clock read for both. The hooks
 	 * want the time before the push, tracing_thresh writes no entry.
 	 */
-	stamped = tr && !hooks && !thresh && !(flags & FG_F_NOTRACE);
+	stamped = tr && !hooks && !thresh && !(flags & FG_F_NOTRACE) && !args;
 	now = stamped ? 0 : fg_clock_of(tr, hooks);
 	if (hooks && hooks->entry && !(flags & FG_F_NOTRACE) && !hooks->entry(ip, depth, now)) {
 		if (!tr)
@@ -466,6 +491,8 @@ static __attribute__((noinline)) bool fg_entry_full(unsigned long ip, unsigned l
 	if (tr && !thresh && !(flags & FG_F_NOTRACE)) {
 		if (stamped)
 			f->calltime = fg_ent_record(ip, depth);
+		else if (args)
+			fg_ent_args_record(ip, depth, slot);
 		else
 			trev_event_write(&trev__event_rt(&trev__ftrace_event_funcgraph_entry)->file,
 					 &(struct trev_fgraph_ent_entry){ .func = ip, .depth = depth },
@@ -670,6 +697,12 @@ static void fg_latency(struct trev_trace_array *tr, unsigned long long d,
 		trev__snapshot_swap_probe(tr);
 }
 
+/*
+ * What the function returned in rax: trev__fg_return saved it two words
+ * below the return slot @slot (trampoline.c), on both of its paths.
+ */
+#define FG_RETVAL(slot)	((slot)[-2])
+
 /* A return for which no frame is left: where to go is lost. */
 static __attribute__((noreturn, noinline)) void fg_lost(unsigned long slot)
 {
@@ -683,11 +716,13 @@ static __attribute__((noreturn, noinline)) void fg_lost(unsigned long slot)
 }
 
 /*
- * The exit record of the popped frame @f, its thread's @overrun, when
+ * The exit record of the popped frame @f, its thread's @overrun, the
+ * function's @retval, when
  * fg_opts is not 0: hooks, tracing_thresh, records off. In a read section
  * of its own.
  */
-static __attribute__((noinline)) void fg_exit_full(struct fg_frame f, unsigned int overrun)
+static __attribute__((noinline)) void fg_exit_full(struct fg_frame f, unsigned int overrun,
+						    unsigned long retval)
 {
 	struct trev_rcu_section rcu;
 	struct trev_trace_array *tr;
@@ -703,14 +738,15 @@ static __attribute__((noinline)) void fg_exit_full(struct fg_frame f, unsigned i
 		struct trev_event_file *file = &trev__event_rt(&trev__ftrace_event_funcgraph_exit)->file;
 
 		rec.func = f.func;
+		rec.retval = retval;
 		rec.depth = f.depth;
 		rec.overrun = overrun;
 		rec.calltime = f.calltime;
 		if (tr && !hooks && !thresh) {
 			/* The record's own time stamp is rettime (payload as trev__fg_exit()'s). */
-			uint64_t w[3] = { f.func, fg_u32_pair(f.depth, overrun), f.calltime };
+			uint64_t w[4] = { f.func, retval, fg_u32_pair(f.depth, overrun), f.calltime };
 
-			rec.rettime = event_write_stamped_words(file, w, 3, true);
+			rec.rettime = event_write_stamped_words(file, w, 4, true);
 		} else {
 			rec.rettime = fg_clock_of(tr, hooks);
 			if (hooks && hooks->exit && !(f.flags & FG_F_NOHOOK))
@@ -740,7 +776,7 @@ __attribute__((used)) struct trev_fg_ret trev__fg_exit(unsigned long *slot)
 	struct trev_trace_array *tr;
 	unsigned long long rettime;
 	struct fg_frame f;
-	uint64_t w[3];
+	uint64_t w[4];
 	unsigned int i;
 
 	if (trev_unlikely(!st))
@@ -774,24 +810,26 @@ __attribute__((used)) struct trev_fg_ret trev__fg_exit(unsigned long *slot)
 	}
 	if (f.flags & FG_F_NOTRACE)
 		goto out;
-	if (trev_unlikely(atomic_load_explicit(&fg_opts, memory_order_relaxed))) {
-		fg_exit_full(f, st->overrun);
+	/* funcgraph-args shapes the entry only: the exit's plain record is the same. */
+	if (trev_unlikely(atomic_load_explicit(&fg_opts, memory_order_relaxed) & ~FG_OPT_ARGS)) {
+		fg_exit_full(f, st->overrun, FG_RETVAL(slot));
 		goto out;
 	}
 	/*
 	 * The plain path (fg_entry_plain()): the record's own time stamp is
-	 * rettime. struct trev_fgraph_ret_entry's payload: func; depth,
-	 * overrun; calltime; rettime.
+	 * rettime. struct trev_fgraph_ret_entry's payload: func; retval;
+	 * depth, overrun; calltime; rettime.
 	 */
 	w[0] = f.func;
-	w[1] = fg_u32_pair(f.depth, st->overrun);
-	w[2] = f.calltime;
+	w[1] = FG_RETVAL(slot);
+	w[2] = fg_u32_pair(f.depth, st->overrun);
+	w[3] = f.calltime;
 	rcu = trev_rcu_read_lock();
 	/* Acquire, as in trev__fg_entry(); NULL: the records went off meanwhile. */
 	tr = atomic_load_explicit(&fg_tr, memory_order_acquire);
 	if (trev_likely(tr)) {
 		rettime = event_write_stamped_words(
-			&trev__event_rt(&trev__ftrace_event_funcgraph_exit)->file, w, 3, true);
+			&trev__event_rt(&trev__ftrace_event_funcgraph_exit)->file, w, 4, true);
 		if (f.depth == 0)	/* a call tree's root */
 			fg_latency(tr, rettime - f.calltime, 0);
 	}
@@ -810,10 +848,10 @@ struct trev_fg_ret trev__fg_exit_fast(unsigned long *slot)
 	struct trev_fg_ret ret = { 0, 0 };	/* .to 0: TREV_FT_FULL */
 	struct words_try r;
 	unsigned int i;
-	uint64_t w[3];
+	uint64_t w[4];
 
-	if (trev_unlikely(atomic_load_explicit(&fg_opts, memory_order_relaxed) || !st ||
-			  !st->curr || !ft_rcu_ready()))
+	if (trev_unlikely((atomic_load_explicit(&fg_opts, memory_order_relaxed) & ~FG_OPT_ARGS) ||
+			  !st || !st->curr || !ft_rcu_ready()))
 		return ret;
 	i = st->curr - 1;
 	f = &st->frames[i];
@@ -821,15 +859,16 @@ struct trev_fg_ret trev__fg_exit_fast(unsigned long *slot)
 	if (trev_unlikely(f->slot != (unsigned long)slot ||
 			  (f->flags & (FG_F_NOTRACE | FG_F_PROBE))))
 		return ret;
-	/* struct trev_fgraph_ret_entry's payload: func; depth, overrun; calltime; rettime. */
+	/* struct trev_fgraph_ret_entry's payload: func; retval; depth, overrun; calltime; rettime. */
 	w[0] = f->func;
-	w[1] = fg_u32_pair(f->depth, st->overrun);
-	w[2] = f->calltime;
+	w[1] = FG_RETVAL(slot);
+	w[2] = fg_u32_pair(f->depth, st->overrun);
+	w[3] = f->calltime;
 	rcu = trev__rcu_lock_known();
 	tr = atomic_load_explicit(&fg_tr, memory_order_acquire);	/* as in trev__fg_exit() */
 	if (trev_likely(tr) && !(f->depth == 0 && fg_snapshot_on(tr)) &&
 	    (r = event_write_words_try(&trev__event_rt(&trev__ftrace_event_funcgraph_exit)->file,
-				       w, 3, true)).done) {
+				       w, 4, true)).done) {
 		if (f->depth == 0)	/* a call tree's root */
 			fg_latency_max(r.ts - f->calltime, 0);
 		ret.to = f->ret;
@@ -1041,6 +1080,11 @@ void trev__fg_set(struct trev_trace_array *tr, bool on)
 	atomic_store(&fg_tr, on ? tr : NULL);
 	if (on)
 		fg_opt_set(FG_OPT_OFF, false);
+}
+
+void trev__fg_args_set(bool on)
+{
+	fg_opt_set(FG_OPT_ARGS, on);
 }
 
 void trev__fg_map_replace(struct trev_fg_map *map)

@@ -20,12 +20,14 @@
 #define TREV_TYPE_GRAPH_ENT	11
 
 /*
- * funcgraph_entry (the kernel 6.18 format; args[] is empty here):
+ * funcgraph_entry (the kernel's format since 6.15):
  *   OFFSET  SIZE  MEANING
  *   0       8     struct trev_entry (common fields)
  *   8       8     func: the traced function's patched entry
  *   16      4     depth: its nesting on the thread's graph stack, 0 = outermost
- *   20      4     (padding; args[] starts at 24 with size 0)
+ *   20      4     (padding)
+ *   24      0|48  args[]: with funcgraph-args, rdi, rsi, rdx, rcx, r8, r9 at
+ *                 the entry (the record's size tells; the format says size 0)
  */
 struct trev_fgraph_ent_entry {
 	struct trev_entry ent;
@@ -34,19 +36,33 @@ struct trev_fgraph_ent_entry {
 	unsigned int pad;
 };
 
+/* The argument registers a funcgraph_entry carries with funcgraph-args (ftrace.h's TREV_FT_NR_ARGS). */
+#define TREV_FG_NR_ARGS		6
+
+/* A funcgraph_entry with its args[]: struct trev_fgraph_ent_entry, then the registers. */
+struct trev_fgraph_ent_args_entry {
+	struct trev_entry ent;
+	unsigned long func;
+	unsigned int depth;
+	unsigned int pad;
+	unsigned long args[TREV_FG_NR_ARGS];
+};
+
 /*
- * funcgraph_exit:
+ * funcgraph_exit (the kernel's with CONFIG_FUNCTION_GRAPH_RETVAL, packed):
  *   OFFSET  SIZE  MEANING
  *   0       8     struct trev_entry
  *   8       8     func: as in its entry
- *   16      4     depth: as in its entry
- *   20      4     overrun: entries the thread's graph stack could not hold
- *   24      8     calltime: the trace clock at entry (ns, the buffer's clock)
- *   32      8     rettime: the trace clock at return
+ *   16      8     retval: rax when the function returned
+ *   24      4     depth: as in its entry
+ *   28      4     overrun: entries the thread's graph stack could not hold
+ *   32      8     calltime: the trace clock at entry (ns, the buffer's clock)
+ *   40      8     rettime: the trace clock at return
  */
 struct trev_fgraph_ret_entry {
 	struct trev_entry ent;
 	unsigned long func;
+	unsigned long retval;
 	unsigned int depth;
 	unsigned int overrun;
 	unsigned long long calltime;
@@ -97,6 +113,14 @@ struct trev_fg_map {
  * thread's first frame.
  */
 bool trev__fg_entry(unsigned long ip, unsigned long *slot, bool called);
+
+/*
+ * trev__fg_args_set() - the top instance's funcgraph-args: funcgraph_entry
+ * records carry the argument registers the trampoline saved below the
+ * return slot (ftrace.h). While it is on, entries take the full path.
+ * Context: the tracefs lock.
+ */
+void trev__fg_args_set(bool on);
 
 /*
  * trev__fg_entry_alone() - trev__fg_entry(@ip, @slot, true) in an RCU read

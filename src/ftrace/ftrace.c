@@ -57,6 +57,7 @@
 #include "ftrace/ftrace_internal.h"
 #include "ftrace/func_cmd.h"
 #include "ftrace/stack_tracer.h"
+#include "output/graph_layout.h"
 #include "output/sym_print.h"
 #include "sym/demangle.h"
 #include "sym/elf_symtab.h"
@@ -208,17 +209,57 @@ static _Atomic(struct ft_itab *) ft_itab;
 /* The record                                                           */
 
 /*
- * Record layout (the kernel's struct ftrace_entry):
+ * Record layout (the kernel's struct ftrace_entry, 6.15 and later):
  *   OFFSET  SIZE  MEANING
  *   0       8     struct trev_entry (common fields)
  *   8       8     ip: the traced function's patched entry
  *   16      8     parent_ip: the return address into its caller
+ *   24      0|48  args[]: with func-args, rdi, rsi, rdx, rcx, r8, r9 at the
+ *                 entry (the record's size tells; the format says size 0)
  */
 struct ftrace_entry {
 	struct trev_entry ent;
 	unsigned long ip;
 	unsigned long parent_ip;
 };
+
+/* A record with its arguments: struct ftrace_entry, then args[]. */
+struct ftrace_args_entry {
+	struct trev_entry ent;
+	unsigned long ip;
+	unsigned long parent_ip;
+	unsigned long args[TREV_FT_NR_ARGS];
+};
+_Static_assert(offsetof(struct ftrace_args_entry, args) == sizeof(struct ftrace_entry),
+	       "args[] follows struct ftrace_entry's fields");
+
+/*
+ * The argument registers of a traced call, from the trampoline's frame
+ * below @slot (ftrace.h: slot[-4] rdi ... slot[-9] r9).
+ */
+static inline void ft_args_of(const unsigned long *slot, unsigned long *args)
+{
+	for (int i = 0; i < TREV_FT_NR_ARGS; i++)
+		args[i] = slot[-4 - i];
+}
+
+/* Whether @tr's func-args is on (relaxed: an option's word, as func_stack_trace's). */
+static inline bool ft_args_on(const struct trev_trace_array *tr)
+{
+	return tr && (__atomic_load_n(&tr->trace_flags, __ATOMIC_RELAXED) & TREV_ITER_FUNC_ARGS);
+}
+
+/* One ftrace/function record of @rec into @file, with @rec's args when @tr has func-args. */
+static void ft_fn_write(struct trev_event_file *file, const struct trev_trace_array *tr,
+			struct ftrace_args_entry *rec, const unsigned long *slot)
+{
+	if (slot && ft_args_on(tr)) {
+		ft_args_of(slot, rec->args);
+		trev_event_write(file, rec, sizeof(*rec));
+	} else {
+		trev_event_write(file, rec, sizeof(struct ftrace_entry));
+	}
+}
 
 /* The calling thread is in @p. */
 static bool ft_pid_ok(const struct trev_pid_list *p)
@@ -274,7 +315,7 @@ static uint64_t ft_itab_mask(const struct ft_itab *t, uintptr_t ip)
  * lists take the thread; the stack tracer's check for its slot (@slot:
  * where the traced function's return address is).
  */
-static bool ft_inst_records(struct ft_itab *t, uint64_t mask, struct ftrace_entry *rec,
+static bool ft_inst_records(struct ft_itab *t, uint64_t mask, struct ftrace_args_entry *rec,
 			    void *ra, unsigned long *slot, const struct trev_ft_cs *cs, bool called)
 {
 	bool pushed = false;
@@ -304,7 +345,7 @@ static bool ft_inst_records(struct ft_itab *t, uint64_t mask, struct ftrace_entr
 		/* Its tracing_cpumask: in->file is not among the instance's files (inst_filter.c). */
 		if (ft_tid_ok(pids, nopids) &&
 		    !trev__inst_ignores(in->tr, TREV_FILE_FL_CPUMASK, 0, trev__rb_this_cpu())) {
-			trev_event_write(&in->file, rec, sizeof(*rec));
+			ft_fn_write(&in->file, in->tr, rec, slot);
 			if (trev_unlikely(__atomic_load_n(&in->tr->trace_flags, __ATOMIC_RELAXED) &
 					  TREV_ITER_FUNC_STACK_TRACE))
 				trev__fc_stack(in->tr, ra);
@@ -332,7 +373,7 @@ static __attribute__((noinline)) bool ft_entry_extra(unsigned long ip, unsigned 
 	struct trev_rcu_section rcu;
 	bool on = mode != TREV_TRACER_NOP;
 	bool top = true;	/* the top instance records the site (bit 0 of its mask) */
-	struct ftrace_entry rec = { .ip = ip, .parent_ip = parent_ip };
+	struct ftrace_args_entry rec;	/* args[] filled only when a record takes them */
 	const struct fc_ent *cmds = NULL;
 	struct ft_itab *itab = NULL;
 	unsigned int dump = 0;
@@ -341,6 +382,9 @@ static __attribute__((noinline)) bool ft_entry_extra(unsigned long ip, unsigned 
 
 	if (!on && !(extra & (TREV_FT_EXTRA_PROBES | TREV_FT_EXTRA_PROFILE | TREV_FT_EXTRA_INST)))
 		return false;
+	memset(&rec.ent, 0, sizeof(rec.ent));
+	rec.ip = ip;
+	rec.parent_ip = parent_ip;
 	/* As a tracepoint's probes: a snapshot swap waits for the section to end. */
 	rcu = trev_rcu_read_lock();
 	/* A site patched for an instance only is not the top's (NULL: the table is going). */
@@ -369,7 +413,9 @@ static __attribute__((noinline)) bool ft_entry_extra(unsigned long ip, unsigned 
 			if (mode == TREV_TRACER_GRAPH) {
 				pushed = trev__fg_entry(ip, slot, called);
 			} else {
-				trev_event_write(file, &rec, sizeof(rec));
+				ft_fn_write(file, (extra & TREV_FT_EXTRA_ARGS) ?
+					    __atomic_load_n(&file->tr, __ATOMIC_RELAXED) : NULL,
+					    &rec, slot);
 				if (extra & TREV_FT_EXTRA_STACK)
 					trev__fc_stack(__atomic_load_n(&file->tr, __ATOMIC_RELAXED), ra);
 			}
@@ -569,12 +615,21 @@ __attribute__((used)) int trev__ft_entry_jmp_fast(unsigned long ip, unsigned lon
 /* The kernel's trace_fn_trace(): "func <-parent", options sym-offset and sym-addr. */
 static int fn_output(struct trev_trace_iter *iter, struct trev_event_call *call)
 {
-	const struct ftrace_entry *e = (const struct ftrace_entry *)(const void *)iter->ent;
+	const struct ftrace_args_entry *e = (const struct ftrace_args_entry *)(const void *)iter->ent;
 
 	(void)call;
-	if (iter->ent_size < sizeof(*e))
+	if (iter->ent_size < sizeof(struct ftrace_entry))
 		return -1;
 	trev__sym_print_ip(&iter->seq, e->ip, iter->trace_flags);
+	/* As the kernel: the arguments whenever the record has them (func-args was on). */
+	if (iter->ent_size >= sizeof(struct ftrace_args_entry)) {
+		unsigned long long a[TREV_FT_NR_ARGS];
+		char text[TREV_FN_ARGS_TEXT];
+
+		for (int i = 0; i < TREV_FT_NR_ARGS; i++)
+			a[i] = e->args[i];
+		trev_seq_putmem(&iter->seq, text, trev__fn_args_fmt(text, a, TREV_FT_NR_ARGS));
+	}
 	if ((iter->trace_flags & TREV_ITER_PRINT_PARENT) && e->parent_ip) {
 		trev_seq_puts(&iter->seq, " <-");
 		trev__sym_print_ip(&iter->seq, e->parent_ip, iter->trace_flags);
@@ -590,7 +645,10 @@ static int fn_fields(struct trev_event_call *call)
 				       (int)sizeof(unsigned long), 0, TREV_FILTER_OTHER) ?:
 	       trev_event_define_field(call, "unsigned long", "parent_ip",
 				       (int)offsetof(struct ftrace_entry, parent_ip),
-				       (int)sizeof(unsigned long), 0, TREV_FILTER_OTHER);
+				       (int)sizeof(unsigned long), 0, TREV_FILTER_OTHER) ?:
+	       trev_event_define_field(call, "unsigned long[]", "args",
+				       (int)offsetof(struct ftrace_args_entry, args), 0, 0,
+				       TREV_FILTER_OTHER);
 }
 
 static const struct trev_event_class fn_class = { TREV_ABI_HDR(struct trev_event_class), "ftrace",
@@ -601,6 +659,22 @@ struct trev_event_call trev__ftrace_event_function = {
 	"\" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip",
 	fn_output, TREV_EVENT_FL_FTRACE, 0, NULL
 };
+
+void trev__ftrace_args_set(struct trev_trace_array *tr)
+{
+	bool fn, fg;
+
+	if (tr != trev__top_instance_if_made())
+		return;	/* an instance's func-args is read by its records' path */
+	/* The trampoline loads the word relaxed: a racing call has its arguments or not. */
+	fn = __atomic_load_n(&tr->trace_flags, __ATOMIC_RELAXED) & TREV_ITER_FUNC_ARGS;
+	fg = __atomic_load_n(&tr->trace_flags, __ATOMIC_RELAXED) & TREV_ITER_FG_ARGS;
+	if (fn)
+		atomic_fetch_or(&trev__ft_extra, TREV_FT_EXTRA_ARGS);
+	else
+		atomic_fetch_and(&trev__ft_extra, ~TREV_FT_EXTRA_ARGS);
+	trev__fg_args_set(fg);
+}
 
 void trev__ftrace_fn_register(void)
 {

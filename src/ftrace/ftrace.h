@@ -108,6 +108,20 @@ int trev__ftrace_available_show(struct trev_buf *out);
 void trev__ftrace_func_stack_set(struct trev_trace_array *tr, bool on);
 
 /*
+ * options/func-args or options/funcgraph-args of @tr was set or cleared
+ * (its trace_flags hold the new value): while one of the top instance's is
+ * on, its traced calls take the full call,
+ * whose C code reads the argument registers the trampoline saved (the fast
+ * calls never do: off, a traced call costs what it did). An instance's
+ * func-args is read where its records are made; funcgraph-args is the top
+ * instance's only, as function_graph is. Context: the tracefs lock.
+ */
+void trev__ftrace_args_set(struct trev_trace_array *tr);
+
+/* The argument registers a traced call's records carry (the kernel's FTRACE_REGS_MAX_ARGS). */
+#define TREV_FT_NR_ARGS		6
+
+/*
  * function_profile_enabled: count the selected functions' calls per CPU
  * (func_profile.c); enabling starts the counts from zero. Return: 0 or a
  * negative errno with @why set, as trev__ftrace_set_tracer().

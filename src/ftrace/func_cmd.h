@@ -24,6 +24,7 @@ struct fc_ent;
 #define TREV_FT_EXTRA_PROFILE	0x4u	/* function_profile_enabled (func_profile.c) */
 #define TREV_FT_EXTRA_INST	0x8u	/* an instance runs the function tracer (ftrace.c) */
 #define TREV_FT_EXTRA_NOPID	0x10u	/* the top's set_ftrace_notrace_pid is not empty */
+#define TREV_FT_EXTRA_ARGS	0x20u	/* the top's func-args or funcgraph-args: the registers */
 extern _Atomic unsigned int trev__ft_extra;
 
 /* ------------------------------------------------------------------ */

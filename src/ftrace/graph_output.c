@@ -30,6 +30,8 @@ unsigned int trev__graph_opts(unsigned long trace_flags)
 		{ TREV_ITER_FG_OVERHEAD, TREV_GRAPH_OVERHEAD },
 		{ TREV_ITER_FG_TAIL, TREV_GRAPH_TAIL },
 		{ TREV_ITER_FG_OVERRUN, TREV_GRAPH_OVERRUN },
+		{ TREV_ITER_FG_RETVAL, TREV_GRAPH_RETVAL },
+		{ TREV_ITER_FG_RETVAL_HEX, TREV_GRAPH_RETVAL_HEX },
 	};
 	unsigned int opts = 0;
 
@@ -51,7 +53,7 @@ static bool graph_is_exit(void *arg, const struct trev_rb_event *ev, struct trev
 	if (ret.ent.type != TREV_TYPE_GRAPH_RET)
 		return false;
 	*c = (struct trev_graph_call){ ret.func, ret.depth, ret.overrun, ret.calltime,
-				       ret.rettime, ret.ent.pid };
+				       ret.rettime, ret.ent.pid, ret.retval, 0, { 0 } };
 	return true;
 }
 
@@ -148,6 +150,15 @@ bool trev__graph_print(const struct trev_graph_src *src, struct trev_trace_iter 
 		memcpy(&e, ent, sizeof(e));
 		c.func = e.func;
 		c.depth = e.depth;
+		/* As the kernel: the arguments whenever the record has them. */
+		if (iter->ent_size >= sizeof(e) + sizeof(unsigned long) * TREV_FG_NR_ARGS) {
+			unsigned long a[TREV_FG_NR_ARGS];
+
+			memcpy(a, (const char *)ent + sizeof(e), sizeof(a));
+			for (int i = 0; i < TREV_FG_NR_ARGS; i++)
+				c.args[i] = a[i];
+			c.nr_args = TREV_FG_NR_ARGS;
+		}
 		trev__graph_entry(src, &l, &c);
 		return true;
 	}
@@ -158,7 +169,7 @@ bool trev__graph_print(const struct trev_graph_src *src, struct trev_trace_iter 
 			return false;
 		memcpy(&r, ent, sizeof(r));
 		c = (struct trev_graph_call){ r.func, r.depth, r.overrun, r.calltime, r.rettime,
-					      r.ent.pid };
+					      r.ent.pid, r.retval, 0, { 0 } };
 		trev__graph_return(src, &l, &c);
 		return true;
 	}

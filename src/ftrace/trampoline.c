@@ -360,7 +360,7 @@ __asm__(".text\n"
 	"	subq $8, %rsp\n"		/* rsp = the slot, which keeps our address */
 	"	pushq %rbp\n"
 	"	movq %rsp, %rbp\n"		/* rbp = the slot - 8 */
-	"	pushq %rax\n"
+	"	pushq %rax\n"			/* slot[-2]: fgraph.c's FG_RETVAL() reads it */
 	"	pushq %rdx\n"
 	"	andq $-16, %rsp\n"
 #ifndef TREV_FT_GPR_ONLY

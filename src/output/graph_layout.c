@@ -421,6 +421,57 @@ static int graph_slot(unsigned int depth)
 	return depth < GRAPH_RETFUNC_DEPTH ? (int)depth : -1;
 }
 
+size_t trev__fn_args_fmt(char *buf, const unsigned long long *args, int n)
+{
+	size_t len = 0;
+
+	buf[len++] = '(';
+	for (int i = 0; i < n && i < 6; i++)
+		len += (size_t)snprintf(buf + len, TREV_FN_ARGS_TEXT - len, "%s0x%llx",
+					i ? ", " : "", args[i]);
+	buf[len++] = ')';
+	buf[len] = '\0';
+	return len;
+}
+
+/* The call's name and, when its entry record has them, its arguments: "func(0x1, ...)". */
+static void graph_call(const struct trev_graph_line *l, const struct trev_graph_call *c)
+{
+	l->out->sym(l->out, c->func);
+	if (c->nr_args) {
+		char text[TREV_FN_ARGS_TEXT];
+
+		l->out->put(l->out, text, trev__fn_args_fmt(text, c->args, (int)c->nr_args));
+	} else {
+		graph_puts(l, "()");
+	}
+}
+
+/*
+ * print_graph_retval()'s value: " ret=0x..." in hex, or " ret=-N" for a
+ * value that looks like an error code (-1 to -4095, also as the low 32
+ * bits of an int's return), unless funcgraph-retval-hex.
+ */
+static void graph_retval(const struct trev_graph_line *l, unsigned long long v)
+{
+	char buf[48];
+	long long err = 0;
+	int n;
+
+	if (v && !(l->opts & TREV_GRAPH_RETVAL_HEX)) {
+		/* An int's -errno in eax: its upper half 0, bit 31 set. */
+		err = (v >> 32) == 0 && (v & 0x80000000ull) ? (long long)(int)(unsigned int)v :
+							       (long long)v;
+		if (err < -4095 || err >= 0)
+			err = 0;
+	}
+	if (err)
+		n = snprintf(buf, sizeof(buf), " ret=%lld", err);
+	else
+		n = snprintf(buf, sizeof(buf), " ret=0x%llx", v);
+	l->out->put(l->out, buf, (size_t)n);
+}
+
 void trev__graph_entry(const struct trev_graph_src *src, const struct trev_graph_line *l,
 		       const struct trev_graph_call *c)
 {
@@ -456,8 +507,14 @@ void trev__graph_entry(const struct trev_graph_src *src, const struct trev_graph
 		}
 		graph_duration(l, ret.rettime - ret.calltime, GRAPH_TIME);
 		graph_indent(l, (int)ent.depth);
-		l->out->sym(l->out, ent.func);
-		graph_puts(l, "();\n");
+		graph_call(l, &ent);
+		graph_puts(l, ";");
+		if (l->opts & TREV_GRAPH_RETVAL) {
+			graph_puts(l, " /*");
+			graph_retval(l, ret.retval);
+			graph_puts(l, " */");
+		}
+		graph_puts(l, "\n");
 		return;
 	}
 	if (t) {
@@ -467,8 +524,8 @@ void trev__graph_entry(const struct trev_graph_src *src, const struct trev_graph
 	}
 	graph_duration(l, 0, GRAPH_FILL_FULL);
 	graph_indent(l, (int)ent.depth);
-	l->out->sym(l->out, ent.func);
-	graph_puts(l, "() {\n");
+	graph_call(l, &ent);
+	graph_puts(l, " {\n");
 }
 
 void trev__graph_return(const struct trev_graph_src *src, const struct trev_graph_line *l,
@@ -489,7 +546,13 @@ void trev__graph_return(const struct trev_graph_src *src, const struct trev_grap
 	graph_prologue(src, l);
 	graph_duration(l, c->rettime - c->calltime, GRAPH_TIME);
 	graph_indent(l, (int)c->depth);
-	if (match && !(l->opts & TREV_GRAPH_TAIL)) {
+	if (l->opts & TREV_GRAPH_RETVAL) {
+		/* With the value, always the function's name too. */
+		graph_puts(l, "} /* ");
+		l->out->sym(l->out, c->func);
+		graph_retval(l, c->retval);
+		graph_puts(l, " */");
+	} else if (match && !(l->opts & TREV_GRAPH_TAIL)) {
 		graph_puts(l, "}");
 	} else {
 		graph_puts(l, "} /* ");

@@ -30,6 +30,8 @@ struct trev_graph;
 #define TREV_GRAPH_OVERHEAD	0x040u	/* funcgraph-overhead */
 #define TREV_GRAPH_TAIL		0x080u	/* funcgraph-tail */
 #define TREV_GRAPH_OVERRUN	0x100u	/* funcgraph-overrun */
+#define TREV_GRAPH_RETVAL	0x200u	/* funcgraph-retval */
+#define TREV_GRAPH_RETVAL_HEX	0x400u	/* funcgraph-retval-hex */
 /* The kernel's defaults with context-info on. */
 #define TREV_GRAPH_DEFAULT	(TREV_GRAPH_CONTEXT | TREV_GRAPH_CPU | TREV_GRAPH_DURATION | \
 				 TREV_GRAPH_OVERHEAD)
@@ -42,6 +44,9 @@ struct trev_graph_call {
 	unsigned long long calltime;	/* exit: when it was called */
 	unsigned long long rettime;	/* exit: when it returned */
 	int pid;			/* the thread (common_pid) */
+	unsigned long long retval;	/* exit: what it returned (rax) */
+	unsigned int nr_args;		/* entry: 0, or 6 when the record holds args[] */
+	unsigned long long args[6];	/* entry: the argument registers, rdi first */
 };
 
 /*
@@ -135,6 +140,19 @@ void trev__graph_comment(const struct trev_graph_src *src, const struct trev_gra
  * Return: 0 or -ENOMEM.
  */
 int trev__graph_header(unsigned int opts, bool empty, struct trev_buf *out);
+
+/* Room for trev__fn_args_fmt()'s text of 6 arguments and its NUL. */
+#define TREV_FN_ARGS_TEXT	128
+
+/*
+ * trev__fn_args_fmt() - the argument registers @args[0 .. @n - 1] of a
+ * traced call, as the kernel's print_function_args() prints an argument
+ * whose type it does not know, without BTF's names: "(0x1, 0xffee, 0x0)".
+ * Shared by function_graph's layout and ftrace/function's text.
+ * @buf holds TREV_FN_ARGS_TEXT bytes; @n is at most 6.
+ * Return: the length of the text (NUL-terminated in @buf).
+ */
+size_t trev__fn_args_fmt(char *buf, const unsigned long long *args, int n);
 
 /* trev__graph_cpu_width() - the CPU column's width for CPUs 0 to @nr_cpus - 1. */
 int trev__graph_cpu_width(long nr_cpus);

@@ -491,7 +491,11 @@ const struct tfs_option trev__options[] = {
 	{ "funcgraph-irqs", TREV_ITER_FG_IRQS },
 	{ "funcgraph-tail", TREV_ITER_FG_TAIL },
 	{ "funcgraph-snapshot", TREV_ITER_FG_SNAPSHOT },
+	{ "funcgraph-retval", TREV_ITER_FG_RETVAL },
+	{ "funcgraph-retval-hex", TREV_ITER_FG_RETVAL_HEX },
+	{ "funcgraph-args", TREV_ITER_FG_ARGS },
 	{ "func_stack_trace", TREV_ITER_FUNC_STACK_TRACE },
+	{ "func-args", TREV_ITER_FUNC_ARGS },
 	{ "stacktrace", TREV_ITER_STACKTRACE },
 	{ "event-fork", TREV_ITER_EVENT_FORK },
 };
@@ -530,6 +534,9 @@ int trev__option_set(struct trev_trace_array *tr, int i, bool on)
 	}
 	if (trev__options[i].bit == TREV_ITER_FUNC_STACK_TRACE)
 		trev__ftrace_func_stack_set(tr, on);
+	if (trev__options[i].bit == TREV_ITER_FUNC_ARGS ||
+	    trev__options[i].bit == TREV_ITER_FG_ARGS)
+		trev__ftrace_args_set(tr);
 	if (trev__options[i].bit == TREV_ITER_STACKTRACE)
 		trev__stack_option(tr, on);
 	return ret;

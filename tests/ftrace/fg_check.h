@@ -27,6 +27,9 @@ struct fg_rec {
 	unsigned long func;
 	unsigned int depth, overrun;
 	unsigned long long calltime, rettime, ts;
+	unsigned long retval;		/* exit: rax */
+	unsigned int nr_args;		/* entry: 6 with funcgraph-args, else 0 */
+	unsigned long args[6];		/* entry: rdi, rsi, rdx, rcx, r8, r9 */
 	pid_t tid;
 };
 
@@ -98,11 +101,18 @@ static inline size_t fg_collect(pid_t tid, struct fg_rec *out, size_t max)
 		r.tid = ev.tid;
 		r.ts = ev.ts;
 		memcpy(&r.func, d + 8, 8);
-		memcpy(&r.depth, d + 16, 4);
-		if (type == FG_TYPE_RET) {
-			memcpy(&r.overrun, d + 20, 4);
-			memcpy(&r.calltime, d + 24, 8);
-			memcpy(&r.rettime, d + 32, 8);
+		if (type == FG_TYPE_RET) {	/* func, retval, depth, overrun, calltime, rettime */
+			memcpy(&r.retval, d + 16, 8);
+			memcpy(&r.depth, d + 24, 4);
+			memcpy(&r.overrun, d + 28, 4);
+			memcpy(&r.calltime, d + 32, 8);
+			memcpy(&r.rettime, d + 40, 8);
+		} else {			/* func, depth, pad, args[] */
+			memcpy(&r.depth, d + 16, 4);
+			if (ev.len >= 24 + sizeof(r.args)) {
+				memcpy(r.args, d + 24, sizeof(r.args));
+				r.nr_args = 6;
+			}
 		}
 		out[n++] = r;
 	}

@@ -359,10 +359,14 @@ static void test_golden(void **state)
 		"\n"
 		"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
 		"\tfield:unsigned long parent_ip;\toffset:16;\tsize:8;\tsigned:0;\n"
+		"\tfield:unsigned long args[];\toffset:24;\tsize:0;\tsigned:0;\n"
 		"\n"
 		"print fmt: \" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip\n");
 	assert_string_equal(rd("events/ftrace/function/id"), "1\n");
-	/* The function_graph records, as this kernel's (6.18) files without args[]. */
+	/*
+	 * The function_graph records, as the kernel's since 6.15 (args[], and
+	 * retval as with CONFIG_FUNCTION_GRAPH_RETVAL).
+	 */
 	assert_string_equal(
 		rd("events/ftrace/funcgraph_entry/format"),
 		"name: funcgraph_entry\n"
@@ -375,6 +379,7 @@ static void test_golden(void **state)
 		"\n"
 		"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
 		"\tfield:unsigned int depth;\toffset:16;\tsize:4;\tsigned:0;\n"
+		"\tfield:unsigned long args[];\toffset:24;\tsize:0;\tsigned:0;\n"
 		"\n"
 		"print fmt: \"--> %ps (%u)\", (void *)REC->func, REC->depth\n");
 	assert_string_equal(
@@ -388,13 +393,15 @@ static void test_golden(void **state)
 		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
 		"\n"
 		"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
-		"\tfield:unsigned int depth;\toffset:16;\tsize:4;\tsigned:0;\n"
-		"\tfield:unsigned int overrun;\toffset:20;\tsize:4;\tsigned:0;\n"
-		"\tfield:unsigned long long calltime;\toffset:24;\tsize:8;\tsigned:0;\n"
-		"\tfield:unsigned long long rettime;\toffset:32;\tsize:8;\tsigned:0;\n"
+		"\tfield:unsigned long retval;\toffset:16;\tsize:8;\tsigned:0;\n"
+		"\tfield:unsigned int depth;\toffset:24;\tsize:4;\tsigned:0;\n"
+		"\tfield:unsigned int overrun;\toffset:28;\tsize:4;\tsigned:0;\n"
+		"\tfield:unsigned long long calltime;\toffset:32;\tsize:8;\tsigned:0;\n"
+		"\tfield:unsigned long long rettime;\toffset:40;\tsize:8;\tsigned:0;\n"
 		"\n"
-		"print fmt: \"<-- %ps (%u) (start: %llx  end: %llx) over: %u\", (void *)REC->func, "
-		"REC->depth, REC->calltime, REC->rettime, REC->depth\n");
+		"print fmt: \"<-- %ps (%u) (start: %llx  end: %llx) over: %u retval: %lx\", "
+		"(void *)REC->func, REC->depth, REC->calltime, REC->rettime, REC->depth, "
+		"REC->retval\n");
 
 	assert_int_equal(trev_write("set_ftrace_filter", "ft_outer ft_add"), 0);
 	assert_int_equal(trev_write("current_tracer", "function"), 0);

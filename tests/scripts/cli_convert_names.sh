@@ -44,10 +44,10 @@ for tracer in function function_graph; do
 	has "$T/$tracer.bt" 'state = ( "DONE" : container = 2 ), flags = ( <unknown> : container = 6 ), flags_str = "WRITE|SYNC" }'
 done
 
-# function: "ip = N, ip_sym = "f", parent_ip = N, parent_ip_sym = "p"", the pairs trev report
+# function: "ip = N, ip_sym = "f", parent_ip = N, parent_ip_sym = "p"" and the empty args[], the pairs trev report
 # prints as "f <-- p", main's caller (in libc) included.
 sed -nE 's/^.*:  (\S+) <-- (\S+)$/\1 \2/p' "$T/function.report" >"$T/report.pairs"
-sed -nE 's/^.* ftrace:function: .* ip_sym = "([^"]*)", parent_ip = [0-9]+, parent_ip_sym = "([^"]*)" }$/\1 \2/p' \
+sed -nE 's/^.* ftrace:function: .* ip_sym = "([^"]*)", parent_ip = [0-9]+, parent_ip_sym = "([^"]*)"(, args_len = [0-9]+, args = \[[^]]*\])? }$/\1 \2/p' \
 	"$T/function.bt" >"$T/bt.pairs"
 grep -qx 'ft_user_work main' "$T/bt.pairs" || fail "no ft_user_work <- main in CTF:
 $(grep ftrace:function "$T/function.bt" | head)"

@@ -120,6 +120,8 @@ struct rpt {
 	bool flat;			/* --flat */
 	int fg_ids[2];			/* ftrace/funcgraph_entry, _exit; -1: none */
 	struct tep_format_field *fg_fields[2][5];	/* func, depth, overrun, calltime, rettime */
+	struct tep_format_field *fg_args;	/* funcgraph_entry's args[], or NULL (before 6.15) */
+	struct tep_format_field *fg_retval;	/* funcgraph_exit's retval, or NULL */
 	struct rpt_fgb *fgb;		/* [nr_fgb]: each buffer's reading, the top one first */
 	int nr_fgb;
 	const char *fg_name;		/* the buffer whose record is being shown */
@@ -656,6 +658,11 @@ static void rpt_fg_find(struct rpt *r)
 			r->fg_fields[k][f] = field;
 		}
 		r->fg_ids[k] = usable ? ev->id : -1;
+		/* Optional: files of older writers have neither. */
+		if (k == FG_ENTRY)
+			r->fg_args = ev ? tep_find_field(ev, "args") : NULL;
+		else
+			r->fg_retval = ev ? tep_find_field(ev, "retval") : NULL;
 	}
 }
 
@@ -701,9 +708,22 @@ static bool rpt_fg_decode(struct rpt *r, struct tep_record *rec, int k, struct t
 		.pid = tep_data_pid(r->tep, rec),
 	};
 	if (k == FG_EXIT) {
+		const struct tep_format_field *rv = r->fg_retval;
+
 		c->overrun = (unsigned int)rpt_fg_field(r, rec, k, FG_OVERRUN);
 		c->calltime = rpt_fg_field(r, rec, k, FG_CALLTIME);
 		c->rettime = rpt_fg_field(r, rec, k, FG_RETTIME);
+		if (rv && rv->size > 0 && rv->size <= 8 && rv->offset >= 0 &&
+		    rv->offset + rv->size <= rec->size)
+			c->retval = tep_read_number(r->tep, (const char *)rec->data + rv->offset,
+						    rv->size);
+	} else if (r->fg_args && r->fg_args->offset >= 0 &&
+		   rec->size >= r->fg_args->offset + 6 * 8) {
+		/* args[]: the six argument registers when the record holds them (funcgraph-args). */
+		for (int i = 0; i < 6; i++)
+			c->args[i] = tep_read_number(r->tep, (const char *)rec->data +
+						     r->fg_args->offset + 8 * i, 8);
+		c->nr_args = 6;
 	}
 	return true;
 }
