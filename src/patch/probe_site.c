@@ -779,6 +779,27 @@ static int body_scan(uintptr_t func, size_t size, uintptr_t addr, size_t len, co
 	return 0;
 }
 
+int trev__site_boundary(uintptr_t addr, uintptr_t func, size_t size, const char **why)
+{
+	int ret;
+
+	*why = NULL;
+	if (!size)
+		return 0;
+	if (addr < func || addr - func >= size) {
+		*why = "the address is outside the function given";
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&dec_lock);
+	ret = dec_init();
+	if (!ret && body_scan(func, size, addr, 0, why) < 0)
+		ret = -EINVAL;
+	pthread_mutex_unlock(&dec_lock);
+	if (ret != -EINVAL)
+		*why = NULL;
+	return ret;
+}
+
 /* The ELF symbol (.dynsym) around @addr: [*func, *func + *size). */
 static bool func_find(uintptr_t addr, uintptr_t *func, size_t *size)
 {
