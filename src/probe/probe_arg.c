@@ -594,8 +594,26 @@ static int probe_parse_path(struct probe_parse *p, char *word, char *colon,
 	return t->symbol ? 0 : -ENOMEM;
 }
 
-/* The target, word 1: SYMBOL[+offs][%return], ADDRESS, or a uprobe's (probe_parse_path()). */
-static int probe_parse_target(struct probe_parse *p, char *word, struct trev_probe_def *def)
+static int probe_parse_target_in(struct probe_parse *p, char *word, struct trev_probe_def *def);
+
+/*
+ * The target, word 1: SYMBOL[+offs][%return], ADDRESS, or a uprobe's
+ * (probe_parse_path()), taken apart in a copy: the word stays whole for the
+ * command an error shows (the kernel parses a kstrdup() of it too).
+ */
+static int probe_parse_target(struct probe_parse *p, const char *word, struct trev_probe_def *def)
+{
+	char *copy = strdup(word);
+	int ret;
+
+	if (!copy)
+		return -ENOMEM;
+	ret = probe_parse_target_in(p, copy, def);
+	free(copy);
+	return ret;
+}
+
+static int probe_parse_target_in(struct probe_parse *p, char *word, struct trev_probe_def *def)
 {
 	struct trev_probe_target *t = &def->target;
 	char *colon = strrchr(word, ':'), *pct, *sign;
