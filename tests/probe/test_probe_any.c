@@ -4,7 +4,8 @@
  * docs/probes.md "Targets"), in a program built without trev's function
  * flags: libc's malloc() and open() with their arguments, SYMBOL+OFFS in a
  * function of tests/patch/ps_funcs.S (its bytes known) and a non-boundary
- * refused with the kernel's text and caret, a .symtab-only function,
+ * refused with the kernel's text and caret, a .symtab-only function, sites
+ * in one function (one inside another's relocated prologue refused),
  * PATH:OFFSET, r: with $retval, a module's probe defined before its
  * dlopen() and kept through dlclose() and a second dlopen(), 8 threads
  * calling libc's labs() while its probe is enabled and disabled, and a
@@ -171,6 +172,39 @@ static void test_offset(void **state)
 	assert_int_equal(trev_write("events/t/seven/enable", "0"), 0);
 	t = rd("trace");
 	if (count_of(t, " seven: (ps_seven+0x0/0x") != 1)
+		fail_msg("trace:\n%s", t);
+	reset();
+}
+
+/*
+ * Sites in one function: one defined while another is attached is checked
+ * against the original bytes; one inside the other's relocated prologue is
+ * refused; one past it takes its own site.
+ */
+static void test_overlap(void **state)
+{
+	const char *t;
+
+	(void)state;
+	reset();
+	memcpy(code_before, (const void *)ps_push_rbp, sizeof(code_before));
+	assert_int_equal(def("p:t/a ps_push_rbp a=%%di:s64"), 0);
+	assert_int_equal(trev_write("events/t/a/enable", "1"), 0);
+	/* push %%rbp (1), mov %%rsp,%%rbp (3), lea (4): the jmp at 0 covers bytes 0-7. */
+	assert_int_equal(def("p:t/b ps_push_rbp+8 ax=%%ax:s64"), 0);
+	assert_int_equal(def("p:t/c ps_push_rbp+4"), 0);
+	assert_error("p:t/bad ps_push_rbp+6", "trace_uprobe",
+		     "Probe point is not an instruction boundary", 8);
+	assert_int_equal(trev_write("events/t/b/enable", "1"), 0);
+	assert_int_equal(trev_write("events/t/c/enable", "1"), -EBUSY);
+	assert_int_equal(ps_push_rbp(2, 3), 5);
+	assert_int_equal(trev_write("events/t/a/enable", "0"), 0);
+	assert_int_equal(trev_write("events/t/b/enable", "0"), 0);
+	assert_memory_equal(code_before, (const void *)ps_push_rbp, sizeof(code_before));
+	t = rd("trace");
+	if (count_of(t, " a: (ps_push_rbp+0x0/0x") != 1 || !strstr(t, ") a=2\n") ||
+	    count_of(t, " b: (ps_push_rbp+0x8/0x") != 1 || !strstr(t, ") ax=5\n") ||
+	    count_of(t, " c: ") != 0)
 		fail_msg("trace:\n%s", t);
 	reset();
 }
@@ -423,6 +457,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_libc),
 		cmocka_unit_test(test_offset),
+		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_path_offset),
 		cmocka_unit_test(test_return),
 		cmocka_unit_test(test_dlopen),
