@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <trev/rcu.h>
@@ -67,8 +68,8 @@ struct trev_probe {
 	/* Where it sits (pr_state_lock; addr also read by the hits, atomically). */
 	uintptr_t addr;			/* the site; 0 while its object is not loaded */
 	bool entry;			/* addr is a patchable entry (the function tracer's) */
-	uintptr_t func;			/* a probe site's function [func, func + fsize); 0: */
-	size_t fsize;			/* not known (no symbol holds addr) */
+	uintptr_t func;			/* a probe site's function [func, func + fsize); 0: not */
+	size_t fsize;			/* known, or an int3 wanted (pr_locate()) */
 	char *obj;			/* its object's file, resolved; NULL while not loaded */
 	uintptr_t obj_lo;		/* where that object is mapped (its lowest PT_LOAD) */
 	bool in_lib;			/* counted in pr_lib_probes */
@@ -402,7 +403,21 @@ struct pr_objs {
 	struct pr_obj *o;
 	size_t n;
 	int err;
+	unsigned long long gen;	/* the loader's dlpi_adds + dlpi_subs when it was taken */
 };
+
+/* The last snapshot, taken again when the loader's counts change (pr_objs_lock). */
+static pthread_mutex_t pr_objs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pr_objs pr_objs_last;
+static bool pr_objs_have;
+
+/* The loader's counts of loads and unloads: the first object's callback reads them. */
+static int pr_gen_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+		*(unsigned long long *)arg = info->dlpi_adds + info->dlpi_subs;
+	return 1;
+}
 
 /* Context: dl_iterate_phdr(), the loader's lock held: only copies. */
 static int pr_objs_cb(struct dl_phdr_info *info, size_t size, void *arg)
@@ -459,14 +474,58 @@ static void pr_objs_free(struct pr_objs *os)
 	memset(os, 0, sizeof(*os));
 }
 
-/* The objects loaded now, the program first. Context: not under the loader's lock's order. */
+/* A copy of @from. */
+static int pr_objs_copy(struct pr_objs *to, const struct pr_objs *from)
+{
+	memset(to, 0, sizeof(*to));
+	to->o = calloc(from->n ? from->n : 1, sizeof(*to->o));
+	if (!to->o)
+		return -ENOMEM;
+	for (size_t i = 0; i < from->n; i++) {
+		to->o[i] = from->o[i];
+		to->o[i].path = strdup(from->o[i].path);
+		to->o[i].mod = from->o[i].mod ? strdup(from->o[i].mod) : NULL;
+		to->n++;
+		if (!to->o[i].path || (from->o[i].mod && !to->o[i].mod)) {
+			pr_objs_free(to);
+			return -ENOMEM;
+		}
+	}
+	to->gen = from->gen;
+	return 0;
+}
+
+/*
+ * The objects loaded now, the program first: the last snapshot while the
+ * loader's counts of loads and unloads are the same, else a new one.
+ * Context: not under the loader's lock (dl_iterate_phdr() takes it).
+ */
 static int pr_objs_get(struct pr_objs *os)
 {
-	memset(os, 0, sizeof(*os));
-	dl_iterate_phdr(pr_objs_cb, os);
-	if (os->err)
-		pr_objs_free(os);
-	return os->err;
+	unsigned long long gen = ~0ull;
+	int ret;
+
+	dl_iterate_phdr(pr_gen_cb, &gen);
+	pthread_mutex_lock(&pr_objs_lock);
+	if (!pr_objs_have || gen == ~0ull || pr_objs_last.gen != gen) {
+		memset(os, 0, sizeof(*os));
+		dl_iterate_phdr(pr_objs_cb, os);
+		ret = os->err;
+		if (ret) {
+			pr_objs_free(os);
+			goto out_unlock;
+		}
+		os->gen = gen;
+		pr_objs_free(&pr_objs_last);
+		pr_objs_have = false;
+		if (gen != ~0ull && !pr_objs_copy(&pr_objs_last, os))
+			pr_objs_have = true;
+		goto out_unlock;
+	}
+	ret = pr_objs_copy(os, &pr_objs_last);
+out_unlock:
+	pthread_mutex_unlock(&pr_objs_lock);
+	return ret;
 }
 
 static const struct pr_obj *pr_obj_at(const struct pr_objs *os, uintptr_t addr)
@@ -486,6 +545,147 @@ static const struct pr_obj *pr_obj_file(const struct pr_objs *os, const char *re
 	return NULL;
 }
 
+/* ------------------------------------------------------------------ */
+/* Object files, read once                                              */
+
+/* A function of an object's file, in its index sorted by name. */
+struct pr_fn {
+	const char *name;	/* in the image */
+	struct trev_elf_func f;
+	uint32_t order;		/* in the file: .symtab's before .dynsym's */
+};
+
+/* An object's file read whole, and its functions by name. */
+struct pr_img {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;	/* a file changed on disk is read again */
+	void *img;
+	size_t len;
+	struct pr_fn *fns;
+	size_t nfns, cap;
+	struct pr_img *next;	/* most recently used first */
+};
+
+#define PR_IMG_MAX	16	/* files kept */
+
+/* The images (pr_img_lock; an image is used only while it is held). */
+static pthread_mutex_t pr_img_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pr_img *pr_imgs;
+
+static int pr_img_add(void *arg, const char *name, const struct trev_elf_func *f)
+{
+	struct pr_img *im = arg;
+
+	if (im->nfns == im->cap) {
+		size_t cap = im->cap ? 2 * im->cap : 256;
+		struct pr_fn *n = realloc(im->fns, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		im->fns = n;
+		im->cap = cap;
+	}
+	im->fns[im->nfns] = (struct pr_fn){ name, *f, (uint32_t)im->nfns };
+	im->nfns++;
+	return 0;
+}
+
+static int pr_fn_cmp(const void *a, const void *b)
+{
+	const struct pr_fn *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void pr_img_free(struct pr_img *im)
+{
+	free(im->path);
+	free(im->img);
+	free(im->fns);
+	free(im);
+}
+
+/*
+ * The image of file @path, read and indexed the first time (and when the
+ * file changed). Return: the image, valid while pr_img_lock is held; NULL
+ * with errno (ENOENT, ENOEXEC: not an ELF64 image, ENOMEM).
+ */
+static struct pr_img *pr_img_get(const char *path)
+{
+	struct pr_img **pp, *im;
+	struct stat st;
+	size_t n = 0;
+	int ret;
+
+	if (stat(path, &st))
+		return NULL;
+	for (pp = &pr_imgs; (im = *pp); pp = &im->next, n++) {
+		if (strcmp(im->path, path) || im->dev != st.st_dev || im->ino != st.st_ino ||
+		    im->size != st.st_size || im->mtime.tv_sec != st.st_mtim.tv_sec ||
+		    im->mtime.tv_nsec != st.st_mtim.tv_nsec)
+			continue;
+		*pp = im->next;
+		im->next = pr_imgs;
+		pr_imgs = im;
+		return im;
+	}
+	im = calloc(1, sizeof(*im));
+	if (!im || !(im->path = strdup(path))) {
+		free(im);
+		errno = ENOMEM;
+		return NULL;
+	}
+	im->dev = st.st_dev;
+	im->ino = st.st_ino;
+	im->size = st.st_size;
+	im->mtime = st.st_mtim;
+	ret = trev__elf_read(path, &im->img, &im->len);
+	if (!ret)
+		ret = trev__elf_funcs(im->img, im->len, pr_img_add, im);
+	if (ret) {
+		pr_img_free(im);
+		errno = -ret;
+		return NULL;
+	}
+	qsort(im->fns, im->nfns, sizeof(*im->fns), pr_fn_cmp);
+	im->next = pr_imgs;
+	pr_imgs = im;
+	/* The least recently used past PR_IMG_MAX go. */
+	for (pp = &pr_imgs, n = 0; *pp; n++) {
+		if (n < PR_IMG_MAX) {
+			pp = &(*pp)->next;
+			continue;
+		}
+		im = *pp;
+		*pp = im->next;
+		pr_img_free(im);
+	}
+	return pr_imgs;
+}
+
+/* Function @name of @im: .symtab's first. Return: 0 with @f, -ENOENT. */
+static int pr_img_func(const struct pr_img *im, const char *name, struct trev_elf_func *f)
+{
+	size_t lo = 0, hi = im->nfns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(im->fns[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == im->nfns || strcmp(im->fns[lo].name, name))
+		return -ENOENT;
+	*f = im->fns[lo].f;
+	return 0;
+}
+
 /* Where a target is. */
 struct pr_loc {
 	uintptr_t addr;
@@ -496,11 +696,11 @@ struct pr_loc {
 };
 
 /* The function of @l->obj's file image that holds @l->addr. */
-static void pr_loc_func(struct pr_loc *l, const void *img, size_t len)
+static void pr_loc_func(struct pr_loc *l, const struct pr_img *im)
 {
 	struct trev_elf_func f;
 
-	if (!trev__elf_func_at(img, len, l->addr - l->obj->bias, &f)) {
+	if (im && !trev__elf_func_at(im->img, im->len, l->addr - l->obj->bias, &f)) {
 		l->func = l->obj->bias + f.value;
 		l->fsize = f.size;
 	}
@@ -511,10 +711,8 @@ static int pr_locate_sym(const struct trev_probe_target *t, const struct pr_objs
 			 const char *real, struct pr_loc *l)
 {
 	struct trev_elf_func f;
+	struct pr_img *im;
 	bool seen = false;
-	void *img;
-	size_t len;
-	int ret;
 
 	for (size_t i = 0; i < os->n; i++) {
 		const struct pr_obj *o = &os->o[i];
@@ -523,11 +721,8 @@ static int pr_locate_sym(const struct trev_probe_target *t, const struct pr_objs
 		    (t->module && (!o->mod || strcmp(o->mod, t->module))))
 			continue;
 		seen = true;
-		if (trev__elf_read(o->path, &img, &len))
-			continue;
-		ret = trev__elf_func_by_name(img, len, t->symbol, &f);
-		free(img);
-		if (ret)
+		im = pr_img_get(o->path);
+		if (!im || pr_img_func(im, t->symbol, &f))
 			continue;
 		if (f.size && t->offset >= f.size)
 			return -EINVAL;	/* past the function's end */
@@ -541,11 +736,8 @@ static int pr_locate_sym(const struct trev_probe_target *t, const struct pr_objs
 		return -EINVAL;
 	/* Not loaded: PATH's function must be in its file; a MODULE's waits as it is. */
 	if (t->path) {
-		if (trev__elf_read(t->path, &img, &len))
-			return -EINVAL;
-		ret = trev__elf_func_by_name(img, len, t->symbol, &f);
-		free(img);
-		if (ret || (f.size && t->offset >= f.size))
+		im = pr_img_get(real);
+		if (!im || pr_img_func(im, t->symbol, &f) || (f.size && t->offset >= f.size))
 			return -EINVAL;
 	}
 	return -ESRCH;
@@ -563,14 +755,14 @@ static int pr_locate(const struct trev_probe_def *def, const struct pr_objs *os,
 {
 	const struct trev_probe_target *t = &def->target;
 	char *real = t->path ? realpath(t->path, NULL) : NULL;
+	struct pr_img *im;
 	const char *why;
-	void *img = NULL;
-	size_t len = 0;
 	uint64_t v;
 	uintptr_t a;
 	int ret = 0;
 
 	memset(l, 0, sizeof(*l));
+	pthread_mutex_lock(&pr_img_lock);
 	if (t->path && !real) {
 		ret = errno == ENOMEM ? -ENOMEM : -ENOENT;
 	} else if (t->has_offset && !t->path) {
@@ -579,20 +771,20 @@ static int pr_locate(const struct trev_probe_def *def, const struct pr_objs *os,
 		l->addr = t->offset;
 		if (!l->obj)
 			ret = -EINVAL;
-		else if (!trev__elf_read(l->obj->path, &img, &len))
-			pr_loc_func(l, img, len);
+		else
+			pr_loc_func(l, pr_img_get(l->obj->path));
 	} else if (t->has_offset) {
 		/* PATH:OFFSET: a file offset in an executable segment, the uprobe's. */
-		ret = trev__elf_read(real, &img, &len);
-		if (ret)
-			ret = ret == -ENOMEM ? ret : -EINVAL;
-		else if (trev__elf_offset_vaddr(img, len, t->offset, &v))
+		im = pr_img_get(real);
+		if (!im)
+			ret = errno == ENOMEM ? -ENOMEM : -EINVAL;
+		else if (trev__elf_offset_vaddr(im->img, im->len, t->offset, &v))
 			ret = -EINVAL;
 		else if (!(l->obj = pr_obj_file(os, real)))
 			ret = -ESRCH;
 		else {
 			l->addr = l->obj->bias + v;
-			pr_loc_func(l, img, len);
+			pr_loc_func(l, im);
 		}
 	} else if (!t->offset &&
 		   !trev__ftrace_probe_lookup(t->path ? real : t->module, t->symbol, &a) &&
@@ -603,11 +795,11 @@ static int pr_locate(const struct trev_probe_def *def, const struct pr_objs *os,
 	} else {
 		ret = pr_locate_sym(t, os, real, l);
 	}
-	free(img);
+	pthread_mutex_unlock(&pr_img_lock);
 	free(real);
 	if (ret)
 		return ret;
-	if (!l->entry && (!l->fsize || l->addr == l->func))
+	if (!l->entry)
 		l->entry = trev__ftrace_probe_valid(l->addr, NULL, 0);
 	if (l->entry)
 		return 0;
@@ -615,6 +807,17 @@ static int pr_locate(const struct trev_probe_def *def, const struct pr_objs *os,
 		return -EILSEQ;
 	if (def->is_return && l->fsize && l->addr != l->func)
 		return -EBADR;
+	/*
+	 * A patchable entry in the bytes a relocated site would cover (behind
+	 * an endbr64): the function tracer writes there, so the site takes an
+	 * int3 (no bounds given), which writes byte 0 only.
+	 */
+	for (uintptr_t e = l->addr + 1; e < l->addr + 20; e++)
+		if (trev__ftrace_probe_valid(e, NULL, 0)) {
+			l->func = 0;
+			l->fsize = 0;
+			break;
+		}
 	return 0;
 }
 

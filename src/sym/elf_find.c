@@ -124,6 +124,38 @@ int trev__elf_func_by_name(const void *img, size_t len, const char *name,
 	return -ENOENT;
 }
 
+int trev__elf_funcs(const void *img, size_t len,
+		    int (*cb)(void *arg, const char *name, const struct trev_elf_func *f),
+		    void *arg)
+{
+	static const uint32_t types[] = { SHT_SYMTAB, SHT_DYNSYM };
+	const Elf64_Ehdr *eh = ef_ehdr(img, len);
+
+	if (!eh)
+		return -ENOEXEC;
+	for (size_t k = 0; k < 2; k++) {
+		struct ef_tab t;
+		int ret = ef_tab(img, len, eh, types[k], &t);
+
+		if (ret == -ENOEXEC)
+			return ret;
+		if (ret)
+			continue;
+		for (size_t i = 0; i < t.n; i++) {
+			const Elf64_Sym *s = &t.syms[i];
+			struct trev_elf_func f = { s->st_value, s->st_size };
+
+			if (!ef_is_func(s) || s->st_name >= t.strsz ||
+			    !memchr(t.str + s->st_name, '\0', t.strsz - s->st_name))
+				continue;
+			ret = cb(arg, t.str + s->st_name, &f);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
 int trev__elf_func_at(const void *img, size_t len, uint64_t vaddr, struct trev_elf_func *f)
 {
 	static const uint32_t types[] = { SHT_SYMTAB, SHT_DYNSYM };

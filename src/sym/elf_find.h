@@ -29,6 +29,15 @@ int trev__elf_func_by_name(const void *img, size_t len, const char *name,
 			   struct trev_elf_func *f);
 
 /*
+ * trev__elf_funcs() - call @cb for each defined function of .symtab, then of
+ * .dynsym, in table order, with its name (NUL-ended inside the image) until
+ * @cb returns non-zero. Return: 0, @cb's value, or -ENOEXEC.
+ */
+int trev__elf_funcs(const void *img, size_t len,
+		    int (*cb)(void *arg, const char *name, const struct trev_elf_func *f),
+		    void *arg);
+
+/*
  * trev__elf_func_at() - the defined function of .symtab or .dynsym whose
  * [value, value + size) holds link-time address @vaddr (the one starting
  * nearest below it when several do).
