@@ -332,6 +332,39 @@ static void test_dlopen(void **state)
 	reset();
 }
 
+/*
+ * The same with a module built with trev's flags (ft_mod): the probe at its
+ * function's patchable entry, the function tracer's site, which goes with
+ * the module at dlclose() and comes back with it.
+ */
+static void test_dlopen_entry(void **state)
+{
+	int (*twice)(int);
+	const char *t;
+	void *h;
+
+	(void)state;
+	reset();
+	assert_int_equal(def("p:t/fm libft_mod:ft_mod_twice x=%%di:s32"), 0);
+	assert_int_equal(def("r:t/fmr libft_mod:ft_mod_twice rv=$retval:s32"), 0);
+	assert_int_equal(trev_write("events/t/enable", "1"), 0);
+	for (int round = 1; round <= 2; round++) {
+		h = dlopen(FT_MOD, RTLD_NOW);
+		assert_non_null(h);
+		twice = (int (*)(int))dlsym(h, "ft_mod_twice");
+		assert_non_null(twice);
+		assert_int_equal(twice(10 * round), 20 * round);
+		assert_int_equal(dlclose(h), 0);
+	}
+	assert_int_equal(trev_write("events/t/enable", "0"), 0);
+	t = rd("trace");
+	if (count_of(t, " fm: (0x") != 2 || !strstr(t, ") x=10\n") || !strstr(t, ") x=20\n") ||
+	    count_of(t, " fmr: (test_dlopen_entry+0x") != 2 || !strstr(t, ") rv=20\n") ||
+	    !strstr(t, ") rv=40\n"))
+		fail_msg("trace:\n%s", t);
+	reset();
+}
+
 #define HAMMER_THREADS	8
 
 static atomic_bool hammer_stop;
@@ -461,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_path_offset),
 		cmocka_unit_test(test_return),
 		cmocka_unit_test(test_dlopen),
+		cmocka_unit_test(test_dlopen_entry),
 		cmocka_unit_test(test_hammer),
 		cmocka_unit_test(test_fork),
 	};
