@@ -52,7 +52,11 @@ struct ef_tab {
 	size_t strsz;
 };
 
-/* The table of @type (SHT_SYMTAB or SHT_DYNSYM). Return: 0, -ENOENT, -ENOEXEC. */
+/*
+ * The table of @type (SHT_SYMTAB or SHT_DYNSYM). Return: 0; -ENOENT (none,
+ * or one that does not fit in the image: taken as none, so that each
+ * lookup sees the same tables); -ENOEXEC (the section headers do not fit).
+ */
 static int ef_tab(const void *img, size_t len, const Elf64_Ehdr *eh, uint32_t type,
 		  struct ef_tab *t)
 {
@@ -65,10 +69,10 @@ static int ef_tab(const void *img, size_t len, const Elf64_Ehdr *eh, uint32_t ty
 			continue;
 		if (sh->sh_entsize != sizeof(Elf64_Sym) || !ef_in(len, sh->sh_offset, sh->sh_size) ||
 		    sh->sh_offset % 8)
-			return -ENOEXEC;
+			return -ENOENT;
 		ss = ef_shdr(img, len, eh, sh->sh_link);
 		if (!ss || ss->sh_type != SHT_STRTAB || !ef_in(len, ss->sh_offset, ss->sh_size))
-			return -ENOEXEC;
+			return -ENOENT;
 		t->syms = (const Elf64_Sym *)(const void *)((const char *)img + sh->sh_offset);
 		t->n = sh->sh_size / sizeof(Elf64_Sym);
 		t->str = (const char *)img + ss->sh_offset;
