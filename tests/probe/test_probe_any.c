@@ -233,7 +233,7 @@ static int seg_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-/* PATH:OFFSET, the uprobe form: a file offset mapped through the PT_LOAD segments. */
+/* PATH:OFFSET, the uprobe form: a file offset mapped through the PT_LOAD segments; ADDRESS. */
 static void test_path_offset(void **state)
 {
 	struct seg_find f = { .addr = (uintptr_t)ps_push_rbp + 1 };
@@ -251,6 +251,14 @@ static void test_path_offset(void **state)
 	assert_int_equal(trev_write("events/t/po/enable", "0"), 0);
 	t = rd("trace");
 	if (count_of(t, " po: (ps_push_rbp+0x1/0x") != 1 || !strstr(t, ") a=21\n"))
+		fail_msg("trace:\n%s", t);
+	/* ADDRESS: a run-time address in a loaded object. */
+	assert_int_equal(def("p:t/ad 0x%lx a=%%di:s64", (unsigned long)(uintptr_t)ps_push_rbp + 1), 0);
+	assert_int_equal(trev_write("events/t/ad/enable", "1"), 0);
+	ps_push_rbp(22, 0);
+	assert_int_equal(trev_write("events/t/ad/enable", "0"), 0);
+	t = rd("trace");
+	if (count_of(t, " ad: (ps_push_rbp+0x1/0x") != 1 || !strstr(t, ") a=22\n"))
 		fail_msg("trace:\n%s", t);
 	/* PATH:SYMBOL+OFFS. */
 	assert_int_equal(def("p:t/ps %s:ps_push_rbp+4 ax=%%ax:s64", di.dli_fname), 0);
