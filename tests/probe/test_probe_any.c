@@ -122,7 +122,8 @@ static void test_libc(void **state)
 	free(p);
 	assert_int_equal(fd, -1);
 	t = rd("trace");
-	if (count_of(t, " malloc: (malloc+0x0/0x") != 1 || count_of(t, ") size=12345\n") != 1 ||
+	/* (A sanitizer's malloc is the one called, and probed: its name may differ.) */
+	if (count_of(t, " malloc: (") != 1 || count_of(t, ") size=12345\n") != 1 ||
 	    count_of(t, ") path=\"/nonexistent/trev-probe-any\" flags=0x80000\n") != 1)
 		fail_msg("trace:\n%s", t);
 	reset();
@@ -184,6 +185,7 @@ static void test_offset(void **state)
 static void test_overlap(void **state)
 {
 	const char *t;
+	int c_hits = 0;
 
 	(void)state;
 	reset();
@@ -196,15 +198,22 @@ static void test_overlap(void **state)
 	assert_error("p:t/bad ps_push_rbp+6", "trace_uprobe",
 		     "Probe point is not an instruction boundary", 8);
 	assert_int_equal(trev_write("events/t/b/enable", "1"), 0);
+#ifdef __SANITIZE_THREAD__
+	/* Every site is an int3 in a ThreadSanitizer build: nothing is relocated. */
+	assert_int_equal(trev_write("events/t/c/enable", "1"), 0);
+	c_hits = 1;
+#else
 	assert_int_equal(trev_write("events/t/c/enable", "1"), -EBUSY);
+#endif
 	assert_int_equal(ps_push_rbp(2, 3), 5);
 	assert_int_equal(trev_write("events/t/a/enable", "0"), 0);
 	assert_int_equal(trev_write("events/t/b/enable", "0"), 0);
+	assert_int_equal(trev_write("events/t/c/enable", "0"), 0);
 	assert_memory_equal(code_before, (const void *)ps_push_rbp, sizeof(code_before));
 	t = rd("trace");
 	if (count_of(t, " a: (ps_push_rbp+0x0/0x") != 1 || !strstr(t, ") a=2\n") ||
 	    count_of(t, " b: (ps_push_rbp+0x8/0x") != 1 || !strstr(t, ") ax=5\n") ||
-	    count_of(t, " c: ") != 0)
+	    count_of(t, " c: ") != c_hits)
 		fail_msg("trace:\n%s", t);
 	reset();
 }
