@@ -966,29 +966,44 @@ static void pr_rescan(void)
 	pr_objs_free(&os);
 }
 
-/* The sites on dlopen() and dlclose() that call pr_rescan() at their returns. */
-static int pr_watch_init(void)
+/*
+ * The sites on dlopen() and dlclose() that call pr_rescan() at their
+ * returns, tried at each definition until they are there. Context: no
+ * lock of the probes' (dlsym() and the attach take the loader's lock,
+ * which a constructor writing a definition holds before probe_lock).
+ */
+static void pr_watch_init(void)
 {
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	static struct trev_site *so, *sc;
-	uintptr_t o = (uintptr_t)dlsym(RTLD_DEFAULT, "dlopen");
-	uintptr_t c = (uintptr_t)dlsym(RTLD_DEFAULT, "dlclose");
+	static bool warned;
 	const char *why = NULL;
-	int ret;
+	uintptr_t o, c;
+	int ret = 0;
 
+	pthread_mutex_lock(&lock);
 	if (so && sc)
-		return 0;
-	if (!o || !c)
-		return -ENOENT;
-	pr_watch_open = o;
-	pr_watch_close = c;
-	ret = so ? 0 : trev__site_attach(o, pr_watch_hit, NULL, &so, &why);
-	if (!ret && !sc)
-		ret = trev__site_attach(c, pr_watch_hit, NULL, &sc, &why);
-	if (ret)
+		goto out_unlock;
+	o = (uintptr_t)dlsym(RTLD_DEFAULT, "dlopen");
+	c = (uintptr_t)dlsym(RTLD_DEFAULT, "dlclose");
+	if (!o || !c) {
+		ret = -ENOENT;
+	} else {
+		pr_watch_open = o;
+		pr_watch_close = c;
+		if (!so)
+			ret = trev__site_attach(o, pr_watch_hit, NULL, &so, &why);
+		if (!ret && !sc)
+			ret = trev__site_attach(c, pr_watch_hit, NULL, &sc, &why);
+	}
+	if (ret && !warned) {
+		warned = true;
 		trev__log(TREV_LOG_WARN, "probes: dlopen() and dlclose() are not watched (%s): "
 			  "a probe's object loaded or unloaded later is not seen",
 			  why ? why : strerror(-ret));
-	return ret;
+	}
+out_unlock:
+	pthread_mutex_unlock(&lock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1362,7 +1377,6 @@ static void probe_init_hook(void)
 		trev__ftrace_probe_hook_set(probe_hit, probe_exit);
 		done = true;
 	}
-	pr_watch_init();	/* until it succeeds */
 }
 
 /*
@@ -1422,6 +1436,7 @@ int trev__probe_command(const char *line, enum trev_probe_file file,
 		trev__probe_def_free(&def);
 		return ret == -ENOENT ? -EINVAL : ret;
 	}
+	pr_watch_init();
 	pthread_mutex_lock(&probe_lock);
 	probe_init_hook();
 	ret = probe_create(&def, uprobe, file, err);
