@@ -801,11 +801,9 @@ __attribute__((used)) struct trev_fg_ret trev__fg_exit(unsigned long *slot)
 	if (trev_unlikely(f.flags & FG_F_PROBE)) {
 		trev_fg_probe_exit_fn fn = __atomic_load_n(&fg_probe_exit, __ATOMIC_ACQUIRE);
 
-		if (fn) {
-			rcu = trev_rcu_read_lock();
+		/* Outside a read section: it may wait for a grace period (its own reads lock). */
+		if (fn)
 			fn(f.func, f.ret, slot);
-			trev_rcu_read_unlock(rcu);
-		}
 		goto out;
 	}
 	if (f.flags & FG_F_NOTRACE)

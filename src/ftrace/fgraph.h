@@ -221,8 +221,11 @@ int trev__fg_hooks_set(const struct trev_fg_hooks *h);
  * a frame that writes no graph record (as trev__fg_entry(), @called the
  * same); its return calls the function set with trev__fg_probe_exit_set()
  * with the function's site, where it returns to, and its return slot
- * (the return trampoline saved rax at slot[-2], rdx at slot[-3]), inside
- * an RCU read section.
+ * (the return trampoline saved rax at slot[-2], rdx at slot[-3]), outside
+ * any RCU read section (it takes its own; it may also change probe sites,
+ * which waits for grace periods: the probe layer does so at dlopen()'s and
+ * dlclose()'s returns). A site handler may push such a frame too, with
+ * @slot its regs->sp at a function's first instruction (@called false).
  */
 typedef void (*trev_fg_probe_exit_fn)(unsigned long func, unsigned long ret,
 				      unsigned long *slot);

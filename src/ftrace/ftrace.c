@@ -73,6 +73,9 @@
 #define FT_GRAPH	0x20u	/* in set_graph_function */
 #define FT_GNOTRACE	0x40u	/* in set_graph_notrace */
 #define FT_JMP		0x80u	/* patched: jumps to its graph stub (function_graph) */
+/* Per site: how many probes are on it, in the high bits of its flags. */
+#define FT_PROBE_SHIFT	16
+#define FT_PROBE_ONE	(1u << FT_PROBE_SHIFT)
 
 struct ft_site {
 	uintptr_t addr;			/* the 5 bytes at the function's entry */
@@ -944,6 +947,12 @@ void trev_function_unregister(const void *const *start)
 			  m->path);
 	free(p);
 	*pp = m->next;
+	/* Its probed sites go with it (the probes see it go at dlclose()'s return). */
+	for (size_t i = 0; i < m->nr_sites; i++)
+		if (m->sites[i].flags >> FT_PROBE_SHIFT)
+			ft_probe_sites--;
+	if (!ft_probe_sites)
+		ft_inst_on &= ~(1ull << FT_PROBE_SLOT);
 	/*
 	 * As the kernel when a module goes: its functions leave the lists, and
 	 * a filter left empty selects every function again.
@@ -2290,10 +2299,6 @@ void trev__ftrace_probe_hook_set(trev_ft_probe_fn fn, trev_ft_probe_exit_fn exit
 	__atomic_store_n(&ft_probe_fn, fn, __ATOMIC_RELEASE);
 	__atomic_store_n(&trev__ft_probe_fast_fn, fast, __ATOMIC_RELEASE);
 }
-
-/* Per site: how many probes are on it, in the high bits of its flags. */
-#define FT_PROBE_SHIFT	16
-#define FT_PROBE_ONE	(1u << FT_PROBE_SHIFT)
 
 int trev__ftrace_probe_site(uintptr_t addr, bool on, const char **why)
 {

@@ -703,6 +703,9 @@ bool trev__site_trap(ucontext_t *uc, uintptr_t site)
 /* ------------------------------------------------------------------ */
 /* Attach and detach                                                    */
 
+static int body_scan_in(const uint8_t *body, uintptr_t func, size_t size, uintptr_t addr,
+			size_t len, const char **why);
+
 /* Up to @len bytes at @addr, as many as are mapped. */
 static size_t code_read(uintptr_t addr, uint8_t *buf, size_t len)
 {
@@ -723,6 +726,21 @@ static size_t code_read(uintptr_t addr, uint8_t *buf, size_t len)
 }
 
 /*
+ * The attached sites' original bytes over @buf, a copy of the code at @at
+ * (@len bytes): what the code is without the probes. Context: site_lock.
+ */
+static void code_unpatch(uintptr_t at, uint8_t *buf, size_t len)
+{
+	for (struct trev_site *t = sites; t; t = t->next) {
+		if (!t->attached || t->gone)
+			continue;
+		for (size_t i = 0; i < t->patch_len; i++)
+			if (t->addr + i >= at && t->addr + i - at < len)
+				buf[t->addr + i - at] = t->orig[i];
+	}
+}
+
+/*
  * Decode [@func, @func + @size): is @addr an instruction boundary, and does
  * a relative branch target (addr, addr + @len)? Return: 0 (neither); -EINVAL
  * (not a boundary); 1 (a branch into them, or a body that does not decode:
@@ -730,7 +748,25 @@ static size_t code_read(uintptr_t addr, uint8_t *buf, size_t len)
  */
 static int body_scan(uintptr_t func, size_t size, uintptr_t addr, size_t len, const char **why)
 {
-	const uint8_t *c = (const uint8_t *)func;
+	uint8_t *body = malloc(size ? size : 1);
+	int ret;
+
+	if (!body) {
+		*why = "no memory for a copy of the function";
+		return 1;
+	}
+	memcpy(body, (const void *)func, size);
+	code_unpatch(func, body, size);	/* other sites' bytes, as they were */
+	ret = body_scan_in(body, func, size, addr, len, why);
+	free(body);
+	return ret;
+}
+
+/* body_scan() of the function's bytes @body. */
+static int body_scan_in(const uint8_t *body, uintptr_t func, size_t size, uintptr_t addr,
+			size_t len, const char **why)
+{
+	const uint8_t *c = body;
 	size_t left = size;
 	uint64_t a = func;
 	bool boundary = false;
@@ -777,6 +813,29 @@ static int body_scan(uintptr_t func, size_t size, uintptr_t addr, size_t len, co
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int trev__site_boundary(uintptr_t addr, uintptr_t func, size_t size, const char **why)
+{
+	int ret;
+
+	*why = NULL;
+	if (!size)
+		return 0;
+	if (addr < func || addr - func >= size) {
+		*why = "the address is outside the function given";
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&site_lock);
+	pthread_mutex_lock(&dec_lock);
+	ret = dec_init();
+	if (!ret && body_scan(func, size, addr, 0, why) < 0)
+		ret = -EINVAL;
+	pthread_mutex_unlock(&dec_lock);
+	pthread_mutex_unlock(&site_lock);
+	if (ret != -EINVAL)
+		*why = NULL;
+	return ret;
 }
 
 /* The ELF symbol (.dynsym) around @addr: [*func, *func + *size). */
@@ -955,6 +1014,17 @@ int trev__site_attach_in(uintptr_t addr, uintptr_t func, size_t size, trev_site_
 		ret = -EFAULT;
 		goto out_unlock;
 	}
+	code_unpatch(addr, code, code_len);
+	/* Inside another site's relocated instructions: the jmp skips it, or is there. */
+	for (struct trev_site *t = sites; t; t = t->next) {
+		if (!t->attached || t->gone || t->kind != TREV_SITE_RELOCATED)
+			continue;
+		if (addr > t->addr && addr < t->addr + t->rel.in_len) {
+			*why = "inside the instructions another probe site relocated";
+			ret = -EBUSY;
+			goto out_unlock;
+		}
+	}
 	/* A kept site is taken again if the bytes are still its original ones. */
 	if (s && (code_len < s->rel.in_len || memcmp(code, s->orig, s->rel.in_len))) {
 		s->gone = true;
@@ -963,6 +1033,12 @@ int trev__site_attach_in(uintptr_t addr, uintptr_t func, size_t size, trev_site_
 	if (!s) {
 		bool relocate = size >= TEXT_SITE_SIZE && addr >= func &&
 				addr + TEXT_SITE_SIZE <= func + size;
+
+		/* Another site in the bytes a jmp would cover: this one takes an int3. */
+		for (struct trev_site *t = sites; t && relocate; t = t->next)
+			if (t->attached && !t->gone && t->addr > addr &&
+			    t->addr < addr + TEXT_SITE_SIZE + 15)	/* an insn at byte 4 */
+				relocate = false;
 
 #ifdef SITE_TSAN
 		relocate = false;

@@ -117,6 +117,15 @@ int trev__site_attach_in(uintptr_t addr, uintptr_t func, size_t size, trev_site_
  */
 int trev__site_detach(struct trev_site *s);
 
+/*
+ * trev__site_boundary() - whether @addr is the first byte of an instruction
+ * of the function [@func, @func + @size) (decoded from its start), as an
+ * attach there would check it; @size 0: not known, taken as one.
+ * Context: any thread but a site's handler; reads the function's code.
+ * Return: 0; -EINVAL with @why (not a boundary, or outside the function).
+ */
+int trev__site_boundary(uintptr_t addr, uintptr_t func, size_t size, const char **why);
+
 enum trev_site_kind trev__site_kind(const struct trev_site *s);
 
 /* Hits that nested inside a handler on the same thread and were not handled. */

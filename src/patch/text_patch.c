@@ -465,20 +465,71 @@ static bool task_alive(pid_t tid)
 }
 
 /*
+ * Whether thread @tid can be left unsignalled although it blocks the move
+ * signal @sig (trev's control thread blocks all but SIGTRAP; a program's
+ * sigwaitinfo() thread blocks everything): it is parked in a system call
+ * (/proc's "syscall" file) at a return address @mv->move does not move
+ * (0: outside the old bytes). It can only come back to a site through byte 0, the int3. Return: 1
+ * (it does not block @sig: signal it), 0 (parked outside: leave it),
+ * -EAGAIN (it blocks @sig and runs, or is parked inside the old bytes).
+ */
+static int move_needs_signal(pid_t tid, int sig, const struct trev_text_moves *mv)
+{
+	char path[64], line[512];
+	unsigned long long blk = 0;
+	bool blocks = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigBlk: %llx", &blk) == 1) {
+			blocks = (blk >> (sig - 1)) & 1;
+			break;
+		}
+	fclose(f);
+	if (!blocks)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -EAGAIN;
+	if (!fgets(line, sizeof(line), f) || !strncmp(line, "running", 7) ||
+	    !strncmp(line, "-1", 2)) {
+		fclose(f);
+		return -EAGAIN;
+	}
+	fclose(f);
+	{
+		/* "NR ARG1 .. ARG6 SP PC": the last word is where the call returns to. */
+		char *last = strrchr(line, ' ');
+		uintptr_t pc = last ? (uintptr_t)strtoull(last + 1, NULL, 16) : 0;
+
+		if (!pc || (mv && mv->move && mv->move(pc)))
+			return -EAGAIN;
+	}
+	return 0;
+}
+
+/*
  * Signal every other thread of the process and wait until each ran
- * trap_move() or is gone. A thread started meanwhile starts in the C
+ * trap_move() or is gone; a thread that blocks the signal and is parked
+ * in a system call outside the old bytes is left as it is
+ * (move_needs_signal()). A thread started meanwhile starts in the C
  * library, never inside a site. Context: holds text_lock, the batch's
  * int3s written and synced.
  * Return: 0, or -EIO (a thread that lives on did not take the signal).
  */
-static int text_move_threads(void)
+static int text_move_threads(const struct trev_text_moves *mv)
 {
 	pid_t me = (pid_t)syscall(SYS_gettid), pid = getpid();
 	size_t cap = 64, n = 0;
 	struct text_mover *m = calloc(cap, sizeof(*m));
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *de;
-	int ret = 0, sig = move_sig_get();
+	int ret = 0, park = 1, sig = move_sig_get();
 
 	if (sig < 0) {
 		free(m);
@@ -499,6 +550,21 @@ static int text_move_threads(void)
 
 		if (tid <= 0 || tid == me)
 			continue;
+		/* One that blocks the signal: parked outside, or refused after about 100 ms. */
+		for (int tries = 0; tries < 100; tries++) {
+			park = move_needs_signal(tid, sig, mv);
+			if (park != -EAGAIN)
+				break;
+			nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+		}
+		if (park == 0)
+			continue;
+		if (park < 0) {
+			trev__log(TREV_LOG_ERR, "text patching: thread %d blocks the move signal "
+				  "and is not parked in a system call\n", (int)tid);
+			ret = -EBUSY;
+			break;
+		}
 		if (n == cap) {
 			struct text_mover *q = realloc(m, 2 * cap * sizeof(*m));
 
@@ -605,7 +671,7 @@ static int text_patch_batch_locked(struct trev_text_patch *p, size_t n,
 	if (trev__text_step_hook)
 		trev__text_step_hook(2);
 	if (!ret && mv && mv->move) {
-		ret = text_move_threads();
+		ret = text_move_threads(mv);
 		if (ret) {
 			/* Nobody is inside bytes 1-4 that we know of: put byte 0 back. */
 			for (size_t i = 0; i < n; i++)

@@ -275,6 +275,8 @@ struct trev_probe_cfetch {
 struct trev_tracepoint;
 
 struct trev_probe_fast {
+	uintptr_t site;			/* the address it was compiled for (%ip is this) */
+	const uintptr_t *where;		/* the probe's address now: the fast call only while equal */
 	struct trev_tracepoint *tp;	/* the event's: its key and its probes */
 	_Atomic unsigned long *nhit;
 	void *write;			/* the event's probe: the only one the fast call writes for */

@@ -636,7 +636,7 @@ static int probe_parse_path(struct probe_parse *p, char *word, char *colon,
 			    struct trev_probe_def *def)
 {
 	struct trev_probe_target *t = &def->target;
-	char *arg = colon + 1, *rctr, *pct;
+	char *arg = colon + 1, *rctr, *pct, *sign;
 	struct stat st;
 	unsigned long v;
 
@@ -678,15 +678,42 @@ static int probe_parse_path(struct probe_parse *p, char *word, char *colon,
 		t->has_offset = true;
 		return 0;
 	}
-	/* PATH:SYMBOL, trev's: a function of that object. */
+	/* PATH:SYMBOL[+OFFS], trev's: a function of that object, or an instruction in it. */
+	sign = strchr(arg, '+');
+	if (sign) {
+		if (probe_strtoul(sign + 1, 0, &v))
+			return probe_fail(p, (int)(sign + 1 - word), TREV_PROBE_ERR_BAD_UPROBE_OFFS);
+		*sign = '\0';
+		if (v && def->is_return)
+			return probe_fail(p, 0, TREV_PROBE_ERR_BAD_RETPROBE);
+		t->offset = v;
+	}
 	if (!trev__probe_good_name(arg))
 		return probe_fail(p, (int)(arg - word), TREV_PROBE_ERR_BAD_UPROBE_OFFS);
 	t->symbol = strdup(arg);
 	return t->symbol ? 0 : -ENOMEM;
 }
 
-/* The target, word 1: SYMBOL[+offs][%return], ADDRESS, or a uprobe's (probe_parse_path()). */
-static int probe_parse_target(struct probe_parse *p, char *word, struct trev_probe_def *def)
+static int probe_parse_target_in(struct probe_parse *p, char *word, struct trev_probe_def *def);
+
+/*
+ * The target, word 1: SYMBOL[+offs][%return], ADDRESS, or a uprobe's
+ * (probe_parse_path()), taken apart in a copy: the word stays whole for the
+ * command an error shows (the kernel parses a kstrdup() of it too).
+ */
+static int probe_parse_target(struct probe_parse *p, const char *word, struct trev_probe_def *def)
+{
+	char *copy = strdup(word);
+	int ret;
+
+	if (!copy)
+		return -ENOMEM;
+	ret = probe_parse_target_in(p, copy, def);
+	free(copy);
+	return ret;
+}
+
+static int probe_parse_target_in(struct probe_parse *p, char *word, struct trev_probe_def *def)
 {
 	struct trev_probe_target *t = &def->target;
 	char *colon = strrchr(word, ':'), *pct, *sign;
@@ -699,8 +726,11 @@ static int probe_parse_target(struct probe_parse *p, char *word, struct trev_pro
 	p->kernel = true;
 	/* MODULE:SYMBOL: a function of the library named MODULE (its file's name to the first dot). */
 	if (colon) {
-		if (colon == word || !trev__probe_good_name(colon + 1) ||
-		    strcspn(word, "/%+-") < (size_t)(colon - word))
+		char *sym = strndup(colon + 1, strcspn(colon + 1, "+-%"));
+		bool good = sym && trev__probe_good_name(sym);
+
+		free(sym);
+		if (colon == word || !good || strcspn(word, "/%+-") < (size_t)(colon - word))
 			return probe_fail(p, 0, TREV_PROBE_ERR_BAD_PROBE_ADDR);
 		t->module = strndup(word, (size_t)(colon - word));
 		if (!t->module)
@@ -716,7 +746,7 @@ static int probe_parse_target(struct probe_parse *p, char *word, struct trev_pro
 		*pct = '\0';
 	}
 	if (isdigit((unsigned char)word[0])) {
-		/* An address: only a patchable entry, checked when the probe is made. */
+		/* An address: an instruction of a loaded object, checked when the probe is made. */
 		if (probe_strtoul(word, 0, &v))
 			return probe_fail(p, 0, TREV_PROBE_ERR_BAD_PROBE_ADDR);
 		t->offset = v;

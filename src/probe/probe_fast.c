@@ -129,6 +129,8 @@ struct trev_probe_fast *trev__probe_compile(const struct trev_probe_def *def, ui
 	f = calloc(1, sizeof(*f) + def->nr_args * sizeof(f->a[0]));
 	if (!f)
 		return NULL;
+	f->site = addr;
+	f->where = &f->site;
 	f->fixed = fixed;
 	f->nargs = def->nr_args;
 	f->slot_ok = true;
@@ -381,7 +383,8 @@ int trev__probe_fast_hit(unsigned long ip, unsigned long *slot)
 		if (!t->e[h].addr)
 			goto out_tab;	/* not ours: the full call knows */
 	f = t->e[h].f;
-	if (f)
+	/* A probe whose object was unloaded and loaded elsewhere waits for the next table. */
+	if (f && __atomic_load_n(f->where, __ATOMIC_RELAXED) == ip)
 		ret = pf_emit(f, ip, slot, NULL);
 out_tab:
 	trev_tsan_release(t);
