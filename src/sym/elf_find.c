@@ -91,43 +91,6 @@ static bool ef_is_func(const Elf64_Sym *s)
 	       s->st_shndx != SHN_ABS && s->st_value;
 }
 
-/* Symbol @s's name is @name (inside the string table, NUL-ended there). */
-static bool ef_named(const struct ef_tab *t, const Elf64_Sym *s, const char *name, size_t nlen)
-{
-	return s->st_name < t->strsz && t->strsz - s->st_name > nlen &&
-	       !memcmp(t->str + s->st_name, name, nlen) && t->str[s->st_name + nlen] == '\0';
-}
-
-int trev__elf_func_by_name(const void *img, size_t len, const char *name,
-			   struct trev_elf_func *f)
-{
-	static const uint32_t types[] = { SHT_SYMTAB, SHT_DYNSYM };
-	const Elf64_Ehdr *eh = ef_ehdr(img, len);
-	size_t nlen = strlen(name);
-
-	if (!eh)
-		return -ENOEXEC;
-	for (size_t k = 0; k < 2; k++) {
-		struct ef_tab t;
-		int ret = ef_tab(img, len, eh, types[k], &t);
-
-		if (ret == -ENOEXEC)
-			return ret;
-		if (ret)
-			continue;
-		for (size_t i = 0; i < t.n; i++) {
-			const Elf64_Sym *s = &t.syms[i];
-
-			if (ef_is_func(s) && ef_named(&t, s, name, nlen)) {
-				f->value = s->st_value;
-				f->size = s->st_size;
-				return 0;
-			}
-		}
-	}
-	return -ENOENT;
-}
-
 int trev__elf_funcs(const void *img, size_t len,
 		    int (*cb)(void *arg, const char *name, const struct trev_elf_func *f),
 		    void *arg)
@@ -158,6 +121,30 @@ int trev__elf_funcs(const void *img, size_t len,
 		}
 	}
 	return 0;
+}
+
+struct ef_want {
+	const char *name;
+	struct trev_elf_func *f;
+};
+
+static int ef_match(void *arg, const char *name, const struct trev_elf_func *f)
+{
+	struct ef_want *w = arg;
+
+	if (strcmp(name, w->name))
+		return 0;
+	*w->f = *f;
+	return 1;
+}
+
+int trev__elf_func_by_name(const void *img, size_t len, const char *name,
+			   struct trev_elf_func *f)
+{
+	struct ef_want w = { name, f };
+	int ret = trev__elf_funcs(img, len, ef_match, &w);
+
+	return ret < 0 ? ret : ret ? 0 : -ENOENT;
 }
 
 int trev__elf_func_at(const void *img, size_t len, uint64_t vaddr, struct trev_elf_func *f)

@@ -7,6 +7,17 @@
 #ifndef PR_DWARF_H
 #define PR_DWARF_H
 
+/*
+ * Each signature kept as written, no clones with parameters removed: gcc's
+ * noipa; clang has no such attribute and makes no such clone of a function
+ * other objects may call, so noinline is enough there.
+ */
+#ifdef __clang__
+#define PR_NOIPA __attribute__((noinline))
+#else
+#define PR_NOIPA __attribute__((noipa))
+#endif
+
 struct pr_req {
 	int id;
 	long len;

@@ -2,7 +2,7 @@
 /* A function without DWARF in a program that has DWARF (built with -g0). */
 #include "pr_dwarf.h"
 
-__attribute__((noipa)) int pr_nodie(int a)
+PR_NOIPA int pr_nodie(int a)
 {
 	return a + 2;
 }

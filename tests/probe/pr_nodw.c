@@ -2,7 +2,7 @@
 /* A function of an object without DWARF (libpr_nodw.so, built with -g0). */
 #include "pr_dwarf.h"
 
-__attribute__((noipa, visibility("default"))) int pr_nodw(int a)
+PR_NOIPA __attribute__((visibility("default"))) int pr_nodw(int a)
 {
 	return a + 1;
 }

@@ -66,6 +66,8 @@ static void reset(void)
 	assert_int_equal(trev_write("error_log", ""), 0);
 }
 
+static int def(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 static int def(const char *fmt, ...)
 {
 	char line[1024];
