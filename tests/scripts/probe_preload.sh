@@ -103,6 +103,23 @@ err_has "^trev: process [0-9]+ \(sh-[0-9]+\): uprobe_events: '.*': Invalid argum
 err_has '^\[ *[0-9.]+\] trace_uprobe: error: Invalid register name$'
 grep -q '^call' "$out" && fail "sh -c: the program ran after its probe was refused"
 [ -e "$T/bad.dat" ] && fail "sh -c: a file was written"
+# A later process that refuses a probe its objects hold (ft_app's main has no patchable
+# entry): named, with the caret; the probe it took before is removed (all or none), and with
+# nothing left to record it runs on untraced; the first process keeps its probe.
+run 0 "$trev" record --probe 'p:app/outer ft_outer i=%di:s32' --probe 'p:app/m main' \
+	-o "$T/later.dat" -- sh -c "\"$pp\" 7; \"$B/tests/ft_app\""
+err_has "^trev: process ([0-9]+) \(ft_app-[0-9]+\): uprobe_events: 'p:app/m main': Invalid argument$"
+err_has '^\[ *[0-9.]+\] trace_uprobe: error: Invalid probed address or symbol$'
+err_has '^  Command: p:app/m main$'
+# The caret under the target, "main": after "  Command: p:app/m ".
+err_is 4 "$(printf '%*s^' 19 '')"
+err_has "^trev: process [0-9]+ \(ft_app-[0-9]+\): the 1 probe made before the refusal was removed$"
+err_has "^trev: process [0-9]+ \(ft_app-[0-9]+\): it has nothing left to record: it runs on, untraced$"
+err_has "^trev: wrote $T/later.dat \(version 6, [0-9]+ bytes\)$"
+pid=$(awk '/^call/ { print $2 }' "$out")
+"$trev" report "$T/later.dat" | grep -v '^#' | sed -E 's/^ *pp_app-([0-9]+) .* m: \([0-9a-f]+\)$/\1 m/' \
+	>"$T/got"
+[ "$(cat "$T/got")" = "$pid m" ] || fail "the first process's probe on main: $(cat "$T/got")"
 # A target that no process of the run holds: said, status 1, no file.
 run 1 "$trev" record --probe 'p:app/x pp_no_such_function' -o "$T/none.dat" -- "$pp" 7
 err_has "^trev: no process of the run holds the target of a --probe .*nothing was recorded$"
@@ -126,6 +143,9 @@ printf 'i=0\ni=1\ni=2\n' | diff -u - "$T/got" >&2 || fail "ft_app: not three cal
 LD_PRELOAD="$B/libtrev.so.0" TREV_SOCKET=0 TREV_EVENTS=trev_test:tt_ints TREV_OUTPUT=stdout \
 	"$B/tests/run_app" fork 0 2 >"$out" 2>"$errf" || fail "run_app with a preloaded libtrev failed"
 [ "$(grep -c ' tt_ints: ' "$out")" = 2 ] || fail "run_app: its events are not in its trace text"
+# One copy started: one trace text, and no copy without the program's events.
+[ "$(grep -c '^# tracer: ' "$out")" = 1 ] || fail "run_app: two copies of libtrev printed"
+[ -s "$errf" ] && fail "run_app with a preloaded libtrev warned"
 echo "ok: programs that link trev"
 
 # ---- 6. -p: a running process that links trev, through its socket; one that does not.

@@ -1326,7 +1326,7 @@ static int rec_proc_start(struct rec *rec, pid_t pid, bool attached, bool forked
 {
 	struct rec_proc *p = calloc(1, sizeof(*p)), **grown;
 	char why[512], label[96];
-	bool config_refused = false;
+	bool config_refused = false, config_partial = false;
 	int ret;
 
 	grown = p ? realloc(rec->procs, (size_t)(rec->nr_procs + 1) * sizeof(*grown)) : NULL;
@@ -1379,15 +1379,19 @@ static int rec_proc_start(struct rec *rec, pid_t pid, bool attached, bool forked
 			config_refused = true;
 			goto out_drop;
 		}
-		trev_err("%srecorded with the settings it took", label);
+		config_partial = true;
 	}
 	/* --probe: a process of the run that has it only for the preload and nothing to record. */
 	if (rec->preload && rec_proc_idle(p)) {
+		if (config_partial)
+			trev_err("%sit has nothing left to record: it runs on, untraced", label);
 		rec_proc_drop(p, held);
 		rec->procs[--rec->nr_procs] = NULL;
 		rec_proc_free(p);
 		return 1;
 	}
+	if (config_partial)
+		trev_err("%srecorded with the settings it took", label);
 	/* --stream: its formats and names now, before it runs on (and from here on with a file). */
 	if (rec->stream && !(p->sp = trev_stream_proc_add(rec->stream, pid, p->name, !p->first,
 							    p->rs.shm, &p->nr_cpus)))
