@@ -140,7 +140,9 @@ run 0 "$trev" record --probe 'p:app/outer ft_outer i=%di:s32' -o "$T/ft.dat" -- 
 "$trev" report "$T/ft.dat" | sed -nE 's/.* outer: \([0-9a-f]+\) (i=[0-9]+)$/\1/p' >"$T/got"
 printf 'i=0\ni=1\ni=2\n' | diff -u - "$T/got" >&2 || fail "ft_app: not three calls of ft_outer"
 # run_app holds libtrev.a: the preloaded libtrev.so does not start, its own copy prints.
-LD_PRELOAD="$B/libtrev.so.0" TREV_SOCKET=0 TREV_EVENTS=trev_test:tt_ints TREV_OUTPUT=stdout \
+# (A sanitizer tree's libtrev needs its runtime loaded first, as trev record puts it.)
+san_rt=$(ldd "$B/libtrev.so.0" | awk '/lib[at]san\.so/ { print $3 ":" }')
+LD_PRELOAD="$san_rt$B/libtrev.so.0" TREV_SOCKET=0 TREV_EVENTS=trev_test:tt_ints TREV_OUTPUT=stdout \
 	"$B/tests/run_app" fork 0 2 >"$out" 2>"$errf" || fail "run_app with a preloaded libtrev failed"
 [ "$(grep -c ' tt_ints: ' "$out")" = 2 ] || fail "run_app: its events are not in its trace text"
 # One copy started: one trace text, and no copy without the program's events.
