@@ -50,9 +50,9 @@
 
 static const char record_help[] =
 	"usage: trev record [-e EVENT [-f FILTER] [-T TRIGGER]...]... [--probe DEF]... [-t TRACER]\n"
-	"                   [-b KB] [-C CLOCK]\n"
-	"                   [-o FILE] [--stream] [--file-version 6|7] [--flush MS] [--wait SEC]\n"
-	"                   [-K KEVENT]... [--kernel-output FILE] [-N HOST:PORT]\n"
+	"                   [-b KB] [-C CLOCK] [-o FILE] [--stream] [--file-version 6|7]\n"
+	"                   [--flush MS] [--wait SEC] [-K KEVENT]... [--kernel-output FILE]\n"
+	"                   [-N HOST:PORT]\n"
 	"                   (-p PID[,PID...] [-p PID]... [--clear] | -a [-u USER] [--clear] |\n"
 	"                    [--no-follow] -- COMMAND ARGS...)\n"
 	"\n"
@@ -558,7 +558,8 @@ static int rec_probes_new(const char *before, char *after, char ***names)
 		size_t len = colon ? strcspn(colon + 1, " ") : 0;
 		char **grown;
 
-		if (!len || rec_has_line(before, line))
+		/* The process's text: a line that is not "X:GRP/EV ..." is not one of ours. */
+		if (!len || !memchr(colon + 1, '/', len) || rec_has_line(before, line))
 			continue;
 		grown = realloc(*names, (size_t)(n + 1) * sizeof(*grown));
 		if (!grown || !(grown[n] = strndup(colon + 1, len))) {
@@ -631,6 +632,8 @@ static int rec_probes(struct rec_proc *p)
 			continue;
 		}
 		snprintf(path, sizeof(path), "%s", names[i]);
+		if (!strchr(path, '/'))
+			continue;	/* longer than any name the library makes */
 		*strchr(path, '/') = ':';
 		if (p->attached && rec_saved_add(&p->probes, "uprobe_events",
 						 rec_strdup2("-:", names[i]), true) < 0)
