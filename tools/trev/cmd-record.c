@@ -564,6 +564,10 @@ static int rec_probes_new(const char *before, char *after, char ***names)
 		grown = realloc(*names, (size_t)(n + 1) * sizeof(*grown));
 		if (!grown || !(grown[n] = strndup(colon + 1, len))) {
 			*names = grown ? grown : *names;
+			while (n--)
+				free((*names)[n]);
+			free(*names);
+			*names = NULL;
 			return -ENOMEM;
 		}
 		*names = grown;
@@ -586,14 +590,19 @@ static int rec_probes(struct rec_proc *p)
 {
 	struct rec *rec = p->rec;
 	char *before = NULL, *after = NULL, **names = NULL, label[96], path[300];
+	bool *took;
 	int ret = 0, n = 0;
 
 	if (!rec->nr_probes)
 		return 0;
+	took = calloc((size_t)rec->nr_probes, sizeof(*took));
+	if (!took)
+		return -ENOMEM;
 	/* Named, the first too: with a preload the first process is often not the program. */
 	snprintf(label, sizeof(label), "process %d (%s): ", (int)p->pid, p->name);
 	if (trev_remote_read_file(p->r, "uprobe_events", &before) < 0) {
 		trev_err("%suprobe_events cannot be read: a libtrev without probe events?", label);
+		free(took);
 		return -EIO;
 	}
 	for (int i = 0; i < rec->nr_probes && !ret; i++) {
@@ -601,7 +610,7 @@ static int rec_probes(struct rec_proc *p)
 
 		ret = trev_remote_write_file(p->r, "uprobe_events", rec->probes[i], true);
 		if (ret == 0) {
-			rec->probe_taken[i]++;
+			took[i] = true;
 			free(log);
 			continue;
 		}
@@ -646,6 +655,10 @@ static int rec_probes(struct rec_proc *p)
 			 n == 1 ? "" : "s", n == 1 ? "was" : "were");
 	if (!ret && p->attached && rec_note_enabled(p) < 0)
 		ret = -EIO;
+	/* Counted for the end's warning only where they stay. */
+	for (int i = 0; i < rec->nr_probes && !ret; i++)
+		rec->probe_taken[i] += took[i];
+	free(took);
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
