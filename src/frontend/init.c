@@ -1,14 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Library start-up: the built-in events and the start-up environment. */
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "control/control.h"
 #include "events/events_internal.h"
@@ -78,58 +73,6 @@ void trev__library_init(void)
  */
 static const char init_lib_mark[] __attribute__((used, section("__trev_lib"))) = "trev";
 
-struct init_where {
-	uintptr_t addr;
-	bool in_main;
-};
-
-static int init_where_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct init_where *w = arg;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && w->addr >= lo && w->addr - lo < ph->p_memsz)
-			w->in_main = true;
-	}
-	return 1;	/* the first object is the program */
-}
-
-/* Whether the program's file has a section named @name. */
-static bool init_main_has_section(const char *name)
-{
-	bool found = false;
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	Elf *elf;
-	int fd;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return false;
-	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
-		while (!found && (scn = elf_nextscn(elf, scn))) {
-			GElf_Shdr sh;
-			const char *n;
-
-			if (!gelf_getshdr(scn, &sh))
-				continue;
-			n = elf_strptr(elf, shstrndx, sh.sh_name);
-			found = n && strcmp(n, name) == 0;
-		}
-	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return found;
-}
-
 /*
  * Whether this copy is a preloaded libtrev.so in a program that holds its
  * own libtrev: looked at only when LD_PRELOAD names a libtrev (one open of
@@ -138,12 +81,11 @@ static bool init_main_has_section(const char *name)
 static bool init_preload_redundant(void)
 {
 	const char *preload = getenv("LD_PRELOAD");
-	struct init_where w = { (uintptr_t)init_lib_mark, false };
 
 	if (!preload || !strstr(preload, "libtrev"))
 		return false;
-	dl_iterate_phdr(init_where_cb, &w);
-	return !w.in_main && init_main_has_section("__trev_lib");
+	return !trev__control_in_main(init_lib_mark) &&
+	       trev__control_main_has_section("__trev_lib");
 }
 
 /* Runs before the program's own event registration (it depends on us). */
