@@ -7,9 +7,12 @@
  *   pp_app N          pp_add(N, 1), then pp_name("call-N")
  *   pp_app fork N     the same, then a fork() child calls pp_add(N + 1, 1) and
  *                     pp_name("call-N+1"); the parent waits for it
+ *   pp_app N PROG ARGS...
+ *                     the first, then PROG started with posix_spawn() and waited for
  *
  * Each call is printed as "call PID A B NAME", what the program passed.
  */
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,13 +44,21 @@ static void pp_call(int n)
 	fflush(stdout);
 }
 
+extern char **environ;
+
 int main(int argc, char **argv)
 {
 	int forked = argc == 3 && strcmp(argv[1], "fork") == 0;
-	int n = argc >= 2 ? atoi(argv[argc - 1]) : 0;
+	int n = forked ? atoi(argv[2]) : argc >= 2 ? atoi(argv[1]) : 0;
 	pid_t child;
+	int st;
 
 	pp_call(n);
+	if (!forked && argc > 2) {
+		if (posix_spawn(&child, argv[2], NULL, NULL, argv + 2, environ))
+			return 1;
+		return waitpid(child, &st, 0) == child && WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+	}
 	if (!forked)
 		return 0;
 	child = fork();

@@ -9,8 +9,9 @@
 #   - through sh -c and a fork() child: each hit under its own pid, a buffer per process,
 #     the shell (which holds no target) not recorded;
 #   - a bad definition: the error_log entry with the caret under the word, naming the
-#     process, exit status 1, no file, the program never ran; a target no process holds:
-#     said, exit status 1;
+#     process, exit status 1, no file, the program never ran; a later process that refuses
+#     one: none of the probes there, it runs on untraced; a target no process holds: said,
+#     exit status 1;
 #   - trev probe, the short form: the hits on stdout;
 #   - a program that links libtrev.so (ft_app) gets the probes once; one that holds
 #     libtrev.a (run_app) keeps its own copy, the preloaded one stays idle;
@@ -103,21 +104,21 @@ err_has "^trev: process [0-9]+ \(sh-[0-9]+\): uprobe_events: '.*': Invalid argum
 err_has '^\[ *[0-9.]+\] trace_uprobe: error: Invalid register name$'
 grep -q '^call' "$out" && fail "sh -c: the program ran after its probe was refused"
 [ -e "$T/bad.dat" ] && fail "sh -c: a file was written"
-# A later process that refuses a probe its objects hold (ft_app's main has no patchable
-# entry): named, with the caret; the probe it took before is removed (all or none), and with
-# nothing left to record it runs on untraced; the first process keeps its probe.
-run 0 "$trev" record --probe 'p:app/outer ft_outer i=%di:s32' --probe 'p:app/m main' \
-	-o "$T/later.dat" -- sh -c "\"$pp\" 7; \"$B/tests/ft_app\""
-err_has "^trev: process ([0-9]+) \(ft_app-[0-9]+\): uprobe_events: 'p:app/m main': Invalid argument$"
-err_has '^\[ *[0-9.]+\] trace_uprobe: error: Invalid probed address or symbol$'
-err_has '^  Command: p:app/m main$'
-# The caret under the target, "main": after "  Command: p:app/m ".
-err_is 4 "$(printf '%*s^' 19 '')"
+# A later process that refuses a probe its target is in (ft_app has main, but not pp_add,
+# whose patchable entry @pp_add reads): named, with the caret; the probe it took before is
+# removed (all or none), and with nothing left to record it runs on untraced; the first
+# process (pp_app, which starts ft_app) keeps its probe.
+later='p:app/m main x=@pp_add:u8'
+run 0 "$trev" record --probe 'p:app/outer ft_outer i=%di:s32' --probe "$later" \
+	-o "$T/later.dat" -- "$pp" 7 "$B/tests/ft_app"
+err_has "^trev: process [0-9]+ \(ft_app-[0-9]+\): uprobe_events: '$later': Invalid argument$"
+err_has '^\[ *[0-9.]+\] trace_uprobe: error: '
+err_has "^  Command: $later$"
 err_has "^trev: process [0-9]+ \(ft_app-[0-9]+\): the 1 probe made before the refusal was removed$"
 err_has "^trev: process [0-9]+ \(ft_app-[0-9]+\): it has nothing left to record: it runs on, untraced$"
 err_has "^trev: wrote $T/later.dat \(version 6, [0-9]+ bytes\)$"
 pid=$(awk '/^call/ { print $2 }' "$out")
-"$trev" report "$T/later.dat" | grep -v '^#' | sed -E 's/^ *pp_app-([0-9]+) .* m: \([0-9a-f]+\)$/\1 m/' \
+"$trev" report "$T/later.dat" | grep -v '^#' | sed -E 's/^ *pp_app-([0-9]+) .* m: \([0-9a-f]+\) x=[0-9]+$/\1 m/' \
 	>"$T/got"
 [ "$(cat "$T/got")" = "$pid m" ] || fail "the first process's probe on main: $(cat "$T/got")"
 # A target that no process of the run holds: said, status 1, no file.
