@@ -25,6 +25,16 @@ void trev__control_env(void);
  */
 void trev__control_init(void);
 
+/* Whether @addr lies in the program itself (not in a shared object). Context: any. */
+bool trev__control_in_main(const void *addr);
+
+/*
+ * Whether the program's file (/proc/self/exe) has a section named @name:
+ * "__trev_events" (its own events), "__trev_lib" (libtrev linked into it).
+ * Reads the file's section headers. Context: start-up.
+ */
+bool trev__control_main_has_section(const char *name);
+
 /* An object registered its events; @section is in its event section. */
 void trev__control_module_registered(const void *section);
 

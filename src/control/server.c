@@ -980,8 +980,7 @@ static int ctl_in_main_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;	/* the first object is the program */
 }
 
-/* Whether @addr lies in the program itself (not in a shared object). */
-static bool ctl_in_main(const void *addr)
+bool trev__control_in_main(const void *addr)
 {
 	struct ctl_in_main m = { (uintptr_t)addr, false };
 
@@ -989,8 +988,7 @@ static bool ctl_in_main(const void *addr)
 	return m.found;
 }
 
-/* Whether the program's file has events of its own (a __trev_events section). */
-static bool ctl_main_has_events(void)
+bool trev__control_main_has_section(const char *name)
 {
 	bool found = false;
 	size_t shstrndx;
@@ -1007,12 +1005,12 @@ static bool ctl_main_has_events(void)
 	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
 		while (!found && (scn = elf_nextscn(elf, scn))) {
 			GElf_Shdr sh;
-			const char *name;
+			const char *n;
 
 			if (!gelf_getshdr(scn, &sh))
 				continue;
-			name = elf_strptr(elf, shstrndx, sh.sh_name);
-			found = name && strcmp(name, "__trev_events") == 0;
+			n = elf_strptr(elf, shstrndx, sh.sh_name);
+			found = n && strcmp(n, name) == 0;
 		}
 	}
 	if (elf)
@@ -1076,7 +1074,7 @@ void trev__control_init(void)
 		trev__control_start();
 		return;
 	}
-	if (!attach.main_registered && ctl_main_has_events()) {
+	if (!attach.main_registered && trev__control_main_has_section("__trev_events")) {
 		attach.deferred = true;
 		return;
 	}
@@ -1091,7 +1089,7 @@ void trev__control_init(void)
  */
 void trev__control_module_registered(const void *section)
 {
-	if (!attach.wait_s || attach.main_registered || !section || !ctl_in_main(section))
+	if (!attach.wait_s || attach.main_registered || !section || !trev__control_in_main(section))
 		return;
 	attach.main_registered = true;
 	if (attach.deferred)

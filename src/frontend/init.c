@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Library start-up: the built-in events and the start-up environment. */
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "control/control.h"
 #include "events/events_internal.h"
@@ -62,9 +65,34 @@ void trev__library_init(void)
 	pthread_once(&init_once, library_init);
 }
 
+/*
+ * A program that holds libtrev itself, linked statically, has this section;
+ * a libtrev.so preloaded into it (`trev record --probe`, docs/probes.md)
+ * then leaves the process to that copy: two would serve one socket path
+ * and join the session twice.
+ */
+static const char init_lib_mark[] __attribute__((used, section("__trev_lib"))) = "trev";
+
+/*
+ * Whether this copy is a preloaded libtrev.so in a program that holds its
+ * own libtrev: looked at only when LD_PRELOAD names a libtrev (one open of
+ * the program's file then), never otherwise.
+ */
+static bool init_preload_redundant(void)
+{
+	const char *preload = getenv("LD_PRELOAD");
+
+	if (!preload || !strstr(preload, "libtrev"))
+		return false;
+	return !trev__control_in_main(init_lib_mark) &&
+	       trev__control_main_has_section("__trev_lib");
+}
+
 /* Runs before the program's own event registration (it depends on us). */
 static void __attribute__((constructor)) trev_constructor(void)
 {
+	if (init_preload_redundant())
+		return;
 	trev__library_init();
 	trev__env_control();
 	trev__control_init();

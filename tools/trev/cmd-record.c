@@ -43,14 +43,16 @@
 #include "tracedat/tracedat_internal.h"
 #include "net_listen.h"
 #include "pages.h"
+#include "rec_probe.h"
 #include "rec_session.h"
 #include "rec_stream.h"
 #include "trev.h"
 
 static const char record_help[] =
-	"usage: trev record [-e EVENT [-f FILTER] [-T TRIGGER]...]... [-t TRACER] [-b KB] [-C CLOCK]\n"
-	"                   [-o FILE] [--stream] [--file-version 6|7] [--flush MS] [--wait SEC]\n"
-	"                   [-K KEVENT]... [--kernel-output FILE] [-N HOST:PORT]\n"
+	"usage: trev record [-e EVENT [-f FILTER] [-T TRIGGER]...]... [--probe DEF]... [-t TRACER]\n"
+	"                   [-b KB] [-C CLOCK] [-o FILE] [--stream] [--file-version 6|7]\n"
+	"                   [--flush MS] [--wait SEC] [-K KEVENT]... [--kernel-output FILE]\n"
+	"                   [-N HOST:PORT]\n"
 	"                   (-p PID[,PID...] [-p PID]... [--clear] | -a [-u USER] [--clear] |\n"
 	"                    [--no-follow] -- COMMAND ARGS...)\n"
 	"\n"
@@ -62,6 +64,11 @@ static const char record_help[] =
 	"  -e EVENT   enable events, set_event syntax: sys:event, sys, sys:*, event\n"
 	"  -f FILTER  filter for the -e before it (events/.../filter)\n"
 	"  -T TRIGGER trigger for the -e before it (events/.../trigger); repeatable\n"
+	"  --probe DEF  a probe event, the kernel's uprobe_events syntax\n"
+	"             ('p:app/req handle_request path=+0(%di):string'), defined and\n"
+	"             enabled in each process whose objects hold its target; with a\n"
+	"             COMMAND, its processes preload libtrev: programs that do not link\n"
+	"             trev are probed too (docs/probes.md); repeatable\n"
 	"  -t TRACER  current_tracer (function, function_graph: docs/function-tracer.md)\n"
 	"  -b KB      buffer_size_kb\n"
 	"  -C CLOCK   trace_clock\n"
@@ -185,12 +192,17 @@ struct rec_proc {
 	struct rec_saved_list sys_filters;	/* events/<sys>/filter: "0" or its old text */
 	struct rec_saved_list filters;		/* events/<sys>/<ev>/filter: "0" or the old one */
 	struct rec_saved_list enabled;		/* set_event: "!sys:ev" for each event we enabled */
+	struct rec_saved_list probes;		/* uprobe_events: "-:GRP/EV" for each probe we made */
 	struct rec_saved_list settings;		/* buffer_size_kb, trace_clock, current_tracer */
 };
 
 struct rec {
 	struct rec_event *events;
 	int nr_events;
+	const char **probes;		/* --probe DEF */
+	int *probe_taken;		/* ... how many processes took each */
+	int nr_probes;
+	char *preload;			/* --probe with a COMMAND: LD_PRELOAD for it */
 	const char *buffer_kb;
 	const char *clock;
 	const char *tracer;		/* -t: current_tracer */
@@ -523,6 +535,138 @@ static int rec_apply(struct rec_proc *p, const struct rec_event *e, const char *
 	return ret;
 }
 
+/* Whether error_log text @log says a probe's target could not be found (its word's errors). */
+static bool rec_probe_target_error(const char *log)
+{
+	return strstr(log, ": error: Invalid probed address or symbol\n") ||
+	       strstr(log, ": error: Failed to find the given file\n");
+}
+
+/*
+ * The probes @before (uprobe_events as it was) did not list, of @after:
+ * each line's "GRP/EV" into @names (malloc'd, each "GRP/EV"). Return: the
+ * count, or -ENOMEM.
+ */
+static int rec_probes_new(const char *before, char *after, char ***names)
+{
+	char *line, *save = NULL;
+	int n = 0;
+
+	*names = NULL;
+	for (line = strtok_r(after, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *colon = strchr(line, ':');
+		size_t len = colon ? strcspn(colon + 1, " ") : 0;
+		char **grown;
+
+		/* The process's text: a line that is not "X:GRP/EV ..." is not one of ours. */
+		if (!len || !memchr(colon + 1, '/', len) || rec_has_line(before, line))
+			continue;
+		grown = realloc(*names, (size_t)(n + 1) * sizeof(*grown));
+		if (!grown || !(grown[n] = strndup(colon + 1, len))) {
+			*names = grown ? grown : *names;
+			while (n--)
+				free((*names)[n]);
+			free(*names);
+			*names = NULL;
+			return -ENOMEM;
+		}
+		*names = grown;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * --probe: write each definition to uprobe_events (">>": the process's own
+ * probes stay), then enable the events they made (set_event "GRP:EV"). A
+ * definition refused for its target, which none of the process's objects
+ * holds (trev_probe_target_absent()), is not for this process: skipped.
+ * Any other refusal is reported with its error_log entries and the caret,
+ * and the probes made here so far are removed: a process has every probe
+ * that applies to it, or none. -p keeps the removal of each for the end.
+ * Return: 0 or a negative errno.
+ */
+static int rec_probes(struct rec_proc *p)
+{
+	struct rec *rec = p->rec;
+	char *before = NULL, *after = NULL, **names = NULL, label[96], path[300];
+	bool *took;
+	int ret = 0, n = 0;
+
+	if (!rec->nr_probes)
+		return 0;
+	took = calloc((size_t)rec->nr_probes, sizeof(*took));
+	if (!took)
+		return -ENOMEM;
+	/* Named, the first too: with a preload the first process is often not the program. */
+	snprintf(label, sizeof(label), "process %d (%s): ", (int)p->pid, p->name);
+	if (trev_remote_read_file(p->r, "uprobe_events", &before) < 0) {
+		trev_err("%suprobe_events cannot be read: a libtrev without probe events?", label);
+		free(took);
+		return -EIO;
+	}
+	for (int i = 0; i < rec->nr_probes && !ret; i++) {
+		char *log = trev_error_log_read(p->r, "uprobe_events"), *made;
+
+		ret = trev_remote_write_file(p->r, "uprobe_events", rec->probes[i], true);
+		if (ret == 0) {
+			took[i] = true;
+			free(log);
+			continue;
+		}
+		made = trev_error_log_new(p->r, "uprobe_events", log);
+		if (ret == -EINVAL && made && rec_probe_target_error(made) &&
+		    trev_probe_target_absent(p->pid, rec->probes[i])) {
+			ret = 0;
+		} else {
+			trev_err("%suprobe_events: '%s': %s", label, rec->probes[i], strerror(-ret));
+			if (made)
+				fputs(made, stderr);
+		}
+		free(made);
+		free(log);
+	}
+	if (trev_remote_read_file(p->r, "uprobe_events", &after) < 0 ||
+	    (n = rec_probes_new(before, after, &names)) < 0) {
+		trev_err("%suprobe_events cannot be read", label);
+		ret = ret ? ret : -EIO;
+		n = 0;
+	}
+	for (int i = 0; i < n; i++) {
+		if (ret) {
+			/* Refused: none of the probes, not some. */
+			snprintf(path, sizeof(path), "-:%s", names[i]);
+			if (trev_remote_write_file(p->r, "uprobe_events", path, true) < 0)
+				trev_err("%suprobe_events: '%s' could not be removed", label, path);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s", names[i]);
+		if (!strchr(path, '/'))
+			continue;	/* longer than any name the library makes */
+		*strchr(path, '/') = ':';
+		if (p->attached && rec_saved_add(&p->probes, "uprobe_events",
+						 rec_strdup2("-:", names[i]), true) < 0)
+			ret = -ENOMEM;
+		if (!ret)
+			ret = rec_write(p, "set_event", path, true);
+	}
+	if (ret && n)
+		trev_err("%sthe %d probe%s made before the refusal %s removed", label, n,
+			 n == 1 ? "" : "s", n == 1 ? "was" : "were");
+	if (!ret && p->attached && rec_note_enabled(p) < 0)
+		ret = -EIO;
+	/* Counted for the end's warning only where they stay. */
+	for (int i = 0; i < rec->nr_probes && !ret; i++)
+		rec->probe_taken[i] += took[i];
+	free(took);
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(before);
+	free(after);
+	return ret;
+}
+
 /* Set up buffer size, clock, events, filters and triggers; -p also saves what it changes. */
 static int rec_configure(struct rec_proc *p)
 {
@@ -546,6 +690,9 @@ static int rec_configure(struct rec_proc *p)
 	if (p->rec->clock && (ret = rec_write(p, "trace_clock", p->rec->clock, false)) < 0)
 		return ret;
 	if (p->rec->tracer && (ret = rec_write(p, "current_tracer", p->rec->tracer, false)) < 0)
+		return ret;
+	/* Before -e: a -e, -f or -T may name a probe's event. */
+	if ((ret = rec_probes(p)) < 0)
 		return ret;
 	for (int i = 0; i < p->rec->nr_events; i++) {
 		const struct rec_event *e = &p->rec->events[i];
@@ -574,7 +721,7 @@ static int rec_configure(struct rec_proc *p)
 static int rec_restore(struct rec_proc *p)
 {
 	const struct rec_saved_list *lists[] = {
-		&p->triggers, &p->sys_filters, &p->filters, &p->enabled, &p->settings,
+		&p->triggers, &p->sys_filters, &p->filters, &p->enabled, &p->probes, &p->settings,
 	};
 	int ret = 0;
 
@@ -636,6 +783,9 @@ static int rec_spawn(struct rec *rec)
 		return err;
 	}
 	if (rec->cmd_pid == 0) {
+		/* --probe: every process of the run gets libtrev, so its functions can be probed. */
+		if (rec->preload)
+			setenv("LD_PRELOAD", rec->preload, 1);
 		if (rec->session) {
 			setenv("TREV_SESSION", trev_session_path(rec->session), 1);
 			if (tsc[0])
@@ -1103,6 +1253,7 @@ static void rec_proc_free(struct rec_proc *p)
 	rec_saved_free(&p->sys_filters);
 	rec_saved_free(&p->filters);
 	rec_saved_free(&p->enabled);
+	rec_saved_free(&p->probes);
 	rec_saved_free(&p->settings);
 	free(p->old_set_event);
 	free(p->cpus);
@@ -1160,13 +1311,29 @@ static int rec_proc_net_open(struct rec_proc *p)
 	return 0;
 }
 
+/* Whether @p has nothing to record: set_event empty, current_tracer nop. */
+static bool rec_proc_idle(struct rec_proc *p)
+{
+	char *events = NULL, *tracer = rec_read_line(p, "current_tracer");
+	bool idle = tracer && strcmp(tracer, "nop") == 0 &&
+		    trev_remote_read_file(p->r, "set_event", &events) >= 0 &&
+		    events[strspn(events, "\n")] == '\0';
+
+	free(events);
+	free(tracer);
+	return idle;
+}
+
 /*
  * Start recording process @pid: connect, take its buffer (MAP), configure
  * it (not a fork() child, whose settings are its parent's), open its file,
  * hold its exit, and release it when it waits for us (@held). A refused
  * setting is reported; with @tolerant the process is recorded with the
  * settings it took, else it is given up.
- * Return: 0; -1 when it cannot be recorded (reported; a held process is
+ * With --probe and a COMMAND, a process that has nothing to record (no probe
+ * applies to it, no event enabled, no tracer) is released untraced and not
+ * kept: the processes of the run all have libtrev, most only for the probes.
+ * Return: 0; 1 when it was released so; -1 when it cannot be recorded (reported; a held process is
  * released); -2 when its configuration was refused (not @tolerant): it is
  * still held, for the caller to kill.
  */
@@ -1175,7 +1342,7 @@ static int rec_proc_start(struct rec *rec, pid_t pid, bool attached, bool forked
 {
 	struct rec_proc *p = calloc(1, sizeof(*p)), **grown;
 	char why[512], label[96];
-	bool config_refused = false;
+	bool config_refused = false, config_partial = false;
 	int ret;
 
 	grown = p ? realloc(rec->procs, (size_t)(rec->nr_procs + 1) * sizeof(*grown)) : NULL;
@@ -1228,8 +1395,19 @@ static int rec_proc_start(struct rec *rec, pid_t pid, bool attached, bool forked
 			config_refused = true;
 			goto out_drop;
 		}
-		trev_err("%srecorded with the settings it took", label);
+		config_partial = true;
 	}
+	/* --probe: a process of the run that has it only for the preload and nothing to record. */
+	if (rec->preload && rec_proc_idle(p)) {
+		if (config_partial)
+			trev_err("%sit has nothing left to record: it runs on, untraced", label);
+		rec_proc_drop(p, held);
+		rec->procs[--rec->nr_procs] = NULL;
+		rec_proc_free(p);
+		return 1;
+	}
+	if (config_partial)
+		trev_err("%srecorded with the settings it took", label);
 	/* --stream: its formats and names now, before it runs on (and from here on with a file). */
 	if (rec->stream && !(p->sp = trev_stream_proc_add(rec->stream, pid, p->name, !p->first,
 							    p->rs.shm, &p->nr_cpus)))
@@ -1955,6 +2133,7 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 		{ "clear", no_argument, NULL, 'c' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "user", required_argument, NULL, 'u' },
+		{ "probe", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -2003,6 +2182,16 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 		case 'C':
 			rec->clock = optarg;
 			break;
+		case 'P': {
+			const char **defs = realloc(rec->probes, (size_t)(rec->nr_probes + 1) *
+						    sizeof(*defs));
+
+			if (!defs)
+				return -1;
+			rec->probes = defs;
+			defs[rec->nr_probes++] = optarg;
+			break;
+		}
 		case 't':
 			rec->tracer = optarg;
 			break;
@@ -2103,6 +2292,13 @@ static int rec_parse(struct rec *rec, int argc, char **argv)
 		trev_err("-u: recording another user's processes needs root");
 		return -1;
 	}
+	if (rec->nr_probes && rec->all) {
+		trev_err("--probe is for -- COMMAND and -p (-a records processes that start "
+			 "without a preloaded libtrev)");
+		return -1;
+	}
+	if (rec->nr_probes && !(rec->probe_taken = calloc((size_t)rec->nr_probes, sizeof(int))))
+		return -1;
 	if (rec->clear && !rec->nr_pids && !rec->all) {
 		trev_err("--clear is for -p and -a (a command starts with an empty buffer)");
 		return -1;
@@ -2150,6 +2346,10 @@ static void rec_free(struct rec *rec)
 	free(rec->procs);
 	free(rec->pids);
 	free(rec->events);
+	free(rec->probes);
+	free(rec->probe_taken);
+	free(rec->preload);
+	trev_probe_targets_free();
 	free(rec->kernel_specs);
 	free(rec->kernel_output);
 	if (rec->net_dir) {
@@ -2216,6 +2416,22 @@ int cmd_record(int argc, char **argv)
 		fputs(record_help, stderr);
 		rec_free(&rec);
 		return 2;
+	}
+	/* --probe: the command and its processes preload libtrev (docs/probes.md). */
+	if (rec.nr_probes && rec.own_child) {
+		char lib[PATH_MAX], why[PATH_MAX + 128];
+
+		if (trev_preload_library(lib, sizeof(lib), why, sizeof(why)) < 0) {
+			trev_err("--probe: no libtrev to preload: %s", why);
+			rec_free(&rec);
+			return 1;
+		}
+		rec.preload = trev_preload_env(lib);
+		if (!rec.preload) {
+			trev_err("--probe: %s", strerror(ENOMEM));
+			rec_free(&rec);
+			return 1;
+		}
 	}
 	if (rec.net && !rec.output_given && rec_net_dir(&rec) < 0) {
 		rec_free(&rec);
@@ -2307,7 +2523,12 @@ int cmd_record(int argc, char **argv)
 	start_ms = rec_now_ms();
 	rec_loop(&rec);
 	if (rec.own_child && !rec.nr_procs) {
-		trev_err("%s does not use trev, nor does any process it started", rec.argv[0]);
+		if (rec.preload)
+			trev_err("no process of the run holds the target of a --probe (nor has "
+				 "events of its own enabled): nothing was recorded");
+		else
+			trev_err("%s does not use trev, nor does any process it started",
+				 rec.argv[0]);
 		goto out_child;
 	}
 	/* The program's events are all in; the kernel's to the same moment. */
@@ -2322,6 +2543,10 @@ int cmd_record(int argc, char **argv)
 			    rec.file && stat(rec.output, &st) == 0 ? (long long)st.st_size : -1LL);
 	if (rec.stream)
 		trev_stream_summary(rec.stream);
+	for (int i = 0; i < rec.nr_probes && !rec.killed; i++)
+		if (!rec.probe_taken[i])
+			trev_err("warning: --probe '%s': no process of the run holds its target; "
+				 "nothing of it was recorded", rec.probes[i]);
 	status = buffers <= 0 || rec.failed;
 	goto out_child;
 

@@ -24,6 +24,7 @@ static const struct trev_cmd commands[] = {
 	{ "mount", cmd_mount, "mount a running process's tree (FUSE) until Ctrl-C" },
 	{ "stat", cmd_stat, "buffers, entries and losses per CPU and per thread" },
 	{ "record", cmd_record, "record a program's events into a trace.dat file" },
+	{ "probe", cmd_probe, "print a program's calls of functions, with their arguments" },
 	{ "report", cmd_report, "print a trace.dat file as the trace text" },
 	{ "list", cmd_list, "list the events of a process, program or library" },
 	{ "recover", cmd_recover, "a dead program's flight recorder file into trace.dat" },
@@ -131,17 +132,19 @@ static bool trev_error_log_has(const char *log, const char *entry, size_t len)
 	return false;
 }
 
-void trev_show_error_log(struct trev_remote *r, const char *path, const char *before)
+char *trev_error_log_new(struct trev_remote *r, const char *path, const char *before)
 {
-	char *text = trev_error_log_read(r, path);
+	char *text = trev_error_log_read(r, path), *out;
 	const char *p = text;
+	size_t used = 0;
 
+	out = calloc(1, text ? strlen(text) + 1 : 1);
 	/*
 	 * Entries start with '[' at a line's start (the time stamp, unique to
-	 * each); only those the write made are shown, not older ones that are
+	 * each); only those the write made are kept, not older ones that are
 	 * no business of this refusal.
 	 */
-	while (p && *p) {
+	while (out && p && *p) {
 		const char *next = p;
 		size_t len;
 
@@ -150,10 +153,22 @@ void trev_show_error_log(struct trev_remote *r, const char *path, const char *be
 			next = next ? next + 1 : p + strlen(p);
 		} while (*next && *next != '[');
 		len = (size_t)(next - p);
-		if (*p == '[' && !(before && trev_error_log_has(before, p, len)))
-			fwrite(p, 1, len, stderr);
+		if (*p == '[' && !(before && trev_error_log_has(before, p, len))) {
+			memcpy(out + used, p, len);
+			used += len;
+		}
 		p = next;
 	}
+	free(text);
+	return out;
+}
+
+void trev_show_error_log(struct trev_remote *r, const char *path, const char *before)
+{
+	char *text = trev_error_log_new(r, path, before);
+
+	if (text)
+		fputs(text, stderr);
 	free(text);
 }
 

@@ -27,6 +27,7 @@ int cmd_recover(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
 
 /*
  * trev_recover_files() - what trev recover does once its options are read:
@@ -66,5 +67,10 @@ char *trev_error_log_read(struct trev_remote *r, const char *path);
  * before the write, trev_error_log_read()): those the write made, if any.
  */
 void trev_show_error_log(struct trev_remote *r, const char *path, const char *before);
+/*
+ * trev_error_log_new() - those entries, as text ("" when the write made
+ * none). Return: malloc'd text, or NULL (no memory).
+ */
+char *trev_error_log_new(struct trev_remote *r, const char *path, const char *before);
 
 #endif /* TREV_TOOLS_TREV_H */
