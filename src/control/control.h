@@ -51,7 +51,9 @@ void trev__control_serve(int fd);
  * says it later. trev__session_join() announces this process to the
  * recorder (@forked: a fork() child without exec).
  * Return: 0 when the recorder has the message and will release the
- * process, or a negative errno (no recorder: the process runs on untraced).
+ * process, or a negative errno (no recorder: the process runs on untraced;
+ * a `trev record -a` socket that refused is forgotten, so that
+ * trev__session_active() is false from then on).
  */
 bool trev__session_env(void);
 bool trev__session_active(void);

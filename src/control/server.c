@@ -71,6 +71,7 @@ static struct {
 /* TREV_ATTACH_WAIT, read once at start-up (trev__control_env()). */
 static struct {
 	int wait_s;		/* seconds; 0: no start-up hold */
+	bool asked;		/* TREV_ATTACH_WAIT gave wait_s (not a session alone) */
 	bool main_registered;	/* the program's own events are registered */
 	bool deferred;		/* the constructor left the socket and hold to that moment */
 } attach;
@@ -956,7 +957,7 @@ void trev__control_env(void)
 	if (!*env || *end || s <= 0 || s > 3600)
 		trev__log(TREV_LOG_WARN, "TREV_ATTACH_WAIT=%s: not 1..3600 seconds; ignored\n", env);
 	else
-		attach.wait_s = (int)s;
+		attach.wait_s = (int)s, attach.asked = true;
 	unsetenv("TREV_ATTACH_WAIT");
 }
 
@@ -1036,7 +1037,13 @@ static void ctl_release_wait(int wait_s, bool forked)
 		return;
 	}
 	pthread_mutex_unlock(&ctl.lock);
-	if (trev__session_active() && trev__session_join(forked) < 0)
+	/*
+	 * A session that cannot be joined: run on, untraced. Unless it was a
+	 * `trev record -a`'s socket left by a recorder that is gone (the join
+	 * forgot it) and TREV_ATTACH_WAIT asks for a hold of its own.
+	 */
+	if (trev__session_active() && trev__session_join(forked) < 0 &&
+	    (forked || !attach.asked || trev__session_active()))
 		return;
 	pthread_mutex_lock(&ctl.lock);
 	while (!ctl.released) {

@@ -22,6 +22,7 @@
 #include "control/proto.h"
 
 static char session_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static bool session_all;	/* session_path is a `trev record -a`'s, not TREV_SESSION */
 
 /*
  * No TREV_SESSION: a `trev record -a` of this user may be recording every
@@ -43,6 +44,7 @@ static bool session_record_all(void)
 		session_path[0] = '\0';
 		return false;
 	}
+	session_all = true;
 	return true;
 }
 
@@ -73,7 +75,8 @@ static bool session_trusted_uid(uid_t uid)
 	return uid == geteuid() || uid == 0;
 }
 
-int trev__session_join(bool forked)
+/* Announce this process at session_path. Return: 0 or -errno. */
+static int session_send(bool forked)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct trev_join_msg msg = {
@@ -117,5 +120,18 @@ int trev__session_join(bool forked)
 	ret = n == (ssize_t)sizeof(msg) ? 0 : n < 0 ? -errno : -EIO;
 out_close:
 	close(fd);
+	return ret;
+}
+
+/*
+ * A `trev record -a` socket that refuses: its recorder is gone (or is not
+ * ours), and the process is in no session from then on.
+ */
+int trev__session_join(bool forked)
+{
+	int ret = session_send(forked);
+
+	if (ret < 0 && session_all)
+		session_path[0] = '\0';
 	return ret;
 }
