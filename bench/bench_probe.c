@@ -3,11 +3,11 @@
  * What a probe site's hit costs (src/patch/probe_site.c, docs/probes.md):
  * a call of a 5-instruction function unprobed, with a relocated-prologue
  * probe and with an int3 probe, each with an empty handler, and each with
- * a probe event's record (`p:bench/site ... a=%di`, fired by
- * trev__probe_site_fire(): the event is defined on a patchable entry,
- * bench_fn_traced, and fired from the site, until the event layer puts its
- * probes on these sites itself); and the function after a relocated probe
- * was attached and detached ("detached": the same bytes as never probed).
+ * a probe event's record (`p:bench/site bench_probe_fn a=%di`, and
+ * bench/site3 on bench_probe_short: the event layer puts them on probe
+ * sites when they are enabled, as for any function built without trev's
+ * flags); and the function after a relocated probe was attached and
+ * detached ("detached": the same bytes as never probed).
  * Prints ns per call, each case's median of BENCH_RUNS runs interleaved
  * with the others; bench/instructions.sh counts the instructions with
  * callgrind (run_calls). BENCH_PROBE_N calls (default 1000000, the int3
@@ -26,7 +26,6 @@
 
 #include "bench_common.h"
 #include "patch/probe_site.h"
-#include "probe/probe.h"
 #include "ring_buffer/rb_internal.h"	/* trev__rb_cpu_id, for BENCH_FAKE_CPU */
 
 long bench_probe_fn(long a, long b);
@@ -34,7 +33,10 @@ long bench_probe_short(long a, long b);
 extern const uint64_t bench_probe_sizes[2];
 
 static unsigned long hits;
-static void *site_event;	/* bench/site: trev__probe_site_fire()'s data */
+/* The probe events on the two functions (cases' fn 0 and 1). */
+static const char *const event_enable[2] = {
+	"events/bench/site/enable", "events/bench/site3/enable",
+};
 
 static void empty_handler(struct trev_regs *regs, void *data)
 {
@@ -97,10 +99,13 @@ static double one(const struct bcase *c, long n)
 	if (c->tenth)
 		n = n / 10 ? n / 10 : 1;
 	warm = n / 10;
-	if (c->probe) {
-		int ret = trev__site_attach_in((uintptr_t)fn, (uintptr_t)fn, size,
-					       c->probe == 2 ? trev__probe_site_fire : empty_handler,
-					       c->probe == 2 ? site_event : NULL, &s, &why);
+	if (c->probe == 2 && trev_write(event_enable[c->fn], "1")) {
+		fprintf(stderr, "bench_probe: %s: the event's enable was refused\n", c->name);
+		return -1;
+	}
+	if (c->probe == 1) {
+		int ret = trev__site_attach_in((uintptr_t)fn, (uintptr_t)fn, size, empty_handler,
+					       NULL, &s, &why);
 
 		if (ret) {
 			fprintf(stderr, "bench_probe: %s: attach: %d %s\n", c->name, ret,
@@ -123,6 +128,8 @@ static double one(const struct bcase *c, long n)
 	t1 = mono_ns();
 	if (s)
 		trev__site_detach(s);
+	if (c->probe == 2)
+		trev_write(event_enable[c->fn], "0");
 	if (want != n * (n - 1) / 2 + n) {
 		fprintf(stderr, "bench_probe: %s: wrong results\n", c->name);
 		return -1;
@@ -165,22 +172,31 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_probe: the handler was not called once per call\n");
 		return 1;
 	}
-	/* The event: defined on a patchable entry (bench_fn_traced), fired from the sites. */
-	if (trev_append("uprobe_events", "p:bench/site bench_fn_traced a=%di") ||
-	    trev_write("events/bench/site/enable", "1") ||
-	    !(site_event = trev__probe_event_find("bench", "site"))) {
-		fprintf(stderr, "bench_probe: no probe event bench/site\n");
+	/*
+	 * The events, one a function; each records once a call (checked once,
+	 * with the text) and takes the path its case measures.
+	 */
+	if (trev_append("uprobe_events", "p:bench/site bench_probe_fn a=%di") ||
+	    trev_append("uprobe_events", "p:bench/site3 bench_probe_short a=%di")) {
+		fprintf(stderr, "bench_probe: the probe events were refused\n");
 		return 1;
 	}
-	/* It records once per call: checked once, with the text. */
-	if (trev__site_attach_in((uintptr_t)bench_probe_fn, (uintptr_t)bench_probe_fn,
-				 bench_probe_sizes[0], trev__probe_site_fire, site_event, &s, &why) ||
-	    bench_probe_fn(42, 1) != 43 || trev__site_detach(s) ||
-	    (len = trev_read("trace", text, sizeof(text) - 1)) < 0 ||
-	    (text[len] = '\0', !strstr(text, " site: (bench_probe_fn+0x0/0x") ||
-	     !strstr(text, ") a=0x2a\n")) || trev_write("trace", "")) {
-		fprintf(stderr, "bench_probe: the event's record is not there\n");
-		return 1;
+	for (int f = 0; f < 2; f++) {
+		long (*fn)(long, long) = f ? bench_probe_short : bench_probe_fn;
+		const char *want = f ? " site3: (bench_probe_short+0x0/0x" : " site: (bench_probe_fn+0x0/0x";
+		bool used = !only;
+
+		/* Only the function the case calls: valgrind does not run the int3 path. */
+		for (size_t c = 0; c < nc; c++)
+			used |= only && !strcmp(only, cases[c].name) && cases[c].fn == f;
+		if (used && (trev_write(event_enable[f], "1") || fn(42, 1) != 43 ||
+		    trev_write(event_enable[f], "0") ||
+		    (len = trev_read("trace", text, sizeof(text) - 1)) < 0 ||
+		    (text[len] = '\0', !strstr(text, want) || !strstr(text, ") a=0x2a\n")) ||
+		    trev_write("trace", ""))) {
+			fprintf(stderr, "bench_probe: the record of %s is not there\n", want + 1);
+			return 1;
+		}
 	}
 	if (only) {
 		for (size_t c = 0; c < nc; c++)

@@ -340,16 +340,4 @@ int trev__probe_show(struct trev_buf *out, enum trev_probe_file file);
 /* kprobe_profile and uprobe_profile: each probe of @file's kind and its hits. */
 int trev__probe_profile_show(struct trev_buf *out, enum trev_probe_file file);
 
-/*
- * A probe event fired from a src/patch/ site (a relocated prologue or an
- * int3) — for bench/bench_probe.c, until the event layer attaches its
- * probes to those sites itself: trev__probe_event_find() the event
- * GROUP/EVENT (NULL: none; valid until it is removed), and
- * trev__probe_site_fire(), a trev_site_handler whose data is that event:
- * the fast call's record (trev__probe_fast_regs()), else probe_fire()'s,
- * with the site's registers.
- */
-void *trev__probe_event_find(const char *group, const char *event);
-void trev__probe_site_fire(struct trev_regs *regs, void *probe);
-
 #endif /* TREV_PROBE_H */

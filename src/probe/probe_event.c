@@ -1600,23 +1600,3 @@ int trev__probe_profile_show(struct trev_buf *out, enum trev_probe_file file)
 	pthread_mutex_unlock(&probe_lock);
 	return ret;
 }
-
-void *trev__probe_event_find(const char *group, const char *event)
-{
-	struct trev_probe *pr;
-
-	pthread_mutex_lock(&probe_lock);
-	pr = probe_find(group, event);
-	pthread_mutex_unlock(&probe_lock);
-	return pr;
-}
-
-void trev__probe_site_fire(struct trev_regs *regs, void *probe)
-{
-	struct trev_probe *pr = probe;
-	struct trev_rcu_section rcu = trev_rcu_read_lock();
-
-	if (!pr->fast || trev__probe_fast_regs(pr->fast, regs))
-		probe_fire(pr, regs, regs->ip, 0);
-	trev_rcu_read_unlock(rcu);
-}
