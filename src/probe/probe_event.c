@@ -88,6 +88,12 @@ struct pr_site {
 	uintptr_t addr;
 	struct trev_site *site;
 	unsigned int users;
+	/*
+	 * Its only probe, an entry's (not a return's), while it has no other:
+	 * the handler's short way (pr_site_hit()). A probe is freed only after
+	 * a grace period that follows its leaving, as the table's.
+	 */
+	_Atomic(struct trev_probe *) solo;
 	struct pr_site *next;
 };
 
@@ -367,8 +373,15 @@ static bool pr_site_fire(struct trev_regs *regs)
 
 static void pr_site_hit(struct trev_regs *regs, void *data)
 {
-	(void)data;
-	if (pr_site_fire(regs))
+	struct pr_site *ps = data;
+	struct trev_rcu_section rcu = trev_rcu_read_lock();
+	struct trev_probe *pr = atomic_load_explicit(&ps->solo, memory_order_acquire);
+	bool done;
+
+	/* The site's one probe, of numbers: the fast call's record, without a walk of the table. */
+	done = pr && pr->fast && pr->fast->site == regs->ip && !trev__probe_fast_regs(pr->fast, regs);
+	trev_rcu_read_unlock(rcu);
+	if (!done && pr_site_fire(regs))
 		trev__fg_entry_probe(regs->ip, (unsigned long *)regs->sp, false);
 }
 
@@ -846,7 +859,7 @@ static int pr_on(struct trev_probe *pr)
 			ps = calloc(1, sizeof(*ps));
 			if (!ps)
 				return -ENOMEM;
-			ret = trev__site_attach_in(pr->addr, pr->func, pr->fsize, pr_site_hit, NULL,
+			ret = trev__site_attach_in(pr->addr, pr->func, pr->fsize, pr_site_hit, ps,
 						   &ps->site, &why);
 			if (ret) {
 				free(ps);
@@ -860,6 +873,8 @@ static int pr_on(struct trev_probe *pr)
 		if (ps) {
 			ps->users++;
 			pr->ps = ps;
+			atomic_store_explicit(&ps->solo, ps->users == 1 && !pr->def.is_return ? pr : NULL,
+					      memory_order_release);
 		}
 	}
 	if (ret) {
@@ -885,6 +900,8 @@ static void pr_off(struct trev_probe *pr, bool gone)
 		return;
 	}
 	pr->ps = NULL;
+	if (ps)
+		atomic_store_explicit(&ps->solo, NULL, memory_order_release);	/* the walk finds the rest */
 	if (!ps || --ps->users)
 		return;
 	if (gone)
