@@ -74,7 +74,7 @@ start_listener() {
 		lpid=$!
 		listener_groups+=("$lpid")
 		for _ in $(seq $((WAIT_GUARD * 50))); do
-			ss -Hltn "sport = :$lport" | grep -q . && return 0
+			ss -Hltn "sport = :$lport" | grep >/dev/null . && return 0
 			kill -0 "$lpid" 2>/dev/null || break
 			sleep 0.02
 		done

@@ -18,7 +18,7 @@ shift
 pkg=linux-source-6.1
 tarball=/usr/src/linux-source-6.1.tar.xz
 
-if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep >/dev/null 'install ok installed'; then
 	sudo=; [ "$(id -u)" -eq 0 ] || sudo=sudo
 	echo "extract.sh: installing $pkg" >&2
 	apt=($sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600)

@@ -146,7 +146,7 @@ mapfile -t list < <(grep -v '^#' "$KH/headers.list" | grep -v '^[[:space:]]*$')
 sel=()
 for line in "${list[@]}"; do
 	read -r name _ _ <<<"$line"
-	if [ ${#only[@]} -eq 0 ] || printf '%s\n' "${only[@]}" | grep -qx "$name"; then
+	if [ ${#only[@]} -eq 0 ] || printf '%s\n' "${only[@]}" | grep >/dev/null -x "$name"; then
 		sel+=("$line")
 	fi
 done

@@ -46,7 +46,7 @@ convert_check() {
 	run 0 "$trev" convert --to ctf "$@" "$dat" "$ctf"
 	[ -s "$errf" ] && fail "$dat: convert wrote to stderr"
 	[ -s "$ctf/metadata" ] || fail "$ctf: no metadata"
-	head -1 "$ctf/metadata" | grep -qx '/\* CTF 1.8 \*/' || fail "$ctf/metadata: no CTF 1.8 mark"
+	head -1 "$ctf/metadata" | grep >/dev/null -x '/\* CTF 1.8 \*/' || fail "$ctf/metadata: no CTF 1.8 mark"
 	babeltrace2 --clock-seconds --no-delta "$ctf" >"$T/bt.out" 2>"$T/bt.err" ||
 		{ cat "$T/bt.err" >&2; fail "babeltrace2 $ctf failed"; }
 	"$trev" report "$dat" >"$T/rep" 2>"$errf" || fail "trev report $dat"

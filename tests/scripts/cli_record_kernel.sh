@@ -33,7 +33,7 @@ err_has "^trev: -K: -C local is not on the kernel's time line; give mono, mono_r
 run 1 "$trev" record -K sched:no_such_event -o "$T/x.dat" -- "$B/tests/kt_app" 1 1
 err_has "^trev: --kernel: set_event: 'sched:no_such_event': Invalid argument \(no such kernel event: see available_events\)$"
 grep -q '^fired' "$out" && fail "the command ran although -K was refused"
-ls "$TR/instances" | grep -q '^trev-record-' && fail "an instance was left: $(ls "$TR/instances")"
+ls "$TR/instances" | grep >/dev/null '^trev-record-' && fail "an instance was left: $(ls "$TR/instances")"
 echo "ok: -C local and an unknown kernel event are refused before the command starts"
 
 # Not root: a clear refusal (when user nobody can reach the command at all).
@@ -65,7 +65,7 @@ if command -v strace >/dev/null; then
 		strace -f -qq -o "$T/strace" -e trace=open,openat,mkdir,mkdirat,rmdir,unlinkat \
 		"$trev" record -e trev_test:tt_ints -K sched:sched_switch -o "$T/s.dat" \
 		--kernel-output "$T/s-kernel.dat" -- "$B/tests/kt_app" 20 1
-	ls "$TR/instances" | grep -q '^trev-record-' && fail "an instance was left: $(ls "$TR/instances")"
+	ls "$TR/instances" | grep >/dev/null '^trev-record-' && fail "an instance was left: $(ls "$TR/instances")"
 	# Writes (O_WRONLY, O_RDWR), mkdir and rmdir under tracefs: only in instances/trev-record-PID/.
 	grep -E "\"$TR/" "$T/strace" |
 		grep -E '^[0-9]+ +((mkdir|mkdirat|rmdir|unlinkat)\(|open(at)?\(.*O_(WRONLY|RDWR))' \
@@ -88,7 +88,7 @@ has "^fired $((threads * n))$"
 err_has "^trev: wrote $T/kernel.dat \(the kernel's events: version 6, [0-9]+ bytes, [0-9]+ pages, 0 overwritten before they were read\)$"
 err_has "^trev: wrote $T/app.dat \(version 6, [0-9]+ bytes\)$"
 top_state >"$T/after"
-ls "$TR/instances" | grep -q '^trev-record-' && fail "an instance was left: $(ls "$TR/instances")"
+ls "$TR/instances" | grep >/dev/null '^trev-record-' && fail "an instance was left: $(ls "$TR/instances")"
 if ! cmp -s "$T/before" "$T/after"; then
 	# Another tracer on this machine may change the top instance meanwhile; strace above
 	# showed that trev record does not.

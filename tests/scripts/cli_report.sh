@@ -62,13 +62,13 @@ n=$T/normal/v6.report
 ncpu=$("$trev" report --stat "$T/normal/v6.dat" | sed -n 's/^cpus: //p')
 [ "$ncpu" -ge 1 ] || fail "--stat printed no cpus: line"
 nev=$(events "$n" | wc -l)
-head -3 "$n" | grep -qx "# entries-in-buffer/entries-written: $nev/$nev   #P:$ncpu" ||
+head -3 "$n" | grep >/dev/null -x "# entries-in-buffer/entries-written: $nev/$nev   #P:$ncpu" ||
 	fail "header counts: $(sed -n 3p "$n")"
 grep -qE '^CPU:0 \[LOST [1-9][0-9]* EVENTS\]$' "$T/lost/v6.report" || fail "no LOST line for CPU 0"
 lost_total=$(sed -nE 's/^CPU:[0-9]+ \[LOST ([0-9]+) EVENTS\]$/\1/p' "$T/lost/v6.report" |
 	awk '{ n += $1 } END { print n + 0 }')
 lost_events=$(events "$T/lost/v6.report" | wc -l)
-head -3 "$T/lost/v6.report" | grep -qx "# entries-in-buffer/entries-written: $lost_events/$((lost_events + lost_total))   #P:[0-9]*" ||
+head -3 "$T/lost/v6.report" | grep >/dev/null -x "# entries-in-buffer/entries-written: $lost_events/$((lost_events + lost_total))   #P:[0-9]*" ||
 	fail "lost header: $(sed -n 3p "$T/lost/v6.report")"
 echo "ok: header counts, lost events"
 

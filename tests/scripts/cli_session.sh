@@ -53,7 +53,7 @@ if [ -z "$san" ]; then
 		fail "fork: not 4 pids"
 	err_has '^trev: 800 events, 0 lost \(in the file; the processes counted 0 overrun, 0 dropped\)$'
 	err_has "^trev: wrote $T/fork.dat \(version 7, 4 processes, a buffer each, [0-9]+ bytes\)$"
-	ls "$T" | grep -q '^fork\.dat\.' && fail "fork: the processes' parts were left: $(ls "$T")"
+	ls "$T" | grep >/dev/null '^fork\.dat\.' && fail "fork: the processes' parts were left: $(ls "$T")"
 	# The buffers are the processes: trace-cmd prints the others under their names.
 	trace-cmd report -i "$T/fork.dat" 2>/dev/null | grep -cE '^ *run_app-[0-9]+: ' >"$T/n"
 	[ "$(cat "$T/n")" = 600 ] || fail "fork: $(cat "$T/n") lines under a process buffer, not 600"
@@ -209,7 +209,7 @@ for form in twice comma; do
 	# Until the recorder has read events of each (statistics show its position).
 	wait_for "[ \$(read_events $p1) -gt 0 ] && [ \$(read_events $p2) -gt 0 ]" \
 		"-p $form: events of both read"
-	[ $form = comma ] || ps_line "$p2" | grep -qE '^ +[0-9]+ +[0-9]+ [0-9.]+ +yes +1 ' ||
+	[ $form = comma ] || ps_line "$p2" | grep >/dev/null -E '^ +[0-9]+ +[0-9]+ [0-9.]+ +yes +1 ' ||
 		fail "trev ps: $p2 not shown recorded: $(ps_line "$p2")"
 	kill -INT "$rec"
 	wait "$rec"
@@ -228,7 +228,7 @@ for form in twice comma; do
 	[ "$("$trev" cat -p "$p1" events/trev_test/tt_ints/enable)" = 1 ] || fail "-p $form: $p1's enable not kept"
 	[ "$("$trev" cat -p "$p2" events/trev_test/tt_ints/enable)" = 0 ] || fail "-p $form: $p2's enable not put back"
 done
-ps_line "$p1" | grep -qE '^ +[0-9]+ +[0-9]+ [0-9.]+ +no +1 ' || fail "trev ps: $p1 still shown recorded"
+ps_line "$p1" | grep >/dev/null -E '^ +[0-9]+ +[0-9]+ [0-9.]+ +no +1 ' || fail "trev ps: $p1 still shown recorded"
 # trev stat of both, one after the other.
 run 0 "$trev" stat -p "$p1,$p2"
 [ "$(grep -cE "^process ($p1|$p2) \(trev " "$out")" = 2 ] || fail "trev stat -p $p1,$p2: not both"

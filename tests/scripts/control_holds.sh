@@ -89,7 +89,7 @@ wait_for "[ -e '$sockdir/$app.sock' ] || pid_gone $app" "rec_app under TREV_ATTA
 wait_for "asleep $app || pid_gone $app" "rec_app under TREV_ATTACH_WAIT sleeps"
 pid_gone "$app" && fail "rec_app under TREV_ATTACH_WAIT ended without a RELEASE"
 grep -q fired "$work/app1.out" && fail "rec_app ran on before RELEASE"
-tr '\0' '\n' </proc/$app/environ | grep -q TREV_ATTACH_WAIT || fail "environ lost TREV_ATTACH_WAIT"
+tr '\0' '\n' </proc/$app/environ | grep >/dev/null TREV_ATTACH_WAIT || fail "environ lost TREV_ATTACH_WAIT"
 python3 "$work/client.py" "$sockdir/$app.sock" release >"$work/rel.out" </dev/null ||
 	fail "release client failed"
 grep -q '^release 0$' "$work/rel.out" || fail "RELEASE was not answered 0"

@@ -64,7 +64,7 @@ if [ -f "$B/man-pages.txt" ]; then
 	want="trev.1 trev-events.7 trev-tracefs.5"
 	for c in $cmds; do want="$want trev-$c.1"; done
 	for w in $want; do
-		printf '%s\n' "${pages[@]}" | grep -q "/$w\$" || fail "no man page $w is made"
+		printf '%s\n' "${pages[@]}" | grep >/dev/null "/$w\$" || fail "no man page $w is made"
 	done
 	[ "${#pages[@]}" -eq "$(echo "$want" | wc -w)" ] || fail "man pages: ${pages[*]}"
 	for p in "${pages[@]}"; do
@@ -72,7 +72,7 @@ if [ -f "$B/man-pages.txt" ]; then
 		MANWIDTH=80 man -l "$p" >"$T/man.out" 2>"$T/man.err" || fail "man -l $p: status $?"
 		[ ! -s "$T/man.err" ] || fail "man -l $p warns: $(head -5 "$T/man.err")"
 		name=$(basename "$p"); name=${name%.*}
-		grep -A1 '^NAME$' "$T/man.out" | grep -q "^ *$name - ." || fail "$p: NAME: $(head -5 "$T/man.out")"
+		grep -A1 '^NAME$' "$T/man.out" | grep >/dev/null "^ *$name - ." || fail "$p: NAME: $(head -5 "$T/man.out")"
 		groff -k -t -man -Tutf8 -ww -z "$p" 2>"$T/groff.err" || fail "groff $p: status $?"
 		[ ! -s "$T/groff.err" ] || fail "groff -ww $p warns: $(head -5 "$T/groff.err")"
 	done
@@ -171,7 +171,7 @@ build_cmake install -DCMAKE_PREFIX_PATH="$P"
 build_cmake build -Dtrev_DIR="$B"
 [ "$(cat "$T/cm-build/include_dir")" = "$S/include" ] ||
 	fail "TREV_INCLUDE_DIR from the build tree: $(cat "$T/cm-build/include_dir")"
-ldd "$T/cm-build/app" | grep -q "=> $B/libtrev.so" || fail "the build-tree program's libtrev: $(ldd "$T/cm-build/app")"
+ldd "$T/cm-build/app" | grep >/dev/null "=> $B/libtrev.so" || fail "the build-tree program's libtrev: $(ldd "$T/cm-build/app")"
 
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 [ "$(pkg-config --modversion trev)" = "$version" ] || fail "pkg-config --modversion trev"

@@ -34,8 +34,8 @@ got=$("$trev" list --functions "$B/tests/libpr_nodw.so" | grep '^pr_')
 [ "$got" = 'pr_nodw(?)' ] || fail "libpr_nodw.so: $got"
 
 # Every function of the program is listed without a filter: main among them.
-"$trev" list --functions "$prog" | grep -qx 'main(void) -> int' ||
-	"$trev" list --functions "$prog" | grep -q '^main(int ' || fail "no main"
+"$trev" list --functions "$prog" | grep >/dev/null -x 'main(void) -> int' ||
+	"$trev" list --functions "$prog" | grep >/dev/null '^main(int ' || fail "no main"
 
 # Errors: the file and what is wrong with it; a usage error exits 2.
 if "$trev" list --functions "$T/none" 2>"$T/err"; then fail "a missing file listed"; fi

@@ -63,7 +63,7 @@ hits "$T/one.dat" >"$T/got"
 diff -u "$T/want" "$T/got" >&2 || fail "trev report: the hits differ from the calls"
 REPORT=trace-cmd hits "$T/one.dat" >"$T/got"
 diff -u "$T/want" "$T/got" >&2 || fail "trace-cmd report: the hits differ from the calls"
-trace-cmd report -i "$T/one.dat" 2>&1 | grep -q "FAILED TO PARSE" &&
+trace-cmd report -i "$T/one.dat" 2>&1 | grep >/dev/null "FAILED TO PARSE" &&
 	fail "trace-cmd could not parse the records"
 echo "ok: a program that does not link trev, probed from its first call"
 
@@ -97,7 +97,7 @@ pre="  Command: p:app/add pp_add a="
 err_is 4 "$(printf '%*s^' ${#pre} '')"
 grep -q '^call' "$out" && fail "the program ran after its probe was refused"
 [ -e "$T/bad.dat" ] && fail "a file was written"
-ls "$T" | grep -q '^bad\.dat' && fail "a part was left: $(ls "$T")"
+ls "$T" | grep >/dev/null '^bad\.dat' && fail "a part was left: $(ls "$T")"
 # The same through a shell, which holds no pp_add: the arguments are checked all the same.
 run 1 "$trev" record --probe "$bad" -o "$T/bad.dat" -- sh -c "\"$pp\" 7"
 err_has "^trev: process [0-9]+ \(sh-[0-9]+\): uprobe_events: '.*': Invalid argument$"

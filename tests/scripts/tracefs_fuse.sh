@@ -81,10 +81,10 @@ ls >"$out" || fail "ls"
 for f in available_events error_log events instances set_event trace trace_pipe tracing_on; do
 	grep -qx "$f" "$out" || fail "ls: no $f"
 done
-ls -l tracing_on | grep -q '^-rw-' || fail "ls -l tracing_on: $(ls -l tracing_on)"
-ls -ld events | grep -q '^dr' || fail "events is not a directory"
-ls events | grep -qx trev_test || fail "ls events: no trev_test"
-ls events/trev_test | grep -qx tt_ints || fail "ls events/trev_test: no tt_ints"
+ls -l tracing_on | grep >/dev/null '^-rw-' || fail "ls -l tracing_on: $(ls -l tracing_on)"
+ls -ld events | grep >/dev/null '^dr' || fail "events is not a directory"
+ls events | grep >/dev/null -x trev_test || fail "ls events: no trev_test"
+ls events/trev_test | grep >/dev/null -x tt_ints || fail "ls events/trev_test: no tt_ints"
 [ "$(ls -f events/trev_test | wc -l)" -eq "$(($(ls -A events/trev_test | wc -l) + 2))" ] ||
 	fail "ls -f: . and .. missing"
 cat $ev/format >"$out" || fail "cat format"
@@ -129,7 +129,7 @@ echo 1 >tracing_on
 
 # ---- instances
 mkdir instances/foo || fail "mkdir instances/foo"
-ls instances | grep -qx foo || fail "ls instances: no foo"
+ls instances | grep >/dev/null -x foo || fail "ls instances: no foo"
 for f in trace trace_pipe tracing_on events set_event; do
 	[ -e instances/foo/$f ] || fail "instances/foo/$f missing"
 done

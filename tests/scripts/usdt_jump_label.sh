@@ -26,8 +26,8 @@ skip() { echo "SKIP: $*"; exit 77; }
 
 # The note: provider jl_test, name jl_tick, semaphore 0.
 readelf -nW "$app" >"$T/notes" || fail "readelf -n failed"
-grep -A3 'Provider: jl_test' "$T/notes" | grep -q 'Name: jl_tick' || fail "no jl_test:jl_tick note"
-grep -A3 'Name: jl_tick' "$T/notes" | grep -q 'Semaphore: 0x0*$' ||
+grep -A3 'Provider: jl_test' "$T/notes" | grep >/dev/null 'Name: jl_tick' || fail "no jl_test:jl_tick note"
+grep -A3 'Name: jl_tick' "$T/notes" | grep >/dev/null 'Semaphore: 0x0*$' ||
 	fail "the jl_tick note names a semaphore: $(grep -A3 'Name: jl_tick' "$T/notes")"
 
 [ "$(id -u)" -eq 0 ] || skip "bpftrace needs root"

@@ -59,7 +59,7 @@ for e in "${expect[@]}"; do
 	got=$(printf '%s\n' "$args" | tr ' ' '\n' | sed 's/@.*//' | tr '\n' ' ' | sed 's/ $//')
 	[ "$got" = "$sizes" ] || fail "usdt_test:$name: argument sizes '$got', expected '$sizes'"
 	# Each argument is a register (no immediates, no memory operands: docs/usdt.md).
-	printf '%s\n' "$args" | tr ' ' '\n' | grep -qvE '^-?8@%[a-z0-9]+$' &&
+	printf '%s\n' "$args" | tr ' ' '\n' | grep >/dev/null -vE '^-?8@%[a-z0-9]+$' &&
 		fail "usdt_test:$name: an argument is not a register: $args"
 	tp=$(nm "$app" | awk -v s="__tracepoint_$name" '$3 == s { print "0x" $1 }')
 	[ -n "$tp" ] || fail "no symbol __tracepoint_$name"
