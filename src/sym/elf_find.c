@@ -147,36 +147,32 @@ int trev__elf_func_by_name(const void *img, size_t len, const char *name,
 	return ret < 0 ? ret : ret ? 0 : -ENOENT;
 }
 
+struct ef_around {
+	uint64_t vaddr;
+	struct trev_elf_func *f;
+	bool found;
+};
+
+/* The innermost function around w->vaddr: the one that starts last. */
+static int ef_holds(void *arg, const char *name, const struct trev_elf_func *f)
+{
+	struct ef_around *w = arg;
+
+	(void)name;
+	if (w->vaddr >= f->value && w->vaddr - f->value < f->size &&
+	    (!w->found || f->value > w->f->value)) {
+		*w->f = *f;
+		w->found = true;
+	}
+	return 0;
+}
+
 int trev__elf_func_at(const void *img, size_t len, uint64_t vaddr, struct trev_elf_func *f)
 {
-	static const uint32_t types[] = { SHT_SYMTAB, SHT_DYNSYM };
-	const Elf64_Ehdr *eh = ef_ehdr(img, len);
-	bool found = false;
+	struct ef_around w = { vaddr, f, false };
+	int ret = trev__elf_funcs(img, len, ef_holds, &w);
 
-	if (!eh)
-		return -ENOEXEC;
-	for (size_t k = 0; k < 2; k++) {
-		struct ef_tab t;
-		int ret = ef_tab(img, len, eh, types[k], &t);
-
-		if (ret == -ENOEXEC)
-			return ret;
-		if (ret)
-			continue;
-		for (size_t i = 0; i < t.n; i++) {
-			const Elf64_Sym *s = &t.syms[i];
-
-			if (!ef_is_func(s) || vaddr < s->st_value ||
-			    vaddr - s->st_value >= s->st_size)
-				continue;
-			if (!found || s->st_value > f->value) {
-				f->value = s->st_value;
-				f->size = s->st_size;
-				found = true;
-			}
-		}
-	}
-	return found ? 0 : -ENOENT;
+	return ret < 0 ? ret : w.found ? 0 : -ENOENT;
 }
 
 int trev__elf_offset_vaddr(const void *img, size_t len, uint64_t off, uint64_t *vaddr)

@@ -39,8 +39,9 @@ int trev__elf_funcs(const void *img, size_t len,
 
 /*
  * trev__elf_func_at() - the defined function of .symtab or .dynsym whose
- * [value, value + size) holds link-time address @vaddr (the one starting
- * nearest below it when several do).
+ * [value, value + size) holds link-time address @vaddr, among those
+ * trev__elf_funcs() lists (the one starting nearest below it when several
+ * do).
  * Return: 0 with @f, -ENOENT, -ENOEXEC.
  */
 int trev__elf_func_at(const void *img, size_t len, uint64_t vaddr, struct trev_elf_func *f);
